@@ -1,0 +1,24 @@
+# SPDX-FileCopyrightText: 2026 tensordiag contributors
+# SPDX-License-Identifier: Apache-2.0
+# Warnings and sanitizers for our own targets only: linked PRIVATE, never exported.
+include_guard(GLOBAL)
+
+add_library(tensordiag_build_interface INTERFACE)
+target_compile_options(tensordiag_build_interface INTERFACE
+  $<$<COMPILE_LANGUAGE:CXX,C>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor>
+  $<$<AND:$<BOOL:${TDIAG_ENABLE_WERROR}>,$<COMPILE_LANGUAGE:CXX,C>>:-Werror>)
+
+if(TDIAG_SANITIZE)
+  set(tdiag_sanitize_flags -fsanitize=${TDIAG_SANITIZE} -fno-omit-frame-pointer
+                           -fno-sanitize-recover=all)
+  # Sanitize everything we build, test binaries included, but never device code.
+  add_compile_options("$<$<COMPILE_LANGUAGE:CXX,C>:${tdiag_sanitize_flags}>")
+  add_link_options(-fsanitize=${TDIAG_SANITIZE})
+  tdiag_summary(TDIAG_SANITIZE "${TDIAG_SANITIZE}" "")
+endif()
+
+if(TDIAG_ENABLE_FUZZING)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "TDIAG_ENABLE_FUZZING needs clang++ (libFuzzer)")
+  endif()
+endif()

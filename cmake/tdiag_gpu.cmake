@@ -1,0 +1,74 @@
+# SPDX-FileCopyrightText: 2026 tensordiag contributors
+# SPDX-License-Identifier: Apache-2.0
+# GPU toolchains. enable_language() must run at top-level scope, so this file is include()d from
+# the root CMakeLists.txt and never from a subdirectory.
+include_guard(GLOBAL)
+include(CheckLanguage)
+
+# --- CUDA -------------------------------------------------------------------------------------
+set(tdiag_cuda_found FALSE)
+string(TOUPPER "${TDIAG_WITH_CUDA}" tdiag_cuda_request)
+if(NOT tdiag_cuda_request MATCHES "^(OFF|FALSE|NO|0)$")
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    # sm_75 is the oldest architecture CUDA 13 supports; sm_90 is the H200.
+    set(CMAKE_CUDA_ARCHITECTURES 75 90)
+  endif()
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    enable_language(CUDA)
+    find_package(CUDAToolkit REQUIRED)
+    set(tdiag_cuda_found TRUE)
+  endif()
+endif()
+tdiag_resolve_auto(TDIAG_WITH_CUDA ${tdiag_cuda_found} "no CUDA compiler (nvcc) found")
+if(TDIAG_WITH_CUDA)
+  set(CMAKE_CUDA_STANDARD 17)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  string(REPLACE ";" " " tdiag_cuda_archs "${CMAKE_CUDA_ARCHITECTURES}")
+  tdiag_summary("  CUDA" "${CMAKE_CUDA_COMPILER_VERSION}" "architectures ${tdiag_cuda_archs}")
+endif()
+
+# --- HIP (Debian's hipcc, ROCm 5.2: compiled through hipcc in custom commands) -----------------
+find_program(TDIAG_HIPCC hipcc)
+set(TDIAG_HIP_ARCHITECTURES gfx90a gfx1030 CACHE STRING "AMD GPU targets for HIP objects")
+set(tdiag_hip_found FALSE)
+if(TDIAG_HIPCC)
+  set(tdiag_hip_found TRUE)
+endif()
+tdiag_resolve_auto(TDIAG_WITH_HIP ${tdiag_hip_found} "no hipcc found")
+if(TDIAG_WITH_HIP)
+  string(REPLACE ";" " " tdiag_hip_archs "${TDIAG_HIP_ARCHITECTURES}")
+  tdiag_summary("  HIP" "${TDIAG_HIPCC}" "targets ${tdiag_hip_archs}, compile-only here")
+endif()
+
+# --- CUPTI and NCCL (need CUDA) ---------------------------------------------------------------
+set(tdiag_cupti_found FALSE)
+set(tdiag_nccl_found FALSE)
+if(TDIAG_WITH_CUDA)
+  if(TARGET CUDA::cupti)
+    set(tdiag_cupti_found TRUE)
+  endif()
+  find_path(TDIAG_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/include)
+  find_library(TDIAG_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/lib/x86_64-linux-gnu)
+  if(TDIAG_NCCL_INCLUDE_DIR AND TDIAG_NCCL_LIBRARY)
+    set(tdiag_nccl_found TRUE)
+    if(NOT TARGET tdiag::nccl)
+      add_library(tdiag::nccl UNKNOWN IMPORTED)
+      set_target_properties(tdiag::nccl PROPERTIES IMPORTED_LOCATION "${TDIAG_NCCL_LIBRARY}"
+                            INTERFACE_INCLUDE_DIRECTORIES "${TDIAG_NCCL_INCLUDE_DIR}")
+    endif()
+  endif()
+endif()
+tdiag_resolve_auto(TDIAG_WITH_CUPTI ${tdiag_cupti_found} "needs CUDA and CUPTI")
+tdiag_resolve_auto(TDIAG_WITH_NCCL ${tdiag_nccl_found} "needs CUDA and NCCL")
+
+# --- Viewer: GLFW + Dear ImGui (Debian libimgui-dev ships the GLFW and OpenGL3 back-ends) ------
+find_package(glfw3 3.3 QUIET)
+find_package(OpenGL QUIET)
+find_path(TDIAG_IMGUI_INCLUDE_DIR imgui.h PATH_SUFFIXES imgui)
+find_library(TDIAG_IMGUI_LIBRARY imgui)
+set(tdiag_viewer_found FALSE)
+if(glfw3_FOUND AND OpenGL_FOUND AND TDIAG_IMGUI_INCLUDE_DIR AND TDIAG_IMGUI_LIBRARY)
+  set(tdiag_viewer_found TRUE)
+endif()
+tdiag_resolve_auto(TDIAG_WITH_VIEWER ${tdiag_viewer_found} "needs GLFW, OpenGL and Dear ImGui (libimgui-dev)")

@@ -1,0 +1,40 @@
+# SPDX-FileCopyrightText: 2026 tensordiag contributors
+# SPDX-License-Identifier: Apache-2.0
+# install() rules and the exported CMake package: find_package(tensordiag CONFIG REQUIRED
+# [COMPONENTS assertions dtensor_checks trace capture]).
+include_guard(GLOBAL)
+include(CMakePackageConfigHelpers)
+
+set(TDIAG_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/tensordiag")
+get_property(tdiag_libraries GLOBAL PROPERTY TDIAG_EXPORTED_LIBRARIES)
+
+install(TARGETS ${tdiag_libraries} tensordiag_build_interface EXPORT tensordiag-targets
+        RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+foreach(target IN LISTS tdiag_libraries)
+  string(REPLACE "tensordiag_" "" lib "${target}")
+  if(IS_DIRECTORY "${PROJECT_SOURCE_DIR}/${lib}/include/")
+    install(DIRECTORY "${PROJECT_SOURCE_DIR}/${lib}/include/" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  endif()
+endforeach()
+install(DIRECTORY "${PROJECT_BINARY_DIR}/generated/include/" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+install(EXPORT tensordiag-targets NAMESPACE tensordiag:: DESTINATION ${TDIAG_INSTALL_CMAKEDIR})
+export(EXPORT tensordiag-targets NAMESPACE tensordiag::
+       FILE "${PROJECT_BINARY_DIR}/tensordiag-targets.cmake")
+
+set(TDIAG_PACKAGE_COMPONENTS "")
+foreach(target IN LISTS tdiag_libraries)
+  string(REPLACE "tensordiag_" "" lib "${target}")
+  list(APPEND TDIAG_PACKAGE_COMPONENTS ${lib})
+endforeach()
+configure_package_config_file(cmake/tensordiag-config.cmake.in
+  "${PROJECT_BINARY_DIR}/tensordiag-config.cmake" INSTALL_DESTINATION ${TDIAG_INSTALL_CMAKEDIR})
+write_basic_package_version_file("${PROJECT_BINARY_DIR}/tensordiag-config-version.cmake"
+  COMPATIBILITY SameMinorVersion)
+install(FILES "${PROJECT_BINARY_DIR}/tensordiag-config.cmake"
+              "${PROJECT_BINARY_DIR}/tensordiag-config-version.cmake"
+              "${PROJECT_SOURCE_DIR}/cmake/tdiag_find_zstd.cmake"
+        DESTINATION ${TDIAG_INSTALL_CMAKEDIR})

@@ -1,0 +1,69 @@
+# SPDX-FileCopyrightText: 2026 tensordiag contributors
+# SPDX-License-Identifier: Apache-2.0
+# Helpers that give every library, test and fuzz target the same shape.
+include_guard(GLOBAL)
+
+set_property(GLOBAL PROPERTY TDIAG_EXPORTED_LIBRARIES "")
+
+# tdiag_add_library(<short-name> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])
+# Creates tensordiag_<short-name>, aliased tensordiag::<short-name>, with public headers in
+# <short-name>/include and sources private.
+function(tdiag_add_library name)
+  cmake_parse_arguments(arg "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
+  set(target tensordiag_${name})
+  add_library(${target} ${arg_SOURCES})
+  add_library(tensordiag::${name} ALIAS ${target})
+  target_include_directories(${target} PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_compile_features(${target} PUBLIC cxx_std_20)
+  target_link_libraries(${target} PUBLIC ${arg_PUBLIC_DEPS}
+                                  PRIVATE ${arg_PRIVATE_DEPS} $<BUILD_INTERFACE:tensordiag_build_interface>)
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name} OUTPUT_NAME tdiag_${name})
+  set_property(GLOBAL APPEND PROPERTY TDIAG_EXPORTED_LIBRARIES ${target})
+endfunction()
+
+# tdiag_add_gtest(<lib> <file> SOURCES ... [LIBS ...] [LABELS ...] [PROPERTIES ...])
+# One executable per tested source file: tensordiag.test.<lib>.<file>, discovered test by test.
+function(tdiag_add_gtest lib file)
+  cmake_parse_arguments(arg "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  set(target tensordiag.test.${lib}.${file})
+  add_executable(${target} ${arg_SOURCES})
+  target_link_libraries(${target} PRIVATE ${arg_LIBS} GTest::gtest GTest::gtest_main
+                                          tensordiag_build_interface)
+  target_compile_definitions(${target} PRIVATE
+    TDIAG_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    TDIAG_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
+    TDIAG_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT 300)
+  endif()
+  # PRE_TEST discovery: listing tests at build time would run GPU binaries and sanitized
+  # binaries during the build.
+  gtest_discover_tests(${target} DISCOVERY_MODE PRE_TEST
+                       PROPERTIES LABELS "${lib};${arg_LABELS}" TIMEOUT ${arg_TIMEOUT})
+  if(NOT TARGET tensordiag.test.all)
+    add_custom_target(tensordiag.test.all)
+  endif()
+  add_dependencies(tensordiag.test.all ${target})
+endfunction()
+
+# tdiag_add_fuzzer(<name> SOURCES ... LIBS ...): a libFuzzer target when TDIAG_ENABLE_FUZZING is
+# on (clang); otherwise the same entry point is built as a replay driver that runs the corpus
+# files given on its command line, so the fuzz harness always compiles and its seeds run in CTest.
+function(tdiag_add_fuzzer name)
+  cmake_parse_arguments(arg "" "CORPUS" "SOURCES;LIBS" ${ARGN})
+  set(target tdiag_fuzz_${name})
+  if(TDIAG_ENABLE_FUZZING)
+    add_executable(${target} ${arg_SOURCES})
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer)
+    target_link_options(${target} PRIVATE -fsanitize=fuzzer)
+  else()
+    add_executable(${target} ${arg_SOURCES} ${PROJECT_SOURCE_DIR}/tests/fuzz/replay_main.cpp)
+  endif()
+  target_link_libraries(${target} PRIVATE ${arg_LIBS} tensordiag_build_interface)
+  if(arg_CORPUS AND NOT TDIAG_ENABLE_FUZZING)
+    add_test(NAME tensordiag.fuzz.${name}.seeds COMMAND ${target} ${arg_CORPUS})
+    set_tests_properties(tensordiag.fuzz.${name}.seeds PROPERTIES LABELS "fuzz")
+  endif()
+endfunction()
