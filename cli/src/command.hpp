@@ -31,6 +31,10 @@ struct command_registration {
   command_registration(int order, command_installer installer);
 };
 
+/// The subcommand `name` of `parent`, created with `description` if no family made it yet: two
+/// files can both add commands under `tdiag trace` without knowing of each other.
+CLI::App* family(CLI::App& parent, const std::string& name, const std::string& description);
+
 /// Calls every registered installer on `app`, in order.
 void install_commands(CLI::App& app, command_context& context);
 

@@ -27,6 +27,13 @@ command_registration::command_registration(int order, command_installer installe
   registry().push_back({order, std::move(installer)});
 }
 
+CLI::App* family(CLI::App& parent, const std::string& name, const std::string& description) {
+  if (auto* existing = parent.get_subcommand_no_throw(name)) return existing;
+  auto* created = parent.add_subcommand(name, description);
+  created->require_subcommand(1);
+  return created;
+}
+
 void install_commands(CLI::App& app, command_context& context) {
   auto& entries = registry();
   std::stable_sort(entries.begin(), entries.end(),
