@@ -28,7 +28,10 @@ command_registration::command_registration(int order, command_installer installe
 }
 
 CLI::App* family(CLI::App& parent, const std::string& name, const std::string& description) {
-  if (auto* existing = parent.get_subcommand_no_throw(name)) return existing;
+  // CLI11 2.1 has no non-throwing lookup by name.
+  for (auto* existing : parent.get_subcommands({})) {
+    if (existing->get_name() == name) return existing;
+  }
   auto* created = parent.add_subcommand(name, description);
   created->require_subcommand(1);
   return created;
