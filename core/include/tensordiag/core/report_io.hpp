@@ -27,7 +27,14 @@ struct text_options {
 /// True when `fd` is a terminal and NO_COLOR is unset or empty.
 [[nodiscard]] bool colour_wanted(int fd) noexcept;
 
+/// Human text: per diagnostic the location and message first, then fields, notes, hint, related
+/// locations and stack; a one-line summary at the end. Control characters other than newline and
+/// tab are shown escaped (\x1b), so a report cannot drive the terminal.
 [[nodiscard]] std::string to_text(const report& r, const text_options& options = {});
+/// One diagnostic as to_text() shows it, without the summary line.
+[[nodiscard]] std::string to_text(const diagnostic& d, const text_options& options = {});
+/// A field value as people read it: 17, 2.5, gather<float>, [3, 0, 0], ["a", "b"].
+[[nodiscard]] std::string to_text(const field_value& value);
 /// JSON, schema `tensordiag.report/v1` (docs/report-format.md); parse_report_json() reads it back
 /// so that to_json(parse_report_json(to_json(r))) is byte-for-byte to_json(r).
 [[nodiscard]] std::string to_json(const report& r);

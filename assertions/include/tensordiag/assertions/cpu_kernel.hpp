@@ -1,0 +1,57 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Compiles CUDA-style kernel sources as plain C++ for the CPU back-end: __global__, __device__,
+// __host__, __forceinline__, __shared__ (block-shared storage), __syncthreads(), a few atomics,
+// and TDIAG_DYNAMIC_SHARED. Include it (through tensordiag/assertions/kernel.hpp) only in
+// translation units that hold kernels; it defines keyword macros.
+#pragma once
+
+#include <tensordiag/assertions/cpu_device.hpp>
+
+#include <atomic>
+#include <type_traits>
+
+#ifndef __global__
+#  define __global__
+#endif
+#ifndef __device__
+#  define __device__
+#endif
+#ifndef __host__
+#  define __host__
+#endif
+#ifndef __forceinline__
+#  define __forceinline__ inline
+#endif
+// One block runs at a time on a host thread and its GPU threads are fibers of that thread, so
+// thread-local static storage is exactly block-shared storage.
+#ifndef __shared__
+#  define __shared__ static thread_local
+#endif
+
+/// `extern __shared__ T name[]` in CUDA; a pointer to the block's dynamic shared memory here.
+#define TDIAG_DYNAMIC_SHARED(type, name)                                                         \
+  type* name = static_cast<type*>(::tdiag::assertions::cpu::dynamic_shared_memory())
+
+inline void __syncthreads() noexcept { ::tdiag::assertions::cpu::sync_threads(); }
+
+// Fibers of one block never run at the same time, but blocks of different launches may run on
+// different host threads: the atomics are real.
+template <typename T>
+inline T atomicAdd(T* address, T value) noexcept {
+  return std::atomic_ref<T>(*address).fetch_add(value);
+}
+template <typename T>
+inline T atomicMax(T* address, T value) noexcept {
+  std::atomic_ref<T> ref(*address);
+  T seen = ref.load();
+  while (seen < value && !ref.compare_exchange_weak(seen, value)) {
+  }
+  return seen;
+}
+template <typename T>
+inline T atomicCAS(T* address, T expected, T desired) noexcept {
+  std::atomic_ref<T>(*address).compare_exchange_strong(expected, desired);
+  return expected;
+}

@@ -1,0 +1,77 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/assertions/launch_registry.hpp>
+
+#include <bit>
+#include <cstddef>
+#include <cstring>
+
+namespace tdiag::assertions {
+namespace {
+constexpr std::size_t words_per_entry = (sizeof(launch_info) + 7) / 8;
+// Only the captured frames are copied: the fixed fields, then `size` frames, then the words
+// from raw_stack::size to the end.
+constexpr std::size_t frames_word = offsetof(launch_info, stack) / 8;
+constexpr std::size_t tail_word = (offsetof(launch_info, stack) + offsetof(raw_stack, size)) / 8;
+static_assert(offsetof(launch_info, stack) % 8 == 0 && offsetof(raw_stack, frames) == 0 &&
+                  offsetof(raw_stack, size) % 8 == 0,
+              "launch_info layout assumed by the word copy");
+
+template <typename F> void for_each_used_word(std::uint32_t frames, F&& f) {
+  for (std::size_t i = 0; i < frames_word; ++i) f(i);
+  for (std::size_t i = 0; i < frames && i < raw_stack::max_frames; ++i) f(frames_word + i);
+  for (std::size_t i = tail_word; i < words_per_entry; ++i) f(i);
+}
+} // namespace
+
+// A sequence lock: `sequence` is 2*id+1 while slot is written and 2*id+2 once complete. All words
+// are atomics so the protocol is race-free in the C++ memory model (and under TSan).
+struct launch_registry::slot {
+  std::atomic<std::uint64_t> sequence{0};
+  std::atomic<std::uint64_t> words[words_per_entry];
+};
+
+launch_registry::launch_registry(std::uint32_t capacity)
+    : capacity_(std::bit_ceil(capacity < 2 ? 2u : capacity)),
+      slots_(std::make_unique<slot[]>(capacity_)) {}
+
+launch_registry::~launch_registry() = default;
+
+std::uint64_t launch_registry::record(launch_info& info) noexcept {
+  const std::uint64_t id = next_.fetch_add(1, std::memory_order_relaxed);
+  info.launch_id = id;
+  slot& s = slots_[id & (capacity_ - 1)];
+  s.sequence.store(2 * id + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  std::uint64_t buffer[words_per_entry] = {};
+  std::memcpy(buffer, &info, sizeof(info));
+  for_each_used_word(info.stack.size,
+                     [&](std::size_t i) { s.words[i].store(buffer[i], std::memory_order_relaxed); });
+  s.sequence.store(2 * id + 2, std::memory_order_release);
+  return id;
+}
+
+std::optional<launch_info> launch_registry::find(std::uint64_t id) const noexcept {
+  if (id == 0 || id >= next_.load(std::memory_order_acquire)) return std::nullopt;
+  const slot& s = slots_[id & (capacity_ - 1)];
+  const std::uint64_t before = s.sequence.load(std::memory_order_acquire);
+  if (before != 2 * id + 2) return std::nullopt;
+  std::uint64_t buffer[words_per_entry] = {};
+  for (std::size_t i = tail_word; i < words_per_entry; ++i)
+    buffer[i] = s.words[i].load(std::memory_order_relaxed);
+  std::uint32_t frames = 0;
+  std::memcpy(&frames, reinterpret_cast<const char*>(buffer) + offsetof(launch_info, stack) +
+                           offsetof(raw_stack, size),
+              sizeof(frames));
+  for_each_used_word(frames, [&](std::size_t i) {
+    if (i < tail_word) buffer[i] = s.words[i].load(std::memory_order_relaxed);
+  });
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if (s.sequence.load(std::memory_order_relaxed) != before) return std::nullopt;
+  launch_info info;
+  std::memcpy(&info, buffer, sizeof(info));
+  if (info.stack.size > raw_stack::max_frames) info.stack.size = 0;
+  return info;
+}
+
+} // namespace tdiag::assertions

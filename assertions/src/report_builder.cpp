@@ -1,0 +1,207 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// From failure records to a tdiag::report: one TDIAG-DSA-001 diagnostic per failing site with the
+// first failure's values, place and launch, the exact count, and the launch site's stack.
+#include "runtime_state.hpp"
+#include "site_text.hpp"
+
+#include <tensordiag/core/stacktrace.hpp>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+namespace tdiag::assertions::detail {
+namespace {
+
+std::string grouped(std::uint64_t n) {
+  std::string digits = std::to_string(n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string display_path(const std::string& file) {
+  std::error_code ec;
+  const auto cwd = std::filesystem::current_path(ec);
+  if (ec || file.empty() || file.front() != '/') return file;
+  const std::string prefix = cwd.string() + "/";
+  return file.rfind(prefix, 0) == 0 ? file.substr(prefix.size()) : file;
+}
+
+std::string triple(const std::uint32_t* v) { return fmt::format("({},{},{})", v[0], v[1], v[2]); }
+std::string triple(const extent3& e) { return fmt::format("({},{},{})", e.x, e.y, e.z); }
+field_value list3(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
+  return field_value::list{x, y, z};
+}
+
+// Demangled name of a kernel address, symbolized once per address (addr2line is slow).
+std::string kernel_symbol(const void* kernel) {
+  static std::mutex mutex;
+  static std::map<const void*, std::string> cache;
+  std::lock_guard lock(mutex);
+  if (auto it = cache.find(kernel); it != cache.end()) return it->second;
+  raw_stack s;
+  // Symbolizers treat addresses as return addresses (they look one byte back): step inside.
+  s.frames[0] = reinterpret_cast<std::uintptr_t>(kernel) + 1;
+  s.size = 1;
+  std::string name;
+  const auto frames = symbolize(s);
+  if (!frames.empty()) name = short_function_name(frames.front().function);
+  return cache[kernel] = name;
+}
+
+std::string kernel_name(const launch_info& launch, const std::string& site_function) {
+  if (launch.kernel_name != nullptr) return strip_parentheses(launch.kernel_name);
+  std::string name = kernel_symbol(launch.kernel);
+  if (name.empty() || name.find("??") != std::string::npos) name = site_function;
+  return name.empty() ? fmt::format("kernel@{}", launch.kernel) : name;
+}
+
+struct site_group {
+  std::uint64_t site = 0;
+  std::uint64_t count = 0;
+  const taken_record* first = nullptr;
+  std::uint64_t records = 0;
+};
+
+diagnostic site_diagnostic(const device_state& ds, const site_group& g,
+                           const runtime_config& config, std::string_view reason) {
+  const site_text site = read_site(*ds.owner, ds.device, g.site);
+  diagnostic d;
+  d.code = "TDIAG-DSA-001";
+  d.title = "device assertion failed";
+  d.location = source_location{display_path(site.file), site.line, 0, site.function};
+  const failure_record* r = g.first ? &g.first->record : nullptr;
+  const assertion_text text = describe(site, r);
+  const std::string where_fn = short_function_name(site.function);
+
+  std::string message = fmt::format("assertion failed: {} in {} at {}:{}", text.headline,
+                                    where_fn.empty() ? "?" : where_fn, display_path(site.file),
+                                    site.line);
+  d.add_field("condition", text.condition);
+  if (!site.message.empty()) d.add_field("message_format", site.message);
+  d.add_field("function", site.function);
+  d.add_field("file", display_path(site.file));
+  d.add_field("line", site.line);
+  d.add_field("site_id", fmt::format("{:08x}", site.site_id));
+  for (const auto& v : text.values) d.add_field(fmt::format("value {}", v.name), v.value);
+
+  if (r != nullptr) {
+    message += fmt::format(", block {} thread {}", triple(r->block), triple(r->thread));
+    d.add_field("block", list3(r->block[0], r->block[1], r->block[2]));
+    d.add_field("thread", list3(r->thread[0], r->thread[1], r->thread[2]));
+    d.add_field("sm", r->sm);
+    d.add_field("lane", r->lane);
+    d.add_field("device_timestamp_ns", r->timestamp_ns);
+    const auto launch = r->flags == 0 ? state().registry->find(r->launch_id) : std::nullopt;
+    d.add_field("launch_id", r->launch_id);
+    if (launch) {
+      const std::string kernel = kernel_name(*launch, where_fn);
+      message += fmt::format(", launch #{} of {} grid {} block {} stream {} on device {}",
+                             launch->launch_id, kernel, triple(launch->grid),
+                             triple(launch->block), reinterpret_cast<const void*>(launch->stream),
+                             launch->device);
+      d.add_field("kernel", kernel);
+      d.add_field("grid", list3(launch->grid.x, launch->grid.y, launch->grid.z));
+      d.add_field("block_dim", list3(launch->block.x, launch->block.y, launch->block.z));
+      d.add_field("shared_memory", launch->shared_memory);
+      d.add_field("stream", fmt::format("{}", reinterpret_cast<const void*>(launch->stream)));
+      d.add_field("device", launch->device);
+      d.add_field("host_thread", launch->host_thread);
+      d.add_field("launch_time_ns", launch->host_time_ns);
+      if (launch->file != nullptr) {
+        const std::string fn = launch->function ? launch->function : "";
+        message += fmt::format(", launched from {}:{} {}()", display_path(launch->file),
+                               launch->line, fn);
+        d.related.push_back({source_location{display_path(launch->file), launch->line, 0, fn},
+                             "kernel launched here"});
+        d.add_field("launch_site", fmt::format("{}:{}", display_path(launch->file), launch->line));
+      }
+      if (launch->stack.size != 0) d.stack = symbolize(launch->stack);
+    } else if (r->flags != 0) {
+      message += fmt::format(", grid id {} (launched without tdiag::launch: no launch record)",
+                             r->launch_id);
+    } else if (r->launch_id == 0) {
+      message += ", launched without the launch registry (TDIAG_ASSERTIONS=0 or a foreign launch)";
+    } else {
+      message += fmt::format(", launch #{} (no longer in the launch registry, which keeps the last "
+                             "{} launches; raise TDIAG_LAUNCH_RECORDS)",
+                             r->launch_id, state().registry->capacity());
+      d.notes.push_back("launch details were overwritten by later launches");
+    }
+  } else {
+    message += " (no detailed record: the record ring was full; raise TDIAG_ASSERT_RECORDS)";
+  }
+  d.add_field("backend", std::string(ds.owner->name()));
+  d.add_field("device_name", ds.properties.name);
+  d.add_field("site_failures", g.count);
+  const std::uint64_t more = g.count > 0 ? g.count - 1 : 0;
+  d.add_field("more_failures_at_site", more);
+  if (more != 0) {
+    message += fmt::format(", and {} more failure{} at this site", grouped(more), more == 1 ? "" : "s");
+    d.notes.push_back(fmt::format("{} more failure{} at this site ({} with detailed records)",
+                                  grouped(more), more == 1 ? "" : "s", grouped(g.records - (g.records ? 1 : 0))));
+  }
+  d.message = std::move(message);
+  d.add_field("policy", config.failure_policy == policy::trap ? "trap" : "record");
+  if (!reason.empty()) d.notes.push_back(std::string(reason));
+  if (config.failure_policy == policy::record)
+    d.notes.push_back("policy record: the failing threads stopped; the device stays usable");
+  if (!text.hint.empty()) d.hint = text.hint;
+  return d;
+}
+
+} // namespace
+
+report build_report(const std::vector<device_failures>& failures, const runtime_config& config,
+                    std::string_view reason) {
+  report rep;
+  rep.metadata = make_report_metadata();
+  if (failures.size() == 1) rep.metadata.device = failures.front().state->device;
+  for (const auto& f : failures) {
+    std::map<std::uint64_t, site_group> groups;
+    std::vector<std::uint64_t> order;  // sites in order of their first record
+    for (const auto& t : f.records) {
+      auto& g = groups[t.record.site];
+      if (g.first == nullptr) {
+        g.site = t.record.site;
+        g.first = &t;
+        order.push_back(t.record.site);
+      }
+      ++g.records;
+    }
+    for (const auto& [site, count] : f.site_counts) {
+      auto& g = groups[site];
+      if (g.site == 0) {
+        g.site = site;
+        order.push_back(site);
+      }
+      g.count = count;
+    }
+    for (auto& [site, g] : groups) g.count = std::max(g.count, g.records);
+    for (const auto site : order) rep.diagnostics.push_back(site_diagnostic(*f.state, groups[site], config, reason));
+    if (!rep.diagnostics.empty()) {
+      auto& first = rep.diagnostics[rep.diagnostics.size() - order.size()];
+      first.add_field("total_failures", f.total);
+      first.add_field("dropped_records", f.dropped);
+      first.add_field("records_in_flight", f.in_flight);
+      if (f.dropped != 0)
+        first.notes.push_back(fmt::format("{} failure{} had no room for a detailed record (ring of "
+                                          "{}; counts stay exact)", grouped(f.dropped),
+                                          f.dropped == 1 ? "" : "s", f.state->record_capacity));
+      if (f.overflow != 0)
+        first.notes.push_back(fmt::format("{} failures at sites beyond the site table (raise "
+                                          "TDIAG_ASSERT_SITES)", grouped(f.overflow)));
+    }
+  }
+  return rep;
+}
+
+} // namespace tdiag::assertions::detail

@@ -1,0 +1,94 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Internal state of the assertions runtime, shared by runtime.cpp, failure_reader.cpp and
+// report_builder.cpp. Not API.
+#pragma once
+
+#include <tensordiag/assertions/runtime.hpp>
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace tdiag::assertions::detail {
+
+/// One device of one back-end in use: its failure buffer and what the host already took from it.
+struct device_state {
+  std::shared_ptr<backend> owner;
+  int device = 0;
+  device_properties properties;
+  mapped_buffer buffer;
+  std::uint32_t record_capacity = 0;
+  std::uint32_t site_capacity = 0;
+
+  std::mutex mutex;                         // serializes readers (check, watchdog, exit)
+  std::atomic<std::uint64_t> seen_claimed{0};  // `claimed` when failures were last taken
+  std::uint64_t acked_dropped = 0;
+  std::uint64_t acked_overflow = 0;
+  std::map<std::uint64_t, std::uint64_t> acked_site_counts;
+  std::set<std::uint64_t> taken_beyond_ack;  // published records past an in-flight one, taken
+  std::uint64_t watchdog_printed = 0;          // `claimed` the watchdog last printed
+};
+
+/// A failure record with the claim index it was published under.
+struct taken_record {
+  std::uint64_t claim = 0;
+  failure_record record{};
+};
+
+/// What one read of a device's buffer found (all counts since the last acknowledgement).
+struct device_failures {
+  device_state* state = nullptr;
+  std::uint64_t total = 0;
+  std::uint64_t dropped = 0;
+  std::uint64_t overflow = 0;
+  std::uint64_t in_flight = 0;
+  std::map<std::uint64_t, std::uint64_t> site_counts;  // descriptor address -> hits
+  std::vector<taken_record> records;                   // in claim order
+};
+
+inline constexpr std::size_t max_device_states = 64;
+
+struct runtime_state {
+  std::mutex mutex;  // configuration, device creation, backend cache
+  runtime_config config;
+  std::unique_ptr<launch_registry> registry;
+  std::array<std::atomic<device_state*>, max_device_states> devices{};
+  std::atomic<std::size_t> device_count{0};
+  std::vector<std::unique_ptr<device_state>> owned;  // kept alive for the process (see configure)
+  std::vector<std::unique_ptr<launch_registry>> retired_registries;
+
+  std::atomic<std::uint64_t> backend_generation{0};
+  std::shared_ptr<backend> backend_cache;
+  std::atomic<backend*> backend_fast{nullptr};
+
+  std::mutex handler_mutex;
+  failure_handler handler;
+
+  std::mutex watchdog_mutex;
+  std::condition_variable watchdog_wake;
+  std::thread watchdog;
+  bool watchdog_stop = false;
+};
+
+/// The process-wide state, created (from the environment) on first use; never destroyed.
+runtime_state& state();
+
+/// Reads everything not yet taken from `ds` and, with `acknowledge`, marks it taken.
+device_failures read_failures(device_state& ds, bool acknowledge);
+
+/// Turns the failures of every device into a report (one TDIAG-DSA-001 per site).
+report build_report(const std::vector<device_failures>& failures, const runtime_config& config,
+                    std::string_view reason);
+
+/// Prints, writes TDIAG_REPORT, then calls the handler or throws device_assertion_error.
+void deliver(report r, bool may_throw);
+
+} // namespace tdiag::assertions::detail

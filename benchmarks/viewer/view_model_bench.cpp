@@ -1,0 +1,158 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// View-model costs without a window:
+// - level of detail: building every row's items for a 1600-px frame of the shared Kineto trace
+//   (266,570 events) at full zoom-out and zoomed in; the peer figure is a naive pass that
+//   visits every event of the view, as a renderer without LOD would;
+// - allocator scrubbing: state at successive and at random instants over a 1M-event snapshot
+//   (keyframe + replay); the peer figure is a replay from the start at each step.
+//   --small: 100k events (CTest, label benchmark).
+#include <tensordiag/trace/kineto_import.hpp>
+#include <tensordiag/trace/load.hpp>
+#include <tensordiag/viewer/allocator_timeline.hpp>
+#include <tensordiag/viewer/lane_layout.hpp>
+#include <tensordiag/viewer/lod.hpp>
+#include <tensordiag/viewer/synthetic_snapshot.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+#include <vector>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+using namespace tdiag::view;
+
+double ms_since(clock_type::time_point t0) {
+  return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
+}
+
+struct stats {
+  double mean = 0;
+  double p99 = 0;
+};
+stats summarise(std::vector<double> v) {
+  stats s;
+  if (v.empty())
+    return s;
+  s.mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  std::sort(v.begin(), v.end());
+  s.p99 = v[std::min(v.size() - 1, static_cast<std::size_t>(0.99 * static_cast<double>(v.size())))];
+  return s;
+}
+
+void bench_lod(const std::filesystem::path& path) {
+  if (!std::filesystem::exists(path)) {
+    fmt::print("lod: {} not found, skipped\n", path.string());
+    return;
+  }
+  auto t0 = clock_type::now();
+  tdiag::trace::register_torch_importers();
+  auto loaded = tdiag::trace::load_trace(path);
+  const double load_ms = ms_since(t0);
+  t0 = clock_type::now();
+  const auto layout = lane_layout::build(loaded.trace);
+  const double layout_ms = ms_since(t0);
+  fmt::print("lod: {} ({} events) loaded in {:.0f} ms, lanes laid out in {:.0f} ms\n",
+             path.filename().string(), loaded.trace.event_count(), load_ms, layout_ms);
+  time_axis axis;
+  axis.set_width(1600);
+  const auto span = loaded.trace.span();
+  axis.set_limits(span.begin, span.end);
+  std::vector<lod_item> items;
+  for (const double zoom : {1.0, 100.0, 10'000.0}) {
+    axis.fit_all();
+    axis.zoom_at(800, zoom);
+    std::vector<double> lod_ms;
+    std::vector<double> naive_ms;
+    std::size_t drawn = 0;
+    std::size_t visited = 0;
+    for (int rep = 0; rep < 30; ++rep) {
+      axis.pan(rep % 2 ? 5.0 : -5.0);
+      t0 = clock_type::now();
+      drawn = 0;
+      for (const auto& tr : layout.tracks())
+        for (const auto& row : tr.rows) {
+          build_lod(row, axis, {}, items);
+          drawn += items.size();
+        }
+      lod_ms.push_back(ms_since(t0));
+      t0 = clock_type::now();
+      visited = 0;
+      const std::int64_t a = axis.start();
+      const std::int64_t b = axis.end();
+      for (const auto& tr : layout.tracks())
+        for (const auto& row : tr.rows)
+          for (std::size_t i = 0; i < row.size(); ++i)
+            visited += row.end[i] >= a && row.start[i] <= b;
+      naive_ms.push_back(ms_since(t0));
+    }
+    const auto l = summarise(lod_ms);
+    const auto n = summarise(naive_ms);
+    fmt::print("lod: zoom x{:<6} {:6} items for {:6} events in view: mean {:.3f} ms, p99 {:.3f} ms "
+               "(peer: visiting every event {:.3f} ms)\n",
+               zoom, drawn, visited, l.mean, l.p99, n.mean);
+  }
+}
+
+void bench_scrub(std::size_t events) {
+  auto t0 = clock_type::now();
+  const auto t = make_snapshot_trace(events);
+  const double gen_ms = ms_since(t0);
+  t0 = clock_type::now();
+  auto tl = allocator_timeline::build(t, 0);
+  const double build_ms = ms_since(t0);
+  fmt::print("scrub: {} memory events generated in {:.0f} ms; timeline with {} keyframes every {} "
+             "events built in {:.0f} ms\n",
+             tl.event_count(), gen_ms, tl.keyframe_count(), tl.keyframe_interval(), build_ms);
+  const std::size_t steps = 400;
+  std::vector<double> forward;
+  std::size_t blocks = 0;
+  for (std::size_t i = 0; i < steps; ++i) {
+    const std::size_t n = tl.event_count() * i / steps;
+    t0 = clock_type::now();
+    const auto& st = tl.state_at(n);
+    forward.push_back(ms_since(t0));
+    blocks = 0;
+    for (const auto& seg : st.segments)
+      blocks += seg.blocks.size();
+  }
+  std::vector<double> random;
+  std::uint64_t h = 1;
+  for (std::size_t i = 0; i < steps; ++i) {
+    h = h * 6364136223846793005ull + 1442695040888963407ull;
+    t0 = clock_type::now();
+    (void)tl.state_at(static_cast<std::size_t>((h >> 17) % (tl.event_count() + 1)));
+    random.push_back(ms_since(t0));
+  }
+  std::vector<double> scratch;
+  for (std::size_t i = 1; i <= 3; ++i) {
+    t0 = clock_type::now();
+    (void)tl.replay_from_scratch(tl.event_count() * i / 4);
+    scratch.push_back(ms_since(t0));
+  }
+  const auto f = summarise(forward);
+  const auto r = summarise(random);
+  fmt::print("scrub: forward steps of {} events: mean {:.3f} ms, p99 {:.3f} ms ({} blocks live at "
+             "the end)\n",
+             tl.event_count() / steps, f.mean, f.p99, blocks);
+  fmt::print("scrub: random instants: mean {:.3f} ms, p99 {:.3f} ms (peer: replay from the start "
+             "{:.1f} ms)\n",
+             r.mean, r.p99, summarise(scratch).mean);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const bool small = argc > 1 && std::strcmp(argv[1], "--small") == 0;
+  bench_lod(std::filesystem::path(TDIAG_SHARED_DIR) /
+            (small ? "traces/train_trace_small.json.gz" : "traces/train_trace_large.json.gz"));
+  bench_scrub(small ? 100'000 : 1'000'000);
+  return 0;
+}

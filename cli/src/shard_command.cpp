@@ -1,0 +1,179 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// `tdiag shard check CASES.jsonl [--format jsonl|text|json|github|sarif] [-o OUT] [--score]` and
+// `tdiag shard explain OP --mesh 2,4 --arg 'f32[12,1] (S(0),P(sum))' --arg ... [--format text|json]`.
+// Exit status: 0 clean, 1 when a case or the explained call is rejected, 2 for bad usage,
+// unreadable input, malformed lines or an op without a rule.
+#ifdef TDIAG_CLI_HAS_DTENSOR_CHECKS
+#  include <tensordiag/dtensor_checks/case_io.hpp>
+#  include <tensordiag/dtensor_checks/explain.hpp>
+#  include <tensordiag/dtensor_checks/scoring.hpp>
+
+#  include <tensordiag/core/error.hpp>
+#  include <tensordiag/core/report_io.hpp>
+
+#  include <fmt/format.h>
+
+#  include <cstdio>
+#  include <iterator>
+#  include <string>
+#  include <unistd.h>
+#  include <vector>
+
+#  include "command.hpp"
+
+namespace tdiag::cli {
+namespace {
+
+using namespace tdiag::dtensor;
+
+void write_out(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+  } else {
+    write_text_file(path, text);
+  }
+}
+
+case_file read_cases(const std::string& path) {
+  if (path != "-") return read_case_file(path);
+  std::string text;
+  char buffer[1 << 16];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof(buffer), stdin)) > 0;) text.append(buffer, n);
+  return parse_cases(text);
+}
+
+struct check_options {
+  std::string input;
+  std::string format = "jsonl";
+  std::string output;
+  bool score = false;
+};
+
+void run_check(const check_options& o, command_context& context) {
+  const auto file = read_cases(o.input);
+  std::vector<case_answer> answers;
+  answers.reserve(file.cases.size());
+  for (const auto& c : file.cases) answers.push_back(answer_case(c));
+  for (const auto& e : file.errors) {
+    fmt::print(stderr, "tdiag: {}:{}: malformed case{}: {}\n", o.input, e.line,
+               e.id.empty() ? "" : fmt::format(" '{}'", e.id), e.message);
+  }
+  std::size_t rejected = 0;
+  for (const auto& a : answers) rejected += a.ok ? 0 : 1;
+  if (o.format == "jsonl") {
+    // Answers in file order; a malformed line gets an error line in its place.
+    std::string text;
+    std::size_t ci = 0;
+    std::size_t ei = 0;
+    while (ci < file.cases.size() || ei < file.errors.size()) {
+      const bool take_error = ei < file.errors.size() &&
+                              (ci >= file.cases.size() || file.errors[ei].line < file.cases[ci].line);
+      text += take_error ? to_jsonl(file.errors[ei++]) : to_jsonl(answers[ci++]);
+      text += '\n';
+    }
+    write_out(o.output, text);
+  } else {
+    report r;
+    r.metadata = make_report_metadata("tdiag shard check");
+    for (const auto& e : file.errors) {
+      diagnostic d;
+      d.code = std::string(codes::malformed_case);
+      d.title = "malformed case";
+      d.message = fmt::format("line {}: {}", e.line, e.message);
+      d.location.file = o.input;
+      d.location.line = static_cast<std::uint32_t>(e.line);
+      d.hint = "each line must be one JSON case object as described in shared/README.md";
+      r.diagnostics.push_back(std::move(d));
+    }
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+      if (answers[i].ok || !answers[i].diag) continue;
+      auto d = *answers[i].diag;
+      d.location.file = o.input;
+      d.location.line = static_cast<std::uint32_t>(file.cases[i].line);
+      d.add_field("id", file.cases[i].id);
+      r.diagnostics.push_back(std::move(d));
+    }
+    const auto format = parse_report_format(o.format).value_or(report_format::text);
+    text_options text;
+    text.color = (o.output.empty() || o.output == "-") && colour_wanted(STDOUT_FILENO);
+    write_out(o.output, render(r, format, text));
+  }
+  if (o.score) {
+    const auto s = score_answers(file.cases, answers);
+    fmt::print(stderr,
+               "score: {}/{} cases agree with the recorded outcome ({:.2f}%): ok {}/{}, user_error rejected {}/{}, "
+               "limitation {} (rejected {}); collectives agree on {}/{} ok cases ({:.2f}%)\n",
+               s.ok_agree + s.user_error_rejected + s.limitation_cases, s.total, 100.0 * s.agreement(), s.ok_agree,
+               s.ok_cases, s.user_error_rejected, s.user_error_cases, s.limitation_cases, s.limitation_rejected,
+               s.comms_agree, s.ok_cases, 100.0 * s.comms_agreement());
+  }
+  fmt::print(stderr, "tdiag shard check: {} cases, {} rejected, {} malformed lines\n", file.cases.size(), rejected,
+             file.errors.size());
+  context.status = !file.errors.empty() ? exit_usage : (rejected != 0 ? exit_findings : exit_clean);
+}
+
+struct explain_options {
+  std::string op;
+  std::string mesh = "";
+  std::vector<std::string> args;
+  std::string format = "text";
+};
+
+void run_explain(const explain_options& o, command_context& context) {
+  op_call call;
+  call.mesh = parse_mesh(o.mesh);
+  const auto& registry = op_registry::builtin();
+  const auto* rule = registry.resolve(o.op);
+  if (rule == nullptr) {
+    std::string name = o.op.rfind("aten.", 0) == 0 ? o.op : "aten." + o.op;
+    fmt::print(stderr, "tdiag: no sharding rule for {}; nearest known ops: {}\n", name,
+               fmt::join(registry.nearest(o.op, 3), ", "));
+    context.status = exit_usage;
+    return;
+  }
+  call.op = rule->name;
+  for (const auto& a : o.args) call.args.push_back(parse_arg(a, call.mesh.ndim()));
+  try {
+    const auto result = propagate(call, registry);
+    write_out("", o.format == "json" ? explain_json(call, result) + "\n" : explain_text(call, result));
+    context.status = exit_clean;
+  } catch (const sharding_error& e) {
+    report r;
+    r.metadata = make_report_metadata("tdiag shard explain");
+    r.diagnostics.push_back(e.diag());
+    write_out("", o.format == "json" ? to_json(r) : to_text(r, text_options{colour_wanted(STDOUT_FILENO)}));
+    context.status = e.error_kind() == error_class::unknown_op ? exit_usage : exit_findings;
+  }
+}
+
+const command_registration registration{30, [](CLI::App& app, command_context& context) {
+  auto* shard = family(app, "shard", "DTensor sharding: propagate placements, plan redistributions, explain rejections");
+
+  auto check_opts = std::make_shared<check_options>();
+  auto* check = shard->add_subcommand("check", "Propagate every case of a JSONL corpus and answer per case");
+  check->add_option("cases", check_opts->input, "Case file (JSONL, shared/README.md format; - for stdin)")->required();
+  check->add_option("--format", check_opts->format, "Output: jsonl answers, or rejections as a report")
+      ->check(CLI::IsMember({"jsonl", "text", "json", "github", "sarif", "junit"}))
+      ->capture_default_str();
+  check->add_option("-o,--output", check_opts->output, "Output file (default: standard output)");
+  check->add_flag("--score", check_opts->score, "Score against the cases' recorded `expect` (to stderr)");
+  check->callback([check_opts, &context] { run_check(*check_opts, context); });
+
+  auto explain_opts = std::make_shared<explain_options>();
+  auto* explain = shard->add_subcommand("explain", "Explain one op call: candidates, costs, choice and plan");
+  explain->add_option("op", explain_opts->op, "Op: aten.mm.default, mm, add_, ...")->required();
+  explain->add_option("--mesh", explain_opts->mesh, "Mesh shape, e.g. 2,4")->required();
+  explain->add_option("--arg", explain_opts->args,
+                      "Positional argument, in aten order: 'f32[12,1] (S(0),P(sum))', 1, '[1,2]', 2.0, true");
+  explain->add_option("--format", explain_opts->format, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  explain->callback([explain_opts, &context] { run_explain(*explain_opts, context); });
+}};
+
+} // namespace
+} // namespace tdiag::cli
+#endif

@@ -1,0 +1,165 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Capture is the unwinder alone (_Unwind_Backtrace: no allocation, no locks of ours, safe on a
+// hot path); symbolization runs only when asked. Boost.Stacktrace 1.74's addr2line back-end
+// passes absolute addresses to addr2line, which finds nothing in position-independent
+// executables and shared libraries (every Debian binary), so file and line come from one
+// addr2line run per module with module-relative addresses; Boost.Stacktrace supplies the
+// demangled function name (dladdr) where addr2line has none.
+#include <tensordiag/core/config.hpp>
+#include <tensordiag/core/stacktrace.hpp>
+
+#include <boost/stacktrace/frame.hpp>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <map>
+#include <spawn.h>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <unwind.h>
+
+extern char** environ;
+
+namespace tdiag {
+namespace {
+
+struct unwind_state {
+  raw_stack* stack;
+  std::uint32_t skip;
+};
+
+_Unwind_Reason_Code on_frame(_Unwind_Context* context, void* arg) {
+  auto& state = *static_cast<unwind_state*>(arg);
+  int before_instruction = 0;
+  const auto ip = static_cast<std::uintptr_t>(_Unwind_GetIPInfo(context, &before_instruction));
+  if (ip == 0)
+    return _URC_END_OF_STACK;
+  if (state.skip > 0) {
+    --state.skip;
+    return _URC_NO_REASON;
+  }
+  if (state.stack->size >= raw_stack::max_frames)
+    return _URC_END_OF_STACK;
+  state.stack->frames[state.stack->size++] = ip;
+  return _URC_NO_REASON;
+}
+
+// Runs `addr2line -C -f -e module addresses...` and returns its output ("" on any failure:
+// symbolization is best effort, a missing binutils must not turn into an error report).
+std::string run_addr2line(const std::string& module, const std::vector<std::string>& addresses) {
+  int fds[2];
+  if (pipe(fds) != 0)
+    return {};
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  std::vector<std::string> args = {"addr2line", "-C", "-f", "-e", module};
+  args.insert(args.end(), addresses.begin(), addresses.end());
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, "addr2line", &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  std::string output;
+  if (spawned == 0) {
+    char buffer[4096];
+    for (ssize_t n; (n = read(fds[0], buffer, sizeof(buffer))) > 0;)
+      output.append(buffer, n);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      output.clear();
+  }
+  close(fds[0]);
+  return output;
+}
+
+struct pending {
+  std::size_t frame;
+  std::uintptr_t lookup;
+};
+
+} // namespace
+
+TDIAG_DETAIL_NOINLINE raw_stack capture_raw_stack(std::uint32_t skip) noexcept {
+  raw_stack stack;
+  unwind_state state{&stack, skip + 1}; // +1: capture_raw_stack itself
+  _Unwind_Backtrace(on_frame, &state);
+  return stack;
+}
+
+std::vector<stack_frame> symbolize(const raw_stack& stack) {
+  std::vector<stack_frame> frames(stack.size);
+  std::map<std::string, std::vector<pending>> by_module;
+  for (std::uint32_t i = 0; i < stack.size && i < raw_stack::max_frames; ++i) {
+    auto& frame = frames[i];
+    frame.address = stack.frames[i];
+    // A return address points after the call; the call itself is one byte earlier.
+    const std::uintptr_t lookup = frame.address - 1;
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(lookup), &info) == 0 || info.dli_fname == nullptr)
+      continue;
+    frame.module = info.dli_fname;
+    // Position-independent objects are looked up relative to their load address.
+    const auto* header = static_cast<const ElfW(Ehdr)*>(info.dli_fbase);
+    const std::uintptr_t base = reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+    const std::uintptr_t relative =
+        header != nullptr && header->e_type == ET_DYN ? lookup - base : lookup;
+    std::string path = frame.module;
+    if (path.empty() || path.front() != '/')
+      path = "/proc/self/exe";
+    by_module[path].push_back({i, relative});
+  }
+  for (const auto& [module, items] : by_module) {
+    std::vector<std::string> addresses;
+    for (const auto& item : items)
+      addresses.push_back(fmt::format("{:#x}", item.lookup));
+    const std::string output = run_addr2line(module, addresses);
+    // Two lines per address: function, then file:line ("??" and "??:0" when unknown).
+    std::size_t pos = 0;
+    const auto next_line = [&]() -> std::string {
+      if (pos >= output.size())
+        return {};
+      const std::size_t end = output.find('\n', pos);
+      std::string line =
+          output.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+      pos = end == std::string::npos ? output.size() : end + 1;
+      return line;
+    };
+    for (const auto& item : items) {
+      auto& frame = frames[item.frame];
+      const std::string function = next_line();
+      const std::string where = next_line();
+      if (!function.empty() && function != "??")
+        frame.function = function;
+      const std::size_t colon = where.rfind(':');
+      if (colon != std::string::npos && where.compare(0, 2, "??") != 0) {
+        frame.file = where.substr(0, colon);
+        frame.line =
+            static_cast<std::uint32_t>(std::strtoul(where.c_str() + colon + 1, nullptr, 10));
+      }
+    }
+  }
+  for (auto& frame : frames) {
+    if (frame.function.empty()) {
+      // Boost.Stacktrace: the dynamic symbol table through dladdr, demangled.
+      frame.function =
+          boost::stacktrace::frame(reinterpret_cast<const void*>(frame.address - 1)).name();
+    }
+  }
+  return frames;
+}
+
+} // namespace tdiag

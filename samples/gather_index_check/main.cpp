@@ -1,0 +1,45 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// A gather with out-of-range indices, caught by TDIAG_CHECK_INDEX on the CPU back-end. The report
+// goes to stderr (and to TDIAG_REPORT as JSON); the program then shows that the device is still
+// usable by running the corrected gather. Exit status 1 when a failure was reported.
+#include "gather_kernel.h"
+
+#include <tensordiag/assertions/launch.hpp>
+#include <tensordiag/assertions/runtime.hpp>
+
+#include <fmt/format.h>
+
+#include <vector>
+
+int main() {
+  constexpr int table_size = 16, blocks = 132, threads = 256, n = blocks * threads;
+  std::vector<float> table(table_size), y(n, 0.f);
+  for (int k = 0; k < table_size; ++k) table[k] = static_cast<float>(k) * 0.5f;
+  // A classic off-by-one: indices meant for a table of 17 entries.
+  std::vector<int> idx(n);
+  for (int i = 0; i < n; ++i) idx[i] = (i * 7 + 3) % (table_size + 1);
+
+  int status = 0;
+  try {
+    TDIAG_LAUNCH(gather_kernel<float>, blocks, threads, 0, nullptr, table.data(), table_size,
+                 idx.data(), y.data(), n);
+    tdiag::synchronize_and_check();
+    fmt::print("no failure?\n");
+  } catch (const tdiag::device_assertion_error& e) {
+    fmt::print("caught tdiag::device_assertion_error ({} failing site(s)); the device is still "
+               "usable\n", e.report().diagnostics.size());
+    status = 1;
+  }
+
+  for (int i = 0; i < n; ++i) idx[i] %= table_size;  // the fix
+  TDIAG_LAUNCH(gather_kernel<float>, blocks, threads, 0, nullptr, table.data(), table_size,
+               idx.data(), y.data(), n);
+  tdiag::synchronize_and_check();
+  double sum = 0;
+  for (float v : y) sum += v;
+  fmt::print("corrected gather on back-end '{}': sum = {}\n",
+             tdiag::select_backend()->name(), sum);
+  return status;
+}

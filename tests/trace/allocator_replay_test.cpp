@@ -1,0 +1,126 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/trace/snapshot_import.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+namespace {
+
+using namespace tdiag::trace;
+
+std::filesystem::path shared(const char* name) { return std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / name; }
+
+allocator_state normalized(allocator_state s, bool strict = true) {
+  normalize(s, strict);
+  s.time = 0;
+  return s;
+}
+
+lane_id memory_lane(const trace& t) { return t.memory.all().front().lane; }
+
+TEST(AllocatorReplay, TrainingSnapshotHistoryIsComplete) {
+  const auto path = shared("train_snapshot.pickle");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  const auto t = import_snapshot_file(path).trace;
+  const allocator_replay replay(t, memory_lane(t));
+  // Every one of the 45 segments has its segment_alloc in the history: nothing before it.
+  EXPECT_TRUE(replay.initial_state().segments.empty());
+  EXPECT_EQ(replay.mismatches(), 0u);
+  // Forward replay reproduces the dumped state (requested sizes and stacks aside: events do
+  // not carry requested sizes).
+  EXPECT_EQ(normalized(replay.state_at(replay.size()), false), normalized(*t.final_allocator_state, false));
+  // Peak of requested bytes over the replay (Python: running sum of alloc - free_requested
+  // sizes peaks at 853,600,280 after entry 1273). Blocks may be larger than requested when the
+  // allocator does not split off a small rest.
+  std::uint64_t peak = 0;
+  std::size_t peak_index = 0;
+  replay_cursor cursor(replay);
+  for (std::size_t i = 1; i <= replay.size(); ++i) {
+    std::uint64_t bytes = 0;
+    for (const auto& seg : cursor.seek(i).segments)
+      for (const auto& b : seg.blocks)
+        if (b.state == block_state::active_allocated) bytes += b.requested_size;
+    if (bytes > peak) {
+      peak = bytes;
+      peak_index = i - 1;
+    }
+  }
+  EXPECT_EQ(peak, 853600280u);
+  EXPECT_EQ(peak_index, 1273u);
+}
+
+TEST(AllocatorReplay, OomSnapshotStateDerivedBackwards) {
+  const auto path = shared("oom_snapshot.pickle");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  const auto t = import_snapshot_file(path).trace;
+  const allocator_replay replay(t, memory_lane(t));
+  // 3 of the 9 dumped segments predate the history (2 x 32 MiB and one 2 MiB).
+  const auto& initial = replay.initial_state();
+  ASSERT_EQ(initial.segments.size(), 3u);
+  EXPECT_EQ(initial.reserved_bytes(), 2u * 33554432u + 2097152u);
+  EXPECT_EQ(initial.allocated_bytes(), 2u * 33554432u + 1048576u);
+  EXPECT_EQ(replay.mismatches(), 0u);
+  EXPECT_EQ(normalized(replay.state_at(replay.size()), false), normalized(*t.final_allocator_state, false));
+  // Just before the oom entry (index 22) the two freed 256 MiB segments are gone.
+  EXPECT_EQ(replay.state_at(20).reserved_bytes(), initial.reserved_bytes() + 8u * 268435456u);
+  EXPECT_EQ(replay.state_at(22).reserved_bytes(), initial.reserved_bytes() + 6u * 268435456u);
+}
+
+TEST(AllocatorReplay, IncrementalEqualsFromScratchAtRandomPoints) {
+  const auto path = shared("train_snapshot.pickle");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  const auto t = import_snapshot_file(path).trace;
+  const allocator_replay replay(t, memory_lane(t), 97);  // many keyframes
+  std::mt19937 rng(42);
+  std::uniform_int_distribution<std::size_t> pick(0, replay.size());
+  replay_cursor cursor(replay);
+  for (int round = 0; round < 300; ++round) {
+    const auto index = pick(rng);
+    const auto scratch = replay.replay_from_start(index);
+    ASSERT_EQ(replay.state_at(index), scratch) << "keyframe replay differs at " << index;
+    ASSERT_EQ(cursor.seek(index), scratch) << "cursor differs at " << index;
+    // Small forward steps go the incremental way.
+    const auto next = std::min(index + 1 + index % 5, replay.size());
+    ASSERT_EQ(cursor.seek(next), replay.replay_from_start(next)) << "step to " << next;
+  }
+}
+
+TEST(AllocatorReplay, ApplyAndUndoAreInverse) {
+  allocator_state s;
+  memory_event seg;
+  seg.action = memory_action::segment_alloc;
+  seg.address = 0x1000;
+  seg.size = 0x1000;
+  memory_event a = seg;
+  a.action = memory_action::alloc;
+  a.address = 0x1400;
+  a.size = 0x100;
+  memory_event fr = a, fc = a;
+  fr.action = memory_action::free_requested;
+  fc.action = memory_action::free_completed;
+  const memory_event all[] = {seg, a, fr, fc};
+  std::vector<allocator_state> states{s};
+  for (const auto& e : all) {
+    ASSERT_TRUE(apply_memory_event(s, e));
+    s.time = 0;
+    states.push_back(s);
+  }
+  ASSERT_EQ(states[2].segments[0].blocks.size(), 3u);
+  EXPECT_EQ(states[2].allocated_bytes(), 0x100u);
+  EXPECT_EQ(states[3].allocated_bytes(), 0u);
+  EXPECT_EQ(states[3].segments[0].active_bytes(), 0x100u);
+  EXPECT_EQ(states[4].segments[0].blocks.size(), 1u);  // merged back
+  for (std::size_t i = 4; i-- > 0;) {
+    ASSERT_TRUE(undo_memory_event(s, all[i]));
+    s.time = 0;
+    EXPECT_EQ(normalized(s, false), normalized(states[i], false)) << i;
+  }
+  // A free of a block that is not there is a mismatch.
+  EXPECT_FALSE(apply_memory_event(s, fc));
+}
+
+} // namespace

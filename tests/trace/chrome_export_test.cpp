@@ -1,0 +1,157 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/chrome_export.hpp>
+#include <tensordiag/trace/synthetic.hpp>
+
+#include "trace_test_support.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+
+namespace tdiag::trace {
+namespace {
+
+nlohmann::json export_and_parse(const trace& t, const chrome_export_options& o,
+                                chrome_export_stats& stats, const std::string& name) {
+  const auto path = test::temp_path(name);
+  stats = write_chrome_trace(t, path, o);
+  const auto bytes = test::read_file(path);
+  return nlohmann::json::parse(bytes.begin(), bytes.end());  // throws on invalid JSON
+}
+
+TEST(ChromeExport, ValidJsonWithTheExpectedEventCounts) {
+  const trace t = make_synthetic_trace({.kernels = 2000, .devices = 2});
+  chrome_export_stats stats;
+  const auto doc = export_and_parse(t, {}, stats, "export.json");
+  ASSERT_TRUE(doc.contains("traceEvents"));
+  const auto& events = doc["traceEvents"];
+  EXPECT_EQ(events.size(), stats.trace_events());
+
+  std::map<std::string, std::size_t> by_cat;
+  std::map<std::string, std::size_t> by_ph;
+  for (const auto& e : events) {
+    ++by_ph[e.at("ph").get<std::string>()];
+    if (e.contains("cat"))
+      ++by_cat[e["cat"].get<std::string>()];
+  }
+  EXPECT_EQ(by_cat["kernel"], t.kernels.size());
+  EXPECT_EQ(by_cat["gpu_memcpy"], t.copies.size());
+  EXPECT_EQ(by_cat["cuda_runtime"], t.api_calls.size());
+  EXPECT_EQ(by_ph["s"], t.flows.size());
+  EXPECT_EQ(by_ph["f"], t.flows.size());
+  EXPECT_EQ(by_cat["assertion"], t.assertions.size());
+  // One allocated/reserved sample per memory event, plus the plain counters.
+  EXPECT_EQ(by_ph["C"], t.memory.size() + t.counters.size());
+  EXPECT_EQ(stats.kernels, t.kernels.size());
+  EXPECT_EQ(stats.flows, t.flows.size());
+}
+
+TEST(ChromeExport, KernelsSitOnDeviceStreamLanesAndFlowsMatchKernels) {
+  const trace t = make_synthetic_trace({.kernels = 300, .devices = 2});
+  chrome_export_stats stats;
+  const auto doc = export_and_parse(t, {}, stats, "lanes.json");
+  std::set<std::pair<std::int64_t, std::uint64_t>> named_threads;
+  std::map<std::uint64_t, std::pair<std::int64_t, std::uint64_t>> flow_end;  // id -> pid, tid
+  std::map<std::pair<std::int64_t, std::uint64_t>, std::size_t> kernels_per_lane;
+  std::set<std::pair<std::int64_t, std::uint64_t>> kernel_starts_with_flow;
+  for (const auto& e : doc["traceEvents"]) {
+    const std::string ph = e["ph"];
+    if (ph == "M" && e["name"] == "thread_name")
+      named_threads.insert({e["pid"].get<std::int64_t>(), e["tid"].get<std::uint64_t>()});
+    if (ph == "X" && e["cat"] == "kernel") {
+      const auto pid = e["pid"].get<std::int64_t>();
+      const auto tid = e["tid"].get<std::uint64_t>();
+      EXPECT_EQ(pid, e["args"]["device"].get<std::int64_t>());
+      EXPECT_EQ(tid, e["args"]["stream"].get<std::uint64_t>());
+      ++kernels_per_lane[{pid, tid}];
+    }
+    if (ph == "f")
+      flow_end[e["id"].get<std::uint64_t>()] = {e["pid"].get<std::int64_t>(),
+                                                e["tid"].get<std::uint64_t>()};
+  }
+  for (const auto& [lane, n] : kernels_per_lane)
+    EXPECT_TRUE(named_threads.contains(lane)) << "unnamed lane " << lane.first;
+  EXPECT_EQ(kernels_per_lane.size(), 8u);  // 2 devices x 4 streams
+  // Every flow ends on the lane of the kernel with its correlation id.
+  for (const auto& k : t.kernels.all()) {
+    auto it = flow_end.find(k.correlation);
+    ASSERT_NE(it, flow_end.end());
+    EXPECT_EQ(it->second.first, k.device);
+    EXPECT_EQ(it->second.second, k.stream);
+  }
+}
+
+TEST(ChromeExport, OptionsLeaveOutKinds) {
+  const trace t = make_synthetic_trace({.kernels = 200});
+  chrome_export_options o;
+  o.api_calls = false;
+  o.flows = false;
+  o.memory_counters = false;
+  chrome_export_stats stats;
+  const auto doc = export_and_parse(t, o, stats, "options.json");
+  for (const auto& e : doc["traceEvents"]) {
+    EXPECT_NE(e["ph"], "s");
+    if (e.contains("cat"))
+      EXPECT_NE(e["cat"], "cuda_runtime");
+  }
+  EXPECT_EQ(stats.api_calls, 0u);
+  EXPECT_EQ(stats.counters, t.counters.size());
+}
+
+TEST(ChromeExport, EscapesHostileNamesAndReplaysMemoryWithoutTotals) {
+  trace t;
+  const lane_id gpu = t.lanes.gpu(0, 1);
+  const lane_id mem = t.lanes.memory(0);
+  kernel_event k;
+  k.lane = gpu;
+  k.start = 1500;
+  k.end = 2500;
+  k.name = t.strings.intern(std::string("quote\" backslash\\ newline\n bad\xff\x01", 34));
+  t.kernels.push_back(k);
+  auto mem_event = [&](memory_action a, std::int64_t time, std::uint64_t addr, std::uint64_t size) {
+    memory_event m;
+    m.lane = mem;
+    m.action = a;
+    m.time = time;
+    m.address = addr;
+    m.size = size;
+    t.memory.push_back(m);
+  };
+  mem_event(memory_action::segment_alloc, 10, 0x1000, 4096);
+  mem_event(memory_action::alloc, 20, 0x1000, 1024);
+  mem_event(memory_action::free_completed, 30, 0x1000, 0);  // size found from the alloc
+  mem_event(memory_action::oom, 40, 0, 1 << 30);
+  t.finalize();
+  chrome_export_stats stats;
+  const auto doc = export_and_parse(t, {}, stats, "hostile.json");
+  std::vector<std::pair<std::int64_t, std::int64_t>> samples;
+  bool saw_oom = false;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "X")
+      EXPECT_EQ(e["ts"].get<double>(), 1.5);
+    if (e["ph"] == "C" && e["name"] == "Memory")
+      samples.emplace_back(e["args"]["allocated"].get<std::int64_t>(),
+                           e["args"]["reserved"].get<std::int64_t>());
+    saw_oom |= e["ph"] == "i" && e["name"] == "out of memory";
+  }
+  const std::vector<std::pair<std::int64_t, std::int64_t>> expected{
+      {0, 4096}, {1024, 4096}, {0, 4096}, {0, 4096}};
+  EXPECT_EQ(samples, expected);
+  EXPECT_TRUE(saw_oom);
+}
+
+TEST(ChromeExport, UnwritablePathThrowsWithCode) {
+  try {
+    (void)write_chrome_trace(trace{}, std::filesystem::path("/nonexistent-dir/x.json"));
+    FAIL();
+  } catch (const tdiag::error& e) {
+    EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-TRACE-130");
+  }
+}
+
+} // namespace
+} // namespace tdiag::trace

@@ -1,0 +1,126 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Expected figures were computed independently with Python's pickle module:
+//   d = pickle.load(open(f, 'rb')); Counter(e['action'] for e in d['device_traces'][0]), etc.
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/kineto_import.hpp>
+#include <tensordiag/trace/load.hpp>
+#include <tensordiag/trace/snapshot_import.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+namespace {
+
+using namespace tdiag::trace;
+
+std::filesystem::path shared(const char* name) { return std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / name; }
+
+std::string read_all(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::map<memory_action, std::size_t> count_actions(const trace& t) {
+  std::map<memory_action, std::size_t> n;
+  for (const auto& e : t.memory.all()) ++n[e.action];
+  return n;
+}
+
+TEST(SnapshotImport, TrainingSnapshotCounts) {
+  const auto path = shared("train_snapshot.pickle");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent: " << path;
+  const auto r = import_snapshot_file(path);
+  const auto& t = r.trace;
+  EXPECT_EQ(t.metadata.format, "torch-snapshot");
+  const auto n = count_actions(t);
+  // Counter: alloc 2049, free_requested 1902, free_completed 1902, segment_alloc 45.
+  EXPECT_EQ(n.at(memory_action::alloc), 2049u);
+  EXPECT_EQ(n.at(memory_action::free_requested), 1902u);
+  EXPECT_EQ(n.at(memory_action::free_completed), 1902u);
+  EXPECT_EQ(n.at(memory_action::segment_alloc), 45u);
+  EXPECT_EQ(t.memory.size(), 5898u);
+  // time_us of the first entry: 1796200892070881; the last: 1796200897971579.
+  EXPECT_EQ(t.metadata.time_origin_ns, 1796200892070881000);
+  EXPECT_EQ(t.span().end, (1796200897971579 - 1796200892070881) * 1000);
+  ASSERT_TRUE(t.final_allocator_state.has_value());
+  const auto& final_state = *t.final_allocator_state;
+  EXPECT_EQ(final_state.segments.size(), 45u);
+  EXPECT_EQ(final_state.reserved_bytes(), 994050048u);   // sum(total_size)
+  EXPECT_EQ(final_state.allocated_bytes(), 222617600u);  // sum(allocated_size)
+  // The first entry's innermost frame: convert, torch/nn/modules/module.py:1370.
+  const auto& first = t.memory.all()[0];
+  const auto frames = t.stacks.stack(first.stack);
+  ASSERT_FALSE(frames.empty());
+  const auto& f = t.stacks.frame_at(frames[0]);
+  EXPECT_EQ(t.name(f.function), "convert");
+  EXPECT_EQ(f.line, 1370u);
+  EXPECT_TRUE(t.name(f.file).ends_with("torch/nn/modules/module.py"));
+  ASSERT_NE(t.metadata.property("allocator.max_split_size"), nullptr);
+  EXPECT_EQ(*t.metadata.property("allocator.max_split_size"), "-1");
+}
+
+TEST(SnapshotImport, OomSnapshot) {
+  const auto path = shared("oom_snapshot.pickle");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent: " << path;
+  const auto r = import_snapshot_file(path);
+  const auto& t = r.trace;
+  const auto events = t.memory.all();
+  ASSERT_EQ(events.size(), 23u);
+  const auto& oom = events.back();
+  EXPECT_EQ(oom.action, memory_action::oom);
+  EXPECT_EQ(oom.size, 3221225472u);           // 3 GiB asked
+  EXPECT_EQ(oom.device_free, 147642777600u);  // 137.5 GiB free on the device
+  EXPECT_EQ(events[21].action, memory_action::segment_free);
+  EXPECT_EQ(events[20].action, memory_action::segment_free);
+  EXPECT_EQ(events[20].size, 268435456u);
+  EXPECT_EQ(events[21].size, 268435456u);
+  EXPECT_EQ(t.final_allocator_state->segments.size(), 9u);
+}
+
+TEST(SnapshotImport, LoadTraceDispatchesByContent) {
+  register_torch_importers();
+  const auto path = shared("oom_snapshot.pickle");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent: " << path;
+  // A misleading name: detection is by content.
+  const auto copy = std::filesystem::path(TDIAG_BINARY_DIR) / "snapshot_import_test_trace.json";
+  std::filesystem::copy_file(path, copy, std::filesystem::copy_options::overwrite_existing);
+  const auto r = load_trace(copy);
+  EXPECT_EQ(r.trace.metadata.format, "torch-snapshot");
+  EXPECT_EQ(r.trace.memory.size(), 23u);
+}
+
+TEST(SnapshotImport, TruncationsAreErrorsWithOffsets) {
+  const auto path = shared("oom_snapshot.pickle");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent: " << path;
+  const auto bytes = read_all(path);
+  for (std::size_t cut = 0; cut < bytes.size(); cut += 97) {
+    try {
+      (void)import_snapshot(bytes.substr(0, cut), "cut.pickle");
+      FAIL() << "no error at " << cut;
+    } catch (const tdiag::input_error& e) {
+      const auto* off = e.report().diagnostics.front().find_field("offset");
+      ASSERT_NE(off, nullptr) << e.what();
+      EXPECT_LE(std::get<std::int64_t>(off->value), static_cast<std::int64_t>(cut));
+      EXPECT_NE(std::string(e.what()).find("byte offset"), std::string::npos);
+    }
+  }
+}
+
+TEST(SnapshotImport, NotASnapshot) {
+  // pickle.dumps([1, 2], protocol=2)
+  const std::string list_pickle("\x80\x02]q\x00(K\x01K\x02" "e.", 12);
+  try {
+    (void)import_snapshot(list_pickle, "list.pickle");
+    FAIL() << "no error";
+  } catch (const tdiag::input_error& e) {
+    EXPECT_EQ(e.report().diagnostics.front().code, "TDIAG-TR-111");
+  }
+}
+
+} // namespace

@@ -1,0 +1,124 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Test helpers for comparing traces whose interning ids differ (after a file round trip or a
+// merge): every event is rendered with its names and lane spelled out, and the multiset compared.
+#pragma once
+
+#include <tensordiag/core/report.hpp>
+#include <tensordiag/trace/trace.hpp>
+
+#include "../../trace/src/record_ids.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace tdiag::trace::test {
+
+inline std::string describe_lane(const trace& t, lane_id id) {
+  if (id >= t.lanes.size())
+    return "?";
+  const auto& l = t.lanes.at(id);
+  return fmt::format("{}:{}:{}:{}", static_cast<int>(l.kind), l.group, l.id, t.name(l.name));
+}
+
+inline std::string describe_stack(const trace& t, stack_id id) {
+  std::string out;
+  for (frame_id f : t.stacks.stack(id)) {
+    const auto& fr = t.stacks.frame_at(f);
+    out += fmt::format("{}@{}:{};", t.name(fr.function), t.name(fr.file), fr.line);
+  }
+  return out;
+}
+
+template <typename Record>
+void describe_store(const trace& t, const event_store<Record>& store, const char* kind,
+                    std::vector<std::string>& out) {
+  for (Record r : store.all()) {
+    std::string ids;
+    detail::visit_ids(
+        r,
+        [&](string_id& id) {
+          ids += fmt::format("s[{}]", t.name(id));
+          id = 0;
+        },
+        [&](stack_id& id) {
+          ids += fmt::format("k[{}]", describe_stack(t, id));
+          id = 0;
+        },
+        [&](lane_id& id) {
+          ids += fmt::format("l[{}]", describe_lane(t, id));
+          id = 0;
+        });
+    std::string bytes(sizeof(Record), '\0');
+    std::memcpy(bytes.data(), &r, sizeof(Record));
+    std::string hex;
+    for (unsigned char c : bytes)
+      hex += fmt::format("{:02x}", c);
+    out.push_back(fmt::format("{}|{}|{}", kind, ids, hex));
+  }
+}
+
+/// Every event of `t`, id-free, sorted.
+inline std::vector<std::string> canonical_events(const trace& t) {
+  std::vector<std::string> out;
+  describe_store(t, t.kernels, "kernel", out);
+  describe_store(t, t.copies, "copy", out);
+  describe_store(t, t.api_calls, "api", out);
+  describe_store(t, t.ranges, "range", out);
+  describe_store(t, t.markers, "marker", out);
+  describe_store(t, t.memory, "memory", out);
+  describe_store(t, t.assertions, "assertion", out);
+  describe_store(t, t.flows, "flow", out);
+  describe_store(t, t.counters, "counter", out);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// The allocator state with stacks spelled out.
+inline std::vector<std::string> canonical_state(const trace& t) {
+  std::vector<std::string> out;
+  if (!t.final_allocator_state)
+    return out;
+  out.push_back(fmt::format("time {}", t.final_allocator_state->time));
+  for (const auto& s : t.final_allocator_state->segments) {
+    out.push_back(fmt::format("seg {} {} {} {} {} {} {} {}", s.device, s.address, s.total_size,
+                              s.stream, s.pool, static_cast<int>(s.type), s.is_expandable,
+                              describe_stack(t, s.stack)));
+    for (const auto& b : s.blocks)
+      out.push_back(fmt::format("blk {} {} {} {} {}", b.address, b.size, b.requested_size,
+                                static_cast<int>(b.state), describe_stack(t, b.stack)));
+  }
+  return out;
+}
+
+inline std::vector<char> read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline void write_file(const std::filesystem::path& p, const char* data, std::size_t n) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(data, static_cast<std::streamsize>(n));
+}
+
+/// A fresh file path under the test binary folder.
+inline std::filesystem::path temp_path(const std::string& name) {
+  auto dir = std::filesystem::path(TDIAG_BINARY_DIR) / "tests" / "trace" / "tmp";
+  std::filesystem::create_directories(dir);
+  return dir / name;
+}
+
+inline bool has_code(const std::vector<diagnostic>& ds, std::string_view code) {
+  return std::any_of(ds.begin(), ds.end(), [&](const diagnostic& d) { return d.code == code; });
+}
+
+} // namespace tdiag::trace::test

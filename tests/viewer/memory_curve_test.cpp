@@ -1,0 +1,69 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/viewer/memory_curve.hpp>
+#include <tensordiag/viewer/synthetic_snapshot.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace {
+
+using namespace tdiag::view;
+
+TEST(MemoryCurve, EnvelopeKeepsOneNanosecondPeaks) {
+  memory_curve c;
+  c.push_back(0, 100, 1000);
+  for (std::int64_t t = 1; t < 1'000'000; t += 1000)
+    c.push_back(t, 100, 1000);
+  c.push_back(500'000, 900, 1000);  // a spike ...
+  c.push_back(500'001, 100, 1000);  // ... one nanosecond wide
+  time_axis axis;
+  axis.set_width(100);
+  axis.set_limits(0, 1'000'000);
+  axis.fit_all();
+  std::vector<memory_column> cols;
+  c.envelope(axis, cols);
+  ASSERT_EQ(cols.size(), 100u);
+  EXPECT_EQ(cols[50].allocated_max, 900);
+  EXPECT_EQ(cols[50].allocated_min, 100);
+  EXPECT_EQ(cols[10].allocated_max, 100);
+  EXPECT_TRUE(std::all_of(cols.begin(), cols.end(), [](const auto& k) { return k.valid; }));
+  EXPECT_EQ(c.peak_allocated(), 900);
+  EXPECT_EQ(c.peak_allocated_time(), 500'000);
+}
+
+TEST(MemoryCurve, CarriesTheValueIntoColumnsWithoutSamples) {
+  memory_curve c;
+  c.push_back(10, 5, 7);
+  c.push_back(90, 8, 9);
+  time_axis axis;
+  axis.set_width(100);
+  axis.set_limits(0, 100);
+  axis.fit_all();
+  std::vector<memory_column> cols;
+  c.envelope(axis, cols);
+  EXPECT_FALSE(cols[5].valid);
+  EXPECT_TRUE(cols[50].valid);
+  EXPECT_EQ(cols[50].allocated_max, 5);
+  EXPECT_EQ(cols[95].reserved_min, 9);
+  EXPECT_EQ(c.at(89).allocated_max, 5);
+  EXPECT_EQ(c.at(90).allocated_max, 8);
+}
+
+TEST(MemoryCurve, AccumulatedCurveEndsAtTheFinalState) {
+  const auto t = make_snapshot_trace(5000, 2);
+  const auto c = memory_curve::build(t, 0);
+  ASSERT_FALSE(c.empty());
+  const auto& fs = *t.final_allocator_state;
+  std::uint64_t active = 0;
+  for (const auto& s : fs.segments)
+    active += s.active_bytes();
+  EXPECT_EQ(c.allocated(c.size() - 1), static_cast<std::int64_t>(active));
+  EXPECT_EQ(c.reserved(c.size() - 1), static_cast<std::int64_t>(fs.reserved_bytes()));
+  EXPECT_EQ(c.allocated(0), 0);
+  for (std::size_t i = 0; i < c.size(); ++i)
+    ASSERT_LE(c.allocated(i), c.reserved(i));
+}
+
+} // namespace

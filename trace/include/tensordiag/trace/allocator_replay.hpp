@@ -1,0 +1,80 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Replaying a caching allocator's memory events through time. The state before the first
+// recorded event is derived backwards from the final state a snapshot carries (the ring buffer
+// may have dropped early events; segments may predate the history), as MemoryViz's
+// simulate_memory does. Keyframes every N events make the state at any event index one copy
+// plus at most N replayed events; replay_cursor moves incrementally for a viewer's scrubbing.
+#pragma once
+
+#include <tensordiag/trace/allocator_state.hpp>
+#include <tensordiag/trace/trace.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace tdiag::trace {
+
+/// Applies one memory event to `state` (forward in time). Returns false when the event does not
+/// match the state (a block that is not there, a segment freed while in use); the state is
+/// still changed as far as it sensibly can be. Events that are not allocator actions (oom,
+/// snapshot, pool_*) leave the state alone and return true.
+bool apply_memory_event(allocator_state& state, const memory_event& e);
+/// Undoes one memory event (backward in time); false on a mismatch, as apply_memory_event.
+bool undo_memory_event(allocator_state& state, const memory_event& e);
+/// Merges adjacent inactive blocks and sorts; two states that describe the same memory compare
+/// equal after normalize() (requested sizes and stacks aside, which `strict` keeps).
+void normalize(allocator_state& state, bool strict = true);
+
+class allocator_replay {
+public:
+  /// Replays the events of memory lane `lane` of the finalized trace `t`, starting from the
+  /// state derived backwards from t.final_allocator_state (only that lane's device), or from
+  /// an empty state. `keyframe_interval` 0 picks one (about 256 keyframes at most).
+  allocator_replay(const trace& t, lane_id lane, std::size_t keyframe_interval = 0);
+
+  [[nodiscard]] std::span<const memory_event> events() const noexcept { return events_; }
+  [[nodiscard]] std::size_t size() const noexcept { return events_.size(); }
+  [[nodiscard]] std::int32_t device() const noexcept { return device_; }
+  [[nodiscard]] std::size_t keyframe_interval() const noexcept { return interval_; }
+
+  /// The state before any recorded event.
+  [[nodiscard]] const allocator_state& initial_state() const noexcept { return keyframes_.front(); }
+  /// The state after the first `index` events (index <= size()), from the nearest keyframe.
+  [[nodiscard]] allocator_state state_at(std::size_t index) const;
+  /// The same computed from the initial state by applying every event (for tests).
+  [[nodiscard]] allocator_state replay_from_start(std::size_t index) const;
+  /// Number of events with time <= t: state_at(index_at_time(t)) is the state at time t.
+  [[nodiscard]] std::size_t index_at_time(std::int64_t t) const noexcept;
+
+  /// Events that did not match the state while deriving the initial state or replaying.
+  [[nodiscard]] std::size_t mismatches() const noexcept { return mismatches_; }
+
+private:
+  std::span<const memory_event> events_;
+  std::int32_t device_ = 0;
+  std::size_t interval_ = 1;
+  std::vector<allocator_state> keyframes_;  // keyframes_[k] = state after k * interval_ events
+  std::size_t mismatches_ = 0;
+};
+
+/// A moving view for scrubbing: seek() replays forward from where it is when the target is
+/// ahead and near, and restarts from a keyframe otherwise.
+class replay_cursor {
+public:
+  explicit replay_cursor(const allocator_replay& replay);
+  /// The state after the first `index` events (clamped to size()).
+  const allocator_state& seek(std::size_t index);
+  [[nodiscard]] std::size_t position() const noexcept { return position_; }
+  [[nodiscard]] const allocator_state& state() const noexcept { return state_; }
+
+private:
+  const allocator_replay* replay_;
+  allocator_state state_;
+  std::size_t position_ = 0;
+};
+
+} // namespace tdiag::trace

@@ -1,0 +1,132 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The storage of one event kind: a vector of fixed-width records that, once finalized, is
+// grouped by lane and stable-sorted by time inside each lane. A lane's events are then one
+// contiguous span, so the viewer and the analyses binary-search and aggregate in place. Records
+// with equal times keep their insertion order (allocator replay depends on it).
+#pragma once
+
+#include <tensordiag/trace/events.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace tdiag::trace {
+
+/// The time a record is ordered by: `start` for ranged kinds, `time` for instants.
+template <typename Record>
+[[nodiscard]] constexpr std::int64_t begin_time(const Record& r) noexcept {
+  if constexpr (requires { r.start; })
+    return r.start;
+  else
+    return r.time;
+}
+/// The end of a ranged record; an instant ends when it begins.
+template <typename Record>
+[[nodiscard]] constexpr std::int64_t end_time(const Record& r) noexcept {
+  if constexpr (requires { r.end; })
+    return r.end;
+  else
+    return begin_time(r);
+}
+
+template <typename Record>
+class event_store {
+public:
+  using record_type = Record;
+
+  /// Appends a record; clears the finalized state (call finalize() again before lane queries).
+  void push_back(const Record& r) {
+    records_.push_back(r);
+    finalized_ = false;
+  }
+  void reserve(std::size_t n) { records_.reserve(n); }
+  void clear() {
+    records_.clear();
+    lane_offsets_.clear();
+    lane_max_duration_.clear();
+    finalized_ = false;
+  }
+
+  [[nodiscard]] std::size_t size() const noexcept { return records_.size(); }
+  [[nodiscard]] bool empty() const noexcept { return records_.empty(); }
+  [[nodiscard]] const Record& operator[](std::size_t i) const noexcept { return records_[i]; }
+  /// Every record: in insertion order before finalize(), in (lane, time) order after.
+  [[nodiscard]] std::span<const Record> all() const noexcept { return records_; }
+  /// Mutable access (e.g. for an importer fixing up lanes); changing `lane` or the time
+  /// fields requires finalize() again.
+  [[nodiscard]] std::span<Record> mutable_all() noexcept {
+    finalized_ = false;
+    return records_;
+  }
+  [[nodiscard]] bool finalized() const noexcept { return finalized_; }
+
+  /// Stable-sorts by (lane, begin time) and indexes lanes [0, lane_count). Records whose lane is
+  /// >= lane_count are kept at the end and belong to no lane.
+  void finalize(std::size_t lane_count) {
+    auto by_lane_then_time = [](const Record& a, const Record& b) {
+      if (a.lane != b.lane)
+        return a.lane < b.lane;
+      return begin_time(a) < begin_time(b);
+    };
+    // Producers often deliver sorted data: checking is far cheaper than sorting.
+    if (!std::is_sorted(records_.begin(), records_.end(), by_lane_then_time))
+      std::stable_sort(records_.begin(), records_.end(), by_lane_then_time);
+    lane_offsets_.assign(lane_count + 1, 0);
+    lane_max_duration_.assign(lane_count, 0);
+    std::size_t i = 0;
+    for (std::size_t l = 0; l < lane_count; ++l) {
+      lane_offsets_[l] = i;
+      while (i < records_.size() && records_[i].lane == l) {
+        lane_max_duration_[l] =
+            std::max(lane_max_duration_[l], end_time(records_[i]) - begin_time(records_[i]));
+        ++i;
+      }
+    }
+    lane_offsets_[lane_count] = i;
+    finalized_ = true;
+  }
+
+  /// Records of lane `l`, sorted by begin time. Empty if not finalized or `l` is unknown.
+  [[nodiscard]] std::span<const Record> lane(lane_id l) const noexcept {
+    if (!finalized_ || std::size_t{l} + 1 >= lane_offsets_.size())
+      return {};
+    return std::span<const Record>(records_).subspan(lane_offsets_[l],
+                                                     lane_offsets_[l + 1] - lane_offsets_[l]);
+  }
+  /// Records of lane `l` that may overlap [t0, t1): every record that does is inside the span;
+  /// the span may also hold a few that end before t0 (callers test end_time when it matters).
+  /// O(log n).
+  [[nodiscard]] std::span<const Record> overlapping(lane_id l, std::int64_t t0,
+                                                    std::int64_t t1) const noexcept {
+    auto all_of_lane = lane(l);
+    if (all_of_lane.empty())
+      return all_of_lane;
+    const std::int64_t from = t0 - lane_max_duration_[l];
+    auto first = std::partition_point(all_of_lane.begin(), all_of_lane.end(),
+                                      [&](const Record& r) { return begin_time(r) < from; });
+    auto last = std::partition_point(first, all_of_lane.end(),
+                                     [&](const Record& r) { return begin_time(r) < t1; });
+    return {first, last};
+  }
+  /// Longest duration on lane `l` (0 for instants or an unknown lane).
+  [[nodiscard]] std::int64_t max_duration(lane_id l) const noexcept {
+    return finalized_ && l < lane_max_duration_.size() ? lane_max_duration_[l] : 0;
+  }
+
+  friend bool operator==(const event_store& a, const event_store& b) {
+    return a.records_ == b.records_;
+  }
+
+private:
+  std::vector<Record> records_;
+  std::vector<std::size_t> lane_offsets_;
+  std::vector<std::int64_t> lane_max_duration_;
+  bool finalized_ = false;
+};
+
+} // namespace tdiag::trace

@@ -1,0 +1,59 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Importer for PyTorch profiler / Kineto Chrome-trace JSON, plain or gzip-compressed, parsed
+// in one pass with simdjson On Demand: kernels, memcpy/memset, CUDA runtime and driver calls,
+// CPU ops, python functions, annotations (ProfilerStep#N as steps), `[memory]` instant events,
+// counters, and `ac2g` flows (launch -> kernel). Times: the trace axis is Kineto's `ts` in ns;
+// time_origin_ns = baseTimeNanoseconds.
+//
+// Diagnostic codes: TDIAG-TR-120 (gzip), TDIAG-TR-121..129 (JSON).
+#pragma once
+
+#include <tensordiag/trace/load.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string_view>
+
+namespace tdiag::trace {
+
+/// What an import read and how long each phase took (the benchmark prints these).
+struct kineto_stats {
+  std::size_t compressed_bytes = 0;  ///< 0 for plain JSON
+  std::size_t json_bytes = 0;
+  std::size_t events = 0;            ///< entries of traceEvents, every phase included
+  std::size_t metadata_events = 0;   ///< ph M
+  std::size_t skipped_events = 0;    ///< unknown ph, or flows without a partner
+  double inflate_seconds = 0;
+  double parse_seconds = 0;          ///< parse and build, interleaved (one pass)
+  double finalize_seconds = 0;       ///< sorting the stores
+};
+
+/// True when `head` is a Kineto/Chrome trace: a JSON object whose first bytes show a trace
+/// key, or the gzip of one (decompressed on the fly; head need not hold the whole member).
+[[nodiscard]] bool sniff_kineto(std::span<const std::byte> head) noexcept;
+
+/// Imports JSON text or gzip bytes (detected by magic). Throws tdiag::input_error with the byte
+/// offset (of the JSON text, or of the compressed stream for gzip errors). The text is parsed
+/// in windows of `window_bytes` (grown when one event is larger), so memory stays bounded by
+/// the window and the model, not by the text.
+[[nodiscard]] load_result import_kineto(std::span<const std::byte> bytes, std::string_view source_name,
+                                        const load_options& options = {},
+                                        kineto_stats* stats = nullptr,
+                                        std::size_t window_bytes = std::size_t{4} << 20);
+[[nodiscard]] load_result import_kineto_file(const std::filesystem::path& path,
+                                             const load_options& options = {},
+                                             kineto_stats* stats = nullptr);
+
+/// The importer entry for load_trace() ("kineto-json").
+[[nodiscard]] importer kineto_importer();
+
+/// Adds snapshot_importer() and kineto_importer() to load_trace()'s registry, once (any number
+/// of calls, thread-safe). Programs call it until load.cpp lists them as built-ins; a format
+/// listed both ways is found by its built-in entry first, so the call stays harmless.
+void register_torch_importers();
+
+} // namespace tdiag::trace

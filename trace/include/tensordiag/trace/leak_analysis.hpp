@@ -1,0 +1,60 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// `tdiag trace leaks`: the allocations still alive at the end of a trace, grouped by allocation
+// site (the innermost user frame, then the full stack), with bytes, counts and growth per
+// repeated iteration. Sites that kept allocations from many iterations (the signature of a
+// leak: a list that grows every step) come first, then static ones (weights, optimizer state).
+// Diagnostic codes: TDIAG-TR-210 growing site (warning), 211 static site (note), 212 overview.
+#pragma once
+
+#include <tensordiag/core/report.hpp>
+#include <tensordiag/trace/trace.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tdiag::trace {
+
+/// One live allocation at the end of the trace.
+struct live_allocation {
+  std::int32_t device = 0;
+  std::uint64_t address = 0;
+  std::uint64_t bytes = 0;
+  std::int64_t time = 0;  ///< when it was allocated; INT64_MIN when before the recorded history
+  stack_id stack = no_stack;
+};
+
+struct leak_site {
+  frame_id site = 0;  ///< innermost user frame (0 when unknown)
+  stack_id stack = no_stack;  ///< the full stack holding the most bytes at this site
+  std::size_t stacks = 0;     ///< distinct full stacks at this site
+  std::uint64_t live_bytes = 0;
+  std::size_t live_count = 0;
+  std::size_t iterations = 0;  ///< distinct iterations (or allocation times) its live blocks come from
+  std::uint64_t growth_per_iteration = 0;
+  std::int64_t first_time = 0, last_time = 0;
+  bool growing = false;
+};
+
+struct leak_result {
+  std::vector<live_allocation> live;
+  std::uint64_t live_bytes = 0;
+  std::size_t iterations = 0;     ///< iterations found in the trace (0 = no step markers)
+  std::string iteration_source;   ///< "ProfilerStep ranges", "annotation 'X'", or empty
+  std::vector<leak_site> sites;   ///< growing first, then by live bytes
+};
+
+/// Allocations alive at the end: from the dumped allocator state when there is one, else from
+/// alloc events without a matching free.
+[[nodiscard]] std::vector<live_allocation> live_allocations(const trace& t);
+/// Iteration boundaries (start times, sorted): profiler steps, else the most repeated
+/// annotation; `source` says which. Empty when the trace has neither.
+[[nodiscard]] std::vector<std::int64_t> iteration_starts(const trace& t, std::string* source = nullptr);
+
+[[nodiscard]] leak_result find_leaks(const trace& t);
+[[nodiscard]] report leak_report(const trace& t, const leak_result& r, std::size_t top = 10);
+
+} // namespace tdiag::trace

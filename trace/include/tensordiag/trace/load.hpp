@@ -1,0 +1,59 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// One entry point that opens any trace file tensordiag understands, chosen by content (never by
+// file name): .tdtrace, and every importer listed in trace/src/load.cpp (PyTorch snapshot
+// pickles, Kineto Chrome JSON). Programs may register more formats at run time.
+//
+// Diagnostic codes: TDIAG-TRACE-001..009 are this dispatcher's; the .tdtrace reader uses
+// TDIAG-TRACE-1xx; importers use their own ranges.
+#pragma once
+
+#include <tensordiag/core/report.hpp>
+#include <tensordiag/trace/trace.hpp>
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tdiag::trace {
+
+struct load_options {
+  /// Call trace::finalize() before returning (importers may skip it when false).
+  bool finalize = true;
+};
+
+/// A loaded trace plus what went wrong without stopping the load (lost or corrupted chunks,
+/// skipped records): warnings the CLI prints and the viewer shows.
+struct load_result {
+  tdiag::trace::trace trace;
+  std::vector<diagnostic> warnings;
+};
+
+/// Bytes load_trace() hands to sniffers: the first min(file size, sniff_bytes) of the file.
+inline constexpr std::size_t sniff_bytes = 4096;
+
+struct importer {
+  std::string name;  ///< short format name, e.g. "tdtrace", "kineto-json"
+  /// True when `head` (the start of the raw file, maybe gzip-compressed) is this format.
+  std::function<bool(std::span<const std::byte> head)> sniff;
+  /// Loads the file; throws tdiag::input_error for input it cannot read.
+  std::function<load_result(const std::filesystem::path& path, const load_options& options)> load;
+};
+
+/// Adds an importer tried after the built-in ones. Thread-safe.
+void register_importer(importer imp);
+
+/// The built-in importers (in the order they are tried) followed by the registered ones.
+[[nodiscard]] std::vector<importer> importers();
+
+/// Opens `path` with the first importer whose sniff accepts its content.
+/// Throws tdiag::input_error: TDIAG-TRACE-001 when the file cannot be read, TDIAG-TRACE-002 when
+/// no importer recognises it; and whatever the chosen importer throws.
+[[nodiscard]] load_result load_trace(const std::filesystem::path& path,
+                                     const load_options& options = {});
+
+} // namespace tdiag::trace

@@ -1,0 +1,139 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// A safe, bounded reader for the plain-data subset of Python pickles (protocols 2-5) that
+// PyTorch memory snapshots use: dicts, lists, tuples, sets, str, bytes, ints (including LONG1 /
+// LONG4), floats, bools and None, with the memo honoured so shared objects stay shared. Every
+// opcode that could name or call code (GLOBAL, STACK_GLOBAL, REDUCE, BUILD, INST, OBJ, NEWOBJ,
+// NEWOBJ_EX, EXT1/2/4, PERSID, BINPERSID, out-of-band buffers) is refused with an error naming
+// the opcode and its byte offset. Strings stay views into the input bytes (no copy).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tdiag::trace {
+
+/// Bounds on what one pickle may make the reader allocate. Exceeding one throws
+/// tdiag::input_error (TDIAG-TR-104) naming the limit and the byte offset.
+struct pickle_limits {
+  std::size_t max_bytes = std::size_t{1} << 36;       ///< input size (64 GiB)
+  std::size_t max_values = std::size_t{1} << 31;      ///< objects created (memo gets are free)
+  std::size_t max_stack = std::size_t{1} << 24;       ///< pickle machine stack entries
+  std::size_t max_mark_depth = 1024;                  ///< nested MARKs (open tuples, batches)
+  std::size_t max_container = std::size_t{1} << 30;   ///< items in one list/dict/set
+  std::size_t max_depth = 256;                        ///< nesting of containers in the result
+};
+
+enum class pickle_kind : std::uint8_t {
+  none,
+  boolean,
+  integer,      ///< fits in std::int64_t
+  big_integer,  ///< LONG1/LONG4 wider than 64 bits (two's complement, little-endian bytes)
+  floating,
+  string,
+  bytes,
+  list,
+  tuple,
+  dict,
+  set,
+};
+
+/// "None", "bool", "int", ... as Python names them.
+[[nodiscard]] std::string_view to_string(pickle_kind kind) noexcept;
+
+class pickle_document;
+
+/// A handle to one value of a pickle_document; cheap to copy, valid while the document lives.
+/// Values reached through the memo share one id(), so a consumer can cache work per object
+/// (e.g. intern a shared traceback once).
+class pickle_value {
+public:
+  pickle_value() = default;
+  [[nodiscard]] pickle_kind kind() const noexcept;
+  [[nodiscard]] std::uint32_t id() const noexcept { return index_; }
+  /// Byte offset of the opcode that created the value (for error messages).
+  [[nodiscard]] std::uint64_t offset() const noexcept;
+  [[nodiscard]] bool valid() const noexcept { return doc_ != nullptr; }
+
+  [[nodiscard]] bool is_none() const noexcept { return kind() == pickle_kind::none; }
+  [[nodiscard]] bool is_int() const noexcept { return kind() == pickle_kind::integer; }
+  [[nodiscard]] bool is_string() const noexcept { return kind() == pickle_kind::string; }
+  [[nodiscard]] bool is_dict() const noexcept { return kind() == pickle_kind::dict; }
+  /// list, tuple or set
+  [[nodiscard]] bool is_sequence() const noexcept;
+
+  // Typed accessors: return nullopt when the kind does not match (no conversions except
+  // bool -> int, int -> double, and big_integer -> uint64 when it fits).
+  [[nodiscard]] std::optional<bool> as_bool() const noexcept;
+  [[nodiscard]] std::optional<std::int64_t> as_int() const noexcept;
+  [[nodiscard]] std::optional<std::uint64_t> as_uint() const noexcept;
+  [[nodiscard]] std::optional<double> as_double() const noexcept;
+  /// str (and bytes) contents; nullopt for other kinds.
+  [[nodiscard]] std::optional<std::string_view> as_string() const noexcept;
+
+  /// Items of a list/tuple/set, or key-value pairs of a dict; 0 for scalars.
+  [[nodiscard]] std::size_t size() const noexcept;
+  /// Item `i` of a list/tuple/set (precondition: i < size()).
+  [[nodiscard]] pickle_value at(std::size_t i) const noexcept;
+  /// Key / value of the i-th pair of a dict (precondition: is_dict() and i < size()).
+  [[nodiscard]] pickle_value key(std::size_t i) const noexcept;
+  [[nodiscard]] pickle_value value(std::size_t i) const noexcept;
+  /// The value for string key `name` in a dict; an invalid value when absent or not a dict.
+  [[nodiscard]] pickle_value find(std::string_view name) const noexcept;
+
+private:
+  friend class pickle_document;
+  pickle_value(const pickle_document* doc, std::uint32_t index) : doc_(doc), index_(index) {}
+  const pickle_document* doc_ = nullptr;
+  std::uint32_t index_ = 0;
+};
+
+/// The result of reading one pickle: the bytes and the object graph over them.
+class pickle_document {
+public:
+  /// Parses `bytes` (taking ownership). Throws tdiag::input_error with code TDIAG-TR-1NN and
+  /// fields `offset` and `opcode` on anything malformed, truncated, unsafe or over a limit.
+  /// `source_name` names the input in messages.
+  static pickle_document parse(std::string bytes, std::string_view source_name = "<pickle>",
+                               const pickle_limits& limits = {});
+  /// Reads a file and parses it; an unreadable file is an input_error too.
+  static pickle_document read_file(const std::filesystem::path& path,
+                                   const pickle_limits& limits = {});
+
+  [[nodiscard]] pickle_value root() const noexcept { return {this, root_}; }
+  [[nodiscard]] std::size_t value_count() const noexcept { return nodes_.size(); }
+  [[nodiscard]] std::size_t byte_size() const noexcept { return bytes_.size(); }
+  [[nodiscard]] int protocol() const noexcept { return protocol_; }
+  [[nodiscard]] const std::string& source_name() const noexcept { return source_; }
+
+  pickle_document(pickle_document&&) noexcept = default;
+  pickle_document& operator=(pickle_document&&) noexcept = default;
+
+  /// Internal storage; public only so the parser in pickle_reader.cpp can fill it.
+  struct node {
+    std::uint64_t payload = 0;  ///< int value, double bits, or string byte offset
+    std::uint64_t offset = 0;   ///< byte offset of the creating opcode
+    std::uint32_t aux = 0;      ///< string length or container index
+    pickle_kind kind = pickle_kind::none;
+  };
+
+private:
+  friend class pickle_value;
+  friend struct pickle_parser;
+  pickle_document() = default;
+
+  std::string bytes_;
+  std::string source_;
+  std::vector<node> nodes_;
+  std::vector<std::vector<std::uint32_t>> containers_;
+  std::uint32_t root_ = 0;
+  int protocol_ = 0;
+};
+
+} // namespace tdiag::trace

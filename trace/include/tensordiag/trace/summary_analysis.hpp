@@ -1,0 +1,70 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// `tdiag trace summary`: event counts by kind, the time span, peak allocated and reserved bytes
+// per device and when, kernels by total time, and how busy each GPU stream was.
+// Diagnostic codes TDIAG-TR-200..203 (notes).
+#pragma once
+
+#include <tensordiag/core/report.hpp>
+#include <tensordiag/trace/trace.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tdiag::trace {
+
+struct kernel_stat {
+  string_id name = no_string;
+  std::size_t count = 0;
+  std::int64_t total_ns = 0;
+  std::int64_t max_ns = 0;
+  [[nodiscard]] std::int64_t mean_ns() const noexcept {
+    return count == 0 ? 0 : total_ns / static_cast<std::int64_t>(count);
+  }
+};
+
+struct memory_peak {
+  lane_id lane = 0;
+  std::int32_t device = 0;
+  std::size_t events = 0;
+  /// Bytes handed to tensors (requested sizes) and reserved from the driver; -1 when unknown.
+  std::int64_t peak_allocated = -1, peak_allocated_time = 0;
+  std::int64_t peak_reserved = -1, peak_reserved_time = 0;
+  std::int64_t final_allocated = -1, final_reserved = -1;
+  std::size_t oom_events = 0;
+};
+
+struct stream_stat {
+  lane_id lane = 0;
+  std::int64_t device = 0;
+  std::uint64_t stream = 0;
+  std::size_t kernels = 0, copies = 0;
+  std::int64_t busy_ns = 0;
+  double busy_fraction = 0;  ///< busy time over the span of all GPU activity
+};
+
+struct summary_result {
+  std::vector<std::pair<std::string, std::size_t>> counts;  ///< kind -> events, in a fixed order
+  time_span span;
+  time_span gpu_span;
+  std::vector<memory_peak> memory;
+  std::vector<kernel_stat> kernels;  ///< by total time, longest first
+  std::vector<stream_stat> streams;
+};
+
+/// Peak allocated/reserved bytes of one memory lane: from the totals the events carry (Kineto)
+/// or by replaying allocation sizes from the state derived backwards (snapshots).
+[[nodiscard]] memory_peak memory_peak_of(const trace& t, lane_id lane);
+/// Kernels grouped by name, longest total first.
+[[nodiscard]] std::vector<kernel_stat> kernel_stats(const trace& t);
+
+/// `t` must be finalized.
+[[nodiscard]] summary_result summarize(const trace& t);
+/// The report: an overview, one note per memory device, the `top` kernels and every stream.
+[[nodiscard]] report summary_report(const trace& t, const summary_result& s, std::size_t top = 10);
+
+} // namespace tdiag::trace

@@ -1,0 +1,63 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Reads .tdtrace files (docs/trace-format.md). Every complete chunk whose checksum holds is
+// loaded; a file without a footer (its writer crashed or is still running), a truncated tail or
+// corrupted chunks give warnings that say what was lost, never a failed load.
+#pragma once
+
+#include <tensordiag/trace/load.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace tdiag::trace {
+
+struct tdtrace_read_options {
+  /// Load only chunks whose events overlap [range->begin, range->end] (whole chunks: events just
+  /// outside the range may come too). With a footer, other chunks are not even read.
+  std::optional<time_span> range;
+  bool finalize = true;
+};
+
+/// What the reader found in the file.
+struct tdtrace_file_info {
+  std::uint16_t version_major = 0;
+  std::uint16_t version_minor = 0;
+  bool has_footer = false;
+  std::uint64_t file_bytes = 0;
+  std::uint32_t chunks_loaded = 0;
+  std::uint32_t chunks_corrupted = 0;   ///< skipped: bad checksum, bad header or undecodable
+  std::uint32_t chunks_out_of_range = 0;  ///< not loaded because of options.range
+  std::uint32_t chunks_in_footer = 0;  ///< 0 without a footer
+  std::uint64_t bytes_lost = 0;  ///< bytes of truncated or corrupted data that were not loaded
+  std::vector<std::uint64_t> chunk_offsets;  ///< file offsets of the loaded chunks
+};
+
+struct tdtrace_load {
+  load_result loaded;
+  tdtrace_file_info info;
+};
+
+/// True when `head` starts with the .tdtrace magic.
+[[nodiscard]] bool sniff_tdtrace(std::span<const std::byte> head) noexcept;
+
+/// Reads a file. Throws tdiag::input_error: TDIAG-TRACE-001 unreadable, TDIAG-TRACE-101 not a
+/// .tdtrace file (bad magic or header), TDIAG-TRACE-102 unsupported major version. Damage after
+/// the header is reported in loaded.warnings (TDIAG-TRACE-110..115), never thrown.
+[[nodiscard]] tdtrace_load read_tdtrace(const std::filesystem::path& path,
+                                        const tdtrace_read_options& options = {});
+/// The same from bytes in memory; `source_name` names them in diagnostics.
+[[nodiscard]] tdtrace_load read_tdtrace(std::span<const std::byte> bytes,
+                                        std::string_view source_name,
+                                        const tdtrace_read_options& options = {});
+
+/// The importer entry for load_trace() ("tdtrace").
+[[nodiscard]] importer tdtrace_importer();
+
+} // namespace tdiag::trace

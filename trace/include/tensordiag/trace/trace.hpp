@@ -1,0 +1,109 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// A whole trace in memory: the interning tables, the lanes, one event_store per event kind, the
+// allocator state a snapshot carried, and metadata. Importers, the .tdtrace reader and capture
+// fill one; the analyses, the exporter and the viewer read it after finalize().
+#pragma once
+
+#include <tensordiag/trace/allocator_state.hpp>
+#include <tensordiag/trace/event_store.hpp>
+#include <tensordiag/trace/events.hpp>
+#include <tensordiag/trace/lane_table.hpp>
+#include <tensordiag/trace/stack_table.hpp>
+#include <tensordiag/trace/string_table.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tdiag::trace {
+
+struct trace_metadata {
+  std::string source_path;  ///< the file it was loaded from; empty when built in memory
+  std::string format;       ///< "tdtrace", "kineto-json", "torch-snapshot", "cupti", ...
+  /// Unix-epoch nanoseconds of time 0 on the trace's axis; 0 when unknown (times are then
+  /// relative to an arbitrary origin).
+  std::int64_t time_origin_ns = 0;
+  /// Records the producer could not keep (CUPTI dropped records, ring-buffer overwrites).
+  std::uint64_t dropped_records = 0;
+  /// Free-form key/value pairs (allocator settings, torch version, host name...), in order.
+  std::vector<std::pair<std::string, std::string>> properties;
+  friend bool operator==(const trace_metadata&, const trace_metadata&) = default;
+
+  /// The value of the first property `key`, or nullptr.
+  [[nodiscard]] const std::string* property(std::string_view key) const noexcept;
+};
+
+/// Time span [begin, end] covered by a trace's events.
+struct time_span {
+  std::int64_t begin = 0;
+  std::int64_t end = 0;
+  [[nodiscard]] std::int64_t duration() const noexcept { return end - begin; }
+  friend bool operator==(const time_span&, const time_span&) = default;
+};
+
+class trace {
+public:
+  // Interning tables: every string_id / stack_id / lane_id in the stores indexes these.
+  string_table strings;
+  stack_table stacks;
+  lane_table lanes;
+
+  // One store per event kind.
+  event_store<kernel_event> kernels;
+  event_store<copy_event> copies;  ///< memcpy and memset
+  event_store<api_event> api_calls;
+  event_store<range_event> ranges;
+  event_store<marker_event> markers;
+  event_store<memory_event> memory;
+  event_store<assertion_event> assertions;
+  event_store<flow_event> flows;
+  event_store<counter_event> counters;
+
+  /// Allocator state at one instant when the source had it (a snapshot's `segments`, at the
+  /// time it was dumped). Replay derives other instants from it and the memory events.
+  std::optional<allocator_state> final_allocator_state;
+
+  trace_metadata metadata;
+
+  /// Sorts every store by (lane, time) and builds the lane indexes. Call after filling and
+  /// before lane queries; idempotent. Records naming an unknown lane stay in all() only.
+  void finalize();
+  /// True when every store is finalized.
+  [[nodiscard]] bool finalized() const noexcept;
+
+  /// Adds a launch flow for every api_call whose correlation id matches a kernel or copy and
+  /// that no existing flow covers (CUPTI gives correlation ids but no flows). Returns how many
+  /// were added. Call finalize() afterwards.
+  std::size_t link_flows_by_correlation();
+
+  /// Total number of events over all kinds.
+  [[nodiscard]] std::size_t event_count() const noexcept;
+  /// Earliest begin and latest end over all events; {0, 0} for an empty trace.
+  [[nodiscard]] time_span span() const noexcept;
+
+  /// Convenience: the text of a string id ("" when out of range).
+  [[nodiscard]] std::string_view name(string_id id) const noexcept {
+    return strings.name_or_empty(id);
+  }
+
+  /// Applies `fn(store)` to every event store (generic code: writers, statistics).
+  template <typename Fn>
+  void for_each_store(Fn&& fn) {
+    fn(kernels), fn(copies), fn(api_calls), fn(ranges), fn(markers), fn(memory), fn(assertions),
+        fn(flows), fn(counters);
+  }
+  template <typename Fn>
+  void for_each_store(Fn&& fn) const {
+    fn(kernels), fn(copies), fn(api_calls), fn(ranges), fn(markers), fn(memory), fn(assertions),
+        fn(flows), fn(counters);
+  }
+
+  friend bool operator==(const trace& a, const trace& b);
+};
+
+} // namespace tdiag::trace

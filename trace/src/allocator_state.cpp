@@ -1,0 +1,72 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/allocator_state.hpp>
+
+#include <algorithm>
+
+namespace tdiag::trace {
+
+std::uint64_t segment::allocated_bytes() const noexcept {
+  std::uint64_t n = 0;
+  for (const auto& b : blocks)
+    if (b.state == block_state::active_allocated)
+      n += b.size;
+  return n;
+}
+
+std::uint64_t segment::active_bytes() const noexcept {
+  std::uint64_t n = 0;
+  for (const auto& b : blocks)
+    if (b.state != block_state::inactive)
+      n += b.size;
+  return n;
+}
+
+std::uint64_t segment::largest_free_block() const noexcept {
+  std::uint64_t n = 0;
+  for (const auto& b : blocks)
+    if (b.state == block_state::inactive)
+      n = std::max(n, b.size);
+  return n;
+}
+
+std::uint64_t allocator_state::reserved_bytes(std::int32_t device) const noexcept {
+  std::uint64_t n = 0;
+  for (const auto& s : segments)
+    if (device < -1 || s.device == device)
+      n += s.total_size;
+  return n;
+}
+
+std::uint64_t allocator_state::allocated_bytes(std::int32_t device) const noexcept {
+  std::uint64_t n = 0;
+  for (const auto& s : segments)
+    if (device < -1 || s.device == device)
+      n += s.allocated_bytes();
+  return n;
+}
+
+const segment* allocator_state::find_segment(std::int32_t device,
+                                             std::uint64_t address) const noexcept {
+  // First segment not below (device, address); the containing one is that or its predecessor.
+  auto it = std::partition_point(segments.begin(), segments.end(), [&](const segment& s) {
+    return s.device < device || (s.device == device && s.address <= address);
+  });
+  if (it == segments.begin())
+    return nullptr;
+  --it;
+  if (it->device == device && address >= it->address && address - it->address < it->total_size)
+    return &*it;
+  return nullptr;
+}
+
+void allocator_state::sort() {
+  std::sort(segments.begin(), segments.end(), [](const segment& a, const segment& b) {
+    return a.device != b.device ? a.device < b.device : a.address < b.address;
+  });
+  for (auto& s : segments)
+    std::sort(s.blocks.begin(), s.blocks.end(),
+              [](const block& a, const block& b) { return a.address < b.address; });
+}
+
+} // namespace tdiag::trace

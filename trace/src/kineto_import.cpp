@@ -1,0 +1,622 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include "kineto_stream.hpp"
+
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/detail/inflate.hpp>
+#include <tensordiag/trace/kineto_import.hpp>
+#include <tensordiag/trace/snapshot_import.hpp>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <unordered_map>
+
+namespace tdiag::trace {
+namespace {
+
+namespace od = simdjson::ondemand;
+using clock_type = std::chrono::steady_clock;
+
+using detail::json_failure;
+void check(simdjson::error_code e) { detail::json_check(e); }
+template <typename T>
+T take(simdjson::simdjson_result<T>&& r) {
+  T v{};
+  check(std::move(r).get(v));
+  return v;
+}
+
+// pid/tid: usually integers, sometimes strings ("Spans", "Traces") or -1.
+struct track_key {
+  std::int64_t number = 0;
+  std::string_view text;
+  bool is_text = false;
+};
+
+track_key read_track(od::value v) {
+  track_key k;
+  od::json_type type{};
+  check(v.type().get(type));
+  if (type == od::json_type::string) {
+    k.text = take(v.get_string());
+    k.is_text = true;
+  } else if (type == od::json_type::number) {
+    od::number n = take(v.get_number());
+    k.number = n.is_double() ? static_cast<std::int64_t>(n.get_double())
+               : n.is_uint64() ? static_cast<std::int64_t>(n.get_uint64())
+                               : n.get_int64();
+  }
+  return k;
+}
+
+std::optional<double> read_number(od::value v) {
+  od::number n;
+  if (v.get_number().get(n) != simdjson::SUCCESS) return std::nullopt;
+  if (n.is_uint64()) return static_cast<double>(n.get_uint64());
+  return n.as_double();
+}
+std::optional<std::uint64_t> read_u64(od::value v) {
+  od::number n;
+  if (v.get_number().get(n) != simdjson::SUCCESS) return std::nullopt;
+  if (n.is_uint64()) return n.get_uint64();
+  if (n.is_int64()) return static_cast<std::uint64_t>(n.get_int64());
+  return static_cast<std::uint64_t>(n.get_double());
+}
+std::optional<std::int64_t> read_i64(od::value v) {
+  od::number n;
+  if (v.get_number().get(n) != simdjson::SUCCESS) return std::nullopt;
+  if (n.is_int64()) return n.get_int64();
+  if (n.is_uint64()) return static_cast<std::int64_t>(n.get_uint64());
+  return static_cast<std::int64_t>(n.get_double());
+}
+
+// The args fields any event kind uses; one pass fills what is there.
+struct event_args {
+  std::uint64_t correlation = 0, external_id = 0, context = 0, stream = 0, cbid = 0, bytes = 0;
+  std::int64_t device = -1, registers = 0, shared_memory = 0;
+  std::uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  bool has_stream = false, has_device = false;
+  // [memory]
+  std::uint64_t addr = 0;
+  std::int64_t mem_bytes = 0, total_allocated = -1, total_reserved = -1, device_type = -1, device_id = -1;
+  // metadata events
+  std::string_view name;
+  std::int64_t sort_index = 0;
+};
+
+void read_dims(od::value v, std::uint32_t (&out)[3]) {
+  od::array a;
+  if (v.get_array().get(a) != simdjson::SUCCESS) return;
+  std::size_t i = 0;
+  for (auto item : a) {
+    od::value x;
+    check(item.get(x));
+    const auto n = read_u64(x);
+    if (i < 3 && n) out[i] = static_cast<std::uint32_t>(*n);
+    ++i;
+  }
+}
+
+void read_args(od::object obj, event_args& a) {
+  for (auto field : obj) {
+    od::field f;
+    check(std::move(field).get(f));
+    const auto key = f.key();
+    od::value v = f.value();
+    switch (key.raw()[0]) {
+    case 'c':
+      if (key == "correlation") a.correlation = read_u64(v).value_or(0);
+      else if (key == "context") a.context = read_u64(v).value_or(0);
+      else if (key == "cbid") a.cbid = read_u64(v).value_or(0);
+      break;
+    case 'E': if (key == "External id") a.external_id = read_u64(v).value_or(0); break;
+    case 'd':
+      if (key == "device") { a.device = read_i64(v).value_or(-1); a.has_device = true; }
+      break;
+    case 's':
+      if (key == "stream") { a.stream = read_u64(v).value_or(0); a.has_stream = true; }
+      else if (key == "shared memory") a.shared_memory = read_i64(v).value_or(0);
+      else if (key == "sort_index") a.sort_index = read_i64(v).value_or(0);
+      break;
+    case 'r': if (key == "registers per thread") a.registers = read_i64(v).value_or(0); break;
+    case 'g': if (key == "grid") read_dims(v, a.grid); break;
+    case 'b':
+      if (key == "block") read_dims(v, a.block);
+      else if (key == "bytes") a.bytes = read_u64(v).value_or(0);
+      break;
+    case 'A': if (key == "Addr") a.addr = read_u64(v).value_or(0); break;
+    case 'B': if (key == "Bytes") a.mem_bytes = read_i64(v).value_or(0); break;
+    case 'T':
+      if (key == "Total Allocated") a.total_allocated = read_i64(v).value_or(-1);
+      else if (key == "Total Reserved") a.total_reserved = read_i64(v).value_or(-1);
+      break;
+    case 'D':
+      if (key == "Device Type") a.device_type = read_i64(v).value_or(-1);
+      else if (key == "Device Id") a.device_id = read_i64(v).value_or(-1);
+      break;
+    case 'n':
+      if (key == "name") {
+        std::string_view s;
+        if (v.get_string().get(s) == simdjson::SUCCESS) a.name = s;
+      }
+      break;
+    default: break;
+    }
+  }
+}
+
+copy_kind parse_copy_kind(std::string_view name, bool memset) {
+  if (memset) return copy_kind::memset;
+  if (name.find("HtoD") != std::string_view::npos) return copy_kind::htod;
+  if (name.find("DtoH") != std::string_view::npos) return copy_kind::dtoh;
+  if (name.find("DtoD") != std::string_view::npos) return copy_kind::dtod;
+  if (name.find("HtoH") != std::string_view::npos) return copy_kind::htoh;
+  if (name.find("PtoP") != std::string_view::npos) return copy_kind::ptop;
+  return copy_kind::unknown;
+}
+memory_kind parse_memory_kind(std::string_view word) {
+  if (word.starts_with("Pageable")) return memory_kind::pageable;
+  if (word.starts_with("Pinned")) return memory_kind::pinned;
+  if (word.starts_with("Device")) return memory_kind::device;
+  if (word.starts_with("Array")) return memory_kind::array;
+  if (word.starts_with("Managed")) return memory_kind::managed;
+  return memory_kind::unknown;
+}
+
+} // namespace
+
+namespace detail {
+// The event loop; declared here so kineto_import_events.cpp can stay a separate file if it
+// grows. Everything the builder needs is in this translation unit.
+class kineto_builder {
+public:
+  kineto_builder(trace& t, kineto_stats& stats) : t_(t), stats_(stats) {
+    t_.metadata.format = "kineto-json";
+  }
+
+  void event(od::object& obj) {
+    std::string_view ph, cat, name;
+    double ts = 0, dur = 0;
+    std::uint64_t id = 0;
+    bool has_id = false;
+    track_key pid, tid;
+    event_args args;
+    std::string_view deferred_args;
+    for (auto field : obj) {
+      od::field f;
+      check(std::move(field).get(f));
+      const auto key = f.key();
+      od::value v = f.value();
+      switch (key.raw()[0]) {
+      case 'p':
+        if (key == "ph") ph = take(v.get_string());
+        else if (key == "pid") pid = read_track(v);
+        break;
+      case 'c': if (key == "cat") cat = take(v.get_string()); break;
+      case 'n': if (key == "name") name = take(v.get_string()); break;
+      case 't':
+        if (key == "ts") ts = read_number(v).value_or(0);
+        else if (key == "tid") tid = read_track(v);
+        break;
+      case 'd': if (key == "dur") dur = read_number(v).value_or(0); break;
+      case 'i':
+        if (key == "id") {
+          id = read_u64(v).value_or(0);
+          has_id = true;
+        }
+        break;
+      case 'a':
+        if (key == "args") {
+          od::object a = take(v.get_object());
+          if (!ph.empty()) read_args(a, args);
+          else deferred_args = take(a.raw_json());  // args before "ph": parse later (rare)
+        }
+        break;
+      default: break;
+      }
+    }
+    ++stats_.events;
+    if (!deferred_args.empty()) reparse_args(deferred_args, args);
+    const auto start = to_ns(ts);
+    const auto end = start + std::max<std::int64_t>(0, std::llround(dur * 1000.0));
+    if (ph.size() != 1) {
+      ++stats_.skipped_events;
+      return;
+    }
+    switch (ph[0]) {
+    case 'X': complete(cat, name, start, end, pid, tid, args); break;
+    case 'i': case 'I': instant(cat, name, start, pid, tid, args); break;
+    case 's': case 'f': case 't': flow(ph[0], cat, has_id ? id : 0, start, pid, tid); break;
+    case 'M': metadata(name, pid, tid, args); break;
+    case 'C': counter(name, start, pid, tid, args); break;
+    default: ++stats_.skipped_events; break;
+    }
+  }
+
+  void set_base(std::int64_t base_ns) { t_.metadata.time_origin_ns = base_ns; }
+
+  void finish() {
+    for (const auto& [key, name] : thread_names_) {
+      for (lane_id l = 0; l < t_.lanes.size(); ++l) {
+        const auto& ln = t_.lanes.at(l);
+        if (ln.kind != lane_kind::device_memory && ln.group == key.first &&
+            ln.id == static_cast<std::uint64_t>(key.second))
+          t_.lanes.set_name(l, name);
+      }
+    }
+    stats_.skipped_events += pending_flows_.size();
+  }
+
+private:
+  static std::int64_t to_ns(double us) { return std::llround(us * 1000.0); }
+
+  std::int64_t track_number(const track_key& k) {
+    if (!k.is_text) return k.number;
+    // String pids/tids ("Spans", "Traces") become stable negative ids below -1.
+    return -2 - static_cast<std::int64_t>(t_.strings.intern(k.text));
+  }
+  lane_id host_lane(const track_key& pid, const track_key& tid) {
+    const auto p = track_number(pid), t = track_number(tid);
+    if (p == last_host_.first && t == last_host_.second) return last_host_lane_;
+    last_host_ = {p, t};
+    last_host_lane_ = t_.lanes.host(p, static_cast<std::uint64_t>(t));
+    return last_host_lane_;
+  }
+  lane_id gpu_lane(std::int64_t device, std::uint64_t stream) {
+    if (device == last_gpu_.first && stream == last_gpu_.second) return last_gpu_lane_;
+    last_gpu_ = {device, stream};
+    last_gpu_lane_ = t_.lanes.gpu(device, stream);
+    return last_gpu_lane_;
+  }
+  string_id intern(std::string_view s) { return t_.strings.intern(s); }
+
+  void complete(std::string_view cat, std::string_view name, std::int64_t start, std::int64_t end,
+                const track_key& pid, const track_key& tid, const event_args& a) {
+    const bool is_memset = cat == "gpu_memset";
+    if (cat == "kernel") {
+      kernel_event k;
+      k.start = start;
+      k.end = end;
+      k.device = static_cast<std::int32_t>(a.has_device ? a.device : track_number(pid));
+      k.stream = a.has_stream ? a.stream : static_cast<std::uint64_t>(track_number(tid));
+      k.lane = gpu_lane(k.device, k.stream);
+      k.name = intern(name);
+      k.context = static_cast<std::uint32_t>(a.context);
+      std::memcpy(k.grid, a.grid, sizeof k.grid);
+      std::memcpy(k.block, a.block, sizeof k.block);
+      k.shared_static = static_cast<std::uint32_t>(a.shared_memory);  // Kineto gives the total
+      k.registers = static_cast<std::uint32_t>(a.registers);
+      k.correlation = static_cast<std::uint32_t>(a.correlation);
+      t_.kernels.push_back(k);
+    } else if (is_memset || cat == "gpu_memcpy") {
+      copy_event c;
+      c.start = start;
+      c.end = end;
+      c.device = static_cast<std::int32_t>(a.has_device ? a.device : track_number(pid));
+      c.stream = a.has_stream ? a.stream : static_cast<std::uint64_t>(track_number(tid));
+      c.lane = gpu_lane(c.device, c.stream);
+      c.name = intern(name);
+      c.bytes = a.bytes;
+      c.context = static_cast<std::uint32_t>(a.context);
+      c.correlation = static_cast<std::uint32_t>(a.correlation);
+      c.kind = parse_copy_kind(name, is_memset);
+      // "Memcpy HtoD (Pageable -> Device)" / "Memset (Device)"
+      if (const auto open = name.find('('); open != std::string_view::npos) {
+        const auto inside = name.substr(open + 1);
+        const auto arrow = inside.find("-> ");
+        if (arrow != std::string_view::npos) {
+          c.src_kind = parse_memory_kind(inside);
+          c.dst_kind = parse_memory_kind(inside.substr(arrow + 3));
+        } else {
+          c.dst_kind = parse_memory_kind(inside);
+        }
+      }
+      t_.copies.push_back(c);
+    } else if (cat == "gpu_user_annotation") {
+      range_event r;
+      r.start = start;
+      r.end = end;
+      r.lane = gpu_lane(track_number(pid), static_cast<std::uint64_t>(track_number(tid)));
+      r.name = intern(name);
+      r.kind = range_kind::gpu_annotation;
+      t_.ranges.push_back(r);
+    } else if (cat == "user_annotation" || cat == "Trace" || cat == "overhead") {
+      range_event r;
+      r.start = start;
+      r.end = end;
+      r.lane = host_lane(pid, tid);
+      r.name = intern(name);
+      r.kind = cat != "user_annotation"          ? range_kind::other
+               : name.starts_with("ProfilerStep#") ? range_kind::step
+                                                  : range_kind::user_annotation;
+      r.correlation = static_cast<std::uint32_t>(a.external_id);
+      t_.ranges.push_back(r);
+    } else {
+      api_event e;
+      e.start = start;
+      e.end = end;
+      e.lane = host_lane(pid, tid);
+      e.name = intern(name);
+      e.process = track_number(pid);
+      e.thread = static_cast<std::uint64_t>(track_number(tid));
+      e.correlation = static_cast<std::uint32_t>(a.correlation);
+      e.cbid = static_cast<std::uint32_t>(a.cbid);
+      e.kind = cat == "cuda_runtime" ? api_kind::runtime
+               : cat == "cuda_driver" ? api_kind::driver
+               : cat == "cpu_op"      ? api_kind::cpu_op
+               : cat == "python_function" ? api_kind::python
+                                          : api_kind::other;
+      t_.api_calls.push_back(e);
+    }
+  }
+
+  void instant(std::string_view cat, std::string_view name, std::int64_t time, const track_key& pid,
+               const track_key& tid, const event_args& a) {
+    if (name == "[memory]") {
+      memory_event m;
+      m.time = time;
+      m.device = a.device_type == 1 ? static_cast<std::int32_t>(a.device_id) : -1;
+      m.lane = t_.lanes.memory(m.device);
+      m.action = a.mem_bytes >= 0 ? memory_action::alloc : memory_action::free_completed;
+      m.address = a.addr;
+      m.size = static_cast<std::uint64_t>(a.mem_bytes >= 0 ? a.mem_bytes : -a.mem_bytes);
+      m.total_allocated = a.total_allocated;
+      m.total_reserved = a.total_reserved;
+      m.correlation = static_cast<std::uint32_t>(a.external_id);
+      t_.memory.push_back(m);
+      return;
+    }
+    marker_event m;
+    m.time = time;
+    m.lane = host_lane(pid, tid);
+    m.name = intern(name);
+    m.category = intern(cat);
+    t_.markers.push_back(m);
+  }
+
+  void flow(char ph, std::string_view cat, std::uint64_t id, std::int64_t time, const track_key& pid,
+            const track_key& tid) {
+    const bool launch = cat == "ac2g";
+    // ac2g ends sit on GPU tracks (pid = device, tid = stream) or, for some, on CPU threads:
+    // either way the lane keyed by (pid, tid) of that kind exists already when the kernel does.
+    lane_id lane;
+    if (ph == 'f' && launch && !pid.is_text && pid.number >= 0 && pid.number < 64)
+      lane = gpu_lane(pid.number, static_cast<std::uint64_t>(track_number(tid)));
+    else
+      lane = host_lane(pid, tid);
+    const std::uint64_t key = (id << 1) | (launch ? 1u : 0u);
+    auto [it, inserted] = pending_flows_.try_emplace(key);
+    auto& p = it->second;
+    if (ph == 's') {
+      p.has_start = true;
+      p.flow.time = time;
+      p.flow.lane = lane;
+    } else {
+      p.has_end = true;
+      p.flow.target_time = time;
+      p.flow.target_lane = lane;
+    }
+    if (p.has_start && p.has_end) {
+      p.flow.correlation = static_cast<std::uint32_t>(id);
+      p.flow.kind = launch ? flow_kind::launch : flow_kind::other;
+      t_.flows.push_back(p.flow);
+      pending_flows_.erase(it);
+    }
+  }
+
+  void metadata(std::string_view name, const track_key& pid, const track_key& tid, const event_args& a) {
+    ++stats_.metadata_events;
+    if (name == "thread_name" && !a.name.empty())
+      thread_names_.emplace_back(std::pair{track_number(pid), track_number(tid)}, intern(a.name));
+    else if (name == "process_name" && !a.name.empty())
+      t_.metadata.properties.emplace_back(fmt::format("process.{}", track_number(pid)), std::string(a.name));
+  }
+
+  void counter(std::string_view name, std::int64_t time, const track_key& pid, const track_key& tid,
+               const event_args& a) {
+    // Chrome counters carry their series in args; Kineto's only one we keep is a plain value.
+    counter_event c;
+    c.time = time;
+    c.lane = host_lane(pid, tid);
+    c.name = intern(name);
+    c.value = static_cast<double>(a.bytes);
+    t_.counters.push_back(c);
+  }
+
+  void reparse_args(std::string_view raw, event_args& a) {
+    simdjson::padded_string copy(raw);
+    od::document d = take(side_parser_.iterate(copy));
+    od::object o = take(d.get_object());
+    read_args(o, a);
+  }
+
+  struct pending_flow {
+    flow_event flow;
+    bool has_start = false, has_end = false;
+  };
+
+  trace& t_;
+  kineto_stats& stats_;
+  std::unordered_map<std::uint64_t, pending_flow> pending_flows_;
+  std::vector<std::pair<std::pair<std::int64_t, std::int64_t>, string_id>> thread_names_;
+  std::pair<std::int64_t, std::int64_t> last_host_{INT64_MIN, INT64_MIN};
+  lane_id last_host_lane_ = 0;
+  std::pair<std::int64_t, std::uint64_t> last_gpu_{INT64_MIN, 0};
+  lane_id last_gpu_lane_ = 0;
+  od::parser side_parser_;
+};
+} // namespace detail
+
+namespace {
+
+// Everything at the top level but traceEvents: the time base, device names, versions.
+void read_top_level(od::object& top, detail::kineto_builder& builder, trace& t) {
+  for (auto field : top) {
+    od::field f;
+    check(std::move(field).get(f));
+    const auto key = f.key();
+    od::value v = f.value();
+    if (key == "traceEvents") continue;
+    if (key == "baseTimeNanoseconds") {
+      builder.set_base(read_i64(v).value_or(0));
+    } else if (key == "deviceProperties") {
+      od::array devices = take(v.get_array());
+      for (auto dev : devices) {
+        event_args a;
+        od::object o = take(dev.get_object());
+        read_args(o, a);  // picks up "name"
+        if (!a.name.empty()) t.metadata.properties.emplace_back("device.name", std::string(a.name));
+      }
+    } else {
+      od::json_type vt = take(v.type());
+      const char* raw = key.raw();
+      const std::string k(raw, std::strcspn(raw, "\""));
+      if (vt == od::json_type::string) t.metadata.properties.emplace_back(k, std::string(take(v.get_string())));
+      else if (vt == od::json_type::number) t.metadata.properties.emplace_back(k, std::string(v.raw_json_token()));
+    }
+  }
+}
+
+class span_source final : public detail::byte_source {
+public:
+  explicit span_source(std::span<const std::byte> bytes) : bytes_(bytes) {}
+  std::size_t read(char* dst, std::size_t n) override {
+    n = std::min(n, bytes_.size() - pos_);
+    std::memcpy(dst, bytes_.data() + pos_, n);
+    pos_ += n;
+    return n;
+  }
+
+private:
+  std::span<const std::byte> bytes_;
+  std::size_t pos_ = 0;
+};
+
+class gzip_source final : public detail::byte_source {
+public:
+  gzip_source(std::span<const std::byte> bytes, std::string_view source) : z_(bytes, source) {}
+  std::size_t read(char* dst, std::size_t n) override {
+    const auto t0 = clock_type::now();
+    const auto got = z_.read(dst, n);
+    seconds += std::chrono::duration<double>(clock_type::now() - t0).count();
+    return got;
+  }
+  double seconds = 0;
+
+private:
+  detail::gzip_stream z_;
+};
+
+void parse_stream(detail::byte_source& src, std::string_view source, trace& t, kineto_stats& stats,
+                  std::size_t window) {
+  detail::kineto_builder builder(t, stats);
+  detail::stream_callbacks callbacks;
+  callbacks.on_event = [&](od::object& obj) { builder.event(obj); };
+  callbacks.on_top_level = [&](od::object& top) { read_top_level(top, builder, t); };
+  stats.json_bytes = detail::stream_trace_events(src, source, callbacks, window);
+  builder.finish();
+}
+
+std::string_view skip_ws(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\n' || s.front() == '\r' || s.front() == '\t'))
+    s.remove_prefix(1);
+  return s;
+}
+
+bool looks_like_trace_json(std::string_view text) {
+  text = skip_ws(text);
+  if (text.starts_with("[")) return skip_ws(text.substr(1)).starts_with("{");
+  if (!text.starts_with("{")) return false;
+  for (const auto* key : {"\"traceEvents\"", "\"schemaVersion\"", "\"deviceProperties\"", "\"displayTimeUnit\""})
+    if (text.find(key) != std::string_view::npos) return true;
+  return false;
+}
+
+} // namespace
+
+bool sniff_kineto(std::span<const std::byte> head) noexcept {
+  if (detail::is_gzip(head)) {
+    char buf[4096];
+    const auto n = detail::gunzip_prefix(head, buf, sizeof buf);
+    return looks_like_trace_json({buf, n});
+  }
+  return looks_like_trace_json({reinterpret_cast<const char*>(head.data()), head.size()});
+}
+
+load_result import_kineto(std::span<const std::byte> bytes, std::string_view source,
+                          const load_options& options, kineto_stats* stats_out, std::size_t window) {
+  kineto_stats stats;
+  load_result out;
+  out.trace.metadata.source_path = std::string(source);
+  const auto t1 = clock_type::now();
+  double inflate = 0;
+  if (detail::is_gzip(bytes)) {
+    stats.compressed_bytes = bytes.size();
+    gzip_source src(bytes, source);
+    parse_stream(src, source, out.trace, stats, window);
+    inflate = src.seconds;
+  } else {
+    span_source src(bytes);
+    parse_stream(src, source, out.trace, stats, window);
+  }
+  const auto t2 = clock_type::now();
+  if (options.finalize) out.trace.finalize();
+  const auto t3 = clock_type::now();
+  // Inflation is interleaved with parsing (window by window); its share is timed apart.
+  stats.inflate_seconds = inflate;
+  stats.parse_seconds = std::chrono::duration<double>(t2 - t1).count() - inflate;
+  stats.finalize_seconds = std::chrono::duration<double>(t3 - t2).count();
+  out.trace.metadata.properties.emplace_back("kineto.events", fmt::format("{}", stats.events));
+  if (stats.skipped_events != 0) {
+    diagnostic w;
+    w.level = severity::note;
+    w.code = "TDIAG-TR-124";
+    w.title = "Kineto events skipped";
+    w.message = fmt::format("{}: {} of {} events skipped (unknown phase or a flow without its other end)",
+                            source, stats.skipped_events, stats.events);
+    out.warnings.push_back(std::move(w));
+  }
+  if (stats_out) *stats_out = stats;
+  return out;
+}
+
+load_result import_kineto_file(const std::filesystem::path& path, const load_options& options,
+                               kineto_stats* stats) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) {
+    diagnostic d;
+    d.code = "TDIAG-TR-100";
+    d.title = "cannot read file";
+    d.message = fmt::format("{}: cannot open for reading", path.string());
+    d.add_field("file", path.string());
+    throw input_error(std::move(d));
+  }
+  const auto size = static_cast<std::size_t>(in.tellg());
+  in.seekg(0);
+  auto bytes = std::make_unique_for_overwrite<std::byte[]>(size);
+  in.read(reinterpret_cast<char*>(bytes.get()), static_cast<std::streamsize>(size));
+  return import_kineto({bytes.get(), size}, path.string(), options, stats);
+}
+
+importer kineto_importer() {
+  return {"kineto-json", [](std::span<const std::byte> head) { return sniff_kineto(head); },
+          [](const std::filesystem::path& path, const load_options& options) {
+            return import_kineto_file(path, options);
+          }};
+}
+
+void register_torch_importers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    register_importer(snapshot_importer());
+    register_importer(kineto_importer());
+  });
+}
+
+} // namespace tdiag::trace

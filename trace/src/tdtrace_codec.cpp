@@ -1,0 +1,668 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The chunk payload codec: tables as length-prefixed lists, event stores column by column.
+// Each column is one field of every record, varint-coded as a plain value, a delta from the
+// previous record's value, or a difference from an earlier field of the same record (end -
+// start). Sorted lanes make most deltas 0 or tiny, which zstd then squeezes to a few bits.
+#include "record_ids.hpp"
+#include "tdtrace_format.hpp"
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <optional>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include <zlib.h>
+
+namespace tdiag::trace::detail {
+
+static_assert(std::endian::native == std::endian::little,
+              "the .tdtrace codec copies record fields as little-endian bytes");
+
+std::uint32_t crc32_of(std::span<const std::byte> bytes) noexcept {
+  uLong crc = ::crc32(0L, Z_NULL, 0);
+  const auto* p = reinterpret_cast<const Bytef*>(bytes.data());
+  std::size_t left = bytes.size();
+  while (left > 0) {  // zlib takes uInt lengths
+    const auto n = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
+    crc = ::crc32(crc, p, n);
+    p += n;
+    left -= n;
+  }
+  return static_cast<std::uint32_t>(crc);
+}
+
+std::string encode_chunk_header(const chunk_header& h) {
+  std::string out;
+  put_le<std::uint32_t>(out, chunk_magic);
+  put_le(out, h.sequence);
+  put_le(out, h.compressed_size);
+  put_le(out, h.uncompressed_size);
+  put_le(out, h.event_count);
+  put_le(out, h.payload_crc);
+  put_le(out, h.t_min);
+  put_le(out, h.t_max);
+  put_le(out, crc32_of(std::as_bytes(std::span(out))));
+  put_le<std::uint32_t>(out, 0);
+  return out;
+}
+
+bool decode_chunk_header(std::span<const std::byte> b, chunk_header& h) noexcept {
+  if (b.size() < chunk_header_size || get_le<std::uint32_t>(b.data()) != chunk_magic)
+    return false;
+  if (get_le<std::uint32_t>(b.data() + 40) != crc32_of(b.first(40)))
+    return false;
+  h.sequence = get_le<std::uint32_t>(b.data() + 4);
+  h.compressed_size = get_le<std::uint32_t>(b.data() + 8);
+  h.uncompressed_size = get_le<std::uint32_t>(b.data() + 12);
+  h.event_count = get_le<std::uint32_t>(b.data() + 16);
+  h.payload_crc = get_le<std::uint32_t>(b.data() + 20);
+  h.t_min = get_le<std::int64_t>(b.data() + 24);
+  h.t_max = get_le<std::int64_t>(b.data() + 32);
+  return true;
+}
+
+namespace {
+
+// --- varints ------------------------------------------------------------------------------
+inline void put_varint(std::string& out, std::uint64_t v) {
+  if (v < 0x80) {  // the common case: most deltas are tiny
+    out.push_back(static_cast<char>(v));
+    return;
+  }
+  char buf[10];
+  std::size_t n = 0;
+  while (v >= 0x80) {
+    buf[n++] = static_cast<char>((v & 0x7F) | 0x80);
+    v >>= 7;
+  }
+  buf[n++] = static_cast<char>(v);
+  out.append(buf, n);
+}
+constexpr std::uint64_t zigzag(std::uint64_t v) noexcept {
+  return (v << 1) ^ (0 - (v >> 63));
+}
+constexpr std::uint64_t unzigzag(std::uint64_t v) noexcept { return (v >> 1) ^ (0 - (v & 1)); }
+void put_string(std::string& out, std::string_view s) {
+  put_varint(out, s.size());
+  out.append(s);
+}
+
+class byte_reader {
+public:
+  explicit byte_reader(std::span<const std::byte> b) : p_(b.data()), end_(b.data() + b.size()) {}
+  [[nodiscard]] bool done() const noexcept { return p_ == end_; }
+  [[nodiscard]] std::size_t left() const noexcept { return static_cast<std::size_t>(end_ - p_); }
+  std::uint64_t varint() {
+    std::uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p_ == end_)
+        throw malformed("varint runs past the end of its section");
+      const auto byte = static_cast<std::uint8_t>(*p_++);
+      v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+      if ((byte & 0x80) == 0)
+        return v;
+    }
+    throw malformed("varint longer than 10 bytes");
+  }
+  std::uint8_t u8() {
+    if (p_ == end_)
+      throw malformed("byte past the end of its section");
+    return static_cast<std::uint8_t>(*p_++);
+  }
+  std::uint64_t u64() {
+    auto b = bytes(8);
+    return get_le<std::uint64_t>(b.data());
+  }
+  std::span<const std::byte> bytes(std::uint64_t n) {
+    if (n > left())
+      throw malformed("length runs past the end of its section");
+    std::span<const std::byte> s(p_, static_cast<std::size_t>(n));
+    p_ += n;
+    return s;
+  }
+  std::string_view text() {
+    auto b = bytes(varint());
+    return {reinterpret_cast<const char*>(b.data()), b.size()};
+  }
+  /// A count of items each taking at least one byte: bounded by what is left.
+  std::size_t count() {
+    const std::uint64_t n = varint();
+    if (n > left())
+      throw malformed("count larger than the bytes that follow");
+    return static_cast<std::size_t>(n);
+  }
+
+private:
+  const std::byte* p_;
+  const std::byte* end_;
+};
+
+// --- column schemas -----------------------------------------------------------------------
+enum class mode : std::uint8_t { plain, delta, relative, raw8 };
+struct field_desc {
+  std::uint16_t offset;
+  std::uint8_t width;
+  bool is_signed;
+  mode how;
+  std::uint8_t ref;  // relative: index of the earlier field subtracted
+};
+
+template <typename T>
+constexpr bool signed_v = std::is_signed_v<T> || std::is_floating_point_v<T>;
+#define TDIAG_DETAIL_FIELD(T, m, how, ref)                                                   \
+  field_desc {                                                                               \
+    static_cast<std::uint16_t>(offsetof(T, m)), static_cast<std::uint8_t>(sizeof(T::m)),     \
+        std::is_signed_v<decltype(T::m)>, mode::how, ref                                     \
+  }
+#define TDIAG_DETAIL_ELEM(T, m, i)                                                           \
+  field_desc {                                                                               \
+    static_cast<std::uint16_t>(offsetof(T, m) + (i) * sizeof(T::m[0])),                      \
+        static_cast<std::uint8_t>(sizeof(T::m[0])), false, mode::plain, 0                    \
+  }
+
+// Field order is part of the format: append new fields at the end only.
+template <typename T>
+constexpr auto schema();
+
+template <>
+constexpr auto schema<kernel_event>() {
+  using T = kernel_event;
+  return std::array{
+      TDIAG_DETAIL_FIELD(T, start, delta, 0),         TDIAG_DETAIL_FIELD(T, end, relative, 0),
+      TDIAG_DETAIL_FIELD(T, lane, delta, 0),          TDIAG_DETAIL_FIELD(T, name, plain, 0),
+      TDIAG_DETAIL_FIELD(T, device, plain, 0),        TDIAG_DETAIL_FIELD(T, context, plain, 0),
+      TDIAG_DETAIL_FIELD(T, stream, plain, 0),        TDIAG_DETAIL_ELEM(T, grid, 0),
+      TDIAG_DETAIL_ELEM(T, grid, 1),                  TDIAG_DETAIL_ELEM(T, grid, 2),
+      TDIAG_DETAIL_ELEM(T, block, 0),                 TDIAG_DETAIL_ELEM(T, block, 1),
+      TDIAG_DETAIL_ELEM(T, block, 2),                 TDIAG_DETAIL_FIELD(T, shared_static, plain, 0),
+      TDIAG_DETAIL_FIELD(T, shared_dynamic, plain, 0), TDIAG_DETAIL_FIELD(T, registers, plain, 0),
+      TDIAG_DETAIL_FIELD(T, correlation, delta, 0),   TDIAG_DETAIL_FIELD(T, launch_id, delta, 0)};
+}
+template <>
+constexpr auto schema<copy_event>() {
+  using T = copy_event;
+  return std::array{
+      TDIAG_DETAIL_FIELD(T, start, delta, 0),    TDIAG_DETAIL_FIELD(T, end, relative, 0),
+      TDIAG_DETAIL_FIELD(T, lane, delta, 0),     TDIAG_DETAIL_FIELD(T, name, plain, 0),
+      TDIAG_DETAIL_FIELD(T, bytes, plain, 0),    TDIAG_DETAIL_FIELD(T, device, plain, 0),
+      TDIAG_DETAIL_FIELD(T, context, plain, 0),  TDIAG_DETAIL_FIELD(T, stream, plain, 0),
+      TDIAG_DETAIL_FIELD(T, kind, plain, 0),     TDIAG_DETAIL_FIELD(T, src_kind, plain, 0),
+      TDIAG_DETAIL_FIELD(T, dst_kind, plain, 0), TDIAG_DETAIL_FIELD(T, correlation, delta, 0),
+      TDIAG_DETAIL_FIELD(T, value, plain, 0)};
+}
+template <>
+constexpr auto schema<api_event>() {
+  using T = api_event;
+  return std::array{
+      TDIAG_DETAIL_FIELD(T, start, delta, 0),   TDIAG_DETAIL_FIELD(T, end, relative, 0),
+      TDIAG_DETAIL_FIELD(T, lane, delta, 0),    TDIAG_DETAIL_FIELD(T, name, plain, 0),
+      TDIAG_DETAIL_FIELD(T, process, plain, 0), TDIAG_DETAIL_FIELD(T, thread, plain, 0),
+      TDIAG_DETAIL_FIELD(T, correlation, delta, 0), TDIAG_DETAIL_FIELD(T, stack, plain, 0),
+      TDIAG_DETAIL_FIELD(T, kind, plain, 0),    TDIAG_DETAIL_FIELD(T, cbid, plain, 0)};
+}
+template <>
+constexpr auto schema<range_event>() {
+  using T = range_event;
+  return std::array{TDIAG_DETAIL_FIELD(T, start, delta, 0), TDIAG_DETAIL_FIELD(T, end, relative, 0),
+                    TDIAG_DETAIL_FIELD(T, lane, delta, 0),  TDIAG_DETAIL_FIELD(T, name, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, kind, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, correlation, delta, 0)};
+}
+template <>
+constexpr auto schema<marker_event>() {
+  using T = marker_event;
+  return std::array{TDIAG_DETAIL_FIELD(T, time, delta, 0), TDIAG_DETAIL_FIELD(T, lane, delta, 0),
+                    TDIAG_DETAIL_FIELD(T, name, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, category, plain, 0)};
+}
+template <>
+constexpr auto schema<memory_event>() {
+  using T = memory_event;
+  return std::array{
+      TDIAG_DETAIL_FIELD(T, time, delta, 0),          TDIAG_DETAIL_FIELD(T, lane, delta, 0),
+      TDIAG_DETAIL_FIELD(T, action, plain, 0),        TDIAG_DETAIL_FIELD(T, device, plain, 0),
+      TDIAG_DETAIL_FIELD(T, stack, plain, 0),         TDIAG_DETAIL_FIELD(T, address, delta, 0),
+      TDIAG_DETAIL_FIELD(T, size, plain, 0),          TDIAG_DETAIL_FIELD(T, stream, plain, 0),
+      TDIAG_DETAIL_FIELD(T, pool, plain, 0),          TDIAG_DETAIL_FIELD(T, device_free, plain, 0),
+      TDIAG_DETAIL_FIELD(T, total_allocated, delta, 0), TDIAG_DETAIL_FIELD(T, total_reserved, delta, 0),
+      TDIAG_DETAIL_FIELD(T, correlation, delta, 0),   TDIAG_DETAIL_FIELD(T, user_metadata, plain, 0)};
+}
+template <>
+constexpr auto schema<assertion_event>() {
+  using T = assertion_event;
+  return std::array{
+      TDIAG_DETAIL_FIELD(T, time, delta, 0),    TDIAG_DETAIL_FIELD(T, lane, delta, 0),
+      TDIAG_DETAIL_FIELD(T, site, plain, 0),    TDIAG_DETAIL_FIELD(T, message, plain, 0),
+      TDIAG_DETAIL_FIELD(T, device, plain, 0),  TDIAG_DETAIL_ELEM(T, block, 0),
+      TDIAG_DETAIL_ELEM(T, block, 1),           TDIAG_DETAIL_ELEM(T, block, 2),
+      TDIAG_DETAIL_ELEM(T, thread, 0),          TDIAG_DETAIL_ELEM(T, thread, 1),
+      TDIAG_DETAIL_ELEM(T, thread, 2),          TDIAG_DETAIL_FIELD(T, launch_id, delta, 0)};
+}
+template <>
+constexpr auto schema<flow_event>() {
+  using T = flow_event;
+  return std::array{TDIAG_DETAIL_FIELD(T, time, delta, 0),
+                    TDIAG_DETAIL_FIELD(T, target_time, relative, 0),
+                    TDIAG_DETAIL_FIELD(T, lane, delta, 0),
+                    TDIAG_DETAIL_FIELD(T, target_lane, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, correlation, delta, 0),
+                    TDIAG_DETAIL_FIELD(T, kind, plain, 0)};
+}
+template <>
+constexpr auto schema<counter_event>() {
+  using T = counter_event;
+  return std::array{TDIAG_DETAIL_FIELD(T, time, delta, 0), TDIAG_DETAIL_FIELD(T, lane, delta, 0),
+                    TDIAG_DETAIL_FIELD(T, name, plain, 0), TDIAG_DETAIL_FIELD(T, value, raw8, 0)};
+}
+#undef TDIAG_DETAIL_FIELD
+#undef TDIAG_DETAIL_ELEM
+
+// Fixed-size memcpy per width: a variable-size memcpy is a library call per field.
+inline std::uint64_t load_field(const std::byte* record, const field_desc& f) noexcept {
+  const std::byte* p = record + f.offset;
+  switch (f.width) {
+  case 1: {
+    std::uint8_t v;
+    std::memcpy(&v, p, 1);
+    return f.is_signed ? static_cast<std::uint64_t>(static_cast<std::int8_t>(v)) : v;
+  }
+  case 2: {
+    std::uint16_t v;
+    std::memcpy(&v, p, 2);
+    return f.is_signed ? static_cast<std::uint64_t>(static_cast<std::int16_t>(v)) : v;
+  }
+  case 4: {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return f.is_signed ? static_cast<std::uint64_t>(static_cast<std::int32_t>(v)) : v;
+  }
+  default: {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  }
+}
+inline void store_field(std::byte* record, const field_desc& f, std::uint64_t v) noexcept {
+  std::byte* p = record + f.offset;
+  switch (f.width) {
+  case 1: {
+    const auto n = static_cast<std::uint8_t>(v);
+    std::memcpy(p, &n, 1);
+    break;
+  }
+  case 2: {
+    const auto n = static_cast<std::uint16_t>(v);
+    std::memcpy(p, &n, 2);
+    break;
+  }
+  case 4: {
+    const auto n = static_cast<std::uint32_t>(v);
+    std::memcpy(p, &n, 4);
+    break;
+  }
+  default: std::memcpy(p, &v, 8); break;
+  }
+}
+
+template <typename Record>
+void encode_store(std::string& out, std::uint8_t kind, std::span<const Record> records) {
+  if (records.empty())
+    return;
+  constexpr auto fields = schema<Record>();
+  std::string body;
+  put_varint(body, records.size());
+  put_varint(body, fields.size());
+  std::string column;
+  for (const auto& f : fields) {
+    column.clear();
+    std::uint64_t prev = 0;
+    for (const Record& r : records) {
+      const auto* bytes = reinterpret_cast<const std::byte*>(&r);
+      const std::uint64_t v = load_field(bytes, f);
+      switch (f.how) {
+      case mode::plain: put_varint(column, f.is_signed ? zigzag(v) : v); break;
+      case mode::delta: put_varint(column, zigzag(v - prev)), prev = v; break;
+      case mode::relative: put_varint(column, zigzag(v - load_field(bytes, fields[f.ref]))); break;
+      case mode::raw8: put_le<std::uint64_t>(column, v); break;
+      }
+    }
+    put_varint(body, column.size());
+    body += column;
+  }
+  out.push_back(static_cast<char>(section_events + kind));
+  put_varint(out, body.size());
+  out += body;
+}
+
+template <typename Record>
+std::vector<Record> decode_store(byte_reader& in) {
+  constexpr auto fields = schema<Record>();
+  const std::size_t count = in.count();
+  const std::size_t field_count = in.count();
+  if (count > 0 && field_count == 0)
+    throw malformed("event section without columns");
+  std::vector<Record> records(count);
+  for (std::size_t i = 0; i < field_count; ++i) {
+    byte_reader column(in.bytes(in.varint()));
+    if (i >= fields.size())
+      continue;  // a column added by a newer writer: skipped
+    const auto& f = fields[i];
+    std::uint64_t prev = 0;
+    for (Record& r : records) {
+      auto* bytes = reinterpret_cast<std::byte*>(&r);
+      std::uint64_t v = 0;
+      switch (f.how) {
+      case mode::plain: v = f.is_signed ? unzigzag(column.varint()) : column.varint(); break;
+      case mode::delta: v = prev + unzigzag(column.varint()), prev = v; break;
+      case mode::relative: v = load_field(bytes, fields[f.ref]) + unzigzag(column.varint()); break;
+      case mode::raw8: v = column.u64(); break;
+      }
+      store_field(bytes, f, v);
+    }
+    if (!column.done())
+      throw malformed("column longer than its records");
+  }
+  return records;
+}
+
+// --- tables, metadata, allocator state ------------------------------------------------------
+void begin_section(std::string& out, std::uint8_t type, const std::string& body) {
+  out.push_back(static_cast<char>(type));
+  put_varint(out, body.size());
+  out += body;
+}
+
+std::string encode_metadata(const trace_metadata& m) {
+  std::string b;
+  put_string(b, m.format);
+  put_string(b, m.source_path);
+  put_varint(b, zigzag(static_cast<std::uint64_t>(m.time_origin_ns)));
+  put_varint(b, m.dropped_records);
+  put_varint(b, m.properties.size());
+  for (const auto& [k, v] : m.properties) {
+    put_string(b, k);
+    put_string(b, v);
+  }
+  return b;
+}
+
+trace_metadata decode_metadata(byte_reader& in) {
+  trace_metadata m;
+  m.format = in.text();
+  m.source_path = in.text();
+  m.time_origin_ns = static_cast<std::int64_t>(unzigzag(in.varint()));
+  m.dropped_records = in.varint();
+  const std::size_t n = in.count();
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string k(in.text());
+    m.properties.emplace_back(std::move(k), std::string(in.text()));
+  }
+  return m;
+}
+
+std::string encode_allocator_state(const allocator_state& s) {
+  std::string b;
+  put_varint(b, zigzag(static_cast<std::uint64_t>(s.time)));
+  put_varint(b, s.segments.size());
+  for (const auto& seg : s.segments) {
+    put_varint(b, zigzag(static_cast<std::uint64_t>(static_cast<std::int64_t>(seg.device))));
+    put_varint(b, seg.address);
+    put_varint(b, seg.total_size);
+    put_varint(b, seg.stream);
+    put_varint(b, seg.pool);
+    b.push_back(static_cast<char>(seg.type));
+    b.push_back(static_cast<char>(seg.is_expandable ? 1 : 0));
+    put_varint(b, seg.stack);
+    put_varint(b, seg.blocks.size());
+    for (const auto& blk : seg.blocks) {
+      put_varint(b, blk.address);
+      put_varint(b, blk.size);
+      put_varint(b, blk.requested_size);
+      b.push_back(static_cast<char>(blk.state));
+      put_varint(b, blk.stack);
+    }
+  }
+  return b;
+}
+
+// The decoder's view of one chunk: local id -> id in the destination trace.
+struct id_maps {
+  std::vector<string_id> strings{no_string};
+  std::vector<frame_id> frames{0};
+  std::vector<stack_id> stacks{no_stack};
+  std::vector<lane_id> lanes;
+
+  template <typename Id>
+  static Id map(const std::vector<Id>& v, std::uint64_t local, const char* what) {
+    if (local >= v.size())
+      throw malformed(std::string("reference to an undefined ") + what);
+    return v[static_cast<std::size_t>(local)];
+  }
+};
+
+allocator_state decode_allocator_state(byte_reader& in, const id_maps& ids) {
+  allocator_state s;
+  s.time = static_cast<std::int64_t>(unzigzag(in.varint()));
+  const std::size_t n = in.count();
+  s.segments.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    segment seg;
+    seg.device = static_cast<std::int32_t>(static_cast<std::int64_t>(unzigzag(in.varint())));
+    seg.address = in.varint();
+    seg.total_size = in.varint();
+    seg.stream = in.varint();
+    seg.pool = in.varint();
+    const std::uint8_t type = in.u8();
+    if (type > static_cast<std::uint8_t>(segment_type::large))
+      throw malformed("unknown segment type");
+    seg.type = static_cast<segment_type>(type);
+    seg.is_expandable = in.u8() != 0;
+    seg.stack = id_maps::map(ids.stacks, in.varint(), "stack");
+    const std::size_t blocks = in.count();
+    seg.blocks.reserve(blocks);
+    for (std::size_t k = 0; k < blocks; ++k) {
+      block blk;
+      blk.address = in.varint();
+      blk.size = in.varint();
+      blk.requested_size = in.varint();
+      const std::uint8_t state = in.u8();
+      if (state > static_cast<std::uint8_t>(block_state::inactive))
+        throw malformed("unknown block state");
+      blk.state = static_cast<block_state>(state);
+      blk.stack = id_maps::map(ids.stacks, in.varint(), "stack");
+      seg.blocks.push_back(blk);
+    }
+    s.segments.push_back(std::move(seg));
+  }
+  return s;
+}
+
+using all_stores =
+    std::tuple<std::vector<kernel_event>, std::vector<copy_event>, std::vector<api_event>,
+               std::vector<range_event>, std::vector<marker_event>, std::vector<memory_event>,
+               std::vector<assertion_event>, std::vector<flow_event>, std::vector<counter_event>>;
+
+template <std::size_t I = 0>
+void decode_events(std::uint8_t kind, byte_reader& in, all_stores& stores, const id_maps& ids) {
+  if constexpr (I < std::tuple_size_v<all_stores>) {
+    if (kind != I)
+      return decode_events<I + 1>(kind, in, stores, ids);
+    using record = typename std::tuple_element_t<I, all_stores>::value_type;
+    auto records = decode_store<record>(in);
+    for (auto& r : records)
+      visit_ids(
+          r, [&](string_id& id) { id = id_maps::map(ids.strings, id, "string"); },
+          [&](stack_id& id) { id = id_maps::map(ids.stacks, id, "stack"); },
+          [&](lane_id& id) { id = id_maps::map(ids.lanes, id, "lane"); });
+    auto& store = std::get<I>(stores);
+    store.insert(store.end(), records.begin(), records.end());
+  }
+}
+
+} // namespace
+
+std::string encode_chunk(const trace& chunk) {
+  std::string out;
+  std::string b;
+  put_varint(b, chunk.strings.size() - 1);
+  for (string_id i = 1; i < chunk.strings.size(); ++i)
+    put_string(b, chunk.strings.name(i));
+  begin_section(out, section_strings, b);
+
+  b.clear();
+  put_varint(b, chunk.stacks.frame_count() - 1);
+  for (frame_id i = 1; i < chunk.stacks.frame_count(); ++i) {
+    const auto& f = chunk.stacks.frame_at(i);
+    put_varint(b, f.function);
+    put_varint(b, f.file);
+    put_varint(b, f.line);
+  }
+  begin_section(out, section_frames, b);
+
+  b.clear();
+  put_varint(b, chunk.stacks.stack_count() - 1);
+  for (stack_id i = 1; i < chunk.stacks.stack_count(); ++i) {
+    auto frames = chunk.stacks.stack(i);
+    put_varint(b, frames.size());
+    for (frame_id f : frames)
+      put_varint(b, f);
+  }
+  begin_section(out, section_stacks, b);
+
+  b.clear();
+  put_varint(b, chunk.lanes.size());
+  for (const auto& l : chunk.lanes.lanes()) {
+    b.push_back(static_cast<char>(l.kind));
+    put_varint(b, zigzag(static_cast<std::uint64_t>(l.group)));
+    put_varint(b, l.id);
+    put_varint(b, l.name);
+  }
+  begin_section(out, section_lanes, b);
+
+  begin_section(out, section_metadata, encode_metadata(chunk.metadata));
+  if (chunk.final_allocator_state)
+    begin_section(out, section_allocator_state, encode_allocator_state(*chunk.final_allocator_state));
+
+  encode_store(out, 0, chunk.kernels.all());
+  encode_store(out, 1, chunk.copies.all());
+  encode_store(out, 2, chunk.api_calls.all());
+  encode_store(out, 3, chunk.ranges.all());
+  encode_store(out, 4, chunk.markers.all());
+  encode_store(out, 5, chunk.memory.all());
+  encode_store(out, 6, chunk.assertions.all());
+  encode_store(out, 7, chunk.flows.all());
+  encode_store(out, 8, chunk.counters.all());
+  return out;
+}
+
+void decode_chunk(std::span<const std::byte> payload, trace& into) {
+  byte_reader in(payload);
+  id_maps ids;
+  all_stores stores;
+  std::optional<trace_metadata> metadata;
+  std::optional<allocator_state> state;
+  // Lanes are interned in `into` only once the chunk decodes completely.
+  std::vector<lane> lanes;
+  bool lanes_seen = false;
+
+  while (!in.done()) {
+    const std::uint8_t type = in.u8();
+    byte_reader body(in.bytes(in.varint()));
+    switch (type) {
+    case section_strings: {
+      const std::size_t n = body.count();
+      for (std::size_t i = 0; i < n; ++i)
+        ids.strings.push_back(into.strings.intern(body.text()));
+      break;
+    }
+    case section_frames: {
+      const std::size_t n = body.count();
+      for (std::size_t i = 0; i < n; ++i) {
+        frame f;
+        f.function = id_maps::map(ids.strings, body.varint(), "string");
+        f.file = id_maps::map(ids.strings, body.varint(), "string");
+        f.line = static_cast<std::uint32_t>(body.varint());
+        ids.frames.push_back(into.stacks.intern_frame(f));
+      }
+      break;
+    }
+    case section_stacks: {
+      const std::size_t n = body.count();
+      std::vector<frame_id> frames;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t len = body.count();
+        if (len == 0)
+          throw malformed("empty stack in the stack table");
+        frames.clear();
+        for (std::size_t k = 0; k < len; ++k)
+          frames.push_back(id_maps::map(ids.frames, body.varint(), "frame"));
+        ids.stacks.push_back(into.stacks.intern_stack(frames));
+      }
+      break;
+    }
+    case section_lanes: {
+      if (lanes_seen)
+        throw malformed("two lane tables in one chunk");
+      lanes_seen = true;
+      const std::size_t n = body.count();
+      for (std::size_t i = 0; i < n; ++i) {
+        lane l;
+        const std::uint8_t kind = body.u8();
+        if (kind > static_cast<std::uint8_t>(lane_kind::device_memory))
+          throw malformed("unknown lane kind");
+        l.kind = static_cast<lane_kind>(kind);
+        l.group = static_cast<std::int64_t>(unzigzag(body.varint()));
+        l.id = body.varint();
+        l.name = id_maps::map(ids.strings, body.varint(), "string");
+        lanes.push_back(l);
+        ids.lanes.push_back(static_cast<lane_id>(i));  // chunk-local for now
+      }
+      break;
+    }
+    case section_metadata: metadata = decode_metadata(body); break;
+    case section_allocator_state: state = decode_allocator_state(body, ids); break;
+    default:
+      if (type >= section_events && type < section_events + std::tuple_size_v<all_stores>)
+        decode_events(static_cast<std::uint8_t>(type - section_events), body, stores, ids);
+      // Other types are sections of a newer minor version: skipped.
+      break;
+    }
+  }
+
+  // Commit: lanes first, then events with chunk-local lanes mapped to `into`'s.
+  std::vector<lane_id> lane_map(lanes.size());
+  for (std::size_t i = 0; i < lanes.size(); ++i) {
+    lane_map[i] = into.lanes.intern(lanes[i].kind, lanes[i].group, lanes[i].id);
+    if (lanes[i].name != no_string && into.lanes.at(lane_map[i]).name == no_string)
+      into.lanes.set_name(lane_map[i], lanes[i].name);
+  }
+  // No reserve(): an exact reserve per chunk would reallocate the store every chunk.
+  auto commit = [&](auto& store, auto& records) {
+    for (auto& r : records) {
+      visit_ids(
+          r, [](string_id&) {}, [](stack_id&) {}, [&](lane_id& id) { id = lane_map[id]; });
+      store.push_back(r);
+    }
+  };
+  commit(into.kernels, std::get<0>(stores));
+  commit(into.copies, std::get<1>(stores));
+  commit(into.api_calls, std::get<2>(stores));
+  commit(into.ranges, std::get<3>(stores));
+  commit(into.markers, std::get<4>(stores));
+  commit(into.memory, std::get<5>(stores));
+  commit(into.assertions, std::get<6>(stores));
+  commit(into.flows, std::get<7>(stores));
+  commit(into.counters, std::get<8>(stores));
+  if (state)
+    into.final_allocator_state = std::move(state);
+  if (metadata)
+    into.metadata = std::move(*metadata);
+}
+
+} // namespace tdiag::trace::detail

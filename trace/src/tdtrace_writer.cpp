@@ -1,0 +1,350 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/tdtrace_writer.hpp>
+#include <tensordiag/trace/trace_merge.hpp>
+
+#include "tdtrace_format.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <zstd.h>
+
+namespace tdiag::trace {
+namespace {
+
+[[noreturn]] void throw_write_error(const std::filesystem::path& path, std::string_view what,
+                                    int err) {
+  diagnostic d;
+  d.code = "TDIAG-TRACE-121";
+  d.title = "cannot write trace file";
+  d.message = fmt::format("cannot write trace file '{}': {}{}{}", path.string(), what,
+                          err ? ": " : "", err ? std::strerror(err) : "");
+  d.add_field("path", path.string());
+  d.hint = "check free disk space and permissions";
+  throw error(std::move(d));
+}
+
+} // namespace
+
+struct tdtrace_writer::chunk_builder {
+  trace chunk;
+  std::size_t record_bytes = 0;
+  std::chrono::steady_clock::time_point first_event{};
+  std::uint32_t sequence = 0;
+  std::uint64_t file_offset = 0;
+  std::vector<detail::footer_entry> index;
+  ZSTD_CCtx* cctx = nullptr;
+
+  chunk_builder() : cctx(ZSTD_createCCtx()) {}
+  ~chunk_builder() { ZSTD_freeCCtx(cctx); }
+  chunk_builder(const chunk_builder&) = delete;
+  chunk_builder& operator=(const chunk_builder&) = delete;
+};
+
+tdtrace_writer::tdtrace_writer(const std::filesystem::path& path, trace_metadata metadata,
+                               tdtrace_writer_options options)
+    : options_(options), path_(path), metadata_(std::move(metadata)),
+      builder_(std::make_unique<chunk_builder>()) {
+  file_ = std::fopen(path.c_str(), "wb");
+  if (!file_) {
+    const int err = errno;
+    diagnostic d;
+    d.code = "TDIAG-TRACE-120";
+    d.title = "cannot create trace file";
+    d.message = fmt::format("cannot create trace file '{}': {}", path.string(), std::strerror(err));
+    d.add_field("path", path.string());
+    d.hint = "check that the folder exists and is writable";
+    throw error(std::move(d));
+  }
+  std::string header(detail::file_magic, sizeof detail::file_magic);
+  detail::put_le(header, detail::version_major);
+  detail::put_le(header, detail::version_minor);
+  detail::put_le(header, static_cast<std::uint32_t>(detail::file_header_size));
+  detail::put_le<std::uint32_t>(header, 0);  // flags
+  detail::put_le(header, static_cast<std::uint32_t>(options_.chunk_bytes));
+  detail::put_le<std::uint32_t>(header, 0);  // reserved
+  detail::put_le(header, detail::crc32_of(std::as_bytes(std::span(header))));
+  try {
+    write_bytes(header.data(), header.size());
+  } catch (...) {
+    std::fclose(file_);
+    throw;
+  }
+  thread_ = std::thread([this] { run(); });
+}
+
+tdtrace_writer::~tdtrace_writer() {
+  try {
+    close();
+  } catch (const std::exception& e) {
+    // Destructors cannot throw; the error is still shown, never swallowed silently.
+    fmt::print(stderr, "tensordiag: {}\n", e.what());
+  }
+}
+
+bool tdtrace_writer::append(trace batch) {
+  const std::uint64_t events = batch.event_count();
+  std::unique_lock lock(mutex_);
+  if (!closing_ && !failure_ && queue_.size() >= options_.queue_capacity) {
+    if (options_.drop_when_full) {
+      stats_.events_dropped += events;
+      metadata_.dropped_records += events;
+      return false;
+    }
+    space_ready_.wait(lock, [&] {
+      return closing_ || failure_ || queue_.size() < options_.queue_capacity;
+    });
+  }
+  if (closing_ || failure_) {
+    stats_.events_dropped += events;
+    return false;
+  }
+  stats_.events_appended += events;
+  queue_.push_back(std::move(batch));
+  lock.unlock();
+  work_ready_.notify_one();
+  return true;
+}
+
+void tdtrace_writer::add_dropped_records(std::uint64_t n) {
+  std::lock_guard lock(mutex_);
+  metadata_.dropped_records += n;
+}
+
+void tdtrace_writer::flush() {
+  std::unique_lock lock(mutex_);
+  if (closing_ || failure_)
+    return;
+  const std::uint64_t ticket = ++flush_requested_;
+  work_ready_.notify_one();
+  flushed_.wait(lock, [&] { return flush_done_ >= ticket || failure_ || closed_; });
+}
+
+void tdtrace_writer::close() {
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_) {
+      if (failure_)
+        std::rethrow_exception(failure_);
+      return;
+    }
+    closing_ = true;
+  }
+  work_ready_.notify_one();
+  space_ready_.notify_all();
+  if (thread_.joinable())
+    thread_.join();
+  std::lock_guard lock(mutex_);
+  closed_ = true;
+  if (failure_)
+    std::rethrow_exception(failure_);
+}
+
+tdtrace_writer_stats tdtrace_writer::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void tdtrace_writer::run() noexcept {
+  try {
+    std::uint64_t flushes_served = 0;
+    for (;;) {
+      std::deque<trace> work;
+      bool closing = false;
+      std::uint64_t flush_ticket = 0;
+      {
+        std::unique_lock lock(mutex_);
+        auto ready = [&] {
+          return !queue_.empty() || closing_ || flush_requested_ > flushes_served;
+        };
+        if (options_.flush_interval.count() > 0)
+          work_ready_.wait_for(lock, options_.flush_interval, ready);
+        else
+          work_ready_.wait(lock, ready);
+        work.swap(queue_);
+        closing = closing_;
+        flush_ticket = flush_requested_;
+      }
+      space_ready_.notify_all();
+      for (auto& batch : work)
+        add_batch(batch);
+      work.clear();
+
+      const bool stale = options_.flush_interval.count() > 0 &&
+                         builder_->chunk.event_count() > 0 &&
+                         std::chrono::steady_clock::now() - builder_->first_event >=
+                             options_.flush_interval;
+      if (stale || (flush_ticket > flushes_served && builder_->chunk.event_count() > 0))
+        write_pending_chunk();
+      if (flush_ticket > flushes_served) {
+        flushes_served = flush_ticket;
+        {
+          std::lock_guard lock(mutex_);
+          flush_done_ = flush_ticket;
+        }
+        flushed_.notify_all();
+      }
+      if (closing) {
+        finish_file();
+        return;
+      }
+    }
+  } catch (...) {
+    if (file_) {
+      std::fclose(file_);
+      file_ = nullptr;
+    }
+    {
+      std::lock_guard lock(mutex_);
+      failure_ = std::current_exception();
+      for (const auto& batch : queue_)
+        stats_.events_dropped += batch.event_count();
+      queue_.clear();
+    }
+    flushed_.notify_all();
+    space_ready_.notify_all();
+  }
+}
+
+void tdtrace_writer::add_batch(trace& batch) {
+  auto& b = *builder_;
+  {
+    std::lock_guard lock(mutex_);
+    metadata_.dropped_records += batch.metadata.dropped_records;
+    metadata_.properties.insert(metadata_.properties.end(), batch.metadata.properties.begin(),
+                                batch.metadata.properties.end());
+  }
+  id_remapper map(b.chunk, batch);
+  auto pump = [&](const auto& from, auto select) {
+    for (auto record : from.all()) {
+      if (b.chunk.event_count() == 0 && b.record_bytes == 0)
+        b.first_event = std::chrono::steady_clock::now();
+      map.remap(record);
+      select(b.chunk).push_back(record);
+      b.record_bytes += sizeof(record);
+      if (b.record_bytes + b.chunk.strings.text_bytes() >= options_.chunk_bytes) {
+        write_pending_chunk();
+        map.reset();
+      }
+    }
+  };
+  pump(batch.kernels, [](trace& t) -> auto& { return t.kernels; });
+  pump(batch.copies, [](trace& t) -> auto& { return t.copies; });
+  pump(batch.api_calls, [](trace& t) -> auto& { return t.api_calls; });
+  pump(batch.ranges, [](trace& t) -> auto& { return t.ranges; });
+  pump(batch.markers, [](trace& t) -> auto& { return t.markers; });
+  pump(batch.memory, [](trace& t) -> auto& { return t.memory; });
+  pump(batch.assertions, [](trace& t) -> auto& { return t.assertions; });
+  pump(batch.flows, [](trace& t) -> auto& { return t.flows; });
+  pump(batch.counters, [](trace& t) -> auto& { return t.counters; });
+  if (batch.final_allocator_state) {
+    auto state = std::move(*batch.final_allocator_state);
+    for (auto& seg : state.segments) {
+      seg.stack = map.stack(seg.stack);
+      for (auto& blk : seg.blocks)
+        blk.stack = map.stack(blk.stack);
+      b.record_bytes += sizeof(segment) + seg.blocks.size() * sizeof(block);
+    }
+    b.chunk.final_allocator_state = std::move(state);
+  }
+}
+
+void tdtrace_writer::write_bytes(const void* data, std::size_t size) {
+  if (std::fwrite(data, 1, size, file_) != size)
+    throw_write_error(path_, "write failed", errno);
+  builder_->file_offset += size;
+}
+
+void tdtrace_writer::write_pending_chunk() {
+  auto& b = *builder_;
+  trace& c = b.chunk;
+  {
+    std::lock_guard lock(mutex_);
+    c.metadata = metadata_;
+  }
+  c.finalize();
+  const std::string payload = detail::encode_chunk(c);
+  std::string compressed(ZSTD_compressBound(payload.size()), '\0');
+  const std::size_t n = ZSTD_compressCCtx(b.cctx, compressed.data(), compressed.size(),
+                                          payload.data(), payload.size(),
+                                          options_.compression_level);
+  if (ZSTD_isError(n))
+    throw_write_error(path_, fmt::format("zstd: {}", ZSTD_getErrorName(n)), 0);
+  compressed.resize(n);
+  if (payload.size() > detail::max_chunk_payload || n > detail::max_chunk_payload)
+    throw_write_error(path_, "a chunk exceeds 256 MiB (lower chunk_bytes)", 0);
+
+  detail::chunk_header h;
+  h.sequence = b.sequence++;
+  h.compressed_size = static_cast<std::uint32_t>(n);
+  h.uncompressed_size = static_cast<std::uint32_t>(payload.size());
+  h.event_count = static_cast<std::uint32_t>(c.event_count());
+  h.payload_crc = detail::crc32_of(std::as_bytes(std::span(compressed)));
+  const time_span span = c.span();
+  h.t_min = span.begin;
+  h.t_max = span.end;
+  const std::uint64_t offset = b.file_offset;
+  const std::string header = detail::encode_chunk_header(h);
+  write_bytes(header.data(), header.size());
+  write_bytes(compressed.data(), compressed.size());
+  // Each chunk reaches the OS at once: a crash of this process then loses nothing written.
+  if (std::fflush(file_) != 0)
+    throw_write_error(path_, "flush failed", errno);
+  b.index.push_back({offset, h.compressed_size, h.event_count, h.t_min, h.t_max});
+  {
+    std::lock_guard lock(mutex_);
+    stats_.events_written += h.event_count;
+    stats_.chunks_written += 1;
+    stats_.payload_bytes += payload.size();
+    stats_.file_bytes = b.file_offset;
+  }
+  c = trace{};
+  b.record_bytes = 0;
+}
+
+void tdtrace_writer::finish_file() {
+  auto& b = *builder_;
+  // The last chunk also carries the final metadata (dropped counts); an empty trace still gets
+  // one chunk so its metadata survives.
+  write_pending_chunk();
+  const std::uint64_t footer_offset = b.file_offset;
+  std::string footer;
+  detail::put_le(footer, detail::footer_magic);
+  detail::put_le(footer, static_cast<std::uint32_t>(b.index.size()));
+  for (const auto& e : b.index) {
+    detail::put_le(footer, e.offset);
+    detail::put_le(footer, e.compressed_size);
+    detail::put_le(footer, e.event_count);
+    detail::put_le(footer, e.t_min);
+    detail::put_le(footer, e.t_max);
+  }
+  std::string trailer;
+  detail::put_le(trailer, footer_offset);
+  detail::put_le(trailer, static_cast<std::uint32_t>(b.index.size()));
+  detail::put_le(trailer, detail::crc32_of(std::as_bytes(std::span(footer))));
+  trailer.append(detail::trailer_magic, sizeof detail::trailer_magic);
+  write_bytes(footer.data(), footer.size());
+  write_bytes(trailer.data(), trailer.size());
+  const int rc = std::fclose(file_);
+  file_ = nullptr;
+  if (rc != 0)
+    throw_write_error(path_, "close failed", errno);
+  std::lock_guard lock(mutex_);
+  stats_.file_bytes = b.file_offset;
+}
+
+void write_tdtrace(const std::filesystem::path& path, const trace& t,
+                   tdtrace_writer_options options) {
+  options.flush_interval = std::chrono::milliseconds(0);
+  tdtrace_writer writer(path, t.metadata, options);
+  trace batch = t;
+  batch.metadata = {};  // already the writer's metadata
+  writer.append(std::move(batch));
+  writer.close();
+}
+
+} // namespace tdiag::trace

@@ -1,0 +1,99 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/trace.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace tdiag::trace {
+
+const std::string* trace_metadata::property(std::string_view key) const noexcept {
+  for (const auto& [k, v] : properties)
+    if (k == key)
+      return &v;
+  return nullptr;
+}
+
+void trace::finalize() {
+  const std::size_t lane_count = lanes.size();
+  for_each_store([&](auto& store) {
+    if (!store.finalized())
+      store.finalize(lane_count);
+  });
+  if (final_allocator_state)
+    final_allocator_state->sort();
+}
+
+bool trace::finalized() const noexcept {
+  bool all = true;
+  for_each_store([&](const auto& store) { all = all && store.finalized(); });
+  return all;
+}
+
+std::size_t trace::link_flows_by_correlation() {
+  std::unordered_map<std::uint32_t, const api_event*> launches;
+  for (const auto& call : api_calls.all())
+    if (call.correlation != 0 &&
+        (call.kind == api_kind::runtime || call.kind == api_kind::driver))
+      launches.emplace(call.correlation, &call);
+  std::unordered_set<std::uint32_t> linked;
+  for (const auto& f : flows.all())
+    linked.insert(f.correlation);
+
+  std::vector<flow_event> added;
+  auto link = [&](std::uint32_t correlation, lane_id target_lane, std::int64_t target_time) {
+    if (correlation == 0 || linked.contains(correlation))
+      return;
+    auto it = launches.find(correlation);
+    if (it == launches.end())
+      return;
+    flow_event f;
+    f.time = it->second->start;
+    f.target_time = target_time;
+    f.lane = it->second->lane;
+    f.target_lane = target_lane;
+    f.correlation = correlation;
+    f.kind = flow_kind::launch;
+    added.push_back(f);
+    linked.insert(correlation);
+  };
+  for (const auto& k : kernels.all())
+    link(k.correlation, k.lane, k.start);
+  for (const auto& c : copies.all())
+    link(c.correlation, c.lane, c.start);
+  for (const auto& f : added)
+    flows.push_back(f);
+  return added.size();
+}
+
+std::size_t trace::event_count() const noexcept {
+  std::size_t n = 0;
+  for_each_store([&](const auto& store) { n += store.size(); });
+  return n;
+}
+
+time_span trace::span() const noexcept {
+  std::int64_t lo = std::numeric_limits<std::int64_t>::max();
+  std::int64_t hi = std::numeric_limits<std::int64_t>::min();
+  for_each_store([&](const auto& store) {
+    for (const auto& r : store.all()) {
+      lo = std::min(lo, begin_time(r));
+      hi = std::max(hi, end_time(r));
+    }
+  });
+  if (lo > hi)
+    return {};
+  return {lo, hi};
+}
+
+bool operator==(const trace& a, const trace& b) {
+  return a.strings == b.strings && a.stacks == b.stacks && a.lanes == b.lanes &&
+         a.kernels == b.kernels && a.copies == b.copies && a.api_calls == b.api_calls &&
+         a.ranges == b.ranges && a.markers == b.markers && a.memory == b.memory &&
+         a.assertions == b.assertions && a.flows == b.flows && a.counters == b.counters &&
+         a.final_allocator_state == b.final_allocator_state && a.metadata == b.metadata;
+}
+
+} // namespace tdiag::trace

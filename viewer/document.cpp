@@ -1,0 +1,127 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include "document.hpp"
+
+#include <tensordiag/trace/kineto_import.hpp>
+#include <tensordiag/trace/load.hpp>
+#include <tensordiag/viewer/format.hpp>
+#include <tensordiag/viewer/tables.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+
+namespace tdiag::view {
+
+void load_progress::set(std::string phase, float fraction) {
+  std::lock_guard lock(mutex_);
+  phase_ = std::move(phase);
+  fraction_ = fraction;
+}
+
+std::pair<std::string, float> load_progress::get() const {
+  std::lock_guard lock(mutex_);
+  return {phase_, fraction_};
+}
+
+bool looks_like_report(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  const auto first = head.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && head[first] == '{' &&
+         head.find("\"tensordiag.report/") != std::string::npos;
+}
+
+std::unique_ptr<document> make_document(trace::trace t, load_progress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  auto doc = std::make_unique<document>();
+  doc->trace = std::move(t);
+  if (!doc->trace.finalized())
+    doc->trace.finalize();
+  const auto& tr = doc->trace;
+
+  progress.set("laying out lanes", 0.1f);
+  doc->layout = lane_layout::build(tr);
+
+  const std::int64_t end = tr.span().end;
+  const auto devices = memory_curve::devices(tr);
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    progress.set(fmt::format("replaying allocator of device {}", devices[i]),
+                 0.3f + 0.4f * static_cast<float>(i) / static_cast<float>(devices.size()));
+    device_memory dm;
+    dm.device = devices[i];
+    dm.curve = memory_curve::build(tr, dm.device);
+    dm.allocations = pair_allocations(tr, dm.device, end);
+    dm.bands = allocation_bands::build(dm.allocations, 24);
+    dm.timeline = allocator_timeline::build(tr, dm.device);
+    std::vector<std::int64_t> times(dm.timeline.event_count());
+    for (std::size_t k = 0; k < times.size(); ++k)
+      times[k] = dm.timeline.event(k).time;
+    dm.window = dense_window(times, 0.97);
+    doc->memory.push_back(std::move(dm));
+  }
+  // Devices before the host (-1) pool: the GPU is what people open the view for.
+  std::stable_partition(doc->memory.begin(), doc->memory.end(),
+                        [](const device_memory& m) { return m.device >= 0; });
+
+  {
+    std::vector<std::int64_t> times;
+    times.reserve(tr.event_count());
+    tr.for_each_store([&](const auto& store) {
+      for (const auto& r : store.all())
+        times.push_back(trace::begin_time(r));
+    });
+    std::sort(times.begin(), times.end());
+    doc->view_window = dense_window(times, 0.97);
+    if (doc->view_window.second <= doc->view_window.first)
+      doc->view_window = {tr.span().begin, tr.span().end};
+  }
+
+  progress.set("building tables", 0.8f);
+  doc->kernels = kernels_table(tr);
+  doc->sites = allocation_sites_table(tr);
+  doc->leaks = leaks_table(tr);
+  doc->ooms = oom_table(tr);
+
+  const auto assertions = tr.assertions.all();
+  for (std::size_t i = 0; i < assertions.size(); ++i)
+    doc->trace_markers.push_back({assertions[i].time, marker_kind::assertion,
+                                  std::string(tr.name(assertions[i].site)),
+                                  {event_kind::assertion, static_cast<std::uint32_t>(i)}});
+  const auto memory = tr.memory.all();
+  for (std::size_t i = 0; i < memory.size(); ++i)
+    if (memory[i].action == trace::memory_action::oom)
+      doc->trace_markers.push_back(
+          {memory[i].time, marker_kind::oom,
+           fmt::format("OOM: {} requested on device {}", format_bytes(static_cast<double>(
+                                                             memory[i].size)),
+                       memory[i].device),
+           {event_kind::memory, static_cast<std::uint32_t>(i)}});
+  doc->model_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  progress.set("ready", 1.0f);
+  return doc;
+}
+
+std::unique_ptr<document> load_document(const std::filesystem::path& path,
+                                        load_progress& progress) {
+  progress.set(fmt::format("reading {}", path.filename().string()), -1.0f);
+  const auto start = std::chrono::steady_clock::now();
+  trace::register_torch_importers();
+  auto loaded = trace::load_trace(path);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto doc = make_document(std::move(loaded.trace), progress);
+  doc->path = path;
+  doc->warnings = std::move(loaded.warnings);
+  doc->load_seconds = seconds;
+  std::error_code ec;
+  doc->file_bytes = std::filesystem::file_size(path, ec);
+  return doc;
+}
+
+} // namespace tdiag::view

@@ -1,0 +1,112 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// tdiag-view: interactive viewer, headless screenshots, frame-build benchmark.
+#include "app.hpp"
+#include "backend.hpp"
+#include "headless.hpp"
+
+#include <tensordiag/core/error.hpp>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <imgui.h>
+
+#include <cstdio>
+#include <filesystem>
+
+namespace {
+
+int run_interactive(const std::vector<std::string>& files) {
+  using namespace tdiag::view;
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  int status = 0;
+  {
+    std::unique_ptr<backend> window;
+    try {
+      window = backend::create({});
+    } catch (const tdiag::error& e) {
+      fmt::print(stderr, "tdiag-view: {}\n", e.what());
+      if (!e.report().diagnostics.empty() && !e.report().diagnostics.front().hint.empty())
+        fmt::print(stderr, "hint: {}\n", e.report().diagnostics.front().hint);
+      ImGui::DestroyContext();
+      return 2;
+    }
+    app a;
+    a.enable_settings(app::default_ini_path());
+    a.set_ui_scale(window->content_scale());
+    std::vector<std::filesystem::path> paths(files.begin(), files.end());
+    if (!paths.empty())
+      a.open(paths);
+    std::string title;
+    while (!window->should_close() && !a.quit_requested()) {
+      // Idle: wait for input, but keep animating while a load runs.
+      window->begin_frame(a.loading() ? 0.016 : 0.25);
+      const auto dropped = window->take_dropped_paths();
+      if (!dropped.empty())
+        a.open(std::vector<std::filesystem::path>(dropped.begin(), dropped.end()));
+      ImGui::NewFrame();
+      a.frame();
+      ImGui::Render();
+      window->end_frame();
+      if (a.window_title() != title) {
+        title = a.window_title();
+        window->set_title(title);
+      }
+    }
+    a.wait();
+    ImGui::SaveIniSettingsToDisk(ImGui::GetIO().IniFilename);
+  }
+  ImGui::DestroyContext();
+  return status;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  CLI::App cli{"tdiag-view: GPU kernel and memory trace viewer"};
+  std::vector<std::string> files;
+  std::string screenshot;
+  std::string view = "timeline";
+  std::string time;
+  std::string size = "1600x900";
+  float scale = 1.0f;
+  bool bench = false;
+  int frames = 120;
+  std::size_t synthetic_snapshot = 0;
+  cli.add_option("files", files, "traces (.tdtrace, snapshot .pickle, Chrome .json[.gz]) and "
+                                 "tensordiag JSON reports");
+  cli.add_option("--screenshot", screenshot, "render without a visible window and write a PNG");
+  cli.add_option("--view", view, "view for --screenshot: timeline, memory, allocator, tables")
+      ->check(CLI::IsMember({"timeline", "memory", "allocator", "tables"}));
+  cli.add_option("--time", time, "instant for --screenshot from the trace start: 12.5ms, 3s, "
+                                  "1500us, 40% (bare numbers are ms)");
+  cli.add_option("--size", size, "screenshot size WIDTHxHEIGHT");
+  cli.add_option("--scale", scale, "UI scale for --screenshot (fonts and sizes)");
+  cli.add_flag("--bench", bench, "time loading and frame building over scripted interaction");
+  cli.add_option("--frames", frames, "frames per benchmark phase");
+  cli.add_option("--synthetic-snapshot", synthetic_snapshot,
+                 "benchmark on a generated snapshot with this many memory events");
+  CLI11_PARSE(cli, argc, argv);
+
+  using namespace tdiag::view;
+  if (bench)
+    return run_bench(files, synthetic_snapshot, static_cast<std::size_t>(frames));
+  if (!screenshot.empty()) {
+    screenshot_options o;
+    o.output = screenshot;
+    o.view = view;
+    o.time = time;
+    o.scale = scale;
+    if (std::sscanf(size.c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 64 ||
+        o.height < 64 || o.width > 8192 || o.height > 8192) {
+      fmt::print(stderr, "tdiag-view: --size must be WIDTHxHEIGHT between 64 and 8192, not {}\n",
+                 size);
+      return 2;
+    }
+    return run_screenshot(files, o);
+  }
+  return run_interactive(files);
+}

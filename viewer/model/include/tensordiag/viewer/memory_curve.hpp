@@ -1,0 +1,65 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Allocated and reserved bytes over time for one device, as a step function, and its min/max
+// envelope per pixel column: a peak one nanosecond wide still shows at full zoom-out.
+#pragma once
+
+#include <tensordiag/trace/trace.hpp>
+#include <tensordiag/viewer/time_axis.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace tdiag::view {
+
+/// min/max of the two curves over one pixel column; `valid` is false left of the first sample.
+struct memory_column {
+  std::int64_t allocated_min = 0;
+  std::int64_t allocated_max = 0;
+  std::int64_t reserved_min = 0;
+  std::int64_t reserved_max = 0;
+  bool valid = false;
+};
+
+class memory_curve {
+public:
+  /// The curves of `device` from the memory events of a finalized trace. Sources that report
+  /// totals (Kineto [memory]) are taken as they are; otherwise totals are accumulated from the
+  /// actions (alloc .. free_completed for allocated, segment_* for reserved) and anchored so
+  /// they end at the trace's final allocator state when it has one (the ring buffer may have
+  /// dropped the start of the history).
+  [[nodiscard]] static memory_curve build(const trace::trace& t, std::int32_t device);
+  /// Devices with memory events, ascending (host = -1 first when present).
+  [[nodiscard]] static std::vector<std::int32_t> devices(const trace::trace& t);
+
+  [[nodiscard]] std::size_t size() const noexcept { return time_.size(); }
+  [[nodiscard]] bool empty() const noexcept { return time_.empty(); }
+  [[nodiscard]] std::int64_t time(std::size_t i) const noexcept { return time_[i]; }
+  [[nodiscard]] std::int64_t allocated(std::size_t i) const noexcept { return allocated_[i]; }
+  [[nodiscard]] std::int64_t reserved(std::size_t i) const noexcept { return reserved_[i]; }
+  [[nodiscard]] std::int64_t peak_allocated() const noexcept { return peak_allocated_; }
+  [[nodiscard]] std::int64_t peak_reserved() const noexcept { return peak_reserved_; }
+  [[nodiscard]] std::int64_t peak_allocated_time() const noexcept { return peak_time_; }
+
+  /// Values in force at time `t` (the last sample at or before t); zeros before the first.
+  [[nodiscard]] memory_column at(std::int64_t t) const noexcept;
+  /// One column per pixel of `axis` (out resized to ceil(width)); each holds the min and max
+  /// of every value the curves take inside the column, including the one carried in from the
+  /// left. O(width · log n + samples in view).
+  void envelope(const time_axis& axis, std::vector<memory_column>& out) const;
+
+  /// Appends a sample (for tests and generators): times must not decrease.
+  void push_back(std::int64_t time, std::int64_t allocated, std::int64_t reserved);
+
+private:
+  std::vector<std::int64_t> time_;
+  std::vector<std::int64_t> allocated_;
+  std::vector<std::int64_t> reserved_;
+  std::int64_t peak_allocated_ = 0;
+  std::int64_t peak_reserved_ = 0;
+  std::int64_t peak_time_ = 0;
+};
+
+} // namespace tdiag::view

@@ -1,0 +1,21 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// A deterministic caching-allocator history shaped like a PyTorch memory snapshot: segments
+// allocated on demand, blocks split from them first-fit, frees requested then completed, idle
+// segments released, and the final state as the snapshot's `segments`. Every event is
+// consistent with the state, so replay tests compare exact states. For tests and the scrub
+// benchmark (1M events) when no real snapshot of that size is at hand.
+#pragma once
+
+#include <tensordiag/trace/trace.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tdiag::view {
+
+/// A finalized trace with about `events` memory events on device 0 and its final state.
+[[nodiscard]] trace::trace make_snapshot_trace(std::size_t events, std::uint64_t seed = 1);
+
+} // namespace tdiag::view

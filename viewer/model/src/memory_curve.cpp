@@ -1,0 +1,162 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/viewer/memory_curve.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace tdiag::view {
+
+std::vector<std::int32_t> memory_curve::devices(const trace::trace& t) {
+  std::set<std::int32_t> seen;
+  for (const auto& m : t.memory.all())
+    seen.insert(m.device);
+  return {seen.begin(), seen.end()};
+}
+
+void memory_curve::push_back(std::int64_t time, std::int64_t allocated, std::int64_t reserved) {
+  if (!time_.empty() && time_.back() == time) {
+    allocated_.back() = allocated;
+    reserved_.back() = reserved;
+  } else {
+    time_.push_back(time);
+    allocated_.push_back(allocated);
+    reserved_.push_back(reserved);
+  }
+  if (allocated > peak_allocated_) {
+    peak_allocated_ = allocated;
+    peak_time_ = time;
+  }
+  peak_reserved_ = std::max(peak_reserved_, reserved);
+}
+
+memory_curve memory_curve::build(const trace::trace& t, std::int32_t device) {
+  using trace::memory_action;
+  std::vector<const trace::memory_event*> events;
+  bool has_completed = false;
+  for (const auto& m : t.memory.all()) {
+    if (m.device != device)
+      continue;
+    events.push_back(&m);
+    has_completed |= m.action == memory_action::free_completed;
+  }
+  // Memory lanes are sorted by time already; events of one device may span lanes.
+  std::stable_sort(events.begin(), events.end(),
+                   [](const auto* a, const auto* b) { return a->time < b->time; });
+
+  // Deltas first, then anchor: the start of a snapshot's history may be gone.
+  std::vector<std::int64_t> d_alloc(events.size(), 0);
+  std::vector<std::int64_t> d_res(events.size(), 0);
+  bool reported = false;
+  std::int64_t sum_alloc = 0;
+  std::int64_t sum_res = 0;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const auto& m = *events[i];
+    if (m.total_allocated >= 0)
+      reported = true;
+    const auto size = static_cast<std::int64_t>(m.size);
+    switch (m.action) {
+    case memory_action::alloc: d_alloc[i] = size; break;
+    case memory_action::free_completed: d_alloc[i] = -size; break;
+    case memory_action::free_requested:
+      if (!has_completed)
+        d_alloc[i] = -size;
+      break;
+    case memory_action::segment_alloc:
+    case memory_action::segment_map: d_res[i] = size; break;
+    case memory_action::segment_free:
+    case memory_action::segment_unmap: d_res[i] = -size; break;
+    default: break;
+    }
+    sum_alloc += d_alloc[i];
+    sum_res += d_res[i];
+  }
+
+  memory_curve c;
+  if (reported) {
+    std::int64_t alloc = 0;
+    std::int64_t res = 0;
+    for (const auto* m : events) {
+      if (m->total_allocated >= 0)
+        alloc = m->total_allocated;
+      if (m->total_reserved >= 0)
+        res = m->total_reserved;
+      c.push_back(m->time, alloc, res);
+    }
+    return c;
+  }
+  std::int64_t alloc = 0;
+  std::int64_t res = 0;
+  if (t.final_allocator_state) {
+    const auto& fs = *t.final_allocator_state;
+    std::int64_t final_active = 0;
+    for (const auto& s : fs.segments)
+      if (s.device == device)
+        final_active += static_cast<std::int64_t>(s.active_bytes());
+    alloc = std::max<std::int64_t>(final_active - sum_alloc, 0);
+    res = std::max<std::int64_t>(static_cast<std::int64_t>(fs.reserved_bytes(device)) - sum_res,
+                                 0);
+  } else {
+    // Without an anchor, start from the lowest level the history reaches.
+    std::int64_t a = 0, r = 0, min_a = 0, min_r = 0;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      a += d_alloc[i];
+      r += d_res[i];
+      min_a = std::min(min_a, a);
+      min_r = std::min(min_r, r);
+    }
+    alloc = -min_a;
+    res = -min_r;
+  }
+  if (!events.empty())
+    c.push_back(events.front()->time, alloc, res);
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    alloc += d_alloc[i];
+    res += d_res[i];
+    c.push_back(events[i]->time, alloc, res);
+  }
+  return c;
+}
+
+memory_column memory_curve::at(std::int64_t t) const noexcept {
+  auto it = std::upper_bound(time_.begin(), time_.end(), t);
+  if (it == time_.begin())
+    return {};
+  const auto i = static_cast<std::size_t>(it - time_.begin()) - 1;
+  return {allocated_[i], allocated_[i], reserved_[i], reserved_[i], true};
+}
+
+void memory_curve::envelope(const time_axis& axis, std::vector<memory_column>& out) const {
+  const auto columns = static_cast<std::size_t>(std::ceil(axis.width()));
+  out.assign(columns, memory_column{});
+  if (time_.empty())
+    return;
+  // i = first sample with time >= column start; the sample before it is carried in.
+  std::size_t i = static_cast<std::size_t>(
+      std::lower_bound(time_.begin(), time_.end(), axis.time_at(0.0)) - time_.begin());
+  for (std::size_t x = 0; x < columns; ++x) {
+    const std::int64_t col_end = axis.time_at(static_cast<double>(x + 1));
+    memory_column c;
+    if (i > 0) {
+      c = {allocated_[i - 1], allocated_[i - 1], reserved_[i - 1], reserved_[i - 1], true};
+    }
+    // Samples inside the column: each sample is visited once per frame.
+    std::size_t j = i;
+    while (j < time_.size() && time_[j] < col_end) {
+      if (!c.valid) {
+        c = {allocated_[j], allocated_[j], reserved_[j], reserved_[j], true};
+      } else {
+        c.allocated_min = std::min(c.allocated_min, allocated_[j]);
+        c.allocated_max = std::max(c.allocated_max, allocated_[j]);
+        c.reserved_min = std::min(c.reserved_min, reserved_[j]);
+        c.reserved_max = std::max(c.reserved_max, reserved_[j]);
+      }
+      ++j;
+    }
+    out[x] = c;
+    i = j;
+  }
+}
+
+} // namespace tdiag::view

@@ -1,0 +1,118 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/viewer/allocator_replay.hpp>
+#include <tensordiag/viewer/synthetic_snapshot.hpp>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <vector>
+
+namespace tdiag::view {
+namespace {
+
+struct rng {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  std::uint64_t below(std::uint64_t n) { return n ? next() % n : 0; }
+};
+
+struct live_block {
+  std::uint64_t address;
+  std::uint64_t size;
+  bool requested;
+};
+
+} // namespace
+
+trace::trace make_snapshot_trace(std::size_t events, std::uint64_t seed) {
+  using trace::memory_action;
+  trace::trace t;
+  t.metadata.format = "synthetic-snapshot";
+  rng r{seed};
+  const trace::lane_id lane = t.lanes.memory(0);
+  std::vector<trace::stack_id> sites;
+  for (std::uint32_t i = 0; i < 12; ++i) {
+    const std::array<trace::frame_id, 2> frames{
+        t.stacks.intern_frame({t.strings.intern(fmt::format("layer_{}.forward", i)),
+                               t.strings.intern("model.py"), 20 + 3 * i}),
+        t.stacks.intern_frame({t.strings.intern("train_step"), t.strings.intern("train.py"), 88})};
+    sites.push_back(t.stacks.intern_stack(frames));
+  }
+
+  trace::allocator_state state;
+  std::vector<live_block> live;
+  std::uint64_t next_segment = 0x7f0000000000ull;
+  std::int64_t now = 1'000'000;
+  auto emit = [&](memory_action a, std::uint64_t address, std::uint64_t size,
+                  trace::stack_id stack) {
+    trace::memory_event e;
+    e.time = now;
+    now += 200 + static_cast<std::int64_t>(r.below(2000));
+    e.lane = lane;
+    e.action = a;
+    e.address = address;
+    e.size = size;
+    e.stack = stack;
+    e.stream = 7;
+    apply_event(state, e);
+    t.memory.push_back(e);
+  };
+
+  std::size_t emitted = 0;
+  while (emitted < events) {
+    const bool do_alloc = live.size() < 64 || (live.size() < 4000 && r.below(100) < 52);
+    if (do_alloc) {
+      const std::uint64_t size = (1 + r.below(r.below(10) == 0 ? 16384 : 512)) * 512;
+      const trace::stack_id site = sites[r.below(sites.size())];
+      // First fit in a few random segments, else a new segment.
+      std::uint64_t where = 0;
+      for (int attempt = 0; attempt < 4 && where == 0 && !state.segments.empty(); ++attempt) {
+        const auto& seg = state.segments[r.below(state.segments.size())];
+        for (const auto& b : seg.blocks)
+          if (b.state == trace::block_state::inactive && b.size >= size) {
+            where = b.address;
+            break;
+          }
+      }
+      if (where == 0) {
+        const std::uint64_t seg_size = std::max<std::uint64_t>(size, 20u << 20);
+        emit(memory_action::segment_alloc, next_segment, seg_size, site);
+        where = next_segment;
+        next_segment += seg_size + (2u << 20);
+        ++emitted;
+      }
+      emit(memory_action::alloc, where, size, site);
+      live.push_back({where, size, false});
+      ++emitted;
+    } else {
+      const std::size_t v = r.below(live.size());
+      const live_block b = live[v];
+      live[v] = live.back();
+      live.pop_back();
+      emit(memory_action::free_requested, b.address, b.size, trace::no_stack);
+      emit(memory_action::free_completed, b.address, b.size, trace::no_stack);
+      emitted += 2;
+      // Release a segment that became empty, now and then (as empty_cache would).
+      if (r.below(8) == 0) {
+        for (const auto& seg : state.segments)
+          if (seg.blocks.size() == 1 && seg.blocks.front().state == trace::block_state::inactive) {
+            emit(memory_action::segment_free, seg.address, seg.total_size, trace::no_stack);
+            ++emitted;
+            break;
+          }
+      }
+    }
+  }
+  state.time = now;
+  t.final_allocator_state = std::move(state);
+  t.finalize();
+  return t;
+}
+
+} // namespace tdiag::view
