@@ -17,6 +17,15 @@ if(NOT tdiag_cuda_request MATCHES "^(OFF|FALSE|NO|0)$")
   if(CMAKE_CUDA_COMPILER)
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)
+    # CMake 3.25 predates C++20 support in its nvcc tables; nvcc >= 12 has -std=c++20. Host
+    # headers (report.hpp, ...) are C++20, so .cu files that include them need it.
+    if(CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA" AND CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.0
+       AND NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+      set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+      set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+      set(CMAKE_CUDA20_COMPILE_FEATURES cuda_std_20)
+      list(APPEND CMAKE_CUDA_COMPILE_FEATURES cuda_std_20)
+    endif()
     set(tdiag_cuda_found TRUE)
   endif()
 endif()

@@ -143,7 +143,7 @@ void app::finish(std::unique_ptr<document> doc, std::vector<loaded_report> repor
       state_ = view_state{};
       state_.ui_scale = scale;
       state_.show_flows = flows;
-      const auto span = doc_->trace.span();
+      const auto span = doc_->span;
       state_.axis.set_limits(span.begin, span.end);
       state_.pending_fit = doc_->view_window;
       state_.cursor_time = doc_->memory.empty() ? span.begin

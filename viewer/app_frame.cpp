@@ -184,7 +184,7 @@ void app::draw_status_bar(float height) {
     const auto& t = doc_->trace;
     ImGui::Text("%s  ·  %s  ·  %zu events  ·  %s  ·  loaded in %.2f s",
                 doc_->path.filename().string().c_str(), t.metadata.format.c_str(),
-                t.event_count(), format_duration(static_cast<double>(t.span().duration())).c_str(),
+                t.event_count(), format_duration(static_cast<double>(doc_->span.duration())).c_str(),
                 doc_->load_seconds + doc_->model_seconds);
     if (!reports_.empty()) {
       ImGui::SameLine();

@@ -26,15 +26,15 @@ void read_line(ImGuiContext*, ImGuiSettingsHandler*, void* entry, const char* li
   auto value_of = [&](std::string_view key) -> const char* {
     return text.starts_with(key) ? line + key.size() : nullptr;
   };
-  if (const char* v = value_of("Recent=")) {
-    if (*v != '\0' && a->recent_files.size() < 10)
-      a->recent_files.emplace_back(v);
-  } else if (const char* v = value_of("DetailsWidth=")) {
-    a->details_width = std::max(static_cast<float>(std::atof(v)), 200.0f);
-  } else if (const char* v = value_of("ShowDetails=")) {
-    a->show_details = std::atoi(v) != 0;
-  } else if (const char* v = value_of("ShowFlows=")) {
-    a->state().show_flows = std::atoi(v) != 0;
+  if (const char* recent = value_of("Recent=")) {
+    if (*recent != '\0' && a->recent_files.size() < 10)
+      a->recent_files.emplace_back(recent);
+  } else if (const char* width = value_of("DetailsWidth=")) {
+    a->details_width = std::max(static_cast<float>(std::atof(width)), 200.0f);
+  } else if (const char* details = value_of("ShowDetails=")) {
+    a->show_details = std::atoi(details) != 0;
+  } else if (const char* flows = value_of("ShowFlows=")) {
+    a->state().show_flows = std::atoi(flows) != 0;
   }
 }
 

@@ -43,11 +43,12 @@ std::unique_ptr<document> make_document(trace::trace t, load_progress& progress)
   if (!doc->trace.finalized())
     doc->trace.finalize();
   const auto& tr = doc->trace;
+  doc->span = tr.span();
 
   progress.set("laying out lanes", 0.1f);
   doc->layout = lane_layout::build(tr);
 
-  const std::int64_t end = tr.span().end;
+  const std::int64_t end = doc->span.end;
   const auto devices = memory_curve::devices(tr);
   for (std::size_t i = 0; i < devices.size(); ++i) {
     progress.set(fmt::format("replaying allocator of device {}", devices[i]),
@@ -78,7 +79,7 @@ std::unique_ptr<document> make_document(trace::trace t, load_progress& progress)
     std::sort(times.begin(), times.end());
     doc->view_window = dense_window(times, 0.97);
     if (doc->view_window.second <= doc->view_window.first)
-      doc->view_window = {tr.span().begin, tr.span().end};
+      doc->view_window = {doc->span.begin, doc->span.end};
   }
 
   progress.set("building tables", 0.8f);

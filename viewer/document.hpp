@@ -49,6 +49,8 @@ struct timeline_marker {
 struct document {
   std::filesystem::path path;
   trace::trace trace;
+  /// trace.span(), computed once: the trace recomputes it from every event.
+  trace::time_span span;
   std::vector<diagnostic> warnings;
   lane_layout layout;
   std::vector<device_memory> memory;

@@ -70,7 +70,7 @@ int run_screenshot(const std::vector<std::string>& files, const screenshot_optio
     s.view = parse_view(o.view);
     s.view_changed = true;
     if (a.has_document() && !o.time.empty()) {
-      const auto span = a.doc()->trace.span();
+      const auto span = a.doc()->span;
       const auto offset = parse_time_offset(o.time, span.duration());
       if (!offset) {
         fmt::print(stderr, "tdiag-view: --time {} is not a time (12.5ms, 3s, 1500us, 40%)\n",
@@ -79,7 +79,12 @@ int run_screenshot(const std::vector<std::string>& files, const screenshot_optio
       } else {
         s.cursor_time = span.begin + *offset;
         if (s.view == main_view::timeline) {
-          const std::int64_t half = std::max<std::int64_t>(span.duration() / 100, 1000);
+          std::int64_t half = std::max<std::int64_t>(span.duration() / 100, 1000);
+          if (!o.window.empty()) {
+            const auto w = parse_time_offset(o.window, span.duration());
+            if (w && *w > 0)
+              half = std::max<std::int64_t>(*w / 2, 1);
+          }
           s.pending_fit = std::pair{s.cursor_time - half, s.cursor_time + half};
         }
       }
@@ -185,7 +190,7 @@ int run_bench(const std::vector<std::string>& files, std::size_t synthetic_event
     fmt::print("  load {:.3f} s (import {:.3f} s, view-models {:.3f} s)\n", load_s,
                doc->load_seconds, doc->model_seconds);
 
-    const auto span = doc->trace.span();
+    const auto span = doc->span;
     auto set_view = [&](main_view v) {
       s.view = v;
       s.view_changed = true;

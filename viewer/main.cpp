@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
   std::string screenshot;
   std::string view = "timeline";
   std::string time;
+  std::string window;
   std::string size = "1600x900";
   float scale = 1.0f;
   bool bench = false;
@@ -83,6 +84,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"timeline", "memory", "allocator", "tables"}));
   cli.add_option("--time", time, "instant for --screenshot from the trace start: 12.5ms, 3s, "
                                   "1500us, 40% (bare numbers are ms)");
+  cli.add_option("--window", window, "with --time: the time range the timeline shows (e.g. 4ms)");
   cli.add_option("--size", size, "screenshot size WIDTHxHEIGHT");
   cli.add_option("--scale", scale, "UI scale for --screenshot (fonts and sizes)");
   cli.add_flag("--bench", bench, "time loading and frame building over scripted interaction");
@@ -99,6 +101,7 @@ int main(int argc, char** argv) {
     o.output = screenshot;
     o.view = view;
     o.time = time;
+    o.window = window;
     o.scale = scale;
     if (std::sscanf(size.c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 64 ||
         o.height < 64 || o.width > 8192 || o.height > 8192) {

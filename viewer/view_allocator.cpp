@@ -41,8 +41,8 @@ void draw_scrub_strip(view_context& ctx, device_memory& dm, float height) {
   time_axis strip;
   const auto& tl = dm.timeline;
   // The dense part of the history: a snapshot's set-up seconds would squash the steps.
-  const std::int64_t begin = tl.event_count() ? dm.window.first : ctx.doc.trace.span().begin;
-  const std::int64_t end = tl.event_count() ? dm.window.second : ctx.doc.trace.span().end;
+  const std::int64_t begin = tl.event_count() ? dm.window.first : ctx.doc.span.begin;
+  const std::int64_t end = tl.event_count() ? dm.window.second : ctx.doc.span.end;
   strip.set_width(w);
   strip.set_limits(begin, std::max(end, begin + 1));
   strip.fit(begin, std::max(end, begin + 1));
@@ -92,7 +92,7 @@ void draw_allocator(view_context& ctx) {
   auto& tl = dm.timeline;
   const float scale = s.ui_scale;
   const float font = ImGui::GetFontSize();
-  const std::int64_t zero = t.span().begin;
+  const std::int64_t zero = doc.span.begin;
 
   draw_scrub_strip(ctx, dm, std::round(64.0f * scale));
 
@@ -141,6 +141,8 @@ void draw_allocator(view_context& ctx) {
               format_bytes(static_cast<double>(pending)).c_str(),
               format_bytes(static_cast<double>(cached)).c_str(),
               format_bytes(static_cast<double>(largest_free)).c_str(), frag);
+  ImGui::TextDisabled("colour: allocation site   ·   red: freed, waiting on a stream   ·   "
+                      "dark: free (cached)   ·   red strip: rounding waste");
   ImGui::Separator();
 
   const float label_w = std::round(230.0f * scale);

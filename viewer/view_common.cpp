@@ -15,8 +15,13 @@ ImU32 colour_for(std::string_view name, float alpha) {
   std::uint32_t h = 2166136261u;
   for (const char c : name)
     h = (h ^ static_cast<std::uint8_t>(c)) * 16777619u;
-  // Golden-ratio hue steps spread similar hashes; moderate saturation stays readable.
-  const float hue = std::fmod(static_cast<float>(h % 1024) * 0.618034f, 1.0f);
+  // Mix, so names differing in one character land far apart in hue.
+  h ^= h >> 16;
+  h *= 0x7feb352du;
+  h ^= h >> 15;
+  h *= 0x846ca68bu;
+  h ^= h >> 16;
+  const float hue = static_cast<float>(h & 0xffffu) / 65536.0f;
   const float sat = 0.45f + static_cast<float>((h >> 10) % 4) * 0.05f;
   const float val = 0.72f + static_cast<float>((h >> 12) % 4) * 0.04f;
   float r = 0, g = 0, b = 0;

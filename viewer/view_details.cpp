@@ -46,8 +46,8 @@ void stack_frames(const trace::trace& t, trace::stack_id stack) {
   }
 }
 
-std::string when(const trace::trace& t, std::int64_t ns) {
-  return format_duration(static_cast<double>(ns - t.span().begin));
+std::string when(const document& doc, std::int64_t ns) {
+  return format_duration(static_cast<double>(ns - doc.span.begin));
 }
 
 void event_details(view_context& ctx, event_ref e) {
@@ -60,7 +60,7 @@ void event_details(view_context& ctx, event_ref e) {
   ImGui::Separator();
   if (!begin_fields())
     return;
-  row("start", when(t, w.begin));
+  row("start", when(ctx.doc, w.begin));
   if (w.end != w.begin)
     row("duration", format_duration(static_cast<double>(w.end - w.begin)));
   const auto& lane = t.lanes.at(lane_of(t, e));
@@ -216,7 +216,7 @@ void draw_details(view_context& ctx) {
     row("events", fmt::format("{}", t.event_count()));
     row("kernels", fmt::format("{}", t.kernels.size()));
     row("memory events", fmt::format("{}", t.memory.size()));
-    row("span", format_duration(static_cast<double>(t.span().duration())));
+    row("span", format_duration(static_cast<double>(ctx.doc.span.duration())));
     if (t.metadata.dropped_records != 0)
       row("dropped records", fmt::format("{}", t.metadata.dropped_records));
     row("load", fmt::format("{:.2f} s + {:.2f} s models", ctx.doc.load_seconds, ctx.doc.model_seconds));

@@ -39,7 +39,7 @@ void draw_memory(view_context& ctx) {
   auto& dm = doc.memory[s.memory_device];
   const float scale = s.ui_scale;
   const float font = ImGui::GetFontSize();
-  const std::int64_t zero = t.span().begin;
+  const std::int64_t zero = doc.span.begin;
 
   // Toolbar: device, figures, legend.
   if (doc.memory.size() > 1) {
@@ -77,7 +77,7 @@ void draw_memory(view_context& ctx) {
     };
     legend(palette::allocated, "allocated");
     legend(palette::reserved, "reserved");
-    legend(IM_COL32(180, 130, 220, 255), fmt::format("largest {} allocations", dm.bands.bands().size()).c_str());
+    legend(IM_COL32(180, 130, 220, 255), fmt::format("{} largest allocations", dm.bands.bands().size()).c_str());
     ImGui::NewLine();
   }
 
@@ -168,7 +168,8 @@ void draw_memory(view_context& ctx) {
       const float y1 = y_of(static_cast<double>(band.steps[k].base));
       const float y0 = y_of(static_cast<double>(band.steps[k].base + band.size));
       dl->AddRectFilled(ImVec2(x0, y0), ImVec2(std::max(x1, x0 + 1.0f), y1), col);
-      dl->AddRect(ImVec2(x0, y0), ImVec2(std::max(x1, x0 + 1.0f), y1),
+      if (x1 - x0 > 3.0f || is_selected)
+        dl->AddRect(ImVec2(x0, y0), ImVec2(std::max(x1, x0 + 1.0f), y1),
                   is_selected ? palette::selection : IM_COL32(20, 20, 24, 160), 0.0f, 0,
                   is_selected ? 2.0f : 1.0f);
     }

@@ -20,7 +20,7 @@ constexpr std::size_t max_flows_drawn = 600;
 void event_tooltip(const view_context& ctx, event_ref e) {
   const auto& t = ctx.doc.trace;
   const event_times w = times_of(t, e);
-  const std::int64_t zero = t.span().begin;
+  const std::int64_t zero = ctx.doc.span.begin;
   ImGui::BeginTooltip();
   ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40.0f);
   ImGui::TextUnformatted(std::string(name_of(t, e)).c_str());
@@ -64,6 +64,45 @@ int row_of_start(const track& tr, std::int64_t time) {
   return -1;
 }
 
+// A memory track: the device's allocated and reserved bytes, min/max per pixel column.
+void draw_memory_track(view_context& ctx, const track& tr, ImDrawList* dl, float x0, float y0,
+                       float height, bool hovered, double mouse_x) {
+  const device_memory* dm = nullptr;
+  for (const auto& m : ctx.doc.memory)
+    if (m.device == tr.device)
+      dm = &m;
+  if (dm == nullptr)
+    return;
+  static std::vector<memory_column> cols;
+  dm->curve.envelope(ctx.state.axis, cols);
+  const double top = std::max<double>(
+      std::max(dm->curve.peak_reserved(), dm->curve.peak_allocated()) * 1.05, 1.0);
+  const float bottom = y0 + height - 1.0f;
+  auto y_of = [&](std::int64_t v) { return bottom - static_cast<float>(v / top) * (height - 3.0f); };
+  for (std::size_t x = 0; x < cols.size(); ++x) {
+    if (!cols[x].valid)
+      continue;
+    const float px = x0 + static_cast<float>(x);
+    dl->AddRectFilled(ImVec2(px, y_of(cols[x].reserved_max)), ImVec2(px + 1.0f, bottom),
+                      (palette::reserved & 0x00FFFFFF) | 0x38000000);
+    dl->AddRectFilled(ImVec2(px, y_of(cols[x].allocated_max)), ImVec2(px + 1.0f, bottom),
+                      (palette::allocated & 0x00FFFFFF) | 0x90000000);
+    dl->AddLine(ImVec2(px + 0.5f, y_of(cols[x].allocated_max) - 1.0f),
+                ImVec2(px + 0.5f, y_of(cols[x].allocated_min) + 1.0f), palette::allocated);
+    dl->AddLine(ImVec2(px + 0.5f, y_of(cols[x].reserved_max) - 1.0f),
+                ImVec2(px + 0.5f, y_of(cols[x].reserved_min) + 1.0f), palette::reserved);
+  }
+  if (hovered && mouse_x >= 0 && static_cast<std::size_t>(mouse_x) < cols.size() &&
+      cols[static_cast<std::size_t>(mouse_x)].valid) {
+    const auto& c = cols[static_cast<std::size_t>(mouse_x)];
+    ImGui::BeginTooltip();
+    ImGui::Text("allocated %s", format_bytes(static_cast<double>(c.allocated_max)).c_str());
+    ImGui::Text("reserved  %s", format_bytes(static_cast<double>(c.reserved_max)).c_str());
+    ImGui::TextColored(ImVec4(0.65f, 0.68f, 0.75f, 1.0f), "the Memory tab shows allocations");
+    ImGui::EndTooltip();
+  }
+}
+
 ImU32 marker_colour(marker_kind k) {
   switch (k) {
   case marker_kind::assertion: return palette::marker_assert;
@@ -97,7 +136,7 @@ void draw_timeline(view_context& ctx) {
   }
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const std::int64_t zero = t.span().begin;
+  const std::int64_t zero = doc.span.begin;
 
   // Layout metrics follow the font, so the DPI scale applies.
   auto& layout = doc.layout;
@@ -193,14 +232,23 @@ void draw_timeline(view_context& ctx) {
     if (ty + tr.height < area_y0)
       continue;
     // Header: title in the label column, a separator across the plot.
-    const bool gpu = tr.kind == track_kind::gpu_stream;
+    const bool gpu = tr.kind != track_kind::host_thread;
     dl->AddRectFilled(ImVec2(origin.x, ty), ImVec2(plot_x0 + plot_w, ty + layout.header_height()),
                       gpu ? IM_COL32(38, 44, 58, 255) : IM_COL32(40, 42, 48, 255));
     dl->AddText(ImVec2(origin.x + 8 * scale, ty + (layout.header_height() - font) * 0.5f),
-                gpu ? IM_COL32(140, 200, 255, 255) : IM_COL32(200, 205, 215, 255),
+                tr.kind == track_kind::memory ? IM_COL32(240, 200, 120, 255)
+                : gpu                         ? IM_COL32(140, 200, 255, 255)
+                                              : IM_COL32(200, 205, 215, 255),
                 tr.title.c_str());
     dl->AddText(ImVec2(plot_x0 + 6 * scale, ty + (layout.header_height() - font) * 0.5f),
                 palette::text_dim, tr.subtitle.c_str());
+    if (tr.kind == track_kind::memory) {
+      const float py = ty + layout.header_height();
+      const float ph = row_h * static_cast<float>(tr.plot_rows);
+      const bool over = plot_hovered && io.MousePos.y >= std::max(py, area_y0) &&
+                        io.MousePos.y < py + ph;
+      draw_memory_track(ctx, tr, dl, plot_x0, py, ph, over, mouse_x);
+    }
     for (std::size_t r = 0; r < tr.rows.size(); ++r) {
       const float y0 = ty + layout.header_height() + row_h * static_cast<float>(r);
       if (y0 > area_y0 + area_h || y0 + row_h < area_y0)

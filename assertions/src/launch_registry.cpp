@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cstddef>
+#include <algorithm>
 #include <cstring>
 
 namespace tdiag::assertions {
@@ -41,12 +42,16 @@ std::uint64_t launch_registry::record(launch_info& info) noexcept {
   const std::uint64_t id = next_.fetch_add(1, std::memory_order_relaxed);
   info.launch_id = id;
   slot& s = slots_[id & (capacity_ - 1)];
+  // Release stores on the words (instead of a fence) keep `sequence = odd` ahead of them; the
+  // reader's acquire loads keep its second look at `sequence` behind them. Free on x86, and
+  // TSan models it (it does not model standalone fences).
   s.sequence.store(2 * id + 1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  std::uint64_t buffer[words_per_entry] = {};
-  std::memcpy(buffer, &info, sizeof(info));
-  for_each_used_word(info.stack.size,
-                     [&](std::size_t i) { s.words[i].store(buffer[i], std::memory_order_relaxed); });
+  const char* bytes = reinterpret_cast<const char*>(&info);
+  for_each_used_word(info.stack.size, [&](std::size_t i) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, bytes + 8 * i, std::min<std::size_t>(8, sizeof(info) - 8 * i));
+    s.words[i].store(word, std::memory_order_release);
+  });
   s.sequence.store(2 * id + 2, std::memory_order_release);
   return id;
 }
@@ -58,15 +63,14 @@ std::optional<launch_info> launch_registry::find(std::uint64_t id) const noexcep
   if (before != 2 * id + 2) return std::nullopt;
   std::uint64_t buffer[words_per_entry] = {};
   for (std::size_t i = tail_word; i < words_per_entry; ++i)
-    buffer[i] = s.words[i].load(std::memory_order_relaxed);
+    buffer[i] = s.words[i].load(std::memory_order_acquire);
   std::uint32_t frames = 0;
   std::memcpy(&frames, reinterpret_cast<const char*>(buffer) + offsetof(launch_info, stack) +
                            offsetof(raw_stack, size),
               sizeof(frames));
   for_each_used_word(frames, [&](std::size_t i) {
-    if (i < tail_word) buffer[i] = s.words[i].load(std::memory_order_relaxed);
+    if (i < tail_word) buffer[i] = s.words[i].load(std::memory_order_acquire);
   });
-  std::atomic_thread_fence(std::memory_order_acquire);
   if (s.sequence.load(std::memory_order_relaxed) != before) return std::nullopt;
   launch_info info;
   std::memcpy(&info, buffer, sizeof(info));

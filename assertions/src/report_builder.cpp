@@ -151,6 +151,7 @@ diagnostic site_diagnostic(const device_state& ds, const site_group& g,
   }
   d.message = std::move(message);
   d.add_field("policy", config.failure_policy == policy::trap ? "trap" : "record");
+  d.add_field("runtime_enabled", config.enabled);  // TDIAG_ASSERTIONS
   if (!reason.empty()) d.notes.push_back(std::string(reason));
   if (config.failure_policy == policy::record)
     d.notes.push_back("policy record: the failing threads stopped; the device stays usable");

@@ -6,6 +6,7 @@
 #include "runtime_state.hpp"
 
 #include <tensordiag/assertions/cpu_backend.hpp>
+#include <tensordiag/assertions/cuda_backend.hpp>
 #include <tensordiag/assertions/failure_buffer.hpp>
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/core/stacktrace.hpp>
@@ -17,6 +18,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include <time.h>
 
 namespace tdiag::assertions::detail {
 namespace {
@@ -32,6 +35,14 @@ std::uint64_t small_thread_number() noexcept {
 void start_watchdog_locked(runtime_state& st, std::chrono::milliseconds period);
 void stop_watchdog_locked(runtime_state& st);
 
+// Wall-clock time of a launch at the kernel tick's resolution (1-4 ms): the precise clock costs
+// 20-120 ns a call (more in VMs), which alone would exceed the launch overhead budget.
+std::int64_t coarse_now_ns() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+  return std::int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
 } // namespace
 
 runtime_state& state() {
@@ -40,6 +51,9 @@ runtime_state& state() {
     s->config = runtime_config::from_environment();
     s->registry = std::make_unique<launch_registry>(s->config.launches);
     (void)cpu_backend::shared();  // registers the CPU back-end
+#if defined(TDIAG_ASSERTIONS_WITH_CUDA)
+    (void)cuda_backend();  // registers the CUDA back-end (chosen when it has a device)
+#endif
     std::atexit(at_exit);
     if (s->config.watchdog_ms != 0) {
       std::lock_guard lock(s->watchdog_mutex);
@@ -51,6 +65,10 @@ runtime_state& state() {
 }
 
 namespace {
+
+// Registers the built-in back-ends before main(), so that tdiag::select_backend() finds them even
+// in a program that asks before its first launch.
+[[maybe_unused]] const bool initialized_at_startup = (static_cast<void>(state()), true);
 
 backend& active_backend(runtime_state& st) {
   const std::uint64_t generation = backend_registry_generation();
@@ -91,7 +109,10 @@ device_state& device_for(runtime_state& st, backend& be, int device) {
   ds->site_capacity = std::bit_ceil(std::max<std::uint32_t>(2, st.config.sites));
   const auto bytes = buffer_bytes(ds->record_capacity, ds->site_capacity);
   ds->buffer = be.allocate_failure_buffer(device, bytes);
+  // Start from what the back-end put there: a GPU back-end keeps its launch-slot table address
+  // in reserved[0].
   buffer_header header{};
+  be.read_device_memory(device, ds->buffer.device, &header, sizeof(header));
   header.magic = buffer_magic;
   header.version = layout_version;
   header.header_bytes = sizeof(buffer_header);
@@ -292,7 +313,8 @@ void launch_kernel(launch_request& request, const launch_site_info& site) {
   validate(request, site, ds.properties);
   const bool enabled = st.config.enabled;
   if (enabled) {
-    launch_info info;
+    // Reused per thread: a fresh launch_info would zero 256 bytes of stack frames every launch.
+    thread_local launch_info info;
     info.kernel = request.kernel;
     info.kernel_name = site.kernel_name;
     info.file = site.file;
@@ -303,12 +325,11 @@ void launch_kernel(launch_request& request, const launch_site_info& site) {
     info.block = request.block;
     info.shared_memory = request.shared_memory;
     info.stream = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(request.stream));
-    info.host_time_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+    info.host_time_ns = coarse_now_ns();
     info.host_thread = small_thread_number();
     info.backend = &be;
     if (st.config.capture_stacks) info.stack = capture_raw_stack(1);
+    else info.stack.size = 0;
     request.launch_id = st.registry->record(info);
   }
   if (be.launch(request) == launch_status::trapped) {
@@ -342,7 +363,14 @@ void synchronize_and_check(stream_handle stream) {
   using namespace tdiag::assertions::detail;
   runtime_state& st = state();
   backend& be = active_backend(st);
-  be.synchronize(be.current_device(), stream);
+  try {
+    be.synchronize(be.current_device(), stream);
+  } catch (const error&) {
+    // A trapped launch surfaces as a sticky runtime error; its record is still in the mapped
+    // buffer, so report the assertion itself (the runtime error becomes secondary).
+    check();
+    throw;
+  }
   check();
 }
 
@@ -439,3 +467,27 @@ void stop_watchdog() {
 }
 
 } // namespace tdiag::assertions
+
+namespace tdiag::assertions::detail {
+
+std::vector<buffer_slot> registered_buffer_slots() {
+  auto& r = buffer_slot_registry();
+  std::lock_guard lock(r.mutex);
+  return r.slots;
+}
+
+slot_registry& buffer_slot_registry() {
+  static auto* r = new slot_registry;  // filled during static initialization of GPU modules
+  return *r;
+}
+
+} // namespace tdiag::assertions::detail
+
+/// Called by the host pass of every GPU translation unit that includes assert.h, at static
+/// initialization: remembers the host shadow of that module's device_buffer variable.
+extern "C" int tdiag_detail_register_buffer_slot(const void* host_shadow, const char* file) {
+  auto& r = tdiag::assertions::detail::buffer_slot_registry();
+  std::lock_guard lock(r.mutex);
+  r.slots.push_back({host_shadow, file});
+  return static_cast<int>(r.slots.size());
+}

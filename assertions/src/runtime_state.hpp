@@ -78,6 +78,19 @@ struct runtime_state {
   bool watchdog_stop = false;
 };
 
+/// The host shadow of one GPU module's `device_buffer` variable (see assert.h).
+struct buffer_slot {
+  const void* host_shadow = nullptr;
+  const char* file = nullptr;
+};
+struct slot_registry {
+  std::mutex mutex;
+  std::vector<buffer_slot> slots;
+};
+[[nodiscard]] slot_registry& buffer_slot_registry();
+/// Every module registered so far; GPU back-ends set each one when binding a buffer.
+[[nodiscard]] std::vector<buffer_slot> registered_buffer_slots();
+
 /// The process-wide state, created (from the environment) on first use; never destroyed.
 runtime_state& state();
 

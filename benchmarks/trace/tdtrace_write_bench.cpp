@@ -59,9 +59,10 @@ void bytes_per_event(const std::filesystem::path& dir, std::size_t n) {
     const auto path = dir / "kernels.tdtrace";
     write_tdtrace(path, k, o);
     const auto size = std::filesystem::file_size(path);
-    fmt::print("kernels only, zstd {}: {:.2f} bytes/kernel event in the file "
+    fmt::print("kernels only, zstd {}: {} bytes, {:.2f} bytes/kernel event in the file "
                "(in memory: {} bytes/record)\n",
-               level, static_cast<double>(size) / static_cast<double>(n), sizeof(kernel_event));
+               level, size, static_cast<double>(size) / static_cast<double>(n),
+               sizeof(kernel_event));
   }
   const trace full = make_synthetic_trace({.kernels = n});
   const auto path = dir / "full.tdtrace";

@@ -120,6 +120,7 @@ struct explain_options {
   std::string mesh = "";
   std::vector<std::string> args;
   std::string format = "text";
+  bool all = false;
 };
 
 void run_explain(const explain_options& o, command_context& context) {
@@ -138,7 +139,7 @@ void run_explain(const explain_options& o, command_context& context) {
   for (const auto& a : o.args) call.args.push_back(parse_arg(a, call.mesh.ndim()));
   try {
     const auto result = propagate(call, registry);
-    write_out("", o.format == "json" ? explain_json(call, result) + "\n" : explain_text(call, result));
+    write_out("", o.format == "json" ? explain_json(call, result) + "\n" : explain_text(call, result, o.all));
     context.status = exit_clean;
   } catch (const sharding_error& e) {
     report r;
@@ -171,6 +172,7 @@ const command_registration registration{30, [](CLI::App& app, command_context& c
   explain->add_option("--format", explain_opts->format, "text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
+  explain->add_flag("--all", explain_opts->all, "Also list candidates of infinite cost");
   explain->callback([explain_opts, &context] { run_explain(*explain_opts, context); });
 }};
 

@@ -14,49 +14,18 @@
 namespace tdiag {
 namespace {
 
-std::string escape_data(std::string_view text) {
+// Data escapes % \r \n; a property value (property = true) also escapes : and ,.
+std::string escape(std::string_view text, bool property) {
   std::string out;
   out.reserve(text.size());
   for (const char c : text) {
     switch (c) {
-    case '%':
-      out += "%25";
-      break;
-    case '\r':
-      out += "%0D";
-      break;
-    case '\n':
-      out += "%0A";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string escape_property(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-    case '%':
-      out += "%25";
-      break;
-    case '\r':
-      out += "%0D";
-      break;
-    case '\n':
-      out += "%0A";
-      break;
-    case ':':
-      out += "%3A";
-      break;
-    case ',':
-      out += "%2C";
-      break;
-    default:
-      out += c;
+    case '%': out += "%25"; break;
+    case '\r': out += "%0D"; break;
+    case '\n': out += "%0A"; break;
+    case ':': out += property ? "%3A" : ":"; break;
+    case ',': out += property ? "%2C" : ","; break;
+    default: out += c;
     }
   }
   return out;
@@ -110,7 +79,7 @@ std::string to_github(const report& r) {
     std::string properties;
     const auto add = [&](std::string_view name, std::string_view value) {
       fmt::format_to(std::back_inserter(properties), "{}{}={}", properties.empty() ? " " : ",",
-                     name, escape_property(value));
+                     name, escape(value, true));
     };
     if (!d.location.file.empty()) {
       add("file", d.location.file);
@@ -123,7 +92,7 @@ std::string to_github(const report& r) {
     const std::string title = d.code.empty() ? d.title : fmt::format("[{}] {}", d.code, d.title);
     if (!title.empty())
       add("title", title);
-    fmt::format_to(it, "::{}{}::{}\n", command_for(d.level), properties, escape_data(body(d)));
+    fmt::format_to(it, "::{}{}::{}\n", command_for(d.level), properties, escape(body(d), false));
   }
   return out;
 }

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <initializer_list>
@@ -371,6 +372,12 @@ std::string_view parse_error_reason(std::string_view what) {
   return colon == std::string_view::npos ? what : what.substr(colon + 2);
 }
 
+// "[json.exception.out_of_range.406] number overflow ..." without the bracketed id.
+std::string_view exception_reason(std::string_view what) {
+  const auto close = what.find("] ");
+  return close == std::string_view::npos ? what : what.substr(close + 2);
+}
+
 } // namespace
 
 report parse_report_json(std::string_view text, std::string_view source_name) {
@@ -388,6 +395,18 @@ report parse_report_json(std::string_view text, std::string_view source_name) {
     const std::size_t offset = e.byte == 0 ? 0 : e.byte - 1;
     throw_input_error("TDIAG-CORE-001", "invalid report JSON", source_name, text, offset,
                       parse_error_reason(e.what()));
+  } catch (const json::exception& e) {
+    // A number too large for a double ("number overflow parsing '1e999'") is out_of_range and
+    // carries no position: point at the first occurrence of the offending token.
+    const std::string_view what = e.what();
+    const auto open = what.find('\'');
+    const auto close = what.rfind('\'');
+    std::size_t offset = 0;
+    if (open != std::string_view::npos && close > open + 1) {
+      offset = std::min(text.find(what.substr(open + 1, close - open - 1)), text.size());
+    }
+    throw_input_error("TDIAG-CORE-001", "invalid report JSON", source_name, text, offset,
+                      exception_reason(what));
   }
   return reader(text, source_name).read(root);
 }

@@ -62,7 +62,7 @@ std::string_view trim(std::string_view s) noexcept {
 
 } // namespace
 
-std::string explain_text(const op_call& call, const propagation_result& result) {
+std::string explain_text(const op_call& call, const propagation_result& result, bool all_candidates) {
   const auto inputs = tensor_inputs(call);
   const auto& rule = *result.rule;
   std::string out = fmt::format("{} on mesh {} ({} rule)\n", call.op, call.mesh.to_string(), rule.family);
@@ -71,8 +71,13 @@ std::string explain_text(const op_call& call, const propagation_result& result) 
     out += fmt::format("  arg {} {:<8} {}\n", i, name, to_string(call.args[i]));
   }
   out += fmt::format("candidates ({}; cost = α–β redistribution time in µs per input):\n", result.candidates.size());
+  std::size_t hidden = 0;
   for (std::size_t c = 0; c < result.candidates.size(); ++c) {
     const auto& cand = result.candidates[c];
+    if (!all_candidates && std::isinf(cand.total) && c != result.chosen) {
+      ++hidden;
+      continue;
+    }
     std::vector<std::string> ins;
     for (std::size_t k = 0; k < cand.strategy.inputs.size() && k < inputs.size(); ++k) {
       ins.push_back(fmt::format("{}={} ({})", input_name(rule, inputs[k]), to_string(cand.strategy.inputs[k]),
@@ -80,6 +85,11 @@ std::string explain_text(const op_call& call, const propagation_result& result) 
     }
     out += fmt::format("  {} #{:<3} out {:<18} <- {}  total {}\n", c == result.chosen ? "*" : " ", c,
                        outputs_text(cand.strategy.outputs), fmt::join(ins, ", "), cost_text(cand.total));
+  }
+  if (hidden != 0) {
+    out += fmt::format("    ({} candidates of infinite cost not shown: they need a shard or a Partial of another kind to "
+                       "become a Partial; --all shows them)\n",
+                       hidden);
   }
   out += fmt::format("chosen: #{} ({})\n", result.chosen, to_string(result.reason));
   for (std::size_t k = 0; k < result.outputs.size(); ++k) {

@@ -6,19 +6,20 @@
 // usable by running the corrected gather. Exit status 1 when a failure was reported.
 #include "gather_kernel.h"
 
+#include "sample_array.h"
+
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/assertions/runtime.hpp>
 
 #include <fmt/format.h>
 
-#include <vector>
 
 int main() {
   constexpr int table_size = 16, blocks = 132, threads = 256, n = blocks * threads;
-  std::vector<float> table(table_size), y(n, 0.f);
+  sample_array<float> table(table_size), y(n, 0.f);
   for (int k = 0; k < table_size; ++k) table[k] = static_cast<float>(k) * 0.5f;
   // A classic off-by-one: indices meant for a table of 17 entries.
-  std::vector<int> idx(n);
+  sample_array<int> idx(n);
   for (int i = 0; i < n; ++i) idx[i] = (i * 7 + 3) % (table_size + 1);
 
   int status = 0;

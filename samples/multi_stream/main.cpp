@@ -5,18 +5,19 @@
 // names that launch and its stream; the first stream's results are intact.
 #include "scale_kernel.h"
 
+#include "../gather_index_check/sample_array.h"
+
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/assertions/runtime.hpp>
 
 #include <fmt/format.h>
 
-#include <vector>
 
 int main() {
   constexpr int n = 4096;
   auto backend = tdiag::select_backend();
   tdiag::stream_handle streams[2] = {backend->create_stream(0), backend->create_stream(0)};
-  std::vector<float> x(n, 6.f), good(n, 2.f), bad(n, 2.f), y0(n), y1(n);
+  sample_array<float> x(n, 6.f), good(n, 2.f), bad(n, 2.f), y0(n), y1(n);
   bad[1234] = 0.f;
   fmt::print("stream A = {}, stream B = {}\n", streams[0], streams[1]);
   int status = 0;

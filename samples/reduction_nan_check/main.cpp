@@ -5,6 +5,8 @@
 // other threads still get through their barriers, and the report names the element.
 #include "reduce_kernel.h"
 
+#include "../gather_index_check/sample_array.h"
+
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/assertions/runtime.hpp>
 
@@ -12,11 +14,10 @@
 
 #include <cmath>
 #include <limits>
-#include <vector>
 
 int main() {
   constexpr int n = 64 * reduce_block;
-  std::vector<float> x(n, 1.f), sums(64, 0.f);
+  sample_array<float> x(n, 1.f), sums(64, 0.f);
   x[5000] = std::numeric_limits<float>::quiet_NaN();
   int status = 0;
   try {

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdio>
 #include <thread>
 #include <vector>
 
@@ -168,14 +169,8 @@ TEST_F(Runtime, BarrierAfterAStoppedThreadDoesNotDeadlock) {
   for (unsigned victim : {0u, 5u, 31u, 32u, 255u}) {
     std::vector<int> out(256, 0);
     launch(barrier_kernel, 1, 256)(victim, out.data());
-    for (unsigned t = 0; t < 256; ++t) {
-      if (t == victim) {
-        EXPECT_EQ(out[t], 0) << "victim " << victim;
-        continue;
-      }
-      const unsigned other = (t + 1) % 256;
-      EXPECT_EQ(out[t], other == victim ? 0 : static_cast<int>(other) * 2 + 1) << t;
-    }
+    EXPECT_EQ(out[victim], 0);
+    tdiag::test::expect_barrier_output(out, victim);
     auto r = take_failures();
     ASSERT_TRUE(r.has_value());
     EXPECT_EQ(field_of(r->diagnostics.at(0), "thread"), triple(victim, 0, 0));
@@ -263,4 +258,26 @@ TEST_F(Runtime, FailureWithTheRuntimeDisabledIsStillLoud) {
   } catch (const device_assertion_error& e) {
     EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-DSA-002");
   }
+}
+
+TEST_F(Runtime, ReportIsAlsoWrittenAsJsonWithEveryField) {
+  const std::string path = std::string(TDIAG_BINARY_DIR) + "/assertions_runtime_report.json";
+  auto config = quiet();
+  config.report_path = path;
+  reset(config);
+  TDIAG_LAUNCH(every_thread_fails_kernel, 2, 8, 0, nullptr, 3);
+  EXPECT_THROW(check(), device_assertion_error);
+  const report r = read_report_file(path);
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  const auto& d = r.diagnostics[0];
+  for (const char* name : {"condition", "function", "file", "line", "value i", "value n", "block",
+                           "thread", "sm", "lane", "launch_id", "kernel", "grid", "block_dim",
+                           "shared_memory", "stream", "device", "launch_site", "backend",
+                           "site_failures", "more_failures_at_site", "total_failures",
+                           "dropped_records", "policy", "runtime_enabled"})
+    EXPECT_NE(d.find_field(name), nullptr) << name;
+  EXPECT_EQ(int_field(d, "site_failures"), 13);
+  EXPECT_FALSE(d.stack.empty());
+  EXPECT_FALSE(d.related.empty());
+  std::remove(path.c_str());
 }

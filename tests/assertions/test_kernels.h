@@ -58,7 +58,7 @@ __global__ void barrier_kernel(unsigned victim, int* out) {
 
 __global__ void marker_kernel(long long marker) { TDIAG_ASSERT(marker < 0, "marker {}", marker); }
 
-#ifndef __CUDACC__
+#if !defined(__CUDACC__) && !defined(__HIPCC__)
 // Thread 0 fails; thread 1 spins until the watchdog's handler releases it (or 10 s pass).
 inline std::atomic<bool> spin_release{false};
 __global__ void spinning_kernel() {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace tdiag::test {
 
@@ -45,6 +46,17 @@ inline field_value triple(std::int64_t x, std::int64_t y, std::int64_t z) {
   return field_value(field_value::list{field_value(static_cast<long long>(x)),
                                        field_value(static_cast<long long>(y)),
                                        field_value(static_cast<long long>(z))});
+}
+
+/// What barrier_kernel (test_kernels.h) must leave in `out` when thread `victim` stopped before
+/// its first barrier: every other thread read its neighbour's shared value and added one.
+inline void expect_barrier_output(const std::vector<int>& out, unsigned victim) {
+  for (unsigned t = 0; t < out.size(); ++t) {
+    if (t == victim) continue;
+    const unsigned other = (t + 1) % static_cast<unsigned>(out.size());
+    EXPECT_EQ(out[t], other == victim ? 0 : static_cast<int>(other) * 2 + 1)
+        << "thread " << t << ", victim " << victim;
+  }
 }
 
 } // namespace tdiag::test

@@ -7,6 +7,9 @@
 #include <tensordiag/trace/tdtrace_reader.hpp>
 #include <tensordiag/trace/tdtrace_writer.hpp>
 
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -403,7 +406,8 @@ int symbolize_me() {
 TEST(CuptiConvert, SymbolizesRealAddresses) {
   if (std::system("command -v addr2line >/dev/null 2>&1") != 0)
     GTEST_SKIP() << "addr2line (binutils) is not installed";
-  const auto address = reinterpret_cast<std::uintptr_t>(&symbolize_me);
+  // Stack addresses are return addresses: the symbolizer looks one byte before them.
+  const auto address = reinterpret_cast<std::uintptr_t>(&symbolize_me) + 1;
   const auto symbols = symbolize_addresses({address});
   ASSERT_EQ(symbols.size(), 1u);
   EXPECT_NE(symbols[0].function.find("symbolize_me"), std::string::npos) << symbols[0].function;

@@ -134,3 +134,9 @@ TEST(JsonReader, RejectsDeeplyNestedFieldValues) {
       deep + "}]}"));
   EXPECT_NE(what.find("nest deeper than 32 levels"), std::string::npos) << what;
 }
+
+TEST(JsonReader, NumberOverflowIsAnInputErrorAtTheNumber) {
+  // Found by the fuzzer: nlohmann reports this as out_of_range, not as a parse_error.
+  const std::string what = error_of("{\"schema\": 1.5e800}");
+  EXPECT_EQ(what, "in.json: line 1, column 12 (byte 11): number overflow parsing '1.5e800'");
+}

@@ -115,6 +115,24 @@ TEST(TdtraceReader, CorruptedPayloadSkipsOnlyThatChunk) {
   EXPECT_EQ(*d.find_field("offset"), field_value(s.offsets[victim]));
 }
 
+TEST(TdtraceReader, SalvageModeIgnoresDamagedChecksumsOnly) {
+  const auto& s = sample();
+  std::vector<char> bytes = s.bytes;
+  bytes[s.offsets[1] + 20] ^= 0x01;  // the stored payload CRC, not the payload
+  const auto strict = read_tdtrace(std::as_bytes(std::span(bytes)), "crc");
+  EXPECT_EQ(strict.info.chunks_corrupted, 1u);  // the header CRC covers that field
+  tdtrace_read_options salvage;
+  salvage.verify_checksums = false;
+  const auto r = read_tdtrace(std::as_bytes(std::span(bytes)), "crc", salvage);
+  EXPECT_EQ(r.info.chunks_corrupted, 0u);
+  EXPECT_EQ(r.loaded.trace.event_count(), s.total_events);
+  // A damaged payload is still caught: zstd frames carry their own content checksum.
+  bytes[s.offsets[2] + 48 + 20] ^= 0x55;
+  const auto damaged = read_tdtrace(std::as_bytes(std::span(bytes)), "crc", salvage);
+  EXPECT_EQ(damaged.loaded.trace.event_count(), s.total_events - s.events[2]);
+  EXPECT_TRUE(test::has_code(damaged.loaded.warnings, "TDIAG-TRACE-113"));
+}
+
 TEST(TdtraceReader, CorruptedChunkHeaderResynchronisesOnTheNextChunk) {
   const auto& s = sample();
   std::vector<char> bytes = s.bytes;

@@ -72,40 +72,5 @@ TEST(Trace, CopyComparesEqual) {
   EXPECT_EQ(copy.name(copy.kernels[0].name), "gemm");
 }
 
-TEST(StackTable, InternsFramesAndStacksOnce) {
-  string_table strings;
-  stack_table stacks;
-  const frame_id a = stacks.intern_frame({strings.intern("f"), strings.intern("a.py"), 3});
-  const frame_id b = stacks.intern_frame({strings.intern("g"), strings.intern("a.py"), 9});
-  EXPECT_EQ(stacks.intern_frame({strings.find("f"), strings.find("a.py"), 3}), a);
-  const std::array<frame_id, 2> ab{a, b};
-  const std::array<frame_id, 1> only_a{a};
-  const stack_id s1 = stacks.intern_stack(ab);
-  const stack_id s2 = stacks.intern_stack(only_a);
-  EXPECT_NE(s1, s2);
-  EXPECT_EQ(stacks.intern_stack(ab), s1);
-  EXPECT_EQ(stacks.stack(s1).size(), 2u);
-  EXPECT_EQ(stacks.stack(no_stack).size(), 0u);
-  EXPECT_EQ(stacks.stack_count(), 3u);
-  const std::array<frame_id, 1> bad{999};
-  EXPECT_THROW((void)stacks.intern_stack(bad), std::out_of_range);
-}
-
-TEST(AllocatorState, FindsSegmentsAndCountsBytes) {
-  allocator_state s;
-  s.segments.push_back({0, 0x2000, 0x1000, 0, 0, segment_type::large, false, no_stack,
-                        {{0x2000, 0x400, 0x3f0, block_state::active_allocated, no_stack},
-                         {0x2400, 0xc00, 0, block_state::inactive, no_stack}}});
-  s.segments.push_back({0, 0x1000, 0x800, 0, 0, segment_type::small, false, no_stack, {}});
-  s.sort();
-  EXPECT_EQ(s.reserved_bytes(), 0x1800u);
-  EXPECT_EQ(s.allocated_bytes(0), 0x400u);
-  ASSERT_NE(s.find_segment(0, 0x2fff), nullptr);
-  EXPECT_EQ(s.find_segment(0, 0x2fff)->address, 0x2000u);
-  EXPECT_EQ(s.find_segment(0, 0x1900), nullptr);
-  EXPECT_EQ(s.find_segment(1, 0x2000), nullptr);
-  EXPECT_EQ(s.segments[1].largest_free_block(), 0xc00u);
-}
-
 } // namespace
 } // namespace tdiag::trace

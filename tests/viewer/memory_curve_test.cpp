@@ -14,10 +14,12 @@ using namespace tdiag::view;
 TEST(MemoryCurve, EnvelopeKeepsOneNanosecondPeaks) {
   memory_curve c;
   c.push_back(0, 100, 1000);
-  for (std::int64_t t = 1; t < 1'000'000; t += 1000)
+  for (std::int64_t t = 1; t < 500'000; t += 1000)
     c.push_back(t, 100, 1000);
   c.push_back(500'000, 900, 1000);  // a spike ...
   c.push_back(500'001, 100, 1000);  // ... one nanosecond wide
+  for (std::int64_t t = 501'001; t < 1'000'000; t += 1000)
+    c.push_back(t, 100, 1000);
   time_axis axis;
   axis.set_width(100);
   axis.set_limits(0, 1'000'000);

@@ -7,7 +7,7 @@
 //   png_check FILE WIDTHxHEIGHT timeline|memory|allocator|tables
 //
 // All views: the requested size, not blank (many distinct colours, varied brightness).
-// timeline: most of the plot rows hold event or density boxes (not the background).
+// timeline: tracks drawn across most plot columns, on a fair number of pixel rows.
 // memory:   the allocated-bytes colour (blue) in most pixel columns of the plot.
 // allocator: the overview strip shows the curve across most columns, segments are drawn.
 // tables:   many text lines (bright pixels on many rows) in the table area.
@@ -100,16 +100,26 @@ int main(int argc, char** argv) {
     if (f < 0.6)
       return fail("memory: allocated colour in too few plot columns", f);
   } else if (view == "timeline") {
+    // Tracks are drawn across most of the plot's width, on a fair number of pixel rows.
     int busy_rows = 0;
     for (int y = y0; y < y1; ++y) {
       int drawn = 0;
       for (int x = x0; x < x1; x += 2)
         drawn += !background(im.at(x, y));
-      busy_rows += drawn > (x1 - x0) / 40;
+      busy_rows += drawn > (x1 - x0) / 8;
     }
-    const double f = static_cast<double>(busy_rows) / (y1 - y0);
-    if (f < 0.3)
-      return fail("timeline: too few rows with events", f);
+    if (busy_rows < 40)
+      return fail("timeline: too few rows with events", busy_rows);
+    int columns = 0;
+    for (int x = x0; x < x1; ++x) {
+      int drawn = 0;
+      for (int y = y0; y < y1; ++y)
+        drawn += !background(im.at(x, y));
+      columns += drawn > 30;
+    }
+    const double f = static_cast<double>(columns) / (x1 - x0);
+    if (f < 0.5)
+      return fail("timeline: events cover too few columns", f);
   } else if (view == "allocator") {
     int columns = 0;
     for (int x = 20; x < x1; ++x)

@@ -69,6 +69,7 @@ public:
                                      : static_cast<std::uint64_t>(ns);
     return fmt::format("{}{}.{:03}", negative ? "-" : "", u / 1000, u % 1000);
   }
+  static std::string dur(std::uint64_t ns) { return fmt::format("{}.{:03}", ns / 1000, ns % 1000); }
   void begin_event() {
     raw(first_ ? "\n" : ",\n");
     first_ = false;
@@ -126,11 +127,11 @@ public:
   }
 
   // --- events -------------------------------------------------------------------------------
-  void complete(std::string_view cat, string_id name, lane_id l, std::int64_t start,
-                std::int64_t end, std::string_view args) {
+  template <typename Record>
+  void complete(std::string_view cat, string_id name, const Record& r, std::string_view args) {
     begin_event();
     raw(fmt::format("{{\"ph\":\"X\",\"cat\":\"{}\",\"name\":{},{},\"ts\":{},\"dur\":{}", cat,
-                    str(name), where(l), ts(start), ts(end >= start ? end - start : 0)));
+                    str(name), where(r.lane), ts(r.start), dur(duration_of(r))));
     if (!args.empty())
       raw(fmt::format(",\"args\":{{{}}}", args));
     raw("}");
@@ -163,7 +164,7 @@ public:
           k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2]);
       if (k.launch_id != 0)
         args += fmt::format(",\"tensordiag launch id\":{}", k.launch_id);
-      complete("kernel", k.name, k.lane, k.start, k.end, args);
+      complete("kernel", k.name, k, args);
       ++stats.kernels;
     }
     for (const auto& c : t_.copies.all()) {
@@ -184,9 +185,9 @@ public:
                         "\"args\":{{{}}}}}",
                         memset ? "gpu_memset" : "gpu_memcpy",
                         literal(memset ? "Memset" : fmt::format("Memcpy {}", kind)), where(c.lane),
-                        ts(c.start), ts(c.end >= c.start ? c.end - c.start : 0), args));
+                        ts(c.start), dur(duration_of(c)), args));
       } else {
-        complete(memset ? "gpu_memset" : "gpu_memcpy", name, c.lane, c.start, c.end, args);
+        complete(memset ? "gpu_memset" : "gpu_memcpy", name, c, args);
       }
       ++stats.copies;
     }
@@ -200,14 +201,14 @@ public:
           args = fmt::format("\"correlation\":{}", a.correlation);
         if (a.cbid != 0)
           args += fmt::format("{}\"cbid\":{}", args.empty() ? "" : ",", a.cbid);
-        complete(ci < std::size(cats) ? cats[ci] : "other", a.name, a.lane, a.start, a.end, args);
+        complete(ci < std::size(cats) ? cats[ci] : "other", a.name, a, args);
         ++stats.api_calls;
       }
     for (const auto& r : t_.ranges.all()) {
       static constexpr const char* cats[] = {"user_annotation", "gpu_user_annotation",
                                              "user_annotation", "annotation", "other"};
       const auto ci = static_cast<std::size_t>(r.kind);
-      complete(ci < std::size(cats) ? cats[ci] : "other", r.name, r.lane, r.start, r.end, {});
+      complete(ci < std::size(cats) ? cats[ci] : "other", r.name, r, {});
       ++stats.ranges;
     }
     for (const auto& m : t_.markers.all()) {
@@ -262,20 +263,20 @@ public:
     for (auto& [lane, events] : by_lane) {
       std::stable_sort(events.begin(), events.end(),
                        [](const memory_event* a, const memory_event* b) { return a->time < b->time; });
-      std::int64_t allocated = 0;
-      std::int64_t reserved = 0;
+      // Unsigned, wrapping arithmetic: hostile sizes must not overflow a signed sum.
+      std::uint64_t allocated = 0;
+      std::uint64_t reserved = 0;
       std::unordered_map<std::uint64_t, std::uint64_t> live;
       for (const memory_event* e : events) {
-        const auto size = static_cast<std::int64_t>(e->size);
+        const std::uint64_t size = e->size;
         switch (e->action) {
         case memory_action::alloc:
           allocated += size;
-          live[e->address] = e->size;
+          live[e->address] = size;
           break;
         case memory_action::free_completed: {
           auto it = live.find(e->address);
-          allocated -= e->size != 0 ? size
-                       : it != live.end() ? static_cast<std::int64_t>(it->second) : 0;
+          allocated -= size != 0 ? size : it != live.end() ? it->second : 0;
           if (it != live.end())
             live.erase(it);
           break;
@@ -297,15 +298,16 @@ public:
         default: break;
         }
         if (e->total_allocated >= 0)
-          allocated = e->total_allocated;
+          allocated = static_cast<std::uint64_t>(e->total_allocated);
         if (e->total_reserved >= 0)
-          reserved = e->total_reserved;
+          reserved = static_cast<std::uint64_t>(e->total_reserved);
         if (!options.memory_counters)
           continue;
         begin_event();
         raw(fmt::format("{{\"ph\":\"C\",\"name\":\"Memory\",\"pid\":{},\"ts\":{},\"args\":{{"
                         "\"allocated\":{},\"reserved\":{}}}}}",
-                        pid(lane), ts(e->time), allocated, reserved));
+                        pid(lane), ts(e->time), static_cast<std::int64_t>(allocated),
+                        static_cast<std::int64_t>(reserved)));
         ++stats.counters;
       }
     }

@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include "kineto_fields.hpp"
 #include "kineto_stream.hpp"
 
 #include <tensordiag/core/error.hpp>
@@ -18,158 +19,7 @@
 #include <unordered_map>
 
 namespace tdiag::trace {
-namespace {
-
-namespace od = simdjson::ondemand;
 using clock_type = std::chrono::steady_clock;
-
-using detail::json_failure;
-void check(simdjson::error_code e) { detail::json_check(e); }
-template <typename T>
-T take(simdjson::simdjson_result<T>&& r) {
-  T v{};
-  check(std::move(r).get(v));
-  return v;
-}
-
-// pid/tid: usually integers, sometimes strings ("Spans", "Traces") or -1.
-struct track_key {
-  std::int64_t number = 0;
-  std::string_view text;
-  bool is_text = false;
-};
-
-track_key read_track(od::value v) {
-  track_key k;
-  od::json_type type{};
-  check(v.type().get(type));
-  if (type == od::json_type::string) {
-    k.text = take(v.get_string());
-    k.is_text = true;
-  } else if (type == od::json_type::number) {
-    od::number n = take(v.get_number());
-    k.number = n.is_double() ? static_cast<std::int64_t>(n.get_double())
-               : n.is_uint64() ? static_cast<std::int64_t>(n.get_uint64())
-                               : n.get_int64();
-  }
-  return k;
-}
-
-std::optional<double> read_number(od::value v) {
-  od::number n;
-  if (v.get_number().get(n) != simdjson::SUCCESS) return std::nullopt;
-  if (n.is_uint64()) return static_cast<double>(n.get_uint64());
-  return n.as_double();
-}
-std::optional<std::uint64_t> read_u64(od::value v) {
-  od::number n;
-  if (v.get_number().get(n) != simdjson::SUCCESS) return std::nullopt;
-  if (n.is_uint64()) return n.get_uint64();
-  if (n.is_int64()) return static_cast<std::uint64_t>(n.get_int64());
-  return static_cast<std::uint64_t>(n.get_double());
-}
-std::optional<std::int64_t> read_i64(od::value v) {
-  od::number n;
-  if (v.get_number().get(n) != simdjson::SUCCESS) return std::nullopt;
-  if (n.is_int64()) return n.get_int64();
-  if (n.is_uint64()) return static_cast<std::int64_t>(n.get_uint64());
-  return static_cast<std::int64_t>(n.get_double());
-}
-
-// The args fields any event kind uses; one pass fills what is there.
-struct event_args {
-  std::uint64_t correlation = 0, external_id = 0, context = 0, stream = 0, cbid = 0, bytes = 0;
-  std::int64_t device = -1, registers = 0, shared_memory = 0;
-  std::uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
-  bool has_stream = false, has_device = false;
-  // [memory]
-  std::uint64_t addr = 0;
-  std::int64_t mem_bytes = 0, total_allocated = -1, total_reserved = -1, device_type = -1, device_id = -1;
-  // metadata events
-  std::string_view name;
-  std::int64_t sort_index = 0;
-};
-
-void read_dims(od::value v, std::uint32_t (&out)[3]) {
-  od::array a;
-  if (v.get_array().get(a) != simdjson::SUCCESS) return;
-  std::size_t i = 0;
-  for (auto item : a) {
-    od::value x;
-    check(item.get(x));
-    const auto n = read_u64(x);
-    if (i < 3 && n) out[i] = static_cast<std::uint32_t>(*n);
-    ++i;
-  }
-}
-
-void read_args(od::object obj, event_args& a) {
-  for (auto field : obj) {
-    od::field f;
-    check(std::move(field).get(f));
-    const auto key = f.key();
-    od::value v = f.value();
-    switch (key.raw()[0]) {
-    case 'c':
-      if (key == "correlation") a.correlation = read_u64(v).value_or(0);
-      else if (key == "context") a.context = read_u64(v).value_or(0);
-      else if (key == "cbid") a.cbid = read_u64(v).value_or(0);
-      break;
-    case 'E': if (key == "External id") a.external_id = read_u64(v).value_or(0); break;
-    case 'd':
-      if (key == "device") { a.device = read_i64(v).value_or(-1); a.has_device = true; }
-      break;
-    case 's':
-      if (key == "stream") { a.stream = read_u64(v).value_or(0); a.has_stream = true; }
-      else if (key == "shared memory") a.shared_memory = read_i64(v).value_or(0);
-      else if (key == "sort_index") a.sort_index = read_i64(v).value_or(0);
-      break;
-    case 'r': if (key == "registers per thread") a.registers = read_i64(v).value_or(0); break;
-    case 'g': if (key == "grid") read_dims(v, a.grid); break;
-    case 'b':
-      if (key == "block") read_dims(v, a.block);
-      else if (key == "bytes") a.bytes = read_u64(v).value_or(0);
-      break;
-    case 'A': if (key == "Addr") a.addr = read_u64(v).value_or(0); break;
-    case 'B': if (key == "Bytes") a.mem_bytes = read_i64(v).value_or(0); break;
-    case 'T':
-      if (key == "Total Allocated") a.total_allocated = read_i64(v).value_or(-1);
-      else if (key == "Total Reserved") a.total_reserved = read_i64(v).value_or(-1);
-      break;
-    case 'D':
-      if (key == "Device Type") a.device_type = read_i64(v).value_or(-1);
-      else if (key == "Device Id") a.device_id = read_i64(v).value_or(-1);
-      break;
-    case 'n':
-      if (key == "name") {
-        std::string_view s;
-        if (v.get_string().get(s) == simdjson::SUCCESS) a.name = s;
-      }
-      break;
-    default: break;
-    }
-  }
-}
-
-copy_kind parse_copy_kind(std::string_view name, bool memset) {
-  if (memset) return copy_kind::memset;
-  if (name.find("HtoD") != std::string_view::npos) return copy_kind::htod;
-  if (name.find("DtoH") != std::string_view::npos) return copy_kind::dtoh;
-  if (name.find("DtoD") != std::string_view::npos) return copy_kind::dtod;
-  if (name.find("HtoH") != std::string_view::npos) return copy_kind::htoh;
-  if (name.find("PtoP") != std::string_view::npos) return copy_kind::ptop;
-  return copy_kind::unknown;
-}
-memory_kind parse_memory_kind(std::string_view word) {
-  if (word.starts_with("Pageable")) return memory_kind::pageable;
-  if (word.starts_with("Pinned")) return memory_kind::pinned;
-  if (word.starts_with("Device")) return memory_kind::device;
-  if (word.starts_with("Array")) return memory_kind::array;
-  if (word.starts_with("Managed")) return memory_kind::managed;
-  return memory_kind::unknown;
-}
-
-} // namespace
 
 namespace detail {
 // The event loop; declared here so kineto_import_events.cpp can stay a separate file if it
@@ -454,6 +304,8 @@ private:
 } // namespace detail
 
 namespace {
+
+using namespace detail;
 
 // Everything at the top level but traceEvents: the time base, device names, versions.
 void read_top_level(od::object& top, detail::kineto_builder& builder, trace& t) {

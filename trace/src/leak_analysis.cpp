@@ -119,7 +119,7 @@ leak_result find_leaks(const trace& t) {
     acc.iterations.erase(-1);
     acc.iterations.erase(before_history);
     s.iterations = acc.iterations.size();
-    s.growth_per_iteration = s.iterations == 0 ? 0 : s.live_bytes / s.iterations;
+    s.growth_per_iteration = s.iterations == 0 ? 0 : s.live_bytes / s.iterations;  // reset below if static
     if (!starts.empty()) {
       s.growing = s.iterations >= 3;
     } else {
@@ -128,6 +128,7 @@ leak_result find_leaks(const trace& t) {
       const auto spread = s.first_time == before_history ? 0 : s.last_time - s.first_time;
       s.growing = s.iterations >= 3 && span.duration() > 0 && spread * 4 >= span.duration();
     }
+    if (!s.growing) s.growth_per_iteration = 0;
     r.sites.push_back(s);
   }
   std::sort(r.sites.begin(), r.sites.end(), [](const leak_site& a, const leak_site& b) {

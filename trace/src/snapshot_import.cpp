@@ -323,7 +323,12 @@ std::string read_all(const std::filesystem::path& path) {
     d.add_field("file", path.string());
     throw input_error(std::move(d));
   }
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // One read of the known size (istreambuf_iterator goes byte by byte).
+  in.seekg(0, std::ios::end);
+  std::string bytes(static_cast<std::size_t>(in.tellg()), '\0');
+  in.seekg(0);
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return bytes;
 }
 
 } // namespace

@@ -51,10 +51,10 @@ std::string encode_chunk_header(const chunk_header& h) {
   return out;
 }
 
-bool decode_chunk_header(std::span<const std::byte> b, chunk_header& h) noexcept {
+bool decode_chunk_header(std::span<const std::byte> b, chunk_header& h, bool verify_crc) noexcept {
   if (b.size() < chunk_header_size || get_le<std::uint32_t>(b.data()) != chunk_magic)
     return false;
-  if (get_le<std::uint32_t>(b.data() + 40) != crc32_of(b.first(40)))
+  if (verify_crc && get_le<std::uint32_t>(b.data() + 40) != crc32_of(b.first(40)))
     return false;
   h.sequence = get_le<std::uint32_t>(b.data() + 4);
   h.compressed_size = get_le<std::uint32_t>(b.data() + 8);
@@ -152,8 +152,6 @@ struct field_desc {
   std::uint8_t ref;  // relative: index of the earlier field subtracted
 };
 
-template <typename T>
-constexpr bool signed_v = std::is_signed_v<T> || std::is_floating_point_v<T>;
 #define TDIAG_DETAIL_FIELD(T, m, how, ref)                                                   \
   field_desc {                                                                               \
     static_cast<std::uint16_t>(offsetof(T, m)), static_cast<std::uint8_t>(sizeof(T::m)),     \

@@ -83,8 +83,9 @@ template <typename T>
 [[nodiscard]] std::uint32_t crc32_of(std::span<const std::byte> bytes) noexcept;
 
 [[nodiscard]] std::string encode_chunk_header(const chunk_header& h);
-/// Parses and checks magic and header CRC; false when either is wrong.
-[[nodiscard]] bool decode_chunk_header(std::span<const std::byte> bytes, chunk_header& h) noexcept;
+/// Parses and checks magic and (when verify_crc) the header CRC; false when either is wrong.
+[[nodiscard]] bool decode_chunk_header(std::span<const std::byte> bytes, chunk_header& h,
+                                       bool verify_crc = true) noexcept;
 
 // --- chunk payload ------------------------------------------------------------------------
 /// Encodes every table, store, the allocator state and the metadata of `chunk` (whose tables

@@ -97,9 +97,10 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
     throw_bad_file("TDIAG-TRACE-101", "not a .tdtrace file",
                    fmt::format("'{}' does not start with the .tdtrace magic", source), source,
                    "tdiag trace commands also read PyTorch snapshots and Chrome trace JSON");
+  const bool verify = options.verify_checksums;
   if (header.size() < detail::file_header_size ||
-      detail::get_le<std::uint32_t>(header.data() + 28) !=
-          detail::crc32_of(std::span(header).first(28)))
+      (verify && detail::get_le<std::uint32_t>(header.data() + 28) !=
+                     detail::crc32_of(std::span(header).first(28))))
     throw_bad_file("TDIAG-TRACE-101", "damaged .tdtrace header",
                    fmt::format("the file header of '{}' is truncated or damaged", source), source,
                    "the file cannot be read without its header");
@@ -142,8 +143,11 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
       return false;
     };
     if (compressed.size() != h.compressed_size ||
-        detail::crc32_of(compressed) != h.payload_crc)
+        (verify && detail::crc32_of(compressed) != h.payload_crc))
       return corrupted("TDIAG-TRACE-112", "its checksum does not match");
+    // The frame states its size: check it before allocating what the header claims.
+    if (ZSTD_getFrameContentSize(compressed.data(), compressed.size()) != h.uncompressed_size)
+      return corrupted("TDIAG-TRACE-113", "its zstd frame size does not match its header");
     payload.resize(h.uncompressed_size);
     const std::size_t n = ZSTD_decompress(payload.data(), payload.size(), compressed.data(),
                                           compressed.size());
@@ -174,7 +178,7 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
       }
       chunk_header h;
       const auto hb = read_at(e.offset, detail::chunk_header_size);
-      if (e.offset + detail::chunk_header_size > area_end || !detail::decode_chunk_header(hb, h) ||
+      if (e.offset + detail::chunk_header_size > area_end || !detail::decode_chunk_header(hb, h, verify) ||
           !plausible(h) || e.offset + detail::chunk_header_size + h.compressed_size > area_end) {
         warnings.push_back(make_diagnostic(
             severity::warning, "TDIAG-TRACE-111", "corrupted chunk header",
@@ -194,7 +198,7 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
       const std::uint64_t left = area_end - pos;
       const auto hb = read_at(pos, static_cast<std::size_t>(
                                        std::min<std::uint64_t>(left, detail::chunk_header_size)));
-      const bool header_ok = detail::decode_chunk_header(hb, h) && plausible(h);
+      const bool header_ok = detail::decode_chunk_header(hb, h, verify) && plausible(h);
       if (header_ok && detail::chunk_header_size + std::uint64_t{h.compressed_size} > left) {
         diagnostic d = make_diagnostic(
             severity::warning, "TDIAG-TRACE-114", "truncated chunk",
@@ -233,7 +237,8 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
           for (; i < std::min(w.size(), window); ++i) {
             chunk_header probe;
             if (w[i] == std::byte{'T'} &&
-                detail::decode_chunk_header(std::span(w).subspan(i), probe) && plausible(probe)) {
+                detail::decode_chunk_header(std::span(w).subspan(i), probe, verify) &&
+                plausible(probe)) {
               found = true;
               break;
             }

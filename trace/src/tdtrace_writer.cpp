@@ -39,7 +39,11 @@ struct tdtrace_writer::chunk_builder {
   std::vector<detail::footer_entry> index;
   ZSTD_CCtx* cctx = nullptr;
 
-  chunk_builder() : cctx(ZSTD_createCCtx()) {}
+  explicit chunk_builder(int level) : cctx(ZSTD_createCCtx()) {
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+    // A content checksum in every frame: salvage reads (checksums off) still reject damage.
+    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+  }
   ~chunk_builder() { ZSTD_freeCCtx(cctx); }
   chunk_builder(const chunk_builder&) = delete;
   chunk_builder& operator=(const chunk_builder&) = delete;
@@ -48,7 +52,7 @@ struct tdtrace_writer::chunk_builder {
 tdtrace_writer::tdtrace_writer(const std::filesystem::path& path, trace_metadata metadata,
                                tdtrace_writer_options options)
     : options_(options), path_(path), metadata_(std::move(metadata)),
-      builder_(std::make_unique<chunk_builder>()) {
+      builder_(std::make_unique<chunk_builder>(options.compression_level)) {
   file_ = std::fopen(path.c_str(), "wb");
   if (!file_) {
     const int err = errno;
@@ -269,9 +273,8 @@ void tdtrace_writer::write_pending_chunk() {
   c.finalize();
   const std::string payload = detail::encode_chunk(c);
   std::string compressed(ZSTD_compressBound(payload.size()), '\0');
-  const std::size_t n = ZSTD_compressCCtx(b.cctx, compressed.data(), compressed.size(),
-                                          payload.data(), payload.size(),
-                                          options_.compression_level);
+  const std::size_t n =
+      ZSTD_compress2(b.cctx, compressed.data(), compressed.size(), payload.data(), payload.size());
   if (ZSTD_isError(n))
     throw_write_error(path_, fmt::format("zstd: {}", ZSTD_getErrorName(n)), 0);
   compressed.resize(n);

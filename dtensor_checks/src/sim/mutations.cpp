@@ -68,7 +68,7 @@ std::vector<rule_mutation> make_mutations() {
   out.push_back({"mul-partial-times-partial", "aten.mul.Tensor", "P(sum) · P(sum) → P(sum) (a product of sums is not "
                  "the sum of products)",
                  per_dim(0, is_partial_sum, [](const rule_context& ctx, candidate_strategy& c, std::size_t m) {
-                   if (ctx.input(1).placements[m] != placement::partial(reduce_op::sum)) return;
+                   if (ctx.inputs().size() < 2 || ctx.input(1).placements[m] != placement::partial(reduce_op::sum)) return;
                    c.inputs[0][m] = c.inputs[1][m] = c.outputs[0][m] = placement::partial(reduce_op::sum);
                  })});
   out.push_back({"sum-dim-claims-replicate", "aten.sum.dim_IntList",

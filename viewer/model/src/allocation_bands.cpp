@@ -62,9 +62,11 @@ allocation_bands allocation_bands::build(std::span<const allocation> allocations
   auto bigger = [&](std::size_t a, std::size_t b) {
     const auto& x = allocations[a];
     const auto& y = allocations[b];
-    if (x.size != y.size)
-      return x.size > y.size;
-    return x.end - x.begin > y.end - y.begin;
+    const double wx = static_cast<double>(x.size) * static_cast<double>(x.end - x.begin);
+    const double wy = static_cast<double>(y.size) * static_cast<double>(y.end - y.begin);
+    if (wx != wy)
+      return wx > wy;
+    return x.size > y.size;
   };
   const std::size_t n = std::min(top_n, idx.size());
   std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(n), idx.end(), bigger);

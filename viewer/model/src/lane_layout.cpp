@@ -70,17 +70,26 @@ lane_layout lane_layout::build(const trace::trace& t) {
   add(t.api_calls, event_kind::api);
   add(t.ranges, event_kind::range);
 
-  // Order: GPU lanes by (device, stream), then host lanes by (process, thread).
+  // Memory lanes with events get a plot track.
+  std::vector<std::size_t> memory_events(lane_count, 0);
+  for (const auto& m : t.memory.all())
+    if (m.lane < lane_count)
+      ++memory_events[m.lane];
+
+  // Order: GPU lanes by (device, stream), memory by device, host lanes by (process, thread).
+  auto rank = [](trace::lane_kind k) {
+    return k == trace::lane_kind::gpu_stream ? 0 : k == trace::lane_kind::device_memory ? 1 : 2;
+  };
   std::vector<trace::lane_id> order;
   for (trace::lane_id l = 0; l < lane_count; ++l) {
     const auto& ln = t.lanes.at(l);
-    if (ln.kind != trace::lane_kind::device_memory && !per_lane[l].empty())
+    if (ln.kind == trace::lane_kind::device_memory ? memory_events[l] != 0 : !per_lane[l].empty())
       order.push_back(l);
   }
   std::stable_sort(order.begin(), order.end(), [&](trace::lane_id a, trace::lane_id b) {
     const auto& la = t.lanes.at(a);
     const auto& lb = t.lanes.at(b);
-    return std::tuple(la.kind, la.group, la.id) < std::tuple(lb.kind, lb.group, lb.id);
+    return std::tuple(rank(la.kind), la.group, la.id) < std::tuple(rank(lb.kind), lb.group, lb.id);
   });
 
   lane_layout layout;
@@ -90,7 +99,19 @@ lane_layout lane_layout::build(const trace::trace& t) {
     tr.lane = l;
     tr.event_count = per_lane[l].size();
     const std::string_view name = t.name(ln.name);
+    if (ln.kind == trace::lane_kind::device_memory) {
+      tr.kind = track_kind::memory;
+      tr.device = static_cast<std::int32_t>(ln.group);
+      tr.title = ln.group < 0 ? std::string("host memory")
+                              : fmt::format("GPU {} · memory", ln.group);
+      tr.subtitle = fmt::format("{} memory events", memory_events[l]);
+      tr.event_count = memory_events[l];
+      tr.plot_rows = 3;
+      layout.tracks_.push_back(std::move(tr));
+      continue;
+    }
     if (ln.kind == trace::lane_kind::gpu_stream) {
+      tr.device = static_cast<std::int32_t>(ln.group);
       tr.kind = track_kind::gpu_stream;
       tr.title = fmt::format("GPU {} · stream {}", ln.group, ln.id);
     } else {
@@ -115,7 +136,8 @@ float lane_layout::set_metrics(float header_height, float row_height, float gap)
   float y = 0.0f;
   for (auto& tr : tracks_) {
     tr.y = y;
-    tr.height = header_height + row_height_ * static_cast<float>(tr.rows.size());
+    tr.height = header_height +
+                row_height_ * static_cast<float>(std::max(tr.rows.size(), tr.plot_rows));
     y += tr.height + gap;
   }
   total_height_ = y;

@@ -80,20 +80,42 @@ table_model kernels_table(const trace::trace& t) {
   return m;
 }
 
-table_model allocation_sites_table(const trace::trace& t) {
+namespace {
+
+// Totals per stack first (cheap), then merged per site name: many stacks share a site.
+std::map<std::string, site_total> by_site(const trace::trace& t,
+                                          const std::unordered_map<trace::stack_id, site_total>& stacks) {
   std::map<std::string, site_total> sites;
-  const auto all = t.memory.all();
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (all[i].action != trace::memory_action::alloc)
-      continue;
-    auto& s = sites[site_name(t, all[i].stack)];
-    ++s.count;
-    s.bytes += all[i].size;
-    if (s.largest_event == no_event || all[i].size > s.largest) {
-      s.largest = all[i].size;
-      s.largest_event = static_cast<std::uint32_t>(i);
+  for (const auto& [stack, v] : stacks) {
+    auto& s = sites[site_name(t, stack)];
+    s.count += v.count;
+    s.bytes += v.bytes;
+    if (s.largest_event == no_event || v.largest > s.largest) {
+      s.largest = v.largest;
+      s.largest_event = v.largest_event;
     }
   }
+  return sites;
+}
+
+void add_to(site_total& s, std::uint64_t size, std::uint32_t event) {
+  ++s.count;
+  s.bytes += size;
+  if (s.largest_event == no_event || size > s.largest) {
+    s.largest = size;
+    s.largest_event = event;
+  }
+}
+
+} // namespace
+
+table_model allocation_sites_table(const trace::trace& t) {
+  std::unordered_map<trace::stack_id, site_total> stacks;
+  const auto all = t.memory.all();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i].action == trace::memory_action::alloc)
+      add_to(stacks[all[i].stack], all[i].size, static_cast<std::uint32_t>(i));
+  const auto sites = by_site(t, stacks);
   table_model m("Allocation sites", {"Site", "Allocations", "Bytes", "Largest"});
   for (const auto& [name, s] : sites) {
     table_row r;
@@ -109,20 +131,12 @@ table_model allocation_sites_table(const trace::trace& t) {
 
 table_model leaks_table(const trace::trace& t) {
   const std::int64_t end = t.span().end;
-  std::map<std::string, site_total> sites;
-  for (const std::int32_t dev : memory_curve::devices(t)) {
-    for (const auto& a : pair_allocations(t, dev, end)) {
-      if (!a.alive_at_end)
-        continue;
-      auto& s = sites[site_name(t, a.stack)];
-      ++s.count;
-      s.bytes += a.size;
-      if (s.largest_event == no_event || a.size > s.largest) {
-        s.largest = a.size;
-        s.largest_event = a.alloc_event;
-      }
-    }
-  }
+  std::unordered_map<trace::stack_id, site_total> stacks;
+  for (const std::int32_t dev : memory_curve::devices(t))
+    for (const auto& a : pair_allocations(t, dev, end))
+      if (a.alive_at_end)
+        add_to(stacks[a.stack], a.size, a.alloc_event);
+  const auto sites = by_site(t, stacks);
   table_model m("Leaks (alive at end)", {"Site", "Live allocations", "Live bytes", "Largest"});
   for (const auto& [name, s] : sites) {
     table_row r;

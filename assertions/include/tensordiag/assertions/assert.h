@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace tdiag::assertions::detail {
 
@@ -32,6 +33,13 @@ TDIAG_HOST_DEVICE constexpr std::uint32_t site_hash(const char* file, std::uint3
   for (const char* p = text; *p != 0; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 16777619u;
   return h;
 }
+
+// Class types that promote to a number under unary + (HIP's blockIdx.x proxies, bit-fields).
+template <typename U, typename = void>
+struct promotes_to_arithmetic : std::false_type {};
+template <typename U>
+struct promotes_to_arithmetic<U, std::void_t<decltype(+std::declval<const U&>())>>
+    : std::is_arithmetic<std::decay_t<decltype(+std::declval<const U&>())>> {};
 
 /// One operand as 8 raw bytes plus a type tag (floats travel as double bits).
 template <typename T>
@@ -61,6 +69,8 @@ TDIAG_HOST_DEVICE inline void capture(const T& v, std::uint64_t& bits, value_typ
            : sizeof(U) == 2 ? value_type::u16
            : sizeof(U) == 4 ? value_type::u32
                             : value_type::u64;
+  } else if constexpr (std::is_class_v<U> && promotes_to_arithmetic<U>::value) {
+    capture(+v, bits, type);
   } else {
     static_assert(std::is_arithmetic_v<U>,
                   "tensordiag assertions capture integers, floating point, bool, enums and "

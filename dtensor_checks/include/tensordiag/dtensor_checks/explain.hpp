@@ -12,8 +12,10 @@
 
 namespace tdiag::dtensor {
 
-/// The explanation of `result` for `call` as text (several lines, trailing newline).
-[[nodiscard]] std::string explain_text(const op_call& call, const propagation_result& result);
+/// The explanation of `result` for `call` as text (several lines, trailing newline). Candidates
+/// of infinite cost (an impossible move) are summarised in one line unless `all_candidates`.
+[[nodiscard]] std::string explain_text(const op_call& call, const propagation_result& result,
+                                       bool all_candidates = false);
 /// The same as one JSON object.
 [[nodiscard]] std::string explain_json(const op_call& call, const propagation_result& result);
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -32,6 +33,15 @@ template <typename Record>
     return r.end;
   else
     return begin_time(r);
+}
+
+/// end - begin of a record as an unsigned count of ns, 0 when end < begin. Never overflows (a
+/// damaged or hostile file may hold any times).
+template <typename Record>
+[[nodiscard]] constexpr std::uint64_t duration_of(const Record& r) noexcept {
+  const std::int64_t b = begin_time(r);
+  const std::int64_t e = end_time(r);
+  return e > b ? static_cast<std::uint64_t>(e) - static_cast<std::uint64_t>(b) : 0;
 }
 
 template <typename Record>
@@ -82,8 +92,10 @@ public:
     for (std::size_t l = 0; l < lane_count; ++l) {
       lane_offsets_[l] = i;
       while (i < records_.size() && records_[i].lane == l) {
+        const std::uint64_t d = duration_of(records_[i]);
+        const std::uint64_t cap = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
         lane_max_duration_[l] =
-            std::max(lane_max_duration_[l], end_time(records_[i]) - begin_time(records_[i]));
+            std::max(lane_max_duration_[l], static_cast<std::int64_t>(std::min(d, cap)));
         ++i;
       }
     }
@@ -106,7 +118,10 @@ public:
     auto all_of_lane = lane(l);
     if (all_of_lane.empty())
       return all_of_lane;
-    const std::int64_t from = t0 - lane_max_duration_[l];
+    // t0 - max duration, saturating at the lowest time.
+    const std::int64_t from = t0 < std::numeric_limits<std::int64_t>::min() + lane_max_duration_[l]
+                                  ? std::numeric_limits<std::int64_t>::min()
+                                  : t0 - lane_max_duration_[l];
     auto first = std::partition_point(all_of_lane.begin(), all_of_lane.end(),
                                       [&](const Record& r) { return begin_time(r) < from; });
     auto last = std::partition_point(first, all_of_lane.end(),

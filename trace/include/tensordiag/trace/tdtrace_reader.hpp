@@ -23,6 +23,9 @@ struct tdtrace_read_options {
   /// outside the range may come too). With a footer, other chunks are not even read.
   std::optional<time_span> range;
   bool finalize = true;
+  /// Check the header and payload CRCs (off only to salvage a damaged file, or when fuzzing
+  /// the decoders behind them; zstd and the decoder still validate everything).
+  bool verify_checksums = true;
 };
 
 /// What the reader found in the file.

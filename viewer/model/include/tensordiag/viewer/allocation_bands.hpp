@@ -52,7 +52,8 @@ public:
     std::vector<step> steps;  ///< first step at begin; the last holds until end
   };
 
-  /// The `top_n` largest allocations (ties: the longer-lived), stacked in order of allocation.
+  /// The `top_n` allocations holding the most memory over time (bytes x lifetime: weights and
+  /// optimizer state rather than one-step temporaries), stacked in order of allocation.
   [[nodiscard]] static allocation_bands build(std::span<const allocation> allocations,
                                               std::size_t top_n);
 

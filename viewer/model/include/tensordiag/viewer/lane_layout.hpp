@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The rows of the timeline. One track per lane: GPU streams (kernels, copies, GPU annotations)
-// ordered by (device, stream), then host threads (runtime calls, CPU ops, annotations) ordered by
-// (process, thread). Nested events go one row deeper than their parent, so every row holds
+// ordered by (device, stream), then one memory track per device with memory events (the view
+// draws its allocated/reserved curve there), then host threads (runtime calls, CPU ops,
+// annotations) ordered by (process, thread). Nested events go one row deeper than their parent, so every row holds
 // events that do not overlap, sorted by start: the level-of-detail and hit-test code can
 // binary-search a row by start or by end.
 #pragma once
@@ -36,7 +37,7 @@ struct row_index {
   }
 };
 
-enum class track_kind : std::uint8_t { gpu_stream, host_thread };
+enum class track_kind : std::uint8_t { gpu_stream, memory, host_thread };
 
 struct track {
   trace::lane_id lane = 0;
@@ -45,6 +46,9 @@ struct track {
   std::string subtitle;  ///< lane name, event count
   std::vector<row_index> rows;
   std::size_t event_count = 0;
+  std::int32_t device = 0;  ///< for gpu_stream and memory tracks
+  /// Rows of height the track takes when it has no event rows (memory tracks draw a plot).
+  std::size_t plot_rows = 0;
   // Geometry, filled by lane_layout::set_metrics().
   float y = 0.0f;
   float height = 0.0f;
@@ -62,7 +66,7 @@ public:
   /// Deepest nesting shown; deeper events share the last row (which may then overlap).
   static constexpr std::size_t max_depth = 48;
 
-  /// Builds the tracks of a finalized trace. Memory lanes are left to the memory view.
+  /// Builds the tracks of a finalized trace.
   [[nodiscard]] static lane_layout build(const trace::trace& t);
 
   [[nodiscard]] const std::vector<track>& tracks() const noexcept { return tracks_; }
@@ -76,7 +80,7 @@ public:
   [[nodiscard]] float header_height() const noexcept { return header_height_; }
   /// Top of row `row` of track `track` (content coordinates).
   [[nodiscard]] float row_y(std::size_t track, std::size_t row) const noexcept;
-  /// The row under content coordinate `y`, if any (headers and gaps are not rows).
+  /// The row under content coordinate `y`, if any (headers, gaps and plots are not rows).
   [[nodiscard]] std::optional<row_hit> row_at(float y) const noexcept;
   /// The track and row holding `e`, if it is shown.
   [[nodiscard]] std::optional<row_hit> find(event_ref e, const trace::trace& t) const noexcept;

@@ -47,13 +47,22 @@ public:
   [[nodiscard]] memory_column at(std::int64_t t) const noexcept;
   /// One column per pixel of `axis` (out resized to ceil(width)); each holds the min and max
   /// of every value the curves take inside the column, including the one carried in from the
-  /// left. O(width · log n + samples in view).
+  /// left. Per column: a binary search and a scan of at most two partial blocks of
+  /// `block_size` samples plus the precomputed extremes of the whole blocks between them.
+  static constexpr std::size_t block_size = 128;
   void envelope(const time_axis& axis, std::vector<memory_column>& out) const;
 
   /// Appends a sample (for tests and generators): times must not decrease.
   void push_back(std::int64_t time, std::int64_t allocated, std::int64_t reserved);
 
 private:
+  struct extremes {
+    std::int64_t allocated_min, allocated_max, reserved_min, reserved_max;
+  };
+  void merge(memory_column& c, std::size_t from, std::size_t to) const noexcept;
+  // blocks_[k]: extremes of samples [k * block_size, (k + 1) * block_size), rebuilt lazily.
+  mutable std::vector<extremes> blocks_;
+
   std::vector<std::int64_t> time_;
   std::vector<std::int64_t> allocated_;
   std::vector<std::int64_t> reserved_;

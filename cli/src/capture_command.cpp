@@ -1,0 +1,299 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// `tdiag capture -o run.tdtrace [--stacks] -- ./app args...`: runs the application with
+// libtdiag_capture.so injected by the CUDA driver (CUDA_INJECTION64_PATH), then loads the trace
+// it wrote and prints a one-screen summary. Needs no CUDA itself: only the library's path and,
+// for the summary, the trace library. Exits with the application's status.
+#include <tensordiag/core/error.hpp>
+
+#if TDIAG_CLI_HAS_TRACE
+#  include <tensordiag/trace/load.hpp>
+#endif
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <spawn.h>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+#include "command.hpp"
+
+extern char** environ;
+
+namespace tdiag::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* library_name = "libtdiag_capture.so";
+
+struct capture_args {
+  std::string output = "tdiag.tdtrace";
+  bool stacks = false;
+  bool no_runtime_api = false;
+  bool no_driver_api = false;
+  std::string library;
+  std::vector<std::string> command;
+};
+
+[[noreturn]] void usage_error(std::string code, std::string title, std::string message,
+                              std::string hint) {
+  diagnostic d;
+  d.code = std::move(code);
+  d.title = std::move(title);
+  d.message = std::move(message);
+  d.hint = std::move(hint);
+  throw input_error(std::move(d));
+}
+
+fs::path executable_dir() {
+  std::error_code ec;
+  const auto self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::current_path() : self.parent_path();
+}
+
+// Where the build and the staged GPU tree put it: <bin>/../lib, then beside the binary.
+fs::path find_capture_library(const std::string& given) {
+  std::vector<fs::path> candidates;
+  if (!given.empty())
+    candidates.emplace_back(given);
+  else if (const char* env = std::getenv("TDIAG_CAPTURE_LIBRARY"); env && *env)
+    candidates.emplace_back(env);
+  else {
+    const auto dir = executable_dir();
+    candidates = {dir / ".." / "lib" / library_name, dir / library_name,
+                  dir / ".." / "lib" / "tensordiag" / library_name};
+  }
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    if (fs::is_regular_file(c, ec))
+      return fs::weakly_canonical(c, ec);
+  }
+  std::string tried;
+  for (const auto& c : candidates)
+    tried += fmt::format("{}{}", tried.empty() ? "" : ", ", c.string());
+  usage_error("TDIAG-CAPTURE-020", "capture library not found",
+              fmt::format("{} is not in {}", library_name, tried),
+              "Build tensordiag with CUDA and CUPTI (TDIAG_WITH_CUPTI=ON), or name the library "
+              "with --library or TDIAG_CAPTURE_LIBRARY.");
+}
+
+// Runs `command` with `extra` added to the environment; returns its exit status (128 + signal
+// when killed, as shells report it).
+int run_child(const std::vector<std::string>& command,
+              const std::vector<std::pair<std::string, std::string>>& extra) {
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const bool replaced = std::any_of(extra.begin(), extra.end(), [&](const auto& kv) {
+      return entry.starts_with(kv.first) && entry.size() > kv.first.size() &&
+             entry[kv.first.size()] == '=';
+    });
+    if (!replaced)
+      env_text.emplace_back(entry);
+  }
+  for (const auto& [key, value] : extra)
+    env_text.push_back(key + "=" + value);
+  std::vector<char*> envp;
+  for (auto& e : env_text)
+    envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = command;
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  if (const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
+      rc != 0)
+    usage_error("TDIAG-CAPTURE-021", "cannot start the application",
+                fmt::format("cannot start {}: {}", command.front(), std::strerror(rc)),
+                "Give the program as it would run without tdiag, after `--`.");
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+}
+
+[[maybe_unused]] std::string bytes_text(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 4)
+    bytes /= 1024.0, ++u;
+  return u == 0 ? fmt::format("{:.0f} {}", bytes, units[u]) : fmt::format("{:.1f} {}", bytes, units[u]);
+}
+
+// Other processes of the run wrote "<stem>.<pid>.tdtrace" beside the main file.
+std::vector<fs::path> sibling_traces(const fs::path& main) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  const auto dir = main.has_parent_path() ? main.parent_path() : fs::path(".");
+  const std::string stem = main.stem().string() + ".";
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const auto name = entry.path().filename().string();
+    if (name.starts_with(stem) && entry.path().extension() == main.extension() &&
+        entry.path().filename() != main.filename() &&
+        name.find_first_not_of("0123456789", stem.size()) == name.size() - main.extension().string().size())
+      out.push_back(entry.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+#if TDIAG_CLI_HAS_TRACE
+void print_summary(const trace::load_result& loaded, const fs::path& path) {
+  const trace::trace& t = loaded.trace;
+  std::error_code ec;
+  const auto file_bytes = fs::file_size(path, ec);
+  fmt::print("trace     {} ({}, {} events)\n", path.string(), bytes_text(ec ? 0.0 : double(file_bytes)),
+             t.event_count());
+
+  std::map<trace::string_id, std::pair<std::uint64_t, std::int64_t>> by_name;  // count, ns
+  std::int64_t gpu_ns = 0;
+  for (const auto& k : t.kernels.all()) {
+    auto& slot = by_name[k.name];
+    ++slot.first;
+    slot.second += k.end - k.start;
+    gpu_ns += k.end - k.start;
+  }
+  fmt::print("kernels   {} ({} names, {:.3f} ms on the GPU)\n", t.kernels.size(), by_name.size(),
+             gpu_ns / 1e6);
+  std::vector<std::pair<trace::string_id, std::pair<std::uint64_t, std::int64_t>>> top(
+      by_name.begin(), by_name.end());
+  std::sort(top.begin(), top.end(),
+            [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+  for (std::size_t i = 0; i < top.size() && i < 5; ++i) {
+    std::string name(t.name(top[i].first));
+    if (name.size() > 70)
+      name = name.substr(0, 67) + "...";
+    fmt::print("  {:5.1f}%  {:>8}x  {}\n",
+               gpu_ns > 0 ? 100.0 * double(top[i].second.second) / double(gpu_ns) : 0.0,
+               top[i].second.first, name);
+  }
+
+  std::map<trace::copy_kind, std::pair<std::uint64_t, std::uint64_t>> copies;
+  for (const auto& c : t.copies.all()) {
+    copies[c.kind].first += 1;
+    copies[c.kind].second += c.bytes;
+  }
+  std::string copy_text;
+  const std::pair<trace::copy_kind, const char*> kinds[] = {
+      {trace::copy_kind::htod, "HtoD"},  {trace::copy_kind::dtoh, "DtoH"},
+      {trace::copy_kind::dtod, "DtoD"},  {trace::copy_kind::ptop, "PtoP"},
+      {trace::copy_kind::htoh, "HtoH"},  {trace::copy_kind::memset, "memset"},
+      {trace::copy_kind::unknown, "other"}};
+  std::uint64_t copied = 0;
+  for (const auto& [kind, word] : kinds)
+    if (auto it = copies.find(kind); it != copies.end()) {
+      copy_text += fmt::format("  {} {}x {}", word, it->second.first, bytes_text(double(it->second.second)));
+      if (kind != trace::copy_kind::memset)
+        copied += it->second.second;
+    }
+  fmt::print("copies    {} ({} copied){}\n", t.copies.size(), bytes_text(double(copied)), copy_text);
+  fmt::print("API calls {}\n", t.api_calls.size());
+
+  // Pool usage per device: stream-ordered pool blocks (CUPTI alloc/free_completed, untagged).
+  std::map<std::int32_t, std::pair<std::int64_t, std::int64_t>> usage;  // live, peak
+  std::uint64_t pool_allocs = 0, pool_frees = 0, segments = 0, tagged = 0;
+  std::vector<trace::memory_event> memory(t.memory.all().begin(), t.memory.all().end());
+  std::stable_sort(memory.begin(), memory.end(),
+                   [](const auto& a, const auto& b) { return a.time < b.time; });
+  for (const auto& m : memory) {
+    if (m.user_metadata != trace::no_string) {
+      ++tagged;
+      continue;
+    }
+    auto& [live, peak] = usage[m.device];
+    if (m.action == trace::memory_action::alloc) {
+      ++pool_allocs;
+      live += static_cast<std::int64_t>(m.size);
+      peak = std::max(peak, live);
+    } else if (m.action == trace::memory_action::free_completed) {
+      ++pool_frees;
+      live -= static_cast<std::int64_t>(m.size);
+    } else if (m.action == trace::memory_action::segment_alloc) {
+      ++segments;
+    }
+  }
+  std::int64_t peak = 0;
+  for (const auto& [device, u] : usage)
+    peak = std::max(peak, u.second);
+  fmt::print("memory    pool: {} allocs, {} frees, peak in use {}; driver allocations {}; "
+             "instrumented-pool events {}\n",
+             pool_allocs, pool_frees, bytes_text(double(peak)), segments, tagged);
+  if (!t.assertions.empty())
+    fmt::print("asserts   {} device assertion failures\n", t.assertions.size());
+  fmt::print("dropped   {} records{}\n", t.metadata.dropped_records,
+             t.metadata.dropped_records ? "  (raise TDIAG_CAPTURE_BUFFER_MB)" : "");
+  for (const auto& w : loaded.warnings)
+    fmt::print("warning   {}: {}\n", w.code, w.message);
+}
+#endif
+
+void run_capture(const capture_args& a, command_context& context) {
+  if (a.command.empty())
+    usage_error("TDIAG-CAPTURE-022", "no application to run", "nothing after `--`",
+                "Usage: tdiag capture -o run.tdtrace [--stacks] -- ./app args...");
+  const auto library = find_capture_library(a.library);
+  const fs::path output = fs::absolute(a.output);
+  std::error_code ec;
+  fs::remove(output, ec);  // the first process of the run claims the path again
+  for (const auto& old : sibling_traces(output))
+    fs::remove(old, ec);
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"CUDA_INJECTION64_PATH", library.string()},
+      {"TDIAG_CAPTURE_OUTPUT", output.string()},
+      {"TDIAG_CAPTURE_EXCLUSIVE", "1"},
+      {"TDIAG_CAPTURE_STACKS", a.stacks ? "1" : "0"},
+      {"TDIAG_CAPTURE_RUNTIME_API", a.no_runtime_api ? "0" : "1"},
+      {"TDIAG_CAPTURE_DRIVER_API", a.no_driver_api ? "0" : "1"},
+  };
+  const int status = run_child(a.command, env);
+  std::string command_text;
+  for (const auto& c : a.command)
+    command_text += (command_text.empty() ? "" : " ") + c;
+  fmt::print("\ntdiag capture: `{}` exited with status {}\n", command_text, status);
+  context.status = status;
+  if (!fs::exists(output)) {
+    fmt::print("no trace written: the application never initialised CUDA, or capture could not "
+               "start (see its messages above)\n");
+    if (status == 0)
+      context.status = exit_usage;
+    return;
+  }
+#if TDIAG_CLI_HAS_TRACE
+  print_summary(trace::load_trace(output), output);
+#else
+  fmt::print("trace     {} (this tdiag has no trace library: no summary)\n", output.string());
+#endif
+  for (const auto& extra : sibling_traces(output))
+    fmt::print("also      {} (another process of the run)\n", extra.string());
+}
+
+const command_registration registration{40, [](CLI::App& app, command_context& context) {
+  auto args = std::make_shared<capture_args>();
+  auto* cmd = app.add_subcommand(
+      "capture", "Run a CUDA application with CUPTI capture into a .tdtrace file");
+  cmd->add_option("-o,--output", args->output, "Trace file to write")->capture_default_str();
+  cmd->add_flag("--stacks", args->stacks, "Host stack of every kernel launch and allocation");
+  cmd->add_flag("--no-runtime-api", args->no_runtime_api, "Leave out CUDA runtime API calls");
+  cmd->add_flag("--no-driver-api", args->no_driver_api, "Leave out CUDA driver API calls");
+  cmd->add_option("--library", args->library,
+                  "libtdiag_capture.so to inject (default: beside tdiag, in ../lib)");
+  cmd->add_option("command", args->command, "The application and its arguments, after --")
+      ->required();
+  cmd->callback([args, &context] { run_capture(*args, context); });
+}};
+
+} // namespace
+} // namespace tdiag::cli

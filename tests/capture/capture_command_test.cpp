@@ -1,0 +1,143 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// `tdiag capture` (cli/src/capture_command.cpp) without a GPU: the injected environment, the
+// application's exit status, and the summary of a trace. A stand-in "application" copies a
+// prepared .tdtrace to $TDIAG_CAPTURE_OUTPUT, as the injected library would have written it.
+#include <tensordiag/capture/cupti_convert.hpp>
+#include <tensordiag/trace/tdtrace_writer.hpp>
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace tdiag::capture {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path tdiag_exe = fs::path(TDIAG_BINARY_DIR) / "bin" / "tdiag";
+
+struct outcome {
+  int status = -1;
+  std::string output;
+};
+
+outcome run(const std::string& command) {
+  outcome o;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr)
+    return o;
+  std::array<char, 4096> buffer{};
+  for (std::size_t n; (n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0;)
+    o.output.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  o.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  return o;
+}
+
+fs::path temp(const std::string& name) {
+  return fs::temp_directory_path() / (name + "." + std::to_string(getpid()));
+}
+
+template <typename Record>
+const CUpti_Activity& as_activity(const Record& r) {
+  return reinterpret_cast<const CUpti_Activity&>(r);
+}
+
+// 3 kernels of one name, 1 HtoD copy of 1 MiB, two pool blocks of 1 MiB (peak 2 MiB).
+void write_prepared_trace(const fs::path& path) {
+  cupti_converter c;
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    CUpti_ActivityKernel10 k;
+    std::memset(&k, 0, sizeof(k));
+    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    k.start = 1000 * (i + 1);
+    k.end = k.start + 500;
+    k.streamId = 7;
+    k.correlationId = i + 1;
+    k.name = "prepared_kernel";
+    c.add(as_activity(k));
+  }
+  CUpti_ActivityMemcpy6 m;
+  std::memset(&m, 0, sizeof(m));
+  m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+  m.bytes = 1 << 20;
+  m.start = 10;
+  m.end = 20;
+  c.add(as_activity(m));
+  for (std::uint64_t t : {100u, 200u, 300u, 400u}) {
+    CUpti_ActivityMemory4 a;
+    std::memset(&a, 0, sizeof(a));
+    a.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+    a.memoryOperationType = t < 300 ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION
+                                    : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+    a.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+    a.address = 0x1000 * (t % 200 == 0 ? 2 : 1);
+    a.bytes = 1 << 20;
+    a.timestamp = t;
+    c.add(as_activity(a));
+  }
+  c.add_dropped(5);
+  trace::tdtrace_writer w(path, {"", "cupti", 0, 0, {}});
+  w.append(c.take_batch());
+  w.close();
+}
+
+class CaptureCommand : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!fs::exists(tdiag_exe))
+      GTEST_SKIP() << "tdiag is not built in " << tdiag_exe;
+  }
+};
+
+TEST_F(CaptureCommand, SummarisesTheTraceTheApplicationLeft) {
+  const auto prepared = temp("prepared") += ".tdtrace";
+  const auto out = temp("summary") += ".tdtrace";
+  write_prepared_trace(prepared);
+  const auto r = run("'" + tdiag_exe.string() + "' capture -o '" + out.string() +
+                     "' -- sh -c 'test -n \"$CUDA_INJECTION64_PATH\" && test \"$TDIAG_CAPTURE_EXCLUSIVE\" = 1 && cp " +
+                     prepared.string() + " \"$TDIAG_CAPTURE_OUTPUT\"'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("kernels   3 (1 names"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("prepared_kernel"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("HtoD 1x 1.0 MiB"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("pool: 2 allocs, 2 frees, peak in use 2.0 MiB"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("dropped   5 records"), std::string::npos) << r.output;
+  fs::remove(prepared);
+  fs::remove(out);
+}
+
+TEST_F(CaptureCommand, ExitsWithTheApplicationsStatus) {
+  const auto out = temp("status") += ".tdtrace";
+  const auto r = run("'" + tdiag_exe.string() + "' capture -o '" + out.string() +
+                     "' -- sh -c 'exit 3'");
+  EXPECT_EQ(r.status, 3) << r.output;
+  EXPECT_NE(r.output.find("no trace written"), std::string::npos) << r.output;
+}
+
+TEST_F(CaptureCommand, MissingApplicationIsAUsageError) {
+  const auto r = run("'" + tdiag_exe.string() + "' capture -o x.tdtrace -- /nonexistent/app");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("cannot start /nonexistent/app"), std::string::npos) << r.output;
+}
+
+TEST_F(CaptureCommand, MissingLibraryIsAUsageError) {
+  const auto r = run("'" + tdiag_exe.string() +
+                     "' capture --library /nonexistent/libtdiag_capture.so -- true");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("libtdiag_capture.so is not in /nonexistent"), std::string::npos)
+      << r.output;
+}
+
+} // namespace
+} // namespace tdiag::capture

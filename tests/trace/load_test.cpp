@@ -1,0 +1,68 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/load.hpp>
+#include <tensordiag/trace/synthetic.hpp>
+#include <tensordiag/trace/tdtrace_writer.hpp>
+
+#include "trace_test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace tdiag::trace {
+namespace {
+
+std::string code_of(const tdiag::error& e) { return e.report().diagnostics.at(0).code; }
+
+TEST(LoadTrace, DispatchesTdtraceByContentNotName) {
+  const auto path = test::temp_path("looks_like.json");  // the name must not matter
+  const trace t = make_synthetic_trace({.kernels = 100});
+  write_tdtrace(path, t);
+  const load_result r = load_trace(path);
+  EXPECT_EQ(r.trace.metadata.format, "tdtrace");
+  EXPECT_EQ(r.trace.event_count(), t.event_count());
+  EXPECT_TRUE(r.trace.finalized());
+}
+
+TEST(LoadTrace, UnknownAndMissingFilesGiveCodedErrors) {
+  const auto path = test::temp_path("garbage.bin");
+  const char junk[] = "\x01\x02\x03 not a trace";
+  test::write_file(path, junk, sizeof junk);
+  try {
+    (void)load_trace(path);
+    FAIL();
+  } catch (const input_error& e) {
+    EXPECT_EQ(code_of(e), "TDIAG-TRACE-002");
+  }
+  try {
+    (void)load_trace("/no/such/trace.tdtrace");
+    FAIL();
+  } catch (const input_error& e) {
+    EXPECT_EQ(code_of(e), "TDIAG-TRACE-001");
+  }
+}
+
+TEST(LoadTrace, RegisteredImportersAreTriedAfterBuiltIns) {
+  importer custom;
+  custom.name = "test-format";
+  custom.sniff = [](std::span<const std::byte> head) {
+    return head.size() >= 9 && std::memcmp(head.data(), "TESTTRACE", 9) == 0;
+  };
+  custom.load = [](const std::filesystem::path&, const load_options&) {
+    load_result r;
+    r.trace.metadata.format = "test-format";
+    return r;
+  };
+  register_importer(custom);
+  const auto names = importers();
+  EXPECT_EQ(names.front().name, "tdtrace");
+  EXPECT_EQ(names.back().name, "test-format");
+  const auto path = test::temp_path("custom.any");
+  test::write_file(path, "TESTTRACE", 9);
+  EXPECT_EQ(load_trace(path).trace.metadata.format, "test-format");
+}
+
+} // namespace
+} // namespace tdiag::trace

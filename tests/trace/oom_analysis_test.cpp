@@ -1,0 +1,79 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// oom_snapshot.pickle (Python pickle): the 'oom' entry asks for 3,221,225,472 B with
+// device_free = 147,642,777,600; the two entries before it are segment_free of 268,435,456 B;
+// the dump holds 9 segments, 1,679,818,752 B reserved, one 1 MiB inactive block.
+#include <tensordiag/trace/oom_analysis.hpp>
+#include <tensordiag/trace/snapshot_import.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace {
+
+using namespace tdiag::trace;
+
+TEST(OomAnalysis, PerProcessLimitNotAFullDevice) {
+  const auto path = std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / "oom_snapshot.pickle";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  const auto t = import_snapshot_file(path).trace;
+  const auto findings = find_ooms(t);
+  ASSERT_EQ(findings.size(), 1u);
+  const auto& f = findings[0];
+  EXPECT_EQ(f.requested, 3221225472u);
+  EXPECT_EQ(f.device_free, 147642777600u);
+  EXPECT_EQ(f.released_before, (std::vector<std::uint64_t>{268435456u, 268435456u}));
+  EXPECT_EQ(f.reserved, 1679818752u);
+  EXPECT_EQ(f.free_in_reserved, 1048576u);
+  EXPECT_EQ(f.largest_free_block, 1048576u);
+  EXPECT_EQ(f.verdict, oom_verdict::process_limit);
+  const auto r = oom_report(t, findings);
+  ASSERT_EQ(r.diagnostics.size(), 1u);
+  const auto& d = r.diagnostics[0];
+  EXPECT_EQ(d.code, "TDIAG-TR-220");
+  EXPECT_TRUE(r.has_errors());
+  EXPECT_NE(d.message.find("3.00 GiB"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("137.50 GiB free"), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("per-process memory limit"), std::string::npos) << d.message;
+  EXPECT_EQ(d.message.find("genuinely out of memory"), std::string::npos) << d.message;
+  EXPECT_EQ(d.location.line, 42u);  // gen_gpu_traces.py:42, the innermost Python frame
+}
+
+memory_event ev(memory_action a, std::uint64_t addr, std::uint64_t size, std::int64_t time) {
+  memory_event e;
+  e.action = a;
+  e.address = addr;
+  e.size = size;
+  e.time = time;
+  return e;
+}
+
+TEST(OomAnalysis, FragmentationAndFullDevice) {
+  const std::uint64_t mib = 1 << 20;
+  for (const bool fragmented : {true, false}) {
+    trace t;
+    const auto lane = t.lanes.memory(0);
+    std::vector<memory_event> es = {ev(memory_action::segment_alloc, 0x100000000, 64 * mib, 1)};
+    // Eight 8 MiB blocks, every other one freed: 32 MiB free in 8 MiB pieces.
+    for (std::uint64_t i = 0; i < 8; ++i) es.push_back(ev(memory_action::alloc, 0x100000000 + i * 8 * mib, 8 * mib, 2 + static_cast<std::int64_t>(i)));
+    for (std::uint64_t i = 0; i < 8; i += 2) es.push_back(ev(memory_action::free_completed, 0x100000000 + i * 8 * mib, 8 * mib, 20 + static_cast<std::int64_t>(i)));
+    auto oom = ev(memory_action::oom, 0, fragmented ? 16 * mib : 48 * mib, 40);
+    oom.device_free = 2 * mib;
+    es.push_back(oom);
+    for (auto& e : es) {
+      e.lane = lane;
+      t.memory.push_back(e);
+    }
+    t.finalize();
+    const auto findings = find_ooms(t);
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].free_in_reserved, 32 * mib);
+    EXPECT_EQ(findings[0].largest_free_block, 8 * mib);
+    EXPECT_DOUBLE_EQ(findings[0].fragmentation, 0.75);
+    EXPECT_EQ(findings[0].verdict, fragmented ? oom_verdict::fragmentation : oom_verdict::device_full);
+  }
+}
+
+} // namespace

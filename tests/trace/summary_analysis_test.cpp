@@ -1,0 +1,91 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Expected figures computed independently in Python (pickle / json + gzip): for the snapshot, a
+// running sum of alloc minus free_requested sizes; for the Kineto trace, max 'Total Allocated'
+// and 'Total Reserved' of Device Type 1 [memory] events and the union of kernel/memcpy/memset
+// intervals on stream 7 (ts and dur rounded to ns).
+#include <tensordiag/trace/kineto_import.hpp>
+#include <tensordiag/trace/snapshot_import.hpp>
+#include <tensordiag/trace/summary_analysis.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace {
+
+using namespace tdiag::trace;
+
+std::filesystem::path shared(const char* name) { return std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / name; }
+
+std::size_t count_of(const summary_result& s, std::string_view kind) {
+  for (const auto& [name, n] : s.counts)
+    if (name == kind) return n;
+  return static_cast<std::size_t>(-1);
+}
+
+TEST(SummaryAnalysis, TrainingSnapshotPeaks) {
+  const auto path = shared("train_snapshot.pickle");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  const auto t = import_snapshot_file(path).trace;
+  const auto s = summarize(t);
+  ASSERT_EQ(s.memory.size(), 1u);
+  const auto& m = s.memory[0];
+  EXPECT_EQ(m.peak_allocated, 853600280);  // after entry 1273, time_us 1796200897912847
+  EXPECT_EQ(m.peak_allocated_time, (1796200897912847 - 1796200892070881) * 1000);
+  EXPECT_EQ(m.peak_reserved, 994050048);   // all 45 segments, reached at time_us 1796200897920982
+  EXPECT_EQ(m.peak_reserved_time, (1796200897920982 - 1796200892070881) * 1000);
+  EXPECT_EQ(m.final_allocated, 219471872);
+  EXPECT_EQ(count_of(s, "memory_events"), 5898u);
+  EXPECT_EQ(count_of(s, "kernels"), 0u);
+  EXPECT_EQ(s.span.duration(), (1796200897971579 - 1796200892070881) * 1000);
+  const auto r = summary_report(t, s);
+  EXPECT_FALSE(r.has_errors());
+  EXPECT_EQ(r.diagnostics.at(1).code, "TDIAG-TR-201");
+}
+
+TEST(SummaryAnalysis, OomSnapshotStartsFromDerivedState) {
+  const auto path = shared("oom_snapshot.pickle");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  const auto t = import_snapshot_file(path).trace;
+  const auto s = summarize(t);
+  ASSERT_EQ(s.memory.size(), 1u);
+  // 3 segments (69,206,016 B reserved, 68,157,440 B allocated) predate the history; then eight
+  // 256 MiB tensors: peak reserved = 69,206,016 + 8 * 268,435,456.
+  EXPECT_EQ(s.memory[0].peak_reserved, 69206016 + 8 * 268435456LL);
+  EXPECT_EQ(s.memory[0].peak_allocated, 68157440 + 8 * 268435456LL);
+  EXPECT_EQ(s.memory[0].final_reserved, 1679818752);
+  EXPECT_EQ(s.memory[0].oom_events, 1u);
+}
+
+TEST(SummaryAnalysis, KinetoKernelsStreamsAndMemory) {
+  const auto path = shared("train_trace_large.json.gz");
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  const auto t = import_kineto_file(path).trace;
+  const auto s = summarize(t);
+  EXPECT_EQ(count_of(s, "kernels"), 15000u);
+  EXPECT_EQ(count_of(s, "memcpy"), 760u);
+  EXPECT_EQ(count_of(s, "memset"), 1000u);
+  EXPECT_EQ(count_of(s, "cpu_ops"), 132680u);
+  ASSERT_EQ(s.kernels.size(), 36u);
+  // Longest total: the 128x128 sm80 gemm, 720 launches, 102,114.177 us, max 188.352 us.
+  EXPECT_EQ(s.kernels[0].count, 720u);
+  EXPECT_EQ(s.kernels[0].total_ns, 102114177);
+  EXPECT_EQ(s.kernels[0].max_ns, 188352);
+  EXPECT_TRUE(t.name(s.kernels[0].name).starts_with("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8"));
+  EXPECT_EQ(s.kernels[1].count, 480u);
+  EXPECT_EQ(s.kernels[1].total_ns, 76144162);
+  ASSERT_EQ(s.streams.size(), 1u);
+  EXPECT_EQ(s.streams[0].stream, 7u);
+  EXPECT_NEAR(static_cast<double>(s.streams[0].busy_ns), 588583167.0, 2000.0);
+  EXPECT_NEAR(s.streams[0].busy_fraction, 0.4724, 0.0005);
+  const memory_peak* gpu = nullptr;
+  for (const auto& m : s.memory)
+    if (m.device == 0) gpu = &m;
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->peak_allocated, 1221156352);
+  EXPECT_EQ(gpu->peak_reserved, 1386217472);
+}
+
+} // namespace

@@ -1,0 +1,59 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Reading the fields of Kineto trace events with simdjson On Demand (private to the importer):
+// pid/tid keys, numbers of any JSON number type, and the `args` object of every event kind.
+#pragma once
+
+#include "kineto_stream.hpp"
+
+#include <tensordiag/trace/events.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace tdiag::trace::detail {
+
+namespace od = simdjson::ondemand;
+
+inline void check(simdjson::error_code e) { json_check(e); }
+template <typename T>
+T take(simdjson::simdjson_result<T>&& r) {
+  T v{};
+  check(std::move(r).get(v));
+  return v;
+}
+
+// pid/tid: usually integers, sometimes strings ("Spans", "Traces") or -1.
+struct track_key {
+  std::int64_t number = 0;
+  std::string_view text;
+  bool is_text = false;
+};
+
+// The args fields any event kind uses; one pass fills what is there.
+struct event_args {
+  std::uint64_t correlation = 0, external_id = 0, context = 0, stream = 0, cbid = 0, bytes = 0;
+  std::int64_t device = -1, registers = 0, shared_memory = 0;
+  std::uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  bool has_stream = false, has_device = false;
+  // [memory]
+  std::uint64_t addr = 0;
+  std::int64_t mem_bytes = 0, total_allocated = -1, total_reserved = -1, device_type = -1, device_id = -1;
+  // metadata events
+  std::string_view name;
+  std::int64_t sort_index = 0;
+};
+
+track_key read_track(od::value v);
+std::optional<double> read_number(od::value v);
+std::optional<std::uint64_t> read_u64(od::value v);
+std::optional<std::int64_t> read_i64(od::value v);
+/// Fills what `obj` holds of the known keys (correlation, grid, Bytes, name, ...).
+void read_args(od::object obj, event_args& a);
+/// From an activity name: "Memcpy HtoD (Pageable -> Device)" -> htod.
+copy_kind parse_copy_kind(std::string_view name, bool memset);
+memory_kind parse_memory_kind(std::string_view word);
+
+} // namespace tdiag::trace::detail
