@@ -66,13 +66,22 @@ void draw_tables(view_context& ctx) {
     ImGui::Spacing();
     ImGui::TextDisabled("Nothing to show: this table is empty for the loaded files.");
   }
-  if (!ImGui::BeginTable("##table", static_cast<int>(cols.size()), flags))
+  ImGui::PushID(static_cast<int>(s.table_index));
+  if (!ImGui::BeginTable("##table", static_cast<int>(cols.size()), flags)) {
+    ImGui::PopID();
     return;
+  }
   ImGui::TableSetupScrollFreeze(0, 1);
-  for (std::size_t c = 0; c < cols.size(); ++c)
-    ImGui::TableSetupColumn(cols[c].c_str(),
-                            c == 0 ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed,
-                            c == 0 ? 4.0f : 110.0f * scale);
+  for (std::size_t c = 0; c < cols.size(); ++c) {
+    ImGuiTableColumnFlags cf =
+        c == 0 ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed;
+    // The model's own order (kernels by total time, ...) is the table's initial sort.
+    if (c == m.sort_column())
+      cf |= ImGuiTableColumnFlags_DefaultSort | (m.sort_ascending()
+                                                     ? ImGuiTableColumnFlags_PreferSortAscending
+                                                     : ImGuiTableColumnFlags_PreferSortDescending);
+    ImGui::TableSetupColumn(cols[c].c_str(), cf, c == 0 ? 4.0f : 110.0f * scale);
+  }
   ImGui::TableHeadersRow();
   if (ImGuiTableSortSpecs* sort = ImGui::TableGetSortSpecs(); sort && sort->SpecsDirty) {
     if (sort->SpecsCount > 0)
@@ -117,6 +126,7 @@ void draw_tables(view_context& ctx) {
     }
   }
   ImGui::EndTable();
+  ImGui::PopID();
 }
 
 } // namespace tdiag::view

@@ -82,7 +82,8 @@ backend& active_backend(runtime_state& st) {
   return *st.backend_cache;
 }
 
-device_state& device_for(runtime_state& st, backend& be, int device) {
+device_state& device_for(runtime_state& st, backend& be, int device,
+                         const std::shared_ptr<backend>& owner = nullptr) {
   const std::size_t n = st.device_count.load(std::memory_order_acquire);
   for (std::size_t i = 0; i < n; ++i) {
     device_state* ds = st.devices[i].load(std::memory_order_acquire);
@@ -102,7 +103,9 @@ device_state& device_for(runtime_state& st, backend& be, int device) {
     throw error(std::move(d));
   }
   auto ds = std::make_unique<device_state>();
-  ds->owner = be.name() == st.backend_cache->name() ? st.backend_cache : find_backend(be.name());
+  ds->owner = owner                                                ? owner
+              : st.backend_cache && st.backend_cache.get() == &be ? st.backend_cache
+                                                                  : find_backend(be.name());
   ds->device = device;
   ds->properties = be.properties(device);
   ds->record_capacity = std::max<std::uint32_t>(1, st.config.records);
@@ -392,17 +395,24 @@ void configure(const runtime_config& config) {
     std::lock_guard lock(st.watchdog_mutex);
     stop_watchdog_locked(st);
   }
+  std::vector<std::pair<std::shared_ptr<backend>, int>> in_use;
   {
     std::lock_guard lock(st.mutex);
-    // Old device states stay alive (a racing reader may hold one) but leave the table; their
-    // buffers are unbound by binding fresh ones on the next launch.
+    // Old device states stay alive (a racing reader may hold one) but leave the table.
     const std::size_t n = st.device_count.load(std::memory_order_acquire);
-    for (std::size_t i = 0; i < n; ++i) st.devices[i].store(nullptr, std::memory_order_relaxed);
+    for (std::size_t i = 0; i < n; ++i) {
+      const device_state* ds = st.devices[i].load(std::memory_order_acquire);
+      in_use.emplace_back(ds->owner, ds->device);
+      st.devices[i].store(nullptr, std::memory_order_relaxed);
+    }
     st.device_count.store(0, std::memory_order_release);
     st.config = config;
     st.retired_registries.push_back(std::move(st.registry));
     st.registry = std::make_unique<launch_registry>(config.launches);
   }
+  // Bind fresh buffers at once, so that even plain <<<>>> launches record into the new ones.
+  for (const auto& [owner, device] : in_use)
+    if (owner) (void)device_for(st, *owner, device, owner);
   if (config.watchdog_ms != 0) {
     std::lock_guard lock(st.watchdog_mutex);
     start_watchdog_locked(st, std::chrono::milliseconds(config.watchdog_ms));

@@ -55,7 +55,7 @@ TEST(PlanRedistribution, DescribesSteps) {
   const auto p = plan(mesh, "R,S(0)", "R,R", {12, 64});
   ASSERT_EQ(p.steps.size(), 1u);
   EXPECT_EQ(p.steps[0].bytes_per_rank, 3072);
-  EXPECT_EQ(to_string(p.steps[0], mesh), "S(0)→R on mesh dim 1: all_gather, 3,072 bytes per rank, 14.7 µs");
+  EXPECT_EQ(to_string(p.steps[0], mesh), "S(0)→R on mesh dim 1: all_gather, 3,072 bytes per rank, 14.8 µs");
 }
 
 } // namespace

@@ -1,5 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include "saturate.hpp"
+
 #include <tensordiag/trace/allocation_site.hpp>
 #include <tensordiag/trace/diff_analysis.hpp>
 #include <tensordiag/trace/leak_analysis.hpp>
@@ -19,16 +21,18 @@ using row_map = std::map<std::string, diff_row>;
 void add_sites(const trace& t, row_map& rows, bool second, std::int64_t& total) {
   for (const auto& a : live_allocations(t)) {
     auto& row = rows[describe_frame(t, user_frame(t, a.stack))];
-    (second ? row.b : row.a) += static_cast<std::int64_t>(a.bytes);
+    auto& bytes = second ? row.b : row.a;
+    bytes = detail::sat_add(bytes, detail::signed_size(a.bytes));
     ++(second ? row.count_b : row.count_a);
-    total += static_cast<std::int64_t>(a.bytes);
+    total = detail::sat_add(total, detail::signed_size(a.bytes));
   }
 }
 
 void add_kernels(const trace& t, row_map& rows, bool second) {
   for (const auto& k : kernel_stats(t)) {
     auto& row = rows[std::string(t.name(k.name))];
-    (second ? row.b : row.a) += k.total_ns;
+    auto& ns = second ? row.b : row.a;
+    ns = detail::sat_add(ns, k.total_ns);
     (second ? row.count_b : row.count_a) += k.count;
   }
 }

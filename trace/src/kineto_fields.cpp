@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include "kineto_fields.hpp"
+#include "saturate.hpp"
 
 namespace tdiag::trace::detail {
 
@@ -13,7 +14,7 @@ track_key read_track(od::value v) {
     k.is_text = true;
   } else if (type == od::json_type::number) {
     od::number n = take(v.get_number());
-    k.number = n.is_double() ? static_cast<std::int64_t>(n.get_double())
+    k.number = n.is_double() ? to_i64(n.get_double())
                : n.is_uint64() ? static_cast<std::int64_t>(n.get_uint64())
                                : n.get_int64();
   }
@@ -31,14 +32,14 @@ std::optional<std::uint64_t> read_u64(od::value v) {
   if (v.get_number().get(n) != simdjson::SUCCESS) return std::nullopt;
   if (n.is_uint64()) return n.get_uint64();
   if (n.is_int64()) return static_cast<std::uint64_t>(n.get_int64());
-  return static_cast<std::uint64_t>(n.get_double());
+  return to_u64(n.get_double());
 }
 std::optional<std::int64_t> read_i64(od::value v) {
   od::number n;
   if (v.get_number().get(n) != simdjson::SUCCESS) return std::nullopt;
   if (n.is_int64()) return n.get_int64();
   if (n.is_uint64()) return static_cast<std::int64_t>(n.get_uint64());
-  return static_cast<std::int64_t>(n.get_double());
+  return to_i64(n.get_double());
 }
 
 

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include "kineto_fields.hpp"
+#include "saturate.hpp"
 #include "kineto_stream.hpp"
 
 #include <tensordiag/core/error.hpp>
@@ -74,7 +75,7 @@ public:
     ++stats_.events;
     if (!deferred_args.empty()) reparse_args(deferred_args, args);
     const auto start = to_ns(ts);
-    const auto end = start + std::max<std::int64_t>(0, std::llround(dur * 1000.0));
+    const auto end = start + std::max<std::int64_t>(0, clamp_time(dur * 1000.0));
     if (ph.size() != 1) {
       ++stats_.skipped_events;
       return;
@@ -104,7 +105,7 @@ public:
   }
 
 private:
-  static std::int64_t to_ns(double us) { return std::llround(us * 1000.0); }
+  static std::int64_t to_ns(double us) { return clamp_time(std::round(us * 1000.0)); }
 
   std::int64_t track_number(const track_key& k) {
     if (!k.is_text) return k.number;

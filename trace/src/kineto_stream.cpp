@@ -303,6 +303,8 @@ std::size_t stream_trace_events(byte_source& src, std::string_view source,
       pos = good;  // keep what parsed; the rest goes into the next window
       continue;
     }
+    // No element parsed: with nothing left to read, the fault is the input's.
+    if (w.eof()) fail(source, w.base() + error_at, 121, simdjson::error_message(code));
     w.grow();  // a bad cut before any complete element: retry with more text
     w.fill();
   }

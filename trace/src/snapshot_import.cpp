@@ -1,5 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include "saturate.hpp"
+
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/snapshot_import.hpp>
 
@@ -94,7 +96,7 @@ private:
     const auto v = dict.find(key);
     if (!v.valid() && fallback) return *fallback;
     if (auto i = v.as_int()) return *i;
-    if (auto d = v.as_double()) return static_cast<std::int64_t>(*d);
+    if (auto d = v.as_double()) return detail::to_i64(*d);
     expect(v.valid() ? v : dict, false, fmt::format("'{}' (expected an int)", key));
     return 0;
   }
@@ -121,9 +123,11 @@ private:
       }
     }
     origin_us_ = first == std::numeric_limits<std::int64_t>::max() ? 0 : first;
-    t_.metadata.time_origin_ns = origin_us_ * 1000;
+    t_.metadata.time_origin_ns = detail::clamp_time(static_cast<__int128>(origin_us_) * 1000);
   }
-  std::int64_t to_ns(std::int64_t us) const { return (us - origin_us_) * 1000; }
+  std::int64_t to_ns(std::int64_t us) const {
+    return detail::clamp_time((static_cast<__int128>(us) - origin_us_) * 1000);
+  }
 
   frame_id frame_of(pickle_value f) {
     if (auto it = frame_cache_.find(f.id()); it != frame_cache_.end()) return it->second;

@@ -1,5 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include "saturate.hpp"
+
 #include <tensordiag/trace/allocator_replay.hpp>
 #include <tensordiag/trace/summary_analysis.hpp>
 #include <tensordiag/trace/units.hpp>
@@ -17,7 +19,8 @@ std::int64_t requested_bytes(const allocator_state& s) {
   std::int64_t n = 0;
   for (const auto& seg : s.segments)
     for (const auto& b : seg.blocks)
-      if (b.state == block_state::active_allocated) n += static_cast<std::int64_t>(b.requested_size ? b.requested_size : b.size);
+      if (b.state == block_state::active_allocated)
+        n = detail::sat_add(n, detail::signed_size(b.requested_size ? b.requested_size : b.size));
   return n;
 }
 
@@ -52,19 +55,19 @@ memory_peak memory_peak_of(const trace& t, lane_id lane) {
   const allocator_replay replay(t, lane);
   const auto& initial = replay.initial_state();
   std::int64_t allocated = requested_bytes(initial);
-  std::int64_t reserved = static_cast<std::int64_t>(initial.reserved_bytes(p.device));
+  std::int64_t reserved = detail::signed_size(initial.reserved_bytes(p.device));
   const bool two_step_frees = std::any_of(events.begin(), events.end(), [](const memory_event& e) {
     return e.action == memory_action::free_requested;
   });
   track(allocated, reserved, events.empty() ? 0 : events.front().time);
   for (const auto& e : events) {
-    const auto size = static_cast<std::int64_t>(e.size);
+    const auto size = detail::signed_size(e.size);
     switch (e.action) {
-    case memory_action::alloc: allocated += size; break;
-    case memory_action::free_requested: allocated -= size; break;
-    case memory_action::free_completed: if (!two_step_frees) allocated -= size; break;
-    case memory_action::segment_alloc: case memory_action::segment_map: reserved += size; break;
-    case memory_action::segment_free: case memory_action::segment_unmap: reserved -= size; break;
+    case memory_action::alloc: allocated = detail::sat_add(allocated, size); break;
+    case memory_action::free_requested: allocated = detail::sat_add(allocated, -size); break;
+    case memory_action::free_completed: if (!two_step_frees) allocated = detail::sat_add(allocated, -size); break;
+    case memory_action::segment_alloc: case memory_action::segment_map: reserved = detail::sat_add(reserved, size); break;
+    case memory_action::segment_free: case memory_action::segment_unmap: reserved = detail::sat_add(reserved, -size); break;
     case memory_action::oom: ++p.oom_events; break;
     default: break;
     }
@@ -79,7 +82,7 @@ std::vector<kernel_stat> kernel_stats(const trace& t) {
     auto& s = by_name[k.name];
     s.name = k.name;
     ++s.count;
-    s.total_ns += k.end - k.start;
+    s.total_ns = detail::sat_add(s.total_ns, k.end - k.start);
     s.max_ns = std::max(s.max_ns, k.end - k.start);
   }
   std::vector<kernel_stat> out;
@@ -194,7 +197,7 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
     r.diagnostics.push_back(std::move(d));
   }
   std::int64_t kernel_total = 0;
-  for (const auto& k : s.kernels) kernel_total += k.total_ns;
+  for (const auto& k : s.kernels) kernel_total = detail::sat_add(kernel_total, k.total_ns);
   for (std::size_t i = 0; i < std::min(top, s.kernels.size()); ++i) {
     const auto& k = s.kernels[i];
     diagnostic d;

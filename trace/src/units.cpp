@@ -48,7 +48,9 @@ std::optional<std::int64_t> parse_duration(std::string_view text) {
   else if (unit == "us") scale = 1e3;
   else if (unit == "ns") scale = 1;
   else return std::nullopt;
-  return static_cast<std::int64_t>(std::llround(value * scale));
+  const double ns = value * scale;
+  if (!(std::fabs(ns) < 4.0e18)) return std::nullopt;  // beyond any trace (and int64)
+  return static_cast<std::int64_t>(std::llround(ns));
 }
 
 } // namespace tdiag::trace

@@ -41,6 +41,15 @@ __device__ void block_sum_add(std::uint64_t v, unsigned long long* out) {
   if (threadIdx.x == 0 && partial[0] != 0) atomicAdd(out, partial[0]);
 }
 
+// The hash of 4 words at word position w (a multiple of 4, so they share the high half).
+__device__ inline std::uint64_t quad_hash(const uint4& q, std::uint64_t w) {
+  const auto lo = static_cast<std::uint32_t>(w);
+  const auto hi = static_cast<std::uint32_t>(w >> 32);
+  const std::uint32_t hi_mix = hi * 0x85EBCA77u;
+  return word_hash_parts(q.x, lo, hi, hi_mix) + word_hash_parts(q.y, lo + 1, hi, hi_mix) +
+         word_hash_parts(q.z, lo + 2, hi, hi_mix) + word_hash_parts(q.w, lo + 3, hi, hi_mix);
+}
+
 // The hash of whole 32-bit words; 16-byte loads when `data` is 16-byte aligned.
 __global__ void hash_words(const unsigned char* data, std::uint64_t words, bool vector_loads, unsigned long long* out) {
   std::uint64_t acc = 0;
@@ -50,11 +59,14 @@ __global__ void hash_words(const unsigned char* data, std::uint64_t words, bool 
   if (vector_loads) {
     const auto* v = reinterpret_cast<const uint4*>(data);
     const std::uint64_t quads = words / 4;
-    for (std::uint64_t i = tid; i < quads; i += stride) {
-      const uint4 q = v[i];
-      const std::uint64_t w = i * 4;
-      acc += word_hash(q.x, w) + word_hash(q.y, w + 1) + word_hash(q.z, w + 2) + word_hash(q.w, w + 3);
+    // Two independent 16-byte loads in flight per thread before the arithmetic.
+    std::uint64_t i = tid;
+    for (; i + stride < quads; i += 2 * stride) {
+      const uint4 q0 = v[i];
+      const uint4 q1 = v[i + stride];
+      acc += quad_hash(q0, i * 4) + quad_hash(q1, (i + stride) * 4);
     }
+    if (i < quads) acc += quad_hash(v[i], i * 4);
     done = quads * 4;
   }
   const auto* p = reinterpret_cast<const std::uint32_t*>(data);

@@ -20,8 +20,10 @@ std::vector<allocation> pair_allocations(const trace::trace& t, std::int32_t dev
     order.push_back(static_cast<std::uint32_t>(i));
     has_completed |= all[i].action == memory_action::free_completed;
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return all[a].time < all[b].time; });
+  // One memory lane per device is already in time order: skip the sort then.
+  const auto by_time = [&](std::uint32_t a, std::uint32_t b) { return all[a].time < all[b].time; };
+  if (!std::is_sorted(order.begin(), order.end(), by_time))
+    std::stable_sort(order.begin(), order.end(), by_time);
   const memory_action free_action =
       has_completed ? memory_action::free_completed : memory_action::free_requested;
 

@@ -30,8 +30,9 @@ allocator_timeline allocator_timeline::build(const trace::trace& t, std::int32_t
     order.push_back(static_cast<std::uint32_t>(i));
     has_requested |= all[i].action == trace::memory_action::free_requested;
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return all[a].time < all[b].time; });
+  const auto by_time = [&](std::uint32_t a, std::uint32_t b) { return all[a].time < all[b].time; };
+  if (!std::is_sorted(order.begin(), order.end(), by_time))
+    std::stable_sort(order.begin(), order.end(), by_time);
   tl.indices_ = order;
   tl.events_.reserve(order.size());
   tl.times_.reserve(order.size());
@@ -57,8 +58,20 @@ allocator_timeline allocator_timeline::build(const trace::trace& t, std::int32_t
 
   // Forward pass: a keyframe every interval_ events; when they outgrow the budget, drop every
   // other one and double the interval.
-  tl.interval_ = options.keyframe_interval ? options.keyframe_interval : 64;
   const bool adaptive = options.keyframe_interval == 0;
+  tl.interval_ = options.keyframe_interval;
+  if (adaptive) {
+    // Size the interval from the larger of the first and last states, so the budget is
+    // rarely exceeded and the pass below seldom thins its keyframes out.
+    std::size_t estimate = state_bytes(s);
+    if (t.final_allocator_state)
+      estimate = std::max(estimate, state_bytes(*t.final_allocator_state));
+    const std::size_t wanted =
+        tl.events_.size() * estimate / std::max<std::size_t>(options.keyframe_budget_bytes, 1);
+    tl.interval_ = 64;
+    while (tl.interval_ < wanted)
+      tl.interval_ *= 2;
+  }
   std::size_t bytes = state_bytes(s);
   tl.keyframes_.push_back(s);
   tl.max_reserved_ = s.reserved_bytes();

@@ -42,8 +42,9 @@ memory_curve memory_curve::build(const trace::trace& t, std::int32_t device) {
     has_completed |= m.action == memory_action::free_completed;
   }
   // Memory lanes are sorted by time already; events of one device may span lanes.
-  std::stable_sort(events.begin(), events.end(),
-                   [](const auto* a, const auto* b) { return a->time < b->time; });
+  const auto by_time = [](const auto* a, const auto* b) { return a->time < b->time; };
+  if (!std::is_sorted(events.begin(), events.end(), by_time))
+    std::stable_sort(events.begin(), events.end(), by_time);
 
   // Deltas first, then anchor: the start of a snapshot's history may be gone.
   std::vector<std::int64_t> d_alloc(events.size(), 0);

@@ -14,21 +14,27 @@
 
 namespace tdiag::dtensor::runtime {
 
-/// The hash of the 32-bit word `w` at word position `i`.
-TDIAG_HOST_DEVICE inline std::uint64_t word_hash(std::uint32_t w, std::uint64_t i) {
-  const auto lo = static_cast<std::uint32_t>(i);
-  const auto hi = static_cast<std::uint32_t>(i >> 32);
-  std::uint32_t a = w ^ (lo * 0x9E3779B9u) ^ (hi * 0x85EBCA77u);
+/// The hash of word `w` at position lo + 2^32 * hi, with `hi_mix` = hi * 0x85EBCA77 (constant over
+/// 2^32 words, so a kernel computes it once per group of words).
+TDIAG_HOST_DEVICE inline std::uint64_t word_hash_parts(std::uint32_t w, std::uint32_t lo, std::uint32_t hi,
+                                                      std::uint32_t hi_mix) {
+  // a: murmur3's fmix32 of the word keyed by its position; b: a cheaper keyed bijection. Each is
+  // a bijection of w for a fixed position.
+  std::uint32_t a = w ^ (lo * 0x9E3779B9u) ^ hi_mix;
   a ^= a >> 16;
   a *= 0x85EBCA6Bu;
   a ^= a >> 13;
   a *= 0xC2B2AE35u;
   a ^= a >> 16;
-  std::uint32_t b = w * 0x27D4EB2Fu + (lo * 0x165667B1u ^ hi);
+  std::uint32_t b = (w + (lo ^ hi)) * 0x27D4EB2Fu;
   b ^= b >> 15;
-  b *= 0x2C1B3C6Du;
-  b ^= b >> 12;
   return (static_cast<std::uint64_t>(b) << 32) | a;
+}
+
+/// The hash of the 32-bit word `w` at word position `i`.
+TDIAG_HOST_DEVICE inline std::uint64_t word_hash(std::uint32_t w, std::uint64_t i) {
+  const auto hi = static_cast<std::uint32_t>(i >> 32);
+  return word_hash_parts(w, static_cast<std::uint32_t>(i), hi, hi * 0x85EBCA77u);
 }
 
 /// What the byte length adds, so buffers of different lengths differ.

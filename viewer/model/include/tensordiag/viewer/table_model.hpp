@@ -52,6 +52,9 @@ public:
   /// Indices into rows() of the rows that pass the filter, in sort order.
   [[nodiscard]] const std::vector<std::uint32_t>& visible() const noexcept { return visible_; }
   [[nodiscard]] const std::string& filter() const noexcept { return filter_; }
+  /// The column sort() last used (npos: none) and its direction.
+  [[nodiscard]] std::size_t sort_column() const noexcept { return sort_column_; }
+  [[nodiscard]] bool sort_ascending() const noexcept { return sort_ascending_; }
 
 private:
   void apply_sort();
