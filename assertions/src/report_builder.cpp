@@ -73,8 +73,23 @@ struct site_group {
 
 diagnostic site_diagnostic(const device_state& ds, const site_group& g,
                            const runtime_config& config, std::string_view reason) {
-  const site_text site = read_site(*ds.owner, ds.device, g.site);
+  // After a trap (TDIAG_ASSERT_POLICY=trap on CUDA) the context is gone and the site text in
+  // device memory cannot be read any more; the record (block, thread, values, launch) is in
+  // host memory, so the report still says everything else.
+  site_text site;
+  std::string unreadable;
+  try {
+    site = read_site(*ds.owner, ds.device, g.site);
+  } catch (const error& e) {
+    unreadable = e.what();
+    site.file = "?";
+    site.expression = fmt::format("<assertion site {:#x}: text unreadable>", g.site);
+    if (g.first != nullptr) site.operand_count = g.first->record.operand_count;
+  }
   diagnostic d;
+  if (!unreadable.empty())
+    d.notes.push_back(fmt::format("the site's text could not be read from the device ({}); a "
+                                  "trapped launch leaves the context unusable", unreadable));
   d.code = "TDIAG-DSA-001";
   d.title = "device assertion failed";
   d.location = source_location{display_path(site.file), site.line, 0, site.function};
@@ -100,11 +115,22 @@ diagnostic site_diagnostic(const device_state& ds, const site_group& g,
     d.add_field("sm", r->sm);
     d.add_field("lane", r->lane);
     d.add_field("device_timestamp_ns", r->timestamp_ns);
-    const auto launch = r->flags == 0 ? state().registry->find(r->launch_id) : std::nullopt;
+    // flags: 0 = tdiag::launch, 1 = plain <<<>>> (launch_id is %gridid), 2 = replay of a launch
+    // captured into a CUDA graph (launch_id is the captured launch).
+    const bool graph_replay = r->flags == 2;
+    const auto launch =
+        r->flags == 0 || graph_replay ? state().registry->find(r->launch_id) : std::nullopt;
     d.add_field("launch_id", r->launch_id);
+    if (graph_replay) {
+      d.add_field("graph_replay", true);
+      d.notes.push_back(fmt::format("the kernel ran as a node of a CUDA graph replay; the node was "
+                                    "captured from launch #{}", r->launch_id));
+    }
     if (launch) {
       const std::string kernel = kernel_name(*launch, where_fn);
-      message += fmt::format(", launch #{} of {} grid {} block {} stream {} on device {}",
+      message += fmt::format(", {}launch #{} of {} grid {} block {} stream {} on device {}",
+                             graph_replay ? "CUDA graph replay of the kernel node captured from "
+                                          : "",
                              launch->launch_id, kernel, triple(launch->grid),
                              triple(launch->block), reinterpret_cast<const void*>(launch->stream),
                              launch->device);

@@ -449,7 +449,7 @@ std::vector<failure_event> take_failure_events() {
       e.device = f.state->device;
       e.claim = t.claim;
       e.record = t.record;
-      if (t.record.flags == 0) e.launch = st.registry->find(t.record.launch_id);
+      if (t.record.flags == 0 || t.record.flags == 2) e.launch = st.registry->find(t.record.launch_id);
       events.push_back(std::move(e));
     }
   }

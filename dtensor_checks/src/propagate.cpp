@@ -103,8 +103,17 @@ std::ptrdiff_t source_of(const rule_context& ctx, std::size_t k, std::size_t m, 
   const auto forced = src >= 0 ? fmt::format(" to match {}", ctx.describe_input(static_cast<std::size_t>(src)))
                                : std::string();
   const bool s2p = step.problem == step_problem::shard_to_partial;
+  // Replicate on every mesh dim that must become a Partial it is not: R→P is a local partition.
   auto relaxed = in.placements;
-  relaxed[m] = placement::replicate();
+  for (std::size_t d = 0; d < relaxed.size(); ++d) {
+    if (plan.target[d].is_partial() && relaxed[d] != plan.target[d]) relaxed[d] = placement::replicate();
+  }
+  const auto name = ctx.arg_name(ctx.inputs()[k].arg_index);
+  const auto ident = ctx.inputs()[k].in_list ? std::string("t") : name;
+  const auto out_of_place = ctx.rule().inplace
+                                ? fmt::format("; or use the out-of-place {} (it follows the more sharded operand)",
+                                              strip_inplace(ctx.short_op()))
+                                : std::string();
   std::string why;
   std::string hint;
   std::string title;
@@ -113,17 +122,19 @@ std::ptrdiff_t source_of(const rule_context& ctx, std::size_t k, std::size_t m, 
     why = fmt::format("a shard holds distinct slices of tensor dim {}, not partial values of the whole tensor, and "
                       "PyTorch does not plan {}→R→{} (all-gather, then local partition) by itself",
                       step.from.dim, to_string(step.from), to_string(step.to));
-    hint = fmt::format("make the shard Replicate first, after which the partition is local: x = x.redistribute(mesh, "
-                       "{}); or reduce the Partial operand first{}",
-                       torch_list(relaxed),
-                       src >= 0 ? fmt::format(" (arg {} to Replicate on {})", ctx.inputs()[static_cast<std::size_t>(src)].arg_index,
+    hint = fmt::format("replicate it first, after which the partition is local: {} = {}.redistribute(mesh, {}){}{}",
+                       ident, ident, torch_list(relaxed),
+                       src >= 0 ? fmt::format("; or reduce arg {} to Replicate on {} first",
+                                              ctx.inputs()[static_cast<std::size_t>(src)].arg_index,
                                               ctx.mesh().dim_label(m))
-                                : std::string());
+                                : std::string(),
+                       out_of_place);
   } else {
     title = "two different pending reductions cannot be combined";
     why = fmt::format("a pending {} and a pending {} combine into neither without reducing one of them first",
                       to_string(step.from.op), to_string(step.to.op));
-    hint = fmt::format("reduce one operand first: x = x.redistribute(mesh, {})", torch_list(relaxed));
+    hint = fmt::format("reduce one operand first: {} = {}.redistribute(mesh, {}){}", ident, ident,
+                       torch_list(relaxed), out_of_place);
   }
   auto message = fmt::format("{} {}: must become {} on {}{}; {}. Planned move: {} → {}", ctx.short_op(),
                              ctx.describe_input(k), to_string(step.to), ctx.mesh().dim_label(m), forced, why,

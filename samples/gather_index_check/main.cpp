@@ -16,6 +16,7 @@
 
 
 int main() {
+  if (!sample_device_available("gather_index_check")) return 0;
   constexpr int table_size = 16, blocks = 132, threads = 256, n = blocks * threads;
   sample_array<float> table(table_size), y(n, 0.f);
   for (int k = 0; k < table_size; ++k) table[k] = static_cast<float>(k) * 0.5f;

@@ -7,11 +7,31 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdio>
 #include <new>
 
 #if defined(__CUDACC__)
 #  include <cuda_runtime.h>
 #endif
+
+/// False, after saying so on stderr, when this is the CUDA build of a sample and the machine has
+/// no usable CUDA device (the sample then exits 0: nothing to show here). Always true otherwise.
+inline bool sample_device_available(const char* program) {
+#if defined(__CUDACC__)
+  int devices = 0;
+  const cudaError_t e = cudaGetDeviceCount(&devices);
+  if (e != cudaSuccess || devices == 0) {
+    std::fprintf(stderr,
+                 "%s: no CUDA device on this machine (%s); skipping. The CPU build of this sample "
+                 "runs anywhere.\n",
+                 program, e != cudaSuccess ? cudaGetErrorName(e) : "cudaGetDeviceCount = 0");
+    return false;
+  }
+#else
+  (void)program;
+#endif
+  return true;
+}
 
 template <typename T>
 class sample_array {

@@ -14,6 +14,7 @@
 
 
 int main() {
+  if (!sample_device_available("multi_stream")) return 0;
   constexpr int n = 4096;
   auto backend = tdiag::select_backend();
   tdiag::stream_handle streams[2] = {backend->create_stream(0), backend->create_stream(0)};

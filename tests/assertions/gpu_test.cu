@@ -3,6 +3,7 @@
 //
 // The CPU back-end's scenarios on a CUDA GPU (label gpu). Skipped with a reason when no device.
 #include "test_kernels.h"
+#include "gpu_support.h"
 #include "test_support.h"
 
 #include <tensordiag/assertions/cuda_backend.hpp>
@@ -21,6 +22,8 @@ using tdiag::test::field_of;
 using tdiag::test::int_field;
 using tdiag::test::string_field;
 using tdiag::test::triple;
+using tdiag::test::device_array;
+using tdiag::test::Gpu;
 using ::testing::HasSubstr;
 
 namespace {
@@ -29,38 +32,6 @@ __global__ void square_kernel(const int* in, int* out, int n) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i < n) out[i] = in[i] * in[i];
 }
-
-template <typename T>
-struct device_array {
-  explicit device_array(std::size_t n, T fill = T{}) : size(n) {
-    cudaMalloc(&data, n * sizeof(T));
-    std::vector<T> host(n, fill);
-    cudaMemcpy(data, host.data(), n * sizeof(T), cudaMemcpyHostToDevice);
-  }
-  ~device_array() { cudaFree(data); }
-  std::vector<T> get() const {
-    std::vector<T> host(size);
-    cudaMemcpy(host.data(), data, size * sizeof(T), cudaMemcpyDeviceToHost);
-    return host;
-  }
-  T* data = nullptr;
-  std::size_t size;
-};
-
-class Gpu : public tdiag::test::AssertionsFixture {
-protected:
-  void SetUp() override {
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0)
-      GTEST_SKIP() << "no CUDA device on this machine (cudaGetDeviceCount = 0)";
-    AssertionsFixture::SetUp();
-    set_active_backend("cuda");
-  }
-  void TearDown() override {
-    set_active_backend("");
-    AssertionsFixture::TearDown();
-  }
-};
 
 } // namespace
 
@@ -166,6 +137,10 @@ TEST_F(Gpu, EightHostThreadsTimesEightStreamsAttribution) {
 }
 
 TEST_F(Gpu, PlainTripleChevronLaunchStillRecords) {
+  // ctest runs each test in its own process: one tdiag::launch binds the device's buffer first
+  // (an unbound module traps instead of recording, which would end the process's context).
+  TDIAG_LAUNCH(marker_kernel, 1, 1, 0, nullptr, -1LL);
+  ASSERT_NO_THROW(synchronize_and_check());
   always_fail_kernel<<<1, 2>>>();
   cudaDeviceSynchronize();
   auto r = take_failures();

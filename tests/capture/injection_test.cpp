@@ -18,15 +18,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Clears the capture variables on entry and exit, so tests do not see each other's settings.
 class Environment {
 public:
-  Environment() {
-    for (const char* name : {"TDIAG_CAPTURE_OUTPUT", "TDIAG_CAPTURE_STACKS", "TDIAG_CAPTURE_EXCLUSIVE",
-                             "TDIAG_CAPTURE_DRIVER_API", "TDIAG_CAPTURE_BUFFER_MB",
-                             "TDIAG_CAPTURE_FLUSH_MS"})
+  Environment() { clear(); }
+  ~Environment() { clear(); }
+  Environment(const Environment&) = delete;
+  Environment& operator=(const Environment&) = delete;
+
+private:
+  static void clear() {
+    for (const char* name : {"TDIAG_CAPTURE_OUTPUT", "TDIAG_CAPTURE_STACKS",
+                             "TDIAG_CAPTURE_EXCLUSIVE", "TDIAG_CAPTURE_DRIVER_API",
+                             "TDIAG_CAPTURE_BUFFER_MB", "TDIAG_CAPTURE_FLUSH_MS"})
       unsetenv(name);
   }
-  ~Environment() { Environment{}; }
 };
 
 TEST(Injection, DefaultOptionsNameAFilePerProcess) {

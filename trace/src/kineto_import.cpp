@@ -75,7 +75,7 @@ public:
     ++stats_.events;
     if (!deferred_args.empty()) reparse_args(deferred_args, args);
     const auto start = to_ns(ts);
-    const auto end = start + std::max<std::int64_t>(0, clamp_time(dur * 1000.0));
+    const auto end = start + std::max<std::int64_t>(0, clamp_time(std::round(dur * 1000.0)));
     if (ph.size() != 1) {
       ++stats_.skipped_events;
       return;

@@ -320,11 +320,11 @@ std::size_t stream_trace_events(byte_source& src, std::string_view source,
       w.fill();
     }
     simdjson::padded_string padded(tail);
-    od::document doc;
+    od::document top_doc;
     try {
-      json_check(parser.iterate(padded).get(doc));
+      json_check(parser.iterate(padded).get(top_doc));
       od::object top;
-      json_check(doc.get_object().get(top));
+      json_check(top_doc.get_object().get(top));
       callbacks.on_top_level(top);
     } catch (const json_failure& f) {
       fail(source, w.total() - (tail.size() - prefix.size() - 1), 121,

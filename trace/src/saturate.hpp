@@ -13,7 +13,9 @@ namespace tdiag::trace::detail {
 
 inline constexpr std::int64_t time_limit = std::int64_t{1} << 60;
 
-[[nodiscard]] constexpr std::int64_t clamp_time(__int128 t) noexcept {
+__extension__ using wide_int = __int128;  // GCC and Clang; __extension__ keeps -Wpedantic quiet
+
+[[nodiscard]] constexpr std::int64_t clamp_time(wide_int t) noexcept {
   return t > time_limit ? time_limit : t < -time_limit ? -time_limit : static_cast<std::int64_t>(t);
 }
 [[nodiscard]] constexpr std::int64_t clamp_time(double t) noexcept {

@@ -22,6 +22,12 @@ namespace tdiag::assertions {
 namespace {
 
 constexpr std::uint32_t launch_slots = 256;  // slot 0 = "not registered"
+// Slots [graph_slot_first, launch_slots) belong to launches captured into CUDA graphs: a graph
+// replays its kernel node with the captured dynamic shared memory size, so the slot must keep its
+// launch id for the life of the process. Table values of graph slots carry graph_flag, which the
+// device turns into failure_origin::flags = 2 ("replayed from a graph").
+constexpr std::uint32_t graph_slot_first = 224;
+constexpr std::uint64_t graph_flag = 1ull << 63;
 constexpr std::uint64_t slot_granularity = 256;
 
 [[noreturn]] void throw_cuda(cudaError_t e, const char* call, int device) {
@@ -53,6 +59,8 @@ struct device_slots {
   std::array<cudaEvent_t, launch_slots> events{};
   std::array<bool, launch_slots> used{};
   std::uint32_t next = 1;
+  std::uint32_t next_graph = graph_slot_first;
+  cudaStream_t copy_stream = nullptr;  // reads of site text: never waits for running kernels
   std::unordered_map<const void*, std::uint64_t> dynamic_limit;  // per kernel, queried once
   void* bound = nullptr;          // failure buffer's device address
   std::size_t bound_modules = 0;  // modules that have it
@@ -147,20 +155,41 @@ private:
     TDIAG_DETAIL_CUDA(cudaSetDevice(previous), device);
   }
 
+  // On a private non-blocking stream: a plain cudaMemcpy goes through the legacy default stream
+  // and would wait for a kernel still running there, so the watchdog could not report a kernel
+  // that spins until its failure has been reported.
   void do_read_device_memory(int device, const void* source, void* destination,
                              std::size_t bytes) const override {
-    TDIAG_DETAIL_CUDA(cudaMemcpy(destination, source, bytes, cudaMemcpyDefault), device);
+    auto& s = *devices_.at(static_cast<std::size_t>(device));
+    cudaStream_t stream = nullptr;
+    {
+      std::lock_guard lock(s.mutex);
+      if (s.copy_stream == nullptr) {
+        int previous = 0;
+        TDIAG_DETAIL_CUDA(cudaGetDevice(&previous), device);
+        TDIAG_DETAIL_CUDA(cudaSetDevice(device), device);
+        TDIAG_DETAIL_CUDA(cudaStreamCreateWithFlags(&s.copy_stream, cudaStreamNonBlocking), device);
+        TDIAG_DETAIL_CUDA(cudaSetDevice(previous), device);
+      }
+      stream = s.copy_stream;
+    }
+    TDIAG_DETAIL_CUDA(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDefault, stream),
+                      device);
+    TDIAG_DETAIL_CUDA(cudaStreamSynchronize(stream), device);
   }
   void do_write_device_memory(int device, void* destination, const void* source,
                               std::size_t bytes) override {
     TDIAG_DETAIL_CUDA(cudaMemcpy(destination, source, bytes, cudaMemcpyDefault), device);
   }
 
-  // A free slot (its last launch finished), or 0 when all 255 are in flight.
-  std::uint32_t acquire_slot(device_slots& s) {
-    for (std::uint32_t tries = 0; tries < launch_slots - 1; ++tries) {
+  // A free slot (its last launch finished), or 0 when all are in flight. A launch captured into a
+  // graph gets a slot of its own for good (no event: it runs at every replay), or 0 once the 32
+  // graph slots are gone (the record then falls back to %gridid).
+  static std::uint32_t acquire_slot(device_slots& s, bool capturing) {
+    if (capturing) return s.next_graph < launch_slots ? s.next_graph++ : 0;
+    for (std::uint32_t tries = 0; tries < graph_slot_first - 1; ++tries) {
       const std::uint32_t slot = s.next;
-      s.next = s.next == launch_slots - 1 ? 1 : s.next + 1;
+      s.next = s.next == graph_slot_first - 1 ? 1 : s.next + 1;
       if (!s.used[slot]) return slot;
       const cudaError_t e = cudaEventQuery(s.events[slot]);
       if (e == cudaSuccess) return slot;
@@ -175,8 +204,15 @@ private:
     if (detail::registered_buffer_slots().size() != s.bound_modules && s.bound != nullptr)
       bind_all(r.device, s.bound);  // a module loaded since the last bind
     std::uint64_t shared = r.shared_memory;
+    const auto stream = static_cast<cudaStream_t>(r.stream);
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
+      (void)cudaGetLastError();  // not a sticky error; the launch below reports the real one
+      capture = cudaStreamCaptureStatusNone;
+    }
+    const bool capturing = capture == cudaStreamCaptureStatusActive;
     std::lock_guard lock(s.mutex);
-    std::uint32_t slot = s.table_host != nullptr ? acquire_slot(s) : 0;
+    std::uint32_t slot = s.table_host != nullptr ? acquire_slot(s, capturing) : 0;
     if (slot != 0) {
       const std::uint64_t rounded =
           (r.shared_memory + slot_granularity - 1) / slot_granularity * slot_granularity + slot;
@@ -189,18 +225,18 @@ private:
         limit = s.dynamic_limit.emplace(r.kernel, allowed).first;
       }
       if (rounded <= limit->second) {
-        __atomic_store_n(&s.table_host[slot], r.launch_id, __ATOMIC_RELEASE);
+        __atomic_store_n(&s.table_host[slot], r.launch_id | (capturing ? graph_flag : 0),
+                         __ATOMIC_RELEASE);
         shared = rounded;
       } else {
         slot = 0;  // no room for the slot bytes: the record falls back to %gridid
       }
     }
     const dim3 grid(r.grid.x, r.grid.y, r.grid.z), block(r.block.x, r.block.y, r.block.z);
-    const auto stream = static_cast<cudaStream_t>(r.stream);
     TDIAG_DETAIL_CUDA(cudaLaunchKernel(r.kernel, grid, block, const_cast<void**>(r.args),
                                        static_cast<std::size_t>(shared), stream),
                       r.device);
-    if (slot != 0) {
+    if (slot != 0 && !capturing) {
       if (!s.used[slot])
         TDIAG_DETAIL_CUDA(cudaEventCreateWithFlags(&s.events[slot], cudaEventDisableTiming), r.device);
       s.used[slot] = true;

@@ -37,12 +37,25 @@ std::string site_name(const trace::trace& t, trace::stack_id stack) {
   const auto frames = t.stacks.stack(stack);
   if (frames.empty())
     return "(no stack)";
+  // The innermost user Python frame, else the innermost non-library frame, else the first.
   trace::frame_id pick = frames.front();
-  for (const auto f : frames)
+  bool found = false;
+  for (const auto f : frames) {
+    const std::string_view file = t.name(t.stacks.frame_at(f).file);
+    if (!is_library_frame(file) && file.ends_with(".py")) {
+      pick = f;
+      found = true;
+      break;
+    }
+  }
+  for (const auto f : frames) {
+    if (found)
+      break;
     if (!is_library_frame(t.name(t.stacks.frame_at(f).file))) {
       pick = f;
       break;
     }
+  }
   const auto& fr = t.stacks.frame_at(pick);
   return fmt::format("{} ({}:{})", t.name(fr.function), t.name(fr.file), fr.line);
 }

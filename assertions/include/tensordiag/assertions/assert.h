@@ -101,9 +101,9 @@ TDIAG_HOST_DEVICE char type_check(const T&...);
 // mode); the host runtime finds every module's copy through the registrar below and sets it when
 // a device's buffer is bound. See docs/assertions.md, "Finding the buffer".
 static __device__ buffer_header* device_buffer = nullptr;
-TDIAG_DEVICE void gpu_fail(buffer_header* h, const site_descriptor* site,
-                           const std::uint64_t* values, const value_type* types,
-                           std::uint32_t count);
+[[noreturn]] TDIAG_DEVICE void gpu_fail(buffer_header* h, const site_descriptor* site,
+                                        const std::uint64_t* values, const value_type* types,
+                                        std::uint32_t count);
 #elif TDIAG_HAS_CUDA || TDIAG_HAS_HIP
 static __device__ buffer_header* device_buffer = nullptr;
 extern "C" int tdiag_detail_register_buffer_slot(const void* host_shadow, const char* file);
@@ -116,9 +116,11 @@ extern "C" int tdiag_detail_register_buffer_slot(const void* host_shadow, const 
 [[noreturn]] void cpu_fail(const site_descriptor* site, const std::uint64_t* values,
                            const value_type* types, std::uint32_t count);
 
-/// The single cold function a failing thread calls: captures operands, records, stops.
+/// The single cold function a failing thread calls: captures operands, records, stops. It never
+/// returns, and saying so keeps the caller's live values out of call-preserved registers
+/// (tests/assertions/register_check.cmake measures it).
 template <typename... T>
-TDIAG_DETAIL_NOINLINE TDIAG_HOST_DEVICE void fail(const site_descriptor* site, const T&... v) {
+[[noreturn]] TDIAG_DETAIL_NOINLINE TDIAG_HOST_DEVICE void fail(const site_descriptor* site, const T&... v) {
   static_assert(sizeof...(T) <= max_operands, "at most 8 operand values per assertion");
   std::uint64_t values[max_operands + 1] = {};
   value_type types[max_operands + 1] = {};

@@ -18,7 +18,7 @@ TDIAG_DEVICE inline void trap() {
 
 /// Launch id of the running grid. tdiag::launch encodes a launch-slot index in the low 8 bits of
 /// the dynamic shared memory size (rounded to 256 + slot); the slot table after the buffer's
-/// reserved words maps slot -> launch id. Slot 0 means "not launched through tensordiag": the
+/// reserved words maps slot -> launch id (bit 63 set for a launch captured into a graph). Slot 0 means "not launched through tensordiag": the
 /// record then carries the hardware grid id and flags = 1, and the host says so.
 TDIAG_DEVICE inline void current_launch(buffer_header* h, failure_origin& o) {
 #if TDIAG_HAS_CUDA
@@ -27,8 +27,10 @@ TDIAG_DEVICE inline void current_launch(buffer_header* h, failure_origin& o) {
   const unsigned slot = dyn & 0xffu;
   const auto* slots = reinterpret_cast<const std::uint64_t*>(h->reserved[0]);
   if (slot != 0 && slots != nullptr) {
-    o.launch_id = load_acquire(&slots[slot]);
-    o.flags = 0;
+    // Bit 63: the slot belongs to a launch captured into a CUDA graph (flags 2 = graph replay).
+    const std::uint64_t entry = load_acquire(&slots[slot]);
+    o.launch_id = entry & ~(1ull << 63);
+    o.flags = (entry >> 63) != 0 ? 2 : 0;
   } else {
     unsigned long long grid = 0;
     asm volatile("mov.u64 %0, %%gridid;" : "=l"(grid));
@@ -42,36 +44,64 @@ TDIAG_DEVICE inline void current_launch(buffer_header* h, failure_origin& o) {
 #endif
 }
 
-TDIAG_DEVICE inline void gpu_fail(buffer_header* h, const site_descriptor* site,
-                                  const std::uint64_t* values, const value_type* types,
-                                  std::uint32_t count) {
-  if (h == nullptr) {
-    // Never silent: no buffer bound (tensordiag runtime off, or a module it never saw).
-    trap();
-  }
-  failure_origin o{};
-  current_launch(h, o);
-  o.block[0] = blockIdx.x;
-  o.block[1] = blockIdx.y;
-  o.block[2] = blockIdx.z;
-  o.thread[0] = threadIdx.x;
-  o.thread[1] = threadIdx.y;
-  o.thread[2] = threadIdx.z;
+TDIAG_DEVICE inline void write_hardware_ids(failure_record& r) {
 #if TDIAG_HAS_CUDA
   unsigned sm = 0, lane = 0;
   unsigned long long now = 0;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
   asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  o.sm = sm;
-  o.lane = lane;
-  o.timestamp_ns = now;
+  r.sm = sm;
+  r.lane = lane;
+  r.timestamp_ns = now;
 #else
-  o.sm = static_cast<std::uint32_t>(__smid());
-  o.lane = static_cast<std::uint32_t>(__lane_id());
-  o.timestamp_ns = static_cast<std::uint64_t>(wall_clock64());
+  r.sm = static_cast<std::uint32_t>(__smid());
+  r.lane = static_cast<std::uint32_t>(__lane_id());
+  r.timestamp_ns = static_cast<std::uint64_t>(wall_clock64());
 #endif
-  publish_failure(h, site, o, values, types, count);
+}
+
+/// The GPU twin of publish_failure() (same protocol: claim, count the site, write unless full,
+/// publish after a system-scope fence), writing each field straight into the record after the
+/// claim instead of gathering a failure_origin first: fewer values live at once keeps this
+/// callee's register count, which the kernel inherits, low (tests/assertions/register_check.cmake).
+[[noreturn]] TDIAG_DETAIL_NOINLINE TDIAG_DEVICE inline void gpu_fail(
+    buffer_header* h, const site_descriptor* site, const std::uint64_t* values,
+    const value_type* types, std::uint32_t count) {
+  if (h == nullptr) {
+    // Never silent: no buffer bound (tensordiag runtime off, or a module it never saw).
+    trap();
+  }
+  const std::uint64_t claim = atomic_add(&h->claimed, 1);
+  const auto site_address = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(site));
+  count_site(h, site_address, site->site_id);
+  const std::uint64_t acknowledged = load_acquire(&h->acknowledged);
+  // A stale `acknowledged` only makes this conservative: the failure is counted as dropped.
+  if (claim - acknowledged >= h->record_capacity) {
+    atomic_add(&h->dropped, 1);
+  } else {
+    failure_record& r = records(h)[claim % h->record_capacity];
+    r.site = site_address;
+    r.site_id = site->site_id;
+    r.version = layout_version;
+    r.operand_count = static_cast<std::uint8_t>(count);
+    failure_origin o{};
+    current_launch(h, o);
+    r.launch_id = o.launch_id;
+    r.flags = o.flags;
+    r.block[0] = blockIdx.x;
+    r.block[1] = blockIdx.y;
+    r.block[2] = blockIdx.z;
+    r.thread[0] = threadIdx.x;
+    r.thread[1] = threadIdx.y;
+    r.thread[2] = threadIdx.z;
+    write_hardware_ids(r);
+    for (std::uint32_t i = 0; i < max_operands; ++i) {
+      r.types[i] = i < count ? types[i] : value_type::none;
+      r.values[i] = i < count ? values[i] : 0;
+    }
+    publish_store(&r.sequence, claim + 1);
+  }
   if (static_cast<policy>(*static_cast<volatile std::uint32_t*>(&h->policy)) == policy::trap)
     trap();
 #if TDIAG_HAS_CUDA

@@ -29,8 +29,9 @@ namespace tdiag::view {
 /// Every diagnostic of the reports (DTensor checks included): severity, code, title, location.
 [[nodiscard]] table_model diagnostics_table(std::span<const report> reports);
 
-/// "function (file:line)" of the innermost frame of `stack` that is user code: frames of
-/// unknown files ("??") and of torch's and Python's own files are skipped when another exists.
+/// "function (file:line)" of the innermost frame of `stack` that is user code: the innermost
+/// Python frame outside torch and site-packages, else the innermost frame of a known file
+/// outside them, else the innermost frame.
 [[nodiscard]] std::string site_name(const trace::trace& t, trace::stack_id stack);
 
 /// The time of a diagnostic on the trace axis, from a `time_ns` field or from a `launch_id`

@@ -1,0 +1,144 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// tdiag_bench_assertions_gpu_launch: (1) host cost of tdiag::launch over a raw <<<>>> launch of an
+// empty kernel, ns per launch, with and without launch-site stack capture (goals: <= +50 ns and
+// <= +250 ns); (2) time from a device failure to its report with the watchdog at 10 ms
+// (goal: <= 20 ms). Batches of 256 launches with a synchronize in between, so the launch queue
+// never fills; median over batches. `--quick`: fewer batches and samples.
+#include <tensordiag/assertions/kernel.hpp>
+#include <tensordiag/assertions/launch.hpp>
+#include <tensordiag/assertions/runtime.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+__global__ void empty_kernel(int) {}
+
+// Thread 0 says it started, then fails; thread 32 spins until the report's handler releases it.
+__global__ void report_latency_kernel(volatile int* flags) {
+  if (threadIdx.x == 0) {
+    flags[0] = 1;
+    __threadfence_system();
+    TDIAG_ASSERT(false, "latency probe");
+  }
+  if (threadIdx.x == 32) {
+    unsigned long long start = 0, now = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+      __nanosleep(1000);
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (flags[1] == 0 && now - start < 2'000'000'000ull);
+  }
+}
+
+template <typename Launch>
+double ns_per_launch(Launch&& launch, int batches) {
+  constexpr int per_batch = 256;
+  std::vector<double> ns;
+  for (int b = 0; b < batches; ++b) {
+    const auto t0 = clock_type::now();
+    for (int i = 0; i < per_batch; ++i) launch();
+    const auto t1 = clock_type::now();
+    cudaDeviceSynchronize();
+    ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / per_batch);
+  }
+  std::sort(ns.begin(), ns.end());
+  return ns[ns.size() / 2];
+}
+
+void launch_cost(int batches) {
+  tdiag::assertions::runtime_config config;
+  config.capture_stacks = false;
+  tdiag::assertions::configure(config);
+  tdiag::launch(empty_kernel, 1, 32)(0);  // binds the buffer, caches the kernel's limits
+  cudaDeviceSynchronize();
+  const double raw = ns_per_launch([] { empty_kernel<<<1, 32>>>(0); }, batches);
+  const double plain = ns_per_launch([] { tdiag::launch(empty_kernel, 1, 32)(0); }, batches);
+  config.capture_stacks = true;
+  tdiag::assertions::configure(config);
+  const double stacks = ns_per_launch([] { tdiag::launch(empty_kernel, 1, 32)(0); }, batches);
+  fmt::print("host launch cost, empty kernel <<<1,32>>>, median of {} batches of 256:\n", batches);
+  fmt::print("  raw <<<>>>                       {:8.0f} ns/launch\n", raw);
+  fmt::print("  tdiag::launch, no stack capture  {:8.0f} ns/launch ({:+.0f} ns, goal <= +50)\n",
+             plain, plain - raw);
+  fmt::print("  tdiag::launch, stack capture     {:8.0f} ns/launch ({:+.0f} ns, goal <= +250)\n",
+             stacks, stacks - raw);
+}
+
+void report_latency(int samples) {
+  int* flags = nullptr;  // [0] kernel started, [1] release
+  cudaHostAlloc(reinterpret_cast<void**>(&flags), 2 * sizeof(int), cudaHostAllocMapped);
+  int* device_flags = nullptr;
+  cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flags), flags, 0);
+  std::atomic<std::int64_t> reported_at{0};
+  tdiag::assertions::runtime_config config;
+  config.capture_stacks = false;
+  config.print = false;
+  config.watchdog_ms = 10;
+  tdiag::assertions::configure(config);
+  tdiag::assertions::set_failure_handler([&](const tdiag::report&) {
+    reported_at = clock_type::now().time_since_epoch().count();
+    *static_cast<volatile int*>(&flags[1]) = 1;
+  });
+  cudaStream_t stream = nullptr;
+  cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  std::vector<double> ms;
+  int missed = 0;
+  for (int s = 0; s < samples; ++s) {
+    flags[0] = flags[1] = 0;
+    reported_at = 0;
+    tdiag::launch(report_latency_kernel, 1, 64, 0, stream)(device_flags);
+    const auto launched = clock_type::now();
+    while (*static_cast<volatile int*>(&flags[0]) == 0 &&
+           clock_type::now() - launched < std::chrono::seconds(2)) {
+    }
+    const auto started = clock_type::now();
+    while (reported_at == 0 && clock_type::now() - started < std::chrono::seconds(3))
+      std::this_thread::yield();
+    cudaStreamSynchronize(stream);
+    if (reported_at == 0) {
+      ++missed;
+      continue;
+    }
+    const auto at = clock_type::time_point(clock_type::duration(reported_at.load()));
+    ms.push_back(std::chrono::duration<double, std::milli>(at - started).count());
+  }
+  tdiag::assertions::configure(tdiag::assertions::runtime_config{});  // stops the watchdog
+  tdiag::assertions::set_failure_handler({});
+  std::sort(ms.begin(), ms.end());
+  if (ms.empty()) {
+    fmt::print("failure-to-report latency: no report arrived in {} samples\n", samples);
+  } else {
+    fmt::print("failure-to-report latency, watchdog 10 ms, {} samples: median {:.2f} ms, max "
+               "{:.2f} ms (goal <= 20 ms){}\n",
+               ms.size(), ms[ms.size() / 2], ms.back(),
+               missed ? fmt::format(", {} without a report", missed) : std::string());
+  }
+  cudaStreamDestroy(stream);
+  cudaFreeHost(flags);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    fmt::print("tdiag_bench_assertions_gpu_launch: no CUDA device on this machine; skipped\n");
+    return 0;
+  }
+  launch_cost(quick ? 20 : 400);
+  report_latency(quick ? 3 : 30);
+  return 0;
+}

@@ -1,0 +1,63 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// A failing assertion inside a CUDA graph replay (label gpu): the captured launch keeps a launch
+// slot of its own, so every replay is attributed to the captured kernel and marked as a replay.
+#include "gpu_support.h"
+#include "test_kernels.h"
+
+#include <tensordiag/assertions/launch.hpp>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+using namespace tdiag;
+using tdiag::test::Gpu;
+using tdiag::test::int_field;
+using tdiag::test::string_field;
+using ::testing::HasSubstr;
+
+namespace {
+__global__ void graph_fill_kernel(int* out, int n, int value) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) out[i] = value;
+}
+} // namespace
+
+TEST_F(Gpu, GraphReplayNamesTheCapturedKernelNode) {
+  auto be = select_backend();
+  const stream_handle stream = be->create_stream(0);
+  const auto s = static_cast<cudaStream_t>(stream);
+  tdiag::test::device_array<int> out(256);
+  // A normal launch first, so the failure buffer is bound before the capture starts.
+  launch(graph_fill_kernel, 1, 256, 0, stream)(out.data, 256, 1);
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+
+  ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed), cudaSuccess);
+  TDIAG_LAUNCH(marker_kernel, 2, 1, 0, stream, 4242LL);
+  launch(graph_fill_kernel, 1, 256, 0, stream)(out.data, 256, 7);
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  EXPECT_FALSE(take_failures().has_value()) << "capturing runs nothing";
+
+  for (int replay = 0; replay < 3; ++replay) {
+    // Ordinary launches in between recycle the ordinary slots; the graph's slot must survive.
+    for (int i = 0; i < 300; ++i) launch(graph_fill_kernel, 1, 256, 0, stream)(out.data, 256, i);
+    ASSERT_EQ(cudaGraphLaunch(exec, s), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    auto r = take_failures();
+    ASSERT_TRUE(r.has_value()) << "replay " << replay;
+    const auto& d = r->diagnostics.at(0);
+    EXPECT_EQ(string_field(d, "kernel"), "marker_kernel");
+    EXPECT_EQ(int_field(d, "site_failures"), 2);
+    EXPECT_NE(d.find_field("graph_replay"), nullptr);
+    EXPECT_THAT(d.message, HasSubstr("CUDA graph replay"));
+    EXPECT_THAT(d.message, HasSubstr("marker 4242"));
+    EXPECT_EQ(out.get()[0], 7) << "the graph's other node ran";
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  be->destroy_stream(0, stream);
+}
