@@ -21,4 +21,6 @@ if(TDIAG_ENABLE_FUZZING)
   if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
     message(FATAL_ERROR "TDIAG_ENABLE_FUZZING needs clang++ (libFuzzer)")
   endif()
+  # Coverage in the libraries too, not only in the harness.
+  add_compile_options($<$<COMPILE_LANGUAGE:CXX,C>:-fsanitize=fuzzer-no-link>)
 endif()

@@ -126,7 +126,9 @@ device_state& device_for(runtime_state& st, backend& be, int device,
   header.sites_offset = sizeof(buffer_header);
   header.records_offset = sizeof(buffer_header) + std::uint64_t{ds->site_capacity} * sizeof(site_counter);
   be.write_device_memory(device, ds->buffer.device, &header, sizeof(header));
-  if (st.config.enabled) be.bind_failure_buffer(device, ds->buffer);
+  // Runtime off: unbind, so that a buffer bound under an earlier configuration cannot swallow
+  // failures silently; an unbound failing thread traps (loud).
+  be.bind_failure_buffer(device, st.config.enabled ? ds->buffer : mapped_buffer{});
   device_state* raw = ds.get();
   st.owned.push_back(std::move(ds));
   st.devices[now].store(raw, std::memory_order_release);

@@ -13,10 +13,10 @@
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/assertions/runtime.hpp>
 
-#include <fmt/format.h>
-
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -115,7 +115,7 @@ __global__ void gather_dsa(const float* x, const int* idx, float* y, int n, dsa_
   do {                                                                                           \
     const cudaError_t e = (call);                                                                \
     if (e != cudaSuccess) {                                                                      \
-      fmt::print(stderr, "{} failed: {}\n", #call, cudaGetErrorString(e));                       \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(e));               \
       std::exit(1);                                                                              \
     }                                                                                            \
   } while (false)
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    fmt::print("tdiag_bench_assertions_gpu_gather: no CUDA device on this machine; skipped\n");
+    std::printf("tdiag_bench_assertions_gpu_gather: no CUDA device on this machine; skipped\n");
     return 0;
   }
   const int n = quick ? (1 << 22) : (1 << 27);
@@ -189,16 +189,16 @@ int main(int argc, char** argv) {
   rows.push_back({"PyTorch-DSA-style",
                   median_ms([&] { gather_dsa<<<grid, block_size>>>(x, idx, y, n, dsa_device, 1u); }, runs)});
   tdiag::synchronize_and_check();  // no index is out of range: throws if the check misfired
-  if (dsa->assertion_count != 0) fmt::print(stderr, "DSA-style check misfired\n");
+  if (dsa->assertion_count != 0) std::fprintf(stderr, "DSA-style check misfired\n");
 
-  fmt::print("gather y[i] = x[idx[i]], random idx, n = {} ({:.2f} GiB moved per launch), {} "
+  std::printf("gather y[i] = x[idx[i]], random idx, n = %d (%.2f GiB moved per launch), %d "
              "launches per variant, median\n",
              n, bytes / (1u << 30), runs);
-  fmt::print("GPU {} (sm_{}{}), driver {}, CUDA runtime {}\n", prop.name, prop.major, prop.minor,
+  std::printf("GPU %s (sm_%d%d), driver %d, CUDA runtime %d\n", prop.name, prop.major, prop.minor,
              driver, runtime);
-  fmt::print("{:<28} {:>10} {:>10} {:>14}\n", "variant", "ms", "GB/s", "vs unchecked");
+  std::printf("%-28s %10s %10s %14s\n", "variant", "ms", "GB/s", "vs unchecked");
   for (const auto& r : rows)
-    fmt::print("{:<28} {:>10.4f} {:>10.1f} {:>+13.2f}%\n", r.name, r.ms, bytes / r.ms / 1e6,
+    std::printf("%-28s %10.4f %10.1f %+13.2f%%\n", r.name, r.ms, bytes / r.ms / 1e6,
                (r.ms / rows[0].ms - 1.0) * 100.0);
   cudaFreeHost(dsa);
   cudaFree(x);

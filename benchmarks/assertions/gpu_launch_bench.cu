@@ -10,9 +10,8 @@
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/assertions/runtime.hpp>
 
-#include <fmt/format.h>
-
 #include <algorithm>
+#include <cstdio>
 #include <atomic>
 #include <chrono>
 #include <string>
@@ -68,11 +67,11 @@ void launch_cost(int batches) {
   config.capture_stacks = true;
   tdiag::assertions::configure(config);
   const double stacks = ns_per_launch([] { tdiag::launch(empty_kernel, 1, 32)(0); }, batches);
-  fmt::print("host launch cost, empty kernel <<<1,32>>>, median of {} batches of 256:\n", batches);
-  fmt::print("  raw <<<>>>                       {:8.0f} ns/launch\n", raw);
-  fmt::print("  tdiag::launch, no stack capture  {:8.0f} ns/launch ({:+.0f} ns, goal <= +50)\n",
+  std::printf("host launch cost, empty kernel <<<1,32>>>, median of %d batches of 256:\n", batches);
+  std::printf("  raw <<<>>>                       %8.0f ns/launch\n", raw);
+  std::printf("  tdiag::launch, no stack capture  %8.0f ns/launch (%+.0f ns, goal <= +50)\n",
              plain, plain - raw);
-  fmt::print("  tdiag::launch, stack capture     {:8.0f} ns/launch ({:+.0f} ns, goal <= +250)\n",
+  std::printf("  tdiag::launch, stack capture     %8.0f ns/launch (%+.0f ns, goal <= +250)\n",
              stacks, stacks - raw);
 }
 
@@ -118,12 +117,11 @@ void report_latency(int samples) {
   tdiag::assertions::set_failure_handler({});
   std::sort(ms.begin(), ms.end());
   if (ms.empty()) {
-    fmt::print("failure-to-report latency: no report arrived in {} samples\n", samples);
+    std::printf("failure-to-report latency: no report arrived in %d samples\n", samples);
   } else {
-    fmt::print("failure-to-report latency, watchdog 10 ms, {} samples: median {:.2f} ms, max "
-               "{:.2f} ms (goal <= 20 ms){}\n",
-               ms.size(), ms[ms.size() / 2], ms.back(),
-               missed ? fmt::format(", {} without a report", missed) : std::string());
+    std::printf("failure-to-report latency, watchdog 10 ms, %zu samples: median %.2f ms, max "
+                "%.2f ms (goal <= 20 ms), %d without a report\n",
+                ms.size(), ms[ms.size() / 2], ms.back(), missed);
   }
   cudaStreamDestroy(stream);
   cudaFreeHost(flags);
@@ -135,7 +133,7 @@ int main(int argc, char** argv) {
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    fmt::print("tdiag_bench_assertions_gpu_launch: no CUDA device on this machine; skipped\n");
+    std::printf("tdiag_bench_assertions_gpu_launch: no CUDA device on this machine; skipped\n");
     return 0;
   }
   launch_cost(quick ? 20 : 400);

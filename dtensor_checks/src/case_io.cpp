@@ -209,7 +209,9 @@ dtensor_case parse_with(od::parser& parser, simdjson::padded_string_view json, s
     malformed(fmt::format("not valid JSON: {}", simdjson::error_message(err)));
   }
   od::object obj;
-  if (doc.get_object().get(obj) != simdjson::SUCCESS) malformed("a case must be a JSON object");
+  if (auto err = doc.get_object().get(obj); err != simdjson::SUCCESS) {
+    malformed(fmt::format("a case must be one complete JSON object ({})", simdjson::error_message(err)));
+  }
   dtensor_case c;
   bool has_op = false;
   bool has_mesh = false;

@@ -3,10 +3,11 @@
 # Register-count regression check (ctest, no GPU needed): compiles register_kernel.cu with
 # `nvcc -arch=sm_90 -Xptxas -v` without and with TDIAG_CHECK_INDEX and fails when the check costs
 # more than MAX_EXTRA registers per thread in the kernel. Usage:
-#   cmake -DNVCC=... -DSOURCE=... -DINCLUDES="a;b" -DWORK_DIR=... -DMAX_EXTRA=8 -P register_check.cmake
+#   cmake -DNVCC=... -DSOURCE=... -DINCLUDES="a|b" -DWORK_DIR=... -DMAX_EXTRA=8 -P register_check.cmake
 function(registers_of out define)
   set(include_flags "")
-  foreach(dir IN LISTS INCLUDES)
+  string(REPLACE "|" ";" include_dirs "${INCLUDES}")
+  foreach(dir IN LISTS include_dirs)
     list(APPEND include_flags "-I${dir}")
   endforeach()
   execute_process(

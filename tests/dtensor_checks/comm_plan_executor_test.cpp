@@ -103,13 +103,17 @@ std::size_t check_mesh(const device_mesh& mesh, const shape_t& shape, std::size_
         const auto want = sim::local_piece(full, target, mesh, r);
         const auto& got = results[w][static_cast<std::size_t>(r)];
         EXPECT_EQ(got.shape(), want.shape()) << label << " rank " << r;
-        if (got.shape() == want.shape()) EXPECT_EQ(got.values(), want.values()) << label << " rank " << r;
+        if (got.shape() == want.shape()) {
+          EXPECT_EQ(got.values(), want.values()) << label << " rank " << r;
+        }
       }
     } else {
       sim::assembly_issue issue;
       const auto back = sim::assemble(results[w], target, mesh, shape, 0.0, issue);
       EXPECT_TRUE(back.has_value()) << label;
-      if (back) EXPECT_EQ(back->values(), full.values()) << label;
+      if (back) {
+        EXPECT_EQ(back->values(), full.values()) << label;
+      }
     }
   }
   return work.size();

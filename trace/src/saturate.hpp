@@ -18,6 +18,12 @@ __extension__ using wide_int = __int128;  // GCC and Clang; __extension__ keeps 
 [[nodiscard]] constexpr std::int64_t clamp_time(wide_int t) noexcept {
   return t > time_limit ? time_limit : t < -time_limit ? -time_limit : static_cast<std::int64_t>(t);
 }
+/// Any wide value into int64 (for epoch origins, which exceed time_limit).
+[[nodiscard]] constexpr std::int64_t clamp_i64(wide_int t) noexcept {
+  return t > std::numeric_limits<std::int64_t>::max()   ? std::numeric_limits<std::int64_t>::max()
+         : t < std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::min()
+                                                        : static_cast<std::int64_t>(t);
+}
 [[nodiscard]] constexpr std::int64_t clamp_time(double t) noexcept {
   if (!(t == t)) return 0;  // NaN
   return t > static_cast<double>(time_limit)    ? time_limit

@@ -123,7 +123,7 @@ private:
       }
     }
     origin_us_ = first == std::numeric_limits<std::int64_t>::max() ? 0 : first;
-    t_.metadata.time_origin_ns = detail::clamp_time(static_cast<detail::wide_int>(origin_us_) * 1000);
+    t_.metadata.time_origin_ns = detail::clamp_i64(static_cast<detail::wide_int>(origin_us_) * 1000);
   }
   std::int64_t to_ns(std::int64_t us) const {
     return detail::clamp_time((static_cast<detail::wide_int>(us) - origin_us_) * 1000);
