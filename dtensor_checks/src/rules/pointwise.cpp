@@ -124,6 +124,9 @@ rule_result pointwise_rule(const rule_context& ctx, const pointwise_op& op) {
   const auto c = static_cast<std::int32_t>(common.size());
   candidate_strategy s;
   placement_list out;
+  // div keeps a followed divisor's Partial as PyTorch 2.11 does (R / P(sum) → P(sum), no
+  // collective; corpus s1-00367, s1-02495), although 1/(a+b) ≠ 1/a + 1/b: we agree with PyTorch
+  // here, and the strategy validator lists it as a known numerical defect.
   for (const auto& p : f.placements) {
     if (p.is_shard()) {
       out.push_back(placement::shard(c - static_cast<std::int32_t>(f.ndim()) + p.dim));
@@ -136,7 +139,10 @@ rule_result pointwise_rule(const rule_context& ctx, const pointwise_op& op) {
   for (std::size_t k = 0; k < n; ++k) {
     const auto& in = ctx.input(k);
     bool to_replicate = op.kind == linearity::multiplicative && k != followed;
-    if ((op.kind == linearity::preserve_max || op.kind == linearity::preserve_all) && k != followed) {
+    // maximum: another Partial kind goes to R (max(a_i, b) still reduces to max(a, b)). copy_ does
+    // not: src must take self's Partial (a replicated src would be added n times under P(sum)), and
+    // a src Partial of another kind is all-reduced then partitioned (input_plan_options below).
+    if (op.kind == linearity::preserve_max && k != followed) {
       for (std::size_t m = 0; m < out.size(); ++m) {
         if (out[m].is_partial() && in.placements[m].is_partial() && out[m] != in.placements[m]) to_replicate = true;
       }
@@ -159,6 +165,7 @@ rule_result pointwise_rule(const rule_context& ctx, const pointwise_op& op) {
   rule_result r;
   r.outputs.push_back(tensor_meta{common, contiguous_strides(common), f.meta.type});
   if (op.inplace) r.outputs.front() = ctx.input(0).meta;
+  if (op.kind == linearity::preserve_all) r.input_plan_options = {plan_options{}, plan_options{true}};
   r.candidates.push_back(std::move(s));
   return r;
 }
