@@ -18,6 +18,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <filesystem>
 #include <map>
 #include <spawn.h>
 #include <string>
@@ -118,8 +119,15 @@ std::vector<stack_frame> symbolize(const raw_stack& stack) {
     const std::uintptr_t relative =
         header != nullptr && header->e_type == ET_DYN ? lookup - base : lookup;
     std::string path = frame.module;
-    if (path.empty() || path.front() != '/')
-      path = "/proc/self/exe";
+    if (path.empty() || path.front() != '/') {
+      // A relative name is the main program started by a relative path. Resolve the link here:
+      // handed to the addr2line child, /proc/self/exe would name addr2line itself.
+      std::error_code ec;
+      const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+      path = ec ? std::string() : exe.string();
+      if (path.empty())
+        continue;
+    }
     by_module[path].push_back({i, relative});
   }
   for (const auto& [module, items] : by_module) {

@@ -110,7 +110,8 @@ TEST(ChromeExport, EscapesHostileNamesAndReplaysMemoryWithoutTotals) {
   k.lane = gpu;
   k.start = 1500;
   k.end = 2500;
-  k.name = t.strings.intern(std::string("quote\" backslash\\ newline\n bad\xff\x01", 34));
+  static constexpr char hostile[] = "quote\" backslash\\ newline\n bad\xff\x01";
+  k.name = t.strings.intern(std::string(hostile, sizeof hostile - 1));
   t.kernels.push_back(k);
   auto mem_event = [&](memory_action a, std::int64_t time, std::uint64_t addr, std::uint64_t size) {
     memory_event m;

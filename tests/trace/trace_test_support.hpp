@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace tdiag::trace::test {
 
 inline std::string describe_lane(const trace& t, lane_id id) {
@@ -110,9 +112,11 @@ inline void write_file(const std::filesystem::path& p, const char* data, std::si
   out.write(data, static_cast<std::streamsize>(n));
 }
 
-/// A fresh file path under the test binary folder.
+/// A file path under the test binary folder, private to this process (CTest runs each test in
+/// its own process, in parallel).
 inline std::filesystem::path temp_path(const std::string& name) {
-  auto dir = std::filesystem::path(TDIAG_BINARY_DIR) / "tests" / "trace" / "tmp";
+  auto dir = std::filesystem::path(TDIAG_BINARY_DIR) / "tests" / "trace" / "tmp" /
+             std::to_string(::getpid());
   std::filesystem::create_directories(dir);
   return dir / name;
 }
