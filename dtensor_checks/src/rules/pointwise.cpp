@@ -124,14 +124,17 @@ rule_result pointwise_rule(const rule_context& ctx, const pointwise_op& op) {
   const auto c = static_cast<std::int32_t>(common.size());
   candidate_strategy s;
   placement_list out;
-  // div keeps a followed divisor's Partial as PyTorch 2.11 does (R / P(sum) → P(sum), no
-  // collective; corpus s1-00367, s1-02495), although 1/(a+b) ≠ 1/a + 1/b: we agree with PyTorch
-  // here, and the strategy validator lists it as a known numerical defect.
+  // A followed divisor's Partial must not survive: 1/(a+b) ≠ 1/a + 1/b. PyTorch 2.11 keeps it
+  // (R / P(sum) → P(sum); golden corpus s1-00367, s1-02495) and computes wrong numbers; we reduce
+  // the divisor first, as ../shared/docs/dtensor.md §4.1 and §9 say, and disagree with it there.
+  const bool partial_divisor = op.name == "aten.div.Tensor" && followed != 0;
   for (const auto& p : f.placements) {
     if (p.is_shard()) {
       out.push_back(placement::shard(c - static_cast<std::int32_t>(f.ndim()) + p.dim));
     } else if (p.is_partial()) {
-      out.push_back(partial_survives(op.kind, p, op.scalar_blocks_partial && scalar) ? p : placement::replicate());
+      const bool survives =
+          !partial_divisor && partial_survives(op.kind, p, op.scalar_blocks_partial && scalar);
+      out.push_back(survives ? p : placement::replicate());
     } else {
       out.push_back(p);
     }
