@@ -112,7 +112,6 @@ std::unique_ptr<document> load_document(const std::filesystem::path& path,
                                         load_progress& progress) {
   progress.set(fmt::format("reading {}", path.filename().string()), -1.0f);
   const auto start = std::chrono::steady_clock::now();
-  trace::register_torch_importers();
   auto loaded = trace::load_trace(path);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

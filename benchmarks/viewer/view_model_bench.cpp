@@ -53,7 +53,6 @@ void bench_lod(const std::filesystem::path& path) {
     return;
   }
   auto t0 = clock_type::now();
-  tdiag::trace::register_torch_importers();
   auto loaded = tdiag::trace::load_trace(path);
   const double load_ms = ms_since(t0);
   t0 = clock_type::now();

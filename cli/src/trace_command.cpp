@@ -102,8 +102,6 @@ CLI::App* add_analysis(CLI::App* parent, const char* name, const char* help, std
 }
 
 const command_registration registration(30, [](CLI::App& app, command_context& context) {
-  // Snapshot pickles and Kineto JSON: until load.cpp lists them as built-ins (harmless after).
-  trace::register_torch_importers();
   auto* trace_app = family(app, "trace", "Inspect, analyse and convert GPU traces");
 
   std::shared_ptr<analysis_options> summary, leaks, oom, timeline, diff;

@@ -58,8 +58,11 @@ TEST(LoadTrace, RegisteredImportersAreTriedAfterBuiltIns) {
   };
   register_importer(custom);
   const auto names = importers();
-  EXPECT_TRUE(std::any_of(names.begin(), names.end(),
-                          [](const importer& i) { return i.name == "tdtrace"; }));
+  for (const char* builtin : {"tdtrace", "torch-snapshot", "kineto-json"}) {
+    EXPECT_TRUE(std::any_of(names.begin(), names.end(),
+                            [&](const importer& i) { return i.name == builtin; }))
+        << builtin << " is not a built-in importer";
+  }
   EXPECT_EQ(names.back().name, "test-format");
   const auto path = test::temp_path("custom.any");
   test::write_file(path, "TESTTRACE", 9);

@@ -84,7 +84,6 @@ TEST(SnapshotImport, OomSnapshot) {
 }
 
 TEST(SnapshotImport, LoadTraceDispatchesByContent) {
-  register_torch_importers();
   const auto path = shared("oom_snapshot.pickle");
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent: " << path;
   // A misleading name: detection is by content.

@@ -70,7 +70,6 @@ TEST(AllocatorTimeline, RealSnapshotReplaysConsistently) {
   const std::filesystem::path path = TDIAG_SHARED_DIR "/traces/train_snapshot.pickle";
   if (!std::filesystem::exists(path))
     GTEST_SKIP() << "shared trace not found: " << path;
-  tdiag::trace::register_torch_importers();
   auto loaded = tdiag::trace::load_trace(path);
   auto tl = allocator_timeline::build(loaded.trace, 0);
   ASSERT_GT(tl.event_count(), 5000u);

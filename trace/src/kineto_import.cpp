@@ -464,12 +464,4 @@ importer kineto_importer() {
           }};
 }
 
-void register_torch_importers() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    register_importer(snapshot_importer());
-    register_importer(kineto_importer());
-  });
-}
-
 } // namespace tdiag::trace

@@ -7,7 +7,9 @@
 // builtin_importers(). Sniffers must be cheap and must not throw; order matters only when two
 // sniffers could both accept a file (put the most specific first).
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/kineto_import.hpp>
 #include <tensordiag/trace/load.hpp>
+#include <tensordiag/trace/snapshot_import.hpp>
 #include <tensordiag/trace/tdtrace_reader.hpp>
 
 #include <fmt/format.h>
@@ -22,6 +24,8 @@ namespace {
 std::vector<importer> builtin_importers() {
   std::vector<importer> list;
   list.push_back(tdtrace_importer());
+  list.push_back(snapshot_importer());
+  list.push_back(kineto_importer());
   return list;
 }
 

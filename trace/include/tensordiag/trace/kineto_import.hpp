@@ -51,9 +51,4 @@ struct kineto_stats {
 /// The importer entry for load_trace() ("kineto-json").
 [[nodiscard]] importer kineto_importer();
 
-/// Adds snapshot_importer() and kineto_importer() to load_trace()'s registry, once (any number
-/// of calls, thread-safe). Programs call it until load.cpp lists them as built-ins; a format
-/// listed both ways is found by its built-in entry first, so the call stays harmless.
-void register_torch_importers();
-
 } // namespace tdiag::trace
