@@ -490,8 +490,7 @@ pickle_document pickle_document::parse(std::string bytes, std::string_view sourc
   return doc;
 }
 
-pickle_document pickle_document::read_file(const std::filesystem::path& path,
-                                           const pickle_limits& limits) {
+std::string read_file_bytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     diagnostic d;
@@ -501,11 +500,17 @@ pickle_document pickle_document::read_file(const std::filesystem::path& path,
     d.add_field("file", path.string());
     throw input_error(std::move(d));
   }
+  // One read of the known size (istreambuf_iterator goes byte by byte).
   in.seekg(0, std::ios::end);
   std::string bytes(static_cast<std::size_t>(in.tellg()), '\0');
   in.seekg(0);
   in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  return parse(std::move(bytes), path.string(), limits);
+  return bytes;
+}
+
+pickle_document pickle_document::read_file(const std::filesystem::path& path,
+                                           const pickle_limits& limits) {
+  return parse(read_file_bytes(path), path.string(), limits);
 }
 
 // --- pickle_value ---------------------------------------------------------------------------

@@ -317,24 +317,6 @@ private:
   std::vector<frame_id> scratch_;
 };
 
-std::string read_all(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diagnostic d;
-    d.code = "TDIAG-TR-100";
-    d.title = "cannot read file";
-    d.message = fmt::format("{}: cannot open for reading", path.string());
-    d.add_field("file", path.string());
-    throw input_error(std::move(d));
-  }
-  // One read of the known size (istreambuf_iterator goes byte by byte).
-  in.seekg(0, std::ios::end);
-  std::string bytes(static_cast<std::size_t>(in.tellg()), '\0');
-  in.seekg(0);
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  return bytes;
-}
-
 } // namespace
 
 bool sniff_snapshot(std::span<const std::byte> head) noexcept {
@@ -352,7 +334,7 @@ load_result import_snapshot(std::string bytes, std::string_view source_name,
 }
 
 load_result import_snapshot_file(const std::filesystem::path& path, const load_options& options) {
-  return import_snapshot(read_all(path), path.string(), options);
+  return import_snapshot(read_file_bytes(path), path.string(), options);
 }
 
 importer snapshot_importer() {
