@@ -214,6 +214,22 @@ report build_report(const std::vector<device_failures>& failures, const runtime_
     }
     for (auto& [site, g] : groups) g.count = std::max(g.count, g.records);
     for (const auto site : order) rep.diagnostics.push_back(site_diagnostic(*f.state, groups[site], config, reason));
+    if (order.empty() && f.total != 0) {
+      // Claimed but neither counted nor published within the reader's wait: still a failure.
+      diagnostic d;
+      d.code = "TDIAG-DSA-001";
+      d.title = "device assertion failed";
+      d.message = fmt::format("{} device assertion failure{} on device {}; the failing thread{} had "
+                              "not finished writing {} record when the host looked",
+                              grouped(f.total), f.total == 1 ? "" : "s", f.state->device,
+                              f.total == 1 ? "" : "s", f.total == 1 ? "its" : "their");
+      d.add_field("backend", std::string(f.state->owner->name()));
+      d.add_field("device", f.state->device);
+      d.hint = "call tdiag::synchronize_and_check() after the launch to read the complete record";
+      if (!reason.empty()) d.notes.push_back(std::string(reason));
+      rep.diagnostics.push_back(std::move(d));
+      order.push_back(0);
+    }
     if (!rep.diagnostics.empty()) {
       auto& first = rep.diagnostics[rep.diagnostics.size() - order.size()];
       first.add_field("total_failures", f.total);

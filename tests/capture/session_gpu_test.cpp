@@ -27,6 +27,7 @@ namespace fs = std::filesystem;
 // spin_kernel.cu: a kernel that runs `ns` nanoseconds (globaltimer), kept out of this file so
 // that nvcc never parses the C++20 trace headers.
 extern "C" cudaError_t tdiag_test_spin(unsigned long long ns, cudaStream_t stream);
+extern "C" cudaError_t tdiag_test_gate(unsigned long long ns, cudaStream_t stream);
 
 bool have_gpu() {
   int count = 0;
@@ -60,6 +61,9 @@ TEST(SessionGpu, KernelDurationsMatchCudaEvents) {
       cudaEvent_t before, after;
       cudaEventCreate(&before);
       cudaEventCreate(&after);
+      // The gate keeps the GPU busy while the events and the kernel are queued behind it, so the
+      // events time the kernel and not the host's launch latency (tens of us under CUPTI).
+      tdiag_test_gate(200 * 1000, stream);
       cudaEventRecord(before, stream);
       tdiag_test_spin(us * 1000, stream);
       cudaEventRecord(after, stream);

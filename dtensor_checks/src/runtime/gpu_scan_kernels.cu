@@ -27,7 +27,18 @@ using stream_t = cudaStream_t;
 inline int last_error() { return static_cast<int>(cudaGetLastError()); }
 #endif
 
+// Word i of `base` (little-endian). A byte view of a tensor can start at any address; a 32-bit
+// load from one that is not 4-byte aligned faults, so such buffers are read a byte at a time.
+__device__ inline std::uint32_t load_word(const unsigned char* base, std::uint64_t i, bool aligned) {
+  if (aligned) return reinterpret_cast<const std::uint32_t*>(base)[i];
+  const unsigned char* b = base + 4 * i;
+  return static_cast<std::uint32_t>(b[0]) | static_cast<std::uint32_t>(b[1]) << 8 |
+         static_cast<std::uint32_t>(b[2]) << 16 | static_cast<std::uint32_t>(b[3]) << 24;
+}
 
+__device__ inline bool word_aligned(const unsigned char* p) {
+  return (reinterpret_cast<std::uintptr_t>(p) & 3u) == 0;
+}
 
 // Sums `v` over the block into `out` (one atomic per block).
 __device__ void block_sum_add(std::uint64_t v, unsigned long long* out) {
@@ -69,8 +80,8 @@ __global__ void hash_words(const unsigned char* data, std::uint64_t words, bool 
     if (i < quads) acc += quad_hash(v[i], i * 4);
     done = quads * 4;
   }
-  const auto* p = reinterpret_cast<const std::uint32_t*>(data);
-  for (std::uint64_t i = done + tid; i < words; i += stride) acc += word_hash(p[i], i);
+  const bool aligned = word_aligned(data);
+  for (std::uint64_t i = done + tid; i < words; i += stride) acc += word_hash(load_word(data, i, aligned), i);
   block_sum_add(acc, out);
 }
 
@@ -82,10 +93,11 @@ __global__ void hash_blocks(const unsigned char* data, std::uint64_t bytes, std:
     const std::uint64_t len = bytes - begin < block_bytes ? bytes - begin : block_bytes;
     const unsigned char* base = data + begin;
     const std::uint64_t words = len / 4;
+    const bool aligned = word_aligned(base);
     std::uint64_t acc = 0;
     for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < words;
          i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
-      acc += word_hash(reinterpret_cast<const std::uint32_t*>(base)[i], i);
+      acc += word_hash(load_word(base, i, aligned), i);
     }
     if (blockIdx.x == 0 && threadIdx.x == 0) {
       acc += length_hash(len);
