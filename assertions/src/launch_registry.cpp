@@ -53,6 +53,12 @@ std::uint64_t launch_registry::record(launch_info& info) noexcept {
     s.words[i].store(word, std::memory_order_release);
   });
   s.sequence.store(2 * id + 2, std::memory_order_release);
+  // The ring is larger than the caches close to the core, so the next slot is cold by the time
+  // its launch comes: fetch the lines that launch writes now, off its critical path.
+  const slot& next = slots_[(id + 1) & (capacity_ - 1)];
+  __builtin_prefetch(&next.sequence, 1);
+  __builtin_prefetch(&next.words[frames_word], 1);
+  __builtin_prefetch(&next.words[tail_word], 1);
   return id;
 }
 

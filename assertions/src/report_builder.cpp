@@ -3,6 +3,7 @@
 //
 // From failure records to a tdiag::report: one TDIAG-DSA-001 diagnostic per failing site with the
 // first failure's values, place and launch, the exact count, and the launch site's stack.
+#include "host_ticks.hpp"
 #include "runtime_state.hpp"
 #include "site_text.hpp"
 
@@ -141,7 +142,7 @@ diagnostic site_diagnostic(const device_state& ds, const site_group& g,
       d.add_field("stream", fmt::format("{}", reinterpret_cast<const void*>(launch->stream)));
       d.add_field("device", launch->device);
       d.add_field("host_thread", launch->host_thread);
-      d.add_field("launch_time_ns", launch->host_time_ns);
+      d.add_field("launch_time_ns", ticks_to_realtime_ns(launch->host_ticks));
       if (launch->file != nullptr) {
         const std::string fn = launch->function ? launch->function : "";
         message += fmt::format(", launched from {}:{} {}()", display_path(launch->file),

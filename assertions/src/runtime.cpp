@@ -3,6 +3,7 @@
 //
 // The runtime: per-device failure buffers, the launch path, checking, delivery, the watchdog and
 // the check at exit.
+#include "host_ticks.hpp"
 #include "runtime_state.hpp"
 
 #include <tensordiag/assertions/cpu_backend.hpp>
@@ -18,8 +19,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-
-#include <time.h>
 
 namespace tdiag::assertions::detail {
 namespace {
@@ -37,12 +36,6 @@ void stop_watchdog_locked(runtime_state& st);
 
 // Wall-clock time of a launch at the kernel tick's resolution (1-4 ms): the precise clock costs
 // 20-120 ns a call (more in VMs), which alone would exceed the launch overhead budget.
-std::int64_t coarse_now_ns() noexcept {
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME_COARSE, &ts);
-  return std::int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
-
 } // namespace
 
 runtime_state& state() {
@@ -330,7 +323,7 @@ void launch_kernel(launch_request& request, const launch_site_info& site) {
     info.block = request.block;
     info.shared_memory = request.shared_memory;
     info.stream = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(request.stream));
-    info.host_time_ns = coarse_now_ns();
+    info.host_ticks = host_ticks();
     info.host_thread = small_thread_number();
     info.backend = &be;
     if (st.config.capture_stacks) info.stack = capture_raw_stack(1);

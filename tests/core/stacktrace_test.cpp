@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <type_traits>
 
 // External linkage and no inlining, so the frame and its symbol exist.
@@ -45,4 +47,62 @@ TEST(Stacktrace, SymbolizesFunctionFileAndLine) {
 
 TEST(Stacktrace, EmptyStackSymbolizesToNothing) {
   EXPECT_TRUE(tdiag::symbolize(tdiag::raw_stack{}).empty());
+}
+
+namespace {
+// Recursion deeper than raw_stack::max_frames, so captures are cut at the limit.
+TDIAG_DETAIL_NOINLINE tdiag::raw_stack tdiag_test_capture_deep(int depth, bool unwinder = false) {
+  auto stack = depth != 0 ? tdiag_test_capture_deep(depth - 1, unwinder)
+               : unwinder ? tdiag::detail::unwind_raw_stack(0)
+                          : tdiag::capture_raw_stack(0);
+  asm volatile("" ::: "memory");
+  return stack;
+}
+
+bool same_frames(const tdiag::raw_stack& a, const tdiag::raw_stack& b) {
+  if (a.size != b.size) return false;
+  for (std::uint32_t i = 0; i < a.size; ++i)
+    if (a.frames[i] != b.frames[i]) return false;
+  return true;
+}
+} // namespace
+
+// Three captures from one call site: the first unwinds with DWARF and learns each return
+// address's rule, the second walks the learned rules, the third is the unwinder alone. Only the
+// innermost frame may differ (it returns into a different branch of the `? :` above).
+std::array<tdiag::raw_stack, 3> capture_three_ways(int depth) {
+  std::array<tdiag::raw_stack, 3> out;
+  for (int k = 0; k < 3; ++k) out[k] = tdiag_test_capture_deep(depth, k == 2);
+  return out;
+}
+
+void expect_same_beyond_innermost(const tdiag::raw_stack& a, const tdiag::raw_stack& b, int depth) {
+  ASSERT_EQ(a.size, b.size) << "depth " << depth;
+  for (std::uint32_t i = 1; i < a.size; ++i)
+    EXPECT_EQ(a.frames[i], b.frames[i]) << "depth " << depth << " frame " << i;
+}
+
+TEST(Stacktrace, LearnedWalkGivesTheUnwindersFrames) {
+  for (int depth : {0, 5, 40}) {
+    const auto [first, second, reference] = capture_three_ways(depth);
+    ASSERT_GE(reference.size, 2u);
+    EXPECT_TRUE(same_frames(first, second)) << "depth " << depth;
+    expect_same_beyond_innermost(first, reference, depth);
+    if (depth == 40) {
+      EXPECT_EQ(first.size, tdiag::raw_stack::max_frames);
+    }
+  }
+}
+
+TEST(Stacktrace, LearnedWalkMatchesOnAnotherThread) {
+  const auto on_main = capture_three_ways(3);
+  std::array<tdiag::raw_stack, 3> on_thread;
+  std::thread t([&] { on_thread = capture_three_ways(3); });
+  t.join();
+  EXPECT_TRUE(same_frames(on_thread[0], on_thread[1]));
+  expect_same_beyond_innermost(on_thread[0], on_thread[2], 3);
+  // The capture site and the recursion are the same code on both threads; capture_three_ways'
+  // caller and the frames above it are each thread's own.
+  ASSERT_GE(on_thread[0].size, 5u);
+  for (std::uint32_t i = 0; i < 5; ++i) EXPECT_EQ(on_thread[0].frames[i], on_main[0].frames[i]) << i;
 }

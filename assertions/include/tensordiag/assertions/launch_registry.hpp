@@ -31,7 +31,7 @@ struct launch_info {
   extent3 block;
   std::uint64_t shared_memory = 0;
   std::uint64_t stream = 0;
-  std::int64_t host_time_ns = 0;      ///< wall clock (coarse, 1-4 ms), ns since the epoch
+  std::uint64_t host_ticks = 0;       ///< the CPU's cycle counter at the launch (see the report)
   std::uint64_t host_thread = 0;      ///< small per-process thread number (1, 2, ...)
   const void* backend = nullptr;      ///< the tdiag::backend it ran on
   raw_stack stack;                    ///< size 0 when stack capture is off

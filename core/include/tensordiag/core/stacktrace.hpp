@@ -24,6 +24,12 @@ struct raw_stack {
 /// never allocates.
 [[nodiscard]] raw_stack capture_raw_stack(std::uint32_t skip = 0) noexcept;
 
+namespace detail {
+/// capture_raw_stack() through the DWARF unwinder alone, without the rules learned from earlier
+/// captures: the reference the learned walk is tested against.
+[[nodiscard]] raw_stack unwind_raw_stack(std::uint32_t skip = 0) noexcept;
+} // namespace detail
+
 /// Resolves function, file, line and module for each address (Boost.Stacktrace). Slow: call it
 /// when a report is built, never on a hot path.
 [[nodiscard]] std::vector<stack_frame> symbolize(const raw_stack& stack);
