@@ -481,6 +481,10 @@ std::vector<buffer_slot> registered_buffer_slots() {
   return r.slots;
 }
 
+std::size_t registered_buffer_slot_count() noexcept {
+  return buffer_slot_registry().count.load(std::memory_order_acquire);
+}
+
 slot_registry& buffer_slot_registry() {
   static auto* r = new slot_registry;  // filled during static initialization of GPU modules
   return *r;
@@ -494,5 +498,6 @@ extern "C" int tdiag_detail_register_buffer_slot(const void* host_shadow, const 
   auto& r = tdiag::assertions::detail::buffer_slot_registry();
   std::lock_guard lock(r.mutex);
   r.slots.push_back({host_shadow, file});
+  r.count.store(r.slots.size(), std::memory_order_release);
   return static_cast<int>(r.slots.size());
 }

@@ -86,10 +86,13 @@ struct buffer_slot {
 struct slot_registry {
   std::mutex mutex;
   std::vector<buffer_slot> slots;
+  std::atomic<std::size_t> count{0};  // slots.size(), readable on a launch without the lock
 };
 [[nodiscard]] slot_registry& buffer_slot_registry();
 /// Every module registered so far; GPU back-ends set each one when binding a buffer.
 [[nodiscard]] std::vector<buffer_slot> registered_buffer_slots();
+/// How many there are (a lock-free load: back-ends compare it on every launch).
+[[nodiscard]] std::size_t registered_buffer_slot_count() noexcept;
 
 /// The process-wide state, created (from the environment) on first use; never destroyed.
 runtime_state& state();

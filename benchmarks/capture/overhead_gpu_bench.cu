@@ -53,9 +53,10 @@ struct captured {
 };
 
 captured run_captured(const std::string& path, bool api, int launches, int* counter,
-                      cudaStream_t stream) {
+                      cudaStream_t stream, std::uint64_t device_buffer_bytes) {
   tdiag::capture::options o;
   o.output = path;
+  o.device_buffer_bytes = device_buffer_bytes;
   o.runtime_api = api;
   o.driver_api = api;
   tdiag::capture::start(o);
@@ -90,17 +91,20 @@ int main(int argc, char** argv) {
   const double base = best_of(3, launches, counter, stream);
   const std::string full_path = dir + "/tdiag_overhead_full." + std::to_string(getpid()) + ".tdtrace";
   const std::string kern_path = dir + "/tdiag_overhead_kernels." + std::to_string(getpid()) + ".tdtrace";
-  const captured full = run_captured(full_path, true, launches, counter, stream);
-  const captured kern = run_captured(kern_path, false, launches, counter, stream);
+  const std::uint64_t default_device_buffer = tdiag::capture::options{}.device_buffer_bytes;
+  const captured full = run_captured(full_path, true, launches, counter, stream, default_device_buffer);
+  const captured kern = run_captured(kern_path, false, launches, counter, stream, default_device_buffer);
+  const captured small = run_captured(kern_path, false, launches, counter, stream, std::uint64_t{3} << 20);
   const double base_after = best_of(3, launches, counter, stream);
   const double reference = std::min(base, base_after);
 
   std::printf("capture overhead on %s: %d tiny kernel launches, best of 3\n", prop.name, launches);
   std::printf("  without capture                  %8.2f ms  (%.2f us/launch; %.2f ms after)\n",
               base * 1e3, base * 1e6 / launches, base_after * 1e3);
-  const captured* runs[] = {&full, &kern};
-  const char* labels[] = {"with capture (kernels+API)", "with capture (kernels only)"};
-  for (int i = 0; i < 2; ++i) {
+  const captured* runs[] = {&full, &kern, &small};
+  const char* labels[] = {"with capture (kernels+API)", "with capture (kernels only)",
+                          "kernels only, 3 MiB device buffer"};
+  for (int i = 0; i < 3; ++i) {
     const auto& c = *runs[i];
     const double kernels = static_cast<double>(c.stats.kernels);
     std::printf("  %-32s %8.2f ms  overhead %+.1f%%  stop/flush %.1f ms  %.2f file bytes per "

@@ -176,6 +176,11 @@ void session::enable_launch_callbacks() noexcept {
 }
 
 void session::enable_activities() {
+  if (options_.device_buffer_bytes != 0) {
+    // Advisory: an older CUPTI or a context created earlier may keep its own size.
+    std::size_t bytes = options_.device_buffer_bytes, size = sizeof(bytes);
+    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &bytes);
+  }
   check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
               "cuptiActivityEnable(CONCURRENT_KERNEL)");
   check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), "cuptiActivityEnable(MEMCPY)");

@@ -4,6 +4,7 @@
 // The CUDA back-end. Host code only (the CUDA runtime API); compiled by the host compiler and
 // linked with CUDA::cudart. Device code lives in assert.h / detail/gpu_fail.h.
 #include "../runtime_state.hpp"
+#include "launch_slots.hpp"
 
 #include <tensordiag/assertions/cuda_backend.hpp>
 #include <tensordiag/assertions/record.hpp>
@@ -21,12 +22,12 @@
 namespace tdiag::assertions {
 namespace {
 
-constexpr std::uint32_t launch_slots = 256;  // slot 0 = "not registered"
-// Slots [graph_slot_first, launch_slots) belong to launches captured into CUDA graphs: a graph
-// replays its kernel node with the captured dynamic shared memory size, so the slot must keep its
-// launch id for the life of the process. Table values of graph slots carry graph_flag, which the
-// device turns into failure_origin::flags = 2 ("replayed from a graph").
-constexpr std::uint32_t graph_slot_first = 224;
+using detail::launch_slot_pool;
+constexpr std::uint32_t launch_slots = launch_slot_pool::slots;
+// Slots [launch_slot_pool::graph_first, launch_slots) belong to launches captured into CUDA
+// graphs: a graph replays its kernel node with the captured dynamic shared memory size, so the
+// slot keeps its launch id for the life of the process. Table values of graph slots carry
+// graph_flag, which the device turns into failure_origin::flags = 2 ("replayed from a graph").
 constexpr std::uint64_t graph_flag = 1ull << 63;
 constexpr std::uint64_t slot_granularity = 256;
 
@@ -50,16 +51,12 @@ constexpr std::uint64_t slot_granularity = 256;
       throw_cuda(tdiag_detail_e, #call, device);                                                 \
   } while (false)
 
-// Launch slots of one device: slot -> launch id in mapped memory (read by failing threads) and an
-// event that says when the slot's last launch finished.
+// Launch slots of one device: slot -> launch id in mapped memory, read by failing threads.
 struct device_slots {
   std::mutex mutex;
   std::uint64_t* table_host = nullptr;
   std::uint64_t* table_device = nullptr;
-  std::array<cudaEvent_t, launch_slots> events{};
-  std::array<bool, launch_slots> used{};
-  std::uint32_t next = 1;
-  std::uint32_t next_graph = graph_slot_first;
+  launch_slot_pool pool;
   cudaStream_t copy_stream = nullptr;  // reads of site text: never waits for running kernels
   std::unordered_map<const void*, std::uint64_t> dynamic_limit;  // per kernel, queried once
   void* bound = nullptr;          // failure buffer's device address
@@ -80,6 +77,7 @@ private:
   std::string_view do_name() const noexcept override { return "cuda"; }
   int do_device_count() const override { return count_; }
   int do_current_device() const override {
+    if (count_ == 1) return 0;  // the only choice; spares a runtime call on every launch
     int d = 0;
     TDIAG_DETAIL_CUDA(cudaGetDevice(&d), -1);
     return d;
@@ -182,26 +180,10 @@ private:
     TDIAG_DETAIL_CUDA(cudaMemcpy(destination, source, bytes, cudaMemcpyDefault), device);
   }
 
-  // A free slot (its last launch finished), or 0 when all are in flight. A launch captured into a
-  // graph gets a slot of its own for good (no event: it runs at every replay), or 0 once the 32
-  // graph slots are gone (the record then falls back to %gridid).
-  static std::uint32_t acquire_slot(device_slots& s, bool capturing) {
-    if (capturing) return s.next_graph < launch_slots ? s.next_graph++ : 0;
-    for (std::uint32_t tries = 0; tries < graph_slot_first - 1; ++tries) {
-      const std::uint32_t slot = s.next;
-      s.next = s.next == graph_slot_first - 1 ? 1 : s.next + 1;
-      if (!s.used[slot]) return slot;
-      const cudaError_t e = cudaEventQuery(s.events[slot]);
-      if (e == cudaSuccess) return slot;
-      if (e != cudaErrorNotReady) throw_cuda(e, "cudaEventQuery", -1);
-    }
-    return 0;
-  }
-
   launch_status do_launch(const launch_request& r) override {
     if (r.device < 0 || r.device >= count_) throw_cuda(cudaErrorInvalidDevice, "launch", r.device);
     auto& s = *devices_[static_cast<std::size_t>(r.device)];
-    if (detail::registered_buffer_slots().size() != s.bound_modules && s.bound != nullptr)
+    if (detail::registered_buffer_slot_count() != s.bound_modules && s.bound != nullptr)
       bind_all(r.device, s.bound);  // a module loaded since the last bind
     std::uint64_t shared = r.shared_memory;
     const auto stream = static_cast<cudaStream_t>(r.stream);
@@ -212,7 +194,7 @@ private:
     }
     const bool capturing = capture == cudaStreamCaptureStatusActive;
     std::lock_guard lock(s.mutex);
-    std::uint32_t slot = s.table_host != nullptr ? acquire_slot(s, capturing) : 0;
+    std::uint32_t slot = s.table_host != nullptr ? s.pool.acquire(capturing) : 0;
     if (slot != 0) {
       const std::uint64_t rounded =
           (r.shared_memory + slot_granularity - 1) / slot_granularity * slot_granularity + slot;
@@ -236,12 +218,9 @@ private:
     TDIAG_DETAIL_CUDA(cudaLaunchKernel(r.kernel, grid, block, const_cast<void**>(r.args),
                                        static_cast<std::size_t>(shared), stream),
                       r.device);
-    if (slot != 0 && !capturing) {
-      if (!s.used[slot])
-        TDIAG_DETAIL_CUDA(cudaEventCreateWithFlags(&s.events[slot], cudaEventDisableTiming), r.device);
-      s.used[slot] = true;
-      TDIAG_DETAIL_CUDA(cudaEventRecord(s.events[slot], stream), r.device);
-    }
+    // The kernel is already launched: a failing event record is no launch failure (the slot just
+    // stays out of use; the context is broken and the next call says so).
+    if (slot != 0 && !capturing) (void)s.pool.launched(slot, r.launch_id, stream);
     return launch_status::ok;
   }
 

@@ -30,13 +30,17 @@ struct options {
   bool driver_api = true;
   /// Bytes of each CUPTI activity buffer (8-byte aligned; recycled).
   std::uint64_t buffer_bytes = std::uint64_t{4} << 20;
+  /// Device memory CUPTI keeps per context for kernel timestamps before it must flush them to a
+  /// host buffer (0 = CUPTI's default, 3 MiB: about 64k kernels). A larger one takes flushes out
+  /// of the launch path of long bursts of small kernels.
+  std::uint64_t device_buffer_bytes = std::uint64_t{32} << 20;
   /// zstd level of the file's chunks.
   int compression_level = 3;
   /// CUPTI's periodic flush of full buffers, in milliseconds (0 = CUPTI's heuristics).
   std::uint32_t flush_period_ms = 500;
 
   /// Options from TDIAG_CAPTURE_OUTPUT, TDIAG_CAPTURE_STACKS (1/0), TDIAG_CAPTURE_RUNTIME_API,
-  /// TDIAG_CAPTURE_DRIVER_API, TDIAG_CAPTURE_BUFFER_MB, TDIAG_CAPTURE_ZSTD_LEVEL,
+  /// TDIAG_CAPTURE_DRIVER_API, TDIAG_CAPTURE_BUFFER_MB, TDIAG_CAPTURE_DEVICE_BUFFER_MB, TDIAG_CAPTURE_ZSTD_LEVEL,
   /// TDIAG_CAPTURE_FLUSH_MS. With TDIAG_CAPTURE_EXCLUSIVE=1 (what `tdiag capture` sets) the
   /// first process to claim TDIAG_CAPTURE_OUTPUT writes it and later ones (workers,
   /// subprocesses) write "<stem>.<pid>.tdtrace" beside it. Unset variables keep the defaults.

@@ -1,0 +1,143 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Which launch holds which launch slot of a device, and when a slot is free again. A kernel finds
+// its launch id through the slot encoded in its dynamic shared memory size, so a slot may only be
+// given to another launch once its kernel has finished. Events tell: they complete in stream
+// order, so one completed event frees every older slot of its stream. One event per launch
+// would cost a cudaEventRecord each (300 ns under gVisor, more than the launch budget); a stream
+// gets one every `event_every` launches instead, and a slot that no event covers gets one when
+// its turn comes. Not thread-safe: the back-end holds the device's mutex. Not API.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <array>
+#include <cstdint>
+
+namespace tdiag::assertions::detail {
+
+class launch_slot_pool {
+public:
+  static constexpr std::uint32_t slots = 256;        // slot 0 = "not registered"
+  static constexpr std::uint32_t graph_first = 224;  // [224, 256): kept by captured launches
+  static constexpr std::uint32_t event_every = 8;
+
+  launch_slot_pool() = default;
+  launch_slot_pool(const launch_slot_pool&) = delete;
+  launch_slot_pool& operator=(const launch_slot_pool&) = delete;
+  ~launch_slot_pool() {
+    for (cudaEvent_t e : events_)
+      if (e != nullptr) (void)cudaEventDestroy(e);
+  }
+
+  /// A free slot, or 0 when every slot tried is still in flight. A launch being captured into a
+  /// graph gets a slot of its own for good (the graph replays its shared memory size), or 0 once
+  /// the graph slots are gone.
+  std::uint32_t acquire(bool capturing) {
+    if (capturing) return next_graph_ < slots ? next_graph_++ : 0;
+    for (std::uint32_t tries = 0; tries < 8; ++tries) {
+      const std::uint32_t slot = next_;
+      next_ = next_ == normal ? 1 : next_ + 1;
+      if (owner_[slot] == 0) return slot;
+      if (owner_[slot] == retired) continue;
+      if (free_through_cover(slot)) return slot;
+    }
+    return 0;
+  }
+
+  /// `slot` now holds launch `id`, just launched on `stream`. False when the event could not be
+  /// recorded (a broken context, which the caller's next CUDA call reports).
+  bool launched(std::uint32_t slot, std::uint64_t id, cudaStream_t stream) {
+    owner_[slot] = id;
+    stream_[slot] = stream;
+    has_event_[slot] = false;
+    stream_count& c = count_for(stream);
+    if (++c.since_event < event_every && !c.fresh) return true;
+    c.since_event = 0;
+    c.fresh = false;
+    return record(slot);
+  }
+
+private:
+  static constexpr std::uint32_t normal = graph_first - 1;  // slots [1, normal]
+  static constexpr std::uint64_t retired = ~0ull;           // never freed again
+  static constexpr std::uint32_t lookahead = 32;
+
+  struct stream_count {
+    cudaStream_t stream = nullptr;
+    std::uint32_t since_event = 0;
+    std::uint64_t used = 0;  // for least-recently-used replacement
+    bool fresh = true;       // the first launch seen on a stream gets an event
+  };
+
+  bool record(std::uint32_t slot) {
+    if (events_[slot] == nullptr &&
+        cudaEventCreateWithFlags(&events_[slot], cudaEventDisableTiming) != cudaSuccess) {
+      owner_[slot] = retired;
+      return false;
+    }
+    if (cudaEventRecord(events_[slot], stream_[slot]) != cudaSuccess) {
+      owner_[slot] = retired;
+      return false;
+    }
+    has_event_[slot] = true;
+    return true;
+  }
+
+  stream_count& count_for(cudaStream_t stream) {
+    ++clock_;
+    stream_count* oldest = &counts_[0];
+    for (auto& c : counts_) {
+      if (c.used != 0 && c.stream == stream) {
+        c.used = clock_;
+        return c;
+      }
+      if (c.used < oldest->used) oldest = &c;
+    }
+    *oldest = stream_count{stream, 0, clock_, true};
+    return *oldest;
+  }
+
+  // Frees `slot` if a completed event of its stream covers it: the latest event-bearing slot of
+  // the same stream among the next `lookahead` slots, or its own. A slot no event covers gets one
+  // now and waits for its next turn.
+  bool free_through_cover(std::uint32_t slot) {
+    for (std::uint32_t k = lookahead; k-- > 0;) {
+      const std::uint32_t j = (slot - 1 + k) % normal + 1;
+      if (has_event_[j] && owner_[j] != retired && owner_[j] >= owner_[slot] &&
+          stream_[j] == stream_[slot])
+        return free_if_finished(j) && owner_[slot] == 0;
+    }
+    record(slot);  // covers it from its next turn on
+    return false;
+  }
+
+  bool free_if_finished(std::uint32_t slot) {
+    const cudaError_t e = cudaEventQuery(events_[slot]);
+    if (e == cudaErrorNotReady) return false;
+    if (e != cudaSuccess) {  // a broken context: the launch that follows reports it
+      owner_[slot] = retired;
+      return false;
+    }
+    const std::uint64_t through = owner_[slot];
+    const cudaStream_t stream = stream_[slot];
+    for (std::uint32_t i = 1; i <= normal; ++i)
+      if (owner_[i] != retired && owner_[i] <= through && stream_[i] == stream) {
+        owner_[i] = 0;
+        has_event_[i] = false;
+      }
+    return true;
+  }
+
+  std::array<std::uint64_t, slots> owner_{};  // launch id holding each slot; 0 = free
+  std::array<cudaStream_t, slots> stream_{};
+  std::array<cudaEvent_t, slots> events_{};
+  std::array<bool, slots> has_event_{};
+  std::array<stream_count, 32> counts_{};
+  std::uint64_t clock_ = 0;
+  std::uint32_t next_ = 1;
+  std::uint32_t next_graph_ = graph_first;
+};
+
+} // namespace tdiag::assertions::detail
