@@ -75,13 +75,26 @@ backend& active_backend(runtime_state& st) {
   return *st.backend_cache;
 }
 
-device_state& device_for(runtime_state& st, backend& be, int device,
-                         const std::shared_ptr<backend>& owner = nullptr) {
-  const std::size_t n = st.device_count.load(std::memory_order_acquire);
+// The device's state if it has one already: what every launch needs, kept small to inline.
+device_state* find_device(runtime_state& st, const backend& be, int device, std::size_t n) noexcept {
   for (std::size_t i = 0; i < n; ++i) {
     device_state* ds = st.devices[i].load(std::memory_order_acquire);
-    if (ds->owner.get() == &be && ds->device == device) return *ds;
+    if (ds->owner.get() == &be && ds->device == device) return ds;
   }
+  return nullptr;
+}
+
+device_state& create_device(runtime_state& st, backend& be, int device, std::size_t n,
+                            const std::shared_ptr<backend>& owner);
+
+device_state& device_for(runtime_state& st, backend& be, int device) {
+  const std::size_t n = st.device_count.load(std::memory_order_acquire);
+  if (device_state* ds = find_device(st, be, device, n)) return *ds;
+  return create_device(st, be, device, n, nullptr);
+}
+
+[[gnu::noinline]] device_state& create_device(runtime_state& st, backend& be, int device,
+                                              std::size_t n, const std::shared_ptr<backend>& owner) {
   std::lock_guard lock(st.mutex);
   const std::size_t now = st.device_count.load(std::memory_order_acquire);
   for (std::size_t i = n; i < now; ++i) {
@@ -129,7 +142,7 @@ device_state& device_for(runtime_state& st, backend& be, int device,
   return *raw;
 }
 
-[[noreturn]] void throw_bad_configuration(const launch_request& r, const tdiag::detail::launch_site_info& site,
+[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_configuration(const launch_request& r, const tdiag::detail::launch_site_info& site,
                                           const device_properties& p, std::string problem) {
   diagnostic d;
   d.code = "TDIAG-DSA-101";
@@ -300,6 +313,28 @@ void deliver(report r, bool may_throw) {
 } // namespace tdiag::assertions::detail
 
 namespace tdiag::detail {
+namespace {
+
+// Out of line and cold: building a diagnostic here would give every launch its stack frame.
+[[gnu::cold, gnu::noinline]] void report_trapped_launch(assertions::detail::runtime_state& st,
+                                                         bool enabled) {
+  using namespace tdiag::assertions::detail;
+  if (!enabled) {
+    diagnostic d;
+    d.code = "TDIAG-DSA-002";
+    d.title = "device assertion failed (runtime disabled)";
+    d.message = "a device assertion failed and trapped the launch; TDIAG_ASSERTIONS=0 turned "
+                "the tensordiag runtime off, so no details were recorded";
+    d.hint = "run again with TDIAG_ASSERTIONS=1 (the default) to get the failing site, values, "
+             "block, thread and launch";
+    d.add_field("runtime_enabled", false);
+    throw device_assertion_error(std::move(d));
+  }
+  auto r = take(st, "the launch was aborted by the trap policy");
+  if (r) deliver(std::move(*r), true);
+}
+
+} // namespace
 
 void launch_kernel(launch_request& request, const launch_site_info& site) {
   using namespace tdiag::assertions;
@@ -330,21 +365,7 @@ void launch_kernel(launch_request& request, const launch_site_info& site) {
     else info.stack.size = 0;
     request.launch_id = st.registry->record(info);
   }
-  if (be.launch(request) == launch_status::trapped) {
-    if (!enabled) {
-      diagnostic d;
-      d.code = "TDIAG-DSA-002";
-      d.title = "device assertion failed (runtime disabled)";
-      d.message = "a device assertion failed and trapped the launch; TDIAG_ASSERTIONS=0 turned "
-                  "the tensordiag runtime off, so no details were recorded";
-      d.hint = "run again with TDIAG_ASSERTIONS=1 (the default) to get the failing site, values, "
-               "block, thread and launch";
-      d.add_field("runtime_enabled", false);
-      throw device_assertion_error(std::move(d));
-    }
-    auto r = take(st, "the launch was aborted by the trap policy");
-    if (r) deliver(std::move(*r), true);
-  }
+  if (be.launch(request) == launch_status::trapped) report_trapped_launch(st, enabled);
 }
 
 } // namespace tdiag::detail
@@ -407,7 +428,8 @@ void configure(const runtime_config& config) {
   }
   // Bind fresh buffers at once, so that even plain <<<>>> launches record into the new ones.
   for (const auto& [owner, device] : in_use)
-    if (owner) (void)device_for(st, *owner, device, owner);
+    if (owner)
+      (void)create_device(st, *owner, device, st.device_count.load(std::memory_order_acquire), owner);
   if (config.watchdog_ms != 0) {
     std::lock_guard lock(st.watchdog_mutex);
     start_watchdog_locked(st, std::chrono::milliseconds(config.watchdog_ms));
