@@ -27,6 +27,19 @@ TEST(LoadTrace, DispatchesTdtraceByContentNotName) {
   EXPECT_TRUE(r.trace.finalized());
 }
 
+// A capture writes launches and kernels but no flows; loading derives one flow per correlated
+// kernel or copy, as the synthetic trace does when asked.
+TEST(LoadTrace, CapturedTraceGetsLaunchFlowsFromCorrelationIds) {
+  const auto path = test::temp_path("captured.tdtrace");
+  const trace with = make_synthetic_trace({.kernels = 50});
+  const trace without = make_synthetic_trace({.kernels = 50, .with_flows = false});
+  ASSERT_EQ(without.flows.size(), 0u);
+  write_tdtrace(path, without);
+  const load_result r = load_trace(path);
+  EXPECT_EQ(r.trace.flows.size(), with.flows.size());
+  EXPECT_EQ(r.trace.flows.size(), with.kernels.size() + with.copies.size());
+}
+
 TEST(LoadTrace, UnknownAndMissingFilesGiveCodedErrors) {
   const auto path = test::temp_path("garbage.bin");
   const char junk[] = "\x01\x02\x03 not a trace";

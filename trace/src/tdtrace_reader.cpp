@@ -351,8 +351,14 @@ importer tdtrace_importer() {
   imp.sniff = [](std::span<const std::byte> head) { return sniff_tdtrace(head); };
   imp.load = [](const std::filesystem::path& path, const load_options& options) {
     tdtrace_read_options o;
-    o.finalize = options.finalize;
-    return read_tdtrace(path, o).loaded;
+    o.finalize = false;
+    auto loaded = read_tdtrace(path, o).loaded;
+    // A capture writes API calls and kernels as CUPTI delivers them, and no flows: derive the
+    // launch -> kernel arrows from their correlation ids here (flows a file carries are kept).
+    loaded.trace.link_flows_by_correlation();
+    if (options.finalize)
+      loaded.trace.finalize();
+    return loaded;
   };
   return imp;
 }

@@ -4,7 +4,7 @@
 // The CUDA back-end. Host code only (the CUDA runtime API); compiled by the host compiler and
 // linked with CUDA::cudart. Device code lives in assert.h / detail/gpu_fail.h.
 #include "../runtime_state.hpp"
-#include "launch_slots.hpp"
+#include "cuda_slot_api.hpp"
 
 #include <tensordiag/assertions/cuda_backend.hpp>
 #include <tensordiag/assertions/record.hpp>
@@ -22,7 +22,7 @@
 namespace tdiag::assertions {
 namespace {
 
-using detail::launch_slot_pool;
+using launch_slot_pool = detail::launch_slot_pool<detail::cuda_slot_api>;
 constexpr std::uint32_t launch_slots = launch_slot_pool::slots;
 // Slots [launch_slot_pool::graph_first, launch_slots) belong to launches captured into CUDA
 // graphs: a graph replays its kernel node with the captured dynamic shared memory size, so the

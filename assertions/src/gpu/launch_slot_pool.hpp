@@ -8,16 +8,25 @@
 // would cost a cudaEventRecord each (300 ns under gVisor, more than the launch budget); a stream
 // gets one every `event_every` launches instead, and a slot that no event covers gets one when
 // its turn comes. Not thread-safe: the back-end holds the device's mutex. Not API.
+//
+// The algorithm is shared by the CUDA and HIP back-ends; `Api` (cuda/cuda_slot_api.hpp,
+// hip/hip_slot_api.hpp) supplies the runtime: event_type, stream_type (both pointers, nullptr =
+// none), status_type with constants `success` and `not_ready`, and static functions
+// create_event(event_type*) (an event without timing), record_event(event, stream),
+// query_event(event) returning a status_type, destroy_event(event).
 #pragma once
-
-#include <cuda_runtime.h>
 
 #include <array>
 #include <cstdint>
 
 namespace tdiag::assertions::detail {
 
+template <typename Api>
 class launch_slot_pool {
+  using event_type = typename Api::event_type;
+  using stream_type = typename Api::stream_type;
+  using status_type = typename Api::status_type;
+
 public:
   static constexpr std::uint32_t slots = 256;        // slot 0 = "not registered"
   static constexpr std::uint32_t graph_first = 224;  // [224, 256): kept by captured launches
@@ -27,8 +36,8 @@ public:
   launch_slot_pool(const launch_slot_pool&) = delete;
   launch_slot_pool& operator=(const launch_slot_pool&) = delete;
   ~launch_slot_pool() {
-    for (cudaEvent_t e : events_)
-      if (e != nullptr) (void)cudaEventDestroy(e);
+    for (event_type e : events_)
+      if (e != nullptr) Api::destroy_event(e);
   }
 
   /// A free slot, or 0 when every slot tried is still in flight. A launch being captured into a
@@ -48,7 +57,7 @@ public:
 
   /// `slot` now holds launch `id`, just launched on `stream`. False when the event could not be
   /// recorded (a broken context, which the caller's next CUDA call reports).
-  bool launched(std::uint32_t slot, std::uint64_t id, cudaStream_t stream) {
+  bool launched(std::uint32_t slot, std::uint64_t id, stream_type stream) {
     owner_[slot] = id;
     stream_[slot] = stream;
     has_event_[slot] = false;
@@ -65,19 +74,18 @@ private:
   static constexpr std::uint32_t lookahead = 32;
 
   struct stream_count {
-    cudaStream_t stream = nullptr;
+    stream_type stream = nullptr;
     std::uint32_t since_event = 0;
     std::uint64_t used = 0;  // for least-recently-used replacement
     bool fresh = true;       // the first launch seen on a stream gets an event
   };
 
   bool record(std::uint32_t slot) {
-    if (events_[slot] == nullptr &&
-        cudaEventCreateWithFlags(&events_[slot], cudaEventDisableTiming) != cudaSuccess) {
+    if (events_[slot] == nullptr && Api::create_event(&events_[slot]) != Api::success) {
       owner_[slot] = retired;
       return false;
     }
-    if (cudaEventRecord(events_[slot], stream_[slot]) != cudaSuccess) {
+    if (Api::record_event(events_[slot], stream_[slot]) != Api::success) {
       owner_[slot] = retired;
       return false;
     }
@@ -85,7 +93,7 @@ private:
     return true;
   }
 
-  stream_count& count_for(cudaStream_t stream) {
+  stream_count& count_for(stream_type stream) {
     ++clock_;
     stream_count* oldest = &counts_[0];
     for (auto& c : counts_) {
@@ -114,14 +122,14 @@ private:
   }
 
   bool free_if_finished(std::uint32_t slot) {
-    const cudaError_t e = cudaEventQuery(events_[slot]);
-    if (e == cudaErrorNotReady) return false;
-    if (e != cudaSuccess) {  // a broken context: the launch that follows reports it
+    const status_type e = Api::query_event(events_[slot]);
+    if (e == Api::not_ready) return false;
+    if (e != Api::success) {  // a broken context: the launch that follows reports it
       owner_[slot] = retired;
       return false;
     }
     const std::uint64_t through = owner_[slot];
-    const cudaStream_t stream = stream_[slot];
+    const stream_type stream = stream_[slot];
     for (std::uint32_t i = 1; i <= normal; ++i)
       if (owner_[i] != retired && owner_[i] <= through && stream_[i] == stream) {
         owner_[i] = 0;
@@ -131,8 +139,8 @@ private:
   }
 
   std::array<std::uint64_t, slots> owner_{};  // launch id holding each slot; 0 = free
-  std::array<cudaStream_t, slots> stream_{};
-  std::array<cudaEvent_t, slots> events_{};
+  std::array<stream_type, slots> stream_{};
+  std::array<event_type, slots> events_{};
   std::array<bool, slots> has_event_{};
   std::array<stream_count, 32> counts_{};
   std::uint64_t clock_ = 0;
