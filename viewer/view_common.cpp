@@ -64,7 +64,7 @@ void draw_ruler(ImDrawList* dl, const time_axis& axis, ImVec2 origin, float heig
         dl->AddLine(ImVec2(mx, origin.y + height * 0.8f), ImVec2(mx, origin.y + height),
                     IM_COL32(100, 105, 115, 255));
     }
-    const std::string label = format_duration(rel + base);
+    const std::string label = format_time_tick(rel + base, step);
     dl->AddText(ImVec2(px + 3.0f, origin.y + (height * 0.55f - font) * 0.5f + 1.0f),
                 palette::text_dim, label.c_str());
   }

@@ -40,6 +40,20 @@ TEST(LoadTrace, CapturedTraceGetsLaunchFlowsFromCorrelationIds) {
   EXPECT_EQ(r.trace.flows.size(), with.kernels.size() + with.copies.size());
 }
 
+// A real capture: `tdiag capture --stacks -- python3 samples/capture_demo/torch_step.py 20` on
+// an H200 (2026-12-02). Its counts as `tdiag capture` printed them there.
+TEST(LoadTrace, OpensAPyTorchRunCapturedOnAnH200) {
+  const auto path =
+      std::filesystem::path(TDIAG_SOURCE_DIR) / "tests" / "data" / "trace" / "h200_torch_step.tdtrace";
+  const load_result r = load_trace(path);
+  EXPECT_EQ(r.trace.metadata.format, "tdtrace");
+  EXPECT_EQ(r.trace.kernels.size(), 510u);
+  EXPECT_EQ(r.trace.copies.size(), 25u);
+  EXPECT_EQ(r.trace.api_calls.size(), 8965u);
+  EXPECT_EQ(r.trace.memory.size(), 816u);
+  EXPECT_EQ(r.trace.flows.size(), 535u);  // every kernel and copy back to its launching call
+}
+
 TEST(LoadTrace, UnknownAndMissingFilesGiveCodedErrors) {
   const auto path = test::temp_path("garbage.bin");
   const char junk[] = "\x01\x02\x03 not a trace";

@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/viewer/format.hpp>
 #include <tensordiag/viewer/time_axis.hpp>
 
 #include <gtest/gtest.h>
@@ -74,6 +75,17 @@ TEST(TimeAxis, CenterOn) {
   a.fit(0, 2000);
   a.center_on(500'000);
   EXPECT_NEAR(a.x_of(500'000), 100.0, 1e-9);
+}
+
+// Ruler labels: ticks 5 ms apart at 4.88 s must not all read "4.88 s".
+TEST(TimeAxis, TickLabelsResolveTheirStep) {
+  using tdiag::view::format_time_tick;
+  EXPECT_EQ(format_time_tick(4.885e9, 5e6), "4.885 s");
+  EXPECT_EQ(format_time_tick(4.890e9, 5e6), "4.890 s");
+  EXPECT_EQ(format_time_tick(4.8851e9, 1e5), "4.8851 s");
+  EXPECT_EQ(format_time_tick(12.5e6, 2.5e6), "12.5 ms");
+  EXPECT_EQ(format_time_tick(2e9, 1e9), "2 s");
+  EXPECT_EQ(format_time_tick(750.0, 50.0), "750 ns");
 }
 
 } // namespace

@@ -4,9 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <utility>
 
 namespace tdiag::view {
 namespace {
@@ -32,6 +34,23 @@ std::string format_duration(double ns) {
   if (a < 1e9)
     return sig3(ns / 1e6, "ms");
   return sig3(ns / 1e9, "s");
+}
+
+std::string format_time_tick(double ns, double step_ns) {
+  const double a = std::fabs(ns);
+  const auto [scale, unit] = a < 1e3   ? std::pair{1.0, "ns"}
+                             : a < 1e6 ? std::pair{1e3, "µs"}
+                             : a < 1e9 ? std::pair{1e6, "ms"}
+                                       : std::pair{1e9, "s"};
+  // As many decimals as the step needs, so that neighbouring ticks never read the same.
+  const double step = step_ns / scale;
+  int decimals = step > 0 ? static_cast<int>(std::clamp(std::ceil(-std::log10(step) - 1e-9), 0.0, 9.0)) : 0;
+  while (decimals < 9 && step > 0) {  // a step of 2.5 needs one decimal more than its magnitude
+    const double scaled = step * std::pow(10.0, decimals);
+    if (std::fabs(scaled - std::round(scaled)) < 1e-6 * scaled) break;
+    ++decimals;
+  }
+  return fmt::format("{:.{}f} {}", ns / scale, decimals, unit);
 }
 
 std::string format_bytes(double bytes) {

@@ -14,6 +14,8 @@ namespace tdiag::view {
 
 /// "850 ns", "12.3 µs", "4.56 ms", "1.23 s".
 [[nodiscard]] std::string format_duration(double ns);
+/// A ruler label for time `ns` on ticks `step_ns` apart: enough decimals to tell ticks apart.
+[[nodiscard]] std::string format_time_tick(double ns, double step_ns);
 /// "512 B", "1.5 KiB", "3.00 GiB".
 [[nodiscard]] std::string format_bytes(double bytes);
 /// A tick step (1, 2 or 5 times a power of ten ns) so ticks are at least `min_px` apart.
