@@ -3,6 +3,7 @@
 //
 // The runtime: per-device failure buffers, the launch path, checking, delivery, the watchdog and
 // the check at exit.
+#include "capture_hooks.hpp"
 #include "host_ticks.hpp"
 #include "runtime_state.hpp"
 
@@ -95,6 +96,7 @@ device_state& device_for(runtime_state& st, backend& be, int device) {
 
 [[gnu::noinline]] device_state& create_device(runtime_state& st, backend& be, int device,
                                               std::size_t n, const std::shared_ptr<backend>& owner) {
+  refresh_capture_hooks();  // after the back-end's start, which may have loaded an injected capture
   std::lock_guard lock(st.mutex);
   const std::size_t now = st.device_count.load(std::memory_order_acquire);
   for (std::size_t i = n; i < now; ++i) {
@@ -204,6 +206,36 @@ std::vector<device_failures> collect(runtime_state& st, bool acknowledge, bool o
   return all;
 }
 
+// Each failing site, as its report names it, into a running capture's trace.
+void send_to_capture(const report& r) {
+  const auto hook = current_capture_hooks().assertion.load(std::memory_order_acquire);
+  if (hook == nullptr) return;
+  for (const auto& d : r.diagnostics) {
+    std::int64_t launch_id = 0, device = 0;
+    std::uint64_t stream = 0;
+    std::uint32_t block[3] = {}, thread[3] = {};
+    std::string condition;
+    for (const auto& f : d.fields) {
+      const auto* number = std::get_if<std::int64_t>(&f.value.value);
+      const auto* text = std::get_if<std::string>(&f.value.value);
+      const auto* list = std::get_if<field_value::list>(&f.value.value);
+      if (f.name == "launch_id" && number) launch_id = *number;
+      else if (f.name == "device" && number) device = *number;
+      else if (f.name == "stream" && text) stream = std::strtoull(text->c_str(), nullptr, 16);
+      else if (f.name == "condition" && text) condition = *text;
+      else if ((f.name == "block" || f.name == "thread") && list && list->size() == 3)
+        for (int i = 0; i < 3; ++i)
+          if (const auto* v = std::get_if<std::int64_t>(&(*list)[i].value))
+            (f.name == "block" ? block : thread)[i] = static_cast<std::uint32_t>(*v);
+    }
+    const std::string site = d.location.file.empty()
+                                 ? condition
+                                 : fmt::format("{}:{}: {}", d.location.file, d.location.line, condition);
+    hook(static_cast<std::uint64_t>(launch_id), static_cast<std::int32_t>(device), stream,
+         site.c_str(), d.message.c_str(), block, thread);
+  }
+}
+
 std::optional<report> take(runtime_state& st, std::string_view reason) {
   auto failures = collect(st, true, true);
   if (failures.empty()) return std::nullopt;
@@ -212,7 +244,9 @@ std::optional<report> take(runtime_state& st, std::string_view reason) {
     std::lock_guard lock(st.mutex);
     config = st.config;
   }
-  return build_report(failures, config, reason);
+  report r = build_report(failures, config, reason);
+  send_to_capture(r);
+  return r;
 }
 
 void at_exit() noexcept {
@@ -364,6 +398,8 @@ void launch_kernel(launch_request& request, const launch_site_info& site) {
     if (st.config.capture_stacks) info.stack = capture_raw_stack(1);
     else info.stack.size = 0;
     request.launch_id = st.registry->record(info);
+    if (const auto hook = current_capture_hooks().launch.load(std::memory_order_acquire))
+      hook(request.launch_id, site.kernel_name != nullptr ? site.kernel_name : "");
   }
   if (be.launch(request) == launch_status::trapped) report_trapped_launch(st, enabled);
 }
@@ -411,6 +447,7 @@ void configure(const runtime_config& config) {
     std::lock_guard lock(st.watchdog_mutex);
     stop_watchdog_locked(st);
   }
+  refresh_capture_hooks();
   std::vector<std::pair<std::shared_ptr<backend>, int>> in_use;
   {
     std::lock_guard lock(st.mutex);
