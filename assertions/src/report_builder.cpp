@@ -32,8 +32,10 @@ std::string display_path(const std::string& file) {
   std::error_code ec;
   const auto cwd = std::filesystem::current_path(ec);
   if (ec || file.empty() || file.front() != '/') return file;
+  // `a/../b` as a header included from a sibling folder spells it: shown as `b`.
+  const std::string normal = std::filesystem::path(file).lexically_normal().string();
   const std::string prefix = cwd.string() + "/";
-  return file.rfind(prefix, 0) == 0 ? file.substr(prefix.size()) : file;
+  return normal.rfind(prefix, 0) == 0 ? normal.substr(prefix.size()) : normal;
 }
 
 std::string triple(const std::uint32_t* v) { return fmt::format("({},{},{})", v[0], v[1], v[2]); }

@@ -7,6 +7,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
 #include <chrono>
 #include <unistd.h>
 
@@ -34,6 +37,21 @@ const field_value* diagnostic::find_field(std::string_view name) const noexcept 
   return it == fields.end() ? nullptr : &it->value;
 }
 
+namespace {
+// The process's rank as its launcher sets it: ours, then torchrun, Open MPI, MPICH/PMI, Slurm.
+std::optional<std::int64_t> rank_from_environment() {
+  for (const char* name : {"TDIAG_RANK", "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == 0) continue;
+    std::int64_t rank = 0;
+    const char* end = value + std::strlen(value);
+    const auto [ptr, ec] = std::from_chars(value, end, rank);
+    if (ec == std::errc{} && ptr == end && rank >= 0) return rank;
+  }
+  return std::nullopt;
+}
+} // namespace
+
 report_metadata make_report_metadata(std::string tool) {
   report_metadata meta;
   meta.tool = std::move(tool);
@@ -43,6 +61,7 @@ report_metadata make_report_metadata(std::string tool) {
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) == 0) meta.host = host;
   meta.pid = static_cast<std::int64_t>(getpid());
+  meta.rank = rank_from_environment();
   return meta;
 }
 

@@ -57,14 +57,19 @@ class device_scope {
 public:
   explicit device_scope(int device) {
     TDIAG_DETAIL_HIP(hipGetDevice(&previous_), device);
-    if (previous_ != device) TDIAG_DETAIL_HIP(hipSetDevice(device), device);
+    if (previous_ == device) return;
+    TDIAG_DETAIL_HIP(hipSetDevice(device), device);
+    switched_ = true;
   }
   device_scope(const device_scope&) = delete;
   device_scope& operator=(const device_scope&) = delete;
-  ~device_scope() { (void)hipSetDevice(previous_); }
+  ~device_scope() {
+    if (switched_) (void)hipSetDevice(previous_);
+  }
 
 private:
   int previous_ = 0;
+  bool switched_ = false;
 };
 
 // A buffer in device memory (no PCIe atomics) has its slot table and host shadow apart.
@@ -74,6 +79,13 @@ struct device_allocation {
   void* shadow = nullptr;
 };
 
+// LDS of one kernel as ROCclr sees it: the dispatch packet's group_segment_size is
+// static_bytes + the launch's dynamic size, which may not exceed dynamic_limit.
+struct kernel_lds {
+  std::uint64_t static_bytes = 0;
+  std::uint64_t dynamic_limit = 0;
+};
+
 // Launch slots of one device: slot -> launch id in host-mapped memory, read by failing threads.
 struct device_slots {
   std::mutex mutex;
@@ -81,7 +93,7 @@ struct device_slots {
   std::uint64_t* table_device = nullptr;
   launch_slot_pool pool;
   hipStream_t copy_stream = nullptr;  // reads and writes: never waits for running kernels
-  std::unordered_map<const void*, std::uint64_t> dynamic_limit;  // per kernel, queried once
+  std::unordered_map<const void*, kernel_lds> lds;  // per kernel, queried once
   void* bound = nullptr;          // failure buffer's device address
   std::size_t bound_modules = 0;  // modules that have it
   std::vector<device_allocation> separate;  // non-coherent buffers, until freed
@@ -116,8 +128,9 @@ private:
   }
 
   // Whether device atomics reach host memory over the link (PCIe atomics, or xGMI to the CPU).
-  // ROCm 5.2 answers hipErrorInvalidValue for this attribute (its switch lacks the case): an
-  // unknown answer counts as "no", since device memory is correct everywhere, only slower to read.
+  // hipamd's hipDeviceGetAttribute of the ROCm 5 era has no case for it and answers
+  // hipErrorInvalidValue (read in its source, not run): an unknown answer counts as "no", since
+  // device memory is correct everywhere, only slower to read.
   static bool host_native_atomics(int device) {
     int value = 0;
     if (hipDeviceGetAttribute(&value, hipDeviceAttributeHostNativeAtomicSupported, device) !=
@@ -298,23 +311,27 @@ private:
     std::lock_guard lock(s.mutex);
     std::uint32_t slot = s.table_host != nullptr ? s.pool.acquire(capturing) : 0;
     if (slot != 0) {
-      const std::uint64_t rounded =
-          (r.shared_memory + slot_granularity - 1) / slot_granularity * slot_granularity + slot;
-      auto limit = s.dynamic_limit.find(r.kernel);
-      if (limit == s.dynamic_limit.end()) {
-        // On AMD: the LDS of a work-group minus the kernel's static LDS.
+      auto lds = s.lds.find(r.kernel);
+      if (lds == s.lds.end()) {
         hipFuncAttributes attributes{};
-        std::uint64_t allowed = 0;
-        if (hipFuncGetAttributes(&attributes, r.kernel) == hipSuccess)
-          allowed = static_cast<std::uint64_t>(attributes.maxDynamicSharedSizeBytes);
-        else
+        kernel_lds k;
+        if (hipFuncGetAttributes(&attributes, r.kernel) == hipSuccess) {
+          k.static_bytes = attributes.sharedSizeBytes;
+          k.dynamic_limit = static_cast<std::uint64_t>(attributes.maxDynamicSharedSizeBytes);
+        } else {
           (void)hipGetLastError();  // a kernel HIP cannot describe just launches with slot 0
-        limit = s.dynamic_limit.emplace(r.kernel, allowed).first;
+        }
+        lds = s.lds.emplace(r.kernel, k).first;
       }
-      if (rounded <= limit->second) {
+      // Unlike CUDA the device sees only the total LDS (gpu_fail.h), so the padding makes
+      // static + dynamic == slot (mod 256) rather than rounding the dynamic size alone.
+      const std::uint64_t padded =
+          r.shared_memory +
+          ((slot - lds->second.static_bytes - r.shared_memory) & (slot_granularity - 1));
+      if (padded <= lds->second.dynamic_limit) {
         __atomic_store_n(&s.table_host[slot], r.launch_id | (capturing ? graph_flag : 0),
                          __ATOMIC_RELEASE);
-        shared = rounded;
+        shared = padded;
       } else {
         slot = 0;  // no room for the slot bytes: the record carries launch id 0 and flags 1
       }

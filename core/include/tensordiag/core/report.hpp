@@ -115,7 +115,8 @@ struct report_metadata {
   friend bool operator==(const report_metadata&, const report_metadata&) = default;
 };
 
-/// Metadata for a report made by this process now: version, time, host name and pid.
+/// Metadata for a report made by this process now: version, time, host name, pid, and the rank
+/// its launcher set (TDIAG_RANK, then RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID).
 [[nodiscard]] report_metadata make_report_metadata(std::string tool = "tensordiag");
 
 struct report {

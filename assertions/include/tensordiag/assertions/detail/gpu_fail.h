@@ -38,11 +38,13 @@ TDIAG_DEVICE inline void current_launch(buffer_header* h, failure_origin& o) {
     o.flags = 1;
   }
 #else
-  // No register holds the dynamic LDS size on AMD: the dispatch packet's group_segment_size
-  // (hsa_kernel_dispatch_packet_t, byte offset 28 by the HSA spec) is static + dynamic LDS, as
-  // ROCclr fills it. The C cast converts from the constant address space (no C++ cast does).
+  // No register holds the dynamic LDS size on AMD. The dispatch packet's group_segment_size
+  // (hsa_kernel_dispatch_packet_t, byte offset 28 by the HSA spec) is static + dynamic LDS, and
+  // the HIP back-end pads the dynamic part so that the sum is slot mod 256. Not minus
+  // __builtin_amdgcn_groupstaticsize(): in this non-inlined callee it is 0, not the kernel's.
+  // The C cast converts from the constant address space (no C++ cast does).
   const auto* packet = (const std::uint32_t*)__builtin_amdgcn_dispatch_ptr();
-  const unsigned slot = (packet[7] - __builtin_amdgcn_groupstaticsize()) & 0xffu;
+  const unsigned slot = packet[7] & 0xffu;
   const auto* slots = reinterpret_cast<const std::uint64_t*>(h->reserved[0]);
   if (slot != 0 && slots != nullptr) {
     const std::uint64_t entry = load_acquire(&slots[slot]);
