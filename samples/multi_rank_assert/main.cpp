@@ -6,7 +6,7 @@
 // names its rank and device and goes to DIR/rank<r>.json, and `tdiag report merge DIR/rank*.json`
 // makes one report of them. On the CPU back-end (main.cpp) the ranks share the host; built by
 // nvcc (main.cu) rank r runs on GPU r mod the number of GPUs.
-// Usage: multi_rank_assert [--ranks N] [--out DIR]. Exit 0 when every rank reported exactly its
+// Usage: multi_rank_assert [--ranks N] [--out DIR] (each rank runs as `--rank r`). Exit 0 when every rank reported exactly its
 // own failure.
 #include "../gather_index_check/gather_kernel.h"
 #include "../gather_index_check/sample_array.h"
@@ -20,8 +20,11 @@
 #include <filesystem>
 #include <string>
 #include <vector>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char** environ;
 
 namespace {
 
@@ -72,14 +75,23 @@ int run_rank(int rank, const std::filesystem::path& out) {
 } // namespace
 
 int main(int argc, char** argv) {
-  int ranks = 4;
+  int ranks = 4, rank = -1;
   std::filesystem::path out = "multi_rank_reports";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--ranks" && i + 1 < argc) ranks = std::atoi(argv[++i]);
+    else if (a == "--rank" && i + 1 < argc) rank = std::atoi(argv[++i]);
     else if (a == "--out" && i + 1 < argc) out = argv[++i];
     else {
       std::fprintf(stderr, "usage: %s [--ranks N] [--out DIR]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (rank >= 0) {  // one rank, started by the launcher below
+    try {
+      return run_rank(rank, out);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "rank %d: %s\n", rank, e.what());
       return 2;
     }
   }
@@ -88,13 +100,16 @@ int main(int argc, char** argv) {
   for (int r = 0; r < 1024; ++r)  // reports of an earlier run must not join this one's
     std::filesystem::remove(out / ("rank" + std::to_string(r) + ".json"));
   std::fflush(stdout);
-  // Fork before any device call: a CUDA context does not survive fork().
+  // The launcher: one fresh process per rank, as torchrun or mpirun start them (a forked copy of
+  // a process that loaded the GPU driver may not use the GPU).
   std::vector<pid_t> children;
   for (int r = 0; r < ranks; ++r) {
-    const pid_t pid = fork();
-    if (pid == 0) _exit(run_rank(r, out));
-    if (pid < 0) {
-      std::perror("fork");
+    std::string rank_arg = std::to_string(r), out_arg = out.string();
+    char* child_argv[] = {argv[0], const_cast<char*>("--rank"), rank_arg.data(),
+                          const_cast<char*>("--out"), out_arg.data(), nullptr};
+    pid_t pid = 0;
+    if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, child_argv, environ) != 0) {
+      std::perror("posix_spawn");
       return 2;
     }
     children.push_back(pid);
