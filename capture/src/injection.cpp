@@ -86,6 +86,7 @@ options options::from_environment() {
   if (env_flag("TDIAG_CAPTURE_EXCLUSIVE", false))
     o.output = claim_output(o.output);
   o.stacks = env_flag("TDIAG_CAPTURE_STACKS", o.stacks);
+  o.callbacks = env_flag("TDIAG_CAPTURE_CALLBACKS", o.callbacks);
   o.runtime_api = env_flag("TDIAG_CAPTURE_RUNTIME_API", o.runtime_api);
   o.driver_api = env_flag("TDIAG_CAPTURE_DRIVER_API", o.driver_api);
   if (const auto mb = env_number("TDIAG_CAPTURE_BUFFER_MB", 0); mb > 0 && mb <= 1024)

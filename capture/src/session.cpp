@@ -139,7 +139,10 @@ void session::begin() {
                 "cuptiSetThreadIdType");
     check_cupti(cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed),
                 "cuptiActivityRegisterCallbacks");
-    subscribe();
+    if (options_.callbacks || options_.stacks)
+      subscribe();
+    else
+      callbacks_status_ = "off (options)";
     enable_activities();
   } catch (...) {
     end();

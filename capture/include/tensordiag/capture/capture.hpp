@@ -25,6 +25,9 @@ struct options {
   /// Capture the host stack of every kernel launch and stream-ordered allocation through the
   /// CUPTI callback API (symbolized on the writer side, never on the launching thread).
   bool stacks = false;
+  /// Subscribe to CUPTI callbacks: tensordiag launch ids on kernels, teardown flushes (and the
+  /// stacks above). Off: activity records only, for the least overhead; `stacks` turns it on.
+  bool callbacks = true;
   /// Runtime API activity records (cudaXxx), and driver API records (cuXxx).
   bool runtime_api = true;
   bool driver_api = true;
@@ -39,7 +42,7 @@ struct options {
   /// CUPTI's periodic flush of full buffers, in milliseconds (0 = CUPTI's heuristics).
   std::uint32_t flush_period_ms = 500;
 
-  /// Options from TDIAG_CAPTURE_OUTPUT, TDIAG_CAPTURE_STACKS (1/0), TDIAG_CAPTURE_RUNTIME_API,
+  /// Options from TDIAG_CAPTURE_OUTPUT, TDIAG_CAPTURE_STACKS (1/0), TDIAG_CAPTURE_CALLBACKS (1/0), TDIAG_CAPTURE_RUNTIME_API,
   /// TDIAG_CAPTURE_DRIVER_API, TDIAG_CAPTURE_BUFFER_MB, TDIAG_CAPTURE_DEVICE_BUFFER_MB, TDIAG_CAPTURE_ZSTD_LEVEL,
   /// TDIAG_CAPTURE_FLUSH_MS. With TDIAG_CAPTURE_EXCLUSIVE=1 (what `tdiag capture` sets) the
   /// first process to claim TDIAG_CAPTURE_OUTPUT writes it and later ones (workers,
