@@ -8,7 +8,6 @@
 #include <bit>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 
 namespace tdiag::trace {
 namespace {
