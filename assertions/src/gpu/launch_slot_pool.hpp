@@ -13,7 +13,8 @@
 // hip/hip_slot_api.hpp) supplies the runtime: event_type, stream_type (both pointers, nullptr =
 // none), status_type with constants `success` and `not_ready`, and static functions
 // create_event(event_type*) (an event without timing), record_event(event, stream),
-// query_event(event) returning a status_type, destroy_event(event).
+// query_event(event) returning a status_type, destroy_event(event), and capturing(stream): true
+// when the stream is being captured into a graph (or is gone), where no event may be recorded.
 #pragma once
 
 #include <array>
@@ -117,7 +118,9 @@ private:
           stream_[j] == stream_[slot])
         return free_if_finished(j) && owner_[slot] == 0;
     }
-    record(slot);  // covers it from its next turn on
+    // An event recorded now covers it from its next turn on; never into a stream that is being
+    // captured since the launch: the event would become a node of the user's graph.
+    if (!Api::capturing(stream_[slot])) record(slot);
     return false;
   }
 
