@@ -49,7 +49,9 @@ constexpr std::uintptr_t max_frame_bytes = std::uintptr_t{1} << 24;
 
 // The rule of the previous frame, now that its caller's stack pointer (= the previous frame's
 // CFA) and frame pointer are known.
-void learn_previous(const unwind_state& s, std::uintptr_t cfa, std::uintptr_t caller_fp) noexcept {
+// Reads saved words just below the CFA, which sanitizers may count as another frame's redzone.
+__attribute__((no_sanitize("address", "undefined"))) void learn_previous(
+    const unwind_state& s, std::uintptr_t cfa, std::uintptr_t caller_fp) noexcept {
   using namespace detail;
   if (!s.learn || s.depth == 0 || cfa <= s.sp || cfa - s.sp > max_frame_bytes) return;
   const auto* at_cfa = reinterpret_cast<const std::uintptr_t*>(cfa);
