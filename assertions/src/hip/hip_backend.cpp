@@ -29,7 +29,10 @@ constexpr std::uint32_t launch_slots = launch_slot_pool::slots;
 // the life of the process, and their table values carry graph_flag (failure_origin::flags = 2).
 constexpr std::uint64_t graph_flag = 1ull << 63;
 constexpr std::uint64_t slot_granularity = 256;
-constexpr std::size_t table_bytes = launch_slots * sizeof(std::uint64_t);
+// Slot -> launch id, then slot -> the launch's total LDS: a plain hipLaunchKernelGGL launch whose
+// LDS happens to leave a nonzero remainder mod 256 must not pass for a tensordiag launch, so the
+// device takes a slot's launch id only when its dispatch packet's LDS matches (gpu_fail.h).
+constexpr std::size_t table_bytes = 2 * launch_slots * sizeof(std::uint64_t);
 
 [[noreturn]] void throw_hip(hipError_t e, const char* call, int device) {
   diagnostic d;
@@ -329,6 +332,8 @@ private:
           r.shared_memory +
           ((slot - lds->second.static_bytes - r.shared_memory) & (slot_granularity - 1));
       if (padded <= lds->second.dynamic_limit) {
+        __atomic_store_n(&s.table_host[launch_slots + slot], lds->second.static_bytes + padded,
+                         __ATOMIC_RELAXED);
         __atomic_store_n(&s.table_host[slot], r.launch_id | (capturing ? graph_flag : 0),
                          __ATOMIC_RELEASE);
         shared = padded;

@@ -43,10 +43,13 @@ TDIAG_DEVICE inline void current_launch(buffer_header* h, failure_origin& o) {
   // the HIP back-end pads the dynamic part so that the sum is slot mod 256. Not minus
   // __builtin_amdgcn_groupstaticsize(): in this non-inlined callee it is 0, not the kernel's.
   // The C cast converts from the constant address space (no C++ cast does).
+  // The table's second half holds each slot's expected LDS total: a plain launch whose LDS only
+  // happens to leave a remainder is not taken for the slot's tensordiag launch.
   const auto* packet = (const std::uint32_t*)__builtin_amdgcn_dispatch_ptr();
   const unsigned slot = packet[7] & 0xffu;
   const auto* slots = reinterpret_cast<const std::uint64_t*>(h->reserved[0]);
-  if (slot != 0 && slots != nullptr) {
+  constexpr unsigned slot_count = 256;  // launch_slot_pool::slots
+  if (slot != 0 && slots != nullptr && load_acquire(&slots[slot_count + slot]) == packet[7]) {
     const std::uint64_t entry = load_acquire(&slots[slot]);
     o.launch_id = entry & ~(1ull << 63);
     o.flags = (entry >> 63) != 0 ? 2 : 0;
