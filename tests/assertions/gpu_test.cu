@@ -136,6 +136,21 @@ TEST_F(Gpu, EightHostThreadsTimesEightStreamsAttribution) {
   for (auto s : streams) be->destroy_stream(0, s);
 }
 
+// A plain launch whose dynamic shared memory size decodes as a slot is not taken for that slot's
+// tensordiag launch: tdiag::launch recorded a different size with the slot (here the tdiag
+// launches use no shared memory, so their sizes are the slot numbers themselves).
+TEST_F(Gpu, PlainLaunchWithAnOddSharedSizeIsNotCreditedToASlot) {
+  for (int i = 0; i < 300; ++i) TDIAG_LAUNCH(marker_kernel, 1, 1, 0, nullptr, -1LL);  // every slot
+  ASSERT_NO_THROW(synchronize_and_check());
+  for (unsigned bytes : {256u + 1, 1024u + 7, 2048u + 100}) {
+    always_fail_kernel<<<1, 2, bytes>>>();
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    auto r = take_failures();
+    ASSERT_TRUE(r.has_value()) << bytes;
+    EXPECT_THAT(r->diagnostics.at(0).message, HasSubstr("launched without tdiag::launch")) << bytes;
+  }
+}
+
 TEST_F(Gpu, PlainTripleChevronLaunchStillRecords) {
   // ctest runs each test in its own process: one tdiag::launch binds the device's buffer first
   // (an unbound module traps instead of recording, which would end the process's context).

@@ -111,7 +111,10 @@ private:
     TDIAG_DETAIL_CUDA(cudaSetDevice(device), device);
     // Buffer and slot table in one pinned, mapped allocation: readable after a trap, no
     // managed memory, no compute-capability rule.
-    const std::size_t table_bytes = launch_slots * sizeof(std::uint64_t);
+    // Slot -> launch id, then slot -> the dynamic shared memory size it was launched with: a
+    // plain <<<>>> launch with an odd size decodes a slot too, and must not pass for the slot's
+    // tensordiag launch (gpu_fail.h compares the two).
+    const std::size_t table_bytes = 2 * launch_slots * sizeof(std::uint64_t);
     void* host = nullptr;
     TDIAG_DETAIL_CUDA(cudaHostAlloc(&host, bytes + table_bytes,
                                     cudaHostAllocMapped | cudaHostAllocPortable),
@@ -207,6 +210,7 @@ private:
         limit = s.dynamic_limit.emplace(r.kernel, allowed).first;
       }
       if (rounded <= limit->second) {
+        __atomic_store_n(&s.table_host[launch_slots + slot], rounded, __ATOMIC_RELAXED);
         __atomic_store_n(&s.table_host[slot], r.launch_id | (capturing ? graph_flag : 0),
                          __ATOMIC_RELEASE);
         shared = rounded;

@@ -25,14 +25,6 @@ struct cuda_slot_api {
     return cudaEventRecord(event, stream);
   }
   static status_type query_event(event_type event) { return cudaEventQuery(event); }
-  static bool capturing(stream_type stream) {
-    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(stream, &status) != cudaSuccess) {
-      (void)cudaGetLastError();  // a stream gone since its launch: not a sticky error
-      return true;               // (no event is recorded on it)
-    }
-    return status != cudaStreamCaptureStatusNone;
-  }
   static void destroy_event(event_type event) { (void)cudaEventDestroy(event); }
 };
 

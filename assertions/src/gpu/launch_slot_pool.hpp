@@ -6,15 +6,17 @@
 // given to another launch once its kernel has finished. Events tell: they complete in stream
 // order, so one completed event frees every older slot of its stream. One event per launch
 // would cost a cudaEventRecord each (300 ns under gVisor, more than the launch budget); a stream
-// gets one every `event_every` launches instead, and a slot that no event covers gets one when
-// its turn comes. Not thread-safe: the back-end holds the device's mutex. Not API.
+// gets one at its first launch and every `event_every` launches after, and at every launch while
+// slots are short. A user's stream is touched only inside the launch made on it (it may be
+// destroyed right after), so the last few launches of a stream that goes quiet keep their slots
+// until it launches again; when none is free a launch gets slot 0 and its failures are reported
+// as not registered. Not thread-safe: the back-end holds the device's mutex. Not API.
 //
 // The algorithm is shared by the CUDA and HIP back-ends; `Api` (cuda/cuda_slot_api.hpp,
 // hip/hip_slot_api.hpp) supplies the runtime: event_type, stream_type (both pointers, nullptr =
 // none), status_type with constants `success` and `not_ready`, and static functions
 // create_event(event_type*) (an event without timing), record_event(event, stream),
-// query_event(event) returning a status_type, destroy_event(event), and capturing(stream): true
-// when the stream is being captured into a graph (or is gone), where no event may be recorded.
+// query_event(event) returning a status_type, destroy_event(event).
 #pragma once
 
 #include <array>
@@ -52,6 +54,7 @@ public:
       if (owner_[slot] == 0) return slot;
       if (owner_[slot] == retired) continue;
       if (free_through_cover(slot)) return slot;
+      short_ = true;  // a slot still held: cover every launch until slots come back
     }
     return 0;
   }
@@ -63,7 +66,7 @@ public:
     stream_[slot] = stream;
     has_event_[slot] = false;
     stream_count& c = count_for(stream);
-    if (++c.since_event < event_every && !c.fresh) return true;
+    if (++c.since_event < event_every && !c.fresh && !short_) return true;
     c.since_event = 0;
     c.fresh = false;
     return record(slot);
@@ -109,8 +112,8 @@ private:
   }
 
   // Frees `slot` if a completed event of its stream covers it: the latest event-bearing slot of
-  // the same stream among the next `lookahead` slots, or its own. A slot no event covers gets one
-  // now and waits for its next turn.
+  // the same stream among the next `lookahead` slots, or its own. A slot no event covers waits for
+  // a later event of its stream.
   bool free_through_cover(std::uint32_t slot) {
     for (std::uint32_t k = lookahead; k-- > 0;) {
       const std::uint32_t j = (slot - 1 + k) % normal + 1;
@@ -118,9 +121,6 @@ private:
           stream_[j] == stream_[slot])
         return free_if_finished(j) && owner_[slot] == 0;
     }
-    // An event recorded now covers it from its next turn on; never into a stream that is being
-    // captured since the launch: the event would become a node of the user's graph.
-    if (!Api::capturing(stream_[slot])) record(slot);
     return false;
   }
 
@@ -138,6 +138,7 @@ private:
         owner_[i] = 0;
         has_event_[i] = false;
       }
+    short_ = false;
     return true;
   }
 
@@ -147,6 +148,7 @@ private:
   std::array<bool, slots> has_event_{};
   std::array<stream_count, 32> counts_{};
   std::uint64_t clock_ = 0;
+  bool short_ = false;  // the last acquire met a slot still held: every launch gets an event
   std::uint32_t next_ = 1;
   std::uint32_t next_graph_ = graph_first;
 };

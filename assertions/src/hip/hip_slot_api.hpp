@@ -25,14 +25,6 @@ struct hip_slot_api {
     return hipEventRecord(event, stream);
   }
   static status_type query_event(event_type event) { return hipEventQuery(event); }
-  static bool capturing(stream_type stream) {
-    hipStreamCaptureStatus status = hipStreamCaptureStatusNone;
-    if (hipStreamIsCapturing(stream, &status) != hipSuccess) {
-      (void)hipGetLastError();  // a stream gone since its launch: no event is recorded on it
-      return true;
-    }
-    return status != hipStreamCaptureStatusNone;
-  }
   static void destroy_event(event_type event) { (void)hipEventDestroy(event); }
 };
 

@@ -18,15 +18,19 @@ TDIAG_DEVICE inline void trap() {
 
 /// Launch id of the running grid. tdiag::launch encodes a launch-slot index in the low 8 bits of
 /// the dynamic shared memory size (rounded to 256 + slot); the slot table after the buffer's
-/// reserved words maps slot -> launch id (bit 63 set for a launch captured into a graph). Slot 0 means "not launched through tensordiag": the
-/// record then carries the hardware grid id and flags = 1, and the host says so.
+/// reserved words maps slot -> launch id (bit 63 set for a launch captured into a graph). Slot 0
+/// means "not launched through tensordiag": the record then carries the hardware grid id and
+/// flags = 1, and the host says so.
 TDIAG_DEVICE inline void current_launch(buffer_header* h, failure_origin& o) {
 #if TDIAG_HAS_CUDA
+  // The table's second half holds the size each slot was launched with: a plain launch whose
+  // odd size only decodes as a slot is not taken for the slot's tensordiag launch.
   unsigned dyn = 0;
   asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn));
   const unsigned slot = dyn & 0xffu;
   const auto* slots = reinterpret_cast<const std::uint64_t*>(h->reserved[0]);
-  if (slot != 0 && slots != nullptr) {
+  constexpr unsigned slot_count = 256;  // launch_slot_pool::slots
+  if (slot != 0 && slots != nullptr && load_acquire(&slots[slot_count + slot]) == dyn) {
     // Bit 63: the slot belongs to a launch captured into a CUDA graph (flags 2 = graph replay).
     const std::uint64_t entry = load_acquire(&slots[slot]);
     o.launch_id = entry & ~(1ull << 63);
