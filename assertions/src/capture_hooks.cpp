@@ -13,8 +13,9 @@ capture_hooks& current_capture_hooks() noexcept {
 
 void refresh_capture_hooks() noexcept {
   auto& hooks = current_capture_hooks();
-  hooks.launch.store(reinterpret_cast<capture_launch_fn>(dlsym(RTLD_DEFAULT, "tdiag_capture_record_launch")),
-                     std::memory_order_release);
+  hooks.launch.store(
+      reinterpret_cast<capture_launch_fn>(dlsym(RTLD_DEFAULT, "tdiag_capture_record_launch")),
+      std::memory_order_release);
   hooks.assertion.store(
       reinterpret_cast<capture_assertion_fn>(dlsym(RTLD_DEFAULT, "tdiag_capture_record_assertion")),
       std::memory_order_release);

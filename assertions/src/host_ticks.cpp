@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <thread>
-
 #include <time.h>
 
 namespace tdiag::assertions::detail {
@@ -26,7 +25,9 @@ const anchor start;
 
 } // namespace
 
-std::int64_t realtime_ns_fallback() noexcept { return clock_ns(CLOCK_REALTIME); }
+std::int64_t realtime_ns_fallback() noexcept {
+  return clock_ns(CLOCK_REALTIME);
+}
 
 std::int64_t ticks_to_realtime_ns(std::uint64_t ticks) noexcept {
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -37,9 +38,12 @@ std::int64_t ticks_to_realtime_ns(std::uint64_t ticks) noexcept {
     span = clock_ns(CLOCK_MONOTONIC) - start.monotonic;
   }
   const std::uint64_t elapsed_ticks = host_ticks() - start.ticks;
-  if (elapsed_ticks == 0) return start.realtime;
-  const long double ns_per_tick = static_cast<long double>(span) / static_cast<long double>(elapsed_ticks);
-  const long double delta = (static_cast<long double>(ticks) - static_cast<long double>(start.ticks)) * ns_per_tick;
+  if (elapsed_ticks == 0)
+    return start.realtime;
+  const long double ns_per_tick =
+      static_cast<long double>(span) / static_cast<long double>(elapsed_ticks);
+  const long double delta =
+      (static_cast<long double>(ticks) - static_cast<long double>(start.ticks)) * ns_per_tick;
   return start.realtime + static_cast<std::int64_t>(delta);
 #else
   return static_cast<std::int64_t>(ticks);

@@ -6,11 +6,8 @@
 // names its rank and device and goes to DIR/rank<r>.json, and `tdiag report merge DIR/rank*.json`
 // makes one report of them. On the CPU back-end (main.cpp) the ranks share the host; built by
 // nvcc (main.cu) rank r runs on GPU r mod the number of GPUs.
-// Usage: multi_rank_assert [--ranks N] [--out DIR] (each rank runs as `--rank r`). Exit 0 when every rank reported exactly its
-// own failure.
-#include "../gather_index_check/gather_kernel.h"
-#include "../gather_index_check/sample_array.h"
-
+// Usage: multi_rank_assert [--ranks N] [--out DIR] (each rank runs as `--rank r`). Exit 0 when
+// every rank reported exactly its own failure.
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/assertions/runtime.hpp>
 #include <tensordiag/core/report_io.hpp>
@@ -18,11 +15,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <string>
-#include <vector>
 #include <spawn.h>
+#include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
+
+#include "../gather_index_check/gather_kernel.h"
+#include "../gather_index_check/sample_array.h"
 
 extern char** environ;
 
@@ -31,26 +31,33 @@ namespace {
 constexpr int table_size = 1000, threads = 256, blocks = 64, n = threads * blocks;
 
 // Where rank r's bad index sits and what it holds: both tell the ranks apart in the reports.
-int bad_position(int rank) { return 997 * rank + 7; }
-int bad_value(int rank) { return table_size + rank; }
+int bad_position(int rank) {
+  return 997 * rank + 7;
+}
+int bad_value(int rank) {
+  return table_size + rank;
+}
 
 std::int64_t int_field(const tdiag::diagnostic& d, const char* name) {
   for (const auto& f : d.fields)
     if (f.name == name)
-      if (const auto* v = std::get_if<std::int64_t>(&f.value.value)) return *v;
+      if (const auto* v = std::get_if<std::int64_t>(&f.value.value))
+        return *v;
   return -1;
 }
 
 int run_rank(int rank, const std::filesystem::path& out) {
-  setenv("TDIAG_RANK", std::to_string(rank).c_str(), 1);  // reports carry it (report metadata)
+  setenv("TDIAG_RANK", std::to_string(rank).c_str(), 1); // reports carry it (report metadata)
 #if defined(__CUDACC__)
   int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) return 2;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0)
+    return 2;
   cudaSetDevice(rank % devices);
 #endif
   sample_array<float> table(table_size, 1.f), y(n, 0.f);
   sample_array<int> idx(n);
-  for (int i = 0; i < n; ++i) idx[i] = i % table_size;
+  for (int i = 0; i < n; ++i)
+    idx[i] = i % table_size;
   idx[bad_position(rank)] = bad_value(rank);
   try {
     TDIAG_LAUNCH(gather_kernel<float>, blocks, threads, 0, nullptr, table.data(), table_size,
@@ -79,15 +86,18 @@ int main(int argc, char** argv) {
   std::filesystem::path out = "multi_rank_reports";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--ranks" && i + 1 < argc) ranks = std::atoi(argv[++i]);
-    else if (a == "--rank" && i + 1 < argc) rank = std::atoi(argv[++i]);
-    else if (a == "--out" && i + 1 < argc) out = argv[++i];
+    if (a == "--ranks" && i + 1 < argc)
+      ranks = std::atoi(argv[++i]);
+    else if (a == "--rank" && i + 1 < argc)
+      rank = std::atoi(argv[++i]);
+    else if (a == "--out" && i + 1 < argc)
+      out = argv[++i];
     else {
       std::fprintf(stderr, "usage: %s [--ranks N] [--out DIR]\n", argv[0]);
       return 2;
     }
   }
-  if (rank >= 0) {  // one rank, started by the launcher below
+  if (rank >= 0) { // one rank, started by the launcher below
     try {
       return run_rank(rank, out);
     } catch (const std::exception& e) {
@@ -95,9 +105,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (ranks < 1) return 2;
+  if (ranks < 1)
+    return 2;
   std::filesystem::create_directories(out);
-  for (int r = 0; r < 1024; ++r)  // reports of an earlier run must not join this one's
+  for (int r = 0; r < 1024; ++r) // reports of an earlier run must not join this one's
     std::filesystem::remove(out / ("rank" + std::to_string(r) + ".json"));
   std::fflush(stdout);
   // The launcher: one fresh process per rank, as torchrun or mpirun start them (a forked copy of
@@ -105,8 +116,9 @@ int main(int argc, char** argv) {
   std::vector<pid_t> children;
   for (int r = 0; r < ranks; ++r) {
     std::string rank_arg = std::to_string(r), out_arg = out.string();
-    char* child_argv[] = {argv[0], const_cast<char*>("--rank"), rank_arg.data(),
-                          const_cast<char*>("--out"), out_arg.data(), nullptr};
+    char* child_argv[] = {argv[0],         const_cast<char*>("--rank"),
+                          rank_arg.data(), const_cast<char*>("--out"),
+                          out_arg.data(),  nullptr};
     pid_t pid = 0;
     if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, child_argv, environ) != 0) {
       std::perror("posix_spawn");
@@ -124,6 +136,7 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("%d of %d ranks reported their own failure; merge them with: tdiag report merge "
-              "%s/rank*.json\n", ranks - failed, ranks, out.c_str());
+              "%s/rank*.json\n",
+              ranks - failed, ranks, out.c_str());
   return failed == 0 ? 0 : 1;
 }

@@ -4,8 +4,6 @@
 // The launch-slot pool of the GPU back-ends against a model GPU: streams run their launches and
 // events in order, whenever the test says so. The property that makes launch ids exact: a slot is
 // handed out again only once the launch that held it has finished.
-#include "../../assertions/src/gpu/launch_slot_pool.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -15,16 +13,18 @@
 #include <set>
 #include <vector>
 
+#include "../../assertions/src/gpu/launch_slot_pool.hpp"
+
 namespace {
 
 struct model_event;
 struct model_stream {
-  std::deque<std::pair<std::uint64_t, model_event*>> queue;  // a launch (id) or an event
-  bool destroyed = false;  // the user destroyed it: nothing may touch it any more
+  std::deque<std::pair<std::uint64_t, model_event*>> queue; // a launch (id) or an event
+  bool destroyed = false; // the user destroyed it: nothing may touch it any more
   int events_recorded = 0;
 };
 struct model_event {
-  bool done = true;  // a fresh event counts as completed, as in CUDA
+  bool done = true; // a fresh event counts as completed, as in CUDA
 };
 
 std::set<std::uint64_t> finished;
@@ -57,8 +57,10 @@ void run(model_stream& s, std::size_t n) {
   for (; n > 0 && !s.queue.empty(); --n) {
     auto [id, event] = s.queue.front();
     s.queue.pop_front();
-    if (event != nullptr) event->done = true;
-    else finished.insert(id);
+    if (event != nullptr)
+      event->done = true;
+    else
+      finished.insert(id);
   }
 }
 
@@ -70,7 +72,8 @@ protected:
   // that may still run.
   std::uint32_t launch(model_stream& s) {
     const std::uint32_t slot = pool.acquire(false);
-    if (slot == 0) return 0;
+    if (slot == 0)
+      return 0;
     EXPECT_TRUE(holder[slot] == 0 || finished.count(holder[slot]) != 0)
         << "slot " << slot << " handed out while launch " << holder[slot] << " may still run";
     holder[slot] = ++next_id;
@@ -88,8 +91,9 @@ protected:
 TEST_F(LaunchSlotPool, NoSlotWhileEveryLaunchMayStillRun) {
   model_stream s;
   int given = 0;
-  for (int i = 0; i < 400; ++i) given += launch(s) != 0;
-  EXPECT_EQ(given, static_cast<int>(pool_type::graph_first - 1));  // then 0: all in flight
+  for (int i = 0; i < 400; ++i)
+    given += launch(s) != 0;
+  EXPECT_EQ(given, static_cast<int>(pool_type::graph_first - 1)); // then 0: all in flight
   run(s, s.queue.size());
   EXPECT_NE(launch(s), 0u);
 }
@@ -98,9 +102,9 @@ TEST_F(LaunchSlotPool, FewEventsForALongRunOnOneStream) {
   model_stream s;
   for (int i = 0; i < 10000; ++i) {
     ASSERT_NE(launch(s), 0u) << "launch " << i;
-    run(s, 3);  // the GPU keeps up, a little behind
+    run(s, 3); // the GPU keeps up, a little behind
   }
-  EXPECT_LE(s.events_recorded, 10000 / 8 + 64);  // about one event every 8 launches
+  EXPECT_LE(s.events_recorded, 10000 / 8 + 64); // about one event every 8 launches
 }
 
 TEST_F(LaunchSlotPool, RandomStreamsNeverReuseARunningSlot) {
@@ -109,9 +113,10 @@ TEST_F(LaunchSlotPool, RandomStreamsNeverReuseARunningSlot) {
   int zero = 0, hung = 0;
   for (int step = 0; step < 40000; ++step) {
     auto& s = streams[rng() % streams.size()];
-    const bool is_hung = &s == &streams[0];  // stream 0 never runs: its 50 slots stay taken
+    const bool is_hung = &s == &streams[0]; // stream 0 never runs: its 50 slots stay taken
     if (rng() % 3 != 0) {
-      if (is_hung && hung == 50) continue;
+      if (is_hung && hung == 50)
+        continue;
       const bool got = launch(s) != 0;
       zero += !got;
       hung += is_hung && got;
@@ -119,7 +124,7 @@ TEST_F(LaunchSlotPool, RandomStreamsNeverReuseARunningSlot) {
       run(s, rng() % 16);
     }
   }
-  EXPECT_LT(zero, 40000 / 3);  // slots do come back
+  EXPECT_LT(zero, 40000 / 3); // slots do come back
 }
 
 // A stream may be destroyed (or start a graph capture) right after a launch on it: the pool
@@ -127,14 +132,15 @@ TEST_F(LaunchSlotPool, RandomStreamsNeverReuseARunningSlot) {
 // slot is left to wait for them (here never: its launches never finish).
 TEST_F(LaunchSlotPool, NeverTouchesAStreamAfterItsLaunch) {
   model_stream a, b;
-  for (int i = 0; i < 5; ++i) launch(a);  // a fresh stream: one event, then 4 without
+  for (int i = 0; i < 5; ++i)
+    launch(a); // a fresh stream: one event, then 4 without
   a.destroyed = true;
   int given = 0;
   for (int i = 0; i < 2000; ++i) {
     given += launch(b) != 0;
     run(b, 2);
   }
-  EXPECT_GT(given, 1900);  // the 5 slots `a` keeps do not starve `b`
+  EXPECT_GT(given, 1900); // the 5 slots `a` keeps do not starve `b`
 }
 
 } // namespace
