@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/splitmix.hpp>
 #include <tensordiag/trace/synthetic.hpp>
 
 #include <fmt/format.h>
@@ -9,18 +10,6 @@
 
 namespace tdiag::trace {
 namespace {
-
-// splitmix64: tiny, fast and identical everywhere, unlike std::uniform_int_distribution.
-struct rng {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  std::uint64_t below(std::uint64_t n) { return n ? next() % n : 0; }
-};
 
 std::string kernel_name(std::uint32_t i) {
   static constexpr std::array<const char*, 6> ops = {"gemm", "elementwise", "reduce",
@@ -36,7 +25,7 @@ std::string kernel_name(std::uint32_t i) {
 
 trace make_synthetic_trace(const synthetic_options& o) {
   trace t;
-  rng r{o.seed};
+  splitmix64 r{o.seed};
   t.metadata.format = "synthetic";
   t.metadata.time_origin_ns = 1'764'000'000'000'000'000;
 

@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/splitmix.hpp>
 #include <tensordiag/viewer/allocator_replay.hpp>
 #include <tensordiag/viewer/synthetic_snapshot.hpp>
 
@@ -10,17 +11,6 @@
 
 namespace tdiag::view {
 namespace {
-
-struct rng {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  std::uint64_t below(std::uint64_t n) { return n ? next() % n : 0; }
-};
 
 struct live_block {
   std::uint64_t address;
@@ -34,7 +24,7 @@ trace::trace make_snapshot_trace(std::size_t events, std::uint64_t seed) {
   using trace::memory_action;
   trace::trace t;
   t.metadata.format = "synthetic-snapshot";
-  rng r{seed};
+  trace::splitmix64 r{seed};
   const trace::lane_id lane = t.lanes.memory(0);
   std::vector<trace::stack_id> sites;
   for (std::uint32_t i = 0; i < 12; ++i) {
