@@ -120,17 +120,12 @@ void add_to(site_total& s, std::uint64_t size, std::uint32_t event) {
   }
 }
 
-} // namespace
-
-table_model allocation_sites_table(const trace::trace& t) {
-  std::unordered_map<trace::stack_id, site_total> stacks;
-  const auto all = t.memory.all();
-  for (std::size_t i = 0; i < all.size(); ++i)
-    if (all[i].action == trace::memory_action::alloc)
-      add_to(stacks[all[i].stack], all[i].size, static_cast<std::uint32_t>(i));
-  const auto sites = by_site(t, stacks);
-  table_model m("Allocation sites", {"Site", "Allocations", "Bytes", "Largest"});
-  for (const auto& [name, s] : sites) {
+// One row per allocation site, largest bytes first; a row leads to the site's largest event.
+table_model site_table(const trace::trace& t,
+                       const std::unordered_map<trace::stack_id, site_total>& stacks,
+                       std::string title, std::vector<std::string> columns) {
+  table_model m(std::move(title), std::move(columns));
+  for (const auto& [name, s] : by_site(t, stacks)) {
     table_row r;
     r.cells = {name, fmt::format("{}", s.count), format_bytes(d(s.bytes)),
                format_bytes(d(s.largest))};
@@ -142,6 +137,17 @@ table_model allocation_sites_table(const trace::trace& t) {
   return m;
 }
 
+} // namespace
+
+table_model allocation_sites_table(const trace::trace& t) {
+  std::unordered_map<trace::stack_id, site_total> stacks;
+  const auto all = t.memory.all();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (all[i].action == trace::memory_action::alloc)
+      add_to(stacks[all[i].stack], all[i].size, static_cast<std::uint32_t>(i));
+  return site_table(t, stacks, "Allocation sites", {"Site", "Allocations", "Bytes", "Largest"});
+}
+
 table_model leaks_table(const trace::trace& t) {
   const std::int64_t end = t.span().end;
   std::unordered_map<trace::stack_id, site_total> stacks;
@@ -149,18 +155,8 @@ table_model leaks_table(const trace::trace& t) {
     for (const auto& a : pair_allocations(t, dev, end))
       if (a.alive_at_end)
         add_to(stacks[a.stack], a.size, a.alloc_event);
-  const auto sites = by_site(t, stacks);
-  table_model m("Leaks (alive at end)", {"Site", "Live allocations", "Live bytes", "Largest"});
-  for (const auto& [name, s] : sites) {
-    table_row r;
-    r.cells = {name, fmt::format("{}", s.count), format_bytes(d(s.bytes)),
-               format_bytes(d(s.largest))};
-    r.keys = {std::numeric_limits<double>::quiet_NaN(), d(s.count), d(s.bytes), d(s.largest)};
-    r.target = {event_kind::memory, s.largest_event};
-    m.add_row(std::move(r));
-  }
-  m.sort(2, false);
-  return m;
+  return site_table(t, stacks, "Leaks (alive at end)",
+                    {"Site", "Live allocations", "Live bytes", "Largest"});
 }
 
 table_model oom_table(const trace::trace& t) {
