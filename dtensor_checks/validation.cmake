@@ -34,13 +34,9 @@ if(TDIAG_WITH_CUDA)
 endif()
 
 if(TDIAG_WITH_HIP)
-  set(tdiag_dtensor_hip_arch_flags "")
-  foreach(arch IN LISTS TDIAG_HIP_ARCHITECTURES)
-    list(APPEND tdiag_dtensor_hip_arch_flags --offload-arch=${arch})
-  endforeach()
   set(tdiag_dtensor_hip_object "${CMAKE_CURRENT_BINARY_DIR}/dtensor_gpu_scan_kernels.hip.o")
   add_custom_command(OUTPUT "${tdiag_dtensor_hip_object}"
-    COMMAND "${TDIAG_HIPCC}" -x hip -std=c++17 ${tdiag_dtensor_hip_arch_flags} -Wall
+    COMMAND "${TDIAG_HIPCC}" -x hip -std=c++17 ${TDIAG_HIP_ARCH_FLAGS} -Wall
             -I${CMAKE_CURRENT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/core/include
             -I${PROJECT_BINARY_DIR}/generated/include -I${CMAKE_CURRENT_SOURCE_DIR}/src/runtime
             -c "${tdiag_dtensor_gpu_kernels}" -o "${tdiag_dtensor_hip_object}"
