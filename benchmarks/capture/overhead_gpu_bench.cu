@@ -1,21 +1,33 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// H200: 100,000 tiny kernel launches without and with capture in the same run (the linked
-// session, tdiag::capture::start/stop), best of 3 interleaved rounds each. Prints both times, the
-// overhead, the flush-at-stop time and the file bytes per kernel event. Target: overhead <= 10%.
-// Usage: tdiag_bench_capture_overhead_gpu [launches] [trace-dir]
+// H200: 100,000 tiny kernel launches without and with capture in the same run. Every measurement
+// is a fresh process (this binary with --child), so an uncaptured burst never runs in a process
+// where CUPTI was ever loaded, and every captured one starts its session before CUDA is
+// initialized, as CUDA_INJECTION64_PATH does. Rounds run every variant once, in an order rotated
+// per round; the overhead is the median over rounds of each variant against the uncaptured run of
+// its own round (drift of a shared machine hits both alike), with best-vs-best beside it.
+// The peer is a bare CUPTI client that only enables kernel records and drops its buffers: the
+// floor under any CUPTI-based tracer. Variants try CUPTI's documented levers (no subscriber,
+// pinned host timestamp buffers, Blackwell's hardware event trace where the GPU has it).
+// Prints each run's time, the flush-at-stop time and the file bytes per kernel event.
+// Target: overhead <= 10%.
+// Usage: tdiag_bench_capture_overhead_gpu [launches] [trace-dir] [rounds]
 #include <tensordiag/capture/capture.hpp>
 
 #include <cuda_runtime.h>
+#include <cupti.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 __global__ void tiny_kernel(int* counter) {
   if (threadIdx.x == 0 && counter != nullptr)
@@ -24,108 +36,251 @@ __global__ void tiny_kernel(int* counter) {
 
 namespace {
 
-double launch_seconds(int launches, int* counter, cudaStream_t stream) {
+struct variant {
+  const char* label;
+  bool capture = true;
+  bool api = false;          // runtime and driver API records (with copies and memory: `tdiag capture`)
+  bool callbacks = true;     // the CUPTI callback subscriber (teardown flushes, launch ids)
+  bool host_pinned = false;  // CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED
+  bool bare_cupti = false;   // the peer: a minimal CUPTI client, not our session
+  bool hw_trace = false;     // cuptiActivityEnableHWTrace: timestamps without instrumentation
+};
+
+const variant variants[] = {
+    {"without capture", false},
+    {"kernels only", true},
+    {"kernels + API records (default)", true, true},
+    {"kernels only, no callback subscriber", true, false, false},
+    {"kernels only, pinned host buffer", true, false, true, true},
+    {"bare CUPTI client, kernels (peer)", true, false, false, false, true},
+    {"kernels only, hardware event trace", true, false, true, false, false, true},
+};
+constexpr int variant_count = sizeof(variants) / sizeof(variants[0]);
+
+struct result {
+  double total = 0;    // seconds from the first launch to the end of the last kernel
+  double enqueue = 0;  // seconds in the launch loop (host)
+  double stop = 0;     // seconds in tdiag::capture::stop()
+  long long bytes = 0;
+  unsigned long long kernels = 0, api_calls = 0, dropped = 0;
+};
+
+void burst(int launches, int* counter, cudaStream_t stream, result* r) {
   cudaStreamSynchronize(stream);
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < launches; ++i)
     tiny_kernel<<<1, 32, 0, stream>>>(counter);
+  const auto t1 = std::chrono::steady_clock::now();
   cudaStreamSynchronize(stream);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const auto t2 = std::chrono::steady_clock::now();
+  if (r != nullptr) {
+    r->enqueue = std::chrono::duration<double>(t1 - t0).count();
+    r->total = std::chrono::duration<double>(t2 - t0).count();
+  }
 }
 
-long long file_bytes(const std::string& path) {
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1;
+// The least any CUPTI tool does to get kernel timestamps: CONCURRENT_KERNEL records into zeroed
+// buffers that are only counted, on CUPTI's thread. No converter, writer or subscriber.
+namespace bare {
+constexpr std::size_t buffer_bytes = 8u << 20;
+std::atomic<unsigned long long> kernels{0};
+void CUPTIAPI requested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *buffer = static_cast<uint8_t*>(std::calloc(1, buffer_bytes));
+  *size = *buffer != nullptr ? buffer_bytes : 0;
+  *max_records = 0;
+}
+void CUPTIAPI completed(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
+  CUpti_Activity* record = nullptr;
+  unsigned long long n = 0;
+  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS)
+    n += record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  kernels += n;
+  std::free(buffer);
+}
+bool start() {
+  std::uint8_t zeroed = 1;
+  std::size_t size = sizeof zeroed;
+  cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &zeroed);
+  return cuptiActivityRegisterCallbacks(requested, completed) == CUPTI_SUCCESS &&
+         cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS;
+}
+void stop() {
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+}
+} // namespace bare
+
+// One measured process: the session (if any) first, then CUDA, a warm-up, the timed burst.
+int run_child(const variant& v, int launches, const std::string& path) {
+  if (v.hw_trace) {
+    // After the driver's initialization, before any context: Blackwell's Hardware Event System.
+    int devices = 0;
+    cudaGetDeviceCount(&devices);
+    if (const CUptiResult e = cuptiActivityEnableHWTrace(1); e != CUPTI_SUCCESS) {
+      const char* text = nullptr;
+      cuptiGetResultString(e, &text);
+      std::printf("unsupported %s\n", text != nullptr ? text : "cuptiActivityEnableHWTrace failed");
+      return 0;
+    }
+  }
+  if (v.host_pinned) {
+    std::uint8_t pinned = 1;
+    std::size_t size = sizeof pinned;
+    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, &size, &pinned);
+  }
+  if (v.bare_cupti) {
+    if (!bare::start()) {
+      std::fprintf(stderr, "child: the bare CUPTI client could not start\n");
+      return 1;
+    }
+  } else if (v.capture) {
+    tdiag::capture::options o;
+    o.output = path;
+    o.runtime_api = v.api;
+    o.driver_api = v.api;
+    o.callbacks = v.callbacks;
+    tdiag::capture::start(o);
+  }
+  int* counter = nullptr;
+  cudaStream_t stream{};
+  if (cudaMalloc(&counter, sizeof(int)) != cudaSuccess || cudaStreamCreate(&stream) != cudaSuccess) {
+    std::fprintf(stderr, "child: CUDA set-up failed: %s\n", cudaGetErrorString(cudaGetLastError()));
+    return 1;
+  }
+  burst(10000, counter, stream, nullptr);  // module load, clocks, CUPTI's first buffers
+  result r;
+  burst(launches, counter, stream, &r);
+  if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) {
+    std::fprintf(stderr, "child: launch failed: %s\n", cudaGetErrorString(e));
+    return 1;
+  }
+  if (v.bare_cupti) {
+    const auto t0 = std::chrono::steady_clock::now();
+    bare::stop();
+    r.stop = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.kernels = bare::kernels.load();
+  } else if (v.capture) {
+    const auto t0 = std::chrono::steady_clock::now();
+    tdiag::capture::stop();
+    r.stop = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    struct stat st {};
+    r.bytes = stat(path.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1;
+    const auto s = tdiag::capture::current_stats();
+    r.kernels = s.kernels;
+    r.api_calls = s.api_calls;
+    r.dropped = s.dropped_records;
+    std::remove(path.c_str());
+  }
+  std::printf("result %.9f %.9f %.9f %lld %llu %llu %llu\n", r.total, r.enqueue, r.stop, r.bytes,
+              r.kernels, r.api_calls, r.dropped);
+  cudaFree(counter);
+  cudaStreamDestroy(stream);
+  return 0;
 }
 
-struct captured {
-  double seconds;
-  double stop_seconds;
-  long long bytes;
-  tdiag::capture::stats stats;
-};
+// False when the process failed; `unsupported` set when the variant cannot run on this machine.
+bool run_process(const std::string& self, int v, int launches, const std::string& path,
+                 result* r, std::string* unsupported) {
+  const std::string command = "'" + self + "' --child " + std::to_string(v) + " " +
+                              std::to_string(launches) + " '" + path + "'";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr)
+    return false;
+  char line[512];
+  bool parsed = false;
+  while (std::fgets(line, sizeof line, pipe) != nullptr)
+    if (std::sscanf(line, "result %lf %lf %lf %lld %llu %llu %llu", &r->total, &r->enqueue,
+                    &r->stop, &r->bytes, &r->kernels, &r->api_calls, &r->dropped) == 7)
+      parsed = true;
+    else if (std::strncmp(line, "unsupported ", 12) == 0)
+      parsed = true, *unsupported = std::string(line + 12, std::strcspn(line + 12, "\n"));
+  return pclose(pipe) == 0 && parsed;
+}
 
-captured run_captured(const std::string& path, bool api, int launches, int* counter,
-                      cudaStream_t stream, std::uint64_t device_buffer_bytes, bool callbacks = true) {
-  tdiag::capture::options o;
-  o.output = path;
-  o.device_buffer_bytes = device_buffer_bytes;
-  o.callbacks = callbacks;
-  o.runtime_api = api;
-  o.driver_api = api;
-  tdiag::capture::start(o);
-  captured c{};
-  c.seconds = launch_seconds(launches, counter, stream);
-  const auto t0 = std::chrono::steady_clock::now();
-  tdiag::capture::stop();
-  c.stop_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  c.bytes = file_bytes(path);
-  c.stats = tdiag::capture::current_stats();
-  return c;
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double best_total(const std::vector<result>& runs) {
+  double best = 1e30;
+  for (const auto& r : runs)
+    best = std::min(best, r.total);
+  return best;
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 5 && std::strcmp(argv[1], "--child") == 0) {
+    const int v = std::atoi(argv[2]);
+    return v >= 0 && v < variant_count ? run_child(variants[v], std::atoi(argv[3]), argv[4]) : 2;
+  }
   const int launches = argc > 1 ? std::atoi(argv[1]) : 100000;
   const std::string dir = argc > 2 ? argv[2] : "/tmp";
+  const int rounds = argc > 3 ? std::max(1, std::atoi(argv[3])) : 7;
   int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0 ||
+      cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
     std::printf("capture overhead: no CUDA device, skipped\n");
     return 0;
   }
-  cudaDeviceProp prop{};
-  cudaGetDeviceProperties(&prop, 0);
-  int* counter = nullptr;
-  cudaMalloc(&counter, sizeof(int));
-  cudaStream_t stream;
-  cudaStreamCreate(&stream);
-  launch_seconds(10000, counter, stream);  // warm-up: module load, clocks
-
-  // Rounds interleave the uncaptured runs with every captured variant, so that drift of the
-  // machine (clocks, neighbours) hits all of them alike; each figure is its best round.
-  const std::string full_path = dir + "/tdiag_overhead_full." + std::to_string(getpid()) + ".tdtrace";
-  const std::string kern_path = dir + "/tdiag_overhead_kernels." + std::to_string(getpid()) + ".tdtrace";
-  const std::uint64_t default_device_buffer = tdiag::capture::options{}.device_buffer_bytes;
-  double base = 1e30, base_worst = 0;
-  captured full{1e30}, kern{1e30}, small{1e30}, bare{1e30};
-  auto keep_best = [](captured& best, const captured& c) {
-    if (c.seconds < best.seconds) best = c;
-  };
-  for (int round = 0; round < 3; ++round) {
-    const double b = launch_seconds(launches, counter, stream);
-    base = std::min(base, b);
-    base_worst = std::max(base_worst, b);
-    keep_best(full, run_captured(full_path, true, launches, counter, stream, default_device_buffer));
-    keep_best(kern, run_captured(kern_path, false, launches, counter, stream, default_device_buffer));
-    keep_best(small, run_captured(kern_path, false, launches, counter, stream, std::uint64_t{3} << 20));
-    keep_best(bare, run_captured(kern_path, false, launches, counter, stream, default_device_buffer, false));
+  char self[4096] = {};
+  if (readlink("/proc/self/exe", self, sizeof self - 1) <= 0) {
+    std::fprintf(stderr, "capture overhead: cannot find this executable\n");
+    return 1;
   }
-  const double reference = base;
-  const double base_after = base_worst;
+  const std::string path = dir + "/tdiag_overhead." + std::to_string(getpid()) + ".tdtrace";
+  std::vector<std::vector<result>> runs(variant_count, std::vector<result>(rounds));
+  std::vector<std::string> unsupported(variant_count);
+  for (int round = 0; round < rounds; ++round)
+    for (int i = 0; i < variant_count; ++i) {
+      const int v = (round + i) % variant_count;
+      if (!unsupported[v].empty())
+        continue;
+      if (!run_process(self, v, launches, path, &runs[v][round], &unsupported[v])) {
+        std::fprintf(stderr, "capture overhead: the run of \"%s\" failed\n", variants[v].label);
+        return 1;
+      }
+    }
 
-  std::printf("capture overhead on %s: %d tiny kernel launches, best of 3 interleaved rounds\n",
-              prop.name, launches);
-  std::printf("  without capture                  %8.2f ms  (%.2f us/launch; worst round %.2f ms)\n",
-              base * 1e3, base * 1e6 / launches, base_after * 1e3);
-  const captured* runs[] = {&full, &kern, &small, &bare};
-  const char* labels[] = {"with capture (kernels+API)", "with capture (kernels only)",
-                          "kernels only, 3 MiB device buffer", "kernels only, no callbacks"};
-  for (int i = 0; i < 4; ++i) {
-    const auto& c = *runs[i];
-    const double kernels = static_cast<double>(c.stats.kernels);
-    std::printf("  %-32s %8.2f ms  overhead %+.1f%%  stop/flush %.1f ms  %.2f file bytes per "
-                "kernel event (%lld bytes, %llu kernels, %llu API calls, %llu dropped)\n",
-                labels[i], c.seconds * 1e3, (c.seconds / reference - 1.0) * 100.0,
-                c.stop_seconds * 1e3, kernels > 0 ? static_cast<double>(c.bytes) / kernels : 0.0,
-                c.bytes, static_cast<unsigned long long>(c.stats.kernels),
-                static_cast<unsigned long long>(c.stats.api_calls),
-                static_cast<unsigned long long>(c.stats.dropped_records));
+  const auto& base = runs[0];
+  const double base_best = best_total(base);
+  std::printf("capture overhead on %s: %d tiny kernel launches, %d rounds of one process per "
+              "variant\n",
+              prop.name, launches, rounds);
+  for (int v = 0; v < variant_count; ++v) {
+    if (!unsupported[v].empty()) {
+      std::printf("  %-36s not on this machine: %s\n", variants[v].label, unsupported[v].c_str());
+      continue;
+    }
+    std::vector<double> ratios, enqueue_ratios;
+    for (int r = 0; r < rounds; ++r) {
+      ratios.push_back(runs[v][r].total / base[r].total);
+      enqueue_ratios.push_back(runs[v][r].enqueue / base[r].enqueue);
+    }
+    const double best = best_total(runs[v]);
+    std::printf("  %-36s %7.2f ms best (%.2f us/launch)", variants[v].label, best * 1e3,
+                best * 1e6 / launches);
+    if (v == 0) {
+      std::printf("\n");
+    } else {
+      const result& last = runs[v].back();
+      std::printf("  overhead median %+.1f%%, best vs best %+.1f%% (enqueue median %+.1f%%)  "
+                  "stop %.1f ms  %.2f file bytes per kernel event (%llu kernels, %llu API calls, "
+                  "%llu dropped)\n",
+                  (median(ratios) - 1.0) * 100.0, (best / base_best - 1.0) * 100.0,
+                  (median(enqueue_ratios) - 1.0) * 100.0, last.stop * 1e3,
+                  last.kernels > 0 ? static_cast<double>(last.bytes) / last.kernels : 0.0,
+                  last.kernels, last.api_calls, last.dropped);
+    }
+    std::printf("  %-36s", "  ms per round:");
+    for (const auto& r : runs[v])
+      std::printf(" %7.2f", r.total * 1e3);
+    std::printf("\n");
   }
   std::printf("  target: overhead <= 10%%; peer: CUPTI injection tools up to 64%% (parca-agent#3213)\n");
-  std::remove(full_path.c_str());
-  std::remove(kern_path.c_str());
-  cudaFree(counter);
-  cudaStreamDestroy(stream);
   return 0;
 }

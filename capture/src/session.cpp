@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <unistd.h>
@@ -28,6 +29,23 @@ std::mutex lifecycle_mutex;  // serializes start() and stop()
 // Completed buffers beyond this many wait for the converter: CUPTI then gets no buffer and
 // counts the records it cannot store as dropped (reported), instead of memory growing unbounded.
 constexpr std::size_t max_outstanding_buffers = 128;
+// Zeroed, already-faulted buffers kept ready: CUPTI would otherwise zero each new buffer itself
+// in the thread that asked for it (the application's, in the launch path), and a fresh buffer's
+// page faults would land there too.
+constexpr std::size_t prepared_buffers = 4;
+constexpr std::size_t max_free_buffers = 8;
+
+std::uint8_t* zeroed_buffer(std::size_t bytes) noexcept {
+  return static_cast<std::uint8_t*>(std::calloc(1, bytes));
+}
+
+// calloc's pages are zero but not yet mapped; writing a byte of each maps them here, on the
+// converter's or the starting thread, instead of under CUPTI in the launch path.
+void prefault(std::uint8_t* buffer, std::size_t bytes) noexcept {
+  volatile std::uint8_t* p = buffer;
+  for (std::size_t i = 0; i < bytes; i += 4096)
+    p[i] = 0;
+}
 
 void CUPTIAPI on_buffer_requested(std::uint8_t** buffer, std::size_t* size,
                                   std::size_t* max_records) {
@@ -131,12 +149,23 @@ void session::begin() {
   writer_ = std::make_unique<trace::tdtrace_writer>(options_.output, std::move(meta), wopts);
 
   // Published before any activity is enabled: buffer callbacks may come at once.
+  for (std::size_t i = 0; i < prepared_buffers; ++i)
+    if (auto* b = zeroed_buffer(options_.buffer_bytes)) {
+      prefault(b, options_.buffer_bytes);
+      free_buffers_.push_back(b);
+    }
   current_session.store(this, std::memory_order_release);
   latest_session.store(this, std::memory_order_release);
   converter_thread_ = std::thread([this] { run_converter(); });
   try {
     check_cupti(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM),
                 "cuptiSetThreadIdType");
+    // Every buffer we hand out is zeroed (calloc, or cleared by the converter before reuse).
+    // Advisory: a CUPTI without the attribute zeroes them again, which is only slower.
+    std::uint8_t zeroed = 1;
+    std::size_t zeroed_size = sizeof(zeroed);
+    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size,
+                              &zeroed);
     check_cupti(cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed),
                 "cuptiActivityRegisterCallbacks");
     if (options_.callbacks || options_.stacks)
@@ -220,7 +249,7 @@ void session::buffer_requested(std::uint8_t** buffer, std::size_t* size,
     }
   }
   if (b == nullptr)
-    b = static_cast<std::uint8_t*>(std::aligned_alloc(8, options_.buffer_bytes));
+    b = zeroed_buffer(options_.buffer_bytes);
   if (b == nullptr) {
     std::lock_guard lock(buffer_mutex_);
     --buffers_outstanding_;
@@ -245,12 +274,16 @@ void session::buffer_completed(CUcontext context, std::uint32_t stream_id, std::
 }
 
 void session::recycle(std::uint8_t* buffer) {
-  std::lock_guard lock(buffer_mutex_);
+  // Converter thread: CUPTI was told every buffer arrives zeroed.
+  std::memset(buffer, 0, options_.buffer_bytes);
+  std::unique_lock lock(buffer_mutex_);
   --buffers_outstanding_;
-  if (free_buffers_.size() < 8)
+  if (free_buffers_.size() < max_free_buffers) {
     free_buffers_.push_back(buffer);
-  else
-    std::free(buffer);
+    return;
+  }
+  lock.unlock();
+  std::free(buffer);
 }
 
 void session::push_correlation(const correlation_info& info) {
@@ -319,6 +352,12 @@ void session::end() {
   if (converter_thread_.joinable())
     converter_thread_.join();
   current_session.store(nullptr, std::memory_order_release);
+  {
+    std::lock_guard lock(buffer_mutex_);
+    for (auto* b : free_buffers_)
+      std::free(b);
+    free_buffers_.clear();
+  }
   trace::trace last;
   last.metadata.properties = {
       {"capture.callbacks", callbacks_status_},
