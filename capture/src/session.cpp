@@ -274,16 +274,20 @@ void session::buffer_completed(CUcontext context, std::uint32_t stream_id, std::
 }
 
 void session::recycle(std::uint8_t* buffer) {
-  // Converter thread: CUPTI was told every buffer arrives zeroed.
-  std::memset(buffer, 0, options_.buffer_bytes);
-  std::unique_lock lock(buffer_mutex_);
-  --buffers_outstanding_;
-  if (free_buffers_.size() < max_free_buffers) {
-    free_buffers_.push_back(buffer);
+  bool keep = false;
+  {
+    std::lock_guard lock(buffer_mutex_);
+    --buffers_outstanding_;
+    keep = free_buffers_.size() < max_free_buffers;
+  }
+  if (!keep) {
+    std::free(buffer);
     return;
   }
-  lock.unlock();
-  std::free(buffer);
+  // On the converter thread, outside the lock: CUPTI was told every buffer arrives zeroed.
+  std::memset(buffer, 0, options_.buffer_bytes);
+  std::lock_guard lock(buffer_mutex_);
+  free_buffers_.push_back(buffer);
 }
 
 void session::push_correlation(const correlation_info& info) {
