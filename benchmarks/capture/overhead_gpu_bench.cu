@@ -219,7 +219,7 @@ int main(int argc, char** argv) {
   }
   const int launches = argc > 1 ? std::atoi(argv[1]) : 100000;
   const std::string dir = argc > 2 ? argv[2] : "/tmp";
-  const int rounds = argc > 3 ? std::max(1, std::atoi(argv[3])) : 7;
+  const int rounds = argc > 3 ? std::max(1, std::atoi(argv[3])) : 11;
   int count = 0;
   cudaDeviceProp prop{};
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0 ||
@@ -269,12 +269,14 @@ int main(int argc, char** argv) {
     } else {
       const result& last = runs[v].back();
       std::printf("  overhead median %+.1f%%, best vs best %+.1f%% (enqueue median %+.1f%%)  "
-                  "stop %.1f ms  %.2f file bytes per kernel event (%llu kernels, %llu API calls, "
-                  "%llu dropped)\n",
+                  "stop %.1f ms",
                   (median(ratios) - 1.0) * 100.0, (best / base_best - 1.0) * 100.0,
-                  (median(enqueue_ratios) - 1.0) * 100.0, last.stop * 1e3,
-                  last.kernels > 0 ? static_cast<double>(last.bytes) / last.kernels : 0.0,
-                  last.kernels, last.api_calls, last.dropped);
+                  (median(enqueue_ratios) - 1.0) * 100.0, last.stop * 1e3);
+      if (last.bytes > 0 && last.kernels > 0)  // the peer writes no file
+        std::printf("  %.2f file bytes per kernel event",
+                    static_cast<double>(last.bytes) / static_cast<double>(last.kernels));
+      std::printf(" (%llu kernels, %llu API calls, %llu dropped)\n", last.kernels, last.api_calls,
+                  last.dropped);
     }
     std::printf("  %-36s", "  ms per round:");
     for (const auto& r : runs[v])
