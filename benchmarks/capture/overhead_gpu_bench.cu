@@ -154,15 +154,15 @@ int run_child(const variant& v, int launches, const std::string& path) {
     std::fprintf(stderr, "child: launch failed: %s\n", cudaGetErrorString(e));
     return 1;
   }
-  if (v.bare_cupti) {
-    const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = std::chrono::steady_clock::now();
+  if (v.bare_cupti)
     bare::stop();
-    r.stop = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  else if (v.capture)
+    tdiag::capture::stop();
+  r.stop = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (v.bare_cupti) {
     r.kernels = bare::kernels.load();
   } else if (v.capture) {
-    const auto t0 = std::chrono::steady_clock::now();
-    tdiag::capture::stop();
-    r.stop = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     struct stat st {};
     r.bytes = stat(path.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : -1;
     const auto s = tdiag::capture::current_stats();
