@@ -8,7 +8,6 @@
 #include <tensordiag/viewer/tables.hpp>
 
 #include <fmt/format.h>
-
 #include <imgui_internal.h>
 
 #include <algorithm>
@@ -25,7 +24,7 @@ struct app::job {
   std::string name;
   std::mutex mutex;
   bool done = false;
-  bool keep_document = false;  // only reports: add them to the open trace
+  bool keep_document = false; // only reports: add them to the open trace
   std::unique_ptr<document> doc;
   std::vector<loaded_report> reports;
   std::optional<load_error> error;
@@ -146,8 +145,8 @@ void app::finish(std::unique_ptr<document> doc, std::vector<loaded_report> repor
       const auto span = doc_->span;
       state_.axis.set_limits(span.begin, span.end);
       state_.pending_fit = doc_->view_window;
-      state_.cursor_time = doc_->memory.empty() ? span.begin
-                                                : doc_->memory.front().curve.peak_allocated_time();
+      state_.cursor_time =
+          doc_->memory.empty() ? span.begin : doc_->memory.front().curve.peak_allocated_time();
       if (!doc_->path.empty())
         remember(std::filesystem::absolute(doc_->path).string());
     }
@@ -181,8 +180,9 @@ void app::rebuild_report_views() {
       std::int64_t when = 0;
       if (diagnostic_time(doc_->trace, diags[di], when))
         report_markers_.push_back({when,
-                                   diags[di].code.starts_with("TDIAG-DSA") ? marker_kind::assertion
-                                                                           : marker_kind::diagnostic,
+                                   diags[di].code.starts_with("TDIAG-DSA")
+                                       ? marker_kind::assertion
+                                       : marker_kind::diagnostic,
                                    fmt::format("{}: {}", diags[di].code, diags[di].title),
                                    {},
                                    ri,
@@ -191,8 +191,8 @@ void app::rebuild_report_views() {
   }
   assertions_table_ = assertions_table(doc_->trace, contents);
   diagnostics_table_ = diagnostics_table(contents);
-  tables_ = {&doc_->kernels, &doc_->sites, &doc_->leaks, &doc_->ooms, &assertions_table_,
-             &diagnostics_table_};
+  tables_ = {&doc_->kernels, &doc_->sites,       &doc_->leaks,
+             &doc_->ooms,    &assertions_table_, &diagnostics_table_};
 }
 
 void app::remember(const std::string& path) {
@@ -203,7 +203,9 @@ void app::remember(const std::string& path) {
   ImGui::MarkIniSettingsDirty();
 }
 
-std::string app::window_title() const { return title_.empty() ? "tdiag-view" : title_; }
+std::string app::window_title() const {
+  return title_.empty() ? "tdiag-view" : title_;
+}
 
 void app::set_ui_scale(float scale) {
   scale = std::clamp(scale, 0.5f, 4.0f);
@@ -215,8 +217,7 @@ void app::set_ui_scale(float scale) {
   config.OversampleV = 2;
   const float size = std::round(15.0f * scale);
   static constexpr const char* candidates[] = {
-      "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-      "/usr/share/fonts/TTF/DejaVuSans.ttf",
+      "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "/usr/share/fonts/TTF/DejaVuSans.ttf",
       "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf"};
   // Latin plus the few symbols the views print (·, µ, arrows, em dash).
   static const ImWchar ranges[] = {0x0020, 0x00FF, 0x2010, 0x2027, 0x2190, 0x2193, 0};
@@ -273,8 +274,8 @@ void app::draw_progress() {
     // Unknown length: a block sweeping back and forth.
     const float phase_x = static_cast<float>(0.5 + 0.5 * std::sin(elapsed * 3.0));
     const float bw = w * 0.25f;
-    dl->AddRectFilled(ImVec2(p.x + (w - bw) * phase_x, p.y), ImVec2(p.x + (w - bw) * phase_x + bw, p.y + h),
-                      palette::allocated, 4.0f);
+    dl->AddRectFilled(ImVec2(p.x + (w - bw) * phase_x, p.y),
+                      ImVec2(p.x + (w - bw) * phase_x + bw, p.y + h), palette::allocated, 4.0f);
   }
   ImGui::Dummy(ImVec2(w, h));
   ImGui::TextDisabled("%s  ·  %.1f s", phase.c_str(), elapsed);

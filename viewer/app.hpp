@@ -7,9 +7,6 @@
 // runs in a window, in headless screenshots and in the frame-build benchmark.
 #pragma once
 
-#include "document.hpp"
-#include "views.hpp"
-
 #include <deque>
 #include <filesystem>
 #include <memory>
@@ -17,6 +14,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "document.hpp"
+#include "views.hpp"
 
 namespace tdiag::view {
 

@@ -3,18 +3,17 @@
 //
 // The app's frame: menu bar, the view tabs with the details panel beside them, the status bar,
 // and the progress, error, welcome and File ▸ Open screens.
-#include "app.hpp"
-
 #include <tensordiag/viewer/format.hpp>
 
 #include <fmt/format.h>
-
 #include <imgui_internal.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <system_error>
+
+#include "app.hpp"
 
 namespace tdiag::view {
 namespace {
@@ -74,8 +73,10 @@ void app::draw_menu() {
   }
   if (ImGui::BeginMenu("View")) {
     static constexpr std::pair<main_view, const char*> views[] = {
-        {main_view::timeline, "Timeline"}, {main_view::memory, "Memory"},
-        {main_view::allocator, "Allocator state"}, {main_view::tables, "Tables"}};
+        {main_view::timeline, "Timeline"},
+        {main_view::memory, "Memory"},
+        {main_view::allocator, "Allocator state"},
+        {main_view::tables, "Tables"}};
     for (const auto& [v, name] : views)
       if (ImGui::MenuItem(name, nullptr, state_.view == v)) {
         state_.view = v;
@@ -125,8 +126,10 @@ void app::draw_workspace() {
                     ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
   if (ImGui::BeginTabBar("##view_tabs")) {
     static constexpr std::pair<main_view, const char*> tabs[] = {
-        {main_view::timeline, "Timeline"}, {main_view::memory, "Memory"},
-        {main_view::allocator, "Allocator state"}, {main_view::tables, "Tables"}};
+        {main_view::timeline, "Timeline"},
+        {main_view::memory, "Memory"},
+        {main_view::allocator, "Allocator state"},
+        {main_view::tables, "Tables"}};
     const bool forced = state_.view_changed;
     for (const auto& [v, name] : tabs) {
       const ImGuiTabItemFlags flags =
@@ -138,10 +141,18 @@ void app::draw_workspace() {
       ImGui::BeginChild("##view", ImVec2(0, 0), false,
                         ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse);
       switch (v) {
-      case main_view::timeline: draw_timeline(ctx); break;
-      case main_view::memory: draw_memory(ctx); break;
-      case main_view::allocator: draw_allocator(ctx); break;
-      case main_view::tables: draw_tables(ctx); break;
+      case main_view::timeline:
+        draw_timeline(ctx);
+        break;
+      case main_view::memory:
+        draw_memory(ctx);
+        break;
+      case main_view::allocator:
+        draw_allocator(ctx);
+        break;
+      case main_view::tables:
+        draw_tables(ctx);
+        break;
       }
       ImGui::EndChild();
       ImGui::EndTabItem();
@@ -178,13 +189,14 @@ void app::draw_status_bar(float height) {
   ImGui::SetNextWindowPos(ImVec2(vp->Pos.x, vp->Pos.y + vp->Size.y - height));
   ImGui::SetNextWindowSize(ImVec2(vp->Size.x, height));
   ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0.14f, 0.15f, 0.18f, 1.0f));
-  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8.0f * state_.ui_scale, 4.0f * state_.ui_scale));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding,
+                      ImVec2(8.0f * state_.ui_scale, 4.0f * state_.ui_scale));
   ImGui::Begin("##status", nullptr, fixed_window);
   if (doc_) {
     const auto& t = doc_->trace;
     ImGui::Text("%s  ·  %s  ·  %zu events  ·  %s  ·  loaded in %.2f s",
-                doc_->path.filename().string().c_str(), t.metadata.format.c_str(),
-                t.event_count(), format_duration(static_cast<double>(doc_->span.duration())).c_str(),
+                doc_->path.filename().string().c_str(), t.metadata.format.c_str(), t.event_count(),
+                format_duration(static_cast<double>(doc_->span.duration())).c_str(),
                 doc_->load_seconds + doc_->model_seconds);
     if (!reports_.empty()) {
       ImGui::SameLine();
@@ -192,7 +204,8 @@ void app::draw_status_bar(float height) {
     }
     if (!doc_->warnings.empty()) {
       ImGui::SameLine();
-      ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), "·  %zu warning(s)", doc_->warnings.size());
+      ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), "·  %zu warning(s)",
+                         doc_->warnings.size());
     }
   } else {
     ImGui::TextDisabled("no file open");
@@ -257,7 +270,8 @@ void app::draw_open_dialog() {
   std::copy_n(dialog_path_.data(), len, buffer);
   buffer[len] = '\0';
   ImGui::SetNextItemWidth(-90.0f * state_.ui_scale);
-  bool go = ImGui::InputText("##path", buffer, sizeof(buffer), ImGuiInputTextFlags_EnterReturnsTrue);
+  bool go =
+      ImGui::InputText("##path", buffer, sizeof(buffer), ImGuiInputTextFlags_EnterReturnsTrue);
   dialog_path_ = buffer;
   ImGui::SameLine();
   go |= ImGui::Button("Open");

@@ -3,12 +3,12 @@
 //
 // Settings kept in ImGui's ini file next to its window layout: recent files, the details
 // panel's width and visibility, flows on or off. One [TdiagView][Settings] section.
-#include "app.hpp"
-
 #include <imgui_internal.h>
 
 #include <cstdlib>
 #include <cstring>
+
+#include "app.hpp"
 
 namespace tdiag::view {
 namespace {
@@ -54,7 +54,7 @@ void write_all(ImGuiContext*, ImGuiSettingsHandler* handler, ImGuiTextBuffer* ou
 std::filesystem::path app::default_ini_path() {
   const char* xdg = std::getenv("XDG_CONFIG_HOME");
   const char* home = std::getenv("HOME");
-  std::filesystem::path base = xdg && *xdg ? std::filesystem::path(xdg)
+  std::filesystem::path base = xdg && *xdg     ? std::filesystem::path(xdg)
                                : home && *home ? std::filesystem::path(home) / ".config"
                                                : std::filesystem::current_path();
   return base / "tensordiag" / "tdiag-view.ini";

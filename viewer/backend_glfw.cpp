@@ -3,22 +3,20 @@
 //
 // GLFW + OpenGL 3 back-end, using the GLFW and OpenGL3 ImGui back-ends that Debian's
 // libimgui.a carries.
-#include "backend.hpp"
-
 #include <tensordiag/core/error.hpp>
 
-#include <backends/imgui_impl_glfw.h>
-#include <backends/imgui_impl_opengl3.h>
+#include <GLFW/glfw3.h>
+#include <fmt/format.h>
 #include <imgui.h>
 
 #include <GL/gl.h>
 #include <GL/glext.h>
-#include <GLFW/glfw3.h>
-
-#include <fmt/format.h>
-
 #include <algorithm>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
 #include <mutex>
+
+#include "backend.hpp"
 
 namespace tdiag::view {
 namespace {
@@ -143,8 +141,8 @@ public:
     if (fbo_ != 0) {
       // The hidden window's size does not matter: ImGui draws into the framebuffer.
       ImGuiIO& io = ImGui::GetIO();
-      io.DisplaySize = ImVec2(static_cast<float>(options_.width),
-                              static_cast<float>(options_.height));
+      io.DisplaySize =
+          ImVec2(static_cast<float>(options_.width), static_cast<float>(options_.height));
       io.DisplayFramebufferScale = ImVec2(1.0f, 1.0f);
     }
   }

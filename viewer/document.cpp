@@ -90,17 +90,18 @@ std::unique_ptr<document> make_document(trace::trace t, load_progress& progress)
 
   const auto assertions = tr.assertions.all();
   for (std::size_t i = 0; i < assertions.size(); ++i)
-    doc->trace_markers.push_back({assertions[i].time, marker_kind::assertion,
+    doc->trace_markers.push_back({assertions[i].time,
+                                  marker_kind::assertion,
                                   std::string(tr.name(assertions[i].site)),
                                   {event_kind::assertion, static_cast<std::uint32_t>(i)}});
   const auto memory = tr.memory.all();
   for (std::size_t i = 0; i < memory.size(); ++i)
     if (memory[i].action == trace::memory_action::oom)
       doc->trace_markers.push_back(
-          {memory[i].time, marker_kind::oom,
-           fmt::format("OOM: {} requested on device {}", format_bytes(static_cast<double>(
-                                                             memory[i].size)),
-                       memory[i].device),
+          {memory[i].time,
+           marker_kind::oom,
+           fmt::format("OOM: {} requested on device {}",
+                       format_bytes(static_cast<double>(memory[i].size)), memory[i].device),
            {event_kind::memory, static_cast<std::uint32_t>(i)}});
   doc->model_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

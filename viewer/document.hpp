@@ -41,7 +41,7 @@ struct timeline_marker {
   std::int64_t time = 0;
   marker_kind kind = marker_kind::assertion;
   std::string label;
-  event_ref event;  ///< selected on click (none for report diagnostics)
+  event_ref event; ///< selected on click (none for report diagnostics)
   std::size_t report = static_cast<std::size_t>(-1);
   std::size_t diagnostic = static_cast<std::size_t>(-1);
 };
@@ -58,7 +58,7 @@ struct document {
   table_model sites;
   table_model leaks;
   table_model ooms;
-  std::vector<timeline_marker> trace_markers;  ///< assertion and oom events
+  std::vector<timeline_marker> trace_markers; ///< assertion and oom events
   /// The first view: where 97% of the events are (see dense_window()).
   std::pair<std::int64_t, std::int64_t> view_window{0, 0};
   double load_seconds = 0.0;

@@ -2,14 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "headless.hpp"
 
-#include "app.hpp"
-#include "backend.hpp"
-
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/viewer/format.hpp>
 #include <tensordiag/viewer/synthetic_snapshot.hpp>
-
-#include <stb/stb_image_write.h>
 
 #include <fmt/format.h>
 
@@ -17,9 +12,12 @@
 #include <chrono>
 #include <functional>
 #include <numeric>
+#include <stb/stb_image_write.h>
 #include <thread>
-
 #include <time.h>
+
+#include "app.hpp"
+#include "backend.hpp"
 
 namespace tdiag::view {
 namespace {
@@ -102,7 +100,7 @@ int run_screenshot(const std::vector<std::string>& files, const screenshot_optio
       status = 2;
     } else {
       for (std::size_t i = 3; i < pixels.size(); i += 4)
-        pixels[i] = 255;  // opaque PNG whatever the framebuffer's alpha
+        pixels[i] = 255; // opaque PNG whatever the framebuffer's alpha
       if (stbi_write_png(o.output.c_str(), w, h, 4, pixels.data(), w * 4) == 0) {
         fmt::print(stderr, "tdiag-view: cannot write {}\n", o.output);
         status = 2;
@@ -119,7 +117,7 @@ namespace {
 
 struct phase_result {
   std::string name;
-  double mean_ms = 0.0;  // CPU time of this thread
+  double mean_ms = 0.0; // CPU time of this thread
   double p99_ms = 0.0;
   double max_ms = 0.0;
   double wall_mean_ms = 0.0;
@@ -157,7 +155,8 @@ phase_result time_phase(app& a, const std::string& name, std::size_t frames,
     return r;
   r.mean_ms = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
   std::sort(ms.begin(), ms.end());
-  r.p99_ms = ms[std::min(ms.size() - 1, static_cast<std::size_t>(0.99 * static_cast<double>(ms.size())))];
+  r.p99_ms =
+      ms[std::min(ms.size() - 1, static_cast<std::size_t>(0.99 * static_cast<double>(ms.size())))];
   r.max_ms = ms.back();
   return r;
 }
@@ -177,7 +176,7 @@ int run_bench(const std::vector<std::string>& files, std::size_t synthetic_event
     unsigned char* tex = nullptr;
     int tw = 0;
     int th = 0;
-    io.Fonts->GetTexDataAsRGBA32(&tex, &tw, &th);  // no renderer: the atlas is only built
+    io.Fonts->GetTexDataAsRGBA32(&tex, &tw, &th); // no renderer: the atlas is only built
     io.Fonts->SetTexID(reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(1)));
 
     const auto t0 = std::chrono::steady_clock::now();
@@ -190,9 +189,11 @@ int run_bench(const std::vector<std::string>& files, std::size_t synthetic_event
       a.open(std::vector<std::filesystem::path>(files.begin(), files.end()));
       a.wait();
     }
-    const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double load_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (a.error() || !a.has_document()) {
-      fmt::print(stderr, "tdiag-view --bench: {}\n", a.error() ? a.error()->message : "nothing to load");
+      fmt::print(stderr, "tdiag-view --bench: {}\n",
+                 a.error() ? a.error()->message : "nothing to load");
       ImGui::DestroyContext();
       return 1;
     }
@@ -216,19 +217,20 @@ int run_bench(const std::vector<std::string>& files, std::size_t synthetic_event
       if (i == 0)
         s.axis.fit_all();
     }));
-    results.push_back(time_phase(a, "timeline, zooming in at the cursor", frames, [&](std::size_t i) {
-      if (i == 0)
-        s.axis.fit_all();
-      s.axis.zoom_at(s.axis.width() * 0.45, 1.08);
-    }));
-    results.push_back(time_phase(a, "timeline, zoomed in (1/1000 of span), panning", frames,
-                                 [&](std::size_t i) {
-      if (i == 0) {
-        const std::int64_t mid = span.begin + span.duration() / 2;
-        s.axis.fit(mid, mid + std::max<std::int64_t>(span.duration() / 1000, 1000));
-      }
-      s.axis.pan(i % 40 < 20 ? 25.0 : -25.0);
-    }));
+    results.push_back(
+        time_phase(a, "timeline, zooming in at the cursor", frames, [&](std::size_t i) {
+          if (i == 0)
+            s.axis.fit_all();
+          s.axis.zoom_at(s.axis.width() * 0.45, 1.08);
+        }));
+    results.push_back(
+        time_phase(a, "timeline, zoomed in (1/1000 of span), panning", frames, [&](std::size_t i) {
+          if (i == 0) {
+            const std::int64_t mid = span.begin + span.duration() / 2;
+            s.axis.fit(mid, mid + std::max<std::int64_t>(span.duration() / 1000, 1000));
+          }
+          s.axis.pan(i % 40 < 20 ? 25.0 : -25.0);
+        }));
     time_phase(a, "warm-up", 2, [&](std::size_t) { set_view(main_view::memory); });
     results.push_back(time_phase(a, "memory, full zoom-out", frames, [&](std::size_t i) {
       if (i == 0)
@@ -239,14 +241,16 @@ int run_bench(const std::vector<std::string>& files, std::size_t synthetic_event
     }));
     time_phase(a, "warm-up", 2, [&](std::size_t) { set_view(main_view::allocator); });
     results.push_back(time_phase(a, "allocator, scrubbing forward", frames, [&](std::size_t i) {
-      s.cursor_time = span.begin + static_cast<std::int64_t>(
-                                       static_cast<double>(span.duration()) *
-                                       static_cast<double>(i) / static_cast<double>(frames));
+      s.cursor_time = span.begin + static_cast<std::int64_t>(static_cast<double>(span.duration()) *
+                                                             static_cast<double>(i) /
+                                                             static_cast<double>(frames));
     }));
     results.push_back(time_phase(a, "allocator, random jumps", frames, [&](std::size_t i) {
       const std::uint64_t h = (i + 1) * 0x9E3779B97F4A7C15ull;
-      s.cursor_time = span.begin + static_cast<std::int64_t>(h % static_cast<std::uint64_t>(
-                                                                      std::max<std::int64_t>(span.duration(), 1)));
+      s.cursor_time =
+          span.begin +
+          static_cast<std::int64_t>(
+              h % static_cast<std::uint64_t>(std::max<std::int64_t>(span.duration(), 1)));
     }));
     time_phase(a, "warm-up", 2, [&](std::size_t) { set_view(main_view::tables); });
     results.push_back(time_phase(a, "tables", frames, [](std::size_t) {}));
@@ -255,8 +259,9 @@ int run_bench(const std::vector<std::string>& files, std::size_t synthetic_event
                "1600x900:\n",
                frames);
     for (const auto& r : results)
-      fmt::print("    {:<48} mean {:7.3f} ms   p99 {:7.3f} ms   max {:7.3f} ms   (wall mean {:.3f} ms)\n",
-                 r.name, r.mean_ms, r.p99_ms, r.max_ms, r.wall_mean_ms);
+      fmt::print(
+          "    {:<48} mean {:7.3f} ms   p99 {:7.3f} ms   max {:7.3f} ms   (wall mean {:.3f} ms)\n",
+          r.name, r.mean_ms, r.p99_ms, r.max_ms, r.wall_mean_ms);
   }
   ImGui::DestroyContext();
   return status;

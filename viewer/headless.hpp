@@ -16,8 +16,8 @@ namespace tdiag::view {
 struct screenshot_options {
   std::string output;
   std::string view = "timeline";
-  std::string time;  ///< empty: the default instant (peak allocated bytes)
-  std::string window;  ///< timeline width shown around `time`; empty: 2% of the span
+  std::string time;   ///< empty: the default instant (peak allocated bytes)
+  std::string window; ///< timeline width shown around `time`; empty: 2% of the span
   int width = 1600;
   int height = 900;
   float scale = 1.0f;

@@ -2,19 +2,18 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // tdiag-view: interactive viewer, headless screenshots, frame-build benchmark.
-#include "app.hpp"
-#include "backend.hpp"
-#include "headless.hpp"
-
 #include <tensordiag/core/error.hpp>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-
 #include <imgui.h>
 
 #include <cstdio>
 #include <filesystem>
+
+#include "app.hpp"
+#include "backend.hpp"
+#include "headless.hpp"
 
 namespace {
 
@@ -77,13 +76,15 @@ int main(int argc, char** argv) {
   bool bench = false;
   int frames = 120;
   std::size_t synthetic_snapshot = 0;
-  cli.add_option("files", files, "traces (.tdtrace, snapshot .pickle, Chrome .json[.gz]) and "
-                                 "tensordiag JSON reports");
+  cli.add_option("files", files,
+                 "traces (.tdtrace, snapshot .pickle, Chrome .json[.gz]) and "
+                 "tensordiag JSON reports");
   cli.add_option("--screenshot", screenshot, "render without a visible window and write a PNG");
   cli.add_option("--view", view, "view for --screenshot: timeline, memory, allocator, tables")
       ->check(CLI::IsMember({"timeline", "memory", "allocator", "tables"}));
-  cli.add_option("--time", time, "instant for --screenshot from the trace start: 12.5ms, 3s, "
-                                  "1500us, 40% (bare numbers are ms)");
+  cli.add_option("--time", time,
+                 "instant for --screenshot from the trace start: 12.5ms, 3s, "
+                 "1500us, 40% (bare numbers are ms)");
   cli.add_option("--window", window, "with --time: the time range the timeline shows (e.g. 4ms)");
   cli.add_option("--size", size, "screenshot size WIDTHxHEIGHT");
   cli.add_option("--scale", scale, "UI scale for --screenshot (fonts and sizes)");

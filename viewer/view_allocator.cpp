@@ -4,8 +4,6 @@
 // The allocator view: segments and their blocks at the time cursor (memory_viz's "Allocator
 // State History"), scrubbed by dragging on the overview strip or stepping with the arrow keys.
 // The state comes from the document's allocator_timeline: a keyframe plus a short replay.
-#include "views.hpp"
-
 #include <tensordiag/viewer/allocator_replay.hpp>
 #include <tensordiag/viewer/format.hpp>
 #include <tensordiag/viewer/tables.hpp>
@@ -16,14 +14,19 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "views.hpp"
+
 namespace tdiag::view {
 namespace {
 
 const char* state_name(trace::block_state st) {
   switch (st) {
-  case trace::block_state::active_allocated: return "allocated";
-  case trace::block_state::active_pending_free: return "freed, waiting on a stream";
-  case trace::block_state::inactive: return "free (cached)";
+  case trace::block_state::active_allocated:
+    return "allocated";
+  case trace::block_state::active_pending_free:
+    return "freed, waiting on a stream";
+  case trace::block_state::inactive:
+    return "free (cached)";
   }
   return "?";
 }
@@ -48,23 +51,28 @@ void draw_scrub_strip(view_context& ctx, device_memory& dm, float height) {
   strip.fit(begin, std::max(end, begin + 1));
   static std::vector<memory_column> cols;
   dm.curve.envelope(strip, cols);
-  const double top = std::max<double>(
-      std::max(dm.curve.peak_reserved(), dm.curve.peak_allocated()), 1.0);
+  const double top =
+      std::max<double>(std::max(dm.curve.peak_reserved(), dm.curve.peak_allocated()), 1.0);
   for (std::size_t x = 0; x < cols.size(); ++x) {
     if (!cols[x].valid)
       continue;
     const float px = p.x + static_cast<float>(x);
-    const float yr = p.y + height - static_cast<float>(cols[x].reserved_max / top) * (height - 4.0f);
-    const float ya = p.y + height - static_cast<float>(cols[x].allocated_max / top) * (height - 4.0f);
-    dl->AddRectFilled(ImVec2(px, yr), ImVec2(px + 1, p.y + height), (palette::reserved & 0x00FFFFFF) | 0x50000000);
-    dl->AddRectFilled(ImVec2(px, ya), ImVec2(px + 1, p.y + height), (palette::allocated & 0x00FFFFFF) | 0xC0000000);
+    const float yr =
+        p.y + height - static_cast<float>(cols[x].reserved_max / top) * (height - 4.0f);
+    const float ya =
+        p.y + height - static_cast<float>(cols[x].allocated_max / top) * (height - 4.0f);
+    dl->AddRectFilled(ImVec2(px, yr), ImVec2(px + 1, p.y + height),
+                      (palette::reserved & 0x00FFFFFF) | 0x50000000);
+    dl->AddRectFilled(ImVec2(px, ya), ImVec2(px + 1, p.y + height),
+                      (palette::allocated & 0x00FFFFFF) | 0xC0000000);
   }
   ImGui::InvisibleButton("##scrub", ImVec2(w, height));
   if (ImGui::IsItemActive() && ImGui::IsMouseDown(ImGuiMouseButton_Left))
     s.cursor_time = strip.time_at(std::clamp(ImGui::GetIO().MousePos.x - p.x, 0.0f, w));
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("drag to scrub the allocator state through time (or use ← →)");
-  const float cx = p.x + static_cast<float>(std::clamp(strip.x_of(s.cursor_time), 0.0, static_cast<double>(w)));
+  const float cx =
+      p.x + static_cast<float>(std::clamp(strip.x_of(s.cursor_time), 0.0, static_cast<double>(w)));
   dl->AddLine(ImVec2(cx, p.y), ImVec2(cx, p.y + height), palette::selection, 2.0f);
   dl->AddTriangleFilled(ImVec2(cx - 6 * scale, p.y), ImVec2(cx + 6 * scale, p.y),
                         ImVec2(cx, p.y + 8 * scale), palette::selection);
@@ -98,7 +106,8 @@ void draw_allocator(view_context& ctx) {
 
   // Arrow keys step one event.
   std::size_t n = tl.events_until(s.cursor_time);
-  if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && !ImGui::GetIO().WantTextInput) {
+  if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) &&
+      !ImGui::GetIO().WantTextInput) {
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow)) && n < tl.event_count())
       s.cursor_time = tl.event(n).time, n = tl.events_until(s.cursor_time);
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow)) && n > 1)
@@ -131,9 +140,12 @@ void draw_allocator(view_context& ctx) {
                 static_cast<unsigned long long>(e.address));
   } else {
     ImGui::Text("t = %s   ·   before the first of %zu events",
-                format_duration(static_cast<double>(s.cursor_time - zero)).c_str(), tl.event_count());
+                format_duration(static_cast<double>(s.cursor_time - zero)).c_str(),
+                tl.event_count());
   }
-  const double frag = cached ? 100.0 * (1.0 - static_cast<double>(largest_free) / static_cast<double>(cached)) : 0.0;
+  const double frag =
+      cached ? 100.0 * (1.0 - static_cast<double>(largest_free) / static_cast<double>(cached))
+             : 0.0;
   ImGui::Text("%zu segments   reserved %s   allocated %s   pending free %s   cached free %s   "
               "largest free block %s   fragmentation %.0f%%",
               st.segments.size(), format_bytes(static_cast<double>(reserved)).c_str(),
@@ -174,15 +186,18 @@ void draw_allocator(view_context& ctx) {
       const float y0 = p.y + 2.0f * scale;
       const float y1 = p.y + row_h - 2.0f * scale;
       dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + w, y1), palette::free_block);
-      const double px_per_byte = w / static_cast<double>(std::max<std::uint64_t>(seg.total_size, 1));
+      const double px_per_byte =
+          w / static_cast<double>(std::max<std::uint64_t>(seg.total_size, 1));
       float last_x = -1.0f;
       for (const auto& b : seg.blocks) {
         if (b.state == trace::block_state::inactive)
           continue;
-        const float bx0 = x0 + static_cast<float>(static_cast<double>(b.address - seg.address) * px_per_byte);
-        float bx1 = x0 + static_cast<float>(static_cast<double>(b.address - seg.address + b.size) * px_per_byte);
+        const float bx0 =
+            x0 + static_cast<float>(static_cast<double>(b.address - seg.address) * px_per_byte);
+        float bx1 = x0 + static_cast<float>(static_cast<double>(b.address - seg.address + b.size) *
+                                            px_per_byte);
         bx1 = std::max(bx1, bx0 + 1.0f);
-        if (bx1 <= last_x)  // sub-pixel blocks in the same column: one is enough
+        if (bx1 <= last_x) // sub-pixel blocks in the same column: one is enough
           continue;
         last_x = bx1;
         ImU32 col = palette::pending;
@@ -197,7 +212,10 @@ void draw_allocator(view_context& ctx) {
           dl->AddLine(ImVec2(bx1 - 0.5f, y0), ImVec2(bx1 - 0.5f, y1), IM_COL32(20, 22, 26, 255));
         // Rounding waste: the part of the block nobody asked for.
         if (b.requested_size != 0 && b.requested_size < b.size && bx1 - bx0 > 4.0f) {
-          const float wx = x0 + static_cast<float>(static_cast<double>(b.address - seg.address + b.requested_size) * px_per_byte);
+          const float wx =
+              x0 +
+              static_cast<float>(static_cast<double>(b.address - seg.address + b.requested_size) *
+                                 px_per_byte);
           dl->AddRectFilled(ImVec2(wx, y1 - 3.0f * scale), ImVec2(bx1, y1), palette::pending);
         }
       }
@@ -217,7 +235,8 @@ void draw_allocator(view_context& ctx) {
   clipper.End();
   if (hovered_seg != nullptr) {
     ImGui::BeginTooltip();
-    ImGui::Text("segment 0x%llx: %s, %zu blocks", static_cast<unsigned long long>(hovered_seg->address),
+    ImGui::Text("segment 0x%llx: %s, %zu blocks",
+                static_cast<unsigned long long>(hovered_seg->address),
                 format_bytes(static_cast<double>(hovered_seg->total_size)).c_str(),
                 hovered_seg->blocks.size());
     if (hovered_block != nullptr) {

@@ -2,12 +2,12 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Helpers every panel uses: colours, short names, the time ruler, zoom/pan input, jumps.
-#include "views.hpp"
-
 #include <tensordiag/viewer/format.hpp>
 
 #include <algorithm>
 #include <cmath>
+
+#include "views.hpp"
 
 namespace tdiag::view {
 
@@ -120,8 +120,8 @@ bool handle_axis_input(view_state& s, ImVec2 plot_min, ImVec2 plot_max, bool all
     moved = true;
   }
   if (allow_drag_pan && ImGui::IsItemActive()) {
-    for (const ImGuiMouseButton b : {ImGuiMouseButton_Left, ImGuiMouseButton_Right,
-                                     ImGuiMouseButton_Middle})
+    for (const ImGuiMouseButton b :
+         {ImGuiMouseButton_Left, ImGuiMouseButton_Right, ImGuiMouseButton_Middle})
       if (ImGui::IsMouseDragging(b, 2.0f) && io.MouseDelta.x != 0.0f) {
         s.axis.pan(-io.MouseDelta.x);
         moved = true;

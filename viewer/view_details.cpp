@@ -3,12 +3,12 @@
 //
 // The details panel: every field of the selected event, allocation, block or report
 // diagnostic, and its stack, innermost frame first, as function and file:line.
-#include "views.hpp"
-
 #include <tensordiag/core/report_io.hpp>
 #include <tensordiag/viewer/format.hpp>
 
 #include <fmt/format.h>
+
+#include "views.hpp"
 
 namespace tdiag::view {
 namespace {
@@ -22,7 +22,8 @@ void row(const char* key, const std::string& value) {
 }
 
 bool begin_fields() {
-  return ImGui::BeginTable("##fields", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg);
+  return ImGui::BeginTable("##fields", 2,
+                           ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg);
 }
 
 void stack_frames(const trace::trace& t, trace::stack_id stack) {
@@ -53,7 +54,8 @@ std::string when(const document& doc, std::int64_t ns) {
 void event_details(view_context& ctx, event_ref e) {
   const auto& t = ctx.doc.trace;
   const event_times w = times_of(t, e);
-  ImGui::TextColored(ImVec4(0.65f, 0.68f, 0.75f, 1.0f), "%s", std::string(kind_label(t, e)).c_str());
+  ImGui::TextColored(ImVec4(0.65f, 0.68f, 0.75f, 1.0f), "%s",
+                     std::string(kind_label(t, e)).c_str());
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextUnformatted(std::string(name_of(t, e)).c_str());
   ImGui::PopTextWrapPos();
@@ -116,7 +118,8 @@ void event_details(view_context& ctx, event_ref e) {
     row("launch id", fmt::format("{}", a.launch_id));
     break;
   }
-  default: break;
+  default:
+    break;
   }
   row("lane", lane.kind == trace::lane_kind::gpu_stream
                   ? fmt::format("GPU {} stream {}", lane.group, lane.id)
@@ -127,9 +130,9 @@ void event_details(view_context& ctx, event_ref e) {
     if (*ctx.state.selected_allocation < allocs.size()) {
       const auto& a = allocs[*ctx.state.selected_allocation];
       ImGui::Spacing();
-      ImGui::Text("Allocation lifetime: %s", a.alive_at_end
-                                                ? "alive at the end of the trace"
-                                                : format_duration(static_cast<double>(a.end - a.begin)).c_str());
+      ImGui::Text("Allocation lifetime: %s",
+                  a.alive_at_end ? "alive at the end of the trace"
+                                 : format_duration(static_cast<double>(a.end - a.begin)).c_str());
     }
   }
   stack_frames(t, stack_of(t, e));
@@ -164,8 +167,8 @@ void diagnostic_details(const diagnostic& d) {
     for (std::size_t i = 0; i < d.stack.size(); ++i) {
       ImGui::TextWrapped("#%zu %s", i, d.stack[i].function.c_str());
       if (!d.stack[i].file.empty())
-        ImGui::TextColored(ImVec4(0.47f, 0.72f, 0.95f, 1.0f), "    %s:%u",
-                           d.stack[i].file.c_str(), d.stack[i].line);
+        ImGui::TextColored(ImVec4(0.47f, 0.72f, 0.95f, 1.0f), "    %s:%u", d.stack[i].file.c_str(),
+                           d.stack[i].line);
     }
   }
 }
@@ -189,9 +192,9 @@ void draw_details(view_context& ctx) {
                 static_cast<unsigned long long>(b.address));
     ImGui::Separator();
     if (begin_fields()) {
-      row("state", b.state == trace::block_state::active_allocated     ? "allocated"
+      row("state", b.state == trace::block_state::active_allocated      ? "allocated"
                    : b.state == trace::block_state::active_pending_free ? "pending free"
-                                                                         : "free");
+                                                                        : "free");
       row("requested", format_bytes(static_cast<double>(b.requested_size)));
       row("segment", fmt::format("0x{:x}", s.selected_block->segment_address));
       row("device", fmt::format("{}", s.selected_block->device));
@@ -219,11 +222,11 @@ void draw_details(view_context& ctx) {
     row("span", format_duration(static_cast<double>(ctx.doc.span.duration())));
     if (t.metadata.dropped_records != 0)
       row("dropped records", fmt::format("{}", t.metadata.dropped_records));
-    row("load", fmt::format("{:.2f} s + {:.2f} s models", ctx.doc.load_seconds, ctx.doc.model_seconds));
+    row("load",
+        fmt::format("{:.2f} s + {:.2f} s models", ctx.doc.load_seconds, ctx.doc.model_seconds));
     ImGui::EndTable();
   }
-  for (const auto& w : ctx.doc.warnings)
-  {
+  for (const auto& w : ctx.doc.warnings) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
     ImGui::TextWrapped("warning: %s", w.message.c_str());
     ImGui::PopStyleColor();

@@ -4,8 +4,6 @@
 // The memory view: allocated and reserved bytes over time (min/max per pixel column, so a
 // peak is never lost at any zoom), the largest allocations as stacked bands, OOM markers and
 // the allocator view's time cursor. It shares the timeline's time axis.
-#include "views.hpp"
-
 #include <tensordiag/viewer/format.hpp>
 #include <tensordiag/viewer/tables.hpp>
 
@@ -13,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+
+#include "views.hpp"
 
 namespace tdiag::view {
 namespace {
@@ -69,7 +69,8 @@ void draw_memory(view_context& ctx) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     auto legend = [&](ImU32 col, const char* text) {
       const ImVec2 p = ImGui::GetCursorScreenPos();
-      dl->AddRectFilled(ImVec2(p.x, p.y + font * 0.25f), ImVec2(p.x + font * 0.9f, p.y + font * 0.85f), col, 2.0f);
+      dl->AddRectFilled(ImVec2(p.x, p.y + font * 0.25f),
+                        ImVec2(p.x + font * 0.9f, p.y + font * 0.85f), col, 2.0f);
       ImGui::Dummy(ImVec2(font * 1.1f, font));
       ImGui::SameLine();
       ImGui::TextUnformatted(text);
@@ -77,7 +78,8 @@ void draw_memory(view_context& ctx) {
     };
     legend(palette::allocated, "allocated");
     legend(palette::reserved, "reserved");
-    legend(IM_COL32(180, 130, 220, 255), fmt::format("{} largest allocations", dm.bands.bands().size()).c_str());
+    legend(IM_COL32(180, 130, 220, 255),
+           fmt::format("{} largest allocations", dm.bands.bands().size()).c_str());
     ImGui::NewLine();
   }
 
@@ -109,8 +111,8 @@ void draw_memory(view_context& ctx) {
   dl->AddRectFilled(ImVec2(origin.x, area_y0), ImVec2(plot_x0 + plot_w, area_y0 + area_h),
                     IM_COL32(24, 26, 31, 255));
 
-  const double top = std::max<double>(
-      std::max(curve.peak_reserved(), curve.peak_allocated()) * 1.08, 1024.0);
+  const double top =
+      std::max<double>(std::max(curve.peak_reserved(), curve.peak_allocated()) * 1.08, 1024.0);
   const float bottom = area_y0 + area_h;
   auto y_of = [&](double bytes) {
     return bottom - static_cast<float>(bytes / top) * (area_h - pad_top);
@@ -136,10 +138,10 @@ void draw_memory(view_context& ctx) {
     if (!c.valid)
       continue;
     const float px = plot_x0 + static_cast<float>(x);
-    dl->AddRectFilled(ImVec2(px, y_of(static_cast<double>(c.reserved_max))), ImVec2(px + 1.0f, bottom),
-                      reserved_fill);
-    dl->AddRectFilled(ImVec2(px, y_of(static_cast<double>(c.allocated_max))), ImVec2(px + 1.0f, bottom),
-                      allocated_fill);
+    dl->AddRectFilled(ImVec2(px, y_of(static_cast<double>(c.reserved_max))),
+                      ImVec2(px + 1.0f, bottom), reserved_fill);
+    dl->AddRectFilled(ImVec2(px, y_of(static_cast<double>(c.allocated_max))),
+                      ImVec2(px + 1.0f, bottom), allocated_fill);
   }
   // Stacked bands of the largest allocations.
   std::optional<std::size_t> hovered_band;
@@ -170,8 +172,8 @@ void draw_memory(view_context& ctx) {
       dl->AddRectFilled(ImVec2(x0, y0), ImVec2(std::max(x1, x0 + 1.0f), y1), col);
       if (x1 - x0 > 3.0f || is_selected)
         dl->AddRect(ImVec2(x0, y0), ImVec2(std::max(x1, x0 + 1.0f), y1),
-                  is_selected ? palette::selection : IM_COL32(20, 20, 24, 160), 0.0f, 0,
-                  is_selected ? 2.0f : 1.0f);
+                    is_selected ? palette::selection : IM_COL32(20, 20, 24, 160), 0.0f, 0,
+                    is_selected ? 2.0f : 1.0f);
     }
   }
   // Curve outlines on top: the min..max span of each column, then a step line.
@@ -195,7 +197,8 @@ void draw_memory(view_context& ctx) {
     const float px = plot_x0 + static_cast<float>(x);
     dl->AddLine(ImVec2(px, area_y0), ImVec2(px, bottom),
                 m.kind == marker_kind::oom ? palette::marker_oom : palette::marker_assert, 2.0f);
-    dl->AddText(ImVec2(px + 4, area_y0 + 2), m.kind == marker_kind::oom ? palette::marker_oom : palette::marker_assert,
+    dl->AddText(ImVec2(px + 4, area_y0 + 2),
+                m.kind == marker_kind::oom ? palette::marker_oom : palette::marker_assert,
                 m.label.c_str());
   }
   {
@@ -203,7 +206,8 @@ void draw_memory(view_context& ctx) {
     if (x >= 0 && x <= plot_w) {
       const float px = plot_x0 + static_cast<float>(x);
       for (float y = area_y0; y < bottom; y += 8.0f * scale)
-        dl->AddLine(ImVec2(px, y), ImVec2(px, std::min(y + 4.0f * scale, bottom)), palette::cursor, 1.0f);
+        dl->AddLine(ImVec2(px, y), ImVec2(px, std::min(y + 4.0f * scale, bottom)), palette::cursor,
+                    1.0f);
     }
   }
   dl->PopClipRect();
@@ -217,10 +221,13 @@ void draw_memory(view_context& ctx) {
       ImGui::Text("%s at 0x%llx", format_bytes(static_cast<double>(a.size)).c_str(),
                   static_cast<unsigned long long>(a.address));
       ImGui::TextUnformatted(site_name(t, a.stack).c_str());
-      ImGui::TextColored(ImVec4(0.65f, 0.68f, 0.75f, 1.0f), "allocated at %s, %s",
-                         format_duration(static_cast<double>(a.begin - zero)).c_str(),
-                         a.alive_at_end ? "alive at the end"
-                                        : fmt::format("freed after {}", format_duration(static_cast<double>(a.end - a.begin))).c_str());
+      ImGui::TextColored(
+          ImVec4(0.65f, 0.68f, 0.75f, 1.0f), "allocated at %s, %s",
+          format_duration(static_cast<double>(a.begin - zero)).c_str(),
+          a.alive_at_end
+              ? "alive at the end"
+              : fmt::format("freed after {}", format_duration(static_cast<double>(a.end - a.begin)))
+                    .c_str());
     } else {
       const memory_column c = curve.at(mouse_t);
       ImGui::Text("t = %s", format_duration(static_cast<double>(mouse_t - zero)).c_str());

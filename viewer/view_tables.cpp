@@ -4,11 +4,11 @@
 // The tables panel: kernels by total time, allocation sites, leaks, OOM report, assertion
 // failures and report diagnostics. A regex filter, sortable columns, virtualised rows; a click
 // selects the row's event and jumps to it.
-#include "views.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
+
+#include "views.hpp"
 
 namespace tdiag::view {
 
@@ -27,8 +27,8 @@ void draw_tables(view_context& ctx) {
     const bool current = i == s.table_index;
     if (current)
       ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyle().Colors[ImGuiCol_ButtonActive]);
-    const std::string label = fmt::format("{} ({})##table{}", tables[i]->title(),
-                                          tables[i]->rows().size(), i);
+    const std::string label =
+        fmt::format("{} ({})##table{}", tables[i]->title(), tables[i]->rows().size(), i);
     if (ImGui::Button(label.c_str())) {
       s.table_index = i;
       tables[i]->set_filter(s.table_filter);
@@ -77,9 +77,9 @@ void draw_tables(view_context& ctx) {
         c == 0 ? ImGuiTableColumnFlags_WidthStretch : ImGuiTableColumnFlags_WidthFixed;
     // The model's own order (kernels by total time, ...) is the table's initial sort.
     if (c == m.sort_column())
-      cf |= ImGuiTableColumnFlags_DefaultSort | (m.sort_ascending()
-                                                     ? ImGuiTableColumnFlags_PreferSortAscending
-                                                     : ImGuiTableColumnFlags_PreferSortDescending);
+      cf |= ImGuiTableColumnFlags_DefaultSort |
+            (m.sort_ascending() ? ImGuiTableColumnFlags_PreferSortAscending
+                                : ImGuiTableColumnFlags_PreferSortDescending);
     ImGui::TableSetupColumn(cols[c].c_str(), cf, c == 0 ? 4.0f : 110.0f * scale);
   }
   ImGui::TableHeadersRow();

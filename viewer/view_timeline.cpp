@@ -3,14 +3,14 @@
 //
 // The timeline: one track per GPU stream and host thread, nested rows, level-of-detail boxes,
 // launch -> kernel flows, markers, hover tooltips, click to select, zoom and pan.
-#include "views.hpp"
-
 #include <tensordiag/viewer/format.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+
+#include "views.hpp"
 
 namespace tdiag::view {
 namespace {
@@ -25,7 +25,8 @@ void event_tooltip(const view_context& ctx, event_ref e) {
   ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40.0f);
   ImGui::TextUnformatted(std::string(name_of(t, e)).c_str());
   ImGui::PopTextWrapPos();
-  ImGui::TextColored(ImVec4(0.65f, 0.68f, 0.75f, 1.0f), "%s", std::string(kind_label(t, e)).c_str());
+  ImGui::TextColored(ImVec4(0.65f, 0.68f, 0.75f, 1.0f), "%s",
+                     std::string(kind_label(t, e)).c_str());
   ImGui::Separator();
   ImGui::Text("duration  %s", format_duration(static_cast<double>(w.end - w.begin)).c_str());
   ImGui::Text("start     %s", format_duration(static_cast<double>(w.begin - zero)).c_str());
@@ -75,10 +76,12 @@ void draw_memory_track(view_context& ctx, const track& tr, ImDrawList* dl, float
     return;
   static std::vector<memory_column> cols;
   dm->curve.envelope(ctx.state.axis, cols);
-  const double top = std::max<double>(
-      std::max(dm->curve.peak_reserved(), dm->curve.peak_allocated()) * 1.05, 1.0);
+  const double top =
+      std::max<double>(std::max(dm->curve.peak_reserved(), dm->curve.peak_allocated()) * 1.05, 1.0);
   const float bottom = y0 + height - 1.0f;
-  auto y_of = [&](std::int64_t v) { return bottom - static_cast<float>(v / top) * (height - 3.0f); };
+  auto y_of = [&](std::int64_t v) {
+    return bottom - static_cast<float>(v / top) * (height - 3.0f);
+  };
   for (std::size_t x = 0; x < cols.size(); ++x) {
     if (!cols[x].valid)
       continue;
@@ -105,9 +108,12 @@ void draw_memory_track(view_context& ctx, const track& tr, ImDrawList* dl, float
 
 ImU32 marker_colour(marker_kind k) {
   switch (k) {
-  case marker_kind::assertion: return palette::marker_assert;
-  case marker_kind::oom: return palette::marker_oom;
-  case marker_kind::diagnostic: return palette::marker_diag;
+  case marker_kind::assertion:
+    return palette::marker_assert;
+  case marker_kind::oom:
+    return palette::marker_oom;
+  case marker_kind::diagnostic:
+    return palette::marker_diag;
   }
   return palette::marker_diag;
 }
@@ -184,10 +190,10 @@ void draw_timeline(view_context& ctx) {
   draw_ruler(dl, s.axis, ImVec2(plot_x0, origin.y), ruler_h, zero);
   dl->AddRectFilled(origin, ImVec2(plot_x0, area_y0), IM_COL32(32, 35, 42, 255));
   {
-    const std::string span = fmt::format("view {}", format_duration(s.axis.width() *
-                                                                    s.axis.ns_per_px()));
-    dl->AddText(ImVec2(origin.x + 8 * scale, origin.y + (ruler_h - font) * 0.5f),
-                palette::text_dim, span.c_str());
+    const std::string span =
+        fmt::format("view {}", format_duration(s.axis.width() * s.axis.ns_per_px()));
+    dl->AddText(ImVec2(origin.x + 8 * scale, origin.y + (ruler_h - font) * 0.5f), palette::text_dim,
+                span.c_str());
   }
 
   const ImVec2 clip_min(origin.x, area_y0);
@@ -215,7 +221,7 @@ void draw_timeline(view_context& ctx) {
   event_ref hovered;
   const lod_item* hovered_fold = nullptr;
   const row_index* hovered_fold_row = nullptr;
-  static std::vector<lod_item> items;  // reused: no allocation per row per frame
+  static std::vector<lod_item> items; // reused: no allocation per row per frame
   static lod_item fold_copy;
   lod_options lod;
   lod.min_px = 3.0;
@@ -245,8 +251,8 @@ void draw_timeline(view_context& ctx) {
     if (tr.kind == track_kind::memory) {
       const float py = ty + layout.header_height();
       const float ph = row_h * static_cast<float>(tr.plot_rows);
-      const bool over = plot_hovered && io.MousePos.y >= std::max(py, area_y0) &&
-                        io.MousePos.y < py + ph;
+      const bool over =
+          plot_hovered && io.MousePos.y >= std::max(py, area_y0) && io.MousePos.y < py + ph;
       draw_memory_track(ctx, tr, dl, plot_x0, py, ph, over, mouse_x);
     }
     for (std::size_t r = 0; r < tr.rows.size(); ++r) {
@@ -258,8 +264,8 @@ void draw_timeline(view_context& ctx) {
       const bool this_row_hovered = hover_row && hover_row->track == k && hover_row->row == r;
       for (const auto& it : items) {
         const float x0 = plot_x0 + static_cast<float>(std::max(it.x0, -2.0));
-        const float x1 = plot_x0 + static_cast<float>(std::min(std::max(it.x1, it.x0 + 1.0),
-                                                               plot_w + 2.0));
+        const float x1 =
+            plot_x0 + static_cast<float>(std::min(std::max(it.x1, it.x0 + 1.0), plot_w + 2.0));
         const ImVec2 a(x0, y0 + 1.0f);
         const ImVec2 b(x1, y0 + row_h - 1.0f);
         if (!it.folded()) {
@@ -268,7 +274,8 @@ void draw_timeline(view_context& ctx) {
           dl->AddRectFilled(a, b, colour_for(name));
           if (x1 - x0 > 3.0f * font) {
             const std::string_view label = short_name(name);
-            const ImVec4 clip(std::max(x0, plot_x0) + 3.0f, a.y, std::min(x1, plot_x0 + plot_w) - 2.0f, b.y);
+            const ImVec4 clip(std::max(x0, plot_x0) + 3.0f, a.y,
+                              std::min(x1, plot_x0 + plot_w) - 2.0f, b.y);
             dl->AddText(nullptr, 0.0f, ImVec2(clip.x, y0 + (row_h - font) * 0.5f),
                         IM_COL32(18, 18, 22, 255), label.data(), label.data() + label.size(), 0.0f,
                         &clip);
@@ -282,10 +289,9 @@ void draw_timeline(view_context& ctx) {
           // The first event's colour, muted: runs of one op keep their hue when folded.
           ImVec4 c = ImGui::ColorConvertU32ToFloat4(colour_for(name_of(t, row.refs[it.first])));
           const float mute = 0.55f;
-          const ImU32 base = ImGui::GetColorU32(ImVec4(c.x * mute + 0.45f * (gpu ? 0.38f : 0.6f),
-                                                       c.y * mute + 0.45f * (gpu ? 0.58f : 0.62f),
-                                                       c.z * mute + 0.45f * (gpu ? 0.86f : 0.68f),
-                                                       static_cast<float>(alpha) / 255.0f));
+          const ImU32 base = ImGui::GetColorU32(ImVec4(
+              c.x * mute + 0.45f * (gpu ? 0.38f : 0.6f), c.y * mute + 0.45f * (gpu ? 0.58f : 0.62f),
+              c.z * mute + 0.45f * (gpu ? 0.86f : 0.68f), static_cast<float>(alpha) / 255.0f));
           dl->AddRectFilled(a, b, base);
           if (x1 - x0 > 4.0f * font) {
             const std::string label = fmt::format("{}", it.count);
@@ -302,8 +308,8 @@ void draw_timeline(view_context& ctx) {
       }
     }
     // Separator under the track.
-    dl->AddLine(ImVec2(origin.x, ty + tr.height + 2.0f), ImVec2(plot_x0 + plot_w, ty + tr.height + 2.0f),
-                IM_COL32(60, 64, 72, 255));
+    dl->AddLine(ImVec2(origin.x, ty + tr.height + 2.0f),
+                ImVec2(plot_x0 + plot_w, ty + tr.height + 2.0f), IM_COL32(60, 64, 72, 255));
   }
   // A precise hit test when the cursor is between items.
   if (hover_row && !hovered.valid() && hovered_fold == nullptr) {
@@ -318,10 +324,11 @@ void draw_timeline(view_context& ctx) {
       const event_times w = times_of(t, s.selected);
       const float y0 = area_y0 + layout.row_y(where->track, where->row) - s.timeline_scroll_y;
       const float x0 = plot_x0 + static_cast<float>(std::max(s.axis.x_of(w.begin), -4.0));
-      const float x1 = plot_x0 + static_cast<float>(std::min(std::max(s.axis.x_of(w.end),
-                                                                       s.axis.x_of(w.begin) + 2.0),
-                                                              plot_w + 4.0));
-      dl->AddRect(ImVec2(x0 - 1, y0), ImVec2(x1 + 1, y0 + row_h), palette::selection, 0.0f, 0, 2.0f);
+      const float x1 =
+          plot_x0 + static_cast<float>(std::min(
+                        std::max(s.axis.x_of(w.end), s.axis.x_of(w.begin) + 2.0), plot_w + 4.0));
+      dl->AddRect(ImVec2(x0 - 1, y0), ImVec2(x1 + 1, y0 + row_h), palette::selection, 0.0f, 0,
+                  2.0f);
     }
   }
 
@@ -350,8 +357,9 @@ void draw_timeline(view_context& ctx) {
         const int tr = row_of_start(tracks[static_cast<std::size_t>(tk)], f.target_time);
         const float sy = area_y0 - s.timeline_scroll_y +
                          layout.row_y(k, static_cast<std::size_t>(std::max(sr, 0))) + row_h;
-        const float ty = area_y0 - s.timeline_scroll_y +
-                         layout.row_y(static_cast<std::size_t>(tk), static_cast<std::size_t>(std::max(tr, 0)));
+        const float ty =
+            area_y0 - s.timeline_scroll_y +
+            layout.row_y(static_cast<std::size_t>(tk), static_cast<std::size_t>(std::max(tr, 0)));
         const ImVec2 p0(plot_x0 + static_cast<float>(s.axis.x_of(f.time)), sy);
         const ImVec2 p1(plot_x0 + static_cast<float>(s.axis.x_of(f.target_time)), ty);
         const ImU32 col = highlighted ? palette::selection : IM_COL32(230, 230, 240, 110);
@@ -435,7 +443,8 @@ void draw_timeline(view_context& ctx) {
     show_time(ctx, w.begin, w.end);
   }
   if (plot_hovered)
-    s.status = fmt::format("t = {}", format_duration(static_cast<double>(s.axis.time_at(mouse_x) - zero)));
+    s.status =
+        fmt::format("t = {}", format_duration(static_cast<double>(s.axis.time_at(mouse_x) - zero)));
   ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + avail.y));
 }
 

@@ -6,8 +6,6 @@
 // time cursor. Panels read the document and the reports; only the app changes them.
 #pragma once
 
-#include "document.hpp"
-
 #include <tensordiag/viewer/lod.hpp>
 #include <tensordiag/viewer/time_axis.hpp>
 
@@ -18,6 +16,8 @@
 #include <span>
 #include <string>
 #include <vector>
+
+#include "document.hpp"
 
 namespace tdiag::view {
 
@@ -32,19 +32,19 @@ struct block_selection {
 
 struct view_state {
   main_view view = main_view::timeline;
-  bool view_changed = true;  ///< select the tab of `view` on the next frame
+  bool view_changed = true; ///< select the tab of `view` on the next frame
   time_axis axis;
   /// A range to show once the view has set the axis width (fits need the width).
   std::optional<std::pair<std::int64_t, std::int64_t>> pending_fit;
 
   event_ref selected;
   event_ref hovered;
-  std::optional<std::size_t> selected_allocation;  ///< index in the memory device's list
+  std::optional<std::size_t> selected_allocation; ///< index in the memory device's list
   std::optional<block_selection> selected_block;
-  std::optional<std::pair<std::size_t, std::size_t>> selected_diagnostic;  ///< report, index
+  std::optional<std::pair<std::size_t, std::size_t>> selected_diagnostic; ///< report, index
 
   std::int64_t cursor_time = 0;  ///< the allocator view's instant
-  std::size_t memory_device = 0;  ///< index in document::memory
+  std::size_t memory_device = 0; ///< index in document::memory
   float timeline_scroll_y = 0.0f;
   bool scroll_to_selection = false;
   std::size_t table_index = 0;
@@ -53,7 +53,7 @@ struct view_state {
   bool show_flows = true;
 
   float ui_scale = 1.0f;
-  std::string status;  ///< one line for the status bar (hovered time, ...)
+  std::string status; ///< one line for the status bar (hovered time, ...)
 };
 
 /// Everything a panel may look at.
@@ -61,7 +61,7 @@ struct view_context {
   document& doc;
   std::span<const loaded_report> reports;
   std::vector<timeline_marker>& report_markers;
-  std::vector<table_model*>& tables;  ///< the tables panel's list, in tab order
+  std::vector<table_model*>& tables; ///< the tables panel's list, in tab order
   view_state& state;
 };
 

@@ -31,17 +31,21 @@ const char* env(const char* name) {
 
 bool read_bool(const char* name, bool fallback) {
   const char* v = env(name);
-  if (v == nullptr) return fallback;
+  if (v == nullptr)
+    return fallback;
   const std::string_view s(v);
-  if (s == "1" || s == "on" || s == "true" || s == "yes") return true;
-  if (s == "0" || s == "off" || s == "false" || s == "no") return false;
+  if (s == "1" || s == "on" || s == "true" || s == "yes")
+    return true;
+  if (s == "0" || s == "off" || s == "false" || s == "no")
+    return false;
   bad_value(name, s, "0|1|on|off");
 }
 
 std::uint32_t read_count(const char* name, std::uint32_t fallback, std::uint32_t low,
                          std::uint32_t high) {
   const char* v = env(name);
-  if (v == nullptr) return fallback;
+  if (v == nullptr)
+    return fallback;
   const std::string_view s(v);
   std::uint32_t n = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
@@ -57,16 +61,20 @@ runtime_config runtime_config::from_environment() {
   c.enabled = read_bool("TDIAG_ASSERTIONS", c.enabled);
   if (const char* p = env("TDIAG_ASSERT_POLICY")) {
     const std::string_view s(p);
-    if (s == "record") c.failure_policy = policy::record;
-    else if (s == "trap") c.failure_policy = policy::trap;
-    else bad_value("TDIAG_ASSERT_POLICY", s, "record|trap");
+    if (s == "record")
+      c.failure_policy = policy::record;
+    else if (s == "trap")
+      c.failure_policy = policy::trap;
+    else
+      bad_value("TDIAG_ASSERT_POLICY", s, "record|trap");
   }
   c.records = read_count("TDIAG_ASSERT_RECORDS", c.records, 1, 1u << 20);
   c.sites = read_count("TDIAG_ASSERT_SITES", c.sites, 2, 1u << 16);
   c.launches = read_count("TDIAG_LAUNCH_RECORDS", c.launches, 2, 1u << 24);
   c.capture_stacks = read_bool("TDIAG_LAUNCH_STACKS", c.capture_stacks);
   c.watchdog_ms = read_count("TDIAG_WATCHDOG_MS", 0, 0, 3600u * 1000u);
-  if (const char* p = env("TDIAG_REPORT")) c.report_path = p;
+  if (const char* p = env("TDIAG_REPORT"))
+    c.report_path = p;
   if (const char* p = env("TDIAG_REPORT_FORMAT")) {
     const std::string_view s(p);
     if (s == "none") {

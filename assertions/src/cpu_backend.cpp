@@ -1,7 +1,5 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "cpu_fiber.hpp"
-
 #include <tensordiag/assertions/assert.h>
 #include <tensordiag/assertions/cpu_backend.hpp>
 #include <tensordiag/assertions/cpu_device.hpp>
@@ -15,9 +13,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <sched.h>
 #include <thread>
 
-#include <sched.h>
+#include "cpu_fiber.hpp"
 
 namespace tdiag::assertions {
 
@@ -42,8 +41,10 @@ device_properties cpu_backend_options::default_properties() {
 }
 
 cpu_backend::cpu_backend(cpu_backend_options options)
-    : options_(std::move(options)), bound_(static_cast<std::size_t>(std::max(options_.device_count, 0))) {
-  if (options_.fiber_stack_bytes == 0) options_.fiber_stack_bytes = cpu_detail::default_stack_bytes();
+    : options_(std::move(options)),
+      bound_(static_cast<std::size_t>(std::max(options_.device_count, 0))) {
+  if (options_.fiber_stack_bytes == 0)
+    options_.fiber_stack_bytes = cpu_detail::default_stack_bytes();
 }
 
 cpu_backend::~cpu_backend() = default;
@@ -58,7 +59,8 @@ std::shared_ptr<cpu_backend> cpu_backend::shared() {
 }
 
 void cpu_backend::check_device(int device) const {
-  if (device >= 0 && device < options_.device_count) return;
+  if (device >= 0 && device < options_.device_count)
+    return;
   diagnostic d;
   d.code = "TDIAG-BE-003";
   d.title = "invalid device ordinal";
@@ -76,7 +78,7 @@ device_properties cpu_backend::do_properties(int device) const {
 
 mapped_buffer cpu_backend::do_allocate_failure_buffer(int device, std::size_t bytes) {
   check_device(device);
-  void* p = ::operator new(bytes, std::align_val_t{64});
+  void* p = ::operator new (bytes, std::align_val_t{64});
   std::memset(p, 0, bytes);
   return mapped_buffer{p, p, bytes, true};
 }
@@ -85,7 +87,7 @@ void cpu_backend::do_free_failure_buffer(int device, const mapped_buffer& buffer
   check_device(device);
   void* expected = buffer.device;
   bound_[static_cast<std::size_t>(device)].compare_exchange_strong(expected, nullptr);
-  ::operator delete(buffer.host, std::align_val_t{64});
+  ::operator delete (buffer.host, std::align_val_t{64});
 }
 
 void cpu_backend::do_bind_failure_buffer(int device, const mapped_buffer& buffer) {
@@ -109,8 +111,9 @@ launch_status cpu_backend::do_launch(const launch_request& request) {
     diagnostic d;
     d.code = "TDIAG-BE-004";
     d.title = "kernel not runnable on the CPU";
-    d.message = "this launch came from a GPU translation unit (.cu/.hip): the CPU back-end can only "
-                "run kernels compiled as C++";
+    d.message =
+        "this launch came from a GPU translation unit (.cu/.hip): the CPU back-end can only "
+        "run kernels compiled as C++";
     throw error(std::move(d));
   }
   auto* buffer = static_cast<buffer_header*>(
@@ -119,7 +122,7 @@ launch_status cpu_backend::do_launch(const launch_request& request) {
 }
 
 void cpu_backend::do_synchronize(int device, stream_handle) {
-  check_device(device);  // launches run to completion on the launching thread
+  check_device(device); // launches run to completion on the launching thread
 }
 
 stream_handle cpu_backend::do_create_stream(int device) {
@@ -149,14 +152,15 @@ void cpu_fail(const site_descriptor* site, const std::uint64_t* values, const va
     std::abort();
   }
   buffer_header* h = launch->buffer;
-  if (h == nullptr) cpu_detail::stop_current_thread(true);  // runtime off: trap, loudly
+  if (h == nullptr)
+    cpu_detail::stop_current_thread(true); // runtime off: trap, loudly
   const launch_request& r = *launch->request;
   failure_origin o{};
   o.launch_id = r.launch_id;
-  o.timestamp_ns = static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(
-          std::chrono::steady_clock::now().time_since_epoch())
-          .count());
+  o.timestamp_ns =
+      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now().time_since_epoch())
+                                     .count());
   o.block[0] = blockIdx.x;
   o.block[1] = blockIdx.y;
   o.block[2] = blockIdx.z;

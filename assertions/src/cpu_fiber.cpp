@@ -11,11 +11,10 @@
 #include <cstring>
 #include <exception>
 #include <memory>
-#include <vector>
-
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include <vector>
 
 // Sanitizers must be told about stack switches, or they report false positives.
 #if defined(__SANITIZE_ADDRESS__)
@@ -62,14 +61,14 @@ enum class fiber_state : std::uint8_t { runnable, waiting, done };
 
 struct fiber {
   ucontext_t context{};
-  char* mapping = nullptr;  // guard page + stack
+  char* mapping = nullptr; // guard page + stack
   std::size_t mapping_bytes = 0;
   char* stack = nullptr;
   std::size_t stack_bytes = 0;
   fiber_state state = fiber_state::done;
   uint3 index{0, 0, 0};
   std::uint32_t linear = 0;
-  bool abandoned = false;  // left mid-run: stack shadow and TSan fiber need a reset
+  bool abandoned = false; // left mid-run: stack shadow and TSan fiber need a reset
   void* fake_stack = nullptr;
   void* tsan_fiber = nullptr;
 
@@ -83,13 +82,13 @@ struct fiber {
       diagnostic d;
       d.code = "TDIAG-DSA-120";
       d.title = "cannot allocate a CPU fiber stack";
-      d.message = fmt::format("mmap of {} bytes for a CPU-back-end thread stack failed",
-                              mapping_bytes);
+      d.message =
+          fmt::format("mmap of {} bytes for a CPU-back-end thread stack failed", mapping_bytes);
       d.hint = "lower TDIAG_CPU_STACK_KB or the block size";
       throw error(std::move(d));
     }
     mapping = static_cast<char*>(p);
-    mprotect(mapping, page, PROT_NONE);  // overflow faults instead of corrupting a neighbour
+    mprotect(mapping, page, PROT_NONE); // overflow faults instead of corrupting a neighbour
     stack = mapping + page;
     getcontext(&context);
 #ifdef TDIAG_DETAIL_TSAN
@@ -98,9 +97,11 @@ struct fiber {
   }
   ~fiber() {
 #ifdef TDIAG_DETAIL_TSAN
-    if (tsan_fiber) __tsan_destroy_fiber(tsan_fiber);
+    if (tsan_fiber)
+      __tsan_destroy_fiber(tsan_fiber);
 #endif
-    if (mapping) munmap(mapping, mapping_bytes);
+    if (mapping)
+      munmap(mapping, mapping_bytes);
   }
   fiber(const fiber&) = delete;
   fiber& operator=(const fiber&) = delete;
@@ -191,18 +192,21 @@ void fiber_entry() {
   try {
     s.launch.request->host_invoke(s.launch.request->kernel, s.launch.request->args);
   } catch (...) {
-    if (!s.error) s.error = std::current_exception();
+    if (!s.error)
+      s.error = std::current_exception();
     s.abort = true;
   }
   f.state = fiber_state::done;
-  f.abandoned = true;  // fiber_entry's own frame never returns: reset sanitizer state on reuse
+  f.abandoned = true; // fiber_entry's own frame never returns: reset sanitizer state on reuse
   to_scheduler(s, f, true);
-  std::abort();  // unreachable: a finished fiber is never resumed
+  std::abort(); // unreachable: a finished fiber is never resumed
 }
 
 void prepare_fibers(scheduler& s, std::size_t count, std::size_t stack_bytes) {
-  if (!s.fibers.empty() && s.fibers.front()->stack_bytes < stack_bytes) s.fibers.clear();
-  while (s.fibers.size() < count) s.fibers.push_back(std::make_unique<fiber>(stack_bytes));
+  if (!s.fibers.empty() && s.fibers.front()->stack_bytes < stack_bytes)
+    s.fibers.clear();
+  while (s.fibers.size() < count)
+    s.fibers.push_back(std::make_unique<fiber>(stack_bytes));
 }
 
 } // namespace
@@ -210,7 +214,8 @@ void prepare_fibers(scheduler& s, std::size_t count, std::size_t stack_bytes) {
 std::size_t default_stack_bytes() noexcept {
   if (const char* env = std::getenv("TDIAG_CPU_STACK_KB"); env && *env) {
     const long kb = std::strtol(env, nullptr, 10);
-    if (kb >= 16) return static_cast<std::size_t>(kb) * 1024;
+    if (kb >= 16)
+      return static_cast<std::size_t>(kb) * 1024;
   }
 #if defined(TDIAG_DETAIL_ASAN) || defined(TDIAG_DETAIL_TSAN)
   return 256 * 1024;
@@ -264,22 +269,27 @@ launch_status run_grid(const launch_request& request, buffer_header* buffer,
         while (live > 0 && !s.abort) {
           for (std::size_t i = 0; i < threads && !s.abort; ++i) {
             fiber& f = *s.fibers[i];
-            if (f.state != fiber_state::runnable) continue;
+            if (f.state != fiber_state::runnable)
+              continue;
             resume(s, f);
-            if (f.state == fiber_state::done) --live;
+            if (f.state == fiber_state::done)
+              --live;
           }
           // Every live thread now waits at the barrier; threads that exited do not count, as on
           // sm_70+ GPUs: release the barrier.
           for (std::size_t i = 0; i < threads; ++i)
-            if (s.fibers[i]->state == fiber_state::waiting) s.fibers[i]->state = fiber_state::runnable;
+            if (s.fibers[i]->state == fiber_state::waiting)
+              s.fibers[i]->state = fiber_state::runnable;
         }
         if (s.abort)
           for (std::size_t i = 0; i < threads; ++i)
-            if (s.fibers[i]->state != fiber_state::done) s.fibers[i]->abandoned = true;
+            if (s.fibers[i]->state != fiber_state::done)
+              s.fibers[i]->abandoned = true;
       }
   s.active = false;
   active_scheduler = nullptr;
-  if (s.error) std::rethrow_exception(std::exchange(s.error, nullptr));
+  if (s.error)
+    std::rethrow_exception(std::exchange(s.error, nullptr));
   return s.abort ? launch_status::trapped : launch_status::ok;
 }
 
@@ -292,9 +302,10 @@ void stop_current_thread(bool abort_launch) noexcept {
   fiber& f = *s.current;
   f.state = fiber_state::done;
   f.abandoned = true;
-  if (abort_launch) s.abort = true;
+  if (abort_launch)
+    s.abort = true;
   to_scheduler(s, f, true);
-  std::abort();  // unreachable
+  std::abort(); // unreachable
 }
 
 } // namespace tdiag::assertions::cpu_detail
@@ -303,7 +314,8 @@ namespace tdiag::assertions::cpu {
 
 void sync_threads() noexcept {
   auto* s = cpu_detail::active_scheduler;
-  if (s == nullptr || s->current == nullptr) return;
+  if (s == nullptr || s->current == nullptr)
+    return;
   auto& f = *s->current;
   f.state = cpu_detail::fiber_state::waiting;
   cpu_detail::to_scheduler(*s, f, false);
@@ -311,10 +323,13 @@ void sync_threads() noexcept {
 
 void* dynamic_shared_memory() noexcept {
   auto* s = cpu_detail::active_scheduler;
-  if (s == nullptr || s->shared_memory.empty()) return nullptr;
+  if (s == nullptr || s->shared_memory.empty())
+    return nullptr;
   return s->shared_memory.data();
 }
 
-bool in_kernel() noexcept { return cpu_detail::current_launch() != nullptr; }
+bool in_kernel() noexcept {
+  return cpu_detail::current_launch() != nullptr;
+}
 
 } // namespace tdiag::assertions::cpu

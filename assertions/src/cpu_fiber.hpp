@@ -16,8 +16,8 @@ namespace tdiag::assertions::cpu_detail {
 /// The launch the calling host thread is running, visible to the failure path.
 struct launch_context {
   const launch_request* request = nullptr;
-  buffer_header* buffer = nullptr;  ///< nullptr when no buffer is bound (runtime off)
-  std::uint32_t linear_thread = 0;  ///< of the running fiber, for the lane
+  buffer_header* buffer = nullptr; ///< nullptr when no buffer is bound (runtime off)
+  std::uint32_t linear_thread = 0; ///< of the running fiber, for the lane
 };
 
 /// Runs every block of `request`; returns `trapped` when a trapping assertion aborted it.

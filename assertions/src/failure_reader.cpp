@@ -3,14 +3,14 @@
 //
 // Reading a failure buffer on the host and acknowledging what was read, so later failures are
 // reported afresh. Works on the live buffer when it is host-coherent, else on a copy.
-#include "runtime_state.hpp"
-
 #include <tensordiag/assertions/failure_buffer.hpp>
 
 #include <chrono>
 #include <cstring>
 #include <thread>
 #include <vector>
+
+#include "runtime_state.hpp"
 
 namespace tdiag::assertions::detail {
 
@@ -47,7 +47,8 @@ device_failures read_failures(device_state& ds, bool acknowledge) {
     site_counter* sites = site_counters(h);
     for (std::uint32_t i = 0; i < ds.site_capacity; ++i) {
       const std::uint64_t site = load_acquire(&sites[i].site);
-      if (site == 0) continue;
+      if (site == 0)
+        continue;
       const std::uint64_t count = load_acquire(&sites[i].count);
       const auto it = ds.acked_site_counts.find(site);
       const std::uint64_t before = it == ds.acked_site_counts.end() ? 0 : it->second;
@@ -62,30 +63,36 @@ device_failures read_failures(device_state& ds, bool acknowledge) {
     for (std::uint64_t claim = ack; claim < claimed && claim - ack < ds.record_capacity; ++claim) {
       failure_record& slot = ring[claim % ds.record_capacity];
       if (load_acquire(&slot.sequence) != claim + 1) {
-        if (first_unpublished == claimed) first_unpublished = claim;
+        if (first_unpublished == claimed)
+          first_unpublished = claim;
         ++out.in_flight;
         continue;
       }
-      if (ds.taken_beyond_ack.count(claim) != 0) continue;
+      if (ds.taken_beyond_ack.count(claim) != 0)
+        continue;
       taken_record t;
       t.claim = claim;
       std::memcpy(&t.record, &slot, sizeof(slot));
       out.records.push_back(t);
     }
     const bool settled = out.in_flight == 0 && counted >= out.total;
-    if (settled || !acknowledge || std::chrono::steady_clock::now() >= deadline) break;
+    if (settled || !acknowledge || std::chrono::steady_clock::now() >= deadline)
+      break;
     std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
-  if (!acknowledge) return out;
+  if (!acknowledge)
+    return out;
 
   ds.seen_claimed.store(claimed, std::memory_order_relaxed);
   ds.acked_dropped = dropped;
   ds.acked_overflow = overflow;
-  for (const auto& [site, count] : out.site_counts) ds.acked_site_counts[site] += count;
+  for (const auto& [site, count] : out.site_counts)
+    ds.acked_site_counts[site] += count;
   // Claims past the ring were counted as dropped; an unpublished one holds the ring back.
   const std::uint64_t new_ack = first_unpublished;
   for (const auto& t : out.records)
-    if (t.claim >= new_ack) ds.taken_beyond_ack.insert(t.claim);
+    if (t.claim >= new_ack)
+      ds.taken_beyond_ack.insert(t.claim);
   std::erase_if(ds.taken_beyond_ack, [&](std::uint64_t c) { return c < new_ack; });
   if (new_ack != ack) {
     if (ds.buffer.host_coherent) {

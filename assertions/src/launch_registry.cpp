@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/assertions/launch_registry.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
-#include <algorithm>
 #include <cstring>
 
 namespace tdiag::assertions {
@@ -19,9 +19,12 @@ static_assert(offsetof(launch_info, stack) % 8 == 0 && offsetof(raw_stack, frame
               "launch_info layout assumed by the word copy");
 
 template <typename F> void for_each_used_word(std::uint32_t frames, F&& f) {
-  for (std::size_t i = 0; i < frames_word; ++i) f(i);
-  for (std::size_t i = 0; i < frames && i < raw_stack::max_frames; ++i) f(frames_word + i);
-  for (std::size_t i = tail_word; i < words_per_entry; ++i) f(i);
+  for (std::size_t i = 0; i < frames_word; ++i)
+    f(i);
+  for (std::size_t i = 0; i < frames && i < raw_stack::max_frames; ++i)
+    f(frames_word + i);
+  for (std::size_t i = tail_word; i < words_per_entry; ++i)
+    f(i);
 }
 } // namespace
 
@@ -63,24 +66,30 @@ std::uint64_t launch_registry::record(launch_info& info) noexcept {
 }
 
 std::optional<launch_info> launch_registry::find(std::uint64_t id) const noexcept {
-  if (id == 0 || id >= next_.load(std::memory_order_acquire)) return std::nullopt;
+  if (id == 0 || id >= next_.load(std::memory_order_acquire))
+    return std::nullopt;
   const slot& s = slots_[id & (capacity_ - 1)];
   const std::uint64_t before = s.sequence.load(std::memory_order_acquire);
-  if (before != 2 * id + 2) return std::nullopt;
+  if (before != 2 * id + 2)
+    return std::nullopt;
   std::uint64_t buffer[words_per_entry] = {};
   for (std::size_t i = tail_word; i < words_per_entry; ++i)
     buffer[i] = s.words[i].load(std::memory_order_acquire);
   std::uint32_t frames = 0;
-  std::memcpy(&frames, reinterpret_cast<const char*>(buffer) + offsetof(launch_info, stack) +
-                           offsetof(raw_stack, size),
+  std::memcpy(&frames,
+              reinterpret_cast<const char*>(buffer) + offsetof(launch_info, stack) +
+                  offsetof(raw_stack, size),
               sizeof(frames));
   for_each_used_word(frames, [&](std::size_t i) {
-    if (i < tail_word) buffer[i] = s.words[i].load(std::memory_order_acquire);
+    if (i < tail_word)
+      buffer[i] = s.words[i].load(std::memory_order_acquire);
   });
-  if (s.sequence.load(std::memory_order_relaxed) != before) return std::nullopt;
+  if (s.sequence.load(std::memory_order_relaxed) != before)
+    return std::nullopt;
   launch_info info;
   std::memcpy(&info, buffer, sizeof(info));
-  if (info.stack.size > raw_stack::max_frames) info.stack.size = 0;
+  if (info.stack.size > raw_stack::max_frames)
+    info.stack.size = 0;
   return info;
 }
 

@@ -3,10 +3,6 @@
 //
 // From failure records to a tdiag::report: one TDIAG-DSA-001 diagnostic per failing site with the
 // first failure's values, place and launch, the exact count, and the launch site's stack.
-#include "host_ticks.hpp"
-#include "runtime_state.hpp"
-#include "site_text.hpp"
-
 #include <tensordiag/core/stacktrace.hpp>
 
 #include <fmt/format.h>
@@ -15,6 +11,10 @@
 #include <map>
 #include <mutex>
 
+#include "host_ticks.hpp"
+#include "runtime_state.hpp"
+#include "site_text.hpp"
+
 namespace tdiag::assertions::detail {
 namespace {
 
@@ -22,7 +22,8 @@ std::string grouped(std::uint64_t n) {
   std::string digits = std::to_string(n);
   std::string out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
+    if (i != 0 && (digits.size() - i) % 3 == 0)
+      out += ',';
     out += digits[i];
   }
   return out;
@@ -31,15 +32,20 @@ std::string grouped(std::uint64_t n) {
 std::string display_path(const std::string& file) {
   std::error_code ec;
   const auto cwd = std::filesystem::current_path(ec);
-  if (ec || file.empty() || file.front() != '/') return file;
+  if (ec || file.empty() || file.front() != '/')
+    return file;
   // `a/../b` as a header included from a sibling folder spells it: shown as `b`.
   const std::string normal = std::filesystem::path(file).lexically_normal().string();
   const std::string prefix = cwd.string() + "/";
   return normal.rfind(prefix, 0) == 0 ? normal.substr(prefix.size()) : normal;
 }
 
-std::string triple(const std::uint32_t* v) { return fmt::format("({},{},{})", v[0], v[1], v[2]); }
-std::string triple(const extent3& e) { return fmt::format("({},{},{})", e.x, e.y, e.z); }
+std::string triple(const std::uint32_t* v) {
+  return fmt::format("({},{},{})", v[0], v[1], v[2]);
+}
+std::string triple(const extent3& e) {
+  return fmt::format("({},{},{})", e.x, e.y, e.z);
+}
 field_value list3(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
   return field_value::list{x, y, z};
 }
@@ -49,21 +55,25 @@ std::string kernel_symbol(const void* kernel) {
   static std::mutex mutex;
   static std::map<const void*, std::string> cache;
   std::lock_guard lock(mutex);
-  if (auto it = cache.find(kernel); it != cache.end()) return it->second;
+  if (auto it = cache.find(kernel); it != cache.end())
+    return it->second;
   raw_stack s;
   // Symbolizers treat addresses as return addresses (they look one byte back): step inside.
   s.frames[0] = reinterpret_cast<std::uintptr_t>(kernel) + 1;
   s.size = 1;
   std::string name;
   const auto frames = symbolize(s);
-  if (!frames.empty()) name = short_function_name(frames.front().function);
+  if (!frames.empty())
+    name = short_function_name(frames.front().function);
   return cache[kernel] = name;
 }
 
 std::string kernel_name(const launch_info& launch, const std::string& site_function) {
-  if (launch.kernel_name != nullptr) return strip_parentheses(launch.kernel_name);
+  if (launch.kernel_name != nullptr)
+    return strip_parentheses(launch.kernel_name);
   std::string name = kernel_symbol(launch.kernel);
-  if (name.empty() || name.find("??") != std::string::npos) name = site_function;
+  if (name.empty() || name.find("??") != std::string::npos)
+    name = site_function;
   return name.empty() ? fmt::format("kernel@{}", launch.kernel) : name;
 }
 
@@ -87,12 +97,14 @@ diagnostic site_diagnostic(const device_state& ds, const site_group& g,
     unreadable = e.what();
     site.file = "?";
     site.expression = fmt::format("<assertion site {:#x}: text unreadable>", g.site);
-    if (g.first != nullptr) site.operand_count = g.first->record.operand_count;
+    if (g.first != nullptr)
+      site.operand_count = g.first->record.operand_count;
   }
   diagnostic d;
   if (!unreadable.empty())
     d.notes.push_back(fmt::format("the site's text could not be read from the device ({}); a "
-                                  "trapped launch leaves the context unusable", unreadable));
+                                  "trapped launch leaves the context unusable",
+                                  unreadable));
   d.code = "TDIAG-DSA-001";
   d.title = "device assertion failed";
   d.location = source_location{display_path(site.file), site.line, 0, site.function};
@@ -100,16 +112,18 @@ diagnostic site_diagnostic(const device_state& ds, const site_group& g,
   const assertion_text text = describe(site, r);
   const std::string where_fn = short_function_name(site.function);
 
-  std::string message = fmt::format("assertion failed: {} in {} at {}:{}", text.headline,
-                                    where_fn.empty() ? "?" : where_fn, display_path(site.file),
-                                    site.line);
+  std::string message =
+      fmt::format("assertion failed: {} in {} at {}:{}", text.headline,
+                  where_fn.empty() ? "?" : where_fn, display_path(site.file), site.line);
   d.add_field("condition", text.condition);
-  if (!site.message.empty()) d.add_field("message_format", site.message);
+  if (!site.message.empty())
+    d.add_field("message_format", site.message);
   d.add_field("function", site.function);
   d.add_field("file", display_path(site.file));
   d.add_field("line", site.line);
   d.add_field("site_id", fmt::format("{:08x}", site.site_id));
-  for (const auto& v : text.values) d.add_field(fmt::format("value {}", v.name), v.value);
+  for (const auto& v : text.values)
+    d.add_field(fmt::format("value {}", v.name), v.value);
 
   if (r != nullptr) {
     message += fmt::format(", block {} thread {}", triple(r->block), triple(r->thread));
@@ -127,16 +141,16 @@ diagnostic site_diagnostic(const device_state& ds, const site_group& g,
     if (graph_replay) {
       d.add_field("graph_replay", true);
       d.notes.push_back(fmt::format("the kernel ran as a node of a CUDA graph replay; the node was "
-                                    "captured from launch #{}", r->launch_id));
+                                    "captured from launch #{}",
+                                    r->launch_id));
     }
     if (launch) {
       const std::string kernel = kernel_name(*launch, where_fn);
-      message += fmt::format(", {}launch #{} of {} grid {} block {} stream {} on device {}",
-                             graph_replay ? "CUDA graph replay of the kernel node captured from "
-                                          : "",
-                             launch->launch_id, kernel, triple(launch->grid),
-                             triple(launch->block), reinterpret_cast<const void*>(launch->stream),
-                             launch->device);
+      message +=
+          fmt::format(", {}launch #{} of {} grid {} block {} stream {} on device {}",
+                      graph_replay ? "CUDA graph replay of the kernel node captured from " : "",
+                      launch->launch_id, kernel, triple(launch->grid), triple(launch->block),
+                      reinterpret_cast<const void*>(launch->stream), launch->device);
       d.add_field("kernel", kernel);
       d.add_field("grid", list3(launch->grid.x, launch->grid.y, launch->grid.z));
       d.add_field("block_dim", list3(launch->block.x, launch->block.y, launch->block.z));
@@ -147,13 +161,14 @@ diagnostic site_diagnostic(const device_state& ds, const site_group& g,
       d.add_field("launch_time_ns", ticks_to_realtime_ns(launch->host_ticks));
       if (launch->file != nullptr) {
         const std::string fn = launch->function ? launch->function : "";
-        message += fmt::format(", launched from {}:{} {}()", display_path(launch->file),
-                               launch->line, fn);
+        message +=
+            fmt::format(", launched from {}:{} {}()", display_path(launch->file), launch->line, fn);
         d.related.push_back({source_location{display_path(launch->file), launch->line, 0, fn},
                              "kernel launched here"});
         d.add_field("launch_site", fmt::format("{}:{}", display_path(launch->file), launch->line));
       }
-      if (launch->stack.size != 0) d.stack = symbolize(launch->stack);
+      if (launch->stack.size != 0)
+        d.stack = symbolize(launch->stack);
     } else if (r->flags != 0) {
       message += fmt::format(", grid id {} (launched without tdiag::launch: no launch record)",
                              r->launch_id);
@@ -174,17 +189,21 @@ diagnostic site_diagnostic(const device_state& ds, const site_group& g,
   const std::uint64_t more = g.count > 0 ? g.count - 1 : 0;
   d.add_field("more_failures_at_site", more);
   if (more != 0) {
-    message += fmt::format(", and {} more failure{} at this site", grouped(more), more == 1 ? "" : "s");
+    message +=
+        fmt::format(", and {} more failure{} at this site", grouped(more), more == 1 ? "" : "s");
     d.notes.push_back(fmt::format("{} more failure{} at this site ({} with detailed records)",
-                                  grouped(more), more == 1 ? "" : "s", grouped(g.records - (g.records ? 1 : 0))));
+                                  grouped(more), more == 1 ? "" : "s",
+                                  grouped(g.records - (g.records ? 1 : 0))));
   }
   d.message = std::move(message);
   d.add_field("policy", config.failure_policy == policy::trap ? "trap" : "record");
-  d.add_field("runtime_enabled", config.enabled);  // TDIAG_ASSERTIONS
-  if (!reason.empty()) d.notes.push_back(std::string(reason));
+  d.add_field("runtime_enabled", config.enabled); // TDIAG_ASSERTIONS
+  if (!reason.empty())
+    d.notes.push_back(std::string(reason));
   if (config.failure_policy == policy::record)
     d.notes.push_back("policy record: the failing threads stopped; the device stays usable");
-  if (!text.hint.empty()) d.hint = text.hint;
+  if (!text.hint.empty())
+    d.hint = text.hint;
   return d;
 }
 
@@ -194,10 +213,11 @@ report build_report(const std::vector<device_failures>& failures, const runtime_
                     std::string_view reason) {
   report rep;
   rep.metadata = make_report_metadata();
-  if (failures.size() == 1) rep.metadata.device = failures.front().state->device;
+  if (failures.size() == 1)
+    rep.metadata.device = failures.front().state->device;
   for (const auto& f : failures) {
     std::map<std::uint64_t, site_group> groups;
-    std::vector<std::uint64_t> order;  // sites in order of their first record
+    std::vector<std::uint64_t> order; // sites in order of their first record
     for (const auto& t : f.records) {
       auto& g = groups[t.record.site];
       if (g.first == nullptr) {
@@ -215,21 +235,25 @@ report build_report(const std::vector<device_failures>& failures, const runtime_
       }
       g.count = count;
     }
-    for (auto& [site, g] : groups) g.count = std::max(g.count, g.records);
-    for (const auto site : order) rep.diagnostics.push_back(site_diagnostic(*f.state, groups[site], config, reason));
+    for (auto& [site, g] : groups)
+      g.count = std::max(g.count, g.records);
+    for (const auto site : order)
+      rep.diagnostics.push_back(site_diagnostic(*f.state, groups[site], config, reason));
     if (order.empty() && f.total != 0) {
       // Claimed but neither counted nor published within the reader's wait: still a failure.
       diagnostic d;
       d.code = "TDIAG-DSA-001";
       d.title = "device assertion failed";
-      d.message = fmt::format("{} device assertion failure{} on device {}; the failing thread{} had "
-                              "not finished writing {} record when the host looked",
-                              grouped(f.total), f.total == 1 ? "" : "s", f.state->device,
-                              f.total == 1 ? "" : "s", f.total == 1 ? "its" : "their");
+      d.message =
+          fmt::format("{} device assertion failure{} on device {}; the failing thread{} had "
+                      "not finished writing {} record when the host looked",
+                      grouped(f.total), f.total == 1 ? "" : "s", f.state->device,
+                      f.total == 1 ? "" : "s", f.total == 1 ? "its" : "their");
       d.add_field("backend", std::string(f.state->owner->name()));
       d.add_field("device", f.state->device);
       d.hint = "call tdiag::synchronize_and_check() after the launch to read the complete record";
-      if (!reason.empty()) d.notes.push_back(std::string(reason));
+      if (!reason.empty())
+        d.notes.push_back(std::string(reason));
       rep.diagnostics.push_back(std::move(d));
       order.push_back(0);
     }
@@ -240,11 +264,13 @@ report build_report(const std::vector<device_failures>& failures, const runtime_
       first.add_field("records_in_flight", f.in_flight);
       if (f.dropped != 0)
         first.notes.push_back(fmt::format("{} failure{} had no room for a detailed record (ring of "
-                                          "{}; counts stay exact)", grouped(f.dropped),
-                                          f.dropped == 1 ? "" : "s", f.state->record_capacity));
+                                          "{}; counts stay exact)",
+                                          grouped(f.dropped), f.dropped == 1 ? "" : "s",
+                                          f.state->record_capacity));
       if (f.overflow != 0)
         first.notes.push_back(fmt::format("{} failures at sites beyond the site table (raise "
-                                          "TDIAG_ASSERT_SITES)", grouped(f.overflow)));
+                                          "TDIAG_ASSERT_SITES)",
+                                          grouped(f.overflow)));
     }
   }
   return rep;

@@ -3,10 +3,6 @@
 //
 // The runtime: per-device failure buffers, the launch path, checking, delivery, the watchdog and
 // the check at exit.
-#include "capture_hooks.hpp"
-#include "host_ticks.hpp"
-#include "runtime_state.hpp"
-
 #include <tensordiag/assertions/cpu_backend.hpp>
 #include <tensordiag/assertions/cuda_backend.hpp>
 #include <tensordiag/assertions/failure_buffer.hpp>
@@ -20,6 +16,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "capture_hooks.hpp"
+#include "host_ticks.hpp"
+#include "runtime_state.hpp"
 
 namespace tdiag::assertions::detail {
 namespace {
@@ -41,12 +41,12 @@ void stop_watchdog_locked(runtime_state& st);
 
 runtime_state& state() {
   static runtime_state* st = [] {
-    auto* s = new runtime_state;  // never destroyed: kernels and the exit check may outlive statics
+    auto* s = new runtime_state; // never destroyed: kernels and the exit check may outlive statics
     s->config = runtime_config::from_environment();
     s->registry = std::make_unique<launch_registry>(s->config.launches);
-    (void)cpu_backend::shared();  // registers the CPU back-end
+    (void)cpu_backend::shared(); // registers the CPU back-end
 #if defined(TDIAG_ASSERTIONS_WITH_CUDA)
-    (void)cuda_backend();  // registers the CUDA back-end (chosen when it has a device)
+    (void)cuda_backend(); // registers the CUDA back-end (chosen when it has a device)
 #endif
     std::atexit(at_exit);
     if (s->config.watchdog_ms != 0) {
@@ -77,10 +77,12 @@ backend& active_backend(runtime_state& st) {
 }
 
 // The device's state if it has one already: what every launch needs, kept small to inline.
-device_state* find_device(runtime_state& st, const backend& be, int device, std::size_t n) noexcept {
+device_state* find_device(runtime_state& st, const backend& be, int device,
+                          std::size_t n) noexcept {
   for (std::size_t i = 0; i < n; ++i) {
     device_state* ds = st.devices[i].load(std::memory_order_acquire);
-    if (ds->owner.get() == &be && ds->device == device) return ds;
+    if (ds->owner.get() == &be && ds->device == device)
+      return ds;
   }
   return nullptr;
 }
@@ -90,18 +92,21 @@ device_state& create_device(runtime_state& st, backend& be, int device, std::siz
 
 device_state& device_for(runtime_state& st, backend& be, int device) {
   const std::size_t n = st.device_count.load(std::memory_order_acquire);
-  if (device_state* ds = find_device(st, be, device, n)) return *ds;
+  if (device_state* ds = find_device(st, be, device, n))
+    return *ds;
   return create_device(st, be, device, n, nullptr);
 }
 
 [[gnu::noinline]] device_state& create_device(runtime_state& st, backend& be, int device,
-                                              std::size_t n, const std::shared_ptr<backend>& owner) {
-  refresh_capture_hooks();  // after the back-end's start, which may have loaded an injected capture
+                                              std::size_t n,
+                                              const std::shared_ptr<backend>& owner) {
+  refresh_capture_hooks(); // after the back-end's start, which may have loaded an injected capture
   std::lock_guard lock(st.mutex);
   const std::size_t now = st.device_count.load(std::memory_order_acquire);
   for (std::size_t i = n; i < now; ++i) {
     device_state* ds = st.devices[i].load(std::memory_order_acquire);
-    if (ds->owner.get() == &be && ds->device == device) return *ds;
+    if (ds->owner.get() == &be && ds->device == device)
+      return *ds;
   }
   if (now == max_device_states) {
     diagnostic d;
@@ -111,7 +116,7 @@ device_state& device_for(runtime_state& st, backend& be, int device) {
     throw error(std::move(d));
   }
   auto ds = std::make_unique<device_state>();
-  ds->owner = owner                                                ? owner
+  ds->owner = owner                                               ? owner
               : st.backend_cache && st.backend_cache.get() == &be ? st.backend_cache
                                                                   : find_backend(be.name());
   ds->device = device;
@@ -132,7 +137,8 @@ device_state& device_for(runtime_state& st, backend& be, int device) {
   header.policy = static_cast<std::uint32_t>(st.config.failure_policy);
   header.device = device;
   header.sites_offset = sizeof(buffer_header);
-  header.records_offset = sizeof(buffer_header) + std::uint64_t{ds->site_capacity} * sizeof(site_counter);
+  header.records_offset =
+      sizeof(buffer_header) + std::uint64_t{ds->site_capacity} * sizeof(site_counter);
   be.write_device_memory(device, ds->buffer.device, &header, sizeof(header));
   // Runtime off: unbind, so that a buffer bound under an earlier configuration cannot swallow
   // failures silently; an unbound failing thread traps (loud).
@@ -144,30 +150,35 @@ device_state& device_for(runtime_state& st, backend& be, int device) {
   return *raw;
 }
 
-[[noreturn, gnu::cold, gnu::noinline]] void throw_bad_configuration(const launch_request& r, const tdiag::detail::launch_site_info& site,
-                                          const device_properties& p, std::string problem) {
+[[noreturn, gnu::cold, gnu::noinline]] void
+throw_bad_configuration(const launch_request& r, const tdiag::detail::launch_site_info& site,
+                        const device_properties& p, std::string problem) {
   diagnostic d;
   d.code = "TDIAG-DSA-101";
   d.title = "invalid launch configuration";
-  d.message = fmt::format("invalid launch of {}: {} (grid ({},{},{}) block ({},{},{}), {} bytes "
-                          "of dynamic shared memory, on {} device {})",
-                          site.kernel_name ? site.kernel_name : "kernel", problem, r.grid.x,
-                          r.grid.y, r.grid.z, r.block.x, r.block.y, r.block.z, r.shared_memory,
-                          p.name, r.device);
-  if (site.file) d.location = source_location{site.file, site.line, 0, site.function ? site.function : ""};
+  d.message =
+      fmt::format("invalid launch of {}: {} (grid ({},{},{}) block ({},{},{}), {} bytes "
+                  "of dynamic shared memory, on {} device {})",
+                  site.kernel_name ? site.kernel_name : "kernel", problem, r.grid.x, r.grid.y,
+                  r.grid.z, r.block.x, r.block.y, r.block.z, r.shared_memory, p.name, r.device);
+  if (site.file)
+    d.location = source_location{site.file, site.line, 0, site.function ? site.function : ""};
   d.add_field("grid", field_value::list{r.grid.x, r.grid.y, r.grid.z});
   d.add_field("block", field_value::list{r.block.x, r.block.y, r.block.z});
   d.add_field("shared_memory", r.shared_memory);
   d.add_field("device", r.device);
   d.add_field("max_threads_per_block", p.max_threads_per_block);
-  d.add_field("max_block_dim", field_value::list{p.max_block_dim.x, p.max_block_dim.y, p.max_block_dim.z});
-  d.add_field("max_grid_dim", field_value::list{p.max_grid_dim.x, p.max_grid_dim.y, p.max_grid_dim.z});
+  d.add_field("max_block_dim",
+              field_value::list{p.max_block_dim.x, p.max_block_dim.y, p.max_block_dim.z});
+  d.add_field("max_grid_dim",
+              field_value::list{p.max_grid_dim.x, p.max_grid_dim.y, p.max_grid_dim.z});
   d.add_field("max_shared_memory_per_block", p.max_shared_memory_per_block);
   d.hint = "the kernel was not launched; fix the configuration against the device limits above";
   throw error(std::move(d));
 }
 
-void validate(const launch_request& r, const tdiag::detail::launch_site_info& site, const device_properties& p) {
+void validate(const launch_request& r, const tdiag::detail::launch_site_info& site,
+              const device_properties& p) {
   const char* axes = "xyz";
   const std::uint32_t grid[3] = {r.grid.x, r.grid.y, r.grid.z};
   const std::uint32_t block[3] = {r.block.x, r.block.y, r.block.z};
@@ -175,19 +186,26 @@ void validate(const launch_request& r, const tdiag::detail::launch_site_info& si
   const std::uint32_t max_block[3] = {p.max_block_dim.x, p.max_block_dim.y, p.max_block_dim.z};
   for (int a = 0; a < 3; ++a) {
     if (grid[a] == 0 || block[a] == 0)
-      throw_bad_configuration(r, site, p, fmt::format("{}.{} is 0", grid[a] == 0 ? "grid" : "block", axes[a]));
+      throw_bad_configuration(r, site, p,
+                              fmt::format("{}.{} is 0", grid[a] == 0 ? "grid" : "block", axes[a]));
     if (grid[a] > max_grid[a])
-      throw_bad_configuration(r, site, p, fmt::format("grid.{} = {} exceeds the limit {}", axes[a], grid[a], max_grid[a]));
+      throw_bad_configuration(
+          r, site, p,
+          fmt::format("grid.{} = {} exceeds the limit {}", axes[a], grid[a], max_grid[a]));
     if (block[a] > max_block[a])
-      throw_bad_configuration(r, site, p, fmt::format("block.{} = {} exceeds the limit {}", axes[a], block[a], max_block[a]));
+      throw_bad_configuration(
+          r, site, p,
+          fmt::format("block.{} = {} exceeds the limit {}", axes[a], block[a], max_block[a]));
   }
   if (r.block.volume() > p.max_threads_per_block)
-    throw_bad_configuration(r, site, p, fmt::format("{} threads per block exceed the limit {}",
-                                                    r.block.volume(), p.max_threads_per_block));
+    throw_bad_configuration(r, site, p,
+                            fmt::format("{} threads per block exceed the limit {}",
+                                        r.block.volume(), p.max_threads_per_block));
   if (r.shared_memory > p.max_shared_memory_per_block)
-    throw_bad_configuration(r, site, p, fmt::format("{} bytes of dynamic shared memory exceed the "
-                                                    "limit {}", r.shared_memory,
-                                                    p.max_shared_memory_per_block));
+    throw_bad_configuration(r, site, p,
+                            fmt::format("{} bytes of dynamic shared memory exceed the "
+                                        "limit {}",
+                                        r.shared_memory, p.max_shared_memory_per_block));
 }
 
 std::vector<device_failures> collect(runtime_state& st, bool acknowledge, bool only_new) {
@@ -201,7 +219,8 @@ std::vector<device_failures> collect(runtime_state& st, bool acknowledge, bool o
       continue;
     std::lock_guard lock(ds.mutex);
     auto f = read_failures(ds, acknowledge);
-    if (f.total != 0 || !f.records.empty()) all.push_back(std::move(f));
+    if (f.total != 0 || !f.records.empty())
+      all.push_back(std::move(f));
   }
   return all;
 }
@@ -209,7 +228,8 @@ std::vector<device_failures> collect(runtime_state& st, bool acknowledge, bool o
 // Each failing site, as its report names it, into a running capture's trace.
 void send_to_capture(const report& r) {
   const auto hook = current_capture_hooks().assertion.load(std::memory_order_acquire);
-  if (hook == nullptr) return;
+  if (hook == nullptr)
+    return;
   for (const auto& d : r.diagnostics) {
     std::int64_t launch_id = 0, device = 0;
     std::uint64_t stream = 0;
@@ -219,18 +239,22 @@ void send_to_capture(const report& r) {
       const auto* number = std::get_if<std::int64_t>(&f.value.value);
       const auto* text = std::get_if<std::string>(&f.value.value);
       const auto* list = std::get_if<field_value::list>(&f.value.value);
-      if (f.name == "launch_id" && number) launch_id = *number;
-      else if (f.name == "device" && number) device = *number;
-      else if (f.name == "stream" && text) stream = std::strtoull(text->c_str(), nullptr, 16);
-      else if (f.name == "condition" && text) condition = *text;
+      if (f.name == "launch_id" && number)
+        launch_id = *number;
+      else if (f.name == "device" && number)
+        device = *number;
+      else if (f.name == "stream" && text)
+        stream = std::strtoull(text->c_str(), nullptr, 16);
+      else if (f.name == "condition" && text)
+        condition = *text;
       else if ((f.name == "block" || f.name == "thread") && list && list->size() == 3)
         for (int i = 0; i < 3; ++i)
           if (const auto* v = std::get_if<std::int64_t>(&(*list)[i].value))
             (f.name == "block" ? block : thread)[i] = static_cast<std::uint32_t>(*v);
     }
-    const std::string site = d.location.file.empty()
-                                 ? condition
-                                 : fmt::format("{}:{}: {}", d.location.file, d.location.line, condition);
+    const std::string site = d.location.file.empty() ? condition
+                                                     : fmt::format("{}:{}: {}", d.location.file,
+                                                                   d.location.line, condition);
     hook(static_cast<std::uint64_t>(launch_id), static_cast<std::int32_t>(device), stream,
          site.c_str(), d.message.c_str(), block, thread);
   }
@@ -238,7 +262,8 @@ void send_to_capture(const report& r) {
 
 std::optional<report> take(runtime_state& st, std::string_view reason) {
   auto failures = collect(st, true, true);
-  if (failures.empty()) return std::nullopt;
+  if (failures.empty())
+    return std::nullopt;
   runtime_config config;
   {
     std::lock_guard lock(st.mutex);
@@ -256,9 +281,11 @@ void at_exit() noexcept {
     stop_watchdog_locked(st);
   }
   try {
-    if (auto r = take(st, "at exit: these failures were never checked")) deliver(std::move(*r), false);
+    if (auto r = take(st, "at exit: these failures were never checked"))
+      deliver(std::move(*r), false);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "tensordiag: could not report device assertion failures at exit: {}\n", e.what());
+    fmt::print(stderr, "tensordiag: could not report device assertion failures at exit: {}\n",
+               e.what());
   }
 }
 
@@ -266,7 +293,8 @@ void watchdog_loop(runtime_state* st, std::chrono::milliseconds period) {
   std::unique_lock lock(st->watchdog_mutex);
   while (!st->watchdog_stop) {
     st->watchdog_wake.wait_for(lock, period, [&] { return st->watchdog_stop; });
-    if (st->watchdog_stop) break;
+    if (st->watchdog_stop)
+      break;
     bool has_handler = false;
     {
       std::lock_guard h(st->handler_mutex);
@@ -285,15 +313,18 @@ void watchdog_loop(runtime_state* st, std::chrono::milliseconds period) {
           std::lock_guard dl(ds.mutex);
           auto f = read_failures(ds, false);
           const std::uint64_t claimed = ds.seen_claimed.load(std::memory_order_relaxed) + f.total;
-          if (f.total == 0 || claimed == ds.watchdog_printed) continue;
+          if (f.total == 0 || claimed == ds.watchdog_printed)
+            continue;
           ds.watchdog_printed = claimed;
           runtime_config config;
           {
             std::lock_guard cl(st->mutex);
             config = st->config;
           }
-          auto r = build_report({f}, config, "reported by the watchdog while kernels may still run");
-          if (config.print) fmt::print(stderr, "{}", render(r, config.stderr_format));
+          auto r =
+              build_report({f}, config, "reported by the watchdog while kernels may still run");
+          if (config.print)
+            fmt::print(stderr, "{}", render(r, config.stderr_format));
         }
       }
     } catch (const std::exception& e) {
@@ -310,7 +341,8 @@ void start_watchdog_locked(runtime_state& st, std::chrono::milliseconds period) 
 }
 
 void stop_watchdog_locked(runtime_state& st) {
-  if (!st.watchdog.joinable()) return;
+  if (!st.watchdog.joinable())
+    return;
   st.watchdog_stop = true;
   st.watchdog_wake.notify_all();
   std::thread t = std::move(st.watchdog);
@@ -328,7 +360,8 @@ void deliver(report r, bool may_throw) {
     std::lock_guard lock(st.mutex);
     config = st.config;
   }
-  if (!config.report_path.empty()) write_text_file(config.report_path, to_json(r));
+  if (!config.report_path.empty())
+    write_text_file(config.report_path, to_json(r));
   failure_handler handler;
   {
     std::lock_guard lock(st.handler_mutex);
@@ -336,12 +369,14 @@ void deliver(report r, bool may_throw) {
   }
   // A handler owns the report; otherwise it goes to stderr as well as into the exception, since
   // an exception may be caught and dropped by code that does not know what it carries.
-  if (config.print && !handler) fmt::print(stderr, "{}", render(r, config.stderr_format));
+  if (config.print && !handler)
+    fmt::print(stderr, "{}", render(r, config.stderr_format));
   if (handler) {
     handler(r);
     return;
   }
-  if (may_throw) throw device_assertion_error(std::move(r));
+  if (may_throw)
+    throw device_assertion_error(std::move(r));
 }
 
 } // namespace tdiag::assertions::detail
@@ -351,7 +386,7 @@ namespace {
 
 // Out of line and cold: building a diagnostic here would give every launch its stack frame.
 [[gnu::cold, gnu::noinline]] void report_trapped_launch(assertions::detail::runtime_state& st,
-                                                         bool enabled) {
+                                                        bool enabled) {
   using namespace tdiag::assertions::detail;
   if (!enabled) {
     diagnostic d;
@@ -365,7 +400,8 @@ namespace {
     throw device_assertion_error(std::move(d));
   }
   auto r = take(st, "the launch was aborted by the trap policy");
-  if (r) deliver(std::move(*r), true);
+  if (r)
+    deliver(std::move(*r), true);
 }
 
 } // namespace
@@ -395,13 +431,16 @@ void launch_kernel(launch_request& request, const launch_site_info& site) {
     info.host_ticks = host_ticks();
     info.host_thread = small_thread_number();
     info.backend = &be;
-    if (st.config.capture_stacks) info.stack = capture_raw_stack(1);
-    else info.stack.size = 0;
+    if (st.config.capture_stacks)
+      info.stack = capture_raw_stack(1);
+    else
+      info.stack.size = 0;
     request.launch_id = st.registry->record(info);
     if (const auto hook = current_capture_hooks().launch.load(std::memory_order_acquire))
       hook(request.launch_id, site.kernel_name != nullptr ? site.kernel_name : "");
   }
-  if (be.launch(request) == launch_status::trapped) report_trapped_launch(st, enabled);
+  if (be.launch(request) == launch_status::trapped)
+    report_trapped_launch(st, enabled);
 }
 
 } // namespace tdiag::detail
@@ -411,7 +450,8 @@ namespace tdiag {
 void check() {
   using namespace tdiag::assertions::detail;
   runtime_state& st = state();
-  if (auto r = take(st, "")) deliver(std::move(*r), true);
+  if (auto r = take(st, ""))
+    deliver(std::move(*r), true);
 }
 
 void synchronize_and_check(stream_handle stream) {
@@ -466,7 +506,8 @@ void configure(const runtime_config& config) {
   // Bind fresh buffers at once, so that even plain <<<>>> launches record into the new ones.
   for (const auto& [owner, device] : in_use)
     if (owner)
-      (void)create_device(st, *owner, device, st.device_count.load(std::memory_order_acquire), owner);
+      (void)create_device(st, *owner, device, st.device_count.load(std::memory_order_acquire),
+                          owner);
   if (config.watchdog_ms != 0) {
     std::lock_guard lock(st.watchdog_mutex);
     start_watchdog_locked(st, std::chrono::milliseconds(config.watchdog_ms));
@@ -503,7 +544,8 @@ std::vector<failure_event> take_failure_events() {
       e.device = f.state->device;
       e.claim = t.claim;
       e.record = t.record;
-      if (t.record.flags == 0 || t.record.flags == 2) e.launch = st.registry->find(t.record.launch_id);
+      if (t.record.flags == 0 || t.record.flags == 2)
+        e.launch = st.registry->find(t.record.launch_id);
       events.push_back(std::move(e));
     }
   }
@@ -516,7 +558,9 @@ void set_failure_handler(failure_handler handler) {
   st.handler = std::move(handler);
 }
 
-launch_registry& launches() { return *detail::state().registry; }
+launch_registry& launches() {
+  return *detail::state().registry;
+}
 
 void start_watchdog(std::chrono::milliseconds period) {
   auto& st = detail::state();
@@ -545,7 +589,7 @@ std::size_t registered_buffer_slot_count() noexcept {
 }
 
 slot_registry& buffer_slot_registry() {
-  static auto* r = new slot_registry;  // filled during static initialization of GPU modules
+  static auto* r = new slot_registry; // filled during static initialization of GPU modules
   return *r;
 }
 

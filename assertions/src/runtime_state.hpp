@@ -28,13 +28,13 @@ struct device_state {
   std::uint32_t record_capacity = 0;
   std::uint32_t site_capacity = 0;
 
-  std::mutex mutex;                         // serializes readers (check, watchdog, exit)
-  std::atomic<std::uint64_t> seen_claimed{0};  // `claimed` when failures were last taken
+  std::mutex mutex;                           // serializes readers (check, watchdog, exit)
+  std::atomic<std::uint64_t> seen_claimed{0}; // `claimed` when failures were last taken
   std::uint64_t acked_dropped = 0;
   std::uint64_t acked_overflow = 0;
   std::map<std::uint64_t, std::uint64_t> acked_site_counts;
-  std::set<std::uint64_t> taken_beyond_ack;  // published records past an in-flight one, taken
-  std::uint64_t watchdog_printed = 0;          // `claimed` the watchdog last printed
+  std::set<std::uint64_t> taken_beyond_ack; // published records past an in-flight one, taken
+  std::uint64_t watchdog_printed = 0;       // `claimed` the watchdog last printed
 };
 
 /// A failure record with the claim index it was published under.
@@ -50,19 +50,19 @@ struct device_failures {
   std::uint64_t dropped = 0;
   std::uint64_t overflow = 0;
   std::uint64_t in_flight = 0;
-  std::map<std::uint64_t, std::uint64_t> site_counts;  // descriptor address -> hits
-  std::vector<taken_record> records;                   // in claim order
+  std::map<std::uint64_t, std::uint64_t> site_counts; // descriptor address -> hits
+  std::vector<taken_record> records;                  // in claim order
 };
 
 inline constexpr std::size_t max_device_states = 64;
 
 struct runtime_state {
-  std::mutex mutex;  // configuration, device creation, backend cache
+  std::mutex mutex; // configuration, device creation, backend cache
   runtime_config config;
   std::unique_ptr<launch_registry> registry;
   std::array<std::atomic<device_state*>, max_device_states> devices{};
   std::atomic<std::size_t> device_count{0};
-  std::vector<std::unique_ptr<device_state>> owned;  // kept alive for the process (see configure)
+  std::vector<std::unique_ptr<device_state>> owned; // kept alive for the process (see configure)
   std::vector<std::unique_ptr<launch_registry>> retired_registries;
 
   std::atomic<std::uint64_t> backend_generation{0};
@@ -86,7 +86,7 @@ struct buffer_slot {
 struct slot_registry {
   std::mutex mutex;
   std::vector<buffer_slot> slots;
-  std::atomic<std::size_t> count{0};  // slots.size(), readable on a launch without the lock
+  std::atomic<std::size_t> count{0}; // slots.size(), readable on a launch without the lock
 };
 [[nodiscard]] slot_registry& buffer_slot_registry();
 /// Every module registered so far; GPU back-ends set each one when binding a buffer.

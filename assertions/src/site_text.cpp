@@ -16,7 +16,8 @@ constexpr std::uint32_t max_string = 64 * 1024;
 
 std::string read_string(const backend& owner, int device, const char* address,
                         std::uint32_t length) {
-  if (address == nullptr || length == 0) return {};
+  if (address == nullptr || length == 0)
+    return {};
   std::string s(std::min(length, max_string), '\0');
   owner.read_device_memory(device, address, s.data(), s.size());
   return s;
@@ -48,12 +49,14 @@ typed_value decode(value_type type, std::uint64_t bits) {
     return {field_value(d), type == value_type::f32 ? fmt::format("{}", static_cast<float>(d))
                                                     : fmt::format("{}", d)};
   }
-  case value_type::boolean: return {field_value(bits != 0), bits != 0 ? "true" : "false"};
+  case value_type::boolean:
+    return {field_value(bits != 0), bits != 0 ? "true" : "false"};
   case value_type::pointer: {
     const std::string s = fmt::format("{:#x}", bits);
     return {field_value(s), s};
   }
-  case value_type::none: break;
+  case value_type::none:
+    break;
   }
   return {field_value("?"), "?"};
 }
@@ -64,54 +67,82 @@ void push_arg(fmt::dynamic_format_arg_store<fmt::format_context>& store, value_t
   case value_type::i8:
   case value_type::i16:
   case value_type::i32:
-  case value_type::i64: store.push_back(static_cast<std::int64_t>(bits)); return;
+  case value_type::i64:
+    store.push_back(static_cast<std::int64_t>(bits));
+    return;
   case value_type::u8:
   case value_type::u16:
   case value_type::u32:
-  case value_type::u64: store.push_back(bits); return;
+  case value_type::u64:
+    store.push_back(bits);
+    return;
   case value_type::f32:
   case value_type::f64: {
     double d = 0;
     std::memcpy(&d, &bits, sizeof(d));
-    if (type == value_type::f32) store.push_back(static_cast<float>(d));
-    else store.push_back(d);
+    if (type == value_type::f32)
+      store.push_back(static_cast<float>(d));
+    else
+      store.push_back(d);
     return;
   }
-  case value_type::boolean: store.push_back(bits != 0); return;
-  case value_type::pointer: store.push_back(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(bits))); return;
-  case value_type::none: break;
+  case value_type::boolean:
+    store.push_back(bits != 0);
+    return;
+  case value_type::pointer:
+    store.push_back(reinterpret_cast<const void*>(static_cast<std::uintptr_t>(bits)));
+    return;
+  case value_type::none:
+    break;
   }
   store.push_back(std::string("?"));
 }
 
 const char* operator_text(site_kind k) {
   switch (k) {
-  case site_kind::eq: return "==";
-  case site_kind::ne: return "!=";
-  case site_kind::lt: return "<";
-  case site_kind::le: return "<=";
-  case site_kind::gt: return ">";
-  case site_kind::ge: return ">=";
-  default: return "?";
+  case site_kind::eq:
+    return "==";
+  case site_kind::ne:
+    return "!=";
+  case site_kind::lt:
+    return "<";
+  case site_kind::le:
+    return "<=";
+  case site_kind::gt:
+    return ">";
+  case site_kind::ge:
+    return ">=";
+  default:
+    return "?";
   }
 }
 
 const char* macro_name(site_kind k) {
   switch (k) {
-  case site_kind::eq: return "TDIAG_ASSERT_EQ";
-  case site_kind::ne: return "TDIAG_ASSERT_NE";
-  case site_kind::lt: return "TDIAG_ASSERT_LT";
-  case site_kind::le: return "TDIAG_ASSERT_LE";
-  case site_kind::gt: return "TDIAG_ASSERT_GT";
-  case site_kind::ge: return "TDIAG_ASSERT_GE";
-  case site_kind::index: return "TDIAG_CHECK_INDEX";
-  default: return "TDIAG_ASSERT";
+  case site_kind::eq:
+    return "TDIAG_ASSERT_EQ";
+  case site_kind::ne:
+    return "TDIAG_ASSERT_NE";
+  case site_kind::lt:
+    return "TDIAG_ASSERT_LT";
+  case site_kind::le:
+    return "TDIAG_ASSERT_LE";
+  case site_kind::gt:
+    return "TDIAG_ASSERT_GT";
+  case site_kind::ge:
+    return "TDIAG_ASSERT_GE";
+  case site_kind::index:
+    return "TDIAG_CHECK_INDEX";
+  default:
+    return "TDIAG_ASSERT";
   }
 }
 
 std::string trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n'))
+    s.remove_suffix(1);
   return std::string(s);
 }
 
@@ -119,8 +150,8 @@ std::string trim(std::string_view s) {
 
 site_text read_site(const backend& owner, int device, std::uint64_t address) {
   site_descriptor d{};
-  owner.read_device_memory(device, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(address)),
-                           &d, sizeof(d));
+  owner.read_device_memory(
+      device, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(address)), &d, sizeof(d));
   if (d.version != layout_version) {
     diagnostic diag;
     diag.code = "TDIAG-DSA-003";
@@ -150,13 +181,18 @@ std::vector<std::string> split_arguments(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (quote != 0) {
-      if (c == '\\') ++i;
-      else if (c == quote) quote = 0;
+      if (c == '\\')
+        ++i;
+      else if (c == quote)
+        quote = 0;
       continue;
     }
-    if (c == '"' || c == '\'') quote = c;
-    else if (c == '(' || c == '[' || c == '{') ++depth;
-    else if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == '"' || c == '\'')
+      quote = c;
+    else if (c == '(' || c == '[' || c == '{')
+      ++depth;
+    else if (c == ')' || c == ']' || c == '}')
+      --depth;
     else if (c == ',' && depth == 0) {
       parts.push_back(trim(text.substr(start, i - start)));
       start = i + 1;
@@ -168,7 +204,8 @@ std::vector<std::string> split_arguments(std::string_view text) {
 
 std::string strip_parentheses(std::string_view text) {
   std::string s = trim(text);
-  while (s.size() >= 2 && s.front() == '(' && s.back() == ')') s = trim(std::string_view(s).substr(1, s.size() - 2));
+  while (s.size() >= 2 && s.front() == '(' && s.back() == ')')
+    s = trim(std::string_view(s).substr(1, s.size() - 2));
   return s;
 }
 
@@ -178,49 +215,63 @@ std::string short_function_name(std::string_view pretty) {
   std::size_t open = std::string_view::npos;
   for (std::size_t i = 0; i < pretty.size(); ++i) {
     const char c = pretty[i];
-    if (c == '<') ++angle;
-    else if (c == '>' && angle > 0) --angle;
+    if (c == '<')
+      ++angle;
+    else if (c == '>' && angle > 0)
+      --angle;
     else if (c == '(' && angle == 0) {
-      if (pretty.substr(0, i).ends_with("operator")) continue;
+      if (pretty.substr(0, i).ends_with("operator"))
+        continue;
       open = i;
       break;
     }
   }
-  if (open == std::string_view::npos) return trim(pretty);
+  if (open == std::string_view::npos)
+    return trim(pretty);
   std::string_view head = pretty.substr(0, open);
   angle = 0;
   std::size_t name_start = 0;
   for (std::size_t i = 0; i < head.size(); ++i) {
-    if (head[i] == '<') ++angle;
-    else if (head[i] == '>' && angle > 0) --angle;
-    else if (head[i] == ' ' && angle == 0) name_start = i + 1;
+    if (head[i] == '<')
+      ++angle;
+    else if (head[i] == '>' && angle > 0)
+      --angle;
+    else if (head[i] == ' ' && angle == 0)
+      name_start = i + 1;
   }
   std::string name(head.substr(name_start));
-  while (!name.empty() && (name.front() == '*' || name.front() == '&')) name.erase(0, 1);
+  while (!name.empty() && (name.front() == '*' || name.front() == '&'))
+    name.erase(0, 1);
   // "[with T = float; I = int]" (GCC, nvcc) or "[T = float, I = int]" (clang).
   const auto bracket = pretty.rfind(" [");
-  if (bracket != std::string_view::npos && pretty.back() == ']' && name.find('<') == std::string::npos) {
+  if (bracket != std::string_view::npos && pretty.back() == ']' &&
+      name.find('<') == std::string::npos) {
     std::string_view args = pretty.substr(bracket + 2, pretty.size() - bracket - 3);
-    if (args.starts_with("with ")) args.remove_prefix(5);
+    if (args.starts_with("with "))
+      args.remove_prefix(5);
     std::string list;
     int depth = 0;
     std::size_t start = 0;
     auto take = [&](std::size_t end) {
       const std::string item = trim(args.substr(start, end - start));
       const auto eq = item.find(" = ");
-      if (eq != std::string::npos) list += (list.empty() ? "" : ", ") + item.substr(eq + 3);
+      if (eq != std::string::npos)
+        list += (list.empty() ? "" : ", ") + item.substr(eq + 3);
     };
     for (std::size_t i = 0; i < args.size(); ++i) {
       const char c = args[i];
-      if (c == '<' || c == '(') ++depth;
-      else if ((c == '>' || c == ')') && depth > 0) --depth;
+      if (c == '<' || c == '(')
+        ++depth;
+      else if ((c == '>' || c == ')') && depth > 0)
+        --depth;
       else if ((c == ';' || c == ',') && depth == 0) {
         take(i);
         start = i + 1;
       }
     }
     take(args.size());
-    if (!list.empty()) name += "<" + list + ">";
+    if (!list.empty())
+      name += "<" + list + ">";
   }
   return name;
 }
@@ -231,13 +282,15 @@ assertion_text describe(const site_text& site, const failure_record* record) {
   const std::uint32_t n = record ? std::min<std::uint32_t>(record->operand_count, max_operands) : 0;
   std::vector<std::string> names;
   for (std::uint32_t i = 0; i < site.operand_count; ++i) {
-    const std::size_t at = parts.size() >= site.operand_count ? parts.size() - site.operand_count + i : i;
+    const std::size_t at =
+        parts.size() >= site.operand_count ? parts.size() - site.operand_count + i : i;
     names.push_back(at < parts.size() ? parts[at] : fmt::format("value{}", i));
   }
   std::vector<typed_value> values;
   for (std::uint32_t i = 0; i < n; ++i) {
     values.push_back(decode(record->types[i], record->values[i]));
-    t.values.push_back({i < names.size() ? names[i] : fmt::format("value{}", i), values.back().field});
+    t.values.push_back(
+        {i < names.size() ? names[i] : fmt::format("value{}", i), values.back().field});
   }
   const std::string a = names.size() > 0 ? names[0] : "a";
   const std::string b = names.size() > 1 ? names[1] : "b";
@@ -247,13 +300,15 @@ assertion_text describe(const site_text& site, const failure_record* record) {
     std::string formatted;
     if (!site.message.empty()) {
       fmt::dynamic_format_arg_store<fmt::format_context> store;
-      for (std::uint32_t i = 0; i < n; ++i) push_arg(store, record->types[i], record->values[i]);
+      for (std::uint32_t i = 0; i < n; ++i)
+        push_arg(store, record->types[i], record->values[i]);
       try {
         formatted = record ? fmt::vformat(site.message, store) : site.message;
       } catch (const fmt::format_error& e) {
         // The user's format string does not fit the values: show both rather than hide either.
         std::string shown;
-        for (const auto& v : t.values) shown += fmt::format("{}{}", shown.empty() ? "" : ", ", v.name);
+        for (const auto& v : t.values)
+          shown += fmt::format("{}{}", shown.empty() ? "" : ", ", v.name);
         formatted = fmt::format("{} [format error: {}; values {}]", site.message, e.what(), shown);
       }
     }
@@ -263,13 +318,15 @@ assertion_text describe(const site_text& site, const failure_record* record) {
   case site_kind::index: {
     t.condition = fmt::format("TDIAG_CHECK_INDEX({}, {})", a, b);
     if (n >= 2) {
-      const bool negative = (record->types[0] >= value_type::i8 && record->types[0] <= value_type::i64) &&
-                            static_cast<std::int64_t>(record->values[0]) < 0;
+      const bool negative =
+          (record->types[0] >= value_type::i8 && record->types[0] <= value_type::i64) &&
+          static_cast<std::int64_t>(record->values[0]) < 0;
       t.headline = negative ? fmt::format("index {} is negative ({})", values[0].text, t.condition)
                             : fmt::format("index {} not below {} ({})", values[0].text,
                                           values[1].text, t.condition);
-      t.hint = fmt::format("`{}` must lie in [0, {}): check how it is computed or where `{}` comes from",
-                           a, values[1].text, b);
+      t.hint =
+          fmt::format("`{}` must lie in [0, {}): check how it is computed or where `{}` comes from",
+                      a, values[1].text, b);
     } else {
       t.headline = t.condition;
     }

@@ -36,8 +36,8 @@ struct named_value {
 
 /// What a report says about one failure of a site.
 struct assertion_text {
-  std::string headline;   ///< "index 17 not below 16 (TDIAG_CHECK_INDEX(j, n))"
-  std::string condition;  ///< "j < n" or "TDIAG_CHECK_INDEX(j, n)"
+  std::string headline;  ///< "index 17 not below 16 (TDIAG_CHECK_INDEX(j, n))"
+  std::string condition; ///< "j < n" or "TDIAG_CHECK_INDEX(j, n)"
   std::vector<named_value> values;
   std::string hint;
 };

@@ -8,16 +8,15 @@
 // unchecked, CUDA assert(), TDIAG_CHECK_INDEX (record policy, launched with tdiag::launch) and a
 // PyTorch-DSA-style check (CUDA_KERNEL_ASSERT2: a record with 512-byte strings in host memory).
 // Median of 25 timed launches each (cudaEvent), GB/s and % over unchecked. `--quick`: 2^22.
-#undef NDEBUG  // the assert() variant must keep its check in a Release build
-#include <cassert>
-
+#undef NDEBUG // the assert() variant must keep its check in a Release build
 #include <tensordiag/assertions/kernel.hpp>
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/assertions/runtime.hpp>
 
 #include <algorithm>
-#include <cstdio>
+#include <cassert>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -41,7 +40,8 @@ __global__ void init_kernel(float* x, int* idx, long long n, bool random) {
 
 __global__ void gather_unchecked(const float* x, const int* idx, float* y, int n) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < n) y[i] = x[idx[i]];
+  if (i < n)
+    y[i] = x[idx[i]];
 }
 
 __global__ void gather_assert(const float* x, const int* idx, float* y, int n) {
@@ -81,13 +81,15 @@ struct dsa_data {
 
 __device__ void dsa_copy(char* dst, const char* src) {
   int i = 0;
-  for (; i < dsa_string - 1 && src[i] != 0; ++i) dst[i] = src[i];
+  for (; i < dsa_string - 1 && src[i] != 0; ++i)
+    dst[i] = src[i];
   dst[i] = 0;
 }
-__device__ void dsa_add(dsa_data* data, const char* msg, const char* file, const char* fn,
-                        int line, std::uint32_t caller) {
+__device__ void dsa_add(dsa_data* data, const char* msg, const char* file, const char* fn, int line,
+                        std::uint32_t caller) {
   const int n = atomicAdd(&data->assertion_count, 1);
-  if (n >= 10) return;
+  if (n >= 10)
+    return;
   dsa_record& r = data->assertions[n];
   dsa_copy(r.assertion_msg, msg);
   dsa_copy(r.filename, file);
@@ -107,7 +109,7 @@ __global__ void gather_dsa(const float* x, const int* idx, float* y, int n, dsa_
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i < n) {
     const int j = idx[i];
-    if (__builtin_expect(!(j >= 0 && j < n), 0)) {  // CUDA_KERNEL_ASSERT2(j >= 0 && j < n)
+    if (__builtin_expect(!(j >= 0 && j < n), 0)) { // CUDA_KERNEL_ASSERT2(j >= 0 && j < n)
       dsa_add(data, "j >= 0 && j < n", __FILE__, __func__, __LINE__, caller);
       return;
     }
@@ -115,21 +117,20 @@ __global__ void gather_dsa(const float* x, const int* idx, float* y, int n, dsa_
   }
 }
 
-#define CHECK_CUDA(call)                                                                         \
-  do {                                                                                           \
-    const cudaError_t e = (call);                                                                \
-    if (e != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(e));               \
-      std::exit(1);                                                                              \
-    }                                                                                            \
+#define CHECK_CUDA(call)                                                                           \
+  do {                                                                                             \
+    const cudaError_t e = (call);                                                                  \
+    if (e != cudaSuccess) {                                                                        \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(e));                       \
+      std::exit(1);                                                                                \
+    }                                                                                              \
   } while (false)
 
-template <typename Launch>
-double median_ms(Launch&& launch, int runs) {
+template <typename Launch> double median_ms(Launch&& launch, int runs) {
   cudaEvent_t start, stop;
   CHECK_CUDA(cudaEventCreate(&start));
   CHECK_CUDA(cudaEventCreate(&stop));
-  launch();  // warm-up
+  launch(); // warm-up
   CHECK_CUDA(cudaDeviceSynchronize());
   std::vector<double> ms;
   for (int r = 0; r < runs; ++r) {
@@ -179,9 +180,10 @@ int main(int argc, char** argv) {
   CHECK_CUDA(cudaDeviceSynchronize());
 
   const int grid = (n + block_size - 1) / block_size;
-  const double bytes = 3.0 * sizeof(float) * n;  // read idx, read x[idx], write y
+  const double bytes = 3.0 * sizeof(float) * n; // read idx, read x[idx], write y
   std::printf("gather y[i] = x[idx[i]], n = %d (%.2f GiB moved per launch), %d launches per "
-              "variant, median\n", n, bytes / (1u << 30), runs);
+              "variant, median\n",
+              n, bytes / (1u << 30), runs);
   std::printf("GPU %s (sm_%d%d), driver %d, CUDA runtime %d\n", prop.name, prop.major, prop.minor,
               driver, runtime);
   struct row {
@@ -192,16 +194,22 @@ int main(int argc, char** argv) {
     init_kernel<<<prop.multiProcessorCount * 8, block_size>>>(x, idx, n, random);
     CHECK_CUDA(cudaDeviceSynchronize());
     std::vector<row> rows;
-    rows.push_back({"unchecked", median_ms([&] { gather_unchecked<<<grid, block_size>>>(x, idx, y, n); }, runs)});
-    rows.push_back({"CUDA assert()", median_ms([&] { gather_assert<<<grid, block_size>>>(x, idx, y, n); }, runs)});
-    rows.push_back({"TDIAG_CHECK_INDEX (record)",
-                    median_ms([&] { tdiag::launch(gather_tdiag, grid, block_size)(x, idx, y, n); }, runs)});
-    rows.push_back({"PyTorch-DSA-style",
-                    median_ms([&] { gather_dsa<<<grid, block_size>>>(x, idx, y, n, dsa_device, 1u); }, runs)});
-    tdiag::synchronize_and_check();  // no index is out of range: throws if the check misfired
-    if (dsa->assertion_count != 0) std::fprintf(stderr, "DSA-style check misfired\n");
+    rows.push_back(
+        {"unchecked",
+         median_ms([&] { gather_unchecked<<<grid, block_size>>>(x, idx, y, n); }, runs)});
+    rows.push_back({"CUDA assert()",
+                    median_ms([&] { gather_assert<<<grid, block_size>>>(x, idx, y, n); }, runs)});
+    rows.push_back(
+        {"TDIAG_CHECK_INDEX (record)",
+         median_ms([&] { tdiag::launch(gather_tdiag, grid, block_size)(x, idx, y, n); }, runs)});
+    rows.push_back(
+        {"PyTorch-DSA-style",
+         median_ms([&] { gather_dsa<<<grid, block_size>>>(x, idx, y, n, dsa_device, 1u); }, runs)});
+    tdiag::synchronize_and_check(); // no index is out of range: throws if the check misfired
+    if (dsa->assertion_count != 0)
+      std::fprintf(stderr, "DSA-style check misfired\n");
     std::printf("\nindex pattern: %s\n", random ? "uniformly random (latency-bound)"
-                                                 : "shuffle within groups of 32 (memory-bound)");
+                                                : "shuffle within groups of 32 (memory-bound)");
     std::printf("%-28s %10s %10s %14s\n", "variant", "ms", "GB/s", "vs unchecked");
     for (const auto& r : rows)
       std::printf("%-28s %10.4f %10.1f %+13.2f%%\n", r.name, r.ms, bytes / r.ms / 1e6,

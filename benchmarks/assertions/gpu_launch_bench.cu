@@ -11,9 +11,9 @@
 #include <tensordiag/assertions/runtime.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,13 +41,13 @@ __global__ void report_latency_kernel(volatile int* flags) {
   }
 }
 
-template <typename Launch>
-double ns_per_launch(Launch&& launch, int batches) {
+template <typename Launch> double ns_per_launch(Launch&& launch, int batches) {
   constexpr int per_batch = 256;
   std::vector<double> ns;
   for (int b = 0; b < batches; ++b) {
     const auto t0 = clock_type::now();
-    for (int i = 0; i < per_batch; ++i) launch();
+    for (int i = 0; i < per_batch; ++i)
+      launch();
     const auto t1 = clock_type::now();
     cudaDeviceSynchronize();
     ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / per_batch);
@@ -60,7 +60,7 @@ void launch_cost(int batches) {
   tdiag::assertions::runtime_config config;
   config.capture_stacks = false;
   tdiag::assertions::configure(config);
-  tdiag::launch(empty_kernel, 1, 32)(0);  // binds the buffer, caches the kernel's limits
+  tdiag::launch(empty_kernel, 1, 32)(0); // binds the buffer, caches the kernel's limits
   cudaDeviceSynchronize();
   const double raw = ns_per_launch([] { empty_kernel<<<1, 32>>>(0); }, batches);
   const double plain = ns_per_launch([] { tdiag::launch(empty_kernel, 1, 32)(0); }, batches);
@@ -69,14 +69,14 @@ void launch_cost(int batches) {
   const double stacks = ns_per_launch([] { tdiag::launch(empty_kernel, 1, 32)(0); }, batches);
   std::printf("host launch cost, empty kernel <<<1,32>>>, median of %d batches of 256:\n", batches);
   std::printf("  raw <<<>>>                       %8.0f ns/launch\n", raw);
-  std::printf("  tdiag::launch, no stack capture  %8.0f ns/launch (%+.0f ns, goal <= +50)\n",
-             plain, plain - raw);
+  std::printf("  tdiag::launch, no stack capture  %8.0f ns/launch (%+.0f ns, goal <= +50)\n", plain,
+              plain - raw);
   std::printf("  tdiag::launch, stack capture     %8.0f ns/launch (%+.0f ns, goal <= +250)\n",
-             stacks, stacks - raw);
+              stacks, stacks - raw);
 }
 
 void report_latency(int samples) {
-  int* flags = nullptr;  // [0] kernel started, [1] release
+  int* flags = nullptr; // [0] kernel started, [1] release
   cudaHostAlloc(reinterpret_cast<void**>(&flags), 2 * sizeof(int), cudaHostAllocMapped);
   int* device_flags = nullptr;
   cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_flags), flags, 0);
@@ -113,7 +113,7 @@ void report_latency(int samples) {
     const auto at = clock_type::time_point(clock_type::duration(reported_at.load()));
     ms.push_back(std::chrono::duration<double, std::milli>(at - started).count());
   }
-  tdiag::assertions::configure(tdiag::assertions::runtime_config{});  // stops the watchdog
+  tdiag::assertions::configure(tdiag::assertions::runtime_config{}); // stops the watchdog
   tdiag::assertions::set_failure_handler({});
   std::sort(ms.begin(), ms.end());
   if (ms.empty()) {

@@ -16,9 +16,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <vector>
-
 #include <time.h>
+#include <vector>
 
 namespace {
 
@@ -64,12 +63,12 @@ double thread_cpu_ns() {
   return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
 }
 
-template <typename F>
-double median_ns_per_call(F&& f, int calls, int repeats) {
+template <typename F> double median_ns_per_call(F&& f, int calls, int repeats) {
   std::vector<double> samples;
   for (int r = 0; r < repeats; ++r) {
     const double start = thread_cpu_ns();
-    for (int i = 0; i < calls; ++i) f();
+    for (int i = 0; i < calls; ++i)
+      f();
     samples.push_back((thread_cpu_ns() - start) / calls);
   }
   std::sort(samples.begin(), samples.end());
@@ -105,7 +104,7 @@ int main(int argc, char** argv) {
     for (int round = 0; round < 3; ++round) {
       config.capture_stacks = false;
       tdiag::assertions::configure(config);
-      td_launch();  // binds the failure buffer
+      td_launch(); // binds the failure buffer
       f.raw = std::min(f.raw, median_ns_per_call(raw_fn, calls, repeats));
       f.plain = std::min(f.plain, median_ns_per_call(td_launch, calls, repeats));
       config.capture_stacks = true;
@@ -140,18 +139,23 @@ int main(int argc, char** argv) {
       },
       calls, repeats);
 
-  fmt::print("launch overhead on the CPU back-end (empty kernel, 1x1), median thread-CPU ns per launch:\n");
+  fmt::print("launch overhead on the CPU back-end (empty kernel, 1x1), median thread-CPU ns per "
+             "launch:\n");
   fmt::print("  raw back-end launch (peer)           {:8.1f} ns\n", raw_ns);
-  fmt::print("  tdiag::launch, no stack capture      {:8.1f} ns  overhead {:+7.1f} ns (goal <= 50)\n",
-             plain_ns, plain_ns - raw_ns);
-  fmt::print("  tdiag::launch, with stack capture    {:8.1f} ns  overhead {:+7.1f} ns (goal <= 250)\n",
-             stack_ns, stack_ns - raw_ns);
+  fmt::print(
+      "  tdiag::launch, no stack capture      {:8.1f} ns  overhead {:+7.1f} ns (goal <= 50)\n",
+      plain_ns, plain_ns - raw_ns);
+  fmt::print(
+      "  tdiag::launch, with stack capture    {:8.1f} ns  overhead {:+7.1f} ns (goal <= 250)\n",
+      stack_ns, stack_ns - raw_ns);
   fmt::print("on a null back-end (launch hook returns at once), median ns per launch:\n");
   fmt::print("  raw null launch (peer)               {:8.1f} ns\n", null_raw_ns);
-  fmt::print("  tdiag::launch, no stack capture      {:8.1f} ns  overhead {:+7.1f} ns (goal <= 50)\n",
-             null_plain_ns, null_plain_ns - null_raw_ns);
-  fmt::print("  tdiag::launch, with stack capture    {:8.1f} ns  overhead {:+7.1f} ns (goal <= 250)\n",
-             null_stack_ns, null_stack_ns - null_raw_ns);
+  fmt::print(
+      "  tdiag::launch, no stack capture      {:8.1f} ns  overhead {:+7.1f} ns (goal <= 50)\n",
+      null_plain_ns, null_plain_ns - null_raw_ns);
+  fmt::print(
+      "  tdiag::launch, with stack capture    {:8.1f} ns  overhead {:+7.1f} ns (goal <= 250)\n",
+      null_stack_ns, null_stack_ns - null_raw_ns);
   fmt::print("  launch_registry::record alone        {:8.1f} ns\n", record_ns);
   fmt::print("  capture_raw_stack + record           {:8.1f} ns\n", capture_ns);
   (void)tdiag::take_failures();

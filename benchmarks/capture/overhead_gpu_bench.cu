@@ -39,11 +39,11 @@ namespace {
 struct variant {
   const char* label;
   bool capture = true;
-  bool api = false;          // runtime and driver API records (with copies and memory: `tdiag capture`)
-  bool callbacks = true;     // the CUPTI callback subscriber (teardown flushes, launch ids)
-  bool host_pinned = false;  // CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED
-  bool bare_cupti = false;   // the peer: a minimal CUPTI client, not our session
-  bool hw_trace = false;     // cuptiActivityEnableHWTrace: timestamps without instrumentation
+  bool api = false;      // runtime and driver API records (with copies and memory: `tdiag capture`)
+  bool callbacks = true; // the CUPTI callback subscriber (teardown flushes, launch ids)
+  bool host_pinned = false; // CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED
+  bool bare_cupti = false;  // the peer: a minimal CUPTI client, not our session
+  bool hw_trace = false;    // cuptiActivityEnableHWTrace: timestamps without instrumentation
 };
 
 const variant variants[] = {
@@ -58,9 +58,9 @@ const variant variants[] = {
 constexpr int variant_count = sizeof(variants) / sizeof(variants[0]);
 
 struct result {
-  double total = 0;    // seconds from the first launch to the end of the last kernel
-  double enqueue = 0;  // seconds in the launch loop (host)
-  double stop = 0;     // seconds in tdiag::capture::stop()
+  double total = 0;   // seconds from the first launch to the end of the last kernel
+  double enqueue = 0; // seconds in the launch loop (host)
+  double stop = 0;    // seconds in tdiag::capture::stop()
   long long bytes = 0;
   unsigned long long kernels = 0, api_calls = 0, dropped = 0;
 };
@@ -143,11 +143,12 @@ int run_child(const variant& v, int launches, const std::string& path) {
   }
   int* counter = nullptr;
   cudaStream_t stream{};
-  if (cudaMalloc(&counter, sizeof(int)) != cudaSuccess || cudaStreamCreate(&stream) != cudaSuccess) {
+  if (cudaMalloc(&counter, sizeof(int)) != cudaSuccess ||
+      cudaStreamCreate(&stream) != cudaSuccess) {
     std::fprintf(stderr, "child: CUDA set-up failed: %s\n", cudaGetErrorString(cudaGetLastError()));
     return 1;
   }
-  burst(10000, counter, stream, nullptr);  // module load, clocks, CUPTI's first buffers
+  burst(10000, counter, stream, nullptr); // module load, clocks, CUPTI's first buffers
   result r;
   burst(launches, counter, stream, &r);
   if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) {
@@ -179,8 +180,8 @@ int run_child(const variant& v, int launches, const std::string& path) {
 }
 
 // False when the process failed; `unsupported` set when the variant cannot run on this machine.
-bool run_process(const std::string& self, int v, int launches, const std::string& path,
-                 result* r, std::string* unsupported) {
+bool run_process(const std::string& self, int v, int launches, const std::string& path, result* r,
+                 std::string* unsupported) {
   const std::string command = "'" + self + "' --child " + std::to_string(v) + " " +
                               std::to_string(launches) + " '" + path + "'";
   FILE* pipe = popen(command.c_str(), "r");
@@ -272,7 +273,7 @@ int main(int argc, char** argv) {
                   "stop %.1f ms",
                   (median(ratios) - 1.0) * 100.0, (best / base_best - 1.0) * 100.0,
                   (median(enqueue_ratios) - 1.0) * 100.0, last.stop * 1e3);
-      if (last.bytes > 0 && last.kernels > 0)  // the peer writes no file
+      if (last.bytes > 0 && last.kernels > 0) // the peer writes no file
         std::printf("  %.2f file bytes per kernel event",
                     static_cast<double>(last.bytes) / static_cast<double>(last.kernels));
       std::printf(" (%llu kernels, %llu API calls, %llu dropped)\n", last.kernels, last.api_calls,
@@ -283,6 +284,7 @@ int main(int argc, char** argv) {
       std::printf(" %7.2f", r.total * 1e3);
     std::printf("\n");
   }
-  std::printf("  target: overhead <= 10%%; peer: CUPTI injection tools up to 64%% (parca-agent#3213)\n");
+  std::printf(
+      "  target: overhead <= 10%%; peer: CUPTI injection tools up to 64%% (parca-agent#3213)\n");
   return 0;
 }

@@ -26,8 +26,7 @@ namespace {
 
 using namespace tdiag;
 
-template <typename Record>
-const CUpti_Activity& as_activity(const Record& r) {
+template <typename Record> const CUpti_Activity& as_activity(const Record& r) {
   return reinterpret_cast<const CUpti_Activity&>(r);
 }
 

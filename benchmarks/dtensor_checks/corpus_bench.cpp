@@ -20,11 +20,14 @@
 
 int main(int argc, char** argv) {
   using namespace tdiag::dtensor;
-  std::filesystem::path path = std::filesystem::path(TDIAG_SHARED_DIR) / "golden" / "dtensor_cases.jsonl";
+  std::filesystem::path path =
+      std::filesystem::path(TDIAG_SHARED_DIR) / "golden" / "dtensor_cases.jsonl";
   int repeats = 20;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) repeats = 2;
-    else path = argv[i];
+    if (std::strcmp(argv[i], "--quick") == 0)
+      repeats = 2;
+    else
+      path = argv[i];
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -40,18 +43,20 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     const auto file = parse_cases(text);
     std::size_t bytes = 0;
-    for (const auto& c : file.cases) bytes += to_jsonl(answer_case(c, registry)).size();
+    for (const auto& c : file.cases)
+      bytes += to_jsonl(answer_case(c, registry)).size();
     const auto stop = std::chrono::steady_clock::now();
     best = std::min(best, std::chrono::duration<double>(stop - start).count());
     cases = file.cases.size();
     written = bytes;
   }
   const double pytorch_s = 8.0;
-  fmt::print("dtensor corpus: {} cases, parse + propagate + answer ({} bytes of answers)\n", cases, written);
+  fmt::print("dtensor corpus: {} cases, parse + propagate + answer ({} bytes of answers)\n", cases,
+             written);
   fmt::print("  tensordiag: {:.2f} ms (best of {}), {:.0f} cases/s\n", best * 1e3, repeats,
              static_cast<double>(cases) / best);
-  fmt::print("  PyTorch 2.11 uncached propagation (peer figure): {:.1f} s, {:.0f} cases/s\n", pytorch_s,
-             static_cast<double>(cases) / pytorch_s);
+  fmt::print("  PyTorch 2.11 uncached propagation (peer figure): {:.1f} s, {:.0f} cases/s\n",
+             pytorch_s, static_cast<double>(cases) / pytorch_s);
   fmt::print("  speed-up: {:.0f}x\n", pytorch_s / best);
   return 0;
 }

@@ -12,7 +12,6 @@
 
 #include <fmt/format.h>
 #include <simdjson.h>
-#include <sys/resource.h>
 
 #include <chrono>
 #include <cstring>
@@ -20,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <sys/resource.h>
 #include <vector>
 
 namespace {
@@ -27,7 +27,7 @@ namespace {
 double peak_rss_mib() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is KiB on Linux
+  return static_cast<double>(u.ru_maxrss) / 1024.0; // ru_maxrss is KiB on Linux
 }
 
 double current_rss_mib() {
@@ -51,8 +51,10 @@ int main(int argc, char** argv) {
   std::filesystem::path path = TDIAG_SHARED_DIR "/traces/train_trace_large.json.gz";
   int repeat = 3;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) repeat = std::atoi(argv[++i]);
-    else path = argv[i];
+    if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
+      repeat = std::atoi(argv[++i]);
+    else
+      path = argv[i];
   }
   if (!std::filesystem::exists(path)) {
     fmt::print("kineto_load_bench: {} not found; skipped\n", path.string());
@@ -83,7 +85,8 @@ int main(int argc, char** argv) {
   const double json_mib = static_cast<double>(best_stats.json_bytes) / (1024.0 * 1024.0);
 
   // Peer: inflate again, then a raw simdjson On Demand scan counting the events.
-  auto text = tdiag::trace::detail::gunzip(bytes, path.string(), simdjson::SIMDJSON_PADDING, std::size_t{1} << 38);
+  auto text = tdiag::trace::detail::gunzip(bytes, path.string(), simdjson::SIMDJSON_PADDING,
+                                           std::size_t{1} << 38);
   double scan_best = 1e9, dom_best = 1e9;
   std::size_t scanned = 0;
   for (int r = 0; r < repeat; ++r) {
@@ -103,18 +106,23 @@ int main(int argc, char** argv) {
       dom_best = std::min(dom_best, std::chrono::duration<double>(clock::now() - t1).count());
   }
 
-  fmt::print("kineto_load_bench: {} ({:.1f} MiB gzip, {:.1f} MiB JSON), best of {}\n", path.filename().string(),
-             static_cast<double>(bytes.size()) / (1024.0 * 1024.0), json_mib, repeat);
-  fmt::print("  events read        {}\n  kernels            {}\n  model events       {}\n", best_stats.events,
-             kernels, events);
+  fmt::print("kineto_load_bench: {} ({:.1f} MiB gzip, {:.1f} MiB JSON), best of {}\n",
+             path.filename().string(), static_cast<double>(bytes.size()) / (1024.0 * 1024.0),
+             json_mib, repeat);
+  fmt::print("  events read        {}\n  kernels            {}\n  model events       {}\n",
+             best_stats.events, kernels, events);
   fmt::print("  inflate            {:.3f} s\n", best_stats.inflate_seconds);
   fmt::print("  parse+build        {:.3f} s  (of which raw parse ~{:.3f} s, build ~{:.3f} s)\n",
-             best_stats.parse_seconds, scan_best, std::max(0.0, best_stats.parse_seconds - scan_best));
+             best_stats.parse_seconds, scan_best,
+             std::max(0.0, best_stats.parse_seconds - scan_best));
   fmt::print("  finalize (sort)    {:.3f} s\n", best_stats.finalize_seconds);
-  fmt::print("  total load         {:.3f} s wall, {:.3f} s CPU  (target <= 0.5 s)\n", best, best_cpu);
-  fmt::print("  peak RSS           {:.1f} MiB ({:.1f} MiB before loading; {:.2f}x the JSON size; target <= 2x)\n",
+  fmt::print("  total load         {:.3f} s wall, {:.3f} s CPU  (target <= 0.5 s)\n", best,
+             best_cpu);
+  fmt::print("  peak RSS           {:.1f} MiB ({:.1f} MiB before loading; {:.2f}x the JSON size; "
+             "target <= 2x)\n",
              rss_peak, rss_before, rss_peak / json_mib);
-  fmt::print("  peer: simdjson On Demand scan of the same JSON: {:.3f} s ({} events), DOM parse {:.3f} s ({} "
+  fmt::print("  peer: simdjson On Demand scan of the same JSON: {:.3f} s ({} events), DOM parse "
+             "{:.3f} s ({} "
              "implementation)\n",
              scan_best, scanned, dom_best, simdjson::get_active_implementation()->name());
   return 0;

@@ -13,14 +13,14 @@
 #include <tensordiag/trace/summary_analysis.hpp>
 
 #include <fmt/format.h>
-#include <sys/resource.h>
 
 #include <chrono>
-#include <ctime>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <sys/resource.h>
 
 namespace {
 
@@ -45,17 +45,21 @@ int main(int argc, char** argv) {
   fs::path path;
   int repeat = 3;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) repeat = std::atoi(argv[++i]);
-    else path = argv[i];
+    if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
+      repeat = std::atoi(argv[++i]);
+    else
+      path = argv[i];
   }
   if (path.empty()) {
     path = fs::temp_directory_path() / "tdiag_snapshot_1m.pickle";
     if (!fs::exists(path)) {
       const auto script = fs::path(__FILE__).parent_path() / "make_snapshot.py";
-      const auto command = fmt::format("python3 '{}' '{}' --events 1000000 --cpp-frames", script.string(), path.string());
+      const auto command = fmt::format("python3 '{}' '{}' --events 1000000 --cpp-frames",
+                                       script.string(), path.string());
       fmt::print("snapshot_load_bench: making {} ({})\n", path.string(), command);
       if (std::system(command.c_str()) != 0 || !fs::exists(path)) {
-        fmt::print("snapshot_load_bench: could not run the generator (python3 missing?); skipped\n");
+        fmt::print(
+            "snapshot_load_bench: could not run the generator (python3 missing?); skipped\n");
         return 0;
       }
     }
@@ -76,7 +80,9 @@ int main(int argc, char** argv) {
     best_read = std::min(best_read, std::chrono::duration<double>(t1 - t0).count());
     best = std::min(best, std::chrono::duration<double>(t2 - t0).count());
     events = result.trace.memory.size();
-    segments = result.trace.final_allocator_state ? result.trace.final_allocator_state->segments.size() : 0;
+    segments = result.trace.final_allocator_state
+                   ? result.trace.final_allocator_state->segments.size()
+                   : 0;
     stacks = result.trace.stacks.stack_count();
   }
   const double rss = peak_rss_mib();
@@ -95,12 +101,14 @@ int main(int argc, char** argv) {
 
   fmt::print("snapshot_load_bench: {} ({:.1f} MiB), best of {}\n", path.filename().string(),
              static_cast<double>(file_bytes) / (1024.0 * 1024.0), repeat);
-  fmt::print("  memory events      {}\n  segments at dump   {}\n  distinct stacks    {}\n", events, segments, stacks);
+  fmt::print("  memory events      {}\n  segments at dump   {}\n  distinct stacks    {}\n", events,
+             segments, stacks);
   fmt::print("  read file          {:.3f} s\n", best_read);
   fmt::print("  load (read+import) {:.3f} s wall, {:.3f} s CPU  (target <= 1 s)\n", best, best_cpu);
   fmt::print("  peak RSS           {:.1f} MiB\n", rss);
   fmt::print("  peer: pickle reader alone {:.3f} s ({} values)\n", best_pickle, values);
-  fmt::print("  summary incl. backward derivation + keyframed replay: {:.3f} s (peak allocated {} B)\n", summary_s,
-             s.memory.empty() ? -1 : s.memory[0].peak_allocated);
+  fmt::print(
+      "  summary incl. backward derivation + keyframed replay: {:.3f} s (peak allocated {} B)\n",
+      summary_s, s.memory.empty() ? -1 : s.memory[0].peak_allocated);
   return 0;
 }

@@ -94,7 +94,7 @@ void throughput(const std::filesystem::path& dir, std::size_t batches, std::size
   for (int p = 0; p < producers; ++p)
     threads.emplace_back([&, p] {
       for (std::size_t b = 0; b < batches; ++b) {
-        trace batch = prototypes[static_cast<std::size_t>(p)];  // a CUPTI buffer's worth
+        trace batch = prototypes[static_cast<std::size_t>(p)]; // a CUPTI buffer's worth
         const std::int64_t shift = static_cast<std::int64_t>(b) * 1'000'000'000;
         for (auto& k : batch.kernels.mutable_all())
           k.start += shift, k.end += shift;

@@ -5,13 +5,13 @@
 // raw return addresses (no symbolization, no allocation) and the pending tensordiag launch id,
 // and queue them under the CUPTI correlation id that the activity records carry. It also
 // flushes CUPTI's buffers before a context goes away, so nothing is lost at teardown.
-#include "session.hpp"
-
 #include <tensordiag/core/stacktrace.hpp>
 
 #include <cupti.h>
 
 #include <iterator>
+
+#include "session.hpp"
 
 namespace tdiag::capture::detail {
 namespace {

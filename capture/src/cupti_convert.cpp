@@ -15,27 +15,42 @@ namespace {
 
 constexpr std::string_view memory_kind_word(trace::memory_kind k) noexcept {
   switch (k) {
-  case trace::memory_kind::pageable: return "Pageable";
-  case trace::memory_kind::pinned: return "Pinned";
-  case trace::memory_kind::device: return "Device";
-  case trace::memory_kind::array: return "Array";
-  case trace::memory_kind::managed: return "Managed";
-  case trace::memory_kind::device_static: return "Static";
-  case trace::memory_kind::managed_static: return "ManagedStatic";
-  case trace::memory_kind::unknown: break;
+  case trace::memory_kind::pageable:
+    return "Pageable";
+  case trace::memory_kind::pinned:
+    return "Pinned";
+  case trace::memory_kind::device:
+    return "Device";
+  case trace::memory_kind::array:
+    return "Array";
+  case trace::memory_kind::managed:
+    return "Managed";
+  case trace::memory_kind::device_static:
+    return "Static";
+  case trace::memory_kind::managed_static:
+    return "ManagedStatic";
+  case trace::memory_kind::unknown:
+    break;
   }
   return "Unknown";
 }
 
 constexpr std::string_view copy_kind_word(trace::copy_kind k) noexcept {
   switch (k) {
-  case trace::copy_kind::htod: return "HtoD";
-  case trace::copy_kind::dtoh: return "DtoH";
-  case trace::copy_kind::dtod: return "DtoD";
-  case trace::copy_kind::htoh: return "HtoH";
-  case trace::copy_kind::ptop: return "PtoP";
-  case trace::copy_kind::memset: return "Memset";
-  case trace::copy_kind::unknown: break;
+  case trace::copy_kind::htod:
+    return "HtoD";
+  case trace::copy_kind::dtoh:
+    return "DtoH";
+  case trace::copy_kind::dtod:
+    return "DtoD";
+  case trace::copy_kind::htoh:
+    return "HtoH";
+  case trace::copy_kind::ptop:
+    return "PtoP";
+  case trace::copy_kind::memset:
+    return "Memset";
+  case trace::copy_kind::unknown:
+    break;
   }
   return "Unknown";
 }
@@ -51,8 +66,8 @@ bool is_tool_frame(const symbol& s) noexcept {
       return true;
   // The capture library linked statically into a tool, and the launch entry points of the
   // (static) CUDA runtime inside the application.
-  for (std::string_view prefix : {"tdiag::capture", "__cudart", "cudart::", "cudaLaunch",
-                                  "__cudaLaunch", "cuLaunch"})
+  for (std::string_view prefix :
+       {"tdiag::capture", "__cudart", "cudart::", "cudaLaunch", "__cudaLaunch", "cuLaunch"})
     if (s.function.starts_with(prefix))
       return true;
   return false;
@@ -61,23 +76,29 @@ bool is_tool_frame(const symbol& s) noexcept {
 trace::copy_kind to_copy_kind(std::uint8_t k) noexcept {
   switch (k) {
   case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
-  case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return trace::copy_kind::htod;
+  case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+    return trace::copy_kind::htod;
   case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
-  case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return trace::copy_kind::dtoh;
+  case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+    return trace::copy_kind::dtoh;
   case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
   case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
   case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
-  case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA: return trace::copy_kind::dtod;
-  case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return trace::copy_kind::htoh;
-  case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return trace::copy_kind::ptop;
-  default: return trace::copy_kind::unknown;
+  case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
+    return trace::copy_kind::dtod;
+  case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+    return trace::copy_kind::htoh;
+  case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+    return trace::copy_kind::ptop;
+  default:
+    return trace::copy_kind::unknown;
   }
 }
 
 trace::memory_kind to_memory_kind(std::uint32_t k) noexcept {
   // trace::memory_kind mirrors CUPTI_ACTIVITY_MEMORY_KIND_* value for value.
   return k <= CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC ? static_cast<trace::memory_kind>(k)
-                                                         : trace::memory_kind::unknown;
+                                                        : trace::memory_kind::unknown;
 }
 
 std::string copy_name(trace::copy_kind kind, trace::memory_kind src, trace::memory_kind dst) {
@@ -358,8 +379,8 @@ trace::stack_id cupti_converter::intern_stack(const raw_stack& stack) {
   for (std::uint32_t i = first; i < stack.size; ++i) {
     const auto& s = symbols_[stack.frames[i]];
     trace::frame f;
-    f.function = batch_.strings.intern(
-        s.function.empty() ? fmt::format("0x{:x}", stack.frames[i]) : s.function);
+    f.function = batch_.strings.intern(s.function.empty() ? fmt::format("0x{:x}", stack.frames[i])
+                                                          : s.function);
     f.file = s.file.empty() ? trace::no_string : batch_.strings.intern(s.file);
     f.line = s.line;
     frames[count++] = batch_.stacks.intern_frame(f);

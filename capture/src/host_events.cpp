@@ -7,9 +7,9 @@
 #include <tensordiag/capture/capture.hpp>
 #include <tensordiag/capture/hooks.h>
 
-#include "session.hpp"
-
 #include <unistd.h>
+
+#include "session.hpp"
 
 namespace tdiag::capture {
 namespace {
@@ -85,8 +85,8 @@ void record_allocation(const void* address, std::uint64_t size, std::uint64_t st
   record_memory(trace::memory_action::alloc, address, size, stream, device, pool, tag);
 }
 
-void record_free(const void* address, std::uint64_t size, std::uint64_t stream,
-                 std::int32_t device, std::uint64_t pool, const char* tag) noexcept {
+void record_free(const void* address, std::uint64_t size, std::uint64_t stream, std::int32_t device,
+                 std::uint64_t pool, const char* tag) noexcept {
   record_memory(trace::memory_action::free_requested, address, size, stream, device, pool, tag);
 }
 
@@ -96,9 +96,8 @@ extern "C" void tdiag_capture_record_launch(uint64_t launch_id, const char* kern
   tdiag::capture::record_launch(launch_id, kernel_name);
 }
 
-extern "C" void tdiag_capture_record_assertion(uint64_t launch_id, int32_t device,
-                                               uint64_t stream, const char* site,
-                                               const char* message, const uint32_t block[3],
-                                               const uint32_t thread[3]) {
+extern "C" void tdiag_capture_record_assertion(uint64_t launch_id, int32_t device, uint64_t stream,
+                                               const char* site, const char* message,
+                                               const uint32_t block[3], const uint32_t thread[3]) {
   tdiag::capture::record_assertion(launch_id, device, stream, site, message, block, thread);
 }

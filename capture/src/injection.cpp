@@ -92,10 +92,12 @@ options options::from_environment() {
   if (const auto mb = env_number("TDIAG_CAPTURE_BUFFER_MB", 0); mb > 0 && mb <= 1024)
     o.buffer_bytes = mb << 20;
   if (const char* v = std::getenv("TDIAG_CAPTURE_DEVICE_BUFFER_MB"); v != nullptr && *v != 0)
-    o.device_buffer_bytes = std::min<std::uint64_t>(env_number("TDIAG_CAPTURE_DEVICE_BUFFER_MB", 0), 4096) << 20;
-  o.compression_level =
-      static_cast<int>(env_number("TDIAG_CAPTURE_ZSTD_LEVEL", static_cast<std::uint64_t>(o.compression_level)));
-  o.flush_period_ms = static_cast<std::uint32_t>(env_number("TDIAG_CAPTURE_FLUSH_MS", o.flush_period_ms));
+    o.device_buffer_bytes =
+        std::min<std::uint64_t>(env_number("TDIAG_CAPTURE_DEVICE_BUFFER_MB", 0), 4096) << 20;
+  o.compression_level = static_cast<int>(
+      env_number("TDIAG_CAPTURE_ZSTD_LEVEL", static_cast<std::uint64_t>(o.compression_level)));
+  o.flush_period_ms =
+      static_cast<std::uint32_t>(env_number("TDIAG_CAPTURE_FLUSH_MS", o.flush_period_ms));
   return o;
 }
 

@@ -24,7 +24,7 @@ namespace {
 
 std::atomic<session*> current_session{nullptr};
 std::atomic<session*> latest_session{nullptr};
-std::mutex lifecycle_mutex;  // serializes start() and stop()
+std::mutex lifecycle_mutex; // serializes start() and stop()
 
 // Completed buffers beyond this many wait for the converter: CUPTI then gets no buffer and
 // counts the records it cannot store as dropped (reported), instead of memory growing unbounded.
@@ -158,8 +158,7 @@ void session::begin() {
   latest_session.store(this, std::memory_order_release);
   converter_thread_ = std::thread([this] { run_converter(); });
   try {
-    check_cupti(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM),
-                "cuptiSetThreadIdType");
+    check_cupti(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM), "cuptiSetThreadIdType");
     // Every buffer we hand out is zeroed (calloc, or cleared by the converter before reuse).
     // Advisory: a CUPTI without the attribute zeroes them again, which is only slower.
     std::uint8_t zeroed = 1;
@@ -203,8 +202,7 @@ void session::subscribe() {
 void session::enable_launch_callbacks() noexcept {
   if (subscriber_ == nullptr)
     return;
-  std::call_once(launch_callbacks_once_,
-                 [this] { detail::enable_launch_callbacks(subscriber_); });
+  std::call_once(launch_callbacks_once_, [this] { detail::enable_launch_callbacks(subscriber_); });
 }
 
 void session::enable_activities() {
@@ -231,14 +229,13 @@ void session::enable_activities() {
     std::fprintf(stderr, "tdiag capture: activity kinds unavailable: %s\n", missing.c_str());
 }
 
-void session::buffer_requested(std::uint8_t** buffer, std::size_t* size,
-                               std::size_t* max_records) {
-  *max_records = 0;  // as many as fit
+void session::buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  *max_records = 0; // as many as fit
   std::uint8_t* b = nullptr;
   {
     std::lock_guard lock(buffer_mutex_);
     if (buffers_outstanding_ >= max_outstanding_buffers) {
-      *buffer = nullptr;  // CUPTI drops and counts what it cannot store
+      *buffer = nullptr; // CUPTI drops and counts what it cannot store
       *size = 0;
       return;
     }
@@ -338,10 +335,10 @@ void session::flush() {
 void session::end() {
   // Forced: buffers of work still running are delivered too (their incomplete records drop).
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  for (auto kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-                    CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2,
-                    CUPTI_ACTIVITY_KIND_MEMORY_POOL, CUPTI_ACTIVITY_KIND_RUNTIME,
-                    CUPTI_ACTIVITY_KIND_DRIVER})
+  for (auto kind :
+       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+        CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_MEMORY_POOL,
+        CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER})
     cuptiActivityDisable(kind);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   if (subscriber_ != nullptr) {

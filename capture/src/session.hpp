@@ -108,7 +108,7 @@ private:
   std::vector<completed_buffer> completed_;
   std::vector<std::uint8_t*> free_buffers_;
   std::size_t buffers_outstanding_ = 0;
-  std::uint64_t work_requested_ = 0;  // flush generations, guarded by buffer_mutex_
+  std::uint64_t work_requested_ = 0; // flush generations, guarded by buffer_mutex_
   std::uint64_t work_done_generation_ = 0;
   bool stopping_ = false;
 

@@ -6,14 +6,13 @@
 // cudaStream_t / cudaMemPool_t are. The driver is looked up at run time, not linked: the library
 // (and every test linking it) must load on machines without libcuda.so.1.
 #include <tensordiag/capture/tracing_pool.hpp>
-
 #include <tensordiag/core/error.hpp>
-
-#include "session.hpp"
 
 #include <fmt/format.h>
 
 #include <dlfcn.h>
+
+#include "session.hpp"
 
 namespace tdiag::capture {
 namespace {
@@ -29,8 +28,7 @@ struct driver_api {
   bool loaded = false;
 };
 
-template <typename Fn>
-void resolve(void* lib, Fn& fn, const char* name) {
+template <typename Fn> void resolve(void* lib, Fn& fn, const char* name) {
   fn = reinterpret_cast<Fn>(dlsym(lib, name));
 }
 
@@ -60,7 +58,8 @@ const driver_api& driver() {
   d.code = "TDIAG-CAPTURE-012";
   d.title = "no CUDA driver";
   d.message = fmt::format("{}: libcuda.so.1 could not be loaded or lacks stream-ordered "
-                          "allocation (CUDA 11.2+ driver needed)", call);
+                          "allocation (CUDA 11.2+ driver needed)",
+                          call);
   d.add_field("call", std::string(call));
   throw tdiag::error(std::move(d));
 }

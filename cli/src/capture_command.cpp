@@ -130,7 +130,8 @@ int run_child(const std::vector<std::string>& command,
   int u = 0;
   while (bytes >= 1024.0 && u < 4)
     bytes /= 1024.0, ++u;
-  return u == 0 ? fmt::format("{:.0f} {}", bytes, units[u]) : fmt::format("{:.1f} {}", bytes, units[u]);
+  return u == 0 ? fmt::format("{:.0f} {}", bytes, units[u])
+                : fmt::format("{:.1f} {}", bytes, units[u]);
 }
 
 // Other processes of the run wrote "<stem>.<pid>.tdtrace" beside the main file.
@@ -143,7 +144,8 @@ std::vector<fs::path> sibling_traces(const fs::path& main) {
     const auto name = entry.path().filename().string();
     if (name.starts_with(stem) && entry.path().extension() == main.extension() &&
         entry.path().filename() != main.filename() &&
-        name.find_first_not_of("0123456789", stem.size()) == name.size() - main.extension().string().size())
+        name.find_first_not_of("0123456789", stem.size()) ==
+            name.size() - main.extension().string().size())
       out.push_back(entry.path());
   }
   std::sort(out.begin(), out.end());
@@ -155,10 +157,10 @@ void print_summary(const trace::load_result& loaded, const fs::path& path) {
   const trace::trace& t = loaded.trace;
   std::error_code ec;
   const auto file_bytes = fs::file_size(path, ec);
-  fmt::print("trace     {} ({}, {} events)\n", path.string(), bytes_text(ec ? 0.0 : double(file_bytes)),
-             t.event_count());
+  fmt::print("trace     {} ({}, {} events)\n", path.string(),
+             bytes_text(ec ? 0.0 : double(file_bytes)), t.event_count());
 
-  std::map<trace::string_id, std::pair<std::uint64_t, std::int64_t>> by_name;  // count, ns
+  std::map<trace::string_id, std::pair<std::uint64_t, std::int64_t>> by_name; // count, ns
   std::int64_t gpu_ns = 0;
   for (const auto& k : t.kernels.all()) {
     auto& slot = by_name[k.name];
@@ -188,22 +190,24 @@ void print_summary(const trace::load_result& loaded, const fs::path& path) {
   }
   std::string copy_text;
   const std::pair<trace::copy_kind, const char*> kinds[] = {
-      {trace::copy_kind::htod, "HtoD"},  {trace::copy_kind::dtoh, "DtoH"},
-      {trace::copy_kind::dtod, "DtoD"},  {trace::copy_kind::ptop, "PtoP"},
-      {trace::copy_kind::htoh, "HtoH"},  {trace::copy_kind::memset, "memset"},
+      {trace::copy_kind::htod, "HtoD"},    {trace::copy_kind::dtoh, "DtoH"},
+      {trace::copy_kind::dtod, "DtoD"},    {trace::copy_kind::ptop, "PtoP"},
+      {trace::copy_kind::htoh, "HtoH"},    {trace::copy_kind::memset, "memset"},
       {trace::copy_kind::unknown, "other"}};
   std::uint64_t copied = 0;
   for (const auto& [kind, word] : kinds)
     if (auto it = copies.find(kind); it != copies.end()) {
-      copy_text += fmt::format("  {} {}x {}", word, it->second.first, bytes_text(double(it->second.second)));
+      copy_text +=
+          fmt::format("  {} {}x {}", word, it->second.first, bytes_text(double(it->second.second)));
       if (kind != trace::copy_kind::memset)
         copied += it->second.second;
     }
-  fmt::print("copies    {} ({} copied){}\n", t.copies.size(), bytes_text(double(copied)), copy_text);
+  fmt::print("copies    {} ({} copied){}\n", t.copies.size(), bytes_text(double(copied)),
+             copy_text);
   fmt::print("API calls {}\n", t.api_calls.size());
 
   // Pool usage per device: stream-ordered pool blocks (CUPTI alloc/free_completed, untagged).
-  std::map<std::int32_t, std::pair<std::int64_t, std::int64_t>> usage;  // live, peak
+  std::map<std::int32_t, std::pair<std::int64_t, std::int64_t>> usage; // live, peak
   std::uint64_t pool_allocs = 0, pool_frees = 0, segments = 0, tagged = 0;
   std::vector<trace::memory_event> memory(t.memory.all().begin(), t.memory.all().end());
   std::stable_sort(memory.begin(), memory.end(),
@@ -247,7 +251,7 @@ void run_capture(const capture_args& a, command_context& context) {
   const auto library = find_capture_library(a.library);
   const fs::path output = fs::absolute(a.output);
   std::error_code ec;
-  fs::remove(output, ec);  // the first process of the run claims the path again
+  fs::remove(output, ec); // the first process of the run claims the path again
   for (const auto& old : sibling_traces(output))
     fs::remove(old, ec);
   std::vector<std::pair<std::string, std::string>> env = {
@@ -280,20 +284,21 @@ void run_capture(const capture_args& a, command_context& context) {
     fmt::print("also      {} (another process of the run)\n", extra.string());
 }
 
-const command_registration registration{40, [](CLI::App& app, command_context& context) {
-  auto args = std::make_shared<capture_args>();
-  auto* cmd = app.add_subcommand(
-      "capture", "Run a CUDA application with CUPTI capture into a .tdtrace file");
-  cmd->add_option("-o,--output", args->output, "Trace file to write")->capture_default_str();
-  cmd->add_flag("--stacks", args->stacks, "Host stack of every kernel launch and allocation");
-  cmd->add_flag("--no-runtime-api", args->no_runtime_api, "Leave out CUDA runtime API calls");
-  cmd->add_flag("--no-driver-api", args->no_driver_api, "Leave out CUDA driver API calls");
-  cmd->add_option("--library", args->library,
-                  "libtdiag_capture.so to inject (default: beside tdiag, in ../lib)");
-  cmd->add_option("command", args->command, "The application and its arguments, after --")
-      ->required();
-  cmd->callback([args, &context] { run_capture(*args, context); });
-}};
+const command_registration registration{
+    40, [](CLI::App& app, command_context& context) {
+      auto args = std::make_shared<capture_args>();
+      auto* cmd = app.add_subcommand(
+          "capture", "Run a CUDA application with CUPTI capture into a .tdtrace file");
+      cmd->add_option("-o,--output", args->output, "Trace file to write")->capture_default_str();
+      cmd->add_flag("--stacks", args->stacks, "Host stack of every kernel launch and allocation");
+      cmd->add_flag("--no-runtime-api", args->no_runtime_api, "Leave out CUDA runtime API calls");
+      cmd->add_flag("--no-driver-api", args->no_driver_api, "Leave out CUDA driver API calls");
+      cmd->add_option("--library", args->library,
+                      "libtdiag_capture.so to inject (default: beside tdiag, in ../lib)");
+      cmd->add_option("command", args->command, "The application and its arguments, after --")
+          ->required();
+      cmd->callback([args, &context] { run_capture(*args, context); });
+    }};
 
 } // namespace
 } // namespace tdiag::cli

@@ -15,9 +15,9 @@ namespace tdiag::cli {
 
 /// Exit statuses, the same for every command.
 enum exit_status : int {
-  exit_clean = 0,     ///< nothing at error severity
-  exit_findings = 1,  ///< findings at error severity
-  exit_usage = 2,     ///< bad usage or unreadable input
+  exit_clean = 0,    ///< nothing at error severity
+  exit_findings = 1, ///< findings at error severity
+  exit_usage = 2,    ///< bad usage or unreadable input
 };
 
 /// Holds the status the chosen subcommand wants the process to exit with.

@@ -1,7 +1,5 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "command.hpp"
-
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/version.hpp>
 
@@ -10,6 +8,8 @@
 #include <algorithm>
 #include <exception>
 #include <vector>
+
+#include "command.hpp"
 
 namespace tdiag::cli {
 namespace {
@@ -30,7 +30,8 @@ command_registration::command_registration(int order, command_installer installe
 CLI::App* family(CLI::App& parent, const std::string& name, const std::string& description) {
   // CLI11 2.1 has no non-throwing lookup by name.
   for (auto* existing : parent.get_subcommands({})) {
-    if (existing->get_name() == name) return existing;
+    if (existing->get_name() == name)
+      return existing;
   }
   auto* created = parent.add_subcommand(name, description);
   created->require_subcommand(1);
@@ -41,7 +42,8 @@ void install_commands(CLI::App& app, command_context& context) {
   auto& entries = registry();
   std::stable_sort(entries.begin(), entries.end(),
                    [](const entry& a, const entry& b) { return a.order < b.order; });
-  for (auto& e : entries) e.installer(app, context);
+  for (auto& e : entries)
+    e.installer(app, context);
 }
 
 } // namespace tdiag::cli

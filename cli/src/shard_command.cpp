@@ -2,16 +2,15 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // `tdiag shard check CASES.jsonl [--format jsonl|text|json|github|sarif] [-o OUT] [--score]` and
-// `tdiag shard explain OP --mesh 2,4 --arg 'f32[12,1] (S(0),P(sum))' --arg ... [--format text|json]`.
-// Exit status: 0 clean, 1 when a case or the explained call is rejected, 2 for bad usage,
-// unreadable input, malformed lines or an op without a rule.
+// `tdiag shard explain OP --mesh 2,4 --arg 'f32[12,1] (S(0),P(sum))' --arg ... [--format
+// text|json]`. Exit status: 0 clean, 1 when a case or the explained call is rejected, 2 for bad
+// usage, unreadable input, malformed lines or an op without a rule.
 #ifdef TDIAG_CLI_HAS_DTENSOR_CHECKS
+#  include <tensordiag/core/error.hpp>
+#  include <tensordiag/core/report_io.hpp>
 #  include <tensordiag/dtensor_checks/case_io.hpp>
 #  include <tensordiag/dtensor_checks/explain.hpp>
 #  include <tensordiag/dtensor_checks/scoring.hpp>
-
-#  include <tensordiag/core/error.hpp>
-#  include <tensordiag/core/report_io.hpp>
 
 #  include <fmt/format.h>
 
@@ -38,10 +37,12 @@ void write_out(const std::string& path, const std::string& text) {
 }
 
 case_file read_cases(const std::string& path) {
-  if (path != "-") return read_case_file(path);
+  if (path != "-")
+    return read_case_file(path);
   std::string text;
   char buffer[1 << 16];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof(buffer), stdin)) > 0;) text.append(buffer, n);
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof(buffer), stdin)) > 0;)
+    text.append(buffer, n);
   return parse_cases(text);
 }
 
@@ -56,21 +57,24 @@ void run_check(const check_options& o, command_context& context) {
   const auto file = read_cases(o.input);
   std::vector<case_answer> answers;
   answers.reserve(file.cases.size());
-  for (const auto& c : file.cases) answers.push_back(answer_case(c));
+  for (const auto& c : file.cases)
+    answers.push_back(answer_case(c));
   for (const auto& e : file.errors) {
     fmt::print(stderr, "tdiag: {}:{}: malformed case{}: {}\n", o.input, e.line,
                e.id.empty() ? "" : fmt::format(" '{}'", e.id), e.message);
   }
   std::size_t rejected = 0;
-  for (const auto& a : answers) rejected += a.ok ? 0 : 1;
+  for (const auto& a : answers)
+    rejected += a.ok ? 0 : 1;
   if (o.format == "jsonl") {
     // Answers in file order; a malformed line gets an error line in its place.
     std::string text;
     std::size_t ci = 0;
     std::size_t ei = 0;
     while (ci < file.cases.size() || ei < file.errors.size()) {
-      const bool take_error = ei < file.errors.size() &&
-                              (ci >= file.cases.size() || file.errors[ei].line < file.cases[ci].line);
+      const bool take_error =
+          ei < file.errors.size() &&
+          (ci >= file.cases.size() || file.errors[ei].line < file.cases[ci].line);
       text += take_error ? to_jsonl(file.errors[ei++]) : to_jsonl(answers[ci++]);
       text += '\n';
     }
@@ -89,7 +93,8 @@ void run_check(const check_options& o, command_context& context) {
       r.diagnostics.push_back(std::move(d));
     }
     for (std::size_t i = 0; i < answers.size(); ++i) {
-      if (answers[i].ok || !answers[i].diag) continue;
+      if (answers[i].ok || !answers[i].diag)
+        continue;
       auto d = *answers[i].diag;
       d.location.file = o.input;
       d.location.line = static_cast<std::uint32_t>(file.cases[i].line);
@@ -104,14 +109,16 @@ void run_check(const check_options& o, command_context& context) {
   if (o.score) {
     const auto s = score_answers(file.cases, answers);
     fmt::print(stderr,
-               "score: {}/{} cases agree with the recorded outcome ({:.2f}%): ok {}/{}, user_error rejected {}/{}, "
+               "score: {}/{} cases agree with the recorded outcome ({:.2f}%): ok {}/{}, user_error "
+               "rejected {}/{}, "
                "limitation {} (rejected {}); collectives agree on {}/{} ok cases ({:.2f}%)\n",
-               s.ok_agree + s.user_error_rejected + s.limitation_cases, s.total, 100.0 * s.agreement(), s.ok_agree,
-               s.ok_cases, s.user_error_rejected, s.user_error_cases, s.limitation_cases, s.limitation_rejected,
-               s.comms_agree, s.ok_cases, 100.0 * s.comms_agreement());
+               s.ok_agree + s.user_error_rejected + s.limitation_cases, s.total,
+               100.0 * s.agreement(), s.ok_agree, s.ok_cases, s.user_error_rejected,
+               s.user_error_cases, s.limitation_cases, s.limitation_rejected, s.comms_agree,
+               s.ok_cases, 100.0 * s.comms_agreement());
   }
-  fmt::print(stderr, "tdiag shard check: {} cases, {} rejected, {} malformed lines\n", file.cases.size(), rejected,
-             file.errors.size());
+  fmt::print(stderr, "tdiag shard check: {} cases, {} rejected, {} malformed lines\n",
+             file.cases.size(), rejected, file.errors.size());
   context.status = !file.errors.empty() ? exit_usage : (rejected != 0 ? exit_findings : exit_clean);
 }
 
@@ -136,45 +143,61 @@ void run_explain(const explain_options& o, command_context& context) {
     return;
   }
   call.op = rule->name;
-  for (const auto& a : o.args) call.args.push_back(parse_arg(a, call.mesh.ndim()));
+  for (const auto& a : o.args)
+    call.args.push_back(parse_arg(a, call.mesh.ndim()));
   try {
     const auto result = propagate(call, registry);
-    write_out("", o.format == "json" ? explain_json(call, result) + "\n" : explain_text(call, result, o.all));
+    write_out("", o.format == "json" ? explain_json(call, result) + "\n"
+                                     : explain_text(call, result, o.all));
     context.status = exit_clean;
   } catch (const sharding_error& e) {
     report r;
     r.metadata = make_report_metadata("tdiag shard explain");
     r.diagnostics.push_back(e.diag());
-    write_out("", o.format == "json" ? to_json(r) : to_text(r, text_options{colour_wanted(STDOUT_FILENO)}));
+    write_out("", o.format == "json" ? to_json(r)
+                                     : to_text(r, text_options{colour_wanted(STDOUT_FILENO)}));
     context.status = e.error_kind() == error_class::unknown_op ? exit_usage : exit_findings;
   }
 }
 
-const command_registration registration{30, [](CLI::App& app, command_context& context) {
-  auto* shard = family(app, "shard", "DTensor sharding: propagate placements, plan redistributions, explain rejections");
+const command_registration registration{
+    30, [](CLI::App& app, command_context& context) {
+      auto* shard = family(
+          app, "shard",
+          "DTensor sharding: propagate placements, plan redistributions, explain rejections");
 
-  auto check_opts = std::make_shared<check_options>();
-  auto* check = shard->add_subcommand("check", "Propagate every case of a JSONL corpus and answer per case");
-  check->add_option("cases", check_opts->input, "Case file (JSONL, shared/README.md format; - for stdin)")->required();
-  check->add_option("--format", check_opts->format, "Output: jsonl answers, or rejections as a report")
-      ->check(CLI::IsMember({"jsonl", "text", "json", "github", "sarif", "junit"}))
-      ->capture_default_str();
-  check->add_option("-o,--output", check_opts->output, "Output file (default: standard output)");
-  check->add_flag("--score", check_opts->score, "Score against the cases' recorded `expect` (to stderr)");
-  check->callback([check_opts, &context] { run_check(*check_opts, context); });
+      auto check_opts = std::make_shared<check_options>();
+      auto* check = shard->add_subcommand(
+          "check", "Propagate every case of a JSONL corpus and answer per case");
+      check
+          ->add_option("cases", check_opts->input,
+                       "Case file (JSONL, shared/README.md format; - for stdin)")
+          ->required();
+      check
+          ->add_option("--format", check_opts->format,
+                       "Output: jsonl answers, or rejections as a report")
+          ->check(CLI::IsMember({"jsonl", "text", "json", "github", "sarif", "junit"}))
+          ->capture_default_str();
+      check->add_option("-o,--output", check_opts->output,
+                        "Output file (default: standard output)");
+      check->add_flag("--score", check_opts->score,
+                      "Score against the cases' recorded `expect` (to stderr)");
+      check->callback([check_opts, &context] { run_check(*check_opts, context); });
 
-  auto explain_opts = std::make_shared<explain_options>();
-  auto* explain = shard->add_subcommand("explain", "Explain one op call: candidates, costs, choice and plan");
-  explain->add_option("op", explain_opts->op, "Op: aten.mm.default, mm, add_, ...")->required();
-  explain->add_option("--mesh", explain_opts->mesh, "Mesh shape, e.g. 2,4")->required();
-  explain->add_option("--arg", explain_opts->args,
-                      "Positional argument, in aten order: 'f32[12,1] (S(0),P(sum))', 1, '[1,2]', 2.0, true");
-  explain->add_option("--format", explain_opts->format, "text or json")
-      ->check(CLI::IsMember({"text", "json"}))
-      ->capture_default_str();
-  explain->add_flag("--all", explain_opts->all, "Also list candidates of infinite cost");
-  explain->callback([explain_opts, &context] { run_explain(*explain_opts, context); });
-}};
+      auto explain_opts = std::make_shared<explain_options>();
+      auto* explain = shard->add_subcommand(
+          "explain", "Explain one op call: candidates, costs, choice and plan");
+      explain->add_option("op", explain_opts->op, "Op: aten.mm.default, mm, add_, ...")->required();
+      explain->add_option("--mesh", explain_opts->mesh, "Mesh shape, e.g. 2,4")->required();
+      explain->add_option(
+          "--arg", explain_opts->args,
+          "Positional argument, in aten order: 'f32[12,1] (S(0),P(sum))', 1, '[1,2]', 2.0, true");
+      explain->add_option("--format", explain_opts->format, "text or json")
+          ->check(CLI::IsMember({"text", "json"}))
+          ->capture_default_str();
+      explain->add_flag("--all", explain_opts->all, "Also list candidates of infinite cost");
+      explain->callback([explain_opts, &context] { run_explain(*explain_opts, context); });
+    }};
 
 } // namespace
 } // namespace tdiag::cli

@@ -1,17 +1,17 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// `tdiag shard validate [--op OP]... [--mesh 2,4]... [--combos N] [--mutations] [--format F] [-o OUT]`:
-// validates numerically, on a simulated mesh, every strategy the sharding rules produce over a
-// grid of shapes (uneven included) and meshes ([4], [8], [2,2], [2,4], [4,2], [2,2,2] by default).
-// With --mutations, checks instead that each deliberately wrong rule of the built-in set is caught.
-// Exit status: 0 all valid (all mutations caught), 1 otherwise, 2 for bad usage or an unknown op.
+// `tdiag shard validate [--op OP]... [--mesh 2,4]... [--combos N] [--mutations] [--format F] [-o
+// OUT]`: validates numerically, on a simulated mesh, every strategy the sharding rules produce over
+// a grid of shapes (uneven included) and meshes ([4], [8], [2,2], [2,4], [4,2], [2,2,2] by
+// default). With --mutations, checks instead that each deliberately wrong rule of the built-in set
+// is caught. Exit status: 0 all valid (all mutations caught), 1 otherwise, 2 for bad usage or an
+// unknown op.
 #ifdef TDIAG_CLI_HAS_DTENSOR_CHECKS
-#  include <tensordiag/dtensor_checks/sim/mutations.hpp>
-#  include <tensordiag/dtensor_checks/sim/strategy_grid.hpp>
-
 #  include <tensordiag/core/error.hpp>
 #  include <tensordiag/core/report_io.hpp>
+#  include <tensordiag/dtensor_checks/sim/mutations.hpp>
+#  include <tensordiag/dtensor_checks/sim/strategy_grid.hpp>
 
 #  include <fmt/format.h>
 
@@ -56,27 +56,33 @@ sim::grid_options grid_for(const validate_options& o) {
   g.max_placement_combos = o.combos;
   if (!o.meshes.empty()) {
     g.meshes.clear();
-    for (const auto& m : o.meshes) g.meshes.push_back(parse_mesh(m));
+    for (const auto& m : o.meshes)
+      g.meshes.push_back(parse_mesh(m));
   }
   return g;
 }
 
 int run_grid(const validate_options& o) {
-  const auto result = sim::validate_rule_set(op_registry::builtin(), sim::reference_registry::builtin(), grid_for(o));
+  const auto result = sim::validate_rule_set(op_registry::builtin(),
+                                             sim::reference_registry::builtin(), grid_for(o));
   report r;
   r.metadata = make_report_metadata("tdiag shard validate");
   for (const auto& op : result.ops) {
-    std::fprintf(stderr, "%s\n",
-                 fmt::format("{:32} {:6} strategies {:6} passed {:4} failed ({} calls, {} rejected by the rule)", op.op,
-                             op.strategies, op.passed, op.failed, op.calls, op.rejected)
-                     .c_str());
-    for (const auto& d : op.failures) r.diagnostics.push_back(d);
+    std::fprintf(
+        stderr, "%s\n",
+        fmt::format(
+            "{:32} {:6} strategies {:6} passed {:4} failed ({} calls, {} rejected by the rule)",
+            op.op, op.strategies, op.passed, op.failed, op.calls, op.rejected)
+            .c_str());
+    for (const auto& d : op.failures)
+      r.diagnostics.push_back(d);
   }
   std::fprintf(stderr, "%s\n",
-               fmt::format("validated {} strategies of {} ops: {} wrong", result.strategies(), result.ops.size(),
-                           result.failed())
+               fmt::format("validated {} strategies of {} ops: {} wrong", result.strategies(),
+                           result.ops.size(), result.failed())
                    .c_str());
-  if (o.format != "text" || !r.diagnostics.empty()) emit(r, o);
+  if (o.format != "text" || !r.diagnostics.empty())
+    emit(r, o);
   return result.ok() ? exit_clean : exit_findings;
 }
 
@@ -88,25 +94,29 @@ int run_mutations(const validate_options& o) {
     auto g = grid_for(o);
     g.ops = {m.op};
     g.max_failures_kept = 1;
-    const auto result = sim::validate_rule_set(sim::mutated_registry(op_registry::builtin(), m), sim::reference_registry::builtin(), g);
+    const auto result = sim::validate_rule_set(sim::mutated_registry(op_registry::builtin(), m),
+                                               sim::reference_registry::builtin(), g);
     const bool hit = !result.ok();
     caught += hit ? 1 : 0;
     std::fprintf(stderr, "%s\n",
-                 fmt::format("{:7} {:38} {} ({} of {} strategies wrong)", hit ? "caught" : "MISSED", m.name,
-                             m.description, result.failed(), result.strategies())
+                 fmt::format("{:7} {:38} {} ({} of {} strategies wrong)", hit ? "caught" : "MISSED",
+                             m.name, m.description, result.failed(), result.strategies())
                      .c_str());
     if (!hit) {
       diagnostic d;
       d.code = "TDIAG-DT-102";
       d.title = "a wrong rule was not caught";
-      d.message = fmt::format("mutation {} of {} ({}) passed validation", m.name, m.op, m.description);
+      d.message =
+          fmt::format("mutation {} of {} ({}) passed validation", m.name, m.op, m.description);
       d.hint = "widen the argument grid or the placement combinations (--combos)";
       r.diagnostics.push_back(std::move(d));
     }
   }
-  std::fprintf(stderr, "%s\n",
-               fmt::format("{} of {} wrong rules caught", caught, sim::builtin_mutations().size()).c_str());
-  if (o.format != "text" || !r.diagnostics.empty()) emit(r, o);
+  std::fprintf(
+      stderr, "%s\n",
+      fmt::format("{} of {} wrong rules caught", caught, sim::builtin_mutations().size()).c_str());
+  if (o.format != "text" || !r.diagnostics.empty())
+    emit(r, o);
   return caught == sim::builtin_mutations().size() ? exit_clean : exit_findings;
 }
 
@@ -119,22 +129,31 @@ void run_validate(const validate_options& o, command_context& context) {
   }
 }
 
-const command_registration registration{31, [](CLI::App& app, command_context& context) {
-  auto* shard = family(app, "shard", "DTensor sharding: propagate placements, plan redistributions, explain rejections");
-  auto opts = std::make_shared<validate_options>();
-  auto* validate = shard->add_subcommand(
-      "validate", "Validate every strategy of the sharding rules numerically on a simulated mesh");
-  validate->add_option("--op", opts->ops, "Op to validate (repeatable; default: every op with a reference)");
-  validate->add_option("--mesh", opts->meshes, "Mesh shape, e.g. 2,4 (repeatable; default: 4 8 2,2 2,4 4,2 2,2,2)");
-  validate->add_option("--combos", opts->combos, "Input placement combinations per shape and mesh (sampled above)")
-      ->capture_default_str();
-  validate->add_flag("--mutations", opts->mutations, "Check that each deliberately wrong rule is caught");
-  validate->add_option("--format", opts->format, "Report format for the failures")
-      ->check(CLI::IsMember({"text", "json", "github", "sarif", "junit"}))
-      ->capture_default_str();
-  validate->add_option("-o,--output", opts->output, "Report file (default: standard output)");
-  validate->callback([opts, &context] { run_validate(*opts, context); });
-}};
+const command_registration registration{
+    31, [](CLI::App& app, command_context& context) {
+      auto* shard = family(
+          app, "shard",
+          "DTensor sharding: propagate placements, plan redistributions, explain rejections");
+      auto opts = std::make_shared<validate_options>();
+      auto* validate = shard->add_subcommand(
+          "validate",
+          "Validate every strategy of the sharding rules numerically on a simulated mesh");
+      validate->add_option("--op", opts->ops,
+                           "Op to validate (repeatable; default: every op with a reference)");
+      validate->add_option("--mesh", opts->meshes,
+                           "Mesh shape, e.g. 2,4 (repeatable; default: 4 8 2,2 2,4 4,2 2,2,2)");
+      validate
+          ->add_option("--combos", opts->combos,
+                       "Input placement combinations per shape and mesh (sampled above)")
+          ->capture_default_str();
+      validate->add_flag("--mutations", opts->mutations,
+                         "Check that each deliberately wrong rule is caught");
+      validate->add_option("--format", opts->format, "Report format for the failures")
+          ->check(CLI::IsMember({"text", "json", "github", "sarif", "junit"}))
+          ->capture_default_str();
+      validate->add_option("-o,--output", opts->output, "Report file (default: standard output)");
+      validate->callback([opts, &context] { run_validate(*opts, context); });
+    }};
 
 } // namespace
 } // namespace tdiag::cli

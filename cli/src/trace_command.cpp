@@ -14,24 +14,24 @@
 // Exit status 1 when a finding has error severity (an oom event), 2 for unreadable input.
 #if defined(TDIAG_CLI_HAS_TRACE)
 
-#include <tensordiag/core/report_io.hpp>
-#include <tensordiag/trace/diff_analysis.hpp>
-#include <tensordiag/trace/kineto_import.hpp>
-#include <tensordiag/trace/leak_analysis.hpp>
-#include <tensordiag/trace/load.hpp>
-#include <tensordiag/trace/oom_analysis.hpp>
-#include <tensordiag/trace/summary_analysis.hpp>
-#include <tensordiag/trace/timeline_analysis.hpp>
-#include <tensordiag/trace/units.hpp>
+#  include <tensordiag/core/report_io.hpp>
+#  include <tensordiag/trace/diff_analysis.hpp>
+#  include <tensordiag/trace/kineto_import.hpp>
+#  include <tensordiag/trace/leak_analysis.hpp>
+#  include <tensordiag/trace/load.hpp>
+#  include <tensordiag/trace/oom_analysis.hpp>
+#  include <tensordiag/trace/summary_analysis.hpp>
+#  include <tensordiag/trace/timeline_analysis.hpp>
+#  include <tensordiag/trace/units.hpp>
 
-#include <fmt/format.h>
-#include <unistd.h>
+#  include <fmt/format.h>
 
-#include <cstdio>
-#include <memory>
-#include <string>
+#  include <cstdio>
+#  include <memory>
+#  include <string>
+#  include <unistd.h>
 
-#include "command.hpp"
+#  include "command.hpp"
 
 namespace tdiag::cli {
 namespace {
@@ -59,7 +59,8 @@ void add_common(CLI::App* cmd, analysis_options& o) {
 
 trace::load_result load(const std::string& path) {
   auto loaded = trace::load_trace(path);
-  for (const auto& w : loaded.warnings) fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), w.message, w.code);
+  for (const auto& w : loaded.warnings)
+    fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), w.message, w.code);
   return loaded;
 }
 
@@ -67,7 +68,8 @@ void emit(report r, const analysis_options& o, command_context& context) {
   const auto format = parse_report_format(o.format).value_or(report_format::text);
   const bool to_stdout = o.output.empty() || o.output == "-";
   text_options text;
-  text.color = o.color == "always" || (o.color == "auto" && to_stdout && colour_wanted(STDOUT_FILENO));
+  text.color =
+      o.color == "always" || (o.color == "auto" && to_stdout && colour_wanted(STDOUT_FILENO));
   const std::string rendered = render(r, format, text);
   if (to_stdout) {
     std::fwrite(rendered.data(), 1, rendered.size(), stdout);
@@ -82,9 +84,12 @@ report run_timeline(const analysis_options& o) {
   const auto loaded = load(o.inputs.at(0));
   const auto& t = loaded.trace;
   if (o.event >= 0)
-    return trace::timeline_report(t, trace::timeline_after_events(t, static_cast<std::size_t>(o.event)), o.segments);
+    return trace::timeline_report(
+        t, trace::timeline_after_events(t, static_cast<std::size_t>(o.event)), o.segments);
   const auto offset = trace::parse_duration(o.at);
-  if (!offset) throw CLI::ValidationError("--at", fmt::format("'{}' is not a duration like 1.5s, 250ms, 40us", o.at));
+  if (!offset)
+    throw CLI::ValidationError("--at",
+                               fmt::format("'{}' is not a duration like 1.5s, 250ms, 40us", o.at));
   return trace::timeline_report(t, trace::timeline_at(t, t.span().begin + *offset), o.segments);
 }
 
@@ -93,7 +98,8 @@ CLI::App* add_analysis(CLI::App* parent, const char* name, const char* help, std
   o = std::make_shared<analysis_options>();
   auto* cmd = parent->add_subcommand(name, help);
   cmd->add_option(inputs == 1 ? "file" : "files", o->inputs,
-                  inputs == 1 ? "Trace file (format detected from its content)" : "Two trace files, A then B")
+                  inputs == 1 ? "Trace file (format detected from its content)"
+                              : "Two trace files, A then B")
       ->required()
       ->expected(static_cast<int>(inputs))
       ->check(CLI::ExistingFile);
@@ -106,50 +112,63 @@ const command_registration registration(30, [](CLI::App& app, command_context& c
 
   std::shared_ptr<analysis_options> summary, leaks, oom, timeline, diff;
   add_analysis(trace_app, "summary",
-               "Event counts, time span, peak allocated/reserved memory, kernels by total time, stream busy time",
+               "Event counts, time span, peak allocated/reserved memory, kernels by total time, "
+               "stream busy time",
                1, summary)
       ->add_option("--top", summary->top, "Kernels to list")
       ->capture_default_str();
   trace_app->get_subcommand("summary")->callback([summary, &context] {
     const auto loaded = load(summary->inputs.at(0));
-    emit(trace::summary_report(loaded.trace, trace::summarize(loaded.trace), summary->top), *summary, context);
+    emit(trace::summary_report(loaded.trace, trace::summarize(loaded.trace), summary->top),
+         *summary, context);
   });
 
   add_analysis(trace_app, "leaks",
-               "Allocations alive at the end by allocation site; growing sites (leaks) first", 1, leaks)
+               "Allocations alive at the end by allocation site; growing sites (leaks) first", 1,
+               leaks)
       ->add_option("--top", leaks->top, "Sites to list")
       ->capture_default_str();
   trace_app->get_subcommand("leaks")->callback([leaks, &context] {
     const auto loaded = load(leaks->inputs.at(0));
-    emit(trace::leak_report(loaded.trace, trace::find_leaks(loaded.trace), leaks->top), *leaks, context);
+    emit(trace::leak_report(loaded.trace, trace::find_leaks(loaded.trace), leaks->top), *leaks,
+         context);
   });
 
-  add_analysis(trace_app, "oom",
-               "Explain each out-of-memory event: fragmentation, a per-process limit, or a full device", 1, oom);
+  add_analysis(
+      trace_app, "oom",
+      "Explain each out-of-memory event: fragmentation, a per-process limit, or a full device", 1,
+      oom);
   trace_app->get_subcommand("oom")->callback([oom, &context] {
     const auto loaded = load(oom->inputs.at(0));
     emit(trace::oom_report(loaded.trace, trace::find_ooms(loaded.trace)), *oom, context);
   });
 
-  auto* tl = add_analysis(trace_app, "timeline", "Allocator segments and blocks at one instant, replayed from the events",
+  auto* tl = add_analysis(trace_app, "timeline",
+                          "Allocator segments and blocks at one instant, replayed from the events",
                           1, timeline);
-  auto* at = tl->add_option("--at", timeline->at, "Time since the trace's start: 1.5s, 250ms, 40us, 12ns");
-  auto* ev = tl->add_option("--event", timeline->event, "Instead of --at: the state after the first N memory events");
+  auto* at =
+      tl->add_option("--at", timeline->at, "Time since the trace's start: 1.5s, 250ms, 40us, 12ns");
+  auto* ev = tl->add_option("--event", timeline->event,
+                            "Instead of --at: the state after the first N memory events");
   at->excludes(ev);
-  tl->add_option("--segments", timeline->segments, "Segments to list (largest first)")->capture_default_str();
+  tl->add_option("--segments", timeline->segments, "Segments to list (largest first)")
+      ->capture_default_str();
   tl->callback([timeline, &context] {
-    if (timeline->at.empty() && timeline->event < 0) throw CLI::RequiredError("--at or --event");
+    if (timeline->at.empty() && timeline->event < 0)
+      throw CLI::RequiredError("--at or --event");
     emit(run_timeline(*timeline), *timeline, context);
   });
 
-  add_analysis(trace_app, "diff", "What grew and shrank between two snapshots or traces, by site and by kernel", 2,
+  add_analysis(trace_app, "diff",
+               "What grew and shrank between two snapshots or traces, by site and by kernel", 2,
                diff)
       ->add_option("--top", diff->top, "Rows to list per table")
       ->capture_default_str();
   trace_app->get_subcommand("diff")->callback([diff, &context] {
     const auto a = load(diff->inputs.at(0));
     const auto b = load(diff->inputs.at(1));
-    emit(trace::diff_report(a.trace, b.trace, trace::diff_traces(a.trace, b.trace), diff->top), *diff, context);
+    emit(trace::diff_report(a.trace, b.trace, trace::diff_traces(a.trace, b.trace), diff->top),
+         *diff, context);
   });
 });
 

@@ -7,16 +7,16 @@
 // (lost chunks) go to standard error; the exit status stays 0 when the export succeeded.
 #if defined(TDIAG_CLI_HAS_TRACE)
 
-#include <tensordiag/trace/chrome_export.hpp>
-#include <tensordiag/trace/load.hpp>
-#include <tensordiag/trace/tdtrace_writer.hpp>
+#  include <tensordiag/trace/chrome_export.hpp>
+#  include <tensordiag/trace/load.hpp>
+#  include <tensordiag/trace/tdtrace_writer.hpp>
 
-#include <fmt/format.h>
+#  include <fmt/format.h>
 
-#include <memory>
-#include <string>
+#  include <memory>
+#  include <string>
 
-#include "command.hpp"
+#  include "command.hpp"
 
 namespace tdiag::cli {
 namespace {

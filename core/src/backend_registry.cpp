@@ -21,7 +21,7 @@ struct entry {
 
 struct registry {
   std::mutex mutex;
-  std::vector<entry> entries;  // highest priority first, stable among equals
+  std::vector<entry> entries; // highest priority first, stable among equals
   std::string active;
   std::atomic<std::uint64_t> generation{1};
 };
@@ -34,20 +34,23 @@ registry& the_registry() {
 
 std::string known_names(const registry& r) {
   std::string names;
-  for (const auto& e : r.entries) names += (names.empty() ? "" : ", ") + e.name;
+  for (const auto& e : r.entries)
+    names += (names.empty() ? "" : ", ") + e.name;
   return names.empty() ? std::string("none") : names;
 }
 
 std::shared_ptr<backend> find_locked(const registry& r, std::string_view name) {
   for (const auto& e : r.entries)
-    if (e.name == name) return e.implementation;
+    if (e.name == name)
+      return e.implementation;
   return nullptr;
 }
 
 } // namespace
 
 void register_backend(std::shared_ptr<backend> implementation, int priority) {
-  if (!implementation) return;
+  if (!implementation)
+    return;
   auto& r = the_registry();
   std::lock_guard lock(r.mutex);
   std::string name(implementation->name());
@@ -72,7 +75,8 @@ std::vector<std::string> backend_names() {
   auto& r = the_registry();
   std::lock_guard lock(r.mutex);
   std::vector<std::string> names;
-  for (const auto& e : r.entries) names.push_back(e.name);
+  for (const auto& e : r.entries)
+    names.push_back(e.name);
   return names;
 }
 
@@ -83,8 +87,8 @@ void set_active_backend(std::string_view name) {
     diagnostic d;
     d.code = "TDIAG-BE-001";
     d.title = "unknown back-end";
-    d.message = fmt::format("no back-end named '{}' is registered (registered: {})", name,
-                            known_names(r));
+    d.message =
+        fmt::format("no back-end named '{}' is registered (registered: {})", name, known_names(r));
     d.add_field("backend", std::string(name));
     d.hint = "register it with tdiag::register_backend() before selecting it";
     throw error(std::move(d));
@@ -105,23 +109,25 @@ std::shared_ptr<backend> select_backend() {
     }
   }
   if (!wanted.empty()) {
-    if (auto b = find_locked(r, wanted)) return b;
+    if (auto b = find_locked(r, wanted))
+      return b;
     diagnostic d;
     d.code = "TDIAG-BE-001";
     d.title = "unknown back-end";
-    d.message = fmt::format("{} names back-end '{}', which is not registered (registered: {})",
-                            from_env ? "TDIAG_BACKEND" : "set_active_backend()", wanted,
-                            known_names(r));
+    d.message =
+        fmt::format("{} names back-end '{}', which is not registered (registered: {})",
+                    from_env ? "TDIAG_BACKEND" : "set_active_backend()", wanted, known_names(r));
     d.add_field("backend", wanted);
     throw error(std::move(d));
   }
   for (const auto& e : r.entries)
-    if (e.implementation->device_count() > 0) return e.implementation;
+    if (e.implementation->device_count() > 0)
+      return e.implementation;
   diagnostic d;
   d.code = "TDIAG-BE-002";
   d.title = "no back-end with a device";
-  d.message = fmt::format("no registered back-end has a usable device (registered: {})",
-                          known_names(r));
+  d.message =
+      fmt::format("no registered back-end has a usable device (registered: {})", known_names(r));
   throw error(std::move(d));
 }
 

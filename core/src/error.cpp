@@ -11,7 +11,8 @@
 namespace tdiag {
 namespace {
 std::string first_message(const tdiag::report& r) {
-  if (r.diagnostics.empty()) return "tensordiag error (empty report)";
+  if (r.diagnostics.empty())
+    return "tensordiag error (empty report)";
   const auto& d = r.diagnostics.front();
   return d.message.empty() ? d.title : d.message;
 }

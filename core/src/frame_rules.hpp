@@ -14,15 +14,15 @@
 namespace tdiag::detail {
 
 enum class frame_rule_kind : std::uint8_t {
-  none,           ///< not known: unwind this stack with the DWARF unwinder
-  frame_pointer,  ///< the function keeps a frame pointer: caller's frame at fp + 16
-  stack_offset,   ///< caller's frame at sp + cfa_offset (no frame pointer at this address)
-  end,            ///< the outermost frame of its thread
+  none,          ///< not known: unwind this stack with the DWARF unwinder
+  frame_pointer, ///< the function keeps a frame pointer: caller's frame at fp + 16
+  stack_offset,  ///< caller's frame at sp + cfa_offset (no frame pointer at this address)
+  end,           ///< the outermost frame of its thread
 };
 
 struct frame_rule {
   frame_rule_kind kind = frame_rule_kind::none;
-  bool fp_saved = false;   ///< stack_offset: the caller's fp is at cfa + fp_offset, else unchanged
+  bool fp_saved = false; ///< stack_offset: the caller's fp is at cfa + fp_offset, else unchanged
   std::int16_t fp_offset = 0;
   std::uint32_t cfa_offset = 0;
 };

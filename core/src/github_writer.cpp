@@ -20,12 +20,23 @@ std::string escape(std::string_view text, bool property) {
   out.reserve(text.size());
   for (const char c : text) {
     switch (c) {
-    case '%': out += "%25"; break;
-    case '\r': out += "%0D"; break;
-    case '\n': out += "%0A"; break;
-    case ':': out += property ? "%3A" : ":"; break;
-    case ',': out += property ? "%2C" : ","; break;
-    default: out += c;
+    case '%':
+      out += "%25";
+      break;
+    case '\r':
+      out += "%0D";
+      break;
+    case '\n':
+      out += "%0A";
+      break;
+    case ':':
+      out += property ? "%3A" : ":";
+      break;
+    case ',':
+      out += property ? "%2C" : ",";
+      break;
+    default:
+      out += c;
     }
   }
   return out;

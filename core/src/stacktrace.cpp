@@ -3,15 +3,13 @@
 //
 // Capture walks the stack with rules learned from the DWARF unwinder (frame_rules.hpp: a table
 // lookup a frame) and falls back to the unwinder itself (_Unwind_Backtrace: no allocation, no
-// locks of ours) for any return address not seen before; symbolization runs only when asked. Boost.Stacktrace 1.74's addr2line back-end
-// passes absolute addresses to addr2line, which finds nothing in position-independent
-// executables and shared libraries (every Debian binary), so file and line come from one
-// addr2line run per module with module-relative addresses; Boost.Stacktrace supplies the
-// demangled function name (dladdr) where addr2line has none.
+// locks of ours) for any return address not seen before; symbolization runs only when asked.
+// Boost.Stacktrace 1.74's addr2line back-end passes absolute addresses to addr2line, which finds
+// nothing in position-independent executables and shared libraries (every Debian binary), so file
+// and line come from one addr2line run per module with module-relative addresses; Boost.Stacktrace
+// supplies the demangled function name (dladdr) where addr2line has none.
 #include <tensordiag/core/config.hpp>
 #include <tensordiag/core/stacktrace.hpp>
-
-#include "frame_rules.hpp"
 
 #include <boost/stacktrace/frame.hpp>
 #include <fmt/format.h>
@@ -20,14 +18,16 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
-#include <link.h>
 #include <filesystem>
+#include <link.h>
 #include <map>
 #include <spawn.h>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <unwind.h>
+
+#include "frame_rules.hpp"
 
 extern char** environ;
 
@@ -37,27 +37,29 @@ namespace {
 struct unwind_state {
   raw_stack* stack;
   std::uint32_t skip;
-  std::uint32_t depth = 0;       // frames seen, capture_raw_stack's own included
-  bool full = false;             // stopped because the stack was full, not at its end
-  bool learn = true;             // false after a signal frame: its rules are not a call's
-  std::uintptr_t ip = 0, sp = 0, fp = 0;  // the previous frame, for learning its rule
+  std::uint32_t depth = 0;               // frames seen, capture_raw_stack's own included
+  bool full = false;                     // stopped because the stack was full, not at its end
+  bool learn = true;                     // false after a signal frame: its rules are not a call's
+  std::uintptr_t ip = 0, sp = 0, fp = 0; // the previous frame, for learning its rule
 };
 
 #if defined(__x86_64__) && defined(__linux__)
-constexpr int fp_register = 6;  // rbp in the DWARF numbering of x86-64
+constexpr int fp_register = 6; // rbp in the DWARF numbering of x86-64
 constexpr std::uintptr_t max_frame_bytes = std::uintptr_t{1} << 24;
 
 // The rule of the previous frame, now that its caller's stack pointer (= the previous frame's
 // CFA) and frame pointer are known.
 // Reads saved words just below the CFA, which sanitizers may count as another frame's redzone.
-__attribute__((no_sanitize("address", "undefined"))) void learn_previous(
-    const unwind_state& s, std::uintptr_t cfa, std::uintptr_t caller_fp) noexcept {
+__attribute__((no_sanitize("address", "undefined"))) void
+learn_previous(const unwind_state& s, std::uintptr_t cfa, std::uintptr_t caller_fp) noexcept {
   using namespace detail;
-  if (!s.learn || s.depth == 0 || cfa <= s.sp || cfa - s.sp > max_frame_bytes) return;
+  if (!s.learn || s.depth == 0 || cfa <= s.sp || cfa - s.sp > max_frame_bytes)
+    return;
   const auto* at_cfa = reinterpret_cast<const std::uintptr_t*>(cfa);
   frame_rule rule;
-  if (s.fp + 16 == cfa) {  // push rbp; mov rbp, rsp
-    if (at_cfa[-2] != caller_fp) return;
+  if (s.fp + 16 == cfa) { // push rbp; mov rbp, rsp
+    if (at_cfa[-2] != caller_fp)
+      return;
     rule.kind = frame_rule_kind::frame_pointer;
   } else {
     rule.kind = frame_rule_kind::stack_offset;
@@ -69,7 +71,8 @@ __attribute__((no_sanitize("address", "undefined"))) void learn_previous(
           rule.fp_saved = true;
           rule.fp_offset = static_cast<std::int16_t>(-8 * slot);
         }
-      if (!rule.fp_saved) return;
+      if (!rule.fp_saved)
+        return;
     }
   }
   learn_frame_rule(s.ip, rule);
@@ -78,21 +81,25 @@ __attribute__((no_sanitize("address", "undefined"))) void learn_previous(
 // Walks the stack with learned rules alone; false as soon as an address has none (the caller then
 // unwinds with DWARF, which also teaches the missing rules). Reads only the saved words that the
 // unwinder itself found at these addresses, in this thread's own stack.
-__attribute__((no_sanitize("address", "undefined"))) bool walk_learned(
-    raw_stack& stack, std::uintptr_t ip, std::uintptr_t sp, std::uintptr_t fp,
-    std::uint32_t skip) noexcept {
+__attribute__((no_sanitize("address", "undefined"))) bool
+walk_learned(raw_stack& stack, std::uintptr_t ip, std::uintptr_t sp, std::uintptr_t fp,
+             std::uint32_t skip) noexcept {
   using namespace detail;
   for (std::uint32_t depth = 0;; ++depth) {
     if (depth >= skip) {
-      if (stack.size >= raw_stack::max_frames) return true;
+      if (stack.size >= raw_stack::max_frames)
+        return true;
       stack.frames[stack.size++] = ip;
     }
     const frame_rule rule = find_frame_rule(ip);
-    if (rule.kind == frame_rule_kind::none) return false;
-    if (rule.kind == frame_rule_kind::end) return true;
+    if (rule.kind == frame_rule_kind::none)
+      return false;
+    if (rule.kind == frame_rule_kind::end)
+      return true;
     const std::uintptr_t cfa =
         rule.kind == frame_rule_kind::frame_pointer ? fp + 16 : sp + rule.cfa_offset;
-    if (cfa <= sp || cfa - sp > max_frame_bytes || cfa % 8 != 0) return false;
+    if (cfa <= sp || cfa - sp > max_frame_bytes || cfa % 8 != 0)
+      return false;
     const auto* at_cfa = reinterpret_cast<const std::uintptr_t*>(cfa);
     const std::uintptr_t caller_fp =
         rule.kind == frame_rule_kind::frame_pointer ? at_cfa[-2]
@@ -101,7 +108,8 @@ __attribute__((no_sanitize("address", "undefined"))) bool walk_learned(
     ip = at_cfa[-1];
     sp = cfa;
     fp = caller_fp;
-    if (ip == 0) return true;
+    if (ip == 0)
+      return true;
   }
 }
 #endif
@@ -110,7 +118,8 @@ _Unwind_Reason_Code on_frame(_Unwind_Context* context, void* arg) {
   auto& state = *static_cast<unwind_state*>(arg);
   int before_instruction = 0;
   const auto ip = static_cast<std::uintptr_t>(_Unwind_GetIPInfo(context, &before_instruction));
-  if (before_instruction != 0) state.learn = false;
+  if (before_instruction != 0)
+    state.learn = false;
 #if defined(__x86_64__) && defined(__linux__)
   if (ip != 0) {
     // libgcc's context for a frame holds that frame's stack pointer as its "CFA" (the CFA of the
@@ -184,7 +193,7 @@ namespace {
 // The DWARF unwinder, which also teaches the learned walk. `skip` counts frames above the caller
 // of this function's caller (capture_raw_stack or unwind_raw_stack).
 TDIAG_DETAIL_NOINLINE void unwind_into(raw_stack& stack, std::uint32_t skip) noexcept {
-  unwind_state state{&stack, skip + 2};  // +2: this function and its caller
+  unwind_state state{&stack, skip + 2}; // +2: this function and its caller
   _Unwind_Backtrace(on_frame, &state);
 #if defined(__x86_64__) && defined(__linux__)
   // The unwinder stopped on its own: the last frame it reported is its thread's outermost.
@@ -205,7 +214,7 @@ TDIAG_DETAIL_NOINLINE raw_stack capture_raw_stack(std::uint32_t skip) noexcept {
   stack.size = 0;
 #endif
   unwind_into(stack, skip);
-  asm volatile("" ::: "memory");  // no tail call: the skip count assumes this frame
+  asm volatile("" ::: "memory"); // no tail call: the skip count assumes this frame
   return stack;
 }
 

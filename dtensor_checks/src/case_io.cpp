@@ -1,10 +1,9 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/error.hpp>
 #include <tensordiag/dtensor_checks/case_io.hpp>
 #include <tensordiag/dtensor_checks/propagate.hpp>
 #include <tensordiag/dtensor_checks/scoring.hpp>
-
-#include <tensordiag/core/error.hpp>
 
 #include <fmt/format.h>
 #include <simdjson.h>
@@ -32,42 +31,53 @@ constexpr std::size_t max_list = 4096;
 
 std::int64_t get_int(od::value v, std::string_view what) {
   std::int64_t x = 0;
-  if (v.get_int64().get(x) != simdjson::SUCCESS) malformed(fmt::format("{} must be an integer", what));
+  if (v.get_int64().get(x) != simdjson::SUCCESS)
+    malformed(fmt::format("{} must be an integer", what));
   return x;
 }
 
 std::vector<std::int64_t> get_ints(od::value v, std::string_view what, bool sizes) {
   od::array arr;
-  if (v.get_array().get(arr) != simdjson::SUCCESS) malformed(fmt::format("{} must be a list of integers", what));
+  if (v.get_array().get(arr) != simdjson::SUCCESS)
+    malformed(fmt::format("{} must be a list of integers", what));
   std::vector<std::int64_t> out;
   for (auto item : arr) {
     od::value x;
-    if (item.get(x) != simdjson::SUCCESS) malformed(fmt::format("{} is not valid JSON", what));
+    if (item.get(x) != simdjson::SUCCESS)
+      malformed(fmt::format("{} is not valid JSON", what));
     const auto n = get_int(x, what);
-    if (n < -max_dim_size || n > max_dim_size || (sizes && n < 0)) malformed(fmt::format("{} has {} out of range", what, n));
+    if (n < -max_dim_size || n > max_dim_size || (sizes && n < 0))
+      malformed(fmt::format("{} has {} out of range", what, n));
     out.push_back(n);
-    if (out.size() > max_list) malformed(fmt::format("{} is too long", what));
+    if (out.size() > max_list)
+      malformed(fmt::format("{} is too long", what));
   }
   return out;
 }
 
 std::string_view get_string(od::value v, std::string_view what) {
   std::string_view s;
-  if (v.get_string().get(s) != simdjson::SUCCESS) malformed(fmt::format("{} must be a string", what));
+  if (v.get_string().get(s) != simdjson::SUCCESS)
+    malformed(fmt::format("{} must be a string", what));
   return s;
 }
 
 placement_list get_placements(od::value v, std::string_view what) {
   od::array arr;
-  if (v.get_array().get(arr) != simdjson::SUCCESS) malformed(fmt::format("{} must be a list of strings", what));
+  if (v.get_array().get(arr) != simdjson::SUCCESS)
+    malformed(fmt::format("{} must be a list of strings", what));
   placement_list out;
   for (auto item : arr) {
     od::value x;
-    if (item.get(x) != simdjson::SUCCESS) malformed(fmt::format("{} is not valid JSON", what));
+    if (item.get(x) != simdjson::SUCCESS)
+      malformed(fmt::format("{} is not valid JSON", what));
     const auto text = get_string(x, what);
     auto p = parse_placement(text);
-    if (!p) malformed(fmt::format("{}: '{}' is not a placement (R, S(d), P(sum|avg|max|min))", what, text));
-    if (out.size() == placement_list::capacity) malformed(fmt::format("{} has more than {} entries", what, placement_list::capacity));
+    if (!p)
+      malformed(
+          fmt::format("{}: '{}' is not a placement (R, S(d), P(sum|avg|max|min))", what, text));
+    if (out.size() == placement_list::capacity)
+      malformed(fmt::format("{} has more than {} entries", what, placement_list::capacity));
     out.push_back(*p);
   }
   return out;
@@ -75,22 +85,27 @@ placement_list get_placements(od::value v, std::string_view what) {
 
 tensor_spec get_tensor(od::value v, std::string_view what) {
   od::object obj;
-  if (v.get_object().get(obj) != simdjson::SUCCESS) malformed(fmt::format("{} must be an object", what));
+  if (v.get_object().get(obj) != simdjson::SUCCESS)
+    malformed(fmt::format("{} must be an object", what));
   tensor_spec spec;
   bool has_shape = false;
   for (auto field : obj) {
     std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS) malformed(fmt::format("{} has a bad key", what));
+    if (field.unescaped_key().get(key) != simdjson::SUCCESS)
+      malformed(fmt::format("{} has a bad key", what));
     od::value val;
-    if (field.value().get(val) != simdjson::SUCCESS) malformed(fmt::format("{} is not valid JSON", what));
+    if (field.value().get(val) != simdjson::SUCCESS)
+      malformed(fmt::format("{} is not valid JSON", what));
     if (key == "shape") {
       spec.meta.shape = get_ints(val, "shape", true);
-      if (spec.meta.shape.size() > max_ndim) malformed(fmt::format("{} has more than {} dims", what, max_ndim));
+      if (spec.meta.shape.size() > max_ndim)
+        malformed(fmt::format("{} has more than {} dims", what, max_ndim));
       has_shape = true;
     } else if (key == "dtype") {
       const auto name = get_string(val, "dtype");
       auto t = parse_dtype(name);
-      if (!t) malformed(fmt::format("{}: unknown dtype '{}'", what, name));
+      if (!t)
+        malformed(fmt::format("{}: unknown dtype '{}'", what, name));
       spec.meta.type = *t;
     } else if (key == "placements") {
       spec.placements = get_placements(val, "placements");
@@ -98,41 +113,51 @@ tensor_spec get_tensor(od::value v, std::string_view what) {
       spec.meta.stride = get_ints(val, "stride", false);
     }
   }
-  if (!has_shape) malformed(fmt::format("{} has no shape", what));
+  if (!has_shape)
+    malformed(fmt::format("{} has no shape", what));
   // Keep numel representable: the product of the sizes must stay below 2^50.
   std::int64_t n = 1;
   for (auto s : spec.meta.shape) {
-    if (s != 0 && n > (std::int64_t{1} << 50) / s) malformed(fmt::format("{} has too many elements", what));
+    if (s != 0 && n > (std::int64_t{1} << 50) / s)
+      malformed(fmt::format("{} has too many elements", what));
     n *= s;
   }
-  if (spec.meta.stride.size() != spec.meta.shape.size()) spec.meta.stride = contiguous_strides(spec.meta.shape);
+  if (spec.meta.stride.size() != spec.meta.shape.size())
+    spec.meta.stride = contiguous_strides(spec.meta.shape);
   return spec;
 }
 
 op_arg get_arg(od::value v, std::size_t index) {
   od::object obj;
   const auto what = fmt::format("args[{}]", index);
-  if (v.get_object().get(obj) != simdjson::SUCCESS) malformed(fmt::format("{} must be an object", what));
+  if (v.get_object().get(obj) != simdjson::SUCCESS)
+    malformed(fmt::format("{} must be an object", what));
   op_arg arg;
   bool seen = false;
   for (auto field : obj) {
     std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS) malformed(fmt::format("{} has a bad key", what));
+    if (field.unescaped_key().get(key) != simdjson::SUCCESS)
+      malformed(fmt::format("{} has a bad key", what));
     od::value val;
-    if (field.value().get(val) != simdjson::SUCCESS) malformed(fmt::format("{} is not valid JSON", what));
-    if (seen) malformed(fmt::format("{} must have exactly one key", what));
+    if (field.value().get(val) != simdjson::SUCCESS)
+      malformed(fmt::format("{} is not valid JSON", what));
+    if (seen)
+      malformed(fmt::format("{} must have exactly one key", what));
     seen = true;
     if (key == "tensor") {
       arg = op_arg::of(get_tensor(val, what));
     } else if (key == "tensors") {
       od::array arr;
-      if (val.get_array().get(arr) != simdjson::SUCCESS) malformed(fmt::format("{}.tensors must be a list", what));
+      if (val.get_array().get(arr) != simdjson::SUCCESS)
+        malformed(fmt::format("{}.tensors must be a list", what));
       std::vector<tensor_spec> specs;
       for (auto item : arr) {
         od::value x;
-        if (item.get(x) != simdjson::SUCCESS) malformed(fmt::format("{} is not valid JSON", what));
+        if (item.get(x) != simdjson::SUCCESS)
+          malformed(fmt::format("{} is not valid JSON", what));
         specs.push_back(get_tensor(x, what));
-        if (specs.size() > max_list) malformed(fmt::format("{} has too many tensors", what));
+        if (specs.size() > max_list)
+          malformed(fmt::format("{} has too many tensors", what));
       }
       arg = op_arg::of(std::move(specs));
     } else if (key == "int") {
@@ -141,11 +166,13 @@ op_arg get_arg(od::value v, std::size_t index) {
       arg = op_arg::of_ints(get_ints(val, what, false));
     } else if (key == "float") {
       double d = 0;
-      if (val.get_double().get(d) != simdjson::SUCCESS) malformed(fmt::format("{}.float must be a number", what));
+      if (val.get_double().get(d) != simdjson::SUCCESS)
+        malformed(fmt::format("{}.float must be a number", what));
       arg = op_arg::of_float(d);
     } else if (key == "bool") {
       bool b = false;
-      if (val.get_bool().get(b) != simdjson::SUCCESS) malformed(fmt::format("{}.bool must be true or false", what));
+      if (val.get_bool().get(b) != simdjson::SUCCESS)
+        malformed(fmt::format("{}.bool must be true or false", what));
       arg = op_arg::of_bool(b);
     } else if (key == "none") {
       arg = op_arg{};
@@ -153,44 +180,59 @@ op_arg get_arg(od::value v, std::size_t index) {
       malformed(fmt::format("{}: unknown argument kind '{}'", what, key));
     }
   }
-  if (!seen) malformed(fmt::format("{} is empty", what));
+  if (!seen)
+    malformed(fmt::format("{} is empty", what));
   return arg;
 }
 
 case_expectation get_expect(od::value v) {
   od::object obj;
-  if (v.get_object().get(obj) != simdjson::SUCCESS) malformed("expect must be an object");
+  if (v.get_object().get(obj) != simdjson::SUCCESS)
+    malformed("expect must be an object");
   case_expectation e;
   for (auto field : obj) {
     std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS) malformed("expect has a bad key");
+    if (field.unescaped_key().get(key) != simdjson::SUCCESS)
+      malformed("expect has a bad key");
     od::value val;
-    if (field.value().get(val) != simdjson::SUCCESS) malformed("expect is not valid JSON");
+    if (field.value().get(val) != simdjson::SUCCESS)
+      malformed("expect is not valid JSON");
     if (key == "ok") {
-      if (val.get_bool().get(e.ok) != simdjson::SUCCESS) malformed("expect.ok must be a bool");
+      if (val.get_bool().get(e.ok) != simdjson::SUCCESS)
+        malformed("expect.ok must be a bool");
     } else if (key == "outputs") {
       od::array arr;
-      if (val.get_array().get(arr) != simdjson::SUCCESS) malformed("expect.outputs must be a list");
+      if (val.get_array().get(arr) != simdjson::SUCCESS)
+        malformed("expect.outputs must be a list");
       for (auto item : arr) {
         od::value x;
-        if (item.get(x) != simdjson::SUCCESS) malformed("expect.outputs is not valid JSON");
+        if (item.get(x) != simdjson::SUCCESS)
+          malformed("expect.outputs is not valid JSON");
         auto spec = get_tensor(x, "expect.outputs");
         e.outputs.push_back({std::move(spec.meta.shape), std::move(spec.placements)});
       }
     } else if (key == "comms") {
       od::object comms;
-      if (val.get_object().get(comms) != simdjson::SUCCESS) malformed("expect.comms must be an object");
+      if (val.get_object().get(comms) != simdjson::SUCCESS)
+        malformed("expect.comms must be an object");
       for (auto c : comms) {
         std::string_view name;
-        if (c.unescaped_key().get(name) != simdjson::SUCCESS) malformed("expect.comms has a bad key");
+        if (c.unescaped_key().get(name) != simdjson::SUCCESS)
+          malformed("expect.comms has a bad key");
         od::value n;
-        if (c.value().get(n) != simdjson::SUCCESS) malformed("expect.comms is not valid JSON");
+        if (c.value().get(n) != simdjson::SUCCESS)
+          malformed("expect.comms is not valid JSON");
         const auto count = get_int(n, "expect.comms");
-        if (name == "all_gather") e.comms.add(collective::all_gather, count);
-        else if (name == "all_reduce") e.comms.add(collective::all_reduce, count);
-        else if (name == "reduce_scatter") e.comms.add(collective::reduce_scatter, count);
-        else if (name == "all_to_all") e.comms.add(collective::all_to_all, count);
-        else malformed(fmt::format("expect.comms: unknown collective '{}'", name));
+        if (name == "all_gather")
+          e.comms.add(collective::all_gather, count);
+        else if (name == "all_reduce")
+          e.comms.add(collective::all_reduce, count);
+        else if (name == "reduce_scatter")
+          e.comms.add(collective::reduce_scatter, count);
+        else if (name == "all_to_all")
+          e.comms.add(collective::all_to_all, count);
+        else
+          malformed(fmt::format("expect.comms: unknown collective '{}'", name));
       }
     } else if (key == "class") {
       e.error_class = std::string(get_string(val, "expect.class"));
@@ -203,14 +245,16 @@ case_expectation get_expect(od::value v) {
   return e;
 }
 
-dtensor_case parse_with(od::parser& parser, simdjson::padded_string_view json, std::string& id_out) {
+dtensor_case parse_with(od::parser& parser, simdjson::padded_string_view json,
+                        std::string& id_out) {
   od::document doc;
   if (auto err = parser.iterate(json).get(doc); err != simdjson::SUCCESS) {
     malformed(fmt::format("not valid JSON: {}", simdjson::error_message(err)));
   }
   od::object obj;
   if (auto err = doc.get_object().get(obj); err != simdjson::SUCCESS) {
-    malformed(fmt::format("a case must be one complete JSON object ({})", simdjson::error_message(err)));
+    malformed(
+        fmt::format("a case must be one complete JSON object ({})", simdjson::error_message(err)));
   }
   dtensor_case c;
   bool has_op = false;
@@ -218,9 +262,11 @@ dtensor_case parse_with(od::parser& parser, simdjson::padded_string_view json, s
   bool has_args = false;
   for (auto field : obj) {
     std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS) malformed("bad key");
+    if (field.unescaped_key().get(key) != simdjson::SUCCESS)
+      malformed("bad key");
     od::value val;
-    if (field.value().get(val) != simdjson::SUCCESS) malformed(fmt::format("'{}' is not valid JSON", key));
+    if (field.value().get(val) != simdjson::SUCCESS)
+      malformed(fmt::format("'{}' is not valid JSON", key));
     if (key == "id") {
       c.id = std::string(get_string(val, "id"));
       id_out = c.id;
@@ -229,7 +275,8 @@ dtensor_case parse_with(od::parser& parser, simdjson::padded_string_view json, s
       has_op = true;
     } else if (key == "mesh") {
       auto sizes = get_ints(val, "mesh", true);
-      if (sizes.empty() || sizes.size() > 8) malformed("mesh must have 1 to 8 dims");
+      if (sizes.empty() || sizes.size() > 8)
+        malformed("mesh must have 1 to 8 dims");
       try {
         c.call.mesh = device_mesh(std::move(sizes));
       } catch (const input_error& e) {
@@ -238,12 +285,15 @@ dtensor_case parse_with(od::parser& parser, simdjson::padded_string_view json, s
       has_mesh = true;
     } else if (key == "args") {
       od::array arr;
-      if (val.get_array().get(arr) != simdjson::SUCCESS) malformed("args must be a list");
+      if (val.get_array().get(arr) != simdjson::SUCCESS)
+        malformed("args must be a list");
       for (auto item : arr) {
         od::value x;
-        if (item.get(x) != simdjson::SUCCESS) malformed("args is not valid JSON");
+        if (item.get(x) != simdjson::SUCCESS)
+          malformed("args is not valid JSON");
         c.call.args.push_back(get_arg(x, c.call.args.size()));
-        if (c.call.args.size() > 64) malformed("too many args");
+        if (c.call.args.size() > 64)
+          malformed("too many args");
       }
       has_args = true;
     } else if (key == "expect") {
@@ -251,9 +301,12 @@ dtensor_case parse_with(od::parser& parser, simdjson::padded_string_view json, s
     }
   }
   // simdjson 3.0 has no document::at_end(); trailing bytes after the object are ignored.
-  if (!has_op) malformed("missing 'op'");
-  if (!has_mesh) malformed("missing 'mesh'");
-  if (!has_args) malformed("missing 'args'");
+  if (!has_op)
+    malformed("missing 'op'");
+  if (!has_mesh)
+    malformed("missing 'mesh'");
+  if (!has_args)
+    malformed("missing 'args'");
   return c;
 }
 
@@ -283,15 +336,20 @@ case_file parse_cases(std::string_view jsonl) {
   while (pos < total) {
     ++line_no;
     auto end = jsonl.find('\n', pos);
-    if (end == std::string_view::npos) end = total;
+    if (end == std::string_view::npos)
+      end = total;
     std::size_t len = end - pos;
-    while (len > 0 && (base[pos + len - 1] == '\r' || base[pos + len - 1] == ' ' || base[pos + len - 1] == '\t')) --len;
+    while (len > 0 && (base[pos + len - 1] == '\r' || base[pos + len - 1] == ' ' ||
+                       base[pos + len - 1] == '\t'))
+      --len;
     std::size_t start = pos;
-    while (len > 0 && (base[start] == ' ' || base[start] == '\t')) ++start, --len;
+    while (len > 0 && (base[start] == ' ' || base[start] == '\t'))
+      ++start, --len;
     if (len > 0) {
       std::string id;
       try {
-        simdjson::padded_string_view view(base + start, len, total - start + simdjson::SIMDJSON_PADDING);
+        simdjson::padded_string_view view(base + start, len,
+                                          total - start + simdjson::SIMDJSON_PADDING);
         auto c = parse_with(parser, view, id);
         c.line = line_no;
         out.cases.push_back(std::move(c));
@@ -328,7 +386,8 @@ case_answer answer_case(const dtensor_case& c, const op_registry& registry) {
     for (const auto& o : r.outputs) {
       output_record rec{o.meta.shape, o.placements};
       // The corpus records embedding's mask partial as the P(sum) it reduces like.
-      for (auto& p : rec.placements) p.masked = false;
+      for (auto& p : rec.placements)
+        p.masked = false;
       a.outputs.push_back(std::move(rec));
     }
     a.comms = r.comms;
@@ -348,14 +407,26 @@ void append_escaped(std::string& out, std::string_view s) {
   for (char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
     switch (ch) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
     default:
-      if (c < 0x20) out += fmt::format("\\u{:04x}", c);
-      else out += ch;
+      if (c < 0x20)
+        out += fmt::format("\\u{:04x}", c);
+      else
+        out += ch;
     }
   }
   out += '"';
@@ -368,10 +439,12 @@ std::string to_jsonl(const case_answer& a) {
   if (a.ok) {
     out += ",\"ok\":true,\"outputs\":[";
     for (std::size_t i = 0; i < a.outputs.size(); ++i) {
-      if (i) out += ',';
+      if (i)
+        out += ',';
       out += fmt::format("{{\"shape\":[{}],\"placements\":[", fmt::join(a.outputs[i].shape, ","));
       for (std::size_t k = 0; k < a.outputs[i].placements.size(); ++k) {
-        if (k) out += ',';
+        if (k)
+          out += ',';
         append_escaped(out, to_string(a.outputs[i].placements[k]));
       }
       out += "]}";
@@ -393,7 +466,8 @@ std::string to_jsonl(const case_answer& a) {
 std::string to_jsonl(const case_read_error& e) {
   std::string out = "{\"id\":";
   append_escaped(out, e.id);
-  out += fmt::format(",\"ok\":false,\"line\":{},\"code\":\"{}\",\"error\":", e.line, codes::malformed_case);
+  out += fmt::format(",\"ok\":false,\"line\":{},\"code\":\"{}\",\"error\":", e.line,
+                     codes::malformed_case);
   append_escaped(out, fmt::format("line {}: {}", e.line, e.message));
   out += '}';
   return out;

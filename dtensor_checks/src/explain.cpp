@@ -1,8 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include <tensordiag/dtensor_checks/explain.hpp>
-
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/dtensor_checks/explain.hpp>
 
 #include <fmt/format.h>
 
@@ -18,15 +17,20 @@ std::string input_name(const op_rule& rule, const tensor_input& in) {
   return in.in_list ? fmt::format("{}[{}]", base, in.list_index) : base;
 }
 
-std::string cost_text(double c) { return std::isinf(c) ? "inf" : fmt::format("{:.2f}", c); }
+std::string cost_text(double c) {
+  return std::isinf(c) ? "inf" : fmt::format("{:.2f}", c);
+}
 
 std::string outputs_text(const std::vector<placement_list>& outs) {
   std::vector<std::string> parts;
-  for (const auto& o : outs) parts.push_back(to_string(o));
+  for (const auto& o : outs)
+    parts.push_back(to_string(o));
   if (parts.size() > 1) {
     bool same = true;
-    for (const auto& p : parts) same = same && p == parts.front();
-    if (same) return fmt::format("{} x{}", parts.front(), parts.size());
+    for (const auto& p : parts)
+      same = same && p == parts.front();
+    if (same)
+      return fmt::format("{} x{}", parts.front(), parts.size());
   }
   return fmt::format("{}", fmt::join(parts, " "));
 }
@@ -34,7 +38,8 @@ std::string outputs_text(const std::vector<placement_list>& outs) {
 void json_string(std::string& out, std::string_view s) {
   out += '"';
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
+    if (c == '"' || c == '\\')
+      out += '\\';
     if (static_cast<unsigned char>(c) < 0x20) {
       out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
       continue;
@@ -45,8 +50,10 @@ void json_string(std::string& out, std::string_view s) {
 }
 
 std::string_view trim(std::string_view s) noexcept {
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  while (!s.empty() && s.front() == ' ')
+    s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ')
+    s.remove_suffix(1);
   return s;
 }
 
@@ -55,22 +62,26 @@ std::string_view trim(std::string_view s) noexcept {
   d.code = std::string(codes::bad_arguments);
   d.title = "invalid --arg";
   d.message = fmt::format("cannot read --arg '{}': {}", text, why);
-  d.hint = "pass a spec 'f32[12,1] (S(0),P(sum))', a list of specs '[f32[4] (R); f32[2] (R)]', an int, "
-           "a list of ints '[1,2]', a float, true/false or None";
+  d.hint =
+      "pass a spec 'f32[12,1] (S(0),P(sum))', a list of specs '[f32[4] (R); f32[2] (R)]', an int, "
+      "a list of ints '[1,2]', a float, true/false or None";
   throw input_error(std::move(d));
 }
 
 } // namespace
 
-std::string explain_text(const op_call& call, const propagation_result& result, bool all_candidates) {
+std::string explain_text(const op_call& call, const propagation_result& result,
+                         bool all_candidates) {
   const auto inputs = tensor_inputs(call);
   const auto& rule = *result.rule;
-  std::string out = fmt::format("{} on mesh {} ({} rule)\n", call.op, call.mesh.to_string(), rule.family);
+  std::string out =
+      fmt::format("{} on mesh {} ({} rule)\n", call.op, call.mesh.to_string(), rule.family);
   for (std::size_t i = 0; i < call.args.size(); ++i) {
     const auto name = i < rule.arg_names.size() ? rule.arg_names[i] : fmt::format("arg{}", i);
     out += fmt::format("  arg {} {:<8} {}\n", i, name, to_string(call.args[i]));
   }
-  out += fmt::format("candidates ({}; cost = α–β redistribution time in µs per input):\n", result.candidates.size());
+  out += fmt::format("candidates ({}; cost = α–β redistribution time in µs per input):\n",
+                     result.candidates.size());
   std::size_t hidden = 0;
   for (std::size_t c = 0; c < result.candidates.size(); ++c) {
     const auto& cand = result.candidates[c];
@@ -80,14 +91,17 @@ std::string explain_text(const op_call& call, const propagation_result& result, 
     }
     std::vector<std::string> ins;
     for (std::size_t k = 0; k < cand.strategy.inputs.size() && k < inputs.size(); ++k) {
-      ins.push_back(fmt::format("{}={} ({})", input_name(rule, inputs[k]), to_string(cand.strategy.inputs[k]),
+      ins.push_back(fmt::format("{}={} ({})", input_name(rule, inputs[k]),
+                                to_string(cand.strategy.inputs[k]),
                                 cost_text(k < cand.costs.size() ? cand.costs[k] : 0.0)));
     }
-    out += fmt::format("  {} #{:<3} out {:<18} <- {}  total {}\n", c == result.chosen ? "*" : " ", c,
-                       outputs_text(cand.strategy.outputs), fmt::join(ins, ", "), cost_text(cand.total));
+    out += fmt::format("  {} #{:<3} out {:<18} <- {}  total {}\n", c == result.chosen ? "*" : " ",
+                       c, outputs_text(cand.strategy.outputs), fmt::join(ins, ", "),
+                       cost_text(cand.total));
   }
   if (hidden != 0) {
-    out += fmt::format("    ({} candidates of infinite cost not shown: they need a shard or a Partial of another kind to "
+    out += fmt::format("    ({} candidates of infinite cost not shown: they need a shard or a "
+                       "Partial of another kind to "
                        "become a Partial; --all shows them)\n",
                        hidden);
   }
@@ -99,23 +113,31 @@ std::string explain_text(const op_call& call, const propagation_result& result, 
   bool any = false;
   for (std::size_t k = 0; k < result.plans.size() && k < inputs.size(); ++k) {
     const auto& plan = result.plans[k];
-    if (plan.empty()) continue;
+    if (plan.empty())
+      continue;
     any = true;
-    out += fmt::format("  arg {} ({}) {} → {}, {:.1f} µs\n", inputs[k].arg_index, input_name(rule, inputs[k]),
-                       to_string(plan.current), to_string(plan.target), plan.time_us);
-    for (const auto& s : plan.steps) out += fmt::format("    {}\n", to_string(s, call.mesh));
+    out += fmt::format("  arg {} ({}) {} → {}, {:.1f} µs\n", inputs[k].arg_index,
+                       input_name(rule, inputs[k]), to_string(plan.current), to_string(plan.target),
+                       plan.time_us);
+    for (const auto& s : plan.steps)
+      out += fmt::format("    {}\n", to_string(s, call.mesh));
   }
   for (const auto& c : result.op_collectives) {
     any = true;
     out += fmt::format("  inside the op: {} x{} on {} ({})\n", to_string(c.comm), c.count,
                        call.mesh.dim_label(c.mesh_dim), c.why);
   }
-  if (!any) out += "  none: every input already has its target placements\n";
+  if (!any)
+    out += "  none: every input already has its target placements\n";
   std::vector<std::string> counts;
-  for (auto c : {collective::all_gather, collective::all_reduce, collective::reduce_scatter, collective::all_to_all}) {
-    if (result.comms[c] != 0) counts.push_back(fmt::format("{} {}", to_string(c), result.comms[c]));
+  for (auto c : {collective::all_gather, collective::all_reduce, collective::reduce_scatter,
+                 collective::all_to_all}) {
+    if (result.comms[c] != 0)
+      counts.push_back(fmt::format("{} {}", to_string(c), result.comms[c]));
   }
-  out += fmt::format("collectives: {}\n", counts.empty() ? std::string("none") : fmt::format("{}", fmt::join(counts, ", ")));
+  out +=
+      fmt::format("collectives: {}\n", counts.empty() ? std::string("none")
+                                                      : fmt::format("{}", fmt::join(counts, ", ")));
   return out;
 }
 
@@ -129,20 +151,24 @@ std::string explain_json(const op_call& call, const propagation_result& result) 
   out += ",\"candidates\":[";
   for (std::size_t c = 0; c < result.candidates.size(); ++c) {
     const auto& cand = result.candidates[c];
-    if (c) out += ',';
+    if (c)
+      out += ',';
     out += "{\"outputs\":[";
     for (std::size_t k = 0; k < cand.strategy.outputs.size(); ++k) {
-      if (k) out += ',';
+      if (k)
+        out += ',';
       json_string(out, to_string(cand.strategy.outputs[k]));
     }
     out += "],\"inputs\":[";
     for (std::size_t k = 0; k < cand.strategy.inputs.size(); ++k) {
-      if (k) out += ',';
+      if (k)
+        out += ',';
       json_string(out, to_string(cand.strategy.inputs[k]));
     }
     out += "],\"costs\":[";
     for (std::size_t k = 0; k < cand.costs.size(); ++k) {
-      if (k) out += ',';
+      if (k)
+        out += ',';
       out += std::isinf(cand.costs[k]) ? std::string("null") : fmt::format("{}", cand.costs[k]);
     }
     out += "]}";
@@ -151,29 +177,37 @@ std::string explain_json(const op_call& call, const propagation_result& result) 
   json_string(out, to_string(result.reason));
   out += ",\"outputs\":[";
   for (std::size_t k = 0; k < result.outputs.size(); ++k) {
-    if (k) out += ',';
-    out += fmt::format("{{\"shape\":[{}],\"placements\":", fmt::join(result.outputs[k].shape(), ","));
+    if (k)
+      out += ',';
+    out +=
+        fmt::format("{{\"shape\":[{}],\"placements\":", fmt::join(result.outputs[k].shape(), ","));
     json_string(out, to_string(result.outputs[k].placements));
     out += '}';
   }
   out += "],\"plans\":[";
   for (std::size_t k = 0; k < result.plans.size(); ++k) {
-    if (k) out += ',';
-    out += fmt::format("{{\"arg_index\":{},\"steps\":[", k < inputs.size() ? inputs[k].arg_index : k);
+    if (k)
+      out += ',';
+    out +=
+        fmt::format("{{\"arg_index\":{},\"steps\":[", k < inputs.size() ? inputs[k].arg_index : k);
     for (std::size_t i = 0; i < result.plans[k].steps.size(); ++i) {
       const auto& s = result.plans[k].steps[i];
-      if (i) out += ',';
-      out += fmt::format("{{\"mesh_dim\":{},\"from\":\"{}\",\"to\":\"{}\",\"collective\":\"{}\",\"bytes_per_rank\":{},"
+      if (i)
+        out += ',';
+      out += fmt::format("{{\"mesh_dim\":{},\"from\":\"{}\",\"to\":\"{}\",\"collective\":\"{}\","
+                         "\"bytes_per_rank\":{},"
                          "\"time_us\":{}}}",
-                         s.mesh_dim, to_string(s.from), to_string(s.to), to_string(s.comm), s.bytes_per_rank,
-                         s.time_us);
+                         s.mesh_dim, to_string(s.from), to_string(s.to), to_string(s.comm),
+                         s.bytes_per_rank, s.time_us);
     }
     out += "]}";
   }
   out += "],\"comms\":{";
   bool first = true;
-  for (auto c : {collective::all_gather, collective::all_reduce, collective::reduce_scatter, collective::all_to_all}) {
-    if (result.comms[c] == 0) continue;
+  for (auto c : {collective::all_gather, collective::all_reduce, collective::reduce_scatter,
+                 collective::all_to_all}) {
+    if (result.comms[c] == 0)
+      continue;
     out += fmt::format("{}\"{}\":{}", first ? "" : ",", to_string(c), result.comms[c]);
     first = false;
   }
@@ -182,47 +216,60 @@ std::string explain_json(const op_call& call, const propagation_result& result) 
 
 op_arg parse_arg(std::string_view text, std::size_t mesh_ndim) {
   const auto t = trim(text);
-  if (t.empty()) bad_arg(text, "empty");
-  if (t == "None" || t == "none") return op_arg{};
-  if (t == "true" || t == "True") return op_arg::of_bool(true);
-  if (t == "false" || t == "False") return op_arg::of_bool(false);
+  if (t.empty())
+    bad_arg(text, "empty");
+  if (t == "None" || t == "none")
+    return op_arg{};
+  if (t == "true" || t == "True")
+    return op_arg::of_bool(true);
+  if (t == "false" || t == "False")
+    return op_arg::of_bool(false);
   if (t.front() == '[') {
-    if (t.back() != ']') bad_arg(text, "unbalanced brackets");
+    if (t.back() != ']')
+      bad_arg(text, "unbalanced brackets");
     const auto inner = trim(t.substr(1, t.size() - 2));
     if (inner.find('[') != std::string_view::npos) {
       std::vector<tensor_spec> specs;
       std::size_t start = 0;
       while (start <= inner.size()) {
         auto semi = inner.find(';', start);
-        if (semi == std::string_view::npos) semi = inner.size();
+        if (semi == std::string_view::npos)
+          semi = inner.size();
         const auto item = trim(inner.substr(start, semi - start));
-        if (!item.empty()) specs.push_back(parse_tensor_spec(item, mesh_ndim));
+        if (!item.empty())
+          specs.push_back(parse_tensor_spec(item, mesh_ndim));
         start = semi + 1;
       }
-      if (specs.empty()) bad_arg(text, "an empty list of tensors");
+      if (specs.empty())
+        bad_arg(text, "an empty list of tensors");
       return op_arg::of(std::move(specs));
     }
     std::vector<std::int64_t> ints;
     std::size_t start = 0;
     while (start < inner.size()) {
       auto comma = inner.find(',', start);
-      if (comma == std::string_view::npos) comma = inner.size();
+      if (comma == std::string_view::npos)
+        comma = inner.size();
       const auto item = trim(inner.substr(start, comma - start));
       std::int64_t v = 0;
       auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-      if (ec != std::errc{} || p != item.data() + item.size()) bad_arg(text, fmt::format("'{}' is not an int", item));
+      if (ec != std::errc{} || p != item.data() + item.size())
+        bad_arg(text, fmt::format("'{}' is not an int", item));
       ints.push_back(v);
       start = comma + 1;
     }
     return op_arg::of_ints(std::move(ints));
   }
-  if (t.find('[') != std::string_view::npos) return op_arg::of(parse_tensor_spec(t, mesh_ndim));
+  if (t.find('[') != std::string_view::npos)
+    return op_arg::of(parse_tensor_spec(t, mesh_ndim));
   std::int64_t v = 0;
-  if (auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v); ec == std::errc{} && p == t.data() + t.size()) {
+  if (auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+      ec == std::errc{} && p == t.data() + t.size()) {
     return op_arg::of_int(v);
   }
   double d = 0;
-  if (auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), d); ec == std::errc{} && p == t.data() + t.size()) {
+  if (auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), d);
+      ec == std::errc{} && p == t.data() + t.size()) {
     return op_arg::of_float(d);
   }
   bad_arg(text, "not a spec, list, number or bool");

@@ -1,14 +1,13 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include <tensordiag/dtensor_checks/op_registry.hpp>
-
-#include "rules/builtin_rules.hpp"
-
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/dtensor_checks/op_registry.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+
+#include "rules/builtin_rules.hpp"
 
 namespace tdiag::dtensor {
 
@@ -17,7 +16,8 @@ void op_registry::add(op_rule rule) {
     diagnostic d;
     d.code = std::string(codes::no_rule);
     d.title = "invalid op rule";
-    d.message = fmt::format("cannot register rule '{}': it needs a name and a propagate function", rule.name);
+    d.message = fmt::format("cannot register rule '{}': it needs a name and a propagate function",
+                            rule.name);
     throw input_error(std::move(d));
   }
   auto name = rule.name;
@@ -31,11 +31,15 @@ const op_rule* op_registry::find(std::string_view name) const {
 
 const op_rule* op_registry::resolve(std::string_view typed) const {
   std::string base(typed);
-  if (base.rfind("torch.ops.", 0) == 0) base = base.substr(10);
-  if (base.rfind("aten.", 0) != 0) base = "aten." + base;
-  if (const auto* r = find(base)) return r;
+  if (base.rfind("torch.ops.", 0) == 0)
+    base = base.substr(10);
+  if (base.rfind("aten.", 0) != 0)
+    base = "aten." + base;
+  if (const auto* r = find(base))
+    return r;
   for (std::string_view overload : {".default", ".Tensor", ".dim", ".int"}) {
-    if (const auto* r = find(base + std::string(overload))) return r;
+    if (const auto* r = find(base + std::string(overload)))
+      return r;
   }
   return nullptr;
 }
@@ -43,7 +47,8 @@ const op_rule* op_registry::resolve(std::string_view typed) const {
 namespace {
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     std::size_t diag = row[0];
     row[0] = i;
@@ -58,8 +63,10 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 // `aten.mm.default` → `mm`, the part a user types.
 std::string_view core_name(std::string_view s) {
-  if (s.rfind("aten.", 0) == 0) s.remove_prefix(5);
-  if (auto dot = s.find('.'); dot != std::string_view::npos) s = s.substr(0, dot);
+  if (s.rfind("aten.", 0) == 0)
+    s.remove_prefix(5);
+  if (auto dot = s.find('.'); dot != std::string_view::npos)
+    s = s.substr(0, dot);
   return s;
 }
 } // namespace
@@ -71,19 +78,22 @@ std::vector<std::string> op_registry::nearest(std::string_view typed, std::size_
     const auto have = core_name(name);
     std::size_t d = edit_distance(want, have);
     // A shared prefix (`relu` for `relu6`) is a stronger hint than the raw distance says.
-    if (!want.empty() && !have.empty() && (have.rfind(want, 0) == 0 || want.rfind(have, 0) == 0)) d = d / 2;
+    if (!want.empty() && !have.empty() && (have.rfind(want, 0) == 0 || want.rfind(have, 0) == 0))
+      d = d / 2;
     scored.emplace_back(d, name);
   }
   std::sort(scored.begin(), scored.end());
   std::vector<std::string> out;
-  for (std::size_t i = 0; i < scored.size() && out.size() < count; ++i) out.push_back(scored[i].second);
+  for (std::size_t i = 0; i < scored.size() && out.size() < count; ++i)
+    out.push_back(scored[i].second);
   return out;
 }
 
 std::vector<std::string> op_registry::names() const {
   std::vector<std::string> out;
   out.reserve(rules_.size());
-  for (const auto& [name, rule] : rules_) out.push_back(name);
+  for (const auto& [name, rule] : rules_)
+    out.push_back(name);
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -8,13 +8,20 @@ namespace tdiag::dtensor {
 
 std::string_view to_string(arg_kind kind) noexcept {
   switch (kind) {
-  case arg_kind::tensor: return "tensor";
-  case arg_kind::tensors: return "tensors";
-  case arg_kind::int_value: return "int";
-  case arg_kind::ints: return "ints";
-  case arg_kind::float_value: return "float";
-  case arg_kind::bool_value: return "bool";
-  case arg_kind::none: return "none";
+  case arg_kind::tensor:
+    return "tensor";
+  case arg_kind::tensors:
+    return "tensors";
+  case arg_kind::int_value:
+    return "int";
+  case arg_kind::ints:
+    return "ints";
+  case arg_kind::float_value:
+    return "float";
+  case arg_kind::bool_value:
+    return "bool";
+  case arg_kind::none:
+    return "none";
   }
   return "none";
 }
@@ -58,36 +65,46 @@ op_arg op_arg::of_bool(bool v) {
 
 std::string to_string(const op_arg& arg) {
   switch (arg.kind) {
-  case arg_kind::tensor: return to_string(arg.tensor);
+  case arg_kind::tensor:
+    return to_string(arg.tensor);
   case arg_kind::tensors: {
     std::string out = "[";
     for (std::size_t i = 0; i < arg.tensors.size(); ++i) {
-      if (i) out += "; ";
+      if (i)
+        out += "; ";
       out += to_string(arg.tensors[i]);
     }
     return out + "]";
   }
-  case arg_kind::int_value: return fmt::format("{}", arg.int_value);
-  case arg_kind::ints: return fmt::format("[{}]", fmt::join(arg.ints, ", "));
-  case arg_kind::float_value: return fmt::format("{}", arg.float_value);
-  case arg_kind::bool_value: return arg.int_value ? "True" : "False";
-  case arg_kind::none: return "None";
+  case arg_kind::int_value:
+    return fmt::format("{}", arg.int_value);
+  case arg_kind::ints:
+    return fmt::format("[{}]", fmt::join(arg.ints, ", "));
+  case arg_kind::float_value:
+    return fmt::format("{}", arg.float_value);
+  case arg_kind::bool_value:
+    return arg.int_value ? "True" : "False";
+  case arg_kind::none:
+    return "None";
   }
   return "None";
 }
 
 std::string to_torch_string(const op_arg& arg) {
   switch (arg.kind) {
-  case arg_kind::tensor: return to_torch_string(arg.tensor);
+  case arg_kind::tensor:
+    return to_torch_string(arg.tensor);
   case arg_kind::tensors: {
     std::string out = "[";
     for (std::size_t i = 0; i < arg.tensors.size(); ++i) {
-      if (i) out += ", ";
+      if (i)
+        out += ", ";
       out += to_torch_string(arg.tensors[i]);
     }
     return out + "]";
   }
-  default: return to_string(arg);
+  default:
+    return to_string(arg);
   }
 }
 
@@ -98,7 +115,8 @@ std::vector<tensor_input> tensor_inputs(const op_call& call) {
     if (a.kind == arg_kind::tensor) {
       out.push_back({&a.tensor, i, 0, false});
     } else if (a.kind == arg_kind::tensors) {
-      for (std::size_t j = 0; j < a.tensors.size(); ++j) out.push_back({&a.tensors[j], i, j, true});
+      for (std::size_t j = 0; j < a.tensors.size(); ++j)
+        out.push_back({&a.tensors[j], i, j, true});
     }
   }
   return out;

@@ -11,24 +11,31 @@ namespace tdiag::dtensor {
 
 std::string_view to_string(collective c) noexcept {
   switch (c) {
-  case collective::none: return "local";
-  case collective::all_gather: return "all_gather";
-  case collective::all_reduce: return "all_reduce";
-  case collective::reduce_scatter: return "reduce_scatter";
-  case collective::all_to_all: return "all_to_all";
+  case collective::none:
+    return "local";
+  case collective::all_gather:
+    return "all_gather";
+  case collective::all_reduce:
+    return "all_reduce";
+  case collective::reduce_scatter:
+    return "reduce_scatter";
+  case collective::all_to_all:
+    return "all_to_all";
   }
   return "local";
 }
 
 std::int64_t comm_counts::total() const noexcept {
   std::int64_t n = 0;
-  for (std::size_t i = 1; i < by_kind.size(); ++i) n += by_kind[i];
+  for (std::size_t i = 1; i < by_kind.size(); ++i)
+    n += by_kind[i];
   return n;
 }
 
 const redistribute_step* redistribution_plan::first_problem() const noexcept {
   for (const auto& s : steps) {
-    if (s.problem != step_problem::none) return &s;
+    if (s.problem != step_problem::none)
+      return &s;
   }
   return nullptr;
 }
@@ -36,7 +43,8 @@ const redistribute_step* redistribution_plan::first_problem() const noexcept {
 comm_counts redistribution_plan::counts() const noexcept {
   comm_counts c;
   for (const auto& s : steps) {
-    if (s.counted != collective::none) c.add(s.counted);
+    if (s.counted != collective::none)
+      c.add(s.counted);
   }
   return c;
 }
@@ -51,11 +59,12 @@ struct transform {
 // PyTorch 2.11's _gen_transform_infos: greedy, inner→outer first when the source is sharded.
 // Calls `emit(transform)` per step; never allocates.
 template <typename Emit>
-void for_each_transform(const device_mesh& mesh, const placement_list& current, const placement_list& target,
-                        Emit&& emit) {
+void for_each_transform(const device_mesh& mesh, const placement_list& current,
+                        const placement_list& target, Emit&& emit) {
   const auto nd = current.size();
   if (nd == 1) {
-    if (current[0] != target[0]) emit(transform{0, current[0], target[0]});
+    if (current[0] != target[0])
+      emit(transform{0, current[0], target[0]});
     return;
   }
   placement_list cur = current;
@@ -64,7 +73,8 @@ void for_each_transform(const device_mesh& mesh, const placement_list& current, 
       placement t = target[m];
       if (t.is_shard()) {
         for (std::size_t i = 0; i < m; ++i) {
-          if (cur[i].is_shard(t.dim) != target[i].is_shard(t.dim)) t = placement::replicate();
+          if (cur[i].is_shard(t.dim) != target[i].is_shard(t.dim))
+            t = placement::replicate();
         }
       }
       if (cur[m] != t) {
@@ -85,8 +95,8 @@ constexpr double gib = 1024.0 * 1024.0 * 1024.0;
 
 // The step's collective, its α–β time and the local bytes after it (PyTorch's
 // _compute_placement_transition_cost); `bytes` is updated in place.
-redistribute_step make_step(const transform& t, const device_mesh& mesh, const mesh_topology& topo, double& bytes,
-                            const plan_options& options) {
+redistribute_step make_step(const transform& t, const device_mesh& mesh, const mesh_topology& topo,
+                            double& bytes, const plan_options& options) {
   redistribute_step s;
   s.mesh_dim = t.mesh_dim;
   s.from = t.from;
@@ -128,22 +138,27 @@ redistribute_step make_step(const transform& t, const device_mesh& mesh, const m
   return s;
 }
 
-double initial_bytes(const device_mesh& mesh, const tensor_meta& meta, const placement_list& current) {
+double initial_bytes(const device_mesh& mesh, const tensor_meta& meta,
+                     const placement_list& current) {
   return static_cast<double>(global_bytes(meta)) / static_cast<double>(num_shards(mesh, current));
 }
 } // namespace
 
-double redistribute_cost(const device_mesh& mesh, const tensor_meta& meta, const placement_list& current,
-                         const placement_list& target, const mesh_topology& topo) {
-  if (all_replicate(current)) return 0.0;
-  if (current == target || current.size() != target.size()) return 0.0;
+double redistribute_cost(const device_mesh& mesh, const tensor_meta& meta,
+                         const placement_list& current, const placement_list& target,
+                         const mesh_topology& topo) {
+  if (all_replicate(current))
+    return 0.0;
+  if (current == target || current.size() != target.size())
+    return 0.0;
   double bytes = initial_bytes(mesh, meta, current);
   double cost = 0.0;
   for_each_transform(mesh, current, target, [&](const transform& t) {
     const auto s = make_step(t, mesh, topo, bytes, plan_options{});
     cost += s.time_us;
     // PyTorch penalises a shard-dim change: all-to-all is not modelled, so it prefers gathers.
-    if (t.from.is_shard() && t.to.is_shard()) cost += 1.0;
+    if (t.from.is_shard() && t.to.is_shard())
+      cost += 1.0;
   });
   return cost;
 }
@@ -154,7 +169,8 @@ redistribution_plan plan_redistribution(const device_mesh& mesh, const tensor_me
   redistribution_plan plan;
   plan.current = current;
   plan.target = target;
-  if (current == target || current.size() != target.size()) return plan;
+  if (current == target || current.size() != target.size())
+    return plan;
   double bytes = initial_bytes(mesh, meta, current);
   for_each_transform(mesh, current, target, [&](const transform& t) {
     auto s = make_step(t, mesh, topo, bytes, options);
@@ -174,7 +190,8 @@ std::string with_thousands(std::int64_t v) {
   auto digits = fmt::format("{}", v < 0 ? -v : v);
   std::string out;
   for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
+    if (i != 0 && (digits.size() - i) % 3 == 0)
+      out += ',';
     out += digits[i];
   }
   return v < 0 ? "-" + out : out;
@@ -184,8 +201,12 @@ std::string with_thousands(std::int64_t v) {
 std::string to_string(const redistribute_step& step, const device_mesh& mesh) {
   std::string what;
   switch (step.problem) {
-  case step_problem::shard_to_partial: what = "not possible (a shard cannot become a pending reduction)"; break;
-  case step_problem::partial_to_partial: what = "not possible (Partial kinds differ)"; break;
+  case step_problem::shard_to_partial:
+    what = "not possible (a shard cannot become a pending reduction)";
+    break;
+  case step_problem::partial_to_partial:
+    what = "not possible (Partial kinds differ)";
+    break;
   case step_problem::none:
     if (step.comm == collective::none) {
       what = step.to.is_partial() ? "local partition" : "local chunk";
@@ -200,7 +221,8 @@ std::string to_string(const redistribute_step& step, const device_mesh& mesh) {
                          mesh.dim_label(step.mesh_dim), what);
   if (step.problem == step_problem::none) {
     out += fmt::format(", {} bytes per rank", with_thousands(step.bytes_per_rank));
-    if (step.comm != collective::none) out += fmt::format(", {:.1f} µs", step.time_us);
+    if (step.comm != collective::none)
+      out += fmt::format(", {:.1f} µs", step.time_us);
   }
   return out;
 }

@@ -7,20 +7,25 @@
 namespace tdiag::dtensor {
 
 double corpus_score::agreement() const noexcept {
-  if (total == 0) return 1.0;
-  return static_cast<double>(ok_agree + user_error_rejected + limitation_cases) / static_cast<double>(total);
+  if (total == 0)
+    return 1.0;
+  return static_cast<double>(ok_agree + user_error_rejected + limitation_cases) /
+         static_cast<double>(total);
 }
 
 double corpus_score::comms_agreement() const noexcept {
-  if (ok_cases == 0) return 1.0;
+  if (ok_cases == 0)
+    return 1.0;
   return static_cast<double>(comms_agree) / static_cast<double>(ok_cases);
 }
 
 std::string comms_to_json(const comm_counts& counts) {
   std::string out = "{";
   bool first = true;
-  for (auto c : {collective::all_gather, collective::all_reduce, collective::reduce_scatter, collective::all_to_all}) {
-    if (counts[c] == 0) continue;
+  for (auto c : {collective::all_gather, collective::all_reduce, collective::reduce_scatter,
+                 collective::all_to_all}) {
+    if (counts[c] == 0)
+      continue;
     out += fmt::format("{}\"{}\":{}", first ? "" : ",", to_string(c), counts[c]);
     first = false;
   }
@@ -30,16 +35,19 @@ std::string comms_to_json(const comm_counts& counts) {
 namespace {
 std::string outputs_text(const std::vector<output_record>& outs) {
   std::vector<std::string> parts;
-  for (const auto& o : outs) parts.push_back(fmt::format("{} {}", to_string(o.shape), to_string(o.placements)));
+  for (const auto& o : outs)
+    parts.push_back(fmt::format("{} {}", to_string(o.shape), to_string(o.placements)));
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 } // namespace
 
-corpus_score score_answers(const std::vector<dtensor_case>& cases, const std::vector<case_answer>& answers) {
+corpus_score score_answers(const std::vector<dtensor_case>& cases,
+                           const std::vector<case_answer>& answers) {
   corpus_score s;
   for (std::size_t i = 0; i < cases.size() && i < answers.size(); ++i) {
     const auto& c = cases[i];
-    if (!c.expect) continue;
+    if (!c.expect)
+      continue;
     const auto& e = *c.expect;
     const auto& a = answers[i];
     auto& op = s.per_op[c.call.op];
@@ -52,8 +60,9 @@ corpus_score score_answers(const std::vector<dtensor_case>& cases, const std::ve
         ++s.ok_agree;
       } else {
         ++op.disagree;
-        s.disagreements.push_back(fmt::format("{} {}: expected {}, got {}", c.id, c.call.op, outputs_text(e.outputs),
-                                              a.ok ? outputs_text(a.outputs) : "rejected: " + a.error));
+        s.disagreements.push_back(
+            fmt::format("{} {}: expected {}, got {}", c.id, c.call.op, outputs_text(e.outputs),
+                        a.ok ? outputs_text(a.outputs) : "rejected: " + a.error));
       }
       if (a.ok && a.comms == e.comms) {
         ++s.comms_agree;
@@ -65,15 +74,17 @@ corpus_score score_answers(const std::vector<dtensor_case>& cases, const std::ve
       }
     } else if (e.error_class == "limitation") {
       ++s.limitation_cases;
-      if (!a.ok) ++s.limitation_rejected;
+      if (!a.ok)
+        ++s.limitation_rejected;
     } else {
       ++s.user_error_cases;
       if (!a.ok) {
         ++s.user_error_rejected;
       } else {
         ++op.disagree;
-        s.disagreements.push_back(fmt::format("{} {}: PyTorch rejects ({}), we accept with {}", c.id, c.call.op,
-                                              e.error.substr(0, 120), outputs_text(a.outputs)));
+        s.disagreements.push_back(fmt::format("{} {}: PyTorch rejects ({}), we accept with {}",
+                                              c.id, c.call.op, e.error.substr(0, 120),
+                                              outputs_text(a.outputs)));
       }
     }
   }

@@ -6,18 +6,24 @@ namespace tdiag::dtensor {
 
 std::string_view to_string(selection_reason reason) noexcept {
   switch (reason) {
-  case selection_reason::only_candidate: return "the only candidate";
-  case selection_reason::negative_cost: return "the most negative cost";
-  case selection_reason::no_redistribute: return "zero cost and no input needs to move";
-  case selection_reason::zero_cost: return "the first zero-cost candidate (local chunking only)";
-  case selection_reason::min_cost: return "the first candidate of minimum cost";
+  case selection_reason::only_candidate:
+    return "the only candidate";
+  case selection_reason::negative_cost:
+    return "the most negative cost";
+  case selection_reason::no_redistribute:
+    return "zero cost and no input needs to move";
+  case selection_reason::zero_cost:
+    return "the first zero-cost candidate (local chunking only)";
+  case selection_reason::min_cost:
+    return "the first candidate of minimum cost";
   }
   return "the only candidate";
 }
 
 selection select_strategy(const std::vector<scored_candidate>& candidates,
                           const std::vector<const placement_list*>& current) {
-  if (candidates.size() <= 1) return {0, selection_reason::only_candidate};
+  if (candidates.size() <= 1)
+    return {0, selection_reason::only_candidate};
   std::ptrdiff_t negative = -1;
   std::ptrdiff_t no_redistribute = -1;
   std::ptrdiff_t zero = -1;
@@ -44,12 +50,16 @@ selection select_strategy(const std::vector<scored_candidate>& candidates,
       }
     }
   }
-  if (negative != -1) return {static_cast<std::size_t>(negative), selection_reason::negative_cost};
-  if (no_redistribute != -1) return {static_cast<std::size_t>(no_redistribute), selection_reason::no_redistribute};
-  if (zero != -1) return {static_cast<std::size_t>(zero), selection_reason::zero_cost};
+  if (negative != -1)
+    return {static_cast<std::size_t>(negative), selection_reason::negative_cost};
+  if (no_redistribute != -1)
+    return {static_cast<std::size_t>(no_redistribute), selection_reason::no_redistribute};
+  if (zero != -1)
+    return {static_cast<std::size_t>(zero), selection_reason::zero_cost};
   std::size_t best = 0;
   for (std::size_t i = 1; i < candidates.size(); ++i) {
-    if (candidates[i].total < candidates[best].total) best = i;
+    if (candidates[i].total < candidates[best].total)
+      best = i;
   }
   return {best, selection_reason::min_cost};
 }

@@ -13,14 +13,14 @@
 #include <cstdlib>
 #include <vector>
 
-#define DEMO_CHECK(call)                                                                  \
-  do {                                                                                    \
-    const cudaError_t demo_e = (call);                                                    \
-    if (demo_e != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
-                   cudaGetErrorString(demo_e));                                           \
-      std::exit(2);                                                                       \
-    }                                                                                     \
+#define DEMO_CHECK(call)                                                                           \
+  do {                                                                                             \
+    const cudaError_t demo_e = (call);                                                             \
+    if (demo_e != cudaSuccess) {                                                                   \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                           \
+                   cudaGetErrorString(demo_e));                                                    \
+      std::exit(2);                                                                                \
+    }                                                                                              \
   } while (false)
 
 __global__ void scale_kernel(const float* in, float* out, float factor, int n) {

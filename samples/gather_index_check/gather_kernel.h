@@ -10,7 +10,8 @@
 template <typename T>
 __global__ void gather_kernel(const T* table, int table_size, const int* idx, T* y, int n) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i >= n) return;
+  if (i >= n)
+    return;
   const int j = idx[i];
   TDIAG_CHECK_INDEX(j, table_size);
   y[i] = table[j];

@@ -33,16 +33,17 @@ inline bool sample_device_available(const char* program) {
   return true;
 }
 
-template <typename T>
-class sample_array {
+template <typename T> class sample_array {
 public:
   explicit sample_array(std::size_t n, T fill = T{}) : size_(n) {
 #if defined(__CUDACC__)
-    if (cudaMallocManaged(&data_, n * sizeof(T)) != cudaSuccess) throw std::bad_alloc();
+    if (cudaMallocManaged(&data_, n * sizeof(T)) != cudaSuccess)
+      throw std::bad_alloc();
 #else
     data_ = new T[n];
 #endif
-    for (std::size_t i = 0; i < n; ++i) data_[i] = fill;
+    for (std::size_t i = 0; i < n; ++i)
+      data_[i] = fill;
   }
   ~sample_array() {
 #if defined(__CUDACC__)
@@ -54,11 +55,21 @@ public:
   sample_array(const sample_array&) = delete;
   sample_array& operator=(const sample_array&) = delete;
 
-  T* data() noexcept { return data_; }
-  std::size_t size() const noexcept { return size_; }
-  T& operator[](std::size_t i) noexcept { return data_[i]; }
-  T* begin() noexcept { return data_; }
-  T* end() noexcept { return data_ + size_; }
+  T* data() noexcept {
+    return data_;
+  }
+  std::size_t size() const noexcept {
+    return size_;
+  }
+  T& operator[](std::size_t i) noexcept {
+    return data_[i];
+  }
+  T* begin() noexcept {
+    return data_;
+  }
+  T* end() noexcept {
+    return data_ + size_;
+  }
 
 private:
   T* data_ = nullptr;

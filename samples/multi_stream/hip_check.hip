@@ -3,4 +3,3 @@
 //
 // The sample's kernel source compiled by hipcc (gfx90a, gfx1030): the same header as main.cpp.
 #include "scale_kernel.h"
-

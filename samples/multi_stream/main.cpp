@@ -3,18 +3,17 @@
 //
 // Two streams run the same kernel; only the second stream's data has a zero divisor. The report
 // names that launch and its stream; the first stream's results are intact.
-#include "scale_kernel.h"
-
-#include "../gather_index_check/sample_array.h"
-
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/assertions/runtime.hpp>
 
 #include <cstdio>
 
+#include "../gather_index_check/sample_array.h"
+#include "scale_kernel.h"
 
 int main() {
-  if (!sample_device_available("multi_stream")) return 0;
+  if (!sample_device_available("multi_stream"))
+    return 0;
   constexpr int n = 4096;
   auto backend = tdiag::select_backend();
   tdiag::stream_handle streams[2] = {backend->create_stream(0), backend->create_stream(0)};
@@ -31,8 +30,10 @@ int main() {
     status = 1;
   }
   bool a_ok = true;
-  for (float v : y0) a_ok = a_ok && v == 3.f;
+  for (float v : y0)
+    a_ok = a_ok && v == 3.f;
   std::printf("stream A results %s\n", a_ok ? "correct" : "WRONG");
-  for (auto s : streams) backend->destroy_stream(0, s);
+  for (auto s : streams)
+    backend->destroy_stream(0, s);
   return a_ok ? status : 2;
 }

@@ -8,7 +8,8 @@
 
 __global__ void divide_kernel(const float* x, const float* d, float* y, int n) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i >= n) return;
+  if (i >= n)
+    return;
   TDIAG_ASSERT_NE(d[i], 0.f);
   y[i] = x[i] / d[i];
 }

@@ -3,20 +3,19 @@
 //
 // A NaN hidden in the input of a shared-memory reduction: the failing thread stops, the block's
 // other threads still get through their barriers, and the report names the element.
-#include "reduce_kernel.h"
-
-#include "../gather_index_check/sample_array.h"
-
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/assertions/runtime.hpp>
 
-#include <cstdio>
-
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
+#include "../gather_index_check/sample_array.h"
+#include "reduce_kernel.h"
+
 int main() {
-  if (!sample_device_available("reduction_nan_check")) return 0;
+  if (!sample_device_available("reduction_nan_check"))
+    return 0;
   constexpr int n = 64 * reduce_block;
   sample_array<float> x(n, 1.f), sums(64, 0.f);
   x[5000] = std::numeric_limits<float>::quiet_NaN();
@@ -29,7 +28,8 @@ int main() {
     status = 1;
   }
   int finite = 0;
-  for (float s : sums) finite += std::isfinite(s) ? 1 : 0;
+  for (float s : sums)
+    finite += std::isfinite(s) ? 1 : 0;
   std::printf("%d of 64 block sums are finite (the NaN's block summed without it)\n", finite);
   return status;
 }

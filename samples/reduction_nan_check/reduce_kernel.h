@@ -18,8 +18,10 @@ __global__ void block_sum_kernel(const float* x, int n, float* block_sums) {
   partial[t] = v;
   __syncthreads();
   for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
-    if (t < stride) partial[t] += partial[t + stride];
+    if (t < stride)
+      partial[t] += partial[t + stride];
     __syncthreads();
   }
-  if (t == 0) block_sums[blockIdx.x] = partial[0];
+  if (t == 0)
+    block_sums[blockIdx.x] = partial[0];
 }

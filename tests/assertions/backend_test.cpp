@@ -3,9 +3,6 @@
 //
 // A custom back-end registered from outside the library: a pretend accelerator with its own name
 // and limits, built on the CPU back-end. No library code knows about it.
-#include "test_kernels.h"
-#include "test_support.h"
-
 #include <tensordiag/assertions/cpu_backend.hpp>
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/core/backend.hpp>
@@ -14,6 +11,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+
+#include "test_kernels.h"
+#include "test_support.h"
 
 namespace {
 
@@ -38,8 +38,12 @@ private:
   tdiag::mapped_buffer do_allocate_failure_buffer(int d, std::size_t n) override {
     return inner_.allocate_failure_buffer(d, n);
   }
-  void do_free_failure_buffer(int d, const tdiag::mapped_buffer& b) override { inner_.free_failure_buffer(d, b); }
-  void do_bind_failure_buffer(int d, const tdiag::mapped_buffer& b) override { inner_.bind_failure_buffer(d, b); }
+  void do_free_failure_buffer(int d, const tdiag::mapped_buffer& b) override {
+    inner_.free_failure_buffer(d, b);
+  }
+  void do_bind_failure_buffer(int d, const tdiag::mapped_buffer& b) override {
+    inner_.bind_failure_buffer(d, b);
+  }
   void do_read_device_memory(int d, const void* s, void* t, std::size_t n) const override {
     inner_.read_device_memory(d, s, t, n);
   }

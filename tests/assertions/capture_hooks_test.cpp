@@ -4,9 +4,6 @@
 // The assertion runtime feeds a running capture through the C hooks of
 // capture/include/tensordiag/capture/hooks.h, found with dlsym. Here the test program itself
 // defines them (exported: ENABLE_EXPORTS), standing in for libtdiag_capture.so.
-#include "test_kernels.h"
-#include "test_support.h"
-
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/assertions/runtime.hpp>
 
@@ -15,6 +12,9 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "test_kernels.h"
+#include "test_support.h"
 
 namespace {
 struct seen_launch {
@@ -31,20 +31,25 @@ std::vector<seen_launch> launches;
 std::vector<seen_assertion> assertions_seen;
 } // namespace
 
-extern "C" __attribute__((visibility("default"))) void tdiag_capture_record_launch(
-    std::uint64_t launch_id, const char* kernel_name) {
+extern "C" __attribute__((visibility("default"))) void
+tdiag_capture_record_launch(std::uint64_t launch_id, const char* kernel_name) {
   launches.push_back({launch_id, kernel_name});
 }
 
-extern "C" __attribute__((visibility("default"))) void tdiag_capture_record_assertion(
-    std::uint64_t launch_id, std::int32_t device, std::uint64_t, const char* site,
-    const char* message, const std::uint32_t block[3], const std::uint32_t thread[3]) {
-  assertions_seen.push_back({launch_id, device, site, message ? message : "",
-                             {block[0], block[1], block[2]}, {thread[0], thread[1], thread[2]}});
+extern "C" __attribute__((visibility("default"))) void
+tdiag_capture_record_assertion(std::uint64_t launch_id, std::int32_t device, std::uint64_t,
+                               const char* site, const char* message, const std::uint32_t block[3],
+                               const std::uint32_t thread[3]) {
+  assertions_seen.push_back({launch_id,
+                             device,
+                             site,
+                             message ? message : "",
+                             {block[0], block[1], block[2]},
+                             {thread[0], thread[1], thread[2]}});
 }
 
 TEST(CaptureHooks, LaunchesAndFailuresReachARunningCapture) {
-  tdiag::assertions::configure(tdiag::assertions::runtime_config{});  // looks the hooks up
+  tdiag::assertions::configure(tdiag::assertions::runtime_config{}); // looks the hooks up
   launches.clear();
   assertions_seen.clear();
   std::vector<int> done(1, 0);

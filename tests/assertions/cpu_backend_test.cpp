@@ -1,7 +1,5 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "test_support.h"
-
 #include <tensordiag/assertions/cpu_backend.hpp>
 #include <tensordiag/assertions/kernel.hpp>
 #include <tensordiag/assertions/launch.hpp>
@@ -10,6 +8,8 @@
 
 #include <stdexcept>
 #include <vector>
+
+#include "test_support.h"
 
 namespace {
 
@@ -26,14 +26,17 @@ __global__ void reduce_kernel(const float* in, float* out) {
   partial[t] = in[blockIdx.x * blockDim.x + t];
   __syncthreads();
   for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
-    if (t < stride) partial[t] += partial[t + stride];
+    if (t < stride)
+      partial[t] += partial[t + stride];
     __syncthreads();
   }
-  if (t == 0) out[blockIdx.x] = partial[0];
+  if (t == 0)
+    out[blockIdx.x] = partial[0];
 }
 
 __global__ void throwing_kernel() {
-  if (threadIdx.x == 3) throw std::runtime_error("kernel threw");
+  if (threadIdx.x == 3)
+    throw std::runtime_error("kernel threw");
 }
 
 } // namespace
@@ -44,17 +47,20 @@ TEST_F(CpuBackend, ThreeDimensionalGridsSeeEveryIndexOnce) {
   std::vector<unsigned> out(3 * 2 * 2 * 4 * 2 * 2, ~0u);
   tdiag::launch(index_kernel, dim3(3, 2, 2), dim3(4, 2, 2))(out.data());
   for (unsigned b = 0; b < 12; ++b)
-    for (unsigned t = 0; t < 16; ++t) EXPECT_EQ(out[b * 16 + t], b * 1000 + t);
+    for (unsigned t = 0; t < 16; ++t)
+      EXPECT_EQ(out[b * 16 + t], b * 1000 + t);
 }
 
 TEST_F(CpuBackend, SharedMemoryReductionWithBarriers) {
   std::vector<float> in(4 * 256);
-  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i % 7);
+  for (std::size_t i = 0; i < in.size(); ++i)
+    in[i] = static_cast<float>(i % 7);
   std::vector<float> out(4, 0.f);
   tdiag::launch(reduce_kernel, 4, 256, 256 * sizeof(float))(in.data(), out.data());
   for (int b = 0; b < 4; ++b) {
     float expected = 0;
-    for (int i = 0; i < 256; ++i) expected += in[b * 256 + i];
+    for (int i = 0; i < 256; ++i)
+      expected += in[b * 256 + i];
     EXPECT_EQ(out[b], expected);
   }
 }
@@ -62,7 +68,7 @@ TEST_F(CpuBackend, SharedMemoryReductionWithBarriers) {
 TEST_F(CpuBackend, AnExceptionInAKernelReachesTheLauncher) {
   EXPECT_THROW(tdiag::launch(throwing_kernel, 2, 8)(), std::runtime_error);
   std::vector<unsigned> out(16, 0);
-  tdiag::launch(index_kernel, 1, 16)(out.data());  // the back-end is still usable
+  tdiag::launch(index_kernel, 1, 16)(out.data()); // the back-end is still usable
   EXPECT_EQ(out[15], 15u);
 }
 

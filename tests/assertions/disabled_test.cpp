@@ -3,16 +3,18 @@
 //
 // TDIAG_DISABLE_DEVICE_ASSERTIONS compiles every check to nothing (operands are only type-checked).
 #define TDIAG_DISABLE_DEVICE_ASSERTIONS 1
-#include "test_support.h"
-
 #include <tensordiag/assertions/kernel.hpp>
 #include <tensordiag/assertions/launch.hpp>
 
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 namespace {
 int evaluations = 0;
-int count() { return ++evaluations; }
+int count() {
+  return ++evaluations;
+}
 
 __global__ void disabled_kernel(int n) {
   TDIAG_ASSERT(count() < 0);

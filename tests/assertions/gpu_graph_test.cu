@@ -3,13 +3,13 @@
 //
 // A failing assertion inside a CUDA graph replay (label gpu): the captured launch keeps a launch
 // slot of its own, so every replay is attributed to the captured kernel and marked as a replay.
-#include "gpu_support.h"
-#include "test_kernels.h"
-
 #include <tensordiag/assertions/launch.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include "gpu_support.h"
+#include "test_kernels.h"
 
 using namespace tdiag;
 using tdiag::test::Gpu;
@@ -20,7 +20,8 @@ using ::testing::HasSubstr;
 namespace {
 __global__ void graph_fill_kernel(int* out, int n, int value) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < n) out[i] = value;
+  if (i < n)
+    out[i] = value;
 }
 } // namespace
 
@@ -44,7 +45,8 @@ TEST_F(Gpu, GraphReplayNamesTheCapturedKernelNode) {
 
   for (int replay = 0; replay < 3; ++replay) {
     // Ordinary launches in between recycle the ordinary slots; the graph's slot must survive.
-    for (int i = 0; i < 300; ++i) launch(graph_fill_kernel, 1, 256, 0, stream)(out.data, 256, i);
+    for (int i = 0; i < 300; ++i)
+      launch(graph_fill_kernel, 1, 256, 0, stream)(out.data, 256, i);
     ASSERT_EQ(cudaGraphLaunch(exec, s), cudaSuccess);
     ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
     auto r = take_failures();

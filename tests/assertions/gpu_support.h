@@ -5,17 +5,17 @@
 // when the machine has no CUDA device and otherwise runs the test on the CUDA back-end.
 #pragma once
 
-#include "test_support.h"
-
 #include <tensordiag/assertions/cuda_backend.hpp>
 #include <tensordiag/assertions/runtime.hpp>
 
-#include <gtest/gtest.h>
-
 #include <cuda_runtime.h>
+
+#include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
+
+#include "test_support.h"
 
 namespace tdiag::test {
 
@@ -24,7 +24,8 @@ inline bool cuda_device_present(std::string& why) {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
-    why = std::string("no CUDA device on this machine (cudaGetDeviceCount: ") + cudaGetErrorName(e) + ")";
+    why = std::string("no CUDA device on this machine (cudaGetDeviceCount: ") +
+          cudaGetErrorName(e) + ")";
     (void)cudaGetLastError();
     return false;
   }
@@ -35,8 +36,7 @@ inline bool cuda_device_present(std::string& why) {
   return true;
 }
 
-template <typename T>
-struct device_array {
+template <typename T> struct device_array {
   explicit device_array(std::size_t n, T fill = T{}) : size(n) {
     cudaMalloc(&data, n * sizeof(T));
     std::vector<T> host(n, fill);
@@ -56,7 +56,8 @@ class Gpu : public AssertionsFixture {
 protected:
   void SetUp() override {
     std::string why;
-    if (!cuda_device_present(why)) GTEST_SKIP() << why;
+    if (!cuda_device_present(why))
+      GTEST_SKIP() << why;
     AssertionsFixture::SetUp();
     set_active_backend("cuda");
   }

@@ -2,10 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The CPU back-end's scenarios on a CUDA GPU (label gpu). Skipped with a reason when no device.
-#include "test_kernels.h"
-#include "gpu_support.h"
-#include "test_support.h"
-
 #include <tensordiag/assertions/cuda_backend.hpp>
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/assertions/runtime.hpp>
@@ -17,20 +13,25 @@
 #include <thread>
 #include <vector>
 
+#include "gpu_support.h"
+#include "test_kernels.h"
+#include "test_support.h"
+
 using namespace tdiag;
+using tdiag::test::device_array;
 using tdiag::test::field_of;
+using tdiag::test::Gpu;
 using tdiag::test::int_field;
 using tdiag::test::string_field;
 using tdiag::test::triple;
-using tdiag::test::device_array;
-using tdiag::test::Gpu;
 using ::testing::HasSubstr;
 
 namespace {
 
 __global__ void square_kernel(const int* in, int* out, int n) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < n) out[i] = in[i] * in[i];
+  if (i < n)
+    out[i] = in[i] * in[i];
 }
 
 } // namespace
@@ -81,7 +82,8 @@ TEST_F(Gpu, ValuesAndDedup) {
   auto r = take_failures();
   ASSERT_TRUE(r.has_value());
   ASSERT_EQ(r->diagnostics.size(), 3u);
-  EXPECT_THAT(r->diagnostics[0].message, HasSubstr("index 17 not below 16 (x=1.5, y=-2.25, flag=true"));
+  EXPECT_THAT(r->diagnostics[0].message,
+              HasSubstr("index 17 not below 16 (x=1.5, y=-2.25, flag=true"));
   EXPECT_EQ(int_field(r->diagnostics[1], "site_failures"), 32);
   EXPECT_EQ(int_field(r->diagnostics[2], "site_failures"), 22);
 }
@@ -92,7 +94,8 @@ TEST_F(Gpu, AcknowledgeAndFailAgainWithAUsableContext) {
   device_array<int> in(1000, 7), out(1000);
   launch(square_kernel, 4, 256)(in.data, out.data, 1000);
   EXPECT_NO_THROW(synchronize_and_check());
-  for (int v : out.get()) ASSERT_EQ(v, 49);
+  for (int v : out.get())
+    ASSERT_EQ(v, 49);
   TDIAG_LAUNCH(always_fail_kernel, 1, 3, 0, nullptr);
   EXPECT_THROW(synchronize_and_check(), device_assertion_error);
 }
@@ -115,15 +118,17 @@ TEST_F(Gpu, EightHostThreadsTimesEightStreamsAttribution) {
   reset(config);
   auto be = select_backend();
   std::vector<stream_handle> streams;
-  for (int t = 0; t < 8; ++t) streams.push_back(be->create_stream(0));
+  for (int t = 0; t < 8; ++t)
+    streams.push_back(be->create_stream(0));
   std::vector<std::thread> workers;
   for (int t = 0; t < 8; ++t)
     workers.emplace_back([&, t] {
       for (int i = 0; i < 8; ++i)
-        launch(marker_kernel, i + 1, 1, static_cast<std::size_t>(16 * t), streams[t])(
-            static_cast<long long>(100 * t + i));
+        launch(marker_kernel, i + 1, 1, static_cast<std::size_t>(16 * t),
+               streams[t])(static_cast<long long>(100 * t + i));
     });
-  for (auto& w : workers) w.join();
+  for (auto& w : workers)
+    w.join();
   cudaDeviceSynchronize();
   const auto events = assertions::take_failure_events();
   ASSERT_EQ(events.size(), 8u * 36u);
@@ -133,14 +138,16 @@ TEST_F(Gpu, EightHostThreadsTimesEightStreamsAttribution) {
     EXPECT_EQ(e.launch->grid.x, static_cast<unsigned>(marker % 100 + 1)) << marker;
     EXPECT_EQ(e.launch->stream, reinterpret_cast<std::uintptr_t>(streams[marker / 100])) << marker;
   }
-  for (auto s : streams) be->destroy_stream(0, s);
+  for (auto s : streams)
+    be->destroy_stream(0, s);
 }
 
 // A plain launch whose dynamic shared memory size decodes as a slot is not taken for that slot's
 // tensordiag launch: tdiag::launch recorded a different size with the slot (here the tdiag
 // launches use no shared memory, so their sizes are the slot numbers themselves).
 TEST_F(Gpu, PlainLaunchWithAnOddSharedSizeIsNotCreditedToASlot) {
-  for (int i = 0; i < 300; ++i) TDIAG_LAUNCH(marker_kernel, 1, 1, 0, nullptr, -1LL);  // every slot
+  for (int i = 0; i < 300; ++i)
+    TDIAG_LAUNCH(marker_kernel, 1, 1, 0, nullptr, -1LL); // every slot
   ASSERT_NO_THROW(synchronize_and_check());
   for (unsigned bytes : {256u + 1, 1024u + 7, 2048u + 100}) {
     always_fail_kernel<<<1, 2, bytes>>>();

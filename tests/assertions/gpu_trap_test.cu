@@ -4,8 +4,6 @@
 // The `trap` policy (label gpu): a trapping launch kills the CUDA context, so the kernel runs in a
 // child process (tdiag_assert_trap_child, found next to this executable); the parent checks that
 // the child printed the full report and exited non-zero.
-#include "gpu_support.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -14,6 +12,8 @@
 #include <filesystem>
 #include <string>
 #include <sys/wait.h>
+
+#include "gpu_support.h"
 
 using tdiag::test::Gpu;
 using ::testing::HasSubstr;

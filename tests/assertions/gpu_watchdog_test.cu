@@ -4,8 +4,6 @@
 // The watchdog reports a failure while its kernel is still running (label gpu): the kernel spins
 // on a host-mapped flag that only the failure handler releases, so the test can only finish if
 // the report arrived before the kernel ended.
-#include "gpu_support.h"
-
 #include <tensordiag/assertions/kernel.hpp>
 #include <tensordiag/assertions/launch.hpp>
 
@@ -16,6 +14,8 @@
 #include <chrono>
 #include <thread>
 
+#include "gpu_support.h"
+
 using namespace tdiag;
 using tdiag::test::Gpu;
 using ::testing::HasSubstr;
@@ -24,7 +24,8 @@ namespace {
 
 // Thread 0 fails; thread 32 (another warp) spins until *release != 0, or 10 s of device time.
 __global__ void gpu_spinning_kernel(const volatile int* release, int* timed_out) {
-  if (threadIdx.x == 0) TDIAG_ASSERT(false, "failed while the kernel keeps running");
+  if (threadIdx.x == 0)
+    TDIAG_ASSERT(false, "failed while the kernel keeps running");
   if (threadIdx.x == 32) {
     unsigned long long start = 0, now = 0;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
@@ -39,7 +40,7 @@ __global__ void gpu_spinning_kernel(const volatile int* release, int* timed_out)
 } // namespace
 
 TEST_F(Gpu, WatchdogReportsASpinningKernel) {
-  int* host = nullptr;  // [0] release, [1] timed out
+  int* host = nullptr; // [0] release, [1] timed out
   ASSERT_EQ(cudaHostAlloc(reinterpret_cast<void**>(&host), 2 * sizeof(int), cudaHostAllocMapped),
             cudaSuccess);
   host[0] = 0;
@@ -55,7 +56,7 @@ TEST_F(Gpu, WatchdogReportsASpinningKernel) {
   assertions::set_failure_handler([&](const report& r) {
     message = r.diagnostics.empty() ? "" : r.diagnostics[0].message;
     reported = true;
-    *static_cast<volatile int*>(&host[0]) = 1;  // release the kernel only now
+    *static_cast<volatile int*>(&host[0]) = 1; // release the kernel only now
   });
   auto be = select_backend();
   const stream_handle stream = be->create_stream(0);
@@ -69,6 +70,6 @@ TEST_F(Gpu, WatchdogReportsASpinningKernel) {
   EXPECT_THAT(message, HasSubstr("failed while the kernel keeps running"));
   EXPECT_THAT(message, HasSubstr("gpu_spinning_kernel"));
   be->destroy_stream(0, stream);
-  reset(quiet());  // stops the watchdog before the handler's captures go away
+  reset(quiet()); // stops the watchdog before the handler's captures go away
   cudaFreeHost(host);
 }

@@ -31,14 +31,15 @@ TEST(LaunchRegistry, IdsStartAtOneAndEntriesRoundTrip) {
 }
 
 TEST(LaunchRegistry, WrapsAroundKeepingTheNewestLaunches) {
-  launch_registry registry(5);  // rounded up to 8
+  launch_registry registry(5); // rounded up to 8
   EXPECT_EQ(registry.capacity(), 8u);
   for (int i = 0; i < 20; ++i) {
     launch_info info;
     info.line = static_cast<std::uint32_t>(i);
     registry.record(info);
   }
-  for (std::uint64_t id = 1; id <= 12; ++id) EXPECT_FALSE(registry.find(id).has_value()) << id;
+  for (std::uint64_t id = 1; id <= 12; ++id)
+    EXPECT_FALSE(registry.find(id).has_value()) << id;
   for (std::uint64_t id = 13; id <= 20; ++id) {
     const auto found = registry.find(id);
     ASSERT_TRUE(found.has_value()) << id;
@@ -58,7 +59,8 @@ TEST(LaunchRegistry, ConcurrentWritersGetDistinctIds) {
         ids[t].push_back(registry.record(info));
       }
     });
-  for (auto& th : threads) th.join();
+  for (auto& th : threads)
+    th.join();
   std::vector<bool> seen(801, false);
   for (int t = 0; t < 8; ++t)
     for (auto id : ids[t]) {

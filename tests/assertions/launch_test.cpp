@@ -3,9 +3,6 @@
 //
 // Launches from several host threads at once: every failure must name its own launch exactly.
 // Also built under -DTDIAG_SANITIZE=thread (see docs/assertions.md).
-#include "test_kernels.h"
-#include "test_support.h"
-
 #include <tensordiag/assertions/cpu_backend.hpp>
 #include <tensordiag/assertions/launch.hpp>
 
@@ -14,6 +11,9 @@
 #include <map>
 #include <thread>
 #include <vector>
+
+#include "test_kernels.h"
+#include "test_support.h"
 
 using namespace tdiag;
 
@@ -26,20 +26,22 @@ TEST_F(Launch, AttributionIsExactWithEightHostThreadsAndStreams) {
   auto cpu = assertions::cpu_backend::shared();
   constexpr int threads = 8, launches = 8;
   std::vector<stream_handle> streams;
-  for (int t = 0; t < threads; ++t) streams.push_back(cpu->create_stream(0));
+  for (int t = 0; t < threads; ++t)
+    streams.push_back(cpu->create_stream(0));
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; ++t)
     workers.emplace_back([&, t] {
       for (int i = 0; i < launches; ++i)
-        launch(marker_kernel, i + 1, 1, static_cast<std::size_t>(16 * t), streams[t])(
-            static_cast<long long>(100 * t + i));
+        launch(marker_kernel, i + 1, 1, static_cast<std::size_t>(16 * t),
+               streams[t])(static_cast<long long>(100 * t + i));
     });
-  for (auto& w : workers) w.join();
+  for (auto& w : workers)
+    w.join();
 
   const auto events = assertions::take_failure_events();
   ASSERT_EQ(events.size(), static_cast<std::size_t>(threads * launches * (launches + 1) / 2));
   std::map<int, std::uint64_t> host_thread_of;
-  std::map<std::uint64_t, int> blocks_seen;  // launch id -> failures
+  std::map<std::uint64_t, int> blocks_seen; // launch id -> failures
   for (const auto& e : events) {
     const auto marker = static_cast<long long>(e.record.values[0]);
     const int t = static_cast<int>(marker / 100), i = static_cast<int>(marker % 100);
@@ -54,7 +56,8 @@ TEST_F(Launch, AttributionIsExactWithEightHostThreadsAndStreams) {
   }
   EXPECT_EQ(host_thread_of.size(), static_cast<std::size_t>(threads));
   EXPECT_EQ(blocks_seen.size(), static_cast<std::size_t>(threads * launches));
-  for (auto s : streams) cpu->destroy_stream(0, s);
+  for (auto s : streams)
+    cpu->destroy_stream(0, s);
 }
 
 TEST_F(Launch, TemplateKernelsWithCommasAndDeviceFunctions) {

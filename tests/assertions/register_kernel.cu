@@ -5,8 +5,8 @@
 // once plain and once with TDIAG_CHECK_INDEX (-DTDIAG_REGISTER_CHECK_WITH_INDEX).
 #include <tensordiag/assertions/kernel.hpp>
 
-__global__ void register_gather_kernel(const float* x, const long long* idx, float* y,
-                                       long long n, long long table) {
+__global__ void register_gather_kernel(const float* x, const long long* idx, float* y, long long n,
+                                       long long table) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x) {
     const long long j = idx[i];

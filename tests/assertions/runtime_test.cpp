@@ -1,20 +1,19 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "test_kernels.h"
-#include "test_support.h"
-
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/assertions/runtime.hpp>
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
-#include <fmt/format.h>
 
 #include <chrono>
 #include <cstdio>
 #include <thread>
 #include <vector>
+
+#include "test_kernels.h"
+#include "test_support.h"
 
 using namespace tdiag;
 using tdiag::test::field_of;
@@ -40,7 +39,8 @@ TEST_F(Runtime, SingleFailingThreadIsReportedWithItsPlace) {
   EXPECT_EQ(int_field(d, "total_failures"), 1);
   EXPECT_EQ(d.location.line, 12u);
   EXPECT_THAT(d.location.file, HasSubstr("test_kernels.h"));
-  EXPECT_THAT(d.message, HasSubstr("assertion failed: threadIdx.x > 1000000u in always_fail_kernel"));
+  EXPECT_THAT(d.message,
+              HasSubstr("assertion failed: threadIdx.x > 1000000u in always_fail_kernel"));
   EXPECT_THAT(d.message, HasSubstr("launched from"));
   EXPECT_THAT(d.message, HasSubstr("runtime_test.cpp"));
   EXPECT_FALSE(take_failures().has_value());
@@ -93,10 +93,12 @@ TEST_F(Runtime, ValuesAreCapturedTypedAndFormatted) {
   EXPECT_EQ(std::get<double>(field_of(d, "value y").value), -2.25);
   EXPECT_EQ(std::get<bool>(field_of(d, "value flag").value), true);
   EXPECT_EQ(int_field(d, "value big"), 1ll << 40);
-  EXPECT_EQ(string_field(d, "value p"), fmt::format("{:#x}", reinterpret_cast<std::uintptr_t>(&target)));
-  EXPECT_THAT(d.message, HasSubstr(fmt::format(
-                             "index 17 not below 16 (x=1.5, y=-2.25, flag=true, p={}, big={}) (i < n)",
-                             static_cast<const void*>(&target), 1ull << 40)));
+  EXPECT_EQ(string_field(d, "value p"),
+            fmt::format("{:#x}", reinterpret_cast<std::uintptr_t>(&target)));
+  EXPECT_THAT(d.message,
+              HasSubstr(fmt::format(
+                  "index 17 not below 16 (x=1.5, y=-2.25, flag=true, p={}, big={}) (i < n)",
+                  static_cast<const void*>(&target), 1ull << 40)));
 }
 
 TEST_F(Runtime, ComparisonFormsReportBothSides) {
@@ -150,7 +152,8 @@ TEST_F(Runtime, RingIsReusedAfterAcknowledgement) {
     launch(every_thread_fails_kernel, 1, 50)(0);
     const auto events = assertions::take_failure_events();
     ASSERT_EQ(events.size(), 50u) << round;
-    for (const auto& e : events) EXPECT_EQ(e.record.thread[0], e.claim % 50);
+    for (const auto& e : events)
+      EXPECT_EQ(e.record.thread[0], e.claim % 50);
   }
 }
 
@@ -182,7 +185,8 @@ TEST_F(Runtime, LaunchRegistryWrapAroundIsReported) {
   config.launches = 4;
   reset(config);
   TDIAG_LAUNCH(always_fail_kernel, 1, 1, 0, nullptr);
-  for (int i = 0; i < 8; ++i) launch(every_thread_fails_kernel, 1, 1)(1);  // no failure
+  for (int i = 0; i < 8; ++i)
+    launch(every_thread_fails_kernel, 1, 1)(1); // no failure
   launch(every_thread_fails_kernel, 1, 1)(0);
   auto r = take_failures();
   ASSERT_TRUE(r.has_value());
@@ -207,7 +211,7 @@ TEST_F(Runtime, WatchdogReportsWhileTheKernelStillSpins) {
   const auto elapsed = std::chrono::steady_clock::now() - start;
   assertions::stop_watchdog();
   EXPECT_EQ(reports.load(), 1);
-  EXPECT_LT(elapsed, std::chrono::seconds(5));  // released by the watchdog, not by the time-out
+  EXPECT_LT(elapsed, std::chrono::seconds(5)); // released by the watchdog, not by the time-out
 }
 
 TEST_F(Runtime, BadLaunchConfigurationIsADiagnostic) {
@@ -228,7 +232,7 @@ TEST_F(Runtime, BadLaunchConfigurationIsADiagnostic) {
       EXPECT_THAT(e.report().diagnostics[0].message, HasSubstr(c.text));
     }
   }
-  EXPECT_FALSE(take_failures().has_value());  // nothing ran
+  EXPECT_FALSE(take_failures().has_value()); // nothing ran
 }
 
 TEST_F(Runtime, TrapPolicyAbortsTheLaunchWithTheFullReport) {
@@ -245,7 +249,7 @@ TEST_F(Runtime, TrapPolicyAbortsTheLaunchWithTheFullReport) {
     EXPECT_EQ(string_field(d, "policy"), "trap");
     EXPECT_THAT(d.message, HasSubstr("block 1 traps"));
   }
-  EXPECT_EQ(blocks[0], 2);  // blocks 2 and 3 never ran
+  EXPECT_EQ(blocks[0], 2); // blocks 2 and 3 never ran
 }
 
 TEST_F(Runtime, FailureWithTheRuntimeDisabledIsStillLoud) {
@@ -270,11 +274,15 @@ TEST_F(Runtime, ReportIsAlsoWrittenAsJsonWithEveryField) {
   const report r = read_report_file(path);
   ASSERT_EQ(r.diagnostics.size(), 1u);
   const auto& d = r.diagnostics[0];
-  for (const char* name : {"condition", "function", "file", "line", "value i", "value n", "block",
-                           "thread", "sm", "lane", "launch_id", "kernel", "grid", "block_dim",
-                           "shared_memory", "stream", "device", "launch_site", "backend",
-                           "site_failures", "more_failures_at_site", "total_failures",
-                           "dropped_records", "policy", "runtime_enabled"})
+  for (const char* name : {"condition",      "function",        "file",
+                           "line",           "value i",         "value n",
+                           "block",          "thread",          "sm",
+                           "lane",           "launch_id",       "kernel",
+                           "grid",           "block_dim",       "shared_memory",
+                           "stream",         "device",          "launch_site",
+                           "backend",        "site_failures",   "more_failures_at_site",
+                           "total_failures", "dropped_records", "policy",
+                           "runtime_enabled"})
     EXPECT_NE(d.find_field(name), nullptr) << name;
   EXPECT_EQ(int_field(d, "site_failures"), 13);
   EXPECT_FALSE(d.stack.empty());

@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "../../assertions/src/site_text.hpp"
-
 #include <gtest/gtest.h>
+
+#include "../../assertions/src/site_text.hpp"
 
 using namespace tdiag::assertions::detail;
 
@@ -15,8 +15,9 @@ TEST(SiteText, SplitsArgumentsAtTopLevelCommasOnly) {
 }
 
 TEST(SiteText, ShortFunctionNamesKeepTemplateArguments) {
-  EXPECT_EQ(short_function_name("void gather(const T*, const I*, T*, int) [with T = float; I = int]"),
-            "gather<float, int>");
+  EXPECT_EQ(
+      short_function_name("void gather(const T*, const I*, T*, int) [with T = float; I = int]"),
+      "gather<float, int>");
   EXPECT_EQ(short_function_name("void gather(const T *, int) [T = double]"), "gather<double>");
   EXPECT_EQ(short_function_name("void ns::gather<float>(float const*, int)"), "ns::gather<float>");
   EXPECT_EQ(short_function_name("void plain_kernel(int)"), "plain_kernel");

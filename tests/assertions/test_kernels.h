@@ -9,7 +9,9 @@
 #include <atomic>
 #include <ctime>
 
-__global__ void always_fail_kernel() { TDIAG_ASSERT(threadIdx.x > 1000000u); }
+__global__ void always_fail_kernel() {
+  TDIAG_ASSERT(threadIdx.x > 1000000u);
+}
 
 __global__ void fail_at_kernel(unsigned bad_block, unsigned bad_thread, int* done) {
   const bool bad = blockIdx.x == bad_block && threadIdx.x == bad_thread;
@@ -24,22 +26,30 @@ __global__ void every_thread_fails_kernel(int n) {
 
 __global__ void values_kernel(int i, int n, float x, double y, bool flag, const int* p,
                               unsigned long long big) {
-  TDIAG_ASSERT(i < n, "index {} not below {} (x={}, y={}, flag={}, p={}, big={})", i, n, x, y,
-               flag, p, big);
+  TDIAG_ASSERT(i < n, "index {} not below {} (x={}, y={}, flag={}, p={}, big={})", i, n, x, y, flag,
+               p, big);
 }
 
 __global__ void compare_kernel(int which, int a, int b) {
-  if (which == 0) TDIAG_ASSERT_EQ(a, b);
-  if (which == 1) TDIAG_ASSERT_NE(a, b);
-  if (which == 2) TDIAG_ASSERT_LT(a, b);
-  if (which == 3) TDIAG_ASSERT_LE(a, b);
-  if (which == 4) TDIAG_ASSERT_GT(a, b);
-  if (which == 5) TDIAG_ASSERT_GE(a, b);
-  if (which == 6) TDIAG_CHECK_INDEX(a, b);
+  if (which == 0)
+    TDIAG_ASSERT_EQ(a, b);
+  if (which == 1)
+    TDIAG_ASSERT_NE(a, b);
+  if (which == 2)
+    TDIAG_ASSERT_LT(a, b);
+  if (which == 3)
+    TDIAG_ASSERT_LE(a, b);
+  if (which == 4)
+    TDIAG_ASSERT_GT(a, b);
+  if (which == 5)
+    TDIAG_ASSERT_GE(a, b);
+  if (which == 6)
+    TDIAG_CHECK_INDEX(a, b);
 }
 
 __global__ void two_sites_kernel() {
-  if (threadIdx.x % 2 == 0) TDIAG_ASSERT(threadIdx.x % 2 != 0, "even thread {}", threadIdx.x);
+  if (threadIdx.x % 2 == 0)
+    TDIAG_ASSERT(threadIdx.x % 2 != 0, "even thread {}", threadIdx.x);
   TDIAG_ASSERT_LT(threadIdx.x, 10u);
 }
 
@@ -56,21 +66,27 @@ __global__ void barrier_kernel(unsigned victim, int* out) {
   out[threadIdx.x] += 1;
 }
 
-__global__ void marker_kernel(long long marker) { TDIAG_ASSERT(marker < 0, "marker {}", marker); }
+__global__ void marker_kernel(long long marker) {
+  TDIAG_ASSERT(marker < 0, "marker {}", marker);
+}
 
 #if !defined(__CUDACC__) && !defined(__HIPCC__)
 // Thread 0 fails; thread 1 spins until the watchdog's handler releases it (or 10 s pass).
 inline std::atomic<bool> spin_release{false};
 __global__ void spinning_kernel() {
-  if (threadIdx.x == 0) TDIAG_ASSERT(false, "failed while the kernel keeps running");
+  if (threadIdx.x == 0)
+    TDIAG_ASSERT(false, "failed while the kernel keeps running");
   for (int i = 0; i < 10000000 && !spin_release.load(); ++i) {
-    struct timespec ts {0, 1000};
+    struct timespec ts {
+      0, 1000
+    };
     nanosleep(&ts, nullptr);
   }
 }
 #endif
 
 __global__ void multi_block_trap_kernel(int* blocks_run) {
-  if (threadIdx.x == 0) atomicAdd(blocks_run, 1);
+  if (threadIdx.x == 0)
+    atomicAdd(blocks_run, 1);
   TDIAG_ASSERT(blockIdx.x != 1, "block {} traps", blockIdx.x);
 }

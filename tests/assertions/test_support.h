@@ -33,7 +33,8 @@ protected:
 
 inline const field_value& field_of(const diagnostic& d, std::string_view name) {
   const field_value* v = d.find_field(name);
-  if (v == nullptr) throw std::runtime_error("no field " + std::string(name) + " in: " + d.message);
+  if (v == nullptr)
+    throw std::runtime_error("no field " + std::string(name) + " in: " + d.message);
   return *v;
 }
 inline std::int64_t int_field(const diagnostic& d, std::string_view name) {
@@ -52,7 +53,8 @@ inline field_value triple(std::int64_t x, std::int64_t y, std::int64_t z) {
 /// its first barrier: every other thread read its neighbour's shared value and added one.
 inline void expect_barrier_output(const std::vector<int>& out, unsigned victim) {
   for (unsigned t = 0; t < out.size(); ++t) {
-    if (t == victim) continue;
+    if (t == victim)
+      continue;
     const unsigned other = (t + 1) % static_cast<unsigned>(out.size());
     EXPECT_EQ(out[t], other == victim ? 0 : static_cast<int>(other) * 2 + 1)
         << "thread " << t << ", victim " << victim;

@@ -13,7 +13,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-__global__ void trap_child_kernel(int i, int n) { TDIAG_CHECK_INDEX(i, n); }
+__global__ void trap_child_kernel(int i, int n) {
+  TDIAG_CHECK_INDEX(i, n);
+}
 
 int main() {
   int devices = 0;

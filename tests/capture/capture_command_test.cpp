@@ -46,8 +46,7 @@ fs::path temp(const std::string& name) {
   return fs::temp_directory_path() / (name + "." + std::to_string(getpid()));
 }
 
-template <typename Record>
-const CUpti_Activity& as_activity(const Record& r) {
+template <typename Record> const CUpti_Activity& as_activity(const Record& r) {
   return reinterpret_cast<const CUpti_Activity&>(r);
 }
 
@@ -104,7 +103,8 @@ TEST_F(CaptureCommand, SummarisesTheTraceTheApplicationLeft) {
   const auto out = temp("summary") += ".tdtrace";
   write_prepared_trace(prepared);
   const auto r = run("'" + tdiag_exe.string() + "' capture -o '" + out.string() +
-                     "' -- sh -c 'test -n \"$CUDA_INJECTION64_PATH\" && test \"$TDIAG_CAPTURE_EXCLUSIVE\" = 1 && cp " +
+                     "' -- sh -c 'test -n \"$CUDA_INJECTION64_PATH\" && test "
+                     "\"$TDIAG_CAPTURE_EXCLUSIVE\" = 1 && cp " +
                      prepared.string() + " \"$TDIAG_CAPTURE_OUTPUT\"'");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("kernels   3 (1 names"), std::string::npos) << r.output;
@@ -119,8 +119,8 @@ TEST_F(CaptureCommand, SummarisesTheTraceTheApplicationLeft) {
 
 TEST_F(CaptureCommand, ExitsWithTheApplicationsStatus) {
   const auto out = temp("status") += ".tdtrace";
-  const auto r = run("'" + tdiag_exe.string() + "' capture -o '" + out.string() +
-                     "' -- sh -c 'exit 3'");
+  const auto r =
+      run("'" + tdiag_exe.string() + "' capture -o '" + out.string() + "' -- sh -c 'exit 3'");
   EXPECT_EQ(r.status, 3) << r.output;
   EXPECT_NE(r.output.find("no trace written"), std::string::npos) << r.output;
 }

@@ -23,8 +23,7 @@ namespace {
 
 constexpr std::uint64_t base = 1'700'000'000'000'000'000ull;
 
-template <typename Record>
-const CUpti_Activity& as_activity(const Record& r) {
+template <typename Record> const CUpti_Activity& as_activity(const Record& r) {
   return reinterpret_cast<const CUpti_Activity&>(r);
 }
 
@@ -99,8 +98,8 @@ converter_options test_options() {
       if (a >= 0x9000)
         out.push_back({"cupti_internal", "", 0, "/usr/local/cuda/lib/libcupti.so.13"});
       else
-        out.push_back({"f" + std::to_string(a - 0x1000), "a.cpp", static_cast<std::uint32_t>(a - 0x1000 + 10),
-                       "/app/bin/train"});
+        out.push_back({"f" + std::to_string(a - 0x1000), "a.cpp",
+                       static_cast<std::uint32_t>(a - 0x1000 + 10), "/app/bin/train"});
     }
     return out;
   };
@@ -140,7 +139,7 @@ TEST(CuptiConvert, RepeatedKernelNamesAreInternedOnce) {
   }
   const trace::trace t = c.take_batch();
   EXPECT_EQ(t.kernels.size(), 100u);
-  EXPECT_EQ(t.strings.size(), 3u);  // "", "even", "odd"
+  EXPECT_EQ(t.strings.size(), 3u); // "", "even", "odd"
 }
 
 TEST(CuptiConvert, MemcpyAndMemsetBecomeCopies) {
@@ -198,10 +197,10 @@ TEST(CuptiConvert, CopyKindsMapToTraceKinds) {
 
 TEST(CuptiConvert, ApiRecordsGetNamesAndHostLanes) {
   cupti_converter c(test_options());
-  const auto r = make_api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-                          11, 500, 900);
-  const auto d = make_api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 12,
-                          600, 800);
+  const auto r = make_api(CUPTI_ACTIVITY_KIND_RUNTIME,
+                          CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 11, 500, 900);
+  const auto d =
+      make_api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, 12, 600, 800);
   ASSERT_TRUE(c.add(as_activity(r)));
   ASSERT_TRUE(c.add(as_activity(d)));
   const trace::trace t = c.take_batch();
@@ -222,10 +221,13 @@ TEST(CuptiConvert, ApiRecordsGetNamesAndHostLanes) {
 
 TEST(CuptiConvert, PoolAllocationsAreBlocksAndPlainOnesSegments) {
   cupti_converter c(test_options());
-  const auto a = make_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, true, 0xA000, 512, 10);
+  const auto a =
+      make_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, true, 0xA000, 512, 10);
   const auto f = make_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, true, 0xA000, 512, 20);
-  const auto s = make_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, false, 0xB000, 4096, 30);
-  const auto sf = make_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, false, 0xB000, 4096, 40);
+  const auto s =
+      make_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, false, 0xB000, 4096, 30);
+  const auto sf =
+      make_memory(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, false, 0xB000, 4096, 40);
   for (const auto* r : {&a, &f, &s, &sf})
     ASSERT_TRUE(c.add(as_activity(*r)));
   const trace::trace t = c.take_batch();

@@ -73,10 +73,10 @@ void expect_demo_counts(const trace::trace& t, int iterations) {
   const counts c = count(t);
   EXPECT_EQ(c.kernels, 2u * iterations);
   EXPECT_EQ(c.memcpy, 2u * iterations);
-  EXPECT_EQ(c.memset, 1u * iterations + 1);  // and the accumulator's zeroing
+  EXPECT_EQ(c.memset, 1u * iterations + 1); // and the accumulator's zeroing
   EXPECT_EQ(c.pool_allocs, 1u * iterations);
   EXPECT_EQ(c.pool_frees, 1u * iterations);
-  EXPECT_GE(c.driver_allocs, 2u);  // cudaMalloc x2 (the runtime may add its own)
+  EXPECT_GE(c.driver_allocs, 2u); // cudaMalloc x2 (the runtime may add its own)
   EXPECT_EQ(t.metadata.dropped_records, 0u);
   EXPECT_EQ(t.metadata.format, "tdtrace");
   EXPECT_GT(t.api_calls.size(), 0u);
@@ -88,10 +88,9 @@ TEST(InjectionGpu, SampleCapturedCountsAreExact) {
   ASSERT_TRUE(fs::exists(library())) << library();
   const auto out = temp_trace("injection_demo");
   const int iterations = 25;
-  const std::string cmd = "CUDA_INJECTION64_PATH='" + library().string() +
-                          "' TDIAG_CAPTURE_OUTPUT='" + out.string() + "' '" +
-                          (bin_dir() / "tdiag_capture_demo").string() + "' " +
-                          std::to_string(iterations);
+  const std::string cmd =
+      "CUDA_INJECTION64_PATH='" + library().string() + "' TDIAG_CAPTURE_OUTPUT='" + out.string() +
+      "' '" + (bin_dir() / "tdiag_capture_demo").string() + "' " + std::to_string(iterations);
   ASSERT_EQ(run(cmd), 0) << cmd;
   const auto back = trace::read_tdtrace(out);
   EXPECT_TRUE(back.info.has_footer);

@@ -28,9 +28,9 @@ public:
 
 private:
   static void clear() {
-    for (const char* name : {"TDIAG_CAPTURE_OUTPUT", "TDIAG_CAPTURE_STACKS",
-                             "TDIAG_CAPTURE_EXCLUSIVE", "TDIAG_CAPTURE_DRIVER_API",
-                             "TDIAG_CAPTURE_BUFFER_MB", "TDIAG_CAPTURE_FLUSH_MS"})
+    for (const char* name :
+         {"TDIAG_CAPTURE_OUTPUT", "TDIAG_CAPTURE_STACKS", "TDIAG_CAPTURE_EXCLUSIVE",
+          "TDIAG_CAPTURE_DRIVER_API", "TDIAG_CAPTURE_BUFFER_MB", "TDIAG_CAPTURE_FLUSH_MS"})
       unsetenv(name);
   }
 };
@@ -57,7 +57,7 @@ TEST(Injection, EnvironmentSetsOptions) {
   EXPECT_TRUE(o.stacks);
   EXPECT_FALSE(o.driver_api);
   EXPECT_EQ(o.buffer_bytes, std::uint64_t{16} << 20);
-  EXPECT_EQ(o.flush_period_ms, 500u);  // unparsable: the default
+  EXPECT_EQ(o.flush_period_ms, 500u); // unparsable: the default
 }
 
 TEST(Injection, ExclusiveOutputGoesToTheFirstProcessOnly) {
@@ -70,9 +70,8 @@ TEST(Injection, ExclusiveOutputGoesToTheFirstProcessOnly) {
   EXPECT_EQ(options::from_environment().output, path.string());
   // The path is taken now: a later process of the run writes <stem>.<pid>.tdtrace.
   const auto second = options::from_environment().output;
-  EXPECT_EQ(second, (fs::temp_directory_path() /
-                     ("tdiag_claim_" + std::to_string(getpid()) + "." + std::to_string(getpid()) +
-                      ".tdtrace"))
+  EXPECT_EQ(second, (fs::temp_directory_path() / ("tdiag_claim_" + std::to_string(getpid()) + "." +
+                                                  std::to_string(getpid()) + ".tdtrace"))
                         .string());
   fs::remove(path);
 }

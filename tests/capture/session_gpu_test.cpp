@@ -51,7 +51,7 @@ TEST(SessionGpu, KernelDurationsMatchCudaEvents) {
   const auto out = temp_trace("durations");
   cudaStream_t stream;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
-  ASSERT_EQ(tdiag_test_spin(1000, stream), cudaSuccess);  // warm-up, before capture
+  ASSERT_EQ(tdiag_test_spin(1000, stream), cudaSuccess); // warm-up, before capture
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   ASSERT_TRUE(start(test_options(out, false)));
   const std::vector<unsigned long long> targets_us = {100, 250, 500, 1000, 2000};
@@ -103,10 +103,10 @@ TEST(SessionGpu, AssertionHooksReachTheTrace) {
     GTEST_SKIP() << "no CUDA device";
   const auto out = temp_trace("hooks");
   ASSERT_TRUE(start(test_options(out, false)));
-  EXPECT_FALSE(start(test_options(out, false)));  // a second start changes nothing
+  EXPECT_FALSE(start(test_options(out, false))); // a second start changes nothing
   record_launch(4242, "spin_kernel");
   tdiag_test_spin(1000, nullptr);
-  tdiag_test_spin(1000, nullptr);  // not registered: launch id 0
+  tdiag_test_spin(1000, nullptr); // not registered: launch id 0
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const std::uint32_t block[3] = {1, 0, 0}, thread[3] = {2, 0, 0};
   record_assertion(4242, 0, 0, "k.cu:7: i < n", "i = 9", block, thread);
@@ -163,7 +163,7 @@ TEST(SessionGpu, TracingPoolRecordsEveryAllocationWithItsStack) {
   EXPECT_EQ(tagged_allocs, n);
   EXPECT_EQ(tagged_frees, n);
   EXPECT_EQ(with_stack, 2 * n);
-  EXPECT_EQ(cupti_allocs, n);  // CUPTI sees the same stream-ordered allocations
+  EXPECT_EQ(cupti_allocs, n); // CUPTI sees the same stream-ordered allocations
   cudaStreamDestroy(stream);
   fs::remove(out);
 }

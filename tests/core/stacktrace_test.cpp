@@ -60,9 +60,11 @@ TDIAG_DETAIL_NOINLINE tdiag::raw_stack tdiag_test_capture_deep(int depth, bool u
 }
 
 bool same_frames(const tdiag::raw_stack& a, const tdiag::raw_stack& b) {
-  if (a.size != b.size) return false;
+  if (a.size != b.size)
+    return false;
   for (std::uint32_t i = 0; i < a.size; ++i)
-    if (a.frames[i] != b.frames[i]) return false;
+    if (a.frames[i] != b.frames[i])
+      return false;
   return true;
 }
 } // namespace
@@ -72,7 +74,8 @@ bool same_frames(const tdiag::raw_stack& a, const tdiag::raw_stack& b) {
 // innermost frame may differ (it returns into a different branch of the `? :` above).
 std::array<tdiag::raw_stack, 3> capture_three_ways(int depth) {
   std::array<tdiag::raw_stack, 3> out;
-  for (int k = 0; k < 3; ++k) out[k] = tdiag_test_capture_deep(depth, k == 2);
+  for (int k = 0; k < 3; ++k)
+    out[k] = tdiag_test_capture_deep(depth, k == 2);
   return out;
 }
 
@@ -104,5 +107,6 @@ TEST(Stacktrace, LearnedWalkMatchesOnAnotherThread) {
   // The capture site and the recursion are the same code on both threads; capture_three_ways'
   // caller and the frames above it are each thread's own.
   ASSERT_GE(on_thread[0].size, 5u);
-  for (std::uint32_t i = 0; i < 5; ++i) EXPECT_EQ(on_thread[0].frames[i], on_main[0].frames[i]) << i;
+  for (std::uint32_t i = 0; i < 5; ++i)
+    EXPECT_EQ(on_thread[0].frames[i], on_main[0].frames[i]) << i;
 }

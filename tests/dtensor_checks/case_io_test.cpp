@@ -22,9 +22,10 @@ TEST(ParseCases, ReadsTheCorpusFormat) {
 }
 
 TEST(ParseCases, ReportsMalformedLinesWithNumbersAndKeepsGoing) {
-  const std::string text = std::string(good) + "\n" + R"x({"id":"x","op":"aten.mm.default")x" + "\n\n" +
-                           R"x({"id":"y","op":"a","mesh":[2],"args":[{"tensor":{"shape":[4],"placements":["Q"]}}]})x" +
-                           "\n" + good + "\n";
+  const std::string text =
+      std::string(good) + "\n" + R"x({"id":"x","op":"aten.mm.default")x" + "\n\n" +
+      R"x({"id":"y","op":"a","mesh":[2],"args":[{"tensor":{"shape":[4],"placements":["Q"]}}]})x" +
+      "\n" + good + "\n";
   const auto file = parse_cases(text);
   EXPECT_EQ(file.cases.size(), 2u);
   ASSERT_EQ(file.errors.size(), 2u);
@@ -45,13 +46,15 @@ TEST(ParseCases, RejectsOutOfRangeInput) {
 
 TEST(AnswerCase, WritesTheAnswerFormat) {
   const auto a = answer_case(parse_case_line(good));
-  EXPECT_EQ(to_jsonl(a),
-            R"x({"id":"s1-00001","ok":true,"outputs":[{"shape":[12,16],"placements":["S(0)","P(sum)"]}],"comms":{"all_gather":1,"all_reduce":1}})x");
+  EXPECT_EQ(
+      to_jsonl(a),
+      R"x({"id":"s1-00001","ok":true,"outputs":[{"shape":[12,16],"placements":["S(0)","P(sum)"]}],"comms":{"all_gather":1,"all_reduce":1}})x");
   const auto bad = answer_case(parse_case_line(
       R"x({"id":"e","op":"aten.relu_.default","mesh":[4],"args":[{"tensor":{"shape":[4],"dtype":"float32","placements":["P(sum)"]}}]})x"));
   EXPECT_FALSE(bad.ok);
   const auto line = to_jsonl(bad);
-  EXPECT_NE(line.find(R"x("ok":false,"error":"aten.relu_ arg 0 (self))x"), std::string::npos) << line;
+  EXPECT_NE(line.find(R"x("ok":false,"error":"aten.relu_ arg 0 (self))x"), std::string::npos)
+      << line;
   EXPECT_NE(line.find(R"x("code":"TDIAG-DT-003")x"), std::string::npos) << line;
 }
 

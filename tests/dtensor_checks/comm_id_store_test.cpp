@@ -17,7 +17,8 @@ using namespace std::chrono_literals;
 const std::string blob(128, 'x');
 
 TEST(IdStore, FileStoreHandsTheIdToLateReaders) {
-  const auto dir = std::filesystem::temp_directory_path() / ("tdiag-id-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("tdiag-id-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::string got;
   std::thread reader([&] { got = make_file_store(dir, "job1")->fetch(blob.size(), 10s); });
@@ -30,7 +31,8 @@ TEST(IdStore, FileStoreHandsTheIdToLateReaders) {
 
 TEST(IdStore, FileStoreTimesOutNamingThePath) {
   try {
-    (void)make_file_store(std::filesystem::temp_directory_path(), "tdiag-never-written")->fetch(8, 30ms);
+    (void)make_file_store(std::filesystem::temp_directory_path(), "tdiag-never-written")
+        ->fetch(8, 30ms);
     FAIL() << "expected a timeout";
   } catch (const tdiag::error& e) {
     EXPECT_NE(std::string(e.what()).find("tdiag-never-written"), std::string::npos) << e.what();
@@ -44,11 +46,15 @@ TEST(IdStore, TcpStoreServesEveryReaderOnLoopback) {
   std::vector<std::string> got(3);
   std::vector<std::thread> readers;
   for (int r = 0; r < 3; ++r) {
-    readers.emplace_back([&, r] { got[static_cast<std::size_t>(r)] = make_tcp_store(port, false)->fetch(blob.size(), 10s); });
+    readers.emplace_back([&, r] {
+      got[static_cast<std::size_t>(r)] = make_tcp_store(port, false)->fetch(blob.size(), 10s);
+    });
   }
   server->publish(blob, 3);
-  for (auto& t : readers) t.join();
-  for (const auto& g : got) EXPECT_EQ(g, blob);
+  for (auto& t : readers)
+    t.join();
+  for (const auto& g : got)
+    EXPECT_EQ(g, blob);
 }
 
 } // namespace

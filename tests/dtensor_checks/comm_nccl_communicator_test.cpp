@@ -19,14 +19,16 @@ using namespace tdiag::dtensor;
 using namespace tdiag::dtensor::comm;
 
 std::unique_ptr<communicator> one_rank(bool host_buffers) {
-  auto store = make_file_store(std::filesystem::temp_directory_path(), "tdiag-nccl-" + std::to_string(::getpid()));
+  auto store = make_file_store(std::filesystem::temp_directory_path(),
+                               "tdiag-nccl-" + std::to_string(::getpid()));
   nccl_options options;
   options.host_buffers = host_buffers;
   return make_nccl_communicator(0, 1, *store, options);
 }
 
 TEST(NcclCommunicator, OneRankCollectivesOnDeviceAndHostBuffers) {
-  if (runtime::gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device usable";
+  if (runtime::gpu_device_count() == 0)
+    GTEST_SKIP() << "no CUDA device usable";
   EXPECT_GT(nccl_version(), 0);
   auto host = one_rank(true);
   ASSERT_EQ(host->size(), 1);
@@ -62,22 +64,25 @@ TEST(NcclCommunicator, OneRankCollectivesOnDeviceAndHostBuffers) {
 }
 
 TEST(NcclCommunicator, RuntimeChecksAndPlansRunOverNccl) {
-  if (runtime::gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device usable";
+  if (runtime::gpu_device_count() == 0)
+    GTEST_SKIP() << "no CUDA device usable";
   auto world = one_rank(true);
   const mesh_communicators mc(*world, device_mesh({1}));
   const tensor_meta meta{{6, 4}, {4, 1}, dtype::float64};
   std::vector<double> values(24);
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>(i);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<double>(i);
   const auto local = sim::dense_tensor::from_values({6, 4}, dtype::float64, values);
-  const auto plan = plan_redistribution(device_mesh({1}), meta, {placement::partial(reduce_op::sum)},
-                                        {placement::shard(1)}, mesh_topology::build(device_mesh({1})));
+  const auto plan =
+      plan_redistribution(device_mesh({1}), meta, {placement::partial(reduce_op::sum)},
+                          {placement::shard(1)}, mesh_topology::build(device_mesh({1})));
   EXPECT_EQ(execute_plan(plan, meta, local, mc).values(), values);
   double* d = nullptr;
   ASSERT_EQ(cudaMalloc(&d, values.size() * sizeof(double)), cudaSuccess);
   cudaMemcpy(d, values.data(), values.size() * sizeof(double), cudaMemcpyHostToDevice);
   auto backend = runtime::make_gpu_scan_backend();
-  const auto report = runtime::check_local_tensor({d, {6, 4}, dtype::float64},
-                                                  tensor_spec{meta, {placement::replicate()}}, mc, *backend);
+  const auto report = runtime::check_local_tensor(
+      {d, {6, 4}, dtype::float64}, tensor_spec{meta, {placement::replicate()}}, mc, *backend);
   EXPECT_TRUE(report.diagnostics.empty());
   cudaFree(d);
 }

@@ -5,9 +5,8 @@
 #include <tensordiag/dtensor_checks/comm/thread_communicator.hpp>
 #include <tensordiag/dtensor_checks/sim/distribute.hpp>
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <atomic>
 #include <mutex>
@@ -20,8 +19,12 @@ using namespace tdiag::dtensor::comm;
 using sim::dense_tensor;
 
 std::vector<placement> choices() {
-  return {placement::replicate(), placement::shard(0), placement::shard(1), placement::partial(reduce_op::sum),
-          placement::partial(reduce_op::avg), placement::partial(reduce_op::max)};
+  return {placement::replicate(),
+          placement::shard(0),
+          placement::shard(1),
+          placement::partial(reduce_op::sum),
+          placement::partial(reduce_op::avg),
+          placement::partial(reduce_op::max)};
 }
 
 std::vector<placement_list> all_lists(std::size_t ndim) {
@@ -43,7 +46,8 @@ std::vector<placement_list> all_lists(std::size_t ndim) {
     bool max = false;
     bool linear = false;
     for (const auto& p : l) {
-      if (p.is_partial()) (p.op == reduce_op::max ? max : linear) = true;
+      if (p.is_partial())
+        (p.op == reduce_op::max ? max : linear) = true;
     }
     return max && linear;
   });
@@ -62,7 +66,8 @@ struct transition {
 std::size_t check_mesh(const device_mesh& mesh, const shape_t& shape, std::size_t max_pairs) {
   const tensor_meta meta{shape, contiguous_strides(shape), dtype::float64};
   std::vector<double> values(static_cast<std::size_t>(numel(shape)));
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<double>((i * 7) % 23) - 11.0;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<double>((i * 7) % 23) - 11.0;
   const auto full_int = dense_tensor::from_values(shape, dtype::int64, values);
   const auto full = full_int.to(dtype::float64);
   const auto topo = mesh_topology::build(mesh);
@@ -71,19 +76,23 @@ std::size_t check_mesh(const device_mesh& mesh, const shape_t& shape, std::size_
   std::mt19937_64 rng(3);
   const auto total = lists.size() * lists.size();
   for (std::size_t k = 0; k < std::min(total, max_pairs); ++k) {
-    const auto pick = total <= max_pairs ? k : std::uniform_int_distribution<std::size_t>(0, total - 1)(rng);
+    const auto pick =
+        total <= max_pairs ? k : std::uniform_int_distribution<std::size_t>(0, total - 1)(rng);
     const auto& a = lists[pick / lists.size()];
     const auto& b = lists[pick % lists.size()];
     auto plan = plan_redistribution(mesh, meta, a, b, topo, {true});
-    if (plan.first_problem() != nullptr) continue;
+    if (plan.first_problem() != nullptr)
+      continue;
     work.push_back({a, b, std::move(plan)});
   }
   const auto ranks = static_cast<int>(mesh.num_devices());
-  std::vector<std::vector<dense_tensor>> results(work.size(), std::vector<dense_tensor>(static_cast<std::size_t>(ranks)));
+  std::vector<std::vector<dense_tensor>> results(
+      work.size(), std::vector<dense_tensor>(static_cast<std::size_t>(ranks)));
   std::vector<std::vector<dense_tensor>> sources;
   for (std::size_t w = 0; w < work.size(); ++w) {
     auto pieces = sim::distribute(full_int, work[w].from, mesh, 11 + w);
-    for (auto& p : pieces) p = p.to(dtype::float64);
+    for (auto& p : pieces)
+      p = p.to(dtype::float64);
     sources.push_back(std::move(pieces));
   }
   run_thread_ranks(ranks, [&](communicator& world) {
@@ -94,10 +103,12 @@ std::size_t check_mesh(const device_mesh& mesh, const shape_t& shape, std::size_
     }
   });
   for (std::size_t w = 0; w < work.size(); ++w) {
-    const auto label = fmt::format("{} {} → {}", mesh.to_string(), to_string(work[w].from), to_string(work[w].to));
+    const auto label =
+        fmt::format("{} {} → {}", mesh.to_string(), to_string(work[w].from), to_string(work[w].to));
     const auto& target = work[w].to;
     bool has_partial = false;
-    for (const auto& p : target) has_partial = has_partial || p.is_partial();
+    for (const auto& p : target)
+      has_partial = has_partial || p.is_partial();
     if (!has_partial) {
       for (int r = 0; r < ranks; ++r) {
         const auto want = sim::local_piece(full, target, mesh, r);
@@ -137,12 +148,14 @@ TEST(PlanExecutor, ThreeDimMeshSampledTransitions) {
 TEST(PlanExecutor, RefusedStepIsAnError) {
   const device_mesh mesh({2});
   const tensor_meta meta{{4}, {1}, dtype::float64};
-  const auto plan = plan_redistribution(mesh, meta, {placement::shard(0)}, {placement::partial(reduce_op::sum)},
-                                        mesh_topology::build(mesh));
+  const auto plan =
+      plan_redistribution(mesh, meta, {placement::shard(0)}, {placement::partial(reduce_op::sum)},
+                          mesh_topology::build(mesh));
   EXPECT_THROW(run_thread_ranks(2,
                                 [&](communicator& world) {
                                   const mesh_communicators mc(world, mesh);
-                                  (void)execute_plan(plan, meta, dense_tensor({2}, dtype::float64), mc);
+                                  (void)execute_plan(plan, meta, dense_tensor({2}, dtype::float64),
+                                                     mc);
                                 }),
                tdiag::error);
 }

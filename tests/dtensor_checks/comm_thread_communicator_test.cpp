@@ -25,7 +25,8 @@ TEST_P(ThreadCommunicator, CollectivesMatchTheirDefinition) {
     std::vector<double> send{10.0 * r, 10.0 * r + 1};
     std::vector<double> all(static_cast<std::size_t>(2 * n));
     c.all_gather(send.data(), all.data(), 2, dtype::float64);
-    for (int s = 0; s < n; ++s) EXPECT_EQ(all[static_cast<std::size_t>(2 * s + 1)], 10.0 * s + 1);
+    for (int s = 0; s < n; ++s)
+      EXPECT_EQ(all[static_cast<std::size_t>(2 * s + 1)], 10.0 * s + 1);
     // all_reduce sum / max / min / avg on int64 and float32
     std::int64_t v = r + 1;
     c.all_reduce(&v, 1, dtype::int64, reduce_op::sum);
@@ -41,16 +42,19 @@ TEST_P(ThreadCommunicator, CollectivesMatchTheirDefinition) {
     EXPECT_DOUBLE_EQ(a, static_cast<double>(n - 1));
     // reduce_scatter: block b of every rank holds b + r; rank r receives sum_s (r + s).
     std::vector<std::int64_t> blocks(static_cast<std::size_t>(n));
-    for (int b = 0; b < n; ++b) blocks[static_cast<std::size_t>(b)] = b + r;
+    for (int b = 0; b < n; ++b)
+      blocks[static_cast<std::size_t>(b)] = b + r;
     std::int64_t mine = 0;
     c.reduce_scatter(blocks.data(), &mine, 1, dtype::int64, reduce_op::sum);
     EXPECT_EQ(mine, static_cast<std::int64_t>(n) * r + n * (n - 1) / 2);
     // all_to_all: rank r sends 100*r + t to rank t.
     std::vector<std::int32_t> out(static_cast<std::size_t>(n));
     std::vector<std::int32_t> in(static_cast<std::size_t>(n));
-    for (int t = 0; t < n; ++t) out[static_cast<std::size_t>(t)] = 100 * r + t;
+    for (int t = 0; t < n; ++t)
+      out[static_cast<std::size_t>(t)] = 100 * r + t;
     c.all_to_all(out.data(), in.data(), 1, dtype::int32);
-    for (int s = 0; s < n; ++s) EXPECT_EQ(in[static_cast<std::size_t>(s)], 100 * s + r);
+    for (int s = 0; s < n; ++s)
+      EXPECT_EQ(in[static_cast<std::size_t>(s)], 100 * s + r);
     // broadcast from the last rank
     std::uint8_t byte = static_cast<std::uint8_t>(r == n - 1 ? 42 : 0);
     c.broadcast(&byte, 1, dtype::uint8, n - 1);
@@ -81,7 +85,8 @@ TEST(ThreadCommunicatorGroups, SplitFormsMeshDimGroups) {
 TEST(ThreadCommunicatorGroups, FailingRankReleasesItsPeers) {
   EXPECT_THROW(run_thread_ranks(4,
                                 [](communicator& c) {
-                                  if (c.rank() == 2) throw std::runtime_error("rank 2 broke");
+                                  if (c.rank() == 2)
+                                    throw std::runtime_error("rank 2 broke");
                                   c.barrier();
                                   c.barrier();
                                 }),

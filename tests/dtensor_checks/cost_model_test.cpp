@@ -34,14 +34,20 @@ TEST(RedistributeCost, WalksThePlan) {
   const tensor_meta meta{{8, 8}, {8, 1}, dtype::float32};
   const auto R = parse_placements("R,R");
   EXPECT_EQ(redistribute_cost(mesh, meta, R, parse_placements("S(0),P(max)"), topo), 0.0);
-  EXPECT_EQ(redistribute_cost(mesh, meta, parse_placements("S(0),R"), parse_placements("S(0),R"), topo), 0.0);
-  EXPECT_TRUE(std::isinf(redistribute_cost(mesh, meta, parse_placements("S(0),R"), parse_placements("P(sum),R"), topo)));
-  EXPECT_TRUE(std::isinf(redistribute_cost(mesh, meta, parse_placements("P(avg),R"), parse_placements("P(sum),R"), topo)));
+  EXPECT_EQ(
+      redistribute_cost(mesh, meta, parse_placements("S(0),R"), parse_placements("S(0),R"), topo),
+      0.0);
+  EXPECT_TRUE(std::isinf(redistribute_cost(mesh, meta, parse_placements("S(0),R"),
+                                           parse_placements("P(sum),R"), topo)));
+  EXPECT_TRUE(std::isinf(redistribute_cost(mesh, meta, parse_placements("P(avg),R"),
+                                           parse_placements("P(sum),R"), topo)));
   // S→S' pays the all-gather plus PyTorch's 1.0 penalty.
-  const double s2s = redistribute_cost(mesh, meta, parse_placements("R,S(0)"), parse_placements("R,S(1)"), topo);
+  const double s2s =
+      redistribute_cost(mesh, meta, parse_placements("R,S(0)"), parse_placements("R,S(1)"), topo);
   EXPECT_NEAR(s2s, all_gather_cost(256.0 / 4 / (1 << 30), topo, 1) + 1.0, 1e-9);
   // R→S shrinks the bytes of later steps: sharding first is (slightly) cheaper than reducing all.
-  const double rs_first = redistribute_cost(mesh, meta, parse_placements("P(sum),R"), parse_placements("S(0),S(1)"), topo);
+  const double rs_first = redistribute_cost(mesh, meta, parse_placements("P(sum),R"),
+                                            parse_placements("S(0),S(1)"), topo);
   EXPECT_GT(rs_first, 0.0);
 }
 

@@ -1,8 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include <tensordiag/dtensor_checks/mesh.hpp>
-
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/dtensor_checks/mesh.hpp>
 
 #include <gtest/gtest.h>
 

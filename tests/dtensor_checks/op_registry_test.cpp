@@ -1,12 +1,11 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/error.hpp>
 #include <tensordiag/dtensor_checks/op_registry.hpp>
 
-#include "test_support.hpp"
-
-#include <tensordiag/core/error.hpp>
-
 #include <gtest/gtest.h>
+
+#include "test_support.hpp"
 
 namespace {
 using namespace tdiag::dtensor;
@@ -41,17 +40,21 @@ rule_result rowscale_rule(const rule_context& ctx) {
   placement_list target = x.placements;
   placement_list scale;
   for (auto& p : target) {
-    if (p.is_partial() || p.is_shard(1)) p = placement::replicate();
+    if (p.is_partial() || p.is_shard(1))
+      p = placement::replicate();
   }
-  for (const auto& p : target) scale.push_back(p.is_shard(0) ? placement::shard(0) : placement::replicate());
+  for (const auto& p : target)
+    scale.push_back(p.is_shard(0) ? placement::shard(0) : placement::replicate());
   r.candidates.push_back(candidate_strategy{{target}, {target, scale}});
   return r;
 }
 
 TEST(OpRegistry, UsersRegisterTheirOwnRules) {
   auto registry = op_registry::with_builtin_rules();
-  registry.add(op_rule{"mylib.rowscale.default", "custom", {"self", "scale"}, false, rowscale_rule});
-  const auto c = test::call("mylib.rowscale.default", "2,4", {"f32[8,16] (S(0),P(sum))", "f32[8] (R,R)"});
+  registry.add(
+      op_rule{"mylib.rowscale.default", "custom", {"self", "scale"}, false, rowscale_rule});
+  const auto c =
+      test::call("mylib.rowscale.default", "2,4", {"f32[8,16] (S(0),P(sum))", "f32[8] (R,R)"});
   const auto r = propagate(c, registry);
   EXPECT_EQ(test::placements_of(r), "[S(0), R]");
   EXPECT_EQ(r.comms[collective::all_reduce], 1);

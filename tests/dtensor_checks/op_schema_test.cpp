@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/dtensor_checks/op_schema.hpp>
 
-#include "test_support.hpp"
-
 #include <gtest/gtest.h>
+
+#include "test_support.hpp"
 
 namespace {
 using namespace tdiag::dtensor;
@@ -23,7 +23,8 @@ TEST(OpArg, PrintsEveryKind) {
   EXPECT_EQ(to_string(op_arg::of_ints({1, 2})), "[1, 2]");
   EXPECT_EQ(to_string(op_arg::of_bool(true)), "True");
   EXPECT_EQ(to_string(op_arg{}), "None");
-  EXPECT_EQ(to_torch_string(op_arg::of(parse_tensor_spec("f32[4] (S(0))", 1))), "Spec(f32[4](S(0)))");
+  EXPECT_EQ(to_torch_string(op_arg::of(parse_tensor_spec("f32[4] (S(0))", 1))),
+            "Spec(f32[4](S(0)))");
 }
 
 } // namespace

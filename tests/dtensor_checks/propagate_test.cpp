@@ -5,16 +5,18 @@
 // rejected calls (the bar of issue 5: op, argument, mesh dim, placements, shapes, why, fix).
 #include <tensordiag/dtensor_checks/propagate.hpp>
 
-#include "test_support.hpp"
-
 #include <gtest/gtest.h>
+
+#include "test_support.hpp"
 
 namespace {
 using namespace tdiag::dtensor;
 using test::call;
 using test::rejection;
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 TEST(Propagate, InPlaceErrorNamesMeshDimPlacementsAndBothFixes) {
   const auto e = rejection(call("aten.relu_.default", "2,4", {"f32[8,16] (P(sum),R)"}));
@@ -33,13 +35,15 @@ TEST(Propagate, ShardToPartialIsALimitationNamingTheOtherArgument) {
   const auto& d = e.diag();
   EXPECT_EQ(d.code, codes::shard_to_partial);
   EXPECT_EQ(e.error_kind(), error_class::limitation);
-  EXPECT_TRUE(has(d.message, "arg 1 (other) f32[8] [S(0)]: must become P(sum) on mesh dim 0")) << d.message;
+  EXPECT_TRUE(has(d.message, "arg 1 (other) f32[8] [S(0)]: must become P(sum) on mesh dim 0"))
+      << d.message;
   EXPECT_TRUE(has(d.message, "to match arg 0 (self)")) << d.message;
   EXPECT_TRUE(has(d.hint, "[Replicate()]")) << d.hint;
 }
 
 TEST(Propagate, PartialKindsCannotMix) {
-  const auto e = rejection(call("aten.add.Tensor", "2,2", {"f32[4] (P(sum),R)", "f32[4] (P(avg),R)"}));
+  const auto e =
+      rejection(call("aten.add.Tensor", "2,2", {"f32[4] (P(sum),R)", "f32[4] (P(avg),R)"}));
   EXPECT_EQ(e.diag().code, codes::partial_kinds);
   EXPECT_TRUE(has(e.diag().message, "pending avg and a pending sum")) << e.diag().message;
 }
@@ -54,11 +58,13 @@ TEST(Propagate, UnknownOpListsNearestNames) {
 TEST(Propagate, PlacementsMustFitTheMesh) {
   const auto e = rejection(call("aten.relu.default", "2,4", {"f32[4] (R)"}));
   EXPECT_EQ(e.diag().code, codes::placement_count);
-  EXPECT_TRUE(has(e.diag().message, "has 1 placements but mesh (2, 4) has 2 dims")) << e.diag().message;
+  EXPECT_TRUE(has(e.diag().message, "has 1 placements but mesh (2, 4) has 2 dims"))
+      << e.diag().message;
 }
 
 TEST(Propagate, PlansAndCountsEveryInput) {
-  const auto r = propagate(call("aten.mm.default", "2,4", {"f32[12,1] (S(0),P(sum))", "f32[1,16] (P(max),S(1))"}));
+  const auto r = propagate(
+      call("aten.mm.default", "2,4", {"f32[12,1] (S(0),P(sum))", "f32[1,16] (P(max),S(1))"}));
   EXPECT_EQ(test::placements_of(r), "[S(0), P(sum)]");
   EXPECT_EQ(r.outputs[0].shape(), (shape_t{12, 16}));
   EXPECT_EQ(r.comms[collective::all_gather], 1);

@@ -7,11 +7,11 @@
 namespace {
 using namespace tdiag::dtensor;
 
-redistribution_plan plan(const device_mesh& mesh, const char* from, const char* to, shape_t shape = {16, 16},
-                         plan_options options = {}) {
+redistribution_plan plan(const device_mesh& mesh, const char* from, const char* to,
+                         shape_t shape = {16, 16}, plan_options options = {}) {
   const tensor_meta meta{shape, contiguous_strides(shape), dtype::float32};
-  return plan_redistribution(mesh, meta, parse_placements(from), parse_placements(to), mesh_topology::build(mesh),
-                             options);
+  return plan_redistribution(mesh, meta, parse_placements(from), parse_placements(to),
+                             mesh_topology::build(mesh), options);
 }
 
 TEST(PlanRedistribution, ClearsNestedShardingInnerFirst) {
@@ -55,7 +55,8 @@ TEST(PlanRedistribution, DescribesSteps) {
   const auto p = plan(mesh, "R,S(0)", "R,R", {12, 64});
   ASSERT_EQ(p.steps.size(), 1u);
   EXPECT_EQ(p.steps[0].bytes_per_rank, 3072);
-  EXPECT_EQ(to_string(p.steps[0], mesh), "S(0)→R on mesh dim 1: all_gather, 3,072 bytes per rank, 14.8 µs");
+  EXPECT_EQ(to_string(p.steps[0], mesh),
+            "S(0)→R on mesh dim 1: all_gather, 3,072 bytes per rank, 14.8 µs");
 }
 
 } // namespace

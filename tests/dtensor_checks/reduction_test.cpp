@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "test_support.hpp"
-
 #include <gtest/gtest.h>
+
+#include "test_support.hpp"
 
 namespace {
 using namespace tdiag::dtensor;
@@ -13,7 +13,8 @@ TEST(ReductionRule, ShardOfAReducedDimBecomesPartial) {
   EXPECT_EQ(r.outputs[0].shape(), (shape_t{1, 1, 16}));
   EXPECT_EQ(test::placements_of(r), "[P(avg), R]");
   EXPECT_EQ(r.comms.total(), 0);
-  EXPECT_EQ(test::placements_of(propagate(call("aten.sum.default", "2,4", {"f32[3] (S(0),R)"}))), "[P(sum), R]");
+  EXPECT_EQ(test::placements_of(propagate(call("aten.sum.default", "2,4", {"f32[3] (S(0),R)"}))),
+            "[P(sum), R]");
 }
 
 TEST(ReductionRule, UnevenMeanReplicatesFirst) {
@@ -23,14 +24,16 @@ TEST(ReductionRule, UnevenMeanReplicatesFirst) {
 }
 
 TEST(ReductionRule, OtherPartialKindsAreReduced) {
-  const auto r = propagate(call("aten.amax.default", "2,2", {"f32[16] (P(sum),S(0))", "[0]", "false"}));
+  const auto r =
+      propagate(call("aten.amax.default", "2,2", {"f32[16] (P(sum),S(0))", "[0]", "false"}));
   EXPECT_EQ(test::placements_of(r), "[R, R]");
   EXPECT_EQ(r.comms[collective::all_reduce], 1);
   EXPECT_EQ(r.comms[collective::all_gather], 1);
 }
 
 TEST(ReductionRule, KeptDimsRenumber) {
-  const auto r = propagate(call("aten.sum.dim_IntList", "2,2", {"f32[4,6,8] (S(2),S(0))", "[0]", "false"}));
+  const auto r =
+      propagate(call("aten.sum.dim_IntList", "2,2", {"f32[4,6,8] (S(2),S(0))", "[0]", "false"}));
   EXPECT_EQ(test::placements_of(r), "[S(1), P(sum)]");
 }
 

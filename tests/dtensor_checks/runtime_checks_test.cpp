@@ -34,14 +34,16 @@ std::vector<tdiag::report> run(const device_mesh& mesh, const tensor_spec& spec,
     make(world.rank(), data, shape);
     auto backend = make_host_scan_backend();
     const local_tensor local{data.data(), shape, spec.meta.type};
-    reports[static_cast<std::size_t>(world.rank())] = check_local_tensor(local, spec, mc, *backend, options);
+    reports[static_cast<std::size_t>(world.rank())] =
+        check_local_tensor(local, spec, mc, *backend, options);
   });
   return reports;
 }
 
 std::size_t total(const std::vector<tdiag::report>& rs) {
   std::size_t n = 0;
-  for (const auto& r : rs) n += r.diagnostics.size();
+  for (const auto& r : rs)
+    n += r.diagnostics.size();
   return n;
 }
 
@@ -57,21 +59,25 @@ TEST(ElementHash, SingleWordChangesAlwaysChangeTheHash) {
   swapped[1] = 9u;
   auto moved = a;
   moved[2] = 9u;
-  EXPECT_NE(host_hash(swapped.data(), 4000), host_hash(moved.data(), 4000));  // position matters
-  EXPECT_NE(host_hash(a.data(), 4000), host_hash(a.data(), 3999));            // length matters
+  EXPECT_NE(host_hash(swapped.data(), 4000), host_hash(moved.data(), 4000)); // position matters
+  EXPECT_NE(host_hash(a.data(), 4000), host_hash(a.data(), 3999));           // length matters
 }
 
 TEST(RuntimeChecks, FlippedElementAmongTenMillionIsFoundWithItsIndex) {
   const std::int64_t n = 10'000'000;
   const auto spec = spec_of({n}, {placement::replicate(), placement::replicate()});
   const std::int64_t flipped = 7'654'321;
-  const auto reports = run<float>(device_mesh({2, 2}), spec, [&](std::int64_t rank, std::vector<float>& d, shape_t& s) {
-    d.resize(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) d[static_cast<std::size_t>(i)] = static_cast<float>(i % 1000) * 0.5f;
-    if (rank == 3) d[static_cast<std::size_t>(flipped)] = -1.0f;
-    s = {n};
-  });
-  ASSERT_EQ(total(reports), 2u);  // rank 3 diverges along mesh dim 0 (from rank 1) and dim 1 (from rank 2)
+  const auto reports = run<float>(
+      device_mesh({2, 2}), spec, [&](std::int64_t rank, std::vector<float>& d, shape_t& s) {
+        d.resize(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i)
+          d[static_cast<std::size_t>(i)] = static_cast<float>(i % 1000) * 0.5f;
+        if (rank == 3)
+          d[static_cast<std::size_t>(flipped)] = -1.0f;
+        s = {n};
+      });
+  ASSERT_EQ(total(reports),
+            2u); // rank 3 diverges along mesh dim 0 (from rank 1) and dim 1 (from rank 2)
   ASSERT_EQ(reports[3].diagnostics.size(), 2u);
   const auto& d = reports[3].diagnostics[0];
   EXPECT_EQ(d.code, codes::replica_divergence);
@@ -82,21 +88,23 @@ TEST(RuntimeChecks, FlippedElementAmongTenMillionIsFoundWithItsIndex) {
 
 TEST(RuntimeChecks, IdenticalReplicasGiveNoFindings) {
   const auto spec = spec_of({6, 5}, {placement::shard(0), placement::replicate()});
-  const auto reports = run<float>(device_mesh({4, 2}), spec, [&](std::int64_t rank, std::vector<float>& d, shape_t& s) {
-    const auto rows = chunk_of(6, 4, rank / 2).size;
-    d.assign(static_cast<std::size_t>(rows * 5), static_cast<float>(rank / 2));
-    s = {rows, 5};
-  });
+  const auto reports = run<float>(
+      device_mesh({4, 2}), spec, [&](std::int64_t rank, std::vector<float>& d, shape_t& s) {
+        const auto rows = chunk_of(6, 4, rank / 2).size;
+        d.assign(static_cast<std::size_t>(rows * 5), static_cast<float>(rank / 2));
+        s = {rows, 5};
+      });
   EXPECT_EQ(total(reports), 0u) << tdiag::to_text(reports[0]);
 }
 
 TEST(RuntimeChecks, WrongLocalShapeNamesDimAndChunks) {
   const auto spec = spec_of({7, 4}, {placement::shard(0)});
-  const auto reports = run<float>(device_mesh({4}), spec, [&](std::int64_t rank, std::vector<float>& d, shape_t& s) {
-    const auto rows = rank == 3 ? 2 : chunk_of(7, 4, rank).size;  // rank 3 should hold 1 row
-    d.assign(static_cast<std::size_t>(rows * 4), 1.0f);
-    s = {rows, 4};
-  });
+  const auto reports =
+      run<float>(device_mesh({4}), spec, [&](std::int64_t rank, std::vector<float>& d, shape_t& s) {
+        const auto rows = rank == 3 ? 2 : chunk_of(7, 4, rank).size; // rank 3 should hold 1 row
+        d.assign(static_cast<std::size_t>(rows * 4), 1.0f);
+        s = {rows, 4};
+      });
   ASSERT_EQ(total(reports), 1u);
   const auto& d = reports[3].diagnostics.at(0);
   EXPECT_EQ(d.code, codes::local_shape);
@@ -105,14 +113,15 @@ TEST(RuntimeChecks, WrongLocalShapeNamesDimAndChunks) {
 
 TEST(RuntimeChecks, NanAndInfAreCountedPerRank) {
   const auto spec = spec_of({8}, {placement::shard(0)}, dtype::float64);
-  const auto reports = run<double>(device_mesh({2}), spec, [&](std::int64_t rank, std::vector<double>& d, shape_t& s) {
-    d.assign(4, 1.0);
-    if (rank == 1) {
-      d[2] = std::numeric_limits<double>::quiet_NaN();
-      d[3] = -std::numeric_limits<double>::infinity();
-    }
-    s = {4};
-  });
+  const auto reports = run<double>(device_mesh({2}), spec,
+                                   [&](std::int64_t rank, std::vector<double>& d, shape_t& s) {
+                                     d.assign(4, 1.0);
+                                     if (rank == 1) {
+                                       d[2] = std::numeric_limits<double>::quiet_NaN();
+                                       d[3] = -std::numeric_limits<double>::infinity();
+                                     }
+                                     s = {4};
+                                   });
   ASSERT_EQ(total(reports), 1u);
   const auto& d = reports[1].diagnostics.at(0);
   EXPECT_EQ(d.code, codes::non_finite);
@@ -127,9 +136,11 @@ TEST(RuntimeChecks, PartialSumIsComparedWithAReference) {
     s = {3};
   };
   check_options options;
-  options.partial_reference = tdiag::dtensor::sim::dense_tensor::from_values({3}, dtype::float64, {6.0, 8.0, 12.0});
+  options.partial_reference =
+      tdiag::dtensor::sim::dense_tensor::from_values({3}, dtype::float64, {6.0, 8.0, 12.0});
   EXPECT_EQ(total(run<double>(device_mesh({4}), spec, make, options)), 0u);
-  options.partial_reference = tdiag::dtensor::sim::dense_tensor::from_values({3}, dtype::float64, {6.0, 8.0, 13.0});
+  options.partial_reference =
+      tdiag::dtensor::sim::dense_tensor::from_values({3}, dtype::float64, {6.0, 8.0, 13.0});
   const auto bad = run<double>(device_mesh({4}), spec, make, options);
   ASSERT_EQ(total(bad), 1u);
   EXPECT_EQ(bad[0].diagnostics[0].code, codes::partial_mismatch);
@@ -137,10 +148,11 @@ TEST(RuntimeChecks, PartialSumIsComparedWithAReference) {
 
 TEST(RuntimeChecks, PartialOverflowIsNotFinite) {
   const auto spec = spec_of({2}, {placement::partial(reduce_op::sum)}, dtype::float64);
-  const auto reports = run<double>(device_mesh({2}), spec, [](std::int64_t, std::vector<double>& d, shape_t& s) {
-    d = {1.0, std::numeric_limits<double>::max()};
-    s = {2};
-  });
+  const auto reports =
+      run<double>(device_mesh({2}), spec, [](std::int64_t, std::vector<double>& d, shape_t& s) {
+        d = {1.0, std::numeric_limits<double>::max()};
+        s = {2};
+      });
   ASSERT_EQ(total(reports), 1u);
   EXPECT_EQ(reports[0].diagnostics[0].code, codes::partial_non_finite);
 }

@@ -18,9 +18,10 @@ namespace {
 using namespace tdiag::dtensor;
 using namespace tdiag::dtensor::runtime;
 
-#define REQUIRE_GPU()                                                   \
-  do {                                                                  \
-    if (gpu_device_count() == 0) GTEST_SKIP() << "no CUDA device usable"; \
+#define REQUIRE_GPU()                                                                              \
+  do {                                                                                             \
+    if (gpu_device_count() == 0)                                                                   \
+      GTEST_SKIP() << "no CUDA device usable";                                                     \
   } while (false)
 
 struct device_copy {
@@ -37,13 +38,15 @@ struct device_copy {
 TEST(CudaScanBackend, HashEqualsHostHashForEveryLengthAndAlignment) {
   REQUIRE_GPU();
   std::vector<unsigned char> host(1 << 20);
-  for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<unsigned char>((i * 131) ^ (i >> 7));
+  for (std::size_t i = 0; i < host.size(); ++i)
+    host[i] = static_cast<unsigned char>((i * 131) ^ (i >> 7));
   const device_copy dev(host.data(), host.size());
   auto backend = make_gpu_scan_backend();
   for (std::int64_t offset : {0, 4, 8, 3}) {
     for (std::int64_t bytes : {0, 1, 7, 64, 4099, 1 << 19}) {
       const auto* d = static_cast<const unsigned char*>(dev.ptr) + offset;
-      EXPECT_EQ(backend->hash(d, bytes), host_hash(host.data() + offset, bytes)) << offset << " " << bytes;
+      EXPECT_EQ(backend->hash(d, bytes), host_hash(host.data() + offset, bytes))
+          << offset << " " << bytes;
     }
   }
   const auto blocks = backend->block_hashes(dev.ptr, 10'001, 1'000);
@@ -62,7 +65,8 @@ TEST(CudaScanBackend, NanAndInfScanCountsAndFirstIndices) {
   f[900'001] = -std::numeric_limits<float>::infinity();
   const device_copy dev(f.data(), f.size() * 4);
   auto backend = make_gpu_scan_backend();
-  const auto c = backend->scan_nonfinite(dev.ptr, static_cast<std::int64_t>(f.size()), dtype::float32);
+  const auto c =
+      backend->scan_nonfinite(dev.ptr, static_cast<std::int64_t>(f.size()), dtype::float32);
   EXPECT_EQ(c.nan, 1);
   EXPECT_EQ(c.pos_inf, 1);
   EXPECT_EQ(c.neg_inf, 1);
@@ -74,7 +78,8 @@ TEST(CudaScanBackend, DivergentDeviceReplicaIsFound) {
   REQUIRE_GPU();
   const std::int64_t n = 10'000'000;
   std::vector<float> base(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) base[static_cast<std::size_t>(i)] = static_cast<float>(i % 977);
+  for (std::int64_t i = 0; i < n; ++i)
+    base[static_cast<std::size_t>(i)] = static_cast<float>(i % 977);
   auto flipped = base;
   flipped[1'234'567] = -5.0f;
   const device_copy a(base.data(), base.size() * 4);
@@ -89,7 +94,8 @@ TEST(CudaScanBackend, DivergentDeviceReplicaIsFound) {
   });
   EXPECT_TRUE(reports[0].diagnostics.empty());
   ASSERT_EQ(reports[1].diagnostics.size(), 1u);
-  EXPECT_EQ(*reports[1].diagnostics[0].find_field("flat_index"), tdiag::field_value(std::int64_t{1'234'567}));
+  EXPECT_EQ(*reports[1].diagnostics[0].find_field("flat_index"),
+            tdiag::field_value(std::int64_t{1'234'567}));
 }
 
 } // namespace

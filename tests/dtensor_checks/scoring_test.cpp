@@ -21,7 +21,8 @@ std::filesystem::path corpus_path() {
 }
 
 TEST(GoldenCorpus, AgreesWithPyTorch) {
-  if (!std::filesystem::exists(corpus_path())) GTEST_SKIP() << "no golden corpus at " << corpus_path();
+  if (!std::filesystem::exists(corpus_path()))
+    GTEST_SKIP() << "no golden corpus at " << corpus_path();
   const auto file = read_case_file(corpus_path());
   EXPECT_TRUE(file.errors.empty()) << file.errors.size() << " unreadable lines, first: line "
                                    << (file.errors.empty() ? 0 : file.errors[0].line) << ": "
@@ -29,21 +30,27 @@ TEST(GoldenCorpus, AgreesWithPyTorch) {
   ASSERT_EQ(file.cases.size(), 2480u);
   std::vector<case_answer> answers;
   answers.reserve(file.cases.size());
-  for (const auto& c : file.cases) answers.push_back(answer_case(c));
+  for (const auto& c : file.cases)
+    answers.push_back(answer_case(c));
   const auto s = score_answers(file.cases, answers);
-  fmt::print("corpus agreement: {}/{} = {:.2f}% (ok {}/{}, user_error rejected {}/{}, limitation {} of which "
+  fmt::print("corpus agreement: {}/{} = {:.2f}% (ok {}/{}, user_error rejected {}/{}, limitation "
+             "{} of which "
              "rejected {})\n",
-             s.ok_agree + s.user_error_rejected + s.limitation_cases, s.total, 100.0 * s.agreement(), s.ok_agree,
-             s.ok_cases, s.user_error_rejected, s.user_error_cases, s.limitation_cases, s.limitation_rejected);
-  fmt::print("comms agreement: {}/{} ok cases = {:.2f}%\n", s.comms_agree, s.ok_cases, 100.0 * s.comms_agreement());
+             s.ok_agree + s.user_error_rejected + s.limitation_cases, s.total,
+             100.0 * s.agreement(), s.ok_agree, s.ok_cases, s.user_error_rejected,
+             s.user_error_cases, s.limitation_cases, s.limitation_rejected);
+  fmt::print("comms agreement: {}/{} ok cases = {:.2f}%\n", s.comms_agree, s.ok_cases,
+             100.0 * s.comms_agreement());
   for (const auto& [op, o] : s.per_op) {
     if (o.disagree || o.comms_disagree) {
-      fmt::print("  {:<32} cases {:>4}  disagree {:>3}  comms disagree {:>3}\n", op, o.cases, o.disagree,
-                 o.comms_disagree);
+      fmt::print("  {:<32} cases {:>4}  disagree {:>3}  comms disagree {:>3}\n", op, o.cases,
+                 o.disagree, o.comms_disagree);
     }
   }
-  for (const auto& d : s.disagreements) fmt::print("  DIFF {}\n", d);
-  for (const auto& d : s.comms_disagreements) fmt::print("  COMMS {}\n", d);
+  for (const auto& d : s.disagreements)
+    fmt::print("  DIFF {}\n", d);
+  for (const auto& d : s.comms_disagreements)
+    fmt::print("  COMMS {}\n", d);
   EXPECT_GE(s.agreement(), 0.98);
   EXPECT_GE(s.comms_agreement(), 0.95);
 }

@@ -16,7 +16,8 @@ using namespace tdiag::dtensor::sim;
 
 dense_tensor iota(shape_t shape, dtype type = dtype::float64) {
   std::vector<double> v(static_cast<std::size_t>(numel(shape)));
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i + 1);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<double>(i + 1);
   return dense_tensor::from_values(std::move(shape), type, v);
 }
 
@@ -32,7 +33,7 @@ TEST(DenseTensor, TransposeViewSharesStorageAndViewFollowsTorchRules) {
   const auto t = a.as_strided({3, 2}, {1, 3}, 0);
   EXPECT_FALSE(t.is_contiguous());
   EXPECT_EQ(t.at({2, 1}), 6.0);
-  EXPECT_THROW((void)t.view({6}), tdiag::input_error);  // torch: use reshape
+  EXPECT_THROW((void)t.view({6}), tdiag::input_error); // torch: use reshape
   EXPECT_EQ(a.view({3, 2}).at({2, 1}), 6.0);
   EXPECT_TRUE(dense_tensor({4, 0}, dtype::float32).is_contiguous());
 }
@@ -43,7 +44,7 @@ TEST(DenseTensor, RejectsUnsupportedDtypeAndBadIndex) {
 }
 
 TEST(ReferenceOps, CoverTheCorpusOps) {
-  EXPECT_EQ(reference_registry::builtin().size(), 36u);  // 37 with maximum's scalar form
+  EXPECT_EQ(reference_registry::builtin().size(), 36u); // 37 with maximum's scalar form
   const auto& mm = *reference_registry::builtin().find("aten.mm.default");
   const auto out = mm.run({sim_arg::of(iota({2, 3})), sim_arg::of(iota({3, 2}))});
   ASSERT_EQ(out.size(), 1u);
@@ -57,17 +58,20 @@ TEST(ReferenceOps, MaxDimReturnsFirstIndexAndLayerNormNormalises) {
   EXPECT_EQ(out[0].values(), (std::vector<double>{5, 7}));
   EXPECT_EQ(out[1].values(), (std::vector<double>{1, 0}));
   const auto& ln = *reference_registry::builtin().find("aten.native_layer_norm.default");
-  const auto y = ln.run({sim_arg::of(iota({2, 4})), sim_arg::of_ints({4}), {}, {}, sim_arg::of_float(0.0)});
+  const auto y =
+      ln.run({sim_arg::of(iota({2, 4})), sim_arg::of_ints({4}), {}, {}, sim_arg::of_float(0.0)});
   ASSERT_EQ(y.size(), 3u);
   double total = 0.0;
-  for (auto v : y[0].values()) total += v;
+  for (auto v : y[0].values())
+    total += v;
   EXPECT_NEAR(total, 0.0, 1e-12);
   EXPECT_EQ(y[1].shape(), (shape_t{2, 1}));
 }
 
 TEST(ReferenceOps, ShapeErrorIsAnInputError) {
   const auto& add = *reference_registry::builtin().find("aten.add.Tensor");
-  EXPECT_THROW((void)add.run({sim_arg::of(iota({2, 3})), sim_arg::of(iota({4}))}), tdiag::input_error);
+  EXPECT_THROW((void)add.run({sim_arg::of(iota({2, 3})), sim_arg::of(iota({4}))}),
+               tdiag::input_error);
 }
 
 TEST(Distribute, UnevenShardsFollowTorchChunk) {
@@ -90,11 +94,12 @@ TEST(Distribute, PartialPiecesDifferAndReduceBack) {
   for (auto op : {reduce_op::sum, reduce_op::avg, reduce_op::max, reduce_op::min}) {
     const placement_list ps{placement::partial(op), placement::shard(1)};
     const auto pieces = distribute(full, ps, mesh, 7);
-    EXPECT_NE(pieces[0].values(), pieces[2].values());  // ranks 0 and 2 differ on mesh dim 0
+    EXPECT_NE(pieces[0].values(), pieces[2].values()); // ranks 0 and 2 differ on mesh dim 0
     assembly_issue issue;
     const auto back = assemble(pieces, ps, mesh, full.shape(), 0.0, issue);
     ASSERT_TRUE(back.has_value());
-    for (std::int64_t i = 0; i < full.numel(); ++i) EXPECT_NEAR(back->flat(i), full.flat(i), 1e-12);
+    for (std::int64_t i = 0; i < full.numel(); ++i)
+      EXPECT_NEAR(back->flat(i), full.flat(i), 1e-12);
   }
 }
 
@@ -103,7 +108,9 @@ TEST(Distribute, ReplicaDisagreementNamesRanksAndMeshDim) {
   auto pieces = distribute(iota({4}), {placement::replicate(), placement::replicate()}, mesh, 1);
   pieces[3].set_flat(2, -1.0);
   assembly_issue issue;
-  EXPECT_FALSE(assemble(pieces, {placement::replicate(), placement::replicate()}, mesh, {4}, 0.0, issue).has_value());
+  EXPECT_FALSE(
+      assemble(pieces, {placement::replicate(), placement::replicate()}, mesh, {4}, 0.0, issue)
+          .has_value());
   EXPECT_EQ(issue.what, assembly_issue::kind::replica_mismatch);
   EXPECT_EQ(issue.mesh_dim, 1u);
   EXPECT_EQ(issue.rank, 3);

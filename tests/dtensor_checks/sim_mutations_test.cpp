@@ -4,9 +4,8 @@
 #include <tensordiag/dtensor_checks/sim/mutations.hpp>
 #include <tensordiag/dtensor_checks/sim/strategy_grid.hpp>
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 namespace {
 
@@ -26,9 +25,10 @@ TEST(RuleMutations, EveryWrongRuleIsCaught) {
     EXPECT_GT(result.failed(), 0u) << m.name << ": " << m.description << " was not caught";
     if (result.failed() != 0) {
       const auto& d = result.ops[0].failures.front();
-      fmt::print("{:38} caught in {:4} of {:4} strategies: {}\n", m.name, result.failed(), result.strategies(),
-                 d.message.substr(0, 160));
-      EXPECT_TRUE(d.find_field("mesh_dims") != nullptr || d.find_field("mesh_dim") != nullptr) << d.message;
+      fmt::print("{:38} caught in {:4} of {:4} strategies: {}\n", m.name, result.failed(),
+                 result.strategies(), d.message.substr(0, 160));
+      EXPECT_TRUE(d.find_field("mesh_dims") != nullptr || d.find_field("mesh_dim") != nullptr)
+          << d.message;
     }
   }
 }

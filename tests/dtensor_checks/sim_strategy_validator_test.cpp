@@ -23,9 +23,13 @@ op_arg spec(shape_t shape) {
   return op_arg::of(std::move(s));
 }
 
-tensor_meta meta(shape_t shape) { return tensor_meta{shape, contiguous_strides(shape), dtype::float32}; }
+tensor_meta meta(shape_t shape) {
+  return tensor_meta{shape, contiguous_strides(shape), dtype::float32};
+}
 
-const reference_op& ref(std::string_view op) { return *reference_registry::builtin().find(op); }
+const reference_op& ref(std::string_view op) {
+  return *reference_registry::builtin().find(op);
+}
 
 TEST(StrategyValidator, ContractionShardsGivePartialSum) {
   const op_call call{"aten.mm.default", device_mesh({4}), {spec({6, 5}), spec({5, 4})}};
@@ -49,7 +53,9 @@ TEST(StrategyValidator, PartialThroughExpNamesRankIndexAndMeshDim) {
 }
 
 TEST(StrategyValidator, ReductionClaimedReplicateIsAReplicaMismatch) {
-  const op_call call{"aten.sum.dim_IntList", device_mesh({4}), {spec({6, 5}), op_arg::of_ints({1}), op_arg::of_bool(false)}};
+  const op_call call{"aten.sum.dim_IntList",
+                     device_mesh({4}),
+                     {spec({6, 5}), op_arg::of_ints({1}), op_arg::of_bool(false)}};
   const strategy_claim claim{{meta({6})}, {{{R}}, {{S1}}}, {}};
   const auto v = validate_strategy(call, claim, ref("aten.sum.dim_IntList"));
   ASSERT_EQ(v.status, validation_status::failed);
@@ -59,7 +65,9 @@ TEST(StrategyValidator, ReductionClaimedReplicateIsAReplicaMismatch) {
 
 TEST(StrategyValidator, UnevenShardsOfSumAreExact) {
   // 7 rows on 4 ranks: 2, 2, 2, 1.
-  const op_call call{"aten.sum.dim_IntList", device_mesh({4}), {spec({7, 3}), op_arg::of_ints({0}), op_arg::of_bool(false)}};
+  const op_call call{"aten.sum.dim_IntList",
+                     device_mesh({4}),
+                     {spec({7, 3}), op_arg::of_ints({0}), op_arg::of_bool(false)}};
   const strategy_claim claim{{meta({3})}, {{{Psum}}, {{S0}}}, {}};
   EXPECT_TRUE(validate_strategy(call, claim, ref("aten.sum.dim_IntList")).passed());
 }
@@ -67,7 +75,8 @@ TEST(StrategyValidator, UnevenShardsOfSumAreExact) {
 TEST(StrategyValidator, ShapeErrorOfTheCallIsNotApplicable) {
   const op_call call{"aten.mm.default", device_mesh({2}), {spec({6, 5}), spec({4, 4})}};
   const strategy_claim claim{{meta({6, 4})}, {{{R}}, {{R}, {R}}}, {}};
-  EXPECT_EQ(validate_strategy(call, claim, ref("aten.mm.default")).status, validation_status::not_applicable);
+  EXPECT_EQ(validate_strategy(call, claim, ref("aten.mm.default")).status,
+            validation_status::not_applicable);
 }
 
 // A user op with its own rule and reference: y = 2x + 1 is not linear, so a Partial must be
@@ -76,7 +85,8 @@ rule_result affine_rule(const rule_context& ctx, bool claim_partial) {
   const auto& in = ctx.tensor_arg(0);
   auto target = in.placements;
   for (auto& p : target) {
-    if (p.is_partial() && !claim_partial) p = placement::replicate();
+    if (p.is_partial() && !claim_partial)
+      p = placement::replicate();
   }
   rule_result r;
   r.outputs.push_back(in.meta);
@@ -89,7 +99,8 @@ reference_op affine_reference() {
           [](const sim_args& a) {
             const auto& x = a.at(0).tensor;
             dense_tensor out(x.shape(), x.type());
-            for (std::int64_t i = 0; i < x.numel(); ++i) out.set_flat(i, 2.0 * x.flat(i) + 1.0);
+            for (std::int64_t i = 0; i < x.numel(); ++i)
+              out.set_flat(i, 2.0 * x.flat(i) + 1.0);
             return std::vector<dense_tensor>{out};
           },
           {},
@@ -98,8 +109,10 @@ reference_op affine_reference() {
 
 grid_result run_user_grid(bool claim_partial) {
   auto rules = op_registry::with_builtin_rules();
-  rules.add(op_rule{"custom.affine.default", "user", {"self"}, false,
-                    [claim_partial](const rule_context& ctx) { return affine_rule(ctx, claim_partial); }});
+  rules.add(op_rule{
+      "custom.affine.default", "user", {"self"}, false, [claim_partial](const rule_context& ctx) {
+        return affine_rule(ctx, claim_partial);
+      }});
   auto refs = reference_registry::with_builtin_ops();
   refs.add(affine_reference());
   grid_options options;

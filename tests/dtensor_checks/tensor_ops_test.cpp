@@ -1,22 +1,24 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "test_support.hpp"
-
 #include <gtest/gtest.h>
+
+#include "test_support.hpp"
 
 namespace {
 using namespace tdiag::dtensor;
 using test::call;
 
 TEST(CatRule, OperandsProposeWithTheCatDimReplicated) {
-  const auto r = propagate(call("aten.cat.default", "4,2", {"[f32[16,6] (S(0),S(0)); f32[12,6] (S(0),S(1))]", "0"}));
+  const auto r = propagate(
+      call("aten.cat.default", "4,2", {"[f32[16,6] (S(0),S(0)); f32[12,6] (S(0),S(1))]", "0"}));
   EXPECT_EQ(r.outputs[0].shape(), (shape_t{28, 6}));
   EXPECT_EQ(test::placements_of(r), "[R, S(1)]");
   EXPECT_EQ(r.comms[collective::all_gather], 3);
 }
 
 TEST(CatRule, MismatchedShapesAreRejected) {
-  const auto e = test::rejection(call("aten.cat.default", "2", {"[f32[4,6] (R); f32[4,5] (R)]", "0"}));
+  const auto e =
+      test::rejection(call("aten.cat.default", "2", {"[f32[4,6] (R); f32[4,5] (R)]", "0"}));
   EXPECT_EQ(e.diag().code, codes::shape_mismatch);
 }
 
@@ -28,7 +30,8 @@ TEST(SplitRule, EveryPieceTakesTheSamePlacements) {
 }
 
 TEST(EmbeddingRule, CostSelectsAmongRowColAndBatchSharding) {
-  auto r = propagate(call("aten.embedding.default", "2,4", {"f32[8,8] (S(0),R)", "i64[8,16] (S(0),R)"}));
+  auto r =
+      propagate(call("aten.embedding.default", "2,4", {"f32[8,8] (S(0),R)", "i64[8,16] (S(0),R)"}));
   EXPECT_EQ(test::placements_of(r), "[S(0), S(2)]");
   EXPECT_EQ(r.comms[collective::all_gather], 1);
   r = propagate(call("aten.embedding.default", "2,4", {"f32[4,6] (R,S(0))", "i64[8,4] (S(1),R)"}));

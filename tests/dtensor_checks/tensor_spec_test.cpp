@@ -1,8 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include <tensordiag/dtensor_checks/tensor_spec.hpp>
-
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/dtensor_checks/tensor_spec.hpp>
 
 #include <gtest/gtest.h>
 
@@ -11,7 +10,8 @@ using namespace tdiag::dtensor;
 
 std::vector<std::int64_t> sizes(std::int64_t n, std::int64_t parts) {
   std::vector<std::int64_t> out;
-  for (std::int64_t r = 0; r < parts; ++r) out.push_back(chunk_of(n, parts, r).size);
+  for (std::int64_t r = 0; r < parts; ++r)
+    out.push_back(chunk_of(n, parts, r).size);
   return out;
 }
 
@@ -67,7 +67,8 @@ TEST(TensorSpec, RejectsBadNotation) {
 TEST(TensorSpec, ValidatesAgainstMesh) {
   const device_mesh mesh({2, 4});
   EXPECT_THROW(validate_spec(parse_tensor_spec("f32[4] (R)", 1), mesh, "x"), tdiag::input_error);
-  EXPECT_THROW(validate_spec(parse_tensor_spec("f32[4] (S(1),R)", 2), mesh, "x"), tdiag::input_error);
+  EXPECT_THROW(validate_spec(parse_tensor_spec("f32[4] (S(1),R)", 2), mesh, "x"),
+               tdiag::input_error);
   EXPECT_NO_THROW(validate_spec(parse_tensor_spec("f32[4] (S(0),R)", 2), mesh, "x"));
   EXPECT_EQ(num_shards(mesh, parse_placements("S(0),P(sum)")), 2);
   EXPECT_EQ(global_bytes(parse_tensor_spec("f32[4,4]", 2).meta), 64);

@@ -15,11 +15,13 @@ namespace tdiag::dtensor::test {
 
 /// `call("aten.mm.default", "2,4", {"f32[12,1] (S(0),P(sum))", "f32[1,16] (R,S(1))"})`: every
 /// argument in `tdiag shard explain --arg` notation.
-inline op_call call(std::string op, std::string_view mesh, std::initializer_list<std::string_view> args) {
+inline op_call call(std::string op, std::string_view mesh,
+                    std::initializer_list<std::string_view> args) {
   op_call c;
   c.op = std::move(op);
   c.mesh = parse_mesh(mesh);
-  for (auto a : args) c.args.push_back(parse_arg(a, c.mesh.ndim()));
+  for (auto a : args)
+    c.args.push_back(parse_arg(a, c.mesh.ndim()));
   return c;
 }
 

@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "../../dtensor_checks/src/rules/view_groups.hpp"
-
 #include <gtest/gtest.h>
+
+#include "../../dtensor_checks/src/rules/view_groups.hpp"
 
 namespace {
 using namespace tdiag::dtensor;

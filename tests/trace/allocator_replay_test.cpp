@@ -12,7 +12,9 @@ namespace {
 
 using namespace tdiag::trace;
 
-std::filesystem::path shared(const char* name) { return std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / name; }
+std::filesystem::path shared(const char* name) {
+  return std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / name;
+}
 
 allocator_state normalized(allocator_state s, bool strict = true) {
   normalize(s, strict);
@@ -20,11 +22,14 @@ allocator_state normalized(allocator_state s, bool strict = true) {
   return s;
 }
 
-lane_id memory_lane(const trace& t) { return t.memory.all().front().lane; }
+lane_id memory_lane(const trace& t) {
+  return t.memory.all().front().lane;
+}
 
 TEST(AllocatorReplay, TrainingSnapshotHistoryIsComplete) {
   const auto path = shared("train_snapshot.pickle");
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent";
   const auto t = import_snapshot_file(path).trace;
   const allocator_replay replay(t, memory_lane(t));
   // Every one of the 45 segments has its segment_alloc in the history: nothing before it.
@@ -32,7 +37,8 @@ TEST(AllocatorReplay, TrainingSnapshotHistoryIsComplete) {
   EXPECT_EQ(replay.mismatches(), 0u);
   // Forward replay reproduces the dumped state (requested sizes and stacks aside: events do
   // not carry requested sizes).
-  EXPECT_EQ(normalized(replay.state_at(replay.size()), false), normalized(*t.final_allocator_state, false));
+  EXPECT_EQ(normalized(replay.state_at(replay.size()), false),
+            normalized(*t.final_allocator_state, false));
   // Peak of requested bytes over the replay (Python: running sum of alloc - free_requested
   // sizes peaks at 853,600,280 after entry 1273). Blocks may be larger than requested when the
   // allocator does not split off a small rest.
@@ -43,7 +49,8 @@ TEST(AllocatorReplay, TrainingSnapshotHistoryIsComplete) {
     std::uint64_t bytes = 0;
     for (const auto& seg : cursor.seek(i).segments)
       for (const auto& b : seg.blocks)
-        if (b.state == block_state::active_allocated) bytes += b.requested_size;
+        if (b.state == block_state::active_allocated)
+          bytes += b.requested_size;
     if (bytes > peak) {
       peak = bytes;
       peak_index = i - 1;
@@ -55,7 +62,8 @@ TEST(AllocatorReplay, TrainingSnapshotHistoryIsComplete) {
 
 TEST(AllocatorReplay, OomSnapshotStateDerivedBackwards) {
   const auto path = shared("oom_snapshot.pickle");
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent";
   const auto t = import_snapshot_file(path).trace;
   const allocator_replay replay(t, memory_lane(t));
   // 3 of the 9 dumped segments predate the history (2 x 32 MiB and one 2 MiB).
@@ -64,7 +72,8 @@ TEST(AllocatorReplay, OomSnapshotStateDerivedBackwards) {
   EXPECT_EQ(initial.reserved_bytes(), 2u * 33554432u + 2097152u);
   EXPECT_EQ(initial.allocated_bytes(), 2u * 33554432u + 1048576u);
   EXPECT_EQ(replay.mismatches(), 0u);
-  EXPECT_EQ(normalized(replay.state_at(replay.size()), false), normalized(*t.final_allocator_state, false));
+  EXPECT_EQ(normalized(replay.state_at(replay.size()), false),
+            normalized(*t.final_allocator_state, false));
   // Just before the oom entry (index 22) the two freed 256 MiB segments are gone.
   EXPECT_EQ(replay.state_at(20).reserved_bytes(), initial.reserved_bytes() + 8u * 268435456u);
   EXPECT_EQ(replay.state_at(22).reserved_bytes(), initial.reserved_bytes() + 6u * 268435456u);
@@ -72,9 +81,10 @@ TEST(AllocatorReplay, OomSnapshotStateDerivedBackwards) {
 
 TEST(AllocatorReplay, IncrementalEqualsFromScratchAtRandomPoints) {
   const auto path = shared("train_snapshot.pickle");
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent";
   const auto t = import_snapshot_file(path).trace;
-  const allocator_replay replay(t, memory_lane(t), 97);  // many keyframes
+  const allocator_replay replay(t, memory_lane(t), 97); // many keyframes
   std::mt19937 rng(42);
   std::uniform_int_distribution<std::size_t> pick(0, replay.size());
   replay_cursor cursor(replay);
@@ -113,7 +123,7 @@ TEST(AllocatorReplay, ApplyAndUndoAreInverse) {
   EXPECT_EQ(states[2].allocated_bytes(), 0x100u);
   EXPECT_EQ(states[3].allocated_bytes(), 0u);
   EXPECT_EQ(states[3].segments[0].active_bytes(), 0x100u);
-  EXPECT_EQ(states[4].segments[0].blocks.size(), 1u);  // merged back
+  EXPECT_EQ(states[4].segments[0].blocks.size(), 1u); // merged back
   for (std::size_t i = 4; i-- > 0;) {
     ASSERT_TRUE(undo_memory_event(s, all[i]));
     s.time = 0;

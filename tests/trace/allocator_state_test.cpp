@@ -11,7 +11,14 @@ namespace {
 
 TEST(AllocatorState, FindsSegmentsAndCountsBytes) {
   allocator_state s;
-  s.segments.push_back({0, 0x2000, 0x1000, 0, 0, segment_type::large, false, no_stack,
+  s.segments.push_back({0,
+                        0x2000,
+                        0x1000,
+                        0,
+                        0,
+                        segment_type::large,
+                        false,
+                        no_stack,
                         {{0x2000, 0x400, 0x3f0, block_state::active_allocated, no_stack},
                          {0x2400, 0xc00, 0, block_state::inactive, no_stack}}});
   s.segments.push_back({0, 0x1000, 0x800, 0, 0, segment_type::small, false, no_stack, {}});

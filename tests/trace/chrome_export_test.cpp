@@ -4,13 +4,13 @@
 #include <tensordiag/trace/chrome_export.hpp>
 #include <tensordiag/trace/synthetic.hpp>
 
-#include "trace_test_support.hpp"
-
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <map>
 #include <set>
+
+#include "trace_test_support.hpp"
 
 namespace tdiag::trace {
 namespace {
@@ -20,7 +20,7 @@ nlohmann::json export_and_parse(const trace& t, const chrome_export_options& o,
   const auto path = test::temp_path(name);
   stats = write_chrome_trace(t, path, o);
   const auto bytes = test::read_file(path);
-  return nlohmann::json::parse(bytes.begin(), bytes.end());  // throws on invalid JSON
+  return nlohmann::json::parse(bytes.begin(), bytes.end()); // throws on invalid JSON
 }
 
 TEST(ChromeExport, ValidJsonWithTheExpectedEventCounts) {
@@ -55,7 +55,7 @@ TEST(ChromeExport, KernelsSitOnDeviceStreamLanesAndFlowsMatchKernels) {
   chrome_export_stats stats;
   const auto doc = export_and_parse(t, {}, stats, "lanes.json");
   std::set<std::pair<std::int64_t, std::uint64_t>> named_threads;
-  std::map<std::uint64_t, std::pair<std::int64_t, std::uint64_t>> flow_end;  // id -> pid, tid
+  std::map<std::uint64_t, std::pair<std::int64_t, std::uint64_t>> flow_end; // id -> pid, tid
   std::map<std::pair<std::int64_t, std::uint64_t>, std::size_t> kernels_per_lane;
   std::set<std::pair<std::int64_t, std::uint64_t>> kernel_starts_with_flow;
   for (const auto& e : doc["traceEvents"]) {
@@ -75,7 +75,7 @@ TEST(ChromeExport, KernelsSitOnDeviceStreamLanesAndFlowsMatchKernels) {
   }
   for (const auto& [lane, n] : kernels_per_lane)
     EXPECT_TRUE(named_threads.contains(lane)) << "unnamed lane " << lane.first;
-  EXPECT_EQ(kernels_per_lane.size(), 8u);  // 2 devices x 4 streams
+  EXPECT_EQ(kernels_per_lane.size(), 8u); // 2 devices x 4 streams
   // Every flow ends on the lane of the kernel with its correlation id.
   for (const auto& k : t.kernels.all()) {
     auto it = flow_end.find(k.correlation);
@@ -124,7 +124,7 @@ TEST(ChromeExport, EscapesHostileNamesAndReplaysMemoryWithoutTotals) {
   };
   mem_event(memory_action::segment_alloc, 10, 0x1000, 4096);
   mem_event(memory_action::alloc, 20, 0x1000, 1024);
-  mem_event(memory_action::free_completed, 30, 0x1000, 0);  // size found from the alloc
+  mem_event(memory_action::free_completed, 30, 0x1000, 0); // size found from the alloc
   mem_event(memory_action::oom, 40, 0, 1 << 30);
   t.finalize();
   chrome_export_stats stats;

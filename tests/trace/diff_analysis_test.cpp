@@ -29,21 +29,25 @@ TEST(DiffAnalysis, LeakingSiteGrowsBetweenSnapshots) {
   EXPECT_EQ(r.sites[0].a, 4 * (2 << 20));
   EXPECT_EQ(r.sites[0].b, 8 * (2 << 20));
   EXPECT_EQ(r.sites[0].delta(), 4 * (2 << 20));
-  EXPECT_EQ(r.sites.size(), 1u);  // nothing else changed
+  EXPECT_EQ(r.sites.size(), 1u); // nothing else changed
   EXPECT_EQ(r.live_b - r.live_a, 4 * (2 << 20));
   const auto report = diff_report(a, b, r);
   EXPECT_EQ(report.diagnostics.at(1).code, "TDIAG-TR-231");
 }
 
 TEST(DiffAnalysis, KernelsBetweenTraces) {
-  const auto small = std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / "train_trace_small.json.gz";
-  const auto large = std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / "train_trace_large.json.gz";
-  if (!std::filesystem::exists(small) || !std::filesystem::exists(large)) GTEST_SKIP() << "shared data absent";
+  const auto small =
+      std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / "train_trace_small.json.gz";
+  const auto large =
+      std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / "train_trace_large.json.gz";
+  if (!std::filesystem::exists(small) || !std::filesystem::exists(large))
+    GTEST_SKIP() << "shared data absent";
   const auto a = import_kineto_file(small).trace;
   const auto b = import_kineto_file(large).trace;
   const auto r = diff_traces(a, b);
   ASSERT_FALSE(r.kernels.empty());
-  EXPECT_TRUE(r.kernels[0].key.starts_with("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8"));
+  EXPECT_TRUE(
+      r.kernels[0].key.starts_with("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8"));
   EXPECT_EQ(r.kernels[0].count_a, 18u);
   EXPECT_EQ(r.kernels[0].count_b, 720u);
   EXPECT_EQ(r.peak_allocated_b, 1221156352);

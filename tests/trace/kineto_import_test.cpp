@@ -29,7 +29,9 @@ std::vector<std::byte> read_bytes(const std::filesystem::path& path) {
 std::span<const std::byte> as_bytes(std::string_view s) {
   return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
 }
-std::filesystem::path shared(const char* name) { return std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / name; }
+std::filesystem::path shared(const char* name) {
+  return std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / name;
+}
 
 std::int64_t error_offset(const tdiag::input_error& e) {
   const auto* f = e.report().diagnostics.front().find_field("offset");
@@ -38,26 +40,29 @@ std::int64_t error_offset(const tdiag::input_error& e) {
 
 std::int64_t kernel_ns(const trace& t) {
   std::int64_t total = 0;
-  for (const auto& k : t.kernels.all()) total += k.end - k.start;
+  for (const auto& k : t.kernels.all())
+    total += k.end - k.start;
   return total;
 }
 
 TEST(KinetoImport, LargeSharedTrace) {
   const auto path = shared("train_trace_large.json.gz");
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent: " << path;
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent: " << path;
   kineto_stats stats;
   const auto r = import_kineto_file(path, {}, &stats);
   const auto& t = r.trace;
-  EXPECT_EQ(stats.events, 266570u);  // len(traceEvents)
+  EXPECT_EQ(stats.events, 266570u); // len(traceEvents)
   EXPECT_EQ(stats.json_bytes, 89416019u);
-  EXPECT_EQ(t.kernels.size(), 15000u);                 // cat == "kernel"
-  EXPECT_EQ(t.copies.size(), 1760u);                   // 760 gpu_memcpy + 1000 gpu_memset
-  EXPECT_EQ(t.memory.size(), 38880u);                  // name == "[memory]"
-  EXPECT_EQ(t.flows.size(), 16760u + 10880u);          // ac2g + fwdbwd pairs
+  EXPECT_EQ(t.kernels.size(), 15000u);        // cat == "kernel"
+  EXPECT_EQ(t.copies.size(), 1760u);          // 760 gpu_memcpy + 1000 gpu_memset
+  EXPECT_EQ(t.memory.size(), 38880u);         // name == "[memory]"
+  EXPECT_EQ(t.flows.size(), 16760u + 10880u); // ac2g + fwdbwd pairs
   std::set<string_id> names;
-  for (const auto& k : t.kernels.all()) names.insert(k.name);
+  for (const auto& k : t.kernels.all())
+    names.insert(k.name);
   EXPECT_EQ(names.size(), 36u);
-  EXPECT_EQ(kernel_ns(t), 583820431);                  // sum(dur) = 583820.431 us
+  EXPECT_EQ(kernel_ns(t), 583820431); // sum(dur) = 583820.431 us
   EXPECT_EQ(t.metadata.time_origin_ns, 1790857026000000000);
   EXPECT_TRUE(t.finalized());
   std::size_t cpu_ops = 0, runtime = 0, driver = 0;
@@ -71,17 +76,19 @@ TEST(KinetoImport, LargeSharedTrace) {
   EXPECT_EQ(driver, 1200u);
   std::int64_t max_allocated = 0;
   for (const auto& m : t.memory.all())
-    if (m.device == 0) max_allocated = std::max(max_allocated, m.total_allocated);
-  EXPECT_EQ(max_allocated, 1221156352);  // max Total Allocated over Device Type 1 events
+    if (m.device == 0)
+      max_allocated = std::max(max_allocated, m.total_allocated);
+  EXPECT_EQ(max_allocated, 1221156352); // max Total Allocated over Device Type 1 events
 }
 
 TEST(KinetoImport, SmallTraceSameWithTinyWindows) {
   const auto path = shared("train_trace_small.json.gz");
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent: " << path;
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent: " << path;
   const auto bytes = read_bytes(path);
   kineto_stats a, b;
   const auto big = import_kineto(bytes, "small", {}, &a);
-  const auto tiny = import_kineto(bytes, "small", {}, &b, 4096);  // hundreds of windows
+  const auto tiny = import_kineto(bytes, "small", {}, &b, 4096); // hundreds of windows
   EXPECT_EQ(a.events, 6979u);
   EXPECT_EQ(big.trace.kernels.size(), 393u);
   EXPECT_EQ(big.trace.flows.size(), 441u + 276u);
@@ -132,7 +139,8 @@ TEST(KinetoImport, Sniffing) {
   EXPECT_FALSE(sniff_kineto(as_bytes("{\"hello\": 1}")));
   EXPECT_FALSE(sniff_kineto(as_bytes("\x80\x04\x95")));
   const auto path = shared("train_trace_small.json.gz");
-  if (!std::filesystem::exists(path)) return;
+  if (!std::filesystem::exists(path))
+    return;
   auto head = read_bytes(path);
   head.resize(4096);
   EXPECT_TRUE(sniff_kineto(head));
@@ -140,7 +148,8 @@ TEST(KinetoImport, Sniffing) {
 
 TEST(KinetoImport, TruncatedGzipNamesTheOffset) {
   const auto path = shared("train_trace_small.json.gz");
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent";
   auto bytes = read_bytes(path);
   bytes.resize(bytes.size() / 2);
   try {
@@ -155,7 +164,8 @@ TEST(KinetoImport, TruncatedGzipNamesTheOffset) {
 
 TEST(KinetoImport, TruncatedAndCorruptedJsonNameTheOffset) {
   const auto path = shared("train_trace_small.json.gz");
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent";
   const auto gz = read_bytes(path);
   const auto text = detail::gunzip(gz, "small", 64, std::size_t{1} << 30);
   for (std::size_t cut : {std::size_t{100}, std::size_t{5000}, text.size / 2, text.size - 3}) {
@@ -169,7 +179,7 @@ TEST(KinetoImport, TruncatedAndCorruptedJsonNameTheOffset) {
   }
   std::string damaged(text.view());
   const auto at = damaged.find("\"ts\"", damaged.size() / 2);
-  damaged.replace(at, 4, "\"ts'");  // an unterminated key
+  damaged.replace(at, 4, "\"ts'"); // an unterminated key
   try {
     (void)import_kineto(as_bytes(damaged), "damaged.json");
     FAIL() << "no error";

@@ -10,7 +10,7 @@ namespace {
 TEST(LaneTable, InternsByKindAndKey) {
   lane_table lanes;
   const lane_id s = lanes.gpu(0, 7);
-  const lane_id h = lanes.host(0, 7);  // same numbers, different kind
+  const lane_id h = lanes.host(0, 7); // same numbers, different kind
   const lane_id m = lanes.memory(-1);
   EXPECT_NE(s, h);
   EXPECT_NE(h, m);

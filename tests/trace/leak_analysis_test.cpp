@@ -34,7 +34,8 @@ void expect_top_site_is_the_leak(const char* name, std::size_t iterations) {
   EXPECT_EQ(top.growth_per_iteration, 2u << 20);
   EXPECT_EQ(top.iterations, iterations);
   // Nothing else grows: weights, gradients and optimizer state are made once.
-  for (std::size_t i = 1; i < r.sites.size(); ++i) EXPECT_FALSE(r.sites[i].growing) << describe_frame(t, r.sites[i].site);
+  for (std::size_t i = 1; i < r.sites.size(); ++i)
+    EXPECT_FALSE(r.sites[i].growing) << describe_frame(t, r.sites[i].site);
   const auto report = leak_report(t, r);
   ASSERT_GE(report.diagnostics.size(), 2u);
   const auto& d = report.diagnostics[1];
@@ -63,7 +64,8 @@ TEST(LeakAnalysis, IterationsFromAnnotations) {
 
 TEST(LeakAnalysis, InternalFramesAreSkipped) {
   trace t;
-  const frame torch_frame{t.strings.intern("forward"), t.strings.intern("/x/site-packages/torch/nn/linear.py"), 125};
+  const frame torch_frame{t.strings.intern("forward"),
+                          t.strings.intern("/x/site-packages/torch/nn/linear.py"), 125};
   const frame frozen{t.strings.intern("_run"), t.strings.intern("<frozen runpy>"), 88};
   const frame cpp{t.strings.intern("c10::alloc"), t.strings.intern("??"), 0};
   const frame user{t.strings.intern("main"), t.strings.intern("/home/me/train.py"), 42};
@@ -79,7 +81,8 @@ TEST(LeakAnalysis, InternalFramesAreSkipped) {
 
 TEST(LeakAnalysis, SharedTrainingSnapshotHasNoGrowingSite) {
   const auto path = std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / "train_snapshot.pickle";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent";
   const auto t = import_snapshot_file(path).trace;
   const auto r = find_leaks(t);
   // Python: 147 blocks in state active_allocated at the dump.

@@ -5,20 +5,22 @@
 #include <tensordiag/trace/synthetic.hpp>
 #include <tensordiag/trace/tdtrace_writer.hpp>
 
-#include "trace_test_support.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
 
+#include "trace_test_support.hpp"
+
 namespace tdiag::trace {
 namespace {
 
-std::string code_of(const tdiag::error& e) { return e.report().diagnostics.at(0).code; }
+std::string code_of(const tdiag::error& e) {
+  return e.report().diagnostics.at(0).code;
+}
 
 TEST(LoadTrace, DispatchesTdtraceByContentNotName) {
-  const auto path = test::temp_path("looks_like.json");  // the name must not matter
+  const auto path = test::temp_path("looks_like.json"); // the name must not matter
   const trace t = make_synthetic_trace({.kernels = 100});
   write_tdtrace(path, t);
   const load_result r = load_trace(path);
@@ -43,15 +45,15 @@ TEST(LoadTrace, CapturedTraceGetsLaunchFlowsFromCorrelationIds) {
 // A real capture: `tdiag capture --stacks -- python3 samples/capture_demo/torch_step.py 20` on
 // an H200 (2026-12-02). Its counts as `tdiag capture` printed them there.
 TEST(LoadTrace, OpensAPyTorchRunCapturedOnAnH200) {
-  const auto path =
-      std::filesystem::path(TDIAG_SOURCE_DIR) / "tests" / "data" / "trace" / "h200_torch_step.tdtrace";
+  const auto path = std::filesystem::path(TDIAG_SOURCE_DIR) / "tests" / "data" / "trace" /
+                    "h200_torch_step.tdtrace";
   const load_result r = load_trace(path);
   EXPECT_EQ(r.trace.metadata.format, "tdtrace");
   EXPECT_EQ(r.trace.kernels.size(), 510u);
   EXPECT_EQ(r.trace.copies.size(), 25u);
   EXPECT_EQ(r.trace.api_calls.size(), 8965u);
   EXPECT_EQ(r.trace.memory.size(), 816u);
-  EXPECT_EQ(r.trace.flows.size(), 535u);  // every kernel and copy back to its launching call
+  EXPECT_EQ(r.trace.flows.size(), 535u); // every kernel and copy back to its launching call
 }
 
 TEST(LoadTrace, UnknownAndMissingFilesGiveCodedErrors) {

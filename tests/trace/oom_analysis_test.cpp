@@ -17,7 +17,8 @@ using namespace tdiag::trace;
 
 TEST(OomAnalysis, PerProcessLimitNotAFullDevice) {
   const auto path = std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / "oom_snapshot.pickle";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent";
   const auto t = import_snapshot_file(path).trace;
   const auto findings = find_ooms(t);
   ASSERT_EQ(findings.size(), 1u);
@@ -38,7 +39,7 @@ TEST(OomAnalysis, PerProcessLimitNotAFullDevice) {
   EXPECT_NE(d.message.find("137.50 GiB free"), std::string::npos) << d.message;
   EXPECT_NE(d.message.find("per-process memory limit"), std::string::npos) << d.message;
   EXPECT_EQ(d.message.find("genuinely out of memory"), std::string::npos) << d.message;
-  EXPECT_EQ(d.location.line, 42u);  // gen_gpu_traces.py:42, the innermost Python frame
+  EXPECT_EQ(d.location.line, 42u); // gen_gpu_traces.py:42, the innermost Python frame
 }
 
 memory_event ev(memory_action a, std::uint64_t addr, std::uint64_t size, std::int64_t time) {
@@ -57,8 +58,12 @@ TEST(OomAnalysis, FragmentationAndFullDevice) {
     const auto lane = t.lanes.memory(0);
     std::vector<memory_event> es = {ev(memory_action::segment_alloc, 0x100000000, 64 * mib, 1)};
     // Eight 8 MiB blocks, every other one freed: 32 MiB free in 8 MiB pieces.
-    for (std::uint64_t i = 0; i < 8; ++i) es.push_back(ev(memory_action::alloc, 0x100000000 + i * 8 * mib, 8 * mib, 2 + static_cast<std::int64_t>(i)));
-    for (std::uint64_t i = 0; i < 8; i += 2) es.push_back(ev(memory_action::free_completed, 0x100000000 + i * 8 * mib, 8 * mib, 20 + static_cast<std::int64_t>(i)));
+    for (std::uint64_t i = 0; i < 8; ++i)
+      es.push_back(ev(memory_action::alloc, 0x100000000 + i * 8 * mib, 8 * mib,
+                      2 + static_cast<std::int64_t>(i)));
+    for (std::uint64_t i = 0; i < 8; i += 2)
+      es.push_back(ev(memory_action::free_completed, 0x100000000 + i * 8 * mib, 8 * mib,
+                      20 + static_cast<std::int64_t>(i)));
     auto oom = ev(memory_action::oom, 0, fragmented ? 16 * mib : 48 * mib, 40);
     oom.device_free = 2 * mib;
     es.push_back(oom);
@@ -72,7 +77,8 @@ TEST(OomAnalysis, FragmentationAndFullDevice) {
     EXPECT_EQ(findings[0].free_in_reserved, 32 * mib);
     EXPECT_EQ(findings[0].largest_free_block, 8 * mib);
     EXPECT_DOUBLE_EQ(findings[0].fragmentation, 0.75);
-    EXPECT_EQ(findings[0].verdict, fragmented ? oom_verdict::fragmentation : oom_verdict::device_full);
+    EXPECT_EQ(findings[0].verdict,
+              fragmented ? oom_verdict::fragmentation : oom_verdict::device_full);
   }
 }
 

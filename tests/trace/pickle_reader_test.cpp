@@ -20,7 +20,9 @@ using tdiag::trace::pickle_document;
 using tdiag::trace::pickle_kind;
 using tdiag::trace::pickle_limits;
 
-std::string bytes(const char* data, std::size_t n) { return std::string(data, n); }
+std::string bytes(const char* data, std::size_t n) {
+  return std::string(data, n);
+}
 #define TDIAG_BYTES(lit) bytes(lit, sizeof(lit) - 1)
 
 // {'a': [1, -2, 2**40, 2**64 + 5, -2**70], 'b': (1.5, None, True, False), 's': 'héllo',
@@ -66,9 +68,12 @@ std::string expect_error(const std::string& data, std::string* code = nullptr,
     (void)pickle_document::parse(data, "test.pickle", limits);
   } catch (const tdiag::input_error& e) {
     const auto& d = e.report().diagnostics.front();
-    if (code) *code = d.code;
-    if (offset) *offset = std::get<std::int64_t>(field(e, "offset")->value);
-    if (opcode) *opcode = std::get<std::string>(field(e, "opcode")->value);
+    if (code)
+      *code = d.code;
+    if (offset)
+      *offset = std::get<std::int64_t>(field(e, "offset")->value);
+    if (opcode)
+      *opcode = std::get<std::string>(field(e, "opcode")->value);
     return e.what();
   }
   ADD_FAILURE() << "no error";
@@ -88,8 +93,8 @@ TEST(PickleReader, ReadsPlainData) {
   EXPECT_EQ(a.at(1).as_int(), -2);
   EXPECT_EQ(a.at(2).as_int(), std::int64_t{1} << 40);
   EXPECT_EQ(a.at(3).kind(), pickle_kind::big_integer);
-  EXPECT_FALSE(a.at(3).as_uint().has_value());  // 2**64 + 5 does not fit
-  EXPECT_FALSE(a.at(4).as_uint().has_value());  // negative
+  EXPECT_FALSE(a.at(3).as_uint().has_value()); // 2**64 + 5 does not fit
+  EXPECT_FALSE(a.at(4).as_uint().has_value()); // negative
   const auto b = root.find("b");
   ASSERT_EQ(b.kind(), pickle_kind::tuple);
   EXPECT_EQ(b.at(0).as_double(), 1.5);
@@ -120,7 +125,7 @@ TEST(PickleReader, Protocol5FramesAndSets) {
   EXPECT_EQ(root.find("k").kind(), pickle_kind::set);
   EXPECT_EQ(root.find("k").size(), 2u);
   EXPECT_EQ(root.find("f").kind(), pickle_kind::set);
-  EXPECT_EQ(root.find("u").as_uint(), std::uint64_t{1} << 63);  // 9-byte LONG1
+  EXPECT_EQ(root.find("u").as_uint(), std::uint64_t{1} << 63); // 9-byte LONG1
 }
 
 TEST(PickleReader, RefusesCodeOpcodesWithOffset) {
@@ -138,7 +143,8 @@ TEST(PickleReader, RefusesCodeOpcodesWithOffset) {
 }
 
 TEST(PickleReader, RefusesEveryCodeOpcode) {
-  const char ops[] = {'c', '\x93', 'R', 'b', 'i', 'o', '\x81', '\x92', '\x82', '\x83', '\x84', 'P', 'Q'};
+  const char ops[] = {'c',    '\x93', 'R',    'b',    'i', 'o', '\x81',
+                      '\x92', '\x82', '\x83', '\x84', 'P', 'Q'};
   for (char op : ops) {
     std::string data = "\x80\x02";
     data += op;
@@ -190,13 +196,16 @@ TEST(PickleReader, BadMemoIndex) {
   expect_error(TDIAG_BYTES("\x80\x02h\x05."), &code);
   EXPECT_EQ(code, "TDIAG-TR-103");
   // LONG_BINPUT far away must not allocate for it.
-  expect_error(TDIAG_BYTES("\x80\x02N" "r\xff\xff\xff\x7f."), &code);
+  expect_error(TDIAG_BYTES("\x80\x02N"
+                           "r\xff\xff\xff\x7f."),
+               &code);
   EXPECT_EQ(code, "TDIAG-TR-103");
 }
 
 TEST(PickleReader, SharedTrainingSnapshot) {
   const std::filesystem::path path = TDIAG_SHARED_DIR "/traces/train_snapshot.pickle";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent: " << path;
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent: " << path;
   const auto doc = pickle_document::read_file(path);
   EXPECT_EQ(doc.protocol(), 4);
   const auto root = doc.root();
@@ -210,7 +219,8 @@ TEST(PickleReader, SharedTrainingSnapshot) {
   EXPECT_EQ(events.at(0).find("time_us").as_int(), 1796200892070881);
   // Python: 3,951 distinct frame lists among the 5,898 entries (the memo keeps them shared).
   std::set<std::uint32_t> frame_lists;
-  for (std::size_t i = 0; i < events.size(); ++i) frame_lists.insert(events.at(i).find("frames").id());
+  for (std::size_t i = 0; i < events.size(); ++i)
+    frame_lists.insert(events.at(i).find("frames").id());
   EXPECT_EQ(frame_lists.size(), 3951u);
 }
 

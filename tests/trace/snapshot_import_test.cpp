@@ -19,7 +19,9 @@ namespace {
 
 using namespace tdiag::trace;
 
-std::filesystem::path shared(const char* name) { return std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / name; }
+std::filesystem::path shared(const char* name) {
+  return std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / name;
+}
 
 std::string read_all(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -28,13 +30,15 @@ std::string read_all(const std::filesystem::path& p) {
 
 std::map<memory_action, std::size_t> count_actions(const trace& t) {
   std::map<memory_action, std::size_t> n;
-  for (const auto& e : t.memory.all()) ++n[e.action];
+  for (const auto& e : t.memory.all())
+    ++n[e.action];
   return n;
 }
 
 TEST(SnapshotImport, TrainingSnapshotCounts) {
   const auto path = shared("train_snapshot.pickle");
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent: " << path;
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent: " << path;
   const auto r = import_snapshot_file(path);
   const auto& t = r.trace;
   EXPECT_EQ(t.metadata.format, "torch-snapshot");
@@ -51,8 +55,8 @@ TEST(SnapshotImport, TrainingSnapshotCounts) {
   ASSERT_TRUE(t.final_allocator_state.has_value());
   const auto& final_state = *t.final_allocator_state;
   EXPECT_EQ(final_state.segments.size(), 45u);
-  EXPECT_EQ(final_state.reserved_bytes(), 994050048u);   // sum(total_size)
-  EXPECT_EQ(final_state.allocated_bytes(), 222617600u);  // sum(allocated_size)
+  EXPECT_EQ(final_state.reserved_bytes(), 994050048u);  // sum(total_size)
+  EXPECT_EQ(final_state.allocated_bytes(), 222617600u); // sum(allocated_size)
   // The first entry's innermost frame: convert, torch/nn/modules/module.py:1370.
   const auto& first = t.memory.all()[0];
   const auto frames = t.stacks.stack(first.stack);
@@ -67,15 +71,16 @@ TEST(SnapshotImport, TrainingSnapshotCounts) {
 
 TEST(SnapshotImport, OomSnapshot) {
   const auto path = shared("oom_snapshot.pickle");
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent: " << path;
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent: " << path;
   const auto r = import_snapshot_file(path);
   const auto& t = r.trace;
   const auto events = t.memory.all();
   ASSERT_EQ(events.size(), 23u);
   const auto& oom = events.back();
   EXPECT_EQ(oom.action, memory_action::oom);
-  EXPECT_EQ(oom.size, 3221225472u);           // 3 GiB asked
-  EXPECT_EQ(oom.device_free, 147642777600u);  // 137.5 GiB free on the device
+  EXPECT_EQ(oom.size, 3221225472u);          // 3 GiB asked
+  EXPECT_EQ(oom.device_free, 147642777600u); // 137.5 GiB free on the device
   EXPECT_EQ(events[21].action, memory_action::segment_free);
   EXPECT_EQ(events[20].action, memory_action::segment_free);
   EXPECT_EQ(events[20].size, 268435456u);
@@ -85,7 +90,8 @@ TEST(SnapshotImport, OomSnapshot) {
 
 TEST(SnapshotImport, LoadTraceDispatchesByContent) {
   const auto path = shared("oom_snapshot.pickle");
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent: " << path;
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent: " << path;
   // A misleading name: detection is by content.
   const auto copy = std::filesystem::path(TDIAG_BINARY_DIR) / "snapshot_import_test_trace.json";
   std::filesystem::copy_file(path, copy, std::filesystem::copy_options::overwrite_existing);
@@ -96,7 +102,8 @@ TEST(SnapshotImport, LoadTraceDispatchesByContent) {
 
 TEST(SnapshotImport, TruncationsAreErrorsWithOffsets) {
   const auto path = shared("oom_snapshot.pickle");
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent: " << path;
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent: " << path;
   const auto bytes = read_all(path);
   for (std::size_t cut = 0; cut < bytes.size(); cut += 97) {
     try {
@@ -113,7 +120,9 @@ TEST(SnapshotImport, TruncationsAreErrorsWithOffsets) {
 
 TEST(SnapshotImport, NotASnapshot) {
   // pickle.dumps([1, 2], protocol=2)
-  const std::string list_pickle("\x80\x02]q\x00(K\x01K\x02" "e.", 12);
+  const std::string list_pickle("\x80\x02]q\x00(K\x01K\x02"
+                                "e.",
+                                12);
   try {
     (void)import_snapshot(list_pickle, "list.pickle");
     FAIL() << "no error";

@@ -17,24 +17,28 @@ namespace {
 
 using namespace tdiag::trace;
 
-std::filesystem::path shared(const char* name) { return std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / name; }
+std::filesystem::path shared(const char* name) {
+  return std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / name;
+}
 
 std::size_t count_of(const summary_result& s, std::string_view kind) {
   for (const auto& [name, n] : s.counts)
-    if (name == kind) return n;
+    if (name == kind)
+      return n;
   return static_cast<std::size_t>(-1);
 }
 
 TEST(SummaryAnalysis, TrainingSnapshotPeaks) {
   const auto path = shared("train_snapshot.pickle");
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent";
   const auto t = import_snapshot_file(path).trace;
   const auto s = summarize(t);
   ASSERT_EQ(s.memory.size(), 1u);
   const auto& m = s.memory[0];
-  EXPECT_EQ(m.peak_allocated, 853600280);  // after entry 1273, time_us 1796200897912847
+  EXPECT_EQ(m.peak_allocated, 853600280); // after entry 1273, time_us 1796200897912847
   EXPECT_EQ(m.peak_allocated_time, (1796200897912847 - 1796200892070881) * 1000);
-  EXPECT_EQ(m.peak_reserved, 994050048);   // all 45 segments, reached at time_us 1796200897920982
+  EXPECT_EQ(m.peak_reserved, 994050048); // all 45 segments, reached at time_us 1796200897920982
   EXPECT_EQ(m.peak_reserved_time, (1796200897920982 - 1796200892070881) * 1000);
   EXPECT_EQ(m.final_allocated, 219471872);
   EXPECT_EQ(count_of(s, "memory_events"), 5898u);
@@ -47,7 +51,8 @@ TEST(SummaryAnalysis, TrainingSnapshotPeaks) {
 
 TEST(SummaryAnalysis, OomSnapshotStartsFromDerivedState) {
   const auto path = shared("oom_snapshot.pickle");
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent";
   const auto t = import_snapshot_file(path).trace;
   const auto s = summarize(t);
   ASSERT_EQ(s.memory.size(), 1u);
@@ -61,7 +66,8 @@ TEST(SummaryAnalysis, OomSnapshotStartsFromDerivedState) {
 
 TEST(SummaryAnalysis, KinetoKernelsStreamsAndMemory) {
   const auto path = shared("train_trace_large.json.gz");
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent";
   const auto t = import_kineto_file(path).trace;
   const auto s = summarize(t);
   EXPECT_EQ(count_of(s, "kernels"), 15000u);
@@ -73,7 +79,8 @@ TEST(SummaryAnalysis, KinetoKernelsStreamsAndMemory) {
   EXPECT_EQ(s.kernels[0].count, 720u);
   EXPECT_EQ(s.kernels[0].total_ns, 102114177);
   EXPECT_EQ(s.kernels[0].max_ns, 188352);
-  EXPECT_TRUE(t.name(s.kernels[0].name).starts_with("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8"));
+  EXPECT_TRUE(t.name(s.kernels[0].name)
+                  .starts_with("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8"));
   EXPECT_EQ(s.kernels[1].count, 480u);
   EXPECT_EQ(s.kernels[1].total_ns, 76144162);
   ASSERT_EQ(s.streams.size(), 1u);
@@ -82,7 +89,8 @@ TEST(SummaryAnalysis, KinetoKernelsStreamsAndMemory) {
   EXPECT_NEAR(s.streams[0].busy_fraction, 0.4724, 0.0005);
   const memory_peak* gpu = nullptr;
   for (const auto& m : s.memory)
-    if (m.device == 0) gpu = &m;
+    if (m.device == 0)
+      gpu = &m;
   ASSERT_NE(gpu, nullptr);
   EXPECT_EQ(gpu->peak_allocated, 1221156352);
   EXPECT_EQ(gpu->peak_reserved, 1386217472);

@@ -2,10 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/trace/synthetic.hpp>
 
+#include <gtest/gtest.h>
+
 #include "../../trace/src/tdtrace_format.hpp"
 #include "trace_test_support.hpp"
-
-#include <gtest/gtest.h>
 
 namespace tdiag::trace {
 namespace {
@@ -65,7 +65,7 @@ TEST(TdtraceCodec, RejectsUndefinedReferences) {
   const lane_id l = t.lanes.gpu(0, 1);
   kernel_event k;
   k.lane = l;
-  k.name = 77;  // no such string
+  k.name = 77; // no such string
   t.kernels.push_back(k);
   const std::string payload = detail::encode_chunk(t);
   trace into;

@@ -5,10 +5,10 @@
 #include <tensordiag/trace/tdtrace_reader.hpp>
 #include <tensordiag/trace/tdtrace_writer.hpp>
 
+#include <gtest/gtest.h>
+
 #include "../../trace/src/tdtrace_format.hpp"
 #include "trace_test_support.hpp"
-
-#include <gtest/gtest.h>
 
 namespace tdiag::trace {
 namespace {
@@ -16,8 +16,8 @@ namespace {
 // A multi-chunk file, its bytes, and the offsets/event counts of its chunks.
 struct sample_file {
   std::vector<char> bytes;
-  std::vector<std::uint64_t> offsets;  // chunk starts, then the footer offset
-  std::vector<std::size_t> events;     // events per chunk
+  std::vector<std::uint64_t> offsets; // chunk starts, then the footer offset
+  std::vector<std::size_t> events;    // events per chunk
   std::size_t total_events = 0;
 };
 
@@ -118,9 +118,9 @@ TEST(TdtraceReader, CorruptedPayloadSkipsOnlyThatChunk) {
 TEST(TdtraceReader, SalvageModeIgnoresDamagedChecksumsOnly) {
   const auto& s = sample();
   std::vector<char> bytes = s.bytes;
-  bytes[s.offsets[1] + 20] ^= 0x01;  // the stored payload CRC, not the payload
+  bytes[s.offsets[1] + 20] ^= 0x01; // the stored payload CRC, not the payload
   const auto strict = read_tdtrace(std::as_bytes(std::span(bytes)), "crc");
-  EXPECT_EQ(strict.info.chunks_corrupted, 1u);  // the header CRC covers that field
+  EXPECT_EQ(strict.info.chunks_corrupted, 1u); // the header CRC covers that field
   tdtrace_read_options salvage;
   salvage.verify_checksums = false;
   const auto r = read_tdtrace(std::as_bytes(std::span(bytes)), "crc", salvage);
@@ -137,7 +137,7 @@ TEST(TdtraceReader, CorruptedChunkHeaderResynchronisesOnTheNextChunk) {
   const auto& s = sample();
   std::vector<char> bytes = s.bytes;
   const std::size_t victim = 1;
-  bytes[s.offsets[victim] + 5] ^= 0x01;  // inside the header: its CRC fails
+  bytes[s.offsets[victim] + 5] ^= 0x01; // inside the header: its CRC fails
   const auto r = read_tdtrace(std::as_bytes(std::span(bytes)), "corrupt");
   EXPECT_TRUE(test::has_code(r.loaded.warnings, "TDIAG-TRACE-111"));
   EXPECT_EQ(r.info.chunks_loaded, s.offsets.size() - 2);
@@ -177,7 +177,7 @@ TEST(TdtraceReader, RejectsOtherFilesAndNewerVersions) {
     EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-TRACE-101");
   }
   std::vector<char> bytes = sample().bytes;
-  bytes[8] = 9;  // major version 9, with a header CRC that matches it
+  bytes[8] = 9; // major version 9, with a header CRC that matches it
   const std::uint32_t crc = detail::crc32_of(std::as_bytes(std::span(bytes.data(), 28)));
   std::memcpy(bytes.data() + 28, &crc, 4);
   try {

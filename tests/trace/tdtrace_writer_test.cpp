@@ -5,11 +5,11 @@
 #include <tensordiag/trace/tdtrace_reader.hpp>
 #include <tensordiag/trace/tdtrace_writer.hpp>
 
-#include "trace_test_support.hpp"
-
 #include <gtest/gtest.h>
 
 #include <thread>
+
+#include "trace_test_support.hpp"
 
 namespace tdiag::trace {
 namespace {
@@ -47,7 +47,7 @@ TEST(TdtraceWriter, ConcurrentProducersLoseNothing) {
   const auto path = test::temp_path("producers.tdtrace");
   tdtrace_writer_options w;
   w.chunk_bytes = 16 << 10;
-  w.queue_capacity = 4;  // producers must wait for the writer thread
+  w.queue_capacity = 4; // producers must wait for the writer thread
   tdtrace_writer writer(path, {"", "cupti", 0, 0, {}}, w);
   constexpr int producers = 4;
   constexpr int batches = 50;
@@ -88,9 +88,8 @@ TEST(TdtraceWriter, ConcurrentProducersLoseNothing) {
   for (int p = 0; p < producers; ++p) {
     auto lane = t.kernels.lane(t.lanes.find_gpu(0, static_cast<std::uint64_t>(p)));
     ASSERT_EQ(lane.size(), std::size_t{batches * per_batch});
-    EXPECT_TRUE(std::is_sorted(lane.begin(), lane.end(), [](const auto& a, const auto& b) {
-      return a.start < b.start;
-    }));
+    EXPECT_TRUE(std::is_sorted(lane.begin(), lane.end(),
+                               [](const auto& a, const auto& b) { return a.start < b.start; }));
     EXPECT_EQ(t.name(lane.front().name), fmt::format("kernel_{}", p));
   }
 }
@@ -110,7 +109,7 @@ TEST(TdtraceWriter, FlushMakesEventsReadableBeforeClose) {
   const auto full = read_tdtrace(path);
   EXPECT_TRUE(full.info.has_footer);
   EXPECT_EQ(full.loaded.trace.event_count(), events);
-  EXPECT_FALSE(writer.append(trace{}));  // closed
+  EXPECT_FALSE(writer.append(trace{})); // closed
 }
 
 TEST(TdtraceWriter, DropsAndCountsWhenAskedNotToBlock) {

@@ -14,14 +14,15 @@ using namespace tdiag::trace;
 
 TEST(TimelineAnalysis, OomSnapshotBeforeAndAfterTheReleases) {
   const auto path = std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / "oom_snapshot.pickle";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "shared data absent";
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent";
   const auto t = import_snapshot_file(path).trace;
   // time_us of the entries: the last alloc at +695 us, the frees at +743/+750, segment_free at
   // +998 and +1184, the oom at +1878 (origin = the first entry, 1796200898011448).
   const auto before = timeline_at(t, t.span().begin + 700'000);
   ASSERT_EQ(before.lanes.size(), 1u);
   EXPECT_EQ(before.lanes[0].event_index, 16u);
-  EXPECT_EQ(before.lanes[0].state.segments.size(), 11u);  // 3 older + 8 new
+  EXPECT_EQ(before.lanes[0].state.segments.size(), 11u); // 3 older + 8 new
   const auto after = timeline_at(t, t.span().begin + 1'500'000);
   EXPECT_EQ(after.lanes[0].event_index, 22u);
   EXPECT_EQ(after.lanes[0].state.segments.size(), 9u);
@@ -30,7 +31,7 @@ TEST(TimelineAnalysis, OomSnapshotBeforeAndAfterTheReleases) {
   EXPECT_EQ(by_event.lanes[0].state, after.lanes[0].state);
   const auto r = timeline_report(t, after, 2);
   EXPECT_EQ(r.diagnostics.front().code, "TDIAG-TR-240");
-  EXPECT_EQ(r.diagnostics.size(), 1u + 2u + 1u);  // totals, 2 segments, "and 7 more"
+  EXPECT_EQ(r.diagnostics.size(), 1u + 2u + 1u); // totals, 2 segments, "and 7 more"
 }
 
 TEST(TimelineAnalysis, ParseDuration) {

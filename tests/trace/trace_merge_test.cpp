@@ -3,9 +3,9 @@
 #include <tensordiag/trace/synthetic.hpp>
 #include <tensordiag/trace/trace_merge.hpp>
 
-#include "trace_test_support.hpp"
-
 #include <gtest/gtest.h>
+
+#include "trace_test_support.hpp"
 
 namespace tdiag::trace {
 namespace {

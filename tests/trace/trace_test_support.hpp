@@ -8,8 +8,6 @@
 #include <tensordiag/core/report.hpp>
 #include <tensordiag/trace/trace.hpp>
 
-#include "../../trace/src/record_ids.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,9 +17,10 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
-#include <unistd.h>
+#include "../../trace/src/record_ids.hpp"
 
 namespace tdiag::trace::test {
 

@@ -82,7 +82,7 @@ TEST(LaneLayout, HitTestingThroughLayoutFindsTheEvent) {
   time_axis axis;
   axis.set_width(1000);
   axis.set_limits(t.span().begin, t.span().end);
-  axis.fit(row.start[5], row.end[5]);  // one kernel fills the view
+  axis.fit(row.start[5], row.end[5]); // one kernel fills the view
   const auto hit_row = layout.row_at(layout.row_y(0, 0) + 4.0f);
   ASSERT_TRUE(hit_row.has_value());
   const auto i = hit_test(layout.tracks()[hit_row->track].rows[hit_row->row], axis, 500.0);

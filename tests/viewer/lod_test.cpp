@@ -18,7 +18,7 @@ row_index random_row(std::size_t n, std::uint32_t seed, std::int64_t& end_time) 
   row_index row;
   std::int64_t t = 1'000'000'000'000;
   for (std::size_t i = 0; i < n; ++i) {
-    t += static_cast<std::int64_t>(rng() % 5000);  // gaps, some zero
+    t += static_cast<std::int64_t>(rng() % 5000); // gaps, some zero
     // Mostly tiny events, a few long ones.
     const std::int64_t dur = rng() % 50 == 0 ? static_cast<std::int64_t>(rng() % 2'000'000)
                                              : static_cast<std::int64_t>(rng() % 3000);
@@ -60,7 +60,8 @@ void expect_existence_kept(const row_index& row, const time_axis& axis, const lo
   std::size_t wide = 0;
   for (const auto& it : items)
     wide += it.count == 1 && it.x1 - it.x0 >= o.min_px;
-  EXPECT_LE(items.size() - wide, static_cast<std::size_t>(2 * axis.width() / o.min_px + 2 * wide + 4));
+  EXPECT_LE(items.size() - wide,
+            static_cast<std::size_t>(2 * axis.width() / o.min_px + 2 * wide + 4));
 }
 
 TEST(Lod, KeepsExistenceAtEveryZoom) {
@@ -109,7 +110,7 @@ TEST(Lod, WideEventsAreDrawnAlone) {
   time_axis axis;
   axis.set_width(100);
   axis.set_limits(0, 10'000);
-  axis.fit_all();  // 100 ns per px
+  axis.fit_all(); // 100 ns per px
   std::vector<lod_item> items;
   build_lod(row, axis, {}, items);
   ASSERT_EQ(items.size(), 3u);

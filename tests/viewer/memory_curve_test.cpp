@@ -16,8 +16,8 @@ TEST(MemoryCurve, EnvelopeKeepsOneNanosecondPeaks) {
   c.push_back(0, 100, 1000);
   for (std::int64_t t = 1; t < 500'000; t += 1000)
     c.push_back(t, 100, 1000);
-  c.push_back(500'000, 900, 1000);  // a spike ...
-  c.push_back(500'001, 100, 1000);  // ... one nanosecond wide
+  c.push_back(500'000, 900, 1000); // a spike ...
+  c.push_back(500'001, 100, 1000); // ... one nanosecond wide
   for (std::int64_t t = 501'001; t < 1'000'000; t += 1000)
     c.push_back(t, 100, 1000);
   time_axis axis;

@@ -11,13 +11,12 @@
 // memory:   the allocated-bytes colour (blue) in most pixel columns of the plot.
 // allocator: the overview strip shows the curve across most columns, segments are drawn.
 // tables:   many text lines (bright pixels on many rows) in the table area.
-#include <stb/stb_image.h>
-
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <stb/stb_image.h>
 #include <string>
 
 namespace {
@@ -26,11 +25,17 @@ struct image {
   int w = 0;
   int h = 0;
   unsigned char* px = nullptr;
-  const unsigned char* at(int x, int y) const { return px + (static_cast<std::size_t>(y) * w + x) * 3; }
+  const unsigned char* at(int x, int y) const {
+    return px + (static_cast<std::size_t>(y) * w + x) * 3;
+  }
 };
 
-bool bluish(const unsigned char* p) { return p[2] > 110 && p[2] > p[0] + 40 && p[1] > p[0] + 10; }
-bool bright(const unsigned char* p) { return p[0] + p[1] + p[2] > 3 * 170; }
+bool bluish(const unsigned char* p) {
+  return p[2] > 110 && p[2] > p[0] + 40 && p[1] > p[0] + 10;
+}
+bool bright(const unsigned char* p) {
+  return p[0] + p[1] + p[2] > 3 * 170;
+}
 bool background(const unsigned char* p) {
   return std::abs(p[0] - 24) + std::abs(p[1] - 26) + std::abs(p[2] - 31) < 18;
 }

@@ -43,7 +43,7 @@ TEST(TableModel, SortsByKeyThenTextAndKeepsSortThroughFilters) {
   EXPECT_EQ(m.rows()[m.visible()[0]].cells[0], "gemm_kernel");
   EXPECT_EQ(m.rows()[m.visible()[2]].cells[0], "Softmax");
   m.sort(0, true);
-  EXPECT_EQ(m.rows()[m.visible()[0]].cells[0], "Softmax");  // 'S' < 'e' < 'g'
+  EXPECT_EQ(m.rows()[m.visible()[0]].cells[0], "Softmax"); // 'S' < 'e' < 'g'
   m.sort(1, true);
   EXPECT_EQ(m.set_filter("e"), "");
   EXPECT_EQ(m.rows()[m.visible()[0]].cells[0], "elementwise_add");

@@ -58,10 +58,10 @@ TEST(TimeAxis, PanMovesByPixelsAndClamps) {
   time_axis a;
   a.set_width(1000);
   a.set_limits(0, 1'000'000);
-  a.fit(0, 100'000);  // 100 ns per px
+  a.fit(0, 100'000); // 100 ns per px
   a.pan(10.0);
   EXPECT_EQ(a.start(), 1000);
-  a.pan(1e9);  // far past the end: a tenth of the view stays on the trace
+  a.pan(1e9); // far past the end: a tenth of the view stays on the trace
   EXPECT_LE(a.start(), 1'000'000);
   EXPECT_GE(a.end(), 1'000'000);
   a.pan(-1e9);

@@ -8,40 +8,52 @@ namespace tdiag::trace {
 
 bool is_internal_frame(const trace& t, const frame& f) {
   const auto file = t.name(f.file);
-  if (file.empty() || file == "??" || f.line == 0) return true;
-  if (file.front() == '<') return true;  // <frozen runpy>, <string>, <built-in>
-  for (const std::string_view marker : {"/torch/", "site-packages/", "dist-packages/", "/lib/python", "/_pytest/"})
-    if (file.find(marker) != std::string_view::npos) return true;
-  if (file.starts_with("torch/")) return true;
+  if (file.empty() || file == "??" || f.line == 0)
+    return true;
+  if (file.front() == '<')
+    return true; // <frozen runpy>, <string>, <built-in>
+  for (const std::string_view marker :
+       {"/torch/", "site-packages/", "dist-packages/", "/lib/python", "/_pytest/"})
+    if (file.find(marker) != std::string_view::npos)
+      return true;
+  if (file.starts_with("torch/"))
+    return true;
   for (const std::string_view ext : {".cpp", ".cc", ".h", ".hpp", ".cu", ".cuh"})
-    if (file.ends_with(ext)) return true;
+    if (file.ends_with(ext))
+      return true;
   return false;
 }
 
 frame_id user_frame(const trace& t, stack_id stack) {
   const auto frames = t.stacks.stack(stack);
   for (const auto id : frames)
-    if (!is_internal_frame(t, t.stacks.frame_at(id))) return id;
+    if (!is_internal_frame(t, t.stacks.frame_at(id)))
+      return id;
   for (const auto id : frames)
-    if (t.stacks.frame_at(id).line != 0) return id;
+    if (t.stacks.frame_at(id).line != 0)
+      return id;
   return frames.empty() ? 0 : frames.front();
 }
 
 std::string describe_frame(const trace& t, frame_id id) {
-  if (id == 0 || id >= t.stacks.frame_count()) return "<unknown site>";
+  if (id == 0 || id >= t.stacks.frame_count())
+    return "<unknown site>";
   const auto& f = t.stacks.frame_at(id);
   const auto file = t.name(f.file);
   const auto function = t.name(f.function);
   std::string where = f.line != 0 ? fmt::format("{}:{}", file, f.line) : std::string(file);
-  if (where.empty() || where == "??") return function.empty() ? "<unknown site>" : std::string(function);
+  if (where.empty() || where == "??")
+    return function.empty() ? "<unknown site>" : std::string(function);
   return function.empty() ? where : fmt::format("{} ({})", where, function);
 }
 
 source_location frame_location(const trace& t, frame_id id) {
   source_location loc;
-  if (id == 0 || id >= t.stacks.frame_count()) return loc;
+  if (id == 0 || id >= t.stacks.frame_count())
+    return loc;
   const auto& f = t.stacks.frame_at(id);
-  if (t.name(f.file) != "??") loc.file = std::string(t.name(f.file));
+  if (t.name(f.file) != "??")
+    loc.file = std::string(t.name(f.file));
   loc.line = f.line;
   loc.function = std::string(t.name(f.function));
   return loc;
@@ -50,7 +62,8 @@ source_location frame_location(const trace& t, frame_id id) {
 std::vector<stack_frame> report_stack(const trace& t, stack_id stack, std::size_t limit) {
   std::vector<stack_frame> out;
   for (const auto id : t.stacks.stack(stack)) {
-    if (out.size() == limit) break;
+    if (out.size() == limit)
+      break;
     const auto& f = t.stacks.frame_at(id);
     stack_frame s;
     s.function = std::string(t.name(f.function));

@@ -11,12 +11,16 @@ segment* find_segment(allocator_state& s, std::int32_t device, std::uint64_t add
   return const_cast<segment*>(std::as_const(s).find_segment(device, address));
 }
 
-std::vector<segment>::iterator segment_at(allocator_state& s, std::int32_t device, std::uint64_t address) {
-  auto it = std::lower_bound(s.segments.begin(), s.segments.end(), std::pair{device, address},
-                             [](const segment& seg, const std::pair<std::int32_t, std::uint64_t>& key) {
-                               return seg.device != key.first ? seg.device < key.first : seg.address < key.second;
-                             });
-  return it != s.segments.end() && it->device == device && it->address == address ? it : s.segments.end();
+std::vector<segment>::iterator segment_at(allocator_state& s, std::int32_t device,
+                                          std::uint64_t address) {
+  auto it = std::lower_bound(
+      s.segments.begin(), s.segments.end(), std::pair{device, address},
+      [](const segment& seg, const std::pair<std::int32_t, std::uint64_t>& key) {
+        return seg.device != key.first ? seg.device < key.first : seg.address < key.second;
+      });
+  return it != s.segments.end() && it->device == device && it->address == address
+             ? it
+             : s.segments.end();
 }
 
 void insert_segment(allocator_state& s, const memory_event& e) {
@@ -31,9 +35,10 @@ void insert_segment(allocator_state& s, const memory_event& e) {
   // are 20 MiB or more, or other multiples of 2 MiB.
   seg.type = e.size == (std::uint64_t{2} << 20) ? segment_type::small : segment_type::large;
   seg.blocks.push_back({e.address, e.size, 0, block_state::inactive, no_stack});
-  auto it = std::lower_bound(s.segments.begin(), s.segments.end(), seg, [](const segment& a, const segment& b) {
-    return a.device != b.device ? a.device < b.device : a.address < b.address;
-  });
+  auto it = std::lower_bound(
+      s.segments.begin(), s.segments.end(), seg, [](const segment& a, const segment& b) {
+        return a.device != b.device ? a.device < b.device : a.address < b.address;
+      });
   s.segments.insert(it, std::move(seg));
 }
 
@@ -41,18 +46,22 @@ void insert_segment(allocator_state& s, const memory_event& e) {
 std::size_t block_index(const segment& seg, std::uint64_t address) {
   auto it = std::partition_point(seg.blocks.begin(), seg.blocks.end(),
                                  [&](const block& b) { return b.address <= address; });
-  if (it == seg.blocks.begin()) return seg.blocks.size();
+  if (it == seg.blocks.begin())
+    return seg.blocks.size();
   --it;
-  return address - it->address < it->size ? static_cast<std::size_t>(it - seg.blocks.begin()) : seg.blocks.size();
+  return address - it->address < it->size ? static_cast<std::size_t>(it - seg.blocks.begin())
+                                          : seg.blocks.size();
 }
 
 // Marks [address, address + size) with `state`; it must lie inside one inactive block.
-bool carve(segment& seg, std::uint64_t address, std::uint64_t size, block_state state, stack_id stack) {
+bool carve(segment& seg, std::uint64_t address, std::uint64_t size, block_state state,
+           stack_id stack) {
   const auto i = block_index(seg, address);
-  if (i == seg.blocks.size()) return false;
+  if (i == seg.blocks.size())
+    return false;
   block b = seg.blocks[i];
   if (b.state != block_state::inactive || address + size > b.address + b.size) {
-    if (b.address == address && b.size == size) {  // already there: take the new state
+    if (b.address == address && b.size == size) { // already there: take the new state
       seg.blocks[i].state = state;
       seg.blocks[i].stack = stack;
     }
@@ -67,12 +76,15 @@ bool carve(segment& seg, std::uint64_t address, std::uint64_t size, block_state 
       (seg.type == segment_type::small ? rest < 512 : rest <= (std::uint64_t{1} << 20)))
     size += rest;
   std::vector<block> parts;
-  if (address > b.address) parts.push_back({b.address, address - b.address, 0, block_state::inactive, no_stack});
+  if (address > b.address)
+    parts.push_back({b.address, address - b.address, 0, block_state::inactive, no_stack});
   parts.push_back({address, size, requested, state, stack});
   const auto end = b.address + b.size;
-  if (address + size < end) parts.push_back({address + size, end - address - size, 0, block_state::inactive, no_stack});
+  if (address + size < end)
+    parts.push_back({address + size, end - address - size, 0, block_state::inactive, no_stack});
   seg.blocks[i] = parts[0];
-  seg.blocks.insert(seg.blocks.begin() + static_cast<std::ptrdiff_t>(i) + 1, parts.begin() + 1, parts.end());
+  seg.blocks.insert(seg.blocks.begin() + static_cast<std::ptrdiff_t>(i) + 1, parts.begin() + 1,
+                    parts.end());
   return true;
 }
 
@@ -95,12 +107,16 @@ void release(segment& seg, std::size_t i) {
 // The block starting at `address` in state `from`: set it to `to` (or release it).
 bool transition(allocator_state& s, const memory_event& e, block_state from, block_state to) {
   auto* seg = find_segment(s, e.device, e.address);
-  if (seg == nullptr) return false;
+  if (seg == nullptr)
+    return false;
   const auto i = block_index(*seg, e.address);
-  if (i == seg->blocks.size() || seg->blocks[i].address != e.address) return false;
+  if (i == seg->blocks.size() || seg->blocks[i].address != e.address)
+    return false;
   const bool matched = seg->blocks[i].state == from;
-  if (to == block_state::inactive) release(*seg, i);
-  else seg->blocks[i].state = to;
+  if (to == block_state::inactive)
+    release(*seg, i);
+  else
+    seg->blocks[i].state = to;
   return matched;
 }
 
@@ -111,21 +127,24 @@ bool add_block(allocator_state& s, const memory_event& e, block_state state, sta
 
 bool remove_segment(allocator_state& s, const memory_event& e) {
   auto it = segment_at(s, e.device, e.address);
-  if (it == s.segments.end()) return false;
+  if (it == s.segments.end())
+    return false;
   const bool idle = it->active_bytes() == 0;
   s.segments.erase(it);
   return idle;
 }
 
 bool add_segment(allocator_state& s, const memory_event& e) {
-  if (find_segment(s, e.device, e.address) != nullptr) return false;
+  if (find_segment(s, e.device, e.address) != nullptr)
+    return false;
   insert_segment(s, e);
   return true;
 }
 
 // Expandable segments: pages mapped at the end of a segment grow it.
 bool map_pages(allocator_state& s, const memory_event& e) {
-  if (find_segment(s, e.device, e.address) != nullptr) return false;
+  if (find_segment(s, e.device, e.address) != nullptr)
+    return false;
   if (e.address > 0) {
     if (auto* prev = find_segment(s, e.device, e.address - 1);
         prev != nullptr && prev->address + prev->total_size == e.address) {
@@ -142,14 +161,19 @@ bool map_pages(allocator_state& s, const memory_event& e) {
 
 bool unmap_pages(allocator_state& s, const memory_event& e) {
   auto* seg = find_segment(s, e.device, e.address);
-  if (seg == nullptr) return false;
-  if (seg->address == e.address && seg->total_size <= e.size) return remove_segment(s, e);
-  if (e.address + e.size != seg->address + seg->total_size || seg->blocks.empty()) return false;
+  if (seg == nullptr)
+    return false;
+  if (seg->address == e.address && seg->total_size <= e.size)
+    return remove_segment(s, e);
+  if (e.address + e.size != seg->address + seg->total_size || seg->blocks.empty())
+    return false;
   auto& last = seg->blocks.back();
-  if (last.state != block_state::inactive || last.size < e.size) return false;
+  if (last.state != block_state::inactive || last.size < e.size)
+    return false;
   last.size -= e.size;
   seg->total_size -= e.size;
-  if (last.size == 0) seg->blocks.pop_back();
+  if (last.size == 0)
+    seg->blocks.pop_back();
   return true;
 }
 
@@ -158,13 +182,15 @@ bool unmap_pages(allocator_state& s, const memory_event& e) {
 bool apply_memory_event(allocator_state& s, const memory_event& e) {
   s.time = e.time;
   switch (e.action) {
-  case memory_action::alloc: return add_block(s, e, block_state::active_allocated, e.stack);
+  case memory_action::alloc:
+    return add_block(s, e, block_state::active_allocated, e.stack);
   case memory_action::free_requested:
     return transition(s, e, block_state::active_allocated, block_state::active_pending_free);
   case memory_action::free_completed: {
     // A plain free (no free_requested first) is fine too.
     auto* seg = find_segment(s, e.device, e.address);
-    if (seg == nullptr) return false;
+    if (seg == nullptr)
+      return false;
     const auto i = block_index(*seg, e.address);
     if (i == seg->blocks.size() || seg->blocks[i].address != e.address ||
         seg->blocks[i].state == block_state::inactive)
@@ -172,17 +198,23 @@ bool apply_memory_event(allocator_state& s, const memory_event& e) {
     release(*seg, i);
     return true;
   }
-  case memory_action::segment_alloc: return add_segment(s, e);
-  case memory_action::segment_free: return remove_segment(s, e);
-  case memory_action::segment_map: return map_pages(s, e);
-  case memory_action::segment_unmap: return unmap_pages(s, e);
-  default: return true;
+  case memory_action::segment_alloc:
+    return add_segment(s, e);
+  case memory_action::segment_free:
+    return remove_segment(s, e);
+  case memory_action::segment_map:
+    return map_pages(s, e);
+  case memory_action::segment_unmap:
+    return unmap_pages(s, e);
+  default:
+    return true;
   }
 }
 
 bool undo_memory_event(allocator_state& s, const memory_event& e) {
   switch (e.action) {
-  case memory_action::alloc: return transition(s, e, block_state::active_allocated, block_state::inactive);
+  case memory_action::alloc:
+    return transition(s, e, block_state::active_allocated, block_state::inactive);
   case memory_action::free_requested:
     return transition(s, e, block_state::active_pending_free, block_state::active_allocated);
   case memory_action::free_completed: {
@@ -190,11 +222,16 @@ bool undo_memory_event(allocator_state& s, const memory_event& e) {
     // free_requested undo that follows, if any, moves it on).
     return add_block(s, e, block_state::active_pending_free, no_stack);
   }
-  case memory_action::segment_alloc: return remove_segment(s, e);
-  case memory_action::segment_free: return add_segment(s, e);
-  case memory_action::segment_map: return unmap_pages(s, e);
-  case memory_action::segment_unmap: return map_pages(s, e);
-  default: return true;
+  case memory_action::segment_alloc:
+    return remove_segment(s, e);
+  case memory_action::segment_free:
+    return add_segment(s, e);
+  case memory_action::segment_map:
+    return unmap_pages(s, e);
+  case memory_action::segment_unmap:
+    return map_pages(s, e);
+  default:
+    return true;
   }
 }
 
@@ -219,7 +256,8 @@ void normalize(allocator_state& s, bool strict) {
       merged.push_back(b);
     }
     seg.blocks = std::move(merged);
-    if (!strict) seg.stack = no_stack;
+    if (!strict)
+      seg.stack = no_stack;
   }
 }
 
@@ -231,7 +269,8 @@ allocator_replay::allocator_replay(const trace& t, lane_id lane, std::size_t int
   allocator_state start;
   if (t.final_allocator_state) {
     for (const auto& seg : t.final_allocator_state->segments)
-      if (seg.device == device_) start.segments.push_back(seg);
+      if (seg.device == device_)
+        start.segments.push_back(seg);
     start.sort();
     // Backwards from the dump: undo every recorded event, newest first.
     for (std::size_t i = events_.size(); i-- > 0;)
@@ -243,7 +282,8 @@ allocator_replay::allocator_replay(const trace& t, lane_id lane, std::size_t int
   allocator_state s = std::move(start);
   for (std::size_t i = 0; i < events_.size(); ++i) {
     mismatches_ += apply_memory_event(s, events_[i]) ? 0 : 1;
-    if ((i + 1) % interval_ == 0) keyframes_.push_back(s);
+    if ((i + 1) % interval_ == 0)
+      keyframes_.push_back(s);
   }
 }
 
@@ -251,20 +291,23 @@ allocator_state allocator_replay::state_at(std::size_t index) const {
   index = std::min(index, events_.size());
   const auto k = std::min(index / interval_, keyframes_.size() - 1);
   allocator_state s = keyframes_[k];
-  for (std::size_t i = k * interval_; i < index; ++i) apply_memory_event(s, events_[i]);
+  for (std::size_t i = k * interval_; i < index; ++i)
+    apply_memory_event(s, events_[i]);
   return s;
 }
 
 allocator_state allocator_replay::replay_from_start(std::size_t index) const {
   index = std::min(index, events_.size());
   allocator_state s = keyframes_.front();
-  for (std::size_t i = 0; i < index; ++i) apply_memory_event(s, events_[i]);
+  for (std::size_t i = 0; i < index; ++i)
+    apply_memory_event(s, events_[i]);
   return s;
 }
 
 std::size_t allocator_replay::index_at_time(std::int64_t t) const noexcept {
   return static_cast<std::size_t>(
-      std::partition_point(events_.begin(), events_.end(), [&](const memory_event& e) { return e.time <= t; }) -
+      std::partition_point(events_.begin(), events_.end(),
+                           [&](const memory_event& e) { return e.time <= t; }) -
       events_.begin());
 }
 
@@ -280,7 +323,8 @@ const allocator_state& replay_cursor::seek(std::size_t index) {
     state_ = replay_->state_at(index);
   } else {
     const auto events = replay_->events();
-    for (std::size_t i = position_; i < index; ++i) apply_memory_event(state_, events[i]);
+    for (std::size_t i = position_; i < index; ++i)
+      apply_memory_event(state_, events[i]);
   }
   position_ = index;
   return state_;

@@ -65,8 +65,8 @@ public:
   }
   static std::string ts(std::int64_t ns) {
     const bool negative = ns < 0;
-    const std::uint64_t u = negative ? 0 - static_cast<std::uint64_t>(ns)
-                                     : static_cast<std::uint64_t>(ns);
+    const std::uint64_t u =
+        negative ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
     return fmt::format("{}{}.{:03}", negative ? "-" : "", u / 1000, u % 1000);
   }
   static std::string dur(std::uint64_t ns) { return fmt::format("{}.{:03}", ns / 1000, ns % 1000); }
@@ -116,7 +116,7 @@ public:
       }
       if (ln.kind == lane_kind::device_memory)
         continue;
-      std::string name = ln.name != no_string ? std::string(t_.name(ln.name))
+      std::string name = ln.name != no_string               ? std::string(t_.name(ln.name))
                          : ln.kind == lane_kind::gpu_stream ? fmt::format("stream {}", ln.id)
                                                             : fmt::format("thread {}", ln.id);
       begin_event();
@@ -168,7 +168,7 @@ public:
       ++stats.kernels;
     }
     for (const auto& c : t_.copies.all()) {
-      static constexpr const char* kinds[] = {"Unknown", "HtoD", "DtoH", "DtoD",
+      static constexpr const char* kinds[] = {"Unknown", "HtoD", "DtoH",  "DtoD",
                                               "HtoH",    "PtoP", "Memset"};
       const auto kind_index = static_cast<std::size_t>(c.kind);
       const char* kind = kind_index < std::size(kinds) ? kinds[kind_index] : "Unknown";
@@ -232,8 +232,9 @@ public:
       for (const auto& f : t_.flows.all()) {
         const std::uint64_t id = f.correlation != 0 ? f.correlation : synthetic_id++;
         begin_event();
-        raw(fmt::format("{{\"ph\":\"s\",\"id\":{},\"cat\":\"ac2g\",\"name\":\"ac2g\",{},\"ts\":{}}}",
-                        id, where(f.lane), ts(f.time)));
+        raw(fmt::format(
+            "{{\"ph\":\"s\",\"id\":{},\"cat\":\"ac2g\",\"name\":\"ac2g\",{},\"ts\":{}}}", id,
+            where(f.lane), ts(f.time)));
         begin_event();
         raw(fmt::format("{{\"ph\":\"f\",\"bp\":\"e\",\"id\":{},\"cat\":\"ac2g\",\"name\":\"ac2g\","
                         "{},\"ts\":{}}}",
@@ -261,8 +262,9 @@ public:
     for (const auto& m : t_.memory.all())
       by_lane[m.lane].push_back(&m);
     for (auto& [lane, events] : by_lane) {
-      std::stable_sort(events.begin(), events.end(),
-                       [](const memory_event* a, const memory_event* b) { return a->time < b->time; });
+      std::stable_sort(
+          events.begin(), events.end(),
+          [](const memory_event* a, const memory_event* b) { return a->time < b->time; });
       // Unsigned, wrapping arithmetic: hostile sizes must not overflow a signed sum.
       std::uint64_t allocated = 0;
       std::uint64_t reserved = 0;
@@ -282,9 +284,13 @@ public:
           break;
         }
         case memory_action::segment_alloc:
-        case memory_action::segment_map: reserved += size; break;
+        case memory_action::segment_map:
+          reserved += size;
+          break;
         case memory_action::segment_free:
-        case memory_action::segment_unmap: reserved -= size; break;
+        case memory_action::segment_unmap:
+          reserved -= size;
+          break;
         case memory_action::oom:
           instant("memory", literal("out of memory"), lane, e->time,
                   fmt::format("\"requested bytes\":{},\"device free bytes\":{}", e->size,
@@ -295,7 +301,8 @@ public:
           instant("memory", literal("snapshot"), lane, e->time, {});
           ++stats.instants;
           break;
-        default: break;
+        default:
+          break;
         }
         if (e->total_allocated >= 0)
           allocated = static_cast<std::uint64_t>(e->total_allocated);

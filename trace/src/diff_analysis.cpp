@@ -1,7 +1,5 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "saturate.hpp"
-
 #include <tensordiag/trace/allocation_site.hpp>
 #include <tensordiag/trace/diff_analysis.hpp>
 #include <tensordiag/trace/leak_analysis.hpp>
@@ -12,6 +10,8 @@
 
 #include <algorithm>
 #include <map>
+
+#include "saturate.hpp"
 
 namespace tdiag::trace {
 namespace {
@@ -41,7 +41,8 @@ std::vector<diff_row> ordered(row_map& rows) {
   std::vector<diff_row> out;
   for (auto& [key, row] : rows) {
     row.key = key;
-    if (row.delta() != 0 || row.count_a != row.count_b) out.push_back(row);
+    if (row.delta() != 0 || row.count_a != row.count_b)
+      out.push_back(row);
   }
   std::stable_sort(out.begin(), out.end(), [](const diff_row& x, const diff_row& y) {
     return std::abs(x.delta()) > std::abs(y.delta());
@@ -51,14 +52,17 @@ std::vector<diff_row> ordered(row_map& rows) {
 
 void peaks(const trace& t, std::int64_t& allocated, std::int64_t& reserved) {
   for (lane_id l = 0; l < t.lanes.size(); ++l) {
-    if (t.lanes.at(l).kind != lane_kind::device_memory || t.memory.lane(l).empty()) continue;
+    if (t.lanes.at(l).kind != lane_kind::device_memory || t.memory.lane(l).empty())
+      continue;
     const auto p = memory_peak_of(t, l);
     allocated = std::max(allocated, p.peak_allocated);
     reserved = std::max(reserved, p.peak_reserved);
   }
 }
 
-std::string bytes_or_unknown(std::int64_t b) { return b < 0 ? "unknown" : format_bytes(static_cast<std::uint64_t>(b)); }
+std::string bytes_or_unknown(std::int64_t b) {
+  return b < 0 ? "unknown" : format_bytes(static_cast<std::uint64_t>(b));
+}
 
 std::string short_name(std::string_view name) {
   return name.size() > 100 ? fmt::format("{}...", name.substr(0, 97)) : std::string(name);
@@ -88,11 +92,12 @@ report diff_report(const trace& a, const trace& b, const diff_result& r, std::si
     d.level = severity::note;
     d.code = "TDIAG-TR-230";
     d.title = "trace diff";
-    d.message = fmt::format("{} -> {}: live at the end {} -> {} ({}), peak allocated {} -> {}, peak reserved {} -> {}",
-                            a.metadata.source_path, b.metadata.source_path, bytes_or_unknown(r.live_a),
-                            bytes_or_unknown(r.live_b), format_byte_delta(r.live_b - r.live_a),
-                            bytes_or_unknown(r.peak_allocated_a), bytes_or_unknown(r.peak_allocated_b),
-                            bytes_or_unknown(r.peak_reserved_a), bytes_or_unknown(r.peak_reserved_b));
+    d.message = fmt::format(
+        "{} -> {}: live at the end {} -> {} ({}), peak allocated {} -> {}, peak reserved {} -> {}",
+        a.metadata.source_path, b.metadata.source_path, bytes_or_unknown(r.live_a),
+        bytes_or_unknown(r.live_b), format_byte_delta(r.live_b - r.live_a),
+        bytes_or_unknown(r.peak_allocated_a), bytes_or_unknown(r.peak_allocated_b),
+        bytes_or_unknown(r.peak_reserved_a), bytes_or_unknown(r.peak_reserved_b));
     d.add_field("live_bytes_a", r.live_a);
     d.add_field("live_bytes_b", r.live_b);
     d.add_field("peak_allocated_a", r.peak_allocated_a);
@@ -110,8 +115,10 @@ report diff_report(const trace& a, const trace& b, const diff_result& r, std::si
     d.level = grew ? severity::warning : severity::note;
     d.code = grew ? "TDIAG-TR-231" : "TDIAG-TR-232";
     d.title = grew ? "site grew" : "site shrank";
-    d.message = fmt::format("{}: live {} ({} allocs) -> {} ({} allocs), {}", s.key, format_bytes(static_cast<std::uint64_t>(s.a)),
-                            s.count_a, format_bytes(static_cast<std::uint64_t>(s.b)), s.count_b, format_byte_delta(s.delta()));
+    d.message = fmt::format("{}: live {} ({} allocs) -> {} ({} allocs), {}", s.key,
+                            format_bytes(static_cast<std::uint64_t>(s.a)), s.count_a,
+                            format_bytes(static_cast<std::uint64_t>(s.b)), s.count_b,
+                            format_byte_delta(s.delta()));
     d.add_field("site", s.key);
     d.add_field("bytes_a", s.a);
     d.add_field("bytes_b", s.b);
@@ -126,10 +133,13 @@ report diff_report(const trace& a, const trace& b, const diff_result& r, std::si
     d.level = severity::note;
     d.code = "TDIAG-TR-233";
     d.title = "kernel time changed";
-    const auto mean = [](std::int64_t total, std::size_t n) { return n == 0 ? 0 : total / static_cast<std::int64_t>(n); };
-    d.message = fmt::format("{}: {} x{} (mean {}) -> {} x{} (mean {}), {}{}", short_name(k.key), format_duration(k.a),
-                            k.count_a, format_duration(mean(k.a, k.count_a)), format_duration(k.b), k.count_b,
-                            format_duration(mean(k.b, k.count_b)), k.delta() >= 0 ? "+" : "", format_duration(k.delta()));
+    const auto mean = [](std::int64_t total, std::size_t n) {
+      return n == 0 ? 0 : total / static_cast<std::int64_t>(n);
+    };
+    d.message = fmt::format("{}: {} x{} (mean {}) -> {} x{} (mean {}), {}{}", short_name(k.key),
+                            format_duration(k.a), k.count_a, format_duration(mean(k.a, k.count_a)),
+                            format_duration(k.b), k.count_b, format_duration(mean(k.b, k.count_b)),
+                            k.delta() >= 0 ? "+" : "", format_duration(k.delta()));
     d.add_field("kernel", k.key);
     d.add_field("total_ns_a", k.a);
     d.add_field("total_ns_b", k.b);

@@ -4,11 +4,11 @@
 #include <tensordiag/trace/detail/inflate.hpp>
 
 #include <fmt/format.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <zlib.h>
 
 namespace tdiag::trace::detail {
 namespace {
@@ -26,7 +26,8 @@ namespace {
 
 void grow(padded_buffer& out, std::size_t wanted, std::size_t padding) {
   auto bigger = std::make_unique_for_overwrite<char[]>(wanted + padding);
-  if (out.size != 0) std::memcpy(bigger.get(), out.data.get(), out.size);
+  if (out.size != 0)
+    std::memcpy(bigger.get(), out.data.get(), out.size);
   out.data = std::move(bigger);
   out.capacity = wanted + padding;
 }
@@ -44,19 +45,23 @@ padded_buffer gunzip(std::span<const std::byte> compressed, std::string_view sou
   // guess for one-member files under 4 GiB; the buffer grows if it is wrong.
   std::size_t guess = compressed.size() * 4;
   if (compressed.size() >= 18) {
-    const auto* t = reinterpret_cast<const unsigned char*>(compressed.data()) + compressed.size() - 4;
+    const auto* t =
+        reinterpret_cast<const unsigned char*>(compressed.data()) + compressed.size() - 4;
     const std::size_t isize = t[0] | (t[1] << 8) | (t[2] << 16) | (std::size_t{t[3]} << 24);
-    if (isize >= compressed.size() / 2) guess = isize;
+    if (isize >= compressed.size() / 2)
+      guess = isize;
   }
   guess = std::min(std::max<std::size_t>(guess, 4096), max_output);
   grow(out, guess, padding);
 
   z_stream z{};
-  if (inflateInit2(&z, 15 + 16) != Z_OK) fail(source, 0, "zlib initialisation failed");
+  if (inflateInit2(&z, 15 + 16) != Z_OK)
+    fail(source, 0, "zlib initialisation failed");
   std::size_t in_pos = 0;
   bool member_done = false;
   while (true) {
-    const auto chunk_in = std::min<std::size_t>(compressed.size() - in_pos, std::numeric_limits<uInt>::max());
+    const auto chunk_in =
+        std::min<std::size_t>(compressed.size() - in_pos, std::numeric_limits<uInt>::max());
     z.next_in = reinterpret_cast<Bytef*>(const_cast<std::byte*>(compressed.data() + in_pos));
     z.avail_in = static_cast<uInt>(chunk_in);
     if (out.size == out.capacity - padding) {
@@ -66,7 +71,8 @@ padded_buffer gunzip(std::span<const std::byte> compressed, std::string_view sou
       }
       grow(out, std::min(max_output, out.size * 2), padding);
     }
-    const auto room = std::min<std::size_t>(out.capacity - padding - out.size, std::numeric_limits<uInt>::max());
+    const auto room =
+        std::min<std::size_t>(out.capacity - padding - out.size, std::numeric_limits<uInt>::max());
     z.next_out = reinterpret_cast<Bytef*>(out.data.get() + out.size);
     z.avail_out = static_cast<uInt>(room);
     const int rc = inflate(&z, Z_NO_FLUSH);
@@ -82,7 +88,8 @@ padded_buffer gunzip(std::span<const std::byte> compressed, std::string_view sou
       }
       break;
     }
-    if (rc == Z_BUF_ERROR && z.avail_in == 0 && in_pos == compressed.size()) break;  // truncated
+    if (rc == Z_BUF_ERROR && z.avail_in == 0 && in_pos == compressed.size())
+      break; // truncated
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
       const std::string why = z.msg ? z.msg : fmt::format("zlib error {}", rc);
       inflateEnd(&z);
@@ -92,8 +99,9 @@ padded_buffer gunzip(std::span<const std::byte> compressed, std::string_view sou
   inflateEnd(&z);
   if (!member_done)
     fail(source, in_pos,
-         fmt::format("the gzip stream ends early: {} compressed bytes gave {} bytes before it stopped",
-                     compressed.size(), out.size));
+         fmt::format(
+             "the gzip stream ends early: {} compressed bytes gave {} bytes before it stopped",
+             compressed.size(), out.size));
   std::memset(out.data.get() + out.size, 0, padding);
   return out;
 }
@@ -111,16 +119,20 @@ gzip_stream::gzip_stream(std::span<const std::byte> compressed, std::string_view
     : state_(std::make_unique<state>()) {
   state_->in = compressed;
   state_->source = std::string(source);
-  if (inflateInit2(&state_->z, 15 + 16) != Z_OK) fail(source, 0, "zlib initialisation failed");
+  if (inflateInit2(&state_->z, 15 + 16) != Z_OK)
+    fail(source, 0, "zlib initialisation failed");
 }
 
-gzip_stream::~gzip_stream() { inflateEnd(&state_->z); }
+gzip_stream::~gzip_stream() {
+  inflateEnd(&state_->z);
+}
 
 std::size_t gzip_stream::read(char* dst, std::size_t n) {
   auto& s = *state_;
   std::size_t produced = 0;
   while (!s.done && produced < n) {
-    const auto chunk_in = std::min<std::size_t>(s.in.size() - s.in_pos, std::numeric_limits<uInt>::max());
+    const auto chunk_in =
+        std::min<std::size_t>(s.in.size() - s.in_pos, std::numeric_limits<uInt>::max());
     s.z.next_in = reinterpret_cast<Bytef*>(const_cast<std::byte*>(s.in.data() + s.in_pos));
     s.z.avail_in = static_cast<uInt>(chunk_in);
     const auto room = std::min<std::size_t>(n - produced, std::numeric_limits<uInt>::max());
@@ -131,7 +143,7 @@ std::size_t gzip_stream::read(char* dst, std::size_t n) {
     produced += room - s.z.avail_out;
     if (rc == Z_STREAM_END) {
       if (s.in_pos < s.in.size() && is_gzip(s.in.subspan(s.in_pos))) {
-        inflateReset(&s.z);  // another member follows
+        inflateReset(&s.z); // another member follows
         continue;
       }
       s.done = true;
@@ -139,8 +151,9 @@ std::size_t gzip_stream::read(char* dst, std::size_t n) {
     }
     if (rc == Z_BUF_ERROR && s.in_pos == s.in.size())
       fail(s.source, s.in_pos,
-           fmt::format("the gzip stream ends early: {} compressed bytes gave {} bytes before it stopped",
-                       s.in.size(), s.out_total + produced));
+           fmt::format(
+               "the gzip stream ends early: {} compressed bytes gave {} bytes before it stopped",
+               s.in.size(), s.out_total + produced));
     if (rc != Z_OK && rc != Z_BUF_ERROR)
       fail(s.source, s.in_pos,
            fmt::format("{} (after {} inflated bytes)", s.z.msg ? s.z.msg : "zlib error",
@@ -150,11 +163,14 @@ std::size_t gzip_stream::read(char* dst, std::size_t n) {
   return produced;
 }
 
-std::size_t gunzip_prefix(std::span<const std::byte> compressed, char* out, std::size_t limit) noexcept {
+std::size_t gunzip_prefix(std::span<const std::byte> compressed, char* out,
+                          std::size_t limit) noexcept {
   z_stream z{};
-  if (inflateInit2(&z, 15 + 16) != Z_OK) return 0;
+  if (inflateInit2(&z, 15 + 16) != Z_OK)
+    return 0;
   z.next_in = reinterpret_cast<Bytef*>(const_cast<std::byte*>(compressed.data()));
-  z.avail_in = static_cast<uInt>(std::min<std::size_t>(compressed.size(), std::numeric_limits<uInt>::max()));
+  z.avail_in =
+      static_cast<uInt>(std::min<std::size_t>(compressed.size(), std::numeric_limits<uInt>::max()));
   z.next_out = reinterpret_cast<Bytef*>(out);
   z.avail_out = static_cast<uInt>(limit);
   (void)inflate(&z, Z_SYNC_FLUSH);

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include "kineto_fields.hpp"
+
 #include "saturate.hpp"
 
 namespace tdiag::trace::detail {
@@ -14,7 +15,7 @@ track_key read_track(od::value v) {
     k.is_text = true;
   } else if (type == od::json_type::number) {
     od::number n = take(v.get_number());
-    k.number = n.is_double() ? to_i64(n.get_double())
+    k.number = n.is_double()   ? to_i64(n.get_double())
                : n.is_uint64() ? static_cast<std::int64_t>(n.get_uint64())
                                : n.get_int64();
   }
@@ -23,36 +24,45 @@ track_key read_track(od::value v) {
 
 std::optional<double> read_number(od::value v) {
   od::number n;
-  if (v.get_number().get(n) != simdjson::SUCCESS) return std::nullopt;
-  if (n.is_uint64()) return static_cast<double>(n.get_uint64());
+  if (v.get_number().get(n) != simdjson::SUCCESS)
+    return std::nullopt;
+  if (n.is_uint64())
+    return static_cast<double>(n.get_uint64());
   return n.as_double();
 }
 std::optional<std::uint64_t> read_u64(od::value v) {
   od::number n;
-  if (v.get_number().get(n) != simdjson::SUCCESS) return std::nullopt;
-  if (n.is_uint64()) return n.get_uint64();
-  if (n.is_int64()) return static_cast<std::uint64_t>(n.get_int64());
+  if (v.get_number().get(n) != simdjson::SUCCESS)
+    return std::nullopt;
+  if (n.is_uint64())
+    return n.get_uint64();
+  if (n.is_int64())
+    return static_cast<std::uint64_t>(n.get_int64());
   return to_u64(n.get_double());
 }
 std::optional<std::int64_t> read_i64(od::value v) {
   od::number n;
-  if (v.get_number().get(n) != simdjson::SUCCESS) return std::nullopt;
-  if (n.is_int64()) return n.get_int64();
-  if (n.is_uint64()) return static_cast<std::int64_t>(n.get_uint64());
+  if (v.get_number().get(n) != simdjson::SUCCESS)
+    return std::nullopt;
+  if (n.is_int64())
+    return n.get_int64();
+  if (n.is_uint64())
+    return static_cast<std::int64_t>(n.get_uint64());
   return to_i64(n.get_double());
 }
-
 
 namespace {
 void read_dims(od::value v, std::uint32_t (&out)[3]) {
   od::array a;
-  if (v.get_array().get(a) != simdjson::SUCCESS) return;
+  if (v.get_array().get(a) != simdjson::SUCCESS)
+    return;
   std::size_t i = 0;
   for (auto item : a) {
     od::value x;
     check(item.get(x));
     const auto n = read_u64(x);
-    if (i < 3 && n) out[i] = static_cast<std::uint32_t>(*n);
+    if (i < 3 && n)
+      out[i] = static_cast<std::uint32_t>(*n);
     ++i;
   }
 }
@@ -67,61 +77,105 @@ void read_args(od::object obj, event_args& a) {
     od::value v = f.value();
     switch (key.raw()[0]) {
     case 'c':
-      if (key == "correlation") a.correlation = read_u64(v).value_or(0);
-      else if (key == "context") a.context = read_u64(v).value_or(0);
-      else if (key == "cbid") a.cbid = read_u64(v).value_or(0);
+      if (key == "correlation")
+        a.correlation = read_u64(v).value_or(0);
+      else if (key == "context")
+        a.context = read_u64(v).value_or(0);
+      else if (key == "cbid")
+        a.cbid = read_u64(v).value_or(0);
       break;
-    case 'E': if (key == "External id") a.external_id = read_u64(v).value_or(0); break;
+    case 'E':
+      if (key == "External id")
+        a.external_id = read_u64(v).value_or(0);
+      break;
     case 'd':
-      if (key == "device") { a.device = read_i64(v).value_or(-1); a.has_device = true; }
+      if (key == "device") {
+        a.device = read_i64(v).value_or(-1);
+        a.has_device = true;
+      }
       break;
     case 's':
-      if (key == "stream") { a.stream = read_u64(v).value_or(0); a.has_stream = true; }
-      else if (key == "shared memory") a.shared_memory = read_i64(v).value_or(0);
-      else if (key == "sort_index") a.sort_index = read_i64(v).value_or(0);
+      if (key == "stream") {
+        a.stream = read_u64(v).value_or(0);
+        a.has_stream = true;
+      } else if (key == "shared memory")
+        a.shared_memory = read_i64(v).value_or(0);
+      else if (key == "sort_index")
+        a.sort_index = read_i64(v).value_or(0);
       break;
-    case 'r': if (key == "registers per thread") a.registers = read_i64(v).value_or(0); break;
-    case 'g': if (key == "grid") read_dims(v, a.grid); break;
+    case 'r':
+      if (key == "registers per thread")
+        a.registers = read_i64(v).value_or(0);
+      break;
+    case 'g':
+      if (key == "grid")
+        read_dims(v, a.grid);
+      break;
     case 'b':
-      if (key == "block") read_dims(v, a.block);
-      else if (key == "bytes") a.bytes = read_u64(v).value_or(0);
+      if (key == "block")
+        read_dims(v, a.block);
+      else if (key == "bytes")
+        a.bytes = read_u64(v).value_or(0);
       break;
-    case 'A': if (key == "Addr") a.addr = read_u64(v).value_or(0); break;
-    case 'B': if (key == "Bytes") a.mem_bytes = read_i64(v).value_or(0); break;
+    case 'A':
+      if (key == "Addr")
+        a.addr = read_u64(v).value_or(0);
+      break;
+    case 'B':
+      if (key == "Bytes")
+        a.mem_bytes = read_i64(v).value_or(0);
+      break;
     case 'T':
-      if (key == "Total Allocated") a.total_allocated = read_i64(v).value_or(-1);
-      else if (key == "Total Reserved") a.total_reserved = read_i64(v).value_or(-1);
+      if (key == "Total Allocated")
+        a.total_allocated = read_i64(v).value_or(-1);
+      else if (key == "Total Reserved")
+        a.total_reserved = read_i64(v).value_or(-1);
       break;
     case 'D':
-      if (key == "Device Type") a.device_type = read_i64(v).value_or(-1);
-      else if (key == "Device Id") a.device_id = read_i64(v).value_or(-1);
+      if (key == "Device Type")
+        a.device_type = read_i64(v).value_or(-1);
+      else if (key == "Device Id")
+        a.device_id = read_i64(v).value_or(-1);
       break;
     case 'n':
       if (key == "name") {
         std::string_view s;
-        if (v.get_string().get(s) == simdjson::SUCCESS) a.name = s;
+        if (v.get_string().get(s) == simdjson::SUCCESS)
+          a.name = s;
       }
       break;
-    default: break;
+    default:
+      break;
     }
   }
 }
 
 copy_kind parse_copy_kind(std::string_view name, bool memset) {
-  if (memset) return copy_kind::memset;
-  if (name.find("HtoD") != std::string_view::npos) return copy_kind::htod;
-  if (name.find("DtoH") != std::string_view::npos) return copy_kind::dtoh;
-  if (name.find("DtoD") != std::string_view::npos) return copy_kind::dtod;
-  if (name.find("HtoH") != std::string_view::npos) return copy_kind::htoh;
-  if (name.find("PtoP") != std::string_view::npos) return copy_kind::ptop;
+  if (memset)
+    return copy_kind::memset;
+  if (name.find("HtoD") != std::string_view::npos)
+    return copy_kind::htod;
+  if (name.find("DtoH") != std::string_view::npos)
+    return copy_kind::dtoh;
+  if (name.find("DtoD") != std::string_view::npos)
+    return copy_kind::dtod;
+  if (name.find("HtoH") != std::string_view::npos)
+    return copy_kind::htoh;
+  if (name.find("PtoP") != std::string_view::npos)
+    return copy_kind::ptop;
   return copy_kind::unknown;
 }
 memory_kind parse_memory_kind(std::string_view word) {
-  if (word.starts_with("Pageable")) return memory_kind::pageable;
-  if (word.starts_with("Pinned")) return memory_kind::pinned;
-  if (word.starts_with("Device")) return memory_kind::device;
-  if (word.starts_with("Array")) return memory_kind::array;
-  if (word.starts_with("Managed")) return memory_kind::managed;
+  if (word.starts_with("Pageable"))
+    return memory_kind::pageable;
+  if (word.starts_with("Pinned"))
+    return memory_kind::pinned;
+  if (word.starts_with("Device"))
+    return memory_kind::device;
+  if (word.starts_with("Array"))
+    return memory_kind::array;
+  if (word.starts_with("Managed"))
+    return memory_kind::managed;
   return memory_kind::unknown;
 }
 

@@ -5,21 +5,22 @@
 // pid/tid keys, numbers of any JSON number type, and the `args` object of every event kind.
 #pragma once
 
-#include "kineto_stream.hpp"
-
 #include <tensordiag/trace/events.hpp>
 
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
+#include "kineto_stream.hpp"
+
 namespace tdiag::trace::detail {
 
 namespace od = simdjson::ondemand;
 
-inline void check(simdjson::error_code e) { json_check(e); }
-template <typename T>
-T take(simdjson::simdjson_result<T>&& r) {
+inline void check(simdjson::error_code e) {
+  json_check(e);
+}
+template <typename T> T take(simdjson::simdjson_result<T>&& r) {
   T v{};
   check(std::move(r).get(v));
   return v;
@@ -40,7 +41,8 @@ struct event_args {
   bool has_stream = false, has_device = false;
   // [memory]
   std::uint64_t addr = 0;
-  std::int64_t mem_bytes = 0, total_allocated = -1, total_reserved = -1, device_type = -1, device_id = -1;
+  std::int64_t mem_bytes = 0, total_allocated = -1, total_reserved = -1, device_type = -1,
+               device_id = -1;
   // metadata events
   std::string_view name;
   std::int64_t sort_index = 0;

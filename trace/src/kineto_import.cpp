@@ -1,9 +1,5 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "kineto_fields.hpp"
-#include "saturate.hpp"
-#include "kineto_stream.hpp"
-
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/detail/inflate.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
@@ -18,6 +14,10 @@
 #include <fstream>
 #include <mutex>
 #include <unordered_map>
+
+#include "kineto_fields.hpp"
+#include "kineto_stream.hpp"
+#include "saturate.hpp"
 
 namespace tdiag::trace {
 using clock_type = std::chrono::steady_clock;
@@ -46,16 +46,29 @@ public:
       od::value v = f.value();
       switch (key.raw()[0]) {
       case 'p':
-        if (key == "ph") ph = take(v.get_string());
-        else if (key == "pid") pid = read_track(v);
+        if (key == "ph")
+          ph = take(v.get_string());
+        else if (key == "pid")
+          pid = read_track(v);
         break;
-      case 'c': if (key == "cat") cat = take(v.get_string()); break;
-      case 'n': if (key == "name") name = take(v.get_string()); break;
+      case 'c':
+        if (key == "cat")
+          cat = take(v.get_string());
+        break;
+      case 'n':
+        if (key == "name")
+          name = take(v.get_string());
+        break;
       case 't':
-        if (key == "ts") ts = read_number(v).value_or(0);
-        else if (key == "tid") tid = read_track(v);
+        if (key == "ts")
+          ts = read_number(v).value_or(0);
+        else if (key == "tid")
+          tid = read_track(v);
         break;
-      case 'd': if (key == "dur") dur = read_number(v).value_or(0); break;
+      case 'd':
+        if (key == "dur")
+          dur = read_number(v).value_or(0);
+        break;
       case 'i':
         if (key == "id") {
           id = read_u64(v).value_or(0);
@@ -65,15 +78,19 @@ public:
       case 'a':
         if (key == "args") {
           od::object a = take(v.get_object());
-          if (!ph.empty()) read_args(a, args);
-          else deferred_args = take(a.raw_json());  // args before "ph": parse later (rare)
+          if (!ph.empty())
+            read_args(a, args);
+          else
+            deferred_args = take(a.raw_json()); // args before "ph": parse later (rare)
         }
         break;
-      default: break;
+      default:
+        break;
       }
     }
     ++stats_.events;
-    if (!deferred_args.empty()) reparse_args(deferred_args, args);
+    if (!deferred_args.empty())
+      reparse_args(deferred_args, args);
     const auto start = to_ns(ts);
     const auto end = start + std::max<std::int64_t>(0, clamp_time(std::round(dur * 1000.0)));
     if (ph.size() != 1) {
@@ -81,12 +98,27 @@ public:
       return;
     }
     switch (ph[0]) {
-    case 'X': complete(cat, name, start, end, pid, tid, args); break;
-    case 'i': case 'I': instant(cat, name, start, pid, tid, args); break;
-    case 's': case 'f': case 't': flow(ph[0], cat, has_id ? id : 0, start, pid, tid); break;
-    case 'M': metadata(name, pid, tid, args); break;
-    case 'C': counter(name, start, pid, tid, args); break;
-    default: ++stats_.skipped_events; break;
+    case 'X':
+      complete(cat, name, start, end, pid, tid, args);
+      break;
+    case 'i':
+    case 'I':
+      instant(cat, name, start, pid, tid, args);
+      break;
+    case 's':
+    case 'f':
+    case 't':
+      flow(ph[0], cat, has_id ? id : 0, start, pid, tid);
+      break;
+    case 'M':
+      metadata(name, pid, tid, args);
+      break;
+    case 'C':
+      counter(name, start, pid, tid, args);
+      break;
+    default:
+      ++stats_.skipped_events;
+      break;
     }
   }
 
@@ -108,19 +140,22 @@ private:
   static std::int64_t to_ns(double us) { return clamp_time(std::round(us * 1000.0)); }
 
   std::int64_t track_number(const track_key& k) {
-    if (!k.is_text) return k.number;
+    if (!k.is_text)
+      return k.number;
     // String pids/tids ("Spans", "Traces") become stable negative ids below -1.
     return -2 - static_cast<std::int64_t>(t_.strings.intern(k.text));
   }
   lane_id host_lane(const track_key& pid, const track_key& tid) {
     const auto p = track_number(pid), t = track_number(tid);
-    if (p == last_host_.first && t == last_host_.second) return last_host_lane_;
+    if (p == last_host_.first && t == last_host_.second)
+      return last_host_lane_;
     last_host_ = {p, t};
     last_host_lane_ = t_.lanes.host(p, static_cast<std::uint64_t>(t));
     return last_host_lane_;
   }
   lane_id gpu_lane(std::int64_t device, std::uint64_t stream) {
-    if (device == last_gpu_.first && stream == last_gpu_.second) return last_gpu_lane_;
+    if (device == last_gpu_.first && stream == last_gpu_.second)
+      return last_gpu_lane_;
     last_gpu_ = {device, stream};
     last_gpu_lane_ = t_.lanes.gpu(device, stream);
     return last_gpu_lane_;
@@ -141,7 +176,7 @@ private:
       k.context = static_cast<std::uint32_t>(a.context);
       std::memcpy(k.grid, a.grid, sizeof k.grid);
       std::memcpy(k.block, a.block, sizeof k.block);
-      k.shared_static = static_cast<std::uint32_t>(a.shared_memory);  // Kineto gives the total
+      k.shared_static = static_cast<std::uint32_t>(a.shared_memory); // Kineto gives the total
       k.registers = static_cast<std::uint32_t>(a.registers);
       k.correlation = static_cast<std::uint32_t>(a.correlation);
       t_.kernels.push_back(k);
@@ -183,9 +218,9 @@ private:
       r.end = end;
       r.lane = host_lane(pid, tid);
       r.name = intern(name);
-      r.kind = cat != "user_annotation"          ? range_kind::other
+      r.kind = cat != "user_annotation"            ? range_kind::other
                : name.starts_with("ProfilerStep#") ? range_kind::step
-                                                  : range_kind::user_annotation;
+                                                   : range_kind::user_annotation;
       r.correlation = static_cast<std::uint32_t>(a.external_id);
       t_.ranges.push_back(r);
     } else {
@@ -198,9 +233,9 @@ private:
       e.thread = static_cast<std::uint64_t>(track_number(tid));
       e.correlation = static_cast<std::uint32_t>(a.correlation);
       e.cbid = static_cast<std::uint32_t>(a.cbid);
-      e.kind = cat == "cuda_runtime" ? api_kind::runtime
-               : cat == "cuda_driver" ? api_kind::driver
-               : cat == "cpu_op"      ? api_kind::cpu_op
+      e.kind = cat == "cuda_runtime"      ? api_kind::runtime
+               : cat == "cuda_driver"     ? api_kind::driver
+               : cat == "cpu_op"          ? api_kind::cpu_op
                : cat == "python_function" ? api_kind::python
                                           : api_kind::other;
       t_.api_calls.push_back(e);
@@ -231,8 +266,8 @@ private:
     t_.markers.push_back(m);
   }
 
-  void flow(char ph, std::string_view cat, std::uint64_t id, std::int64_t time, const track_key& pid,
-            const track_key& tid) {
+  void flow(char ph, std::string_view cat, std::uint64_t id, std::int64_t time,
+            const track_key& pid, const track_key& tid) {
     const bool launch = cat == "ac2g";
     // ac2g ends sit on GPU tracks (pid = device, tid = stream) or, for some, on CPU threads:
     // either way the lane keyed by (pid, tid) of that kind exists already when the kernel does.
@@ -261,12 +296,14 @@ private:
     }
   }
 
-  void metadata(std::string_view name, const track_key& pid, const track_key& tid, const event_args& a) {
+  void metadata(std::string_view name, const track_key& pid, const track_key& tid,
+                const event_args& a) {
     ++stats_.metadata_events;
     if (name == "thread_name" && !a.name.empty())
       thread_names_.emplace_back(std::pair{track_number(pid), track_number(tid)}, intern(a.name));
     else if (name == "process_name" && !a.name.empty())
-      t_.metadata.properties.emplace_back(fmt::format("process.{}", track_number(pid)), std::string(a.name));
+      t_.metadata.properties.emplace_back(fmt::format("process.{}", track_number(pid)),
+                                          std::string(a.name));
   }
 
   void counter(std::string_view name, std::int64_t time, const track_key& pid, const track_key& tid,
@@ -315,7 +352,8 @@ void read_top_level(od::object& top, detail::kineto_builder& builder, trace& t) 
     check(std::move(field).get(f));
     const auto key = f.key();
     od::value v = f.value();
-    if (key == "traceEvents") continue;
+    if (key == "traceEvents")
+      continue;
     if (key == "baseTimeNanoseconds") {
       builder.set_base(read_i64(v).value_or(0));
     } else if (key == "deviceProperties") {
@@ -323,15 +361,18 @@ void read_top_level(od::object& top, detail::kineto_builder& builder, trace& t) 
       for (auto dev : devices) {
         event_args a;
         od::object o = take(dev.get_object());
-        read_args(o, a);  // picks up "name"
-        if (!a.name.empty()) t.metadata.properties.emplace_back("device.name", std::string(a.name));
+        read_args(o, a); // picks up "name"
+        if (!a.name.empty())
+          t.metadata.properties.emplace_back("device.name", std::string(a.name));
       }
     } else {
       od::json_type vt = take(v.type());
       const char* raw = key.raw();
       const std::string k(raw, std::strcspn(raw, "\""));
-      if (vt == od::json_type::string) t.metadata.properties.emplace_back(k, std::string(take(v.get_string())));
-      else if (vt == od::json_type::number) t.metadata.properties.emplace_back(k, std::string(v.raw_json_token()));
+      if (vt == od::json_type::string)
+        t.metadata.properties.emplace_back(k, std::string(take(v.get_string())));
+      else if (vt == od::json_type::number)
+        t.metadata.properties.emplace_back(k, std::string(v.raw_json_token()));
     }
   }
 }
@@ -377,17 +418,22 @@ void parse_stream(detail::byte_source& src, std::string_view source, trace& t, k
 }
 
 std::string_view skip_ws(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\n' || s.front() == '\r' || s.front() == '\t'))
+  while (!s.empty() &&
+         (s.front() == ' ' || s.front() == '\n' || s.front() == '\r' || s.front() == '\t'))
     s.remove_prefix(1);
   return s;
 }
 
 bool looks_like_trace_json(std::string_view text) {
   text = skip_ws(text);
-  if (text.starts_with("[")) return skip_ws(text.substr(1)).starts_with("{");
-  if (!text.starts_with("{")) return false;
-  for (const auto* key : {"\"traceEvents\"", "\"schemaVersion\"", "\"deviceProperties\"", "\"displayTimeUnit\""})
-    if (text.find(key) != std::string_view::npos) return true;
+  if (text.starts_with("["))
+    return skip_ws(text.substr(1)).starts_with("{");
+  if (!text.starts_with("{"))
+    return false;
+  for (const auto* key :
+       {"\"traceEvents\"", "\"schemaVersion\"", "\"deviceProperties\"", "\"displayTimeUnit\""})
+    if (text.find(key) != std::string_view::npos)
+      return true;
   return false;
 }
 
@@ -403,7 +449,8 @@ bool sniff_kineto(std::span<const std::byte> head) noexcept {
 }
 
 load_result import_kineto(std::span<const std::byte> bytes, std::string_view source,
-                          const load_options& options, kineto_stats* stats_out, std::size_t window) {
+                          const load_options& options, kineto_stats* stats_out,
+                          std::size_t window) {
   kineto_stats stats;
   load_result out;
   out.trace.metadata.source_path = std::string(source);
@@ -419,7 +466,8 @@ load_result import_kineto(std::span<const std::byte> bytes, std::string_view sou
     parse_stream(src, source, out.trace, stats, window);
   }
   const auto t2 = clock_type::now();
-  if (options.finalize) out.trace.finalize();
+  if (options.finalize)
+    out.trace.finalize();
   const auto t3 = clock_type::now();
   // Inflation is interleaved with parsing (window by window); its share is timed apart.
   stats.inflate_seconds = inflate;
@@ -431,11 +479,13 @@ load_result import_kineto(std::span<const std::byte> bytes, std::string_view sou
     w.level = severity::note;
     w.code = "TDIAG-TR-124";
     w.title = "Kineto events skipped";
-    w.message = fmt::format("{}: {} of {} events skipped (unknown phase or a flow without its other end)",
-                            source, stats.skipped_events, stats.events);
+    w.message =
+        fmt::format("{}: {} of {} events skipped (unknown phase or a flow without its other end)",
+                    source, stats.skipped_events, stats.events);
     out.warnings.push_back(std::move(w));
   }
-  if (stats_out) *stats_out = stats;
+  if (stats_out)
+    *stats_out = stats;
   return out;
 }
 

@@ -25,7 +25,9 @@ namespace od = simdjson::ondemand;
 constexpr std::size_t padding = simdjson::SIMDJSON_PADDING;
 constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
-bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+bool is_ws(char c) {
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
 
 [[noreturn]] void fail(std::string_view source, std::size_t offset, int code, std::string message) {
   diagnostic d;
@@ -52,7 +54,8 @@ public:
   void fill() {
     while (!eof_ && len_ < cap_) {
       const auto n = src_.read(buf_.get() + len_, cap_ - len_);
-      if (n == 0) eof_ = true;
+      if (n == 0)
+        eof_ = true;
       len_ += n;
     }
   }
@@ -66,7 +69,8 @@ public:
 private:
   void resize(std::size_t capacity) {
     auto bigger = std::make_unique_for_overwrite<char[]>(capacity + padding);
-    if (len_ != 0) std::memcpy(bigger.get(), buf_.get(), len_);
+    if (len_ != 0)
+      std::memcpy(bigger.get(), buf_.get(), len_);
     std::memset(bigger.get() + capacity, 0, padding);
     buf_ = std::move(bigger);
     cap_ = capacity;
@@ -82,14 +86,18 @@ std::size_t find_cut(const char* b, std::size_t lo, std::size_t hi) {
   std::size_t i = hi;
   while (i > lo) {
     const void* p = memrchr(b + lo, '{', i - lo);
-    if (p == nullptr) return npos;
+    if (p == nullptr)
+      return npos;
     const auto k = static_cast<std::size_t>(static_cast<const char*>(p) - b);
     std::size_t j = k;
-    while (j > lo && is_ws(b[j - 1])) --j;
+    while (j > lo && is_ws(b[j - 1]))
+      --j;
     if (j > lo && b[j - 1] == ',') {
       std::size_t m = j - 1;
-      while (m > lo && is_ws(b[m - 1])) --m;
-      if (m > lo && b[m - 1] == '}') return j - 1;
+      while (m > lo && is_ws(b[m - 1]))
+        --m;
+      if (m > lo && b[m - 1] == '}')
+        return j - 1;
     }
     i = k;
   }
@@ -108,26 +116,47 @@ struct prefix_scanner {
   bool step(const char* b, std::size_t i) {
     const char c = b[i];
     if (in_string) {
-      if (escape) escape = false;
-      else if (c == '\\') escape = true;
+      if (escape)
+        escape = false;
+      else if (c == '\\')
+        escape = true;
       else if (c == '"') {
         in_string = false;
-        if (depth == 1) last_string = {b + string_start, i - string_start};
+        if (depth == 1)
+          last_string = {b + string_start, i - string_start};
       }
       return false;
     }
     switch (c) {
-    case '"': in_string = true; string_start = i + 1; break;
-    case ':': if (depth == 1) pending_key = last_string; break;
-    case ',': pending_key = {}; break;
+    case '"':
+      in_string = true;
+      string_start = i + 1;
+      break;
+    case ':':
+      if (depth == 1)
+        pending_key = last_string;
+      break;
+    case ',':
+      pending_key = {};
+      break;
     case '[':
-      if (depth == 0) { bare = true; return true; }
-      if (depth == 1 && pending_key == "traceEvents") return true;
+      if (depth == 0) {
+        bare = true;
+        return true;
+      }
+      if (depth == 1 && pending_key == "traceEvents")
+        return true;
       ++depth;
       break;
-    case '{': ++depth; break;
-    case '}': case ']': --depth; break;
-    default: break;
+    case '{':
+      ++depth;
+      break;
+    case '}':
+    case ']':
+      --depth;
+      break;
+    default:
+      break;
     }
     return false;
   }
@@ -146,7 +175,8 @@ std::size_t stream_trace_events(byte_source& src, std::string_view source,
   std::size_t i = 0;
   while (true) {
     if (i == w.size()) {
-      if (w.eof()) fail(source, w.total(), 123, "no \"traceEvents\" array: not a Chrome/Kineto trace");
+      if (w.eof())
+        fail(source, w.total(), 123, "no \"traceEvents\" array: not a Chrome/Kineto trace");
       const auto old = w.data();
       w.grow();
       w.fill();
@@ -158,17 +188,18 @@ std::size_t stream_trace_events(byte_source& src, std::string_view source,
       scan.pending_key = shift(scan.pending_key);
       continue;
     }
-    if (scan.step(w.data(), i)) break;
+    if (scan.step(w.data(), i))
+      break;
     ++i;
   }
-  std::string prefix(w.data(), i + 1);  // ends with '['
+  std::string prefix(w.data(), i + 1); // ends with '['
   std::size_t pos = i + 1;
 
   // Phase 2: the events, window by window.
   od::parser parser;
   od::document doc;
   od::array events;
-  std::size_t array_end = npos;  // index in the window just after the closing ']'
+  std::size_t array_end = npos; // index in the window just after the closing ']'
   const std::size_t target = w.capacity() / 2;
   // Stage 1 of simdjson over b[begin, close] as a root array (b[close] is a ']').
   const auto open = [&](std::size_t begin, std::size_t close) {
@@ -186,7 +217,8 @@ std::size_t stream_trace_events(byte_source& src, std::string_view source,
     return e;
   };
   while (true) {
-    while (pos < w.size() && (is_ws(w.data()[pos]) || w.data()[pos] == ',')) ++pos;
+    while (pos < w.size() && (is_ws(w.data()[pos]) || w.data()[pos] == ','))
+      ++pos;
     if (pos == w.size() && w.eof())
       fail(source, w.total(), 122, "the text ends inside the traceEvents array (truncated file?)");
     if (pos < w.size() && w.data()[pos] == ']') {
@@ -194,7 +226,7 @@ std::size_t stream_trace_events(byte_source& src, std::string_view source,
       break;
     }
     if (!w.eof() && w.size() - pos < target) {
-      w.drop_front(pos - 1);  // keep one byte before the window for its '['
+      w.drop_front(pos - 1); // keep one byte before the window for its '['
       pos = 1;
       w.fill();
       continue;
@@ -212,17 +244,23 @@ std::size_t stream_trace_events(byte_source& src, std::string_view source,
       std::size_t hi = w.size();
       for (int tries = 0; tries < 8;) {
         const void* p = hi > pos ? memrchr(b + pos, ']', hi - pos) : nullptr;
-        if (p == nullptr) break;
+        if (p == nullptr)
+          break;
         const auto close = static_cast<std::size_t>(static_cast<const char*>(p) - b);
         hi = close;
         std::size_t before = close, after = close + 1;
-        while (before > pos && is_ws(b[before - 1])) --before;
-        while (after < w.size() && is_ws(b[after])) ++after;
-        if (before == pos || b[before - 1] != '}') continue;
-        if (after < w.size() && b[after] != ',' && b[after] != '}') continue;
+        while (before > pos && is_ws(b[before - 1]))
+          --before;
+        while (after < w.size() && is_ws(b[after]))
+          ++after;
+        if (before == pos || b[before - 1] != '}')
+          continue;
+        if (after < w.size() && b[after] != ',' && b[after] != '}')
+          continue;
         ++tries;
         const auto e = open(begin, close);
-        if (code == simdjson::SUCCESS) code = e;  // report the first failure
+        if (code == simdjson::SUCCESS)
+          code = e; // report the first failure
         if (e == simdjson::SUCCESS) {
           end = close;
           break;
@@ -249,14 +287,15 @@ std::size_t stream_trace_events(byte_source& src, std::string_view source,
         if (good_cut == npos) {
           b[begin] = saved_open;
           fail(source, w.base() + pos, 121,
-               simdjson::error_message(code == simdjson::SUCCESS ? simdjson::INCOMPLETE_ARRAY_OR_OBJECT : code));
+               simdjson::error_message(
+                   code == simdjson::SUCCESS ? simdjson::INCOMPLETE_ARRAY_OR_OBJECT : code));
         }
         last = false;
         end = good_cut;
       }
     } else {
       end = find_cut(b, pos, w.size());
-      if (end == npos) {  // one element bigger than the window
+      if (end == npos) { // one element bigger than the window
         b[begin] = saved_open;
         w.grow();
         w.fill();
@@ -265,17 +304,18 @@ std::size_t stream_trace_events(byte_source& src, std::string_view source,
     }
     const char saved_close = b[end];
     b[end] = ']';
-    std::size_t good = pos;  // just after the last complete element
+    std::size_t good = pos; // just after the last complete element
     bool failed = false;
     std::size_t error_at = pos;
     const auto location = [&](std::size_t fallback) {
       const char* at = nullptr;
-      if (doc.current_location().get(at) == simdjson::SUCCESS && at >= b) return static_cast<std::size_t>(at - b);
+      if (doc.current_location().get(at) == simdjson::SUCCESS && at >= b)
+        return static_cast<std::size_t>(at - b);
       return fallback;
     };
     code = open(begin, end);
     if (code != simdjson::SUCCESS) {
-      failed = true;  // e.g. a cut inside a string
+      failed = true; // e.g. a cut inside a string
     } else {
       try {
         for (auto item : events) {
@@ -284,7 +324,8 @@ std::size_t stream_trace_events(byte_source& src, std::string_view source,
           callbacks.on_event(obj);
           good = location(end + 1);
         }
-        if (last) array_end = end + 1;
+        if (last)
+          array_end = end + 1;
       } catch (const json_failure& f) {
         failed = true;
         code = f.code;
@@ -294,18 +335,21 @@ std::size_t stream_trace_events(byte_source& src, std::string_view source,
     b[begin] = saved_open;
     b[end] = saved_close;
     if (!failed) {
-      if (last) break;
+      if (last)
+        break;
       pos = end;
       continue;
     }
-    if (last) fail(source, w.base() + error_at, 121, simdjson::error_message(code));
+    if (last)
+      fail(source, w.base() + error_at, 121, simdjson::error_message(code));
     if (good > pos) {
-      pos = good;  // keep what parsed; the rest goes into the next window
+      pos = good; // keep what parsed; the rest goes into the next window
       continue;
     }
     // No element parsed: with nothing left to read, the fault is the input's.
-    if (w.eof()) fail(source, w.base() + error_at, 121, simdjson::error_message(code));
-    w.grow();  // a bad cut before any complete element: retry with more text
+    if (w.eof())
+      fail(source, w.base() + error_at, 121, simdjson::error_message(code));
+    w.grow(); // a bad cut before any complete element: retry with more text
     w.fill();
   }
 
@@ -316,7 +360,8 @@ std::size_t stream_trace_events(byte_source& src, std::string_view source,
       tail.append(w.data() + array_end, w.size() - array_end);
       w.drop_front(w.size());
       array_end = 0;
-      if (w.eof()) break;
+      if (w.eof())
+        break;
       w.fill();
     }
     simdjson::padded_string padded(tail);

@@ -27,7 +27,8 @@ struct json_failure {
   simdjson::error_code code;
 };
 inline void json_check(simdjson::error_code e) {
-  if (e != simdjson::SUCCESS) throw json_failure{e};
+  if (e != simdjson::SUCCESS)
+    throw json_failure{e};
 }
 
 struct stream_callbacks {

@@ -30,25 +30,31 @@ std::vector<live_allocation> live_allocations(const trace& t) {
   std::unordered_map<std::pair<std::int32_t, std::uint64_t>, const memory_event*, key_hash> open;
   for (const auto& e : t.memory.all()) {
     const std::pair key{e.device, e.address};
-    if (e.action == memory_action::alloc) open[key] = &e;
-    else if (e.action == memory_action::free_requested || e.action == memory_action::free_completed) open.erase(key);
+    if (e.action == memory_action::alloc)
+      open[key] = &e;
+    else if (e.action == memory_action::free_requested || e.action == memory_action::free_completed)
+      open.erase(key);
   }
   std::vector<live_allocation> out;
   if (t.final_allocator_state) {
     for (const auto& seg : t.final_allocator_state->segments) {
       for (const auto& b : seg.blocks) {
-        if (b.state != block_state::active_allocated) continue;
-        live_allocation a{seg.device, b.address, b.requested_size ? b.requested_size : b.size, before_history, b.stack};
+        if (b.state != block_state::active_allocated)
+          continue;
+        live_allocation a{seg.device, b.address, b.requested_size ? b.requested_size : b.size,
+                          before_history, b.stack};
         if (auto it = open.find({seg.device, b.address}); it != open.end()) {
           a.time = it->second->time;
-          if (a.stack == no_stack) a.stack = it->second->stack;
+          if (a.stack == no_stack)
+            a.stack = it->second->stack;
         }
         out.push_back(a);
       }
     }
     return out;
   }
-  for (const auto& [key, e] : open) out.push_back({e->device, e->address, e->size, e->time, e->stack});
+  for (const auto& [key, e] : open)
+    out.push_back({e->device, e->address, e->size, e->time, e->stack});
   std::sort(out.begin(), out.end(), [](const live_allocation& a, const live_allocation& b) {
     return a.time != b.time ? a.time < b.time : a.address < b.address;
   });
@@ -59,20 +65,26 @@ std::vector<std::int64_t> iteration_starts(const trace& t, std::string* source) 
   std::vector<std::int64_t> steps;
   std::map<string_id, std::vector<std::int64_t>> external;
   for (const auto& r : t.ranges.all()) {
-    if (r.kind == range_kind::step) steps.push_back(r.start);
-    else if (r.kind == range_kind::external || r.kind == range_kind::user_annotation) external[r.name].push_back(r.start);
+    if (r.kind == range_kind::step)
+      steps.push_back(r.start);
+    else if (r.kind == range_kind::external || r.kind == range_kind::user_annotation)
+      external[r.name].push_back(r.start);
   }
   if (steps.size() >= 2) {
-    if (source) *source = "ProfilerStep ranges";
+    if (source)
+      *source = "ProfilerStep ranges";
   } else {
     // The annotation that repeats most (e.g. Optimizer.step#AdamW.step once per iteration).
     const std::vector<std::int64_t>* best = nullptr;
     string_id best_name = no_string;
     for (const auto& [name, starts] : external)
-      if (starts.size() >= 2 && (best == nullptr || starts.size() > best->size())) best = &starts, best_name = name;
-    if (best == nullptr) return {};
+      if (starts.size() >= 2 && (best == nullptr || starts.size() > best->size()))
+        best = &starts, best_name = name;
+    if (best == nullptr)
+      return {};
     steps = *best;
-    if (source) *source = fmt::format("annotation '{}'", t.name(best_name));
+    if (source)
+      *source = fmt::format("annotation '{}'", t.name(best_name));
   }
   std::sort(steps.begin(), steps.end());
   steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
@@ -85,7 +97,8 @@ leak_result find_leaks(const trace& t) {
   const auto starts = iteration_starts(t, &r.iteration_source);
   r.iterations = starts.empty() ? 0 : starts.size() + 1;
   const auto iteration_of = [&](std::int64_t time) -> std::int64_t {
-    if (time == before_history) return -1;
+    if (time == before_history)
+      return -1;
     return std::upper_bound(starts.begin(), starts.end(), time) - starts.begin();
   };
   const auto span = t.span();
@@ -100,7 +113,8 @@ leak_result find_leaks(const trace& t) {
     r.live_bytes += a.bytes;
     auto& acc = by_site[user_frame(t, a.stack)];
     auto& s = acc.site;
-    if (s.live_count == 0) s.first_time = s.last_time = a.time;
+    if (s.live_count == 0)
+      s.first_time = s.last_time = a.time;
     s.live_bytes += a.bytes;
     ++s.live_count;
     s.first_time = std::min(s.first_time, a.time);
@@ -119,7 +133,8 @@ leak_result find_leaks(const trace& t) {
     acc.iterations.erase(-1);
     acc.iterations.erase(before_history);
     s.iterations = acc.iterations.size();
-    s.growth_per_iteration = s.iterations == 0 ? 0 : s.live_bytes / s.iterations;  // reset below if static
+    s.growth_per_iteration =
+        s.iterations == 0 ? 0 : s.live_bytes / s.iterations; // reset below if static
     if (!starts.empty()) {
       s.growing = s.iterations >= 3;
     } else {
@@ -128,11 +143,13 @@ leak_result find_leaks(const trace& t) {
       const auto spread = s.first_time == before_history ? 0 : s.last_time - s.first_time;
       s.growing = s.iterations >= 3 && span.duration() > 0 && spread * 4 >= span.duration();
     }
-    if (!s.growing) s.growth_per_iteration = 0;
+    if (!s.growing)
+      s.growth_per_iteration = 0;
     r.sites.push_back(s);
   }
   std::sort(r.sites.begin(), r.sites.end(), [](const leak_site& a, const leak_site& b) {
-    if (a.growing != b.growing) return a.growing;
+    if (a.growing != b.growing)
+      return a.growing;
     if (a.growing && a.growth_per_iteration * a.iterations != b.growth_per_iteration * b.iterations)
       return a.growth_per_iteration * a.iterations > b.growth_per_iteration * b.iterations;
     return a.live_bytes > b.live_bytes;
@@ -144,21 +161,25 @@ report leak_report(const trace& t, const leak_result& r, std::size_t top) {
   report out;
   out.metadata = make_report_metadata();
   std::size_t growing = 0;
-  for (const auto& s : r.sites) growing += s.growing;
+  for (const auto& s : r.sites)
+    growing += s.growing;
   {
     diagnostic d;
     d.level = severity::note;
     d.code = "TDIAG-TR-212";
     d.title = "live allocations at the end";
     d.message = fmt::format("{}: {} in {} allocations alive at the end, from {} sites ({} growing)",
-                            t.metadata.source_path, format_bytes(r.live_bytes), r.live.size(), r.sites.size(), growing);
+                            t.metadata.source_path, format_bytes(r.live_bytes), r.live.size(),
+                            r.sites.size(), growing);
     d.add_field("live_bytes", static_cast<std::int64_t>(r.live_bytes));
     d.add_field("live_allocations", static_cast<std::int64_t>(r.live.size()));
     d.add_field("sites", static_cast<std::int64_t>(r.sites.size()));
     d.add_field("growing_sites", static_cast<std::int64_t>(growing));
     d.add_field("iterations", static_cast<std::int64_t>(r.iterations));
-    if (!r.iteration_source.empty()) d.notes.push_back(fmt::format("iterations from {}", r.iteration_source));
-    else d.notes.push_back("no step markers: each distinct allocation time counts as one repetition");
+    if (!r.iteration_source.empty())
+      d.notes.push_back(fmt::format("iterations from {}", r.iteration_source));
+    else
+      d.notes.push_back("no step markers: each distinct allocation time counts as one repetition");
     out.diagnostics.push_back(std::move(d));
   }
   for (std::size_t i = 0; i < std::min(top, r.sites.size()); ++i) {
@@ -170,24 +191,30 @@ report leak_report(const trace& t, const leak_result& r, std::size_t top) {
     d.location = frame_location(t, s.site);
     const auto where = describe_frame(t, s.site);
     if (s.growing)
-      d.message = fmt::format("{}: {} alive in {} allocations, growing {} per iteration over {} iterations",
-                              where, format_bytes(s.live_bytes), s.live_count, format_bytes(s.growth_per_iteration),
-                              s.iterations);
+      d.message =
+          fmt::format("{}: {} alive in {} allocations, growing {} per iteration over {} iterations",
+                      where, format_bytes(s.live_bytes), s.live_count,
+                      format_bytes(s.growth_per_iteration), s.iterations);
     else
-      d.message = fmt::format("{}: {} alive in {} allocations (not growing)", where, format_bytes(s.live_bytes),
-                              s.live_count);
+      d.message = fmt::format("{}: {} alive in {} allocations (not growing)", where,
+                              format_bytes(s.live_bytes), s.live_count);
     d.add_field("site", where);
     d.add_field("live_bytes", static_cast<std::int64_t>(s.live_bytes));
     d.add_field("live_allocations", static_cast<std::int64_t>(s.live_count));
     d.add_field("iterations", static_cast<std::int64_t>(s.iterations));
     d.add_field("growth_per_iteration_bytes", static_cast<std::int64_t>(s.growth_per_iteration));
     d.add_field("stacks", static_cast<std::int64_t>(s.stacks));
-    if (s.first_time != std::numeric_limits<std::int64_t>::min()) d.add_field("first_alloc_ns", s.first_time - t.span().begin);
-    else d.notes.push_back("some of these allocations predate the recorded history");
-    d.add_field("last_alloc_ns", s.last_time == std::numeric_limits<std::int64_t>::min() ? 0 : s.last_time - t.span().begin);
+    if (s.first_time != std::numeric_limits<std::int64_t>::min())
+      d.add_field("first_alloc_ns", s.first_time - t.span().begin);
+    else
+      d.notes.push_back("some of these allocations predate the recorded history");
+    d.add_field("last_alloc_ns", s.last_time == std::numeric_limits<std::int64_t>::min()
+                                     ? 0
+                                     : s.last_time - t.span().begin);
     if (s.growing)
-      d.hint = "something keeps a reference to a tensor made here every iteration (a list that grows, a "
-               "history of losses without .item() or .detach()); drop it or store a Python number";
+      d.hint =
+          "something keeps a reference to a tensor made here every iteration (a list that grows, a "
+          "history of losses without .item() or .detach()); drop it or store a Python number";
     d.stack = report_stack(t, s.stack);
     out.diagnostics.push_back(std::move(d));
   }

@@ -14,10 +14,14 @@ namespace tdiag::trace {
 
 std::string_view to_string(oom_verdict v) noexcept {
   switch (v) {
-  case oom_verdict::fragmentation: return "fragmentation";
-  case oom_verdict::process_limit: return "process_limit";
-  case oom_verdict::device_full: return "device_full";
-  case oom_verdict::unexplained: return "unexplained";
+  case oom_verdict::fragmentation:
+    return "fragmentation";
+  case oom_verdict::process_limit:
+    return "process_limit";
+  case oom_verdict::device_full:
+    return "device_full";
+  case oom_verdict::unexplained:
+    return "unexplained";
   }
   return "?";
 }
@@ -25,18 +29,21 @@ std::string_view to_string(oom_verdict v) noexcept {
 std::vector<oom_finding> find_ooms(const trace& t) {
   std::vector<oom_finding> out;
   for (lane_id lane = 0; lane < t.lanes.size(); ++lane) {
-    if (t.lanes.at(lane).kind != lane_kind::device_memory) continue;
+    if (t.lanes.at(lane).kind != lane_kind::device_memory)
+      continue;
     const auto events = t.memory.lane(lane);
-    if (std::none_of(events.begin(), events.end(), [](const memory_event& e) { return e.action == memory_action::oom; }))
+    if (std::none_of(events.begin(), events.end(),
+                     [](const memory_event& e) { return e.action == memory_action::oom; }))
       continue;
     const allocator_replay replay(t, lane);
     replay_cursor cursor(replay);
     std::uint64_t peak_reserved = replay.initial_state().reserved_bytes();
     for (std::size_t i = 0; i < events.size(); ++i) {
       const auto& e = events[i];
-      const auto& state = cursor.seek(i);  // the state just before event i
+      const auto& state = cursor.seek(i); // the state just before event i
       peak_reserved = std::max(peak_reserved, state.reserved_bytes());
-      if (e.action != memory_action::oom) continue;
+      if (e.action != memory_action::oom)
+        continue;
       oom_finding f;
       f.event_index = i;
       f.time = e.time;
@@ -57,7 +64,8 @@ std::vector<oom_finding> find_ooms(const trace& t) {
             auto& s = sites[user_frame(t, b.stack)];
             s.bytes += b.size;
             ++s.count;
-            if (s.stack == no_stack) s.stack = b.stack;
+            if (s.stack == no_stack)
+              s.stack = b.stack;
           }
         }
       }
@@ -65,21 +73,28 @@ std::vector<oom_finding> find_ooms(const trace& t) {
         s.site = frame;
         f.sites.push_back(s);
       }
-      std::sort(f.sites.begin(), f.sites.end(), [](const oom_site& a, const oom_site& b) { return a.bytes > b.bytes; });
-      f.fragmentation = f.free_in_reserved == 0
-                            ? 0.0
-                            : 1.0 - static_cast<double>(f.largest_free_block) / static_cast<double>(f.free_in_reserved);
+      std::sort(f.sites.begin(), f.sites.end(),
+                [](const oom_site& a, const oom_site& b) { return a.bytes > b.bytes; });
+      f.fragmentation = f.free_in_reserved == 0 ? 0.0
+                                                : 1.0 - static_cast<double>(f.largest_free_block) /
+                                                            static_cast<double>(f.free_in_reserved);
       // What the allocator gave back to the driver since the last successful allocation: the
       // caching allocator frees its cached segments and retries before reporting an oom.
       for (std::size_t j = i; j-- > 0;) {
-        if (events[j].action == memory_action::alloc || events[j].action == memory_action::oom) break;
-        if (events[j].action == memory_action::segment_free || events[j].action == memory_action::segment_unmap)
+        if (events[j].action == memory_action::alloc || events[j].action == memory_action::oom)
+          break;
+        if (events[j].action == memory_action::segment_free ||
+            events[j].action == memory_action::segment_unmap)
           f.released_before.insert(f.released_before.begin(), events[j].size);
       }
-      if (f.largest_free_block >= f.requested) f.verdict = oom_verdict::unexplained;
-      else if (f.free_in_reserved >= f.requested) f.verdict = oom_verdict::fragmentation;
-      else if (f.device_free >= f.requested - f.free_in_reserved) f.verdict = oom_verdict::process_limit;
-      else f.verdict = oom_verdict::device_full;
+      if (f.largest_free_block >= f.requested)
+        f.verdict = oom_verdict::unexplained;
+      else if (f.free_in_reserved >= f.requested)
+        f.verdict = oom_verdict::fragmentation;
+      else if (f.device_free >= f.requested - f.free_in_reserved)
+        f.verdict = oom_verdict::process_limit;
+      else
+        f.verdict = oom_verdict::device_full;
       out.push_back(std::move(f));
     }
   }
@@ -107,33 +122,41 @@ report oom_report(const trace& t, const std::vector<oom_finding>& findings, std:
     std::string verdict;
     switch (f.verdict) {
     case oom_verdict::process_limit:
-      verdict = fmt::format(
-          "a per-process memory limit was hit, not a full device: the device still had {} free, enough for the "
-          "{} request, but the process already held {} reserved and {} + {} = {} is over its cap (the cap lies "
-          "between {} and {})",
-          format_bytes(f.device_free), ask, format_bytes(f.reserved), format_bytes(f.reserved), ask,
-          format_bytes(f.reserved + f.requested), format_bytes(f.peak_reserved), format_bytes(f.reserved + f.requested));
-      d.hint = "raise or remove the cap (torch.cuda.set_per_process_memory_fraction, or the job's memory limit), "
+      verdict = fmt::format("a per-process memory limit was hit, not a full device: the device "
+                            "still had {} free, enough for the "
+                            "{} request, but the process already held {} reserved and {} + {} = {} "
+                            "is over its cap (the cap lies "
+                            "between {} and {})",
+                            format_bytes(f.device_free), ask, format_bytes(f.reserved),
+                            format_bytes(f.reserved), ask, format_bytes(f.reserved + f.requested),
+                            format_bytes(f.peak_reserved), format_bytes(f.reserved + f.requested));
+      d.hint = "raise or remove the cap (torch.cuda.set_per_process_memory_fraction, or the job's "
+               "memory limit), "
                "or make the request smaller";
       break;
     case oom_verdict::fragmentation:
-      verdict = fmt::format("fragmentation: the reserved segments hold {} free in total, enough for the {} request, "
-                            "but the largest free block is only {}",
-                            format_bytes(f.free_in_reserved), ask, format_bytes(f.largest_free_block));
-      d.hint = "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (or a max_split_size_mb) so free space "
+      verdict = fmt::format(
+          "fragmentation: the reserved segments hold {} free in total, enough for the {} request, "
+          "but the largest free block is only {}",
+          format_bytes(f.free_in_reserved), ask, format_bytes(f.largest_free_block));
+      d.hint = "set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (or a max_split_size_mb) so "
+               "free space "
                "can be reused for large requests";
       break;
     case oom_verdict::device_full:
-      verdict = fmt::format("the device is genuinely out of memory: it had {} free for a {} request, with {} "
-                            "reserved by this process ({} allocated to tensors)",
-                            format_bytes(f.device_free), ask, format_bytes(f.reserved), format_bytes(f.allocated));
-      d.hint = "reduce the batch size or model footprint (activation checkpointing, lower precision), or free "
+      verdict = fmt::format(
+          "the device is genuinely out of memory: it had {} free for a {} request, with {} "
+          "reserved by this process ({} allocated to tensors)",
+          format_bytes(f.device_free), ask, format_bytes(f.reserved), format_bytes(f.allocated));
+      d.hint = "reduce the batch size or model footprint (activation checkpointing, lower "
+               "precision), or free "
                "what the largest sites below hold";
       break;
     case oom_verdict::unexplained:
-      verdict = fmt::format("a free block of {} was large enough for the {} request by the replayed state; the "
-                            "recorded history may be incomplete",
-                            format_bytes(f.largest_free_block), ask);
+      verdict = fmt::format(
+          "a free block of {} was large enough for the {} request by the replayed state; the "
+          "recorded history may be incomplete",
+          format_bytes(f.largest_free_block), ask);
       break;
     }
     d.message = fmt::format("device {}: a request for {} failed: {}", f.device, ask, verdict);
@@ -150,20 +173,23 @@ report oom_report(const trace& t, const std::vector<oom_finding>& findings, std:
     d.add_field("fragmentation", f.fragmentation);
     d.add_field("peak_reserved_bytes", static_cast<std::int64_t>(f.peak_reserved));
     field_value::list released;
-    for (const auto b : f.released_before) released.emplace_back(static_cast<std::int64_t>(b));
+    for (const auto b : f.released_before)
+      released.emplace_back(static_cast<std::int64_t>(b));
     d.add_field("released_before_bytes", released);
     d.add_field("time_ns", f.time - t.span().begin);
     if (!f.released_before.empty()) {
       std::uint64_t total = 0;
-      for (const auto b : f.released_before) total += b;
-      d.notes.push_back(fmt::format("just before, the allocator released {} cached segment(s) ({}) to the driver "
-                                    "and retried",
-                                    f.released_before.size(), format_bytes(total)));
+      for (const auto b : f.released_before)
+        total += b;
+      d.notes.push_back(
+          fmt::format("just before, the allocator released {} cached segment(s) ({}) to the driver "
+                      "and retried",
+                      f.released_before.size(), format_bytes(total)));
     }
     for (std::size_t i = 0; i < std::min(top_sites, f.sites.size()); ++i) {
       const auto& s = f.sites[i];
-      d.notes.push_back(fmt::format("live: {} in {} allocation(s) at {}", format_bytes(s.bytes), s.count,
-                                    describe_frame(t, s.site)));
+      d.notes.push_back(fmt::format("live: {} in {} allocation(s) at {}", format_bytes(s.bytes),
+                                    s.count, describe_frame(t, s.site)));
     }
     out.diagnostics.push_back(std::move(d));
   }

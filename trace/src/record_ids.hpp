@@ -12,13 +12,19 @@ namespace tdiag::trace::detail {
 // visit_ids(record, on_string, on_stack, on_lane): each callback receives a reference to one
 // id field of that category.
 template <typename S, typename K, typename L>
-void visit_ids(kernel_event& e, S&& str, K&&, L&& ln) { ln(e.lane), str(e.name); }
+void visit_ids(kernel_event& e, S&& str, K&&, L&& ln) {
+  ln(e.lane), str(e.name);
+}
+template <typename S, typename K, typename L> void visit_ids(copy_event& e, S&& str, K&&, L&& ln) {
+  ln(e.lane), str(e.name);
+}
 template <typename S, typename K, typename L>
-void visit_ids(copy_event& e, S&& str, K&&, L&& ln) { ln(e.lane), str(e.name); }
-template <typename S, typename K, typename L>
-void visit_ids(api_event& e, S&& str, K&& stk, L&& ln) { ln(e.lane), str(e.name), stk(e.stack); }
-template <typename S, typename K, typename L>
-void visit_ids(range_event& e, S&& str, K&&, L&& ln) { ln(e.lane), str(e.name); }
+void visit_ids(api_event& e, S&& str, K&& stk, L&& ln) {
+  ln(e.lane), str(e.name), stk(e.stack);
+}
+template <typename S, typename K, typename L> void visit_ids(range_event& e, S&& str, K&&, L&& ln) {
+  ln(e.lane), str(e.name);
+}
 template <typename S, typename K, typename L>
 void visit_ids(marker_event& e, S&& str, K&&, L&& ln) {
   ln(e.lane), str(e.name), str(e.category);
@@ -31,9 +37,12 @@ template <typename S, typename K, typename L>
 void visit_ids(assertion_event& e, S&& str, K&&, L&& ln) {
   ln(e.lane), str(e.site), str(e.message);
 }
+template <typename S, typename K, typename L> void visit_ids(flow_event& e, S&&, K&&, L&& ln) {
+  ln(e.lane), ln(e.target_lane);
+}
 template <typename S, typename K, typename L>
-void visit_ids(flow_event& e, S&&, K&&, L&& ln) { ln(e.lane), ln(e.target_lane); }
-template <typename S, typename K, typename L>
-void visit_ids(counter_event& e, S&& str, K&&, L&& ln) { ln(e.lane), str(e.name); }
+void visit_ids(counter_event& e, S&& str, K&&, L&& ln) {
+  ln(e.lane), str(e.name);
+}
 
 } // namespace tdiag::trace::detail

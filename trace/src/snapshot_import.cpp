@@ -1,7 +1,5 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "saturate.hpp"
-
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/snapshot_import.hpp>
 
@@ -14,49 +12,67 @@
 #include <map>
 #include <unordered_map>
 
+#include "saturate.hpp"
+
 namespace tdiag::trace {
 namespace {
 
 std::optional<memory_action> parse_action(std::string_view a) noexcept {
-  if (a == "alloc") return memory_action::alloc;
-  if (a == "free_requested") return memory_action::free_requested;
-  if (a == "free_completed") return memory_action::free_completed;
-  if (a == "segment_alloc") return memory_action::segment_alloc;
-  if (a == "segment_free") return memory_action::segment_free;
-  if (a == "segment_map") return memory_action::segment_map;
-  if (a == "segment_unmap") return memory_action::segment_unmap;
-  if (a == "oom") return memory_action::oom;
-  if (a == "snapshot") return memory_action::snapshot;
+  if (a == "alloc")
+    return memory_action::alloc;
+  if (a == "free_requested")
+    return memory_action::free_requested;
+  if (a == "free_completed")
+    return memory_action::free_completed;
+  if (a == "segment_alloc")
+    return memory_action::segment_alloc;
+  if (a == "segment_free")
+    return memory_action::segment_free;
+  if (a == "segment_map")
+    return memory_action::segment_map;
+  if (a == "segment_unmap")
+    return memory_action::segment_unmap;
+  if (a == "oom")
+    return memory_action::oom;
+  if (a == "snapshot")
+    return memory_action::snapshot;
   // Legacy single-step free: the block is reusable at once.
-  if (a == "free") return memory_action::free_completed;
+  if (a == "free")
+    return memory_action::free_completed;
   return std::nullopt;
 }
 
 std::optional<block_state> parse_block_state(std::string_view s) noexcept {
-  if (s == "active_allocated") return block_state::active_allocated;
+  if (s == "active_allocated")
+    return block_state::active_allocated;
   // The docstring says active_awaiting_free; the C++ writes active_pending_free.
-  if (s == "active_pending_free" || s == "active_awaiting_free") return block_state::active_pending_free;
-  if (s == "inactive") return block_state::inactive;
+  if (s == "active_pending_free" || s == "active_awaiting_free")
+    return block_state::active_pending_free;
+  if (s == "inactive")
+    return block_state::inactive;
   return std::nullopt;
 }
 
 class snapshot_builder {
 public:
-  snapshot_builder(const pickle_document& doc, load_result& out) : doc_(doc), out_(out), t_(out.trace) {}
+  snapshot_builder(const pickle_document& doc, load_result& out)
+      : doc_(doc), out_(out), t_(out.trace) {}
 
   void build() {
     const auto root = doc_.root();
     if (!root.is_dict())
-      fail(root, 111, fmt::format("the pickle holds a {}, not a snapshot dict",
-                                  to_string(root.kind())));
+      fail(root, 111,
+           fmt::format("the pickle holds a {}, not a snapshot dict", to_string(root.kind())));
     const auto segments = root.find("segments");
     const auto traces = root.find("device_traces");
     if (!segments.valid() && !traces.valid())
-      fail(root, 111, "the dict has neither 'segments' nor 'device_traces': not a PyTorch memory snapshot");
+      fail(root, 111,
+           "the dict has neither 'segments' nor 'device_traces': not a PyTorch memory snapshot");
     t_.metadata.format = "torch-snapshot";
     t_.metadata.source_path = doc_.source_name();
     find_origin(root);
-    if (traces.valid()) read_traces(traces);
+    if (traces.valid())
+      read_traces(traces);
     read_segments(segments);
     read_annotations(root.find("external_annotations"));
     read_settings(root.find("allocator_settings"));
@@ -75,7 +91,9 @@ private:
   }
 
   void expect(pickle_value v, bool ok, std::string_view what) const {
-    if (!ok) fail(v, 112, fmt::format("{} is a {}", what, v.valid() ? to_string(v.kind()) : "missing value"));
+    if (!ok)
+      fail(v, 112,
+           fmt::format("{} is a {}", what, v.valid() ? to_string(v.kind()) : "missing value"));
   }
 
   pickle_value sequence(pickle_value v, std::string_view what) const {
@@ -84,26 +102,37 @@ private:
   }
 
   // An integer field; unsigned 64-bit values (addresses, stream handles) are accepted too.
-  std::uint64_t u64(pickle_value dict, std::string_view key, std::optional<std::uint64_t> fallback = {}) const {
+  std::uint64_t u64(pickle_value dict, std::string_view key,
+                    std::optional<std::uint64_t> fallback = {}) const {
     const auto v = dict.find(key);
-    if (!v.valid() && fallback) return *fallback;
-    if (auto u = v.as_uint()) return *u;
-    if (auto i = v.as_int()) return static_cast<std::uint64_t>(*i);
+    if (!v.valid() && fallback)
+      return *fallback;
+    if (auto u = v.as_uint())
+      return *u;
+    if (auto i = v.as_int())
+      return static_cast<std::uint64_t>(*i);
     expect(v.valid() ? v : dict, false, fmt::format("'{}' (expected an int)", key));
     return 0;
   }
-  std::int64_t i64(pickle_value dict, std::string_view key, std::optional<std::int64_t> fallback = {}) const {
+  std::int64_t i64(pickle_value dict, std::string_view key,
+                   std::optional<std::int64_t> fallback = {}) const {
     const auto v = dict.find(key);
-    if (!v.valid() && fallback) return *fallback;
-    if (auto i = v.as_int()) return *i;
-    if (auto d = v.as_double()) return detail::to_i64(*d);
+    if (!v.valid() && fallback)
+      return *fallback;
+    if (auto i = v.as_int())
+      return *i;
+    if (auto d = v.as_double())
+      return detail::to_i64(*d);
     expect(v.valid() ? v : dict, false, fmt::format("'{}' (expected an int)", key));
     return 0;
   }
-  std::string_view str(pickle_value dict, std::string_view key, std::string_view fallback = {}) const {
+  std::string_view str(pickle_value dict, std::string_view key,
+                       std::string_view fallback = {}) const {
     const auto v = dict.find(key);
-    if (!v.valid() || v.is_none()) return fallback;
-    if (auto s = v.as_string()) return *s;
+    if (!v.valid() || v.is_none())
+      return fallback;
+    if (auto s = v.as_string())
+      return *s;
     expect(v, false, fmt::format("'{}' (expected a str)", key));
     return {};
   }
@@ -115,28 +144,34 @@ private:
     if (traces.valid() && traces.is_sequence()) {
       for (std::size_t d = 0; d < traces.size(); ++d) {
         const auto events = traces.at(d);
-        if (!events.is_sequence()) continue;
+        if (!events.is_sequence())
+          continue;
         for (std::size_t i = 0; i < events.size(); ++i) {
           const auto tv = events.at(i).find("time_us");
-          if (auto us = tv.as_int()) first = std::min(first, *us);
+          if (auto us = tv.as_int())
+            first = std::min(first, *us);
         }
       }
     }
     origin_us_ = first == std::numeric_limits<std::int64_t>::max() ? 0 : first;
-    t_.metadata.time_origin_ns = detail::clamp_i64(static_cast<detail::wide_int>(origin_us_) * 1000);
+    t_.metadata.time_origin_ns =
+        detail::clamp_i64(static_cast<detail::wide_int>(origin_us_) * 1000);
   }
   std::int64_t to_ns(std::int64_t us) const {
     return detail::clamp_time((static_cast<detail::wide_int>(us) - origin_us_) * 1000);
   }
 
   frame_id frame_of(pickle_value f) {
-    if (auto it = frame_cache_.find(f.id()); it != frame_cache_.end()) return it->second;
+    if (auto it = frame_cache_.find(f.id()); it != frame_cache_.end())
+      return it->second;
     expect(f, f.is_dict(), "a frame (expected a dict)");
     frame fr;
     fr.function = t_.strings.intern(str(f, "name"));
     fr.file = t_.strings.intern(str(f, "filename"));
     const auto line = i64(f, "line", 0);
-    fr.line = line > 0 && line < std::numeric_limits<std::uint32_t>::max() ? static_cast<std::uint32_t>(line) : 0;
+    fr.line = line > 0 && line < std::numeric_limits<std::uint32_t>::max()
+                  ? static_cast<std::uint32_t>(line)
+                  : 0;
     const auto id = t_.stacks.intern_frame(fr);
     frame_cache_.emplace(f.id(), id);
     return id;
@@ -145,11 +180,14 @@ private:
   // Snapshots list frames innermost first, as stack_table does. Shared traceback lists (the
   // pickle memo) are interned once.
   stack_id stack_of(pickle_value frames) {
-    if (!frames.valid() || frames.is_none()) return no_stack;
-    if (auto it = stack_cache_.find(frames.id()); it != stack_cache_.end()) return it->second;
+    if (!frames.valid() || frames.is_none())
+      return no_stack;
+    if (auto it = stack_cache_.find(frames.id()); it != stack_cache_.end())
+      return it->second;
     sequence(frames, "frames");
     scratch_.clear();
-    for (std::size_t i = 0; i < frames.size(); ++i) scratch_.push_back(frame_of(frames.at(i)));
+    for (std::size_t i = 0; i < frames.size(); ++i)
+      scratch_.push_back(frame_of(frames.at(i)));
     const auto id = t_.stacks.intern_stack(scratch_);
     stack_cache_.emplace(frames.id(), id);
     return id;
@@ -158,7 +196,8 @@ private:
   void read_traces(pickle_value traces) {
     sequence(traces, "device_traces");
     std::size_t total = 0;
-    for (std::size_t d = 0; d < traces.size(); ++d) total += sequence(traces.at(d), "device_traces[i]").size();
+    for (std::size_t d = 0; d < traces.size(); ++d)
+      total += sequence(traces.at(d), "device_traces[i]").size();
     t_.memory.reserve(total);
     std::map<std::string, std::size_t> unknown;
     for (std::size_t d = 0; d < traces.size(); ++d) {
@@ -189,10 +228,13 @@ private:
         m.device = device;
         m.size = u64(e, "size", 0);
         m.stream = u64(e, "stream", 0);
-        if (*action == memory_action::oom) m.device_free = u64(e, "device_free", 0);
-        else m.address = u64(e, "addr", 0);
+        if (*action == memory_action::oom)
+          m.device_free = u64(e, "device_free", 0);
+        else
+          m.address = u64(e, "addr", 0);
         m.stack = stack_of(e.find("frames"));
-        if (const auto meta = str(e, "user_metadata"); !meta.empty()) m.user_metadata = t_.strings.intern(meta);
+        if (const auto meta = str(e, "user_metadata"); !meta.empty())
+          m.user_metadata = t_.strings.intern(meta);
         t_.memory.push_back(m);
         last_time_ = std::max(last_time_, time);
       }
@@ -209,7 +251,8 @@ private:
   }
 
   void read_segments(pickle_value segments) {
-    if (!segments.valid()) return;
+    if (!segments.valid())
+      return;
     sequence(segments, "segments");
     allocator_state state;
     state.time = last_time_;
@@ -223,8 +266,11 @@ private:
       seg.total_size = u64(s, "total_size");
       seg.stream = u64(s, "stream", 0);
       const auto type = str(s, "segment_type");
-      seg.type = type == "small" ? segment_type::small : type == "large" ? segment_type::large : segment_type::unknown;
-      if (auto e = s.find("is_expandable").as_bool()) seg.is_expandable = *e;
+      seg.type = type == "small"   ? segment_type::small
+                 : type == "large" ? segment_type::large
+                                   : segment_type::unknown;
+      if (auto e = s.find("is_expandable").as_bool())
+        seg.is_expandable = *e;
       if (const auto pool = s.find("segment_pool_id"); pool.is_sequence() && pool.size() == 2) {
         const auto hi = pool.at(0).as_uint().value_or(0), lo = pool.at(1).as_uint().value_or(0);
         seg.pool = (hi << 32) | (lo & 0xffffffffu);
@@ -234,7 +280,8 @@ private:
       if (blocks.valid()) {
         sequence(blocks, "blocks");
         seg.blocks.reserve(blocks.size());
-        for (std::size_t j = 0; j < blocks.size(); ++j) seg.blocks.push_back(read_block(blocks.at(j)));
+        for (std::size_t j = 0; j < blocks.size(); ++j)
+          seg.blocks.push_back(read_block(blocks.at(j)));
       }
       state.segments.push_back(std::move(seg));
     }
@@ -249,12 +296,14 @@ private:
     blk.size = u64(b, "size");
     const auto state_text = str(b, "state");
     const auto state = parse_block_state(state_text);
-    if (!state) fail(b.find("state"), 114, fmt::format("unknown block state '{}'", state_text));
+    if (!state)
+      fail(b.find("state"), 114, fmt::format("unknown block state '{}'", state_text));
     blk.state = *state;
     if (const auto frames = b.find("frames"); frames.valid()) {
       blk.stack = stack_of(frames);
       blk.requested_size = u64(b, "requested_size", blk.size);
-    } else if (const auto history = b.find("history"); history.is_sequence() && history.size() > 0) {
+    } else if (const auto history = b.find("history");
+               history.is_sequence() && history.size() > 0) {
       // Legacy layout: [{addr, real_size, frames}], the last entry is the live allocation.
       const auto last = history.at(history.size() - 1);
       blk.stack = stack_of(last.find("frames"));
@@ -266,11 +315,13 @@ private:
   }
 
   void read_annotations(pickle_value annotations) {
-    if (!annotations.valid() || !annotations.is_sequence()) return;
+    if (!annotations.valid() || !annotations.is_sequence())
+      return;
     std::map<std::pair<std::int64_t, std::string_view>, std::vector<std::int64_t>> open;
     for (std::size_t i = 0; i < annotations.size(); ++i) {
       const auto a = annotations.at(i);
-      if (!a.is_dict()) continue;
+      if (!a.is_dict())
+        continue;
       const auto stage = str(a, "stage");
       const auto name = str(a, "name");
       const auto device = i64(a, "device", 0);
@@ -292,17 +343,24 @@ private:
   }
 
   void read_settings(pickle_value settings) {
-    if (!settings.valid() || !settings.is_dict()) return;
+    if (!settings.valid() || !settings.is_dict())
+      return;
     for (std::size_t i = 0; i < settings.size(); ++i) {
       const auto k = settings.key(i).as_string();
-      if (!k) continue;
+      if (!k)
+        continue;
       const auto v = settings.value(i);
       std::string text;
-      if (auto s = v.as_string()) text = std::string(*s);
-      else if (auto b = v.as_bool()) text = *b ? "true" : "false";
-      else if (auto n = v.as_int()) text = fmt::format("{}", *n);
-      else if (auto x = v.as_double()) text = fmt::format("{}", *x);
-      else continue;  // nested dicts (roundup_power2_divisions) are not worth a property each
+      if (auto s = v.as_string())
+        text = std::string(*s);
+      else if (auto b = v.as_bool())
+        text = *b ? "true" : "false";
+      else if (auto n = v.as_int())
+        text = fmt::format("{}", *n);
+      else if (auto x = v.as_double())
+        text = fmt::format("{}", *x);
+      else
+        continue; // nested dicts (roundup_power2_divisions) are not worth a property each
       t_.metadata.properties.emplace_back(fmt::format("allocator.{}", *k), std::move(text));
     }
   }
@@ -329,7 +387,8 @@ load_result import_snapshot(std::string bytes, std::string_view source_name,
   const auto doc = pickle_document::parse(std::move(bytes), source_name, limits);
   load_result out;
   snapshot_builder(doc, out).build();
-  if (options.finalize) out.trace.finalize();
+  if (options.finalize)
+    out.trace.finalize();
   return out;
 }
 

@@ -30,7 +30,7 @@ std::size_t stack_table::frame_hash::operator()(const frame& f) const noexcept {
 stack_table::stack_table() {
   frames_.push_back(frame{});
   frame_index_.emplace(frame{}, 0);
-  stack_offsets_ = {0, 0};  // stack 0: the empty sequence
+  stack_offsets_ = {0, 0}; // stack 0: the empty sequence
 }
 
 frame_id stack_table::intern_frame(const frame& f) {

@@ -1,7 +1,5 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "saturate.hpp"
-
 #include <tensordiag/trace/allocator_replay.hpp>
 #include <tensordiag/trace/summary_analysis.hpp>
 #include <tensordiag/trace/units.hpp>
@@ -11,6 +9,8 @@
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
+
+#include "saturate.hpp"
 
 namespace tdiag::trace {
 namespace {
@@ -37,10 +37,13 @@ memory_peak memory_peak_of(const trace& t, lane_id lane) {
   const auto events = t.memory.lane(lane);
   p.events = events.size();
   bool totals = false;
-  for (const auto& e : events) totals = totals || e.total_allocated >= 0 || e.total_reserved >= 0;
+  for (const auto& e : events)
+    totals = totals || e.total_allocated >= 0 || e.total_reserved >= 0;
   const auto track = [&](std::int64_t allocated, std::int64_t reserved, std::int64_t time) {
-    if (allocated > p.peak_allocated) p.peak_allocated = allocated, p.peak_allocated_time = time;
-    if (reserved > p.peak_reserved) p.peak_reserved = reserved, p.peak_reserved_time = time;
+    if (allocated > p.peak_allocated)
+      p.peak_allocated = allocated, p.peak_allocated_time = time;
+    if (reserved > p.peak_reserved)
+      p.peak_reserved = reserved, p.peak_reserved_time = time;
     p.final_allocated = allocated;
     p.final_reserved = reserved;
   };
@@ -63,13 +66,29 @@ memory_peak memory_peak_of(const trace& t, lane_id lane) {
   for (const auto& e : events) {
     const auto size = detail::signed_size(e.size);
     switch (e.action) {
-    case memory_action::alloc: allocated = detail::sat_add(allocated, size); break;
-    case memory_action::free_requested: allocated = detail::sat_add(allocated, -size); break;
-    case memory_action::free_completed: if (!two_step_frees) allocated = detail::sat_add(allocated, -size); break;
-    case memory_action::segment_alloc: case memory_action::segment_map: reserved = detail::sat_add(reserved, size); break;
-    case memory_action::segment_free: case memory_action::segment_unmap: reserved = detail::sat_add(reserved, -size); break;
-    case memory_action::oom: ++p.oom_events; break;
-    default: break;
+    case memory_action::alloc:
+      allocated = detail::sat_add(allocated, size);
+      break;
+    case memory_action::free_requested:
+      allocated = detail::sat_add(allocated, -size);
+      break;
+    case memory_action::free_completed:
+      if (!two_step_frees)
+        allocated = detail::sat_add(allocated, -size);
+      break;
+    case memory_action::segment_alloc:
+    case memory_action::segment_map:
+      reserved = detail::sat_add(reserved, size);
+      break;
+    case memory_action::segment_free:
+    case memory_action::segment_unmap:
+      reserved = detail::sat_add(reserved, -size);
+      break;
+    case memory_action::oom:
+      ++p.oom_events;
+      break;
+    default:
+      break;
     }
     track(allocated, reserved, e.time);
   }
@@ -87,7 +106,8 @@ std::vector<kernel_stat> kernel_stats(const trace& t) {
   }
   std::vector<kernel_stat> out;
   out.reserve(by_name.size());
-  for (auto& [id, s] : by_name) out.push_back(s);
+  for (auto& [id, s] : by_name)
+    out.push_back(s);
   std::sort(out.begin(), out.end(), [&](const kernel_stat& a, const kernel_stat& b) {
     return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : t.name(a.name) < t.name(b.name);
   });
@@ -98,16 +118,25 @@ summary_result summarize(const trace& t) {
   summary_result s;
   s.span = t.span();
   std::size_t memcpy_n = 0, memset_n = 0;
-  for (const auto& c : t.copies.all()) (c.kind == copy_kind::memset ? memset_n : memcpy_n) += 1;
+  for (const auto& c : t.copies.all())
+    (c.kind == copy_kind::memset ? memset_n : memcpy_n) += 1;
   std::size_t api[5] = {0, 0, 0, 0, 0};
-  for (const auto& a : t.api_calls.all()) ++api[std::min<std::size_t>(static_cast<std::size_t>(a.kind), 4)];
-  s.counts = {{"kernels", t.kernels.size()},     {"memcpy", memcpy_n},
-              {"memset", memset_n},              {"runtime_calls", api[0]},
-              {"driver_calls", api[1]},          {"cpu_ops", api[2]},
-              {"python_functions", api[3]},      {"other_host_ranges", api[4]},
-              {"annotations", t.ranges.size()},  {"markers", t.markers.size()},
-              {"memory_events", t.memory.size()}, {"flows", t.flows.size()},
-              {"counters", t.counters.size()},   {"assertions", t.assertions.size()}};
+  for (const auto& a : t.api_calls.all())
+    ++api[std::min<std::size_t>(static_cast<std::size_t>(a.kind), 4)];
+  s.counts = {{"kernels", t.kernels.size()},
+              {"memcpy", memcpy_n},
+              {"memset", memset_n},
+              {"runtime_calls", api[0]},
+              {"driver_calls", api[1]},
+              {"cpu_ops", api[2]},
+              {"python_functions", api[3]},
+              {"other_host_ranges", api[4]},
+              {"annotations", t.ranges.size()},
+              {"markers", t.markers.size()},
+              {"memory_events", t.memory.size()},
+              {"flows", t.flows.size()},
+              {"counters", t.counters.size()},
+              {"assertions", t.assertions.size()}};
 
   for (lane_id l = 0; l < t.lanes.size(); ++l)
     if (t.lanes.at(l).kind == lane_kind::device_memory && !t.memory.lane(l).empty())
@@ -116,16 +145,21 @@ summary_result summarize(const trace& t) {
   s.kernels = kernel_stats(t);
 
   // GPU streams: union of kernel and copy intervals, over the span of all GPU activity.
-  std::int64_t gpu_begin = std::numeric_limits<std::int64_t>::max(), gpu_end = std::numeric_limits<std::int64_t>::min();
+  std::int64_t gpu_begin = std::numeric_limits<std::int64_t>::max(),
+               gpu_end = std::numeric_limits<std::int64_t>::min();
   for (lane_id l = 0; l < t.lanes.size(); ++l) {
-    if (t.lanes.at(l).kind != lane_kind::gpu_stream) continue;
+    if (t.lanes.at(l).kind != lane_kind::gpu_stream)
+      continue;
     const auto ks = t.kernels.lane(l);
     const auto cs = t.copies.lane(l);
-    if (ks.empty() && cs.empty()) continue;
+    if (ks.empty() && cs.empty())
+      continue;
     std::vector<std::pair<std::int64_t, std::int64_t>> spans;
     spans.reserve(ks.size() + cs.size());
-    for (const auto& k : ks) spans.emplace_back(k.start, k.end);
-    for (const auto& c : cs) spans.emplace_back(c.start, c.end);
+    for (const auto& k : ks)
+      spans.emplace_back(k.start, k.end);
+    for (const auto& c : cs)
+      spans.emplace_back(c.start, c.end);
     std::sort(spans.begin(), spans.end());
     stream_stat st;
     st.lane = l;
@@ -149,7 +183,9 @@ summary_result summarize(const trace& t) {
   if (!s.streams.empty()) {
     s.gpu_span = {gpu_begin, gpu_end};
     for (auto& st : s.streams)
-      st.busy_fraction = s.gpu_span.duration() > 0 ? static_cast<double>(st.busy_ns) / static_cast<double>(s.gpu_span.duration()) : 0;
+      st.busy_fraction = s.gpu_span.duration() > 0 ? static_cast<double>(st.busy_ns) /
+                                                         static_cast<double>(s.gpu_span.duration())
+                                                   : 0;
   }
   return s;
 }
@@ -158,7 +194,8 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
   report r;
   r.metadata = make_report_metadata();
   std::size_t total = 0;
-  for (const auto& [name, n] : s.counts) total += n;
+  for (const auto& [name, n] : s.counts)
+    total += n;
   {
     diagnostic d;
     d.level = severity::note;
@@ -170,8 +207,10 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
     d.add_field("span_ns", s.span.duration());
     d.add_field("time_origin_ns", t.metadata.time_origin_ns);
     for (const auto& [name, n] : s.counts)
-      if (n != 0) d.add_field(name, static_cast<std::int64_t>(n));
-    if (const auto* k = t.metadata.property("kineto.events")) d.add_field("source_events", *k);
+      if (n != 0)
+        d.add_field(name, static_cast<std::int64_t>(n));
+    if (const auto* k = t.metadata.property("kineto.events"))
+      d.add_field("source_events", *k);
     r.diagnostics.push_back(std::move(d));
   }
   for (const auto& m : s.memory) {
@@ -179,12 +218,14 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
     d.level = severity::note;
     d.code = "TDIAG-TR-201";
     d.title = "memory peak";
-    d.message = fmt::format("{}: peak allocated {} at {}, peak reserved {} at {}",
-                            m.device < 0 ? std::string("host memory") : fmt::format("device {}", m.device),
-                            m.peak_allocated < 0 ? "unknown" : format_bytes(static_cast<std::uint64_t>(m.peak_allocated)),
-                            relative(t, m.peak_allocated_time),
-                            m.peak_reserved < 0 ? "unknown" : format_bytes(static_cast<std::uint64_t>(m.peak_reserved)),
-                            relative(t, m.peak_reserved_time));
+    d.message = fmt::format(
+        "{}: peak allocated {} at {}, peak reserved {} at {}",
+        m.device < 0 ? std::string("host memory") : fmt::format("device {}", m.device),
+        m.peak_allocated < 0 ? "unknown"
+                             : format_bytes(static_cast<std::uint64_t>(m.peak_allocated)),
+        relative(t, m.peak_allocated_time),
+        m.peak_reserved < 0 ? "unknown" : format_bytes(static_cast<std::uint64_t>(m.peak_reserved)),
+        relative(t, m.peak_reserved_time));
     d.add_field("device", m.device);
     d.add_field("memory_events", static_cast<std::int64_t>(m.events));
     d.add_field("peak_allocated_bytes", m.peak_allocated);
@@ -193,11 +234,13 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
     d.add_field("peak_reserved_time_ns", m.peak_reserved_time);
     d.add_field("final_allocated_bytes", m.final_allocated);
     d.add_field("final_reserved_bytes", m.final_reserved);
-    if (m.oom_events != 0) d.add_field("oom_events", static_cast<std::int64_t>(m.oom_events));
+    if (m.oom_events != 0)
+      d.add_field("oom_events", static_cast<std::int64_t>(m.oom_events));
     r.diagnostics.push_back(std::move(d));
   }
   std::int64_t kernel_total = 0;
-  for (const auto& k : s.kernels) kernel_total = detail::sat_add(kernel_total, k.total_ns);
+  for (const auto& k : s.kernels)
+    kernel_total = detail::sat_add(kernel_total, k.total_ns);
   for (std::size_t i = 0; i < std::min(top, s.kernels.size()); ++i) {
     const auto& k = s.kernels[i];
     diagnostic d;
@@ -205,10 +248,13 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
     d.code = "TDIAG-TR-202";
     d.title = "kernel time";
     const auto name = t.name(k.name);
-    const double share = kernel_total > 0 ? 100.0 * static_cast<double>(k.total_ns) / static_cast<double>(kernel_total) : 0;
-    d.message = fmt::format("#{} {:.1f}% of kernel time: {} x{}, total {}, mean {}, max {}", i + 1, share,
-                            name.size() > 120 ? fmt::format("{}...", name.substr(0, 117)) : std::string(name), k.count,
-                            format_duration(k.total_ns), format_duration(k.mean_ns()), format_duration(k.max_ns));
+    const double share = kernel_total > 0 ? 100.0 * static_cast<double>(k.total_ns) /
+                                                static_cast<double>(kernel_total)
+                                          : 0;
+    d.message = fmt::format(
+        "#{} {:.1f}% of kernel time: {} x{}, total {}, mean {}, max {}", i + 1, share,
+        name.size() > 120 ? fmt::format("{}...", name.substr(0, 117)) : std::string(name), k.count,
+        format_duration(k.total_ns), format_duration(k.mean_ns()), format_duration(k.max_ns));
     d.add_field("kernel", std::string(name));
     d.add_field("count", static_cast<std::int64_t>(k.count));
     d.add_field("total_ns", k.total_ns);
@@ -221,9 +267,10 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
     d.level = severity::note;
     d.code = "TDIAG-TR-203";
     d.title = "stream activity";
-    d.message = fmt::format("device {} stream {}: busy {:.1f}% of the GPU span ({} kernels, {} copies, {} busy)",
-                            st.device, st.stream, 100.0 * st.busy_fraction, st.kernels, st.copies,
-                            format_duration(st.busy_ns));
+    d.message = fmt::format(
+        "device {} stream {}: busy {:.1f}% of the GPU span ({} kernels, {} copies, {} busy)",
+        st.device, st.stream, 100.0 * st.busy_fraction, st.kernels, st.copies,
+        format_duration(st.busy_ns));
     d.add_field("device", st.device);
     d.add_field("stream", static_cast<std::int64_t>(st.stream));
     d.add_field("kernels", static_cast<std::int64_t>(st.kernels));

@@ -12,8 +12,8 @@ namespace tdiag::trace {
 namespace {
 
 std::string kernel_name(std::uint32_t i) {
-  static constexpr std::array<const char*, 6> ops = {"gemm", "elementwise", "reduce",
-                                                      "softmax", "layer_norm", "attention"};
+  static constexpr std::array<const char*, 6> ops = {"gemm",    "elementwise", "reduce",
+                                                     "softmax", "layer_norm",  "attention"};
   return fmt::format("void at::native::{}_kernel<{}, {}, at::native::detail::Policy<{}, {}>>"
                      "(at::native::TensorIterator&, at::native::{}_functor<float> const&, "
                      "unsigned int, int)",
@@ -70,7 +70,7 @@ trace make_synthetic_trace(const synthetic_options& o) {
 
   std::vector<std::int64_t> stream_free(gpu_lanes.size(), 0);
   std::vector<std::int64_t> host_time(host_lanes.size(), 0);
-  std::vector<std::uint64_t> live;  // addresses alive
+  std::vector<std::uint64_t> live; // addresses alive
   std::int64_t total = 0;
   std::uint32_t correlation = 1;
   std::uint64_t next_address = 0x7f0000000000ull;
@@ -94,8 +94,8 @@ trace make_synthetic_trace(const synthetic_options& o) {
     const lane& gl = t.lanes.at(gpu_lanes[g]);
     kernel_event k;
     k.start = std::max(stream_free[g], call.end + 3'000) + static_cast<std::int64_t>(r.below(500));
-    k.end = k.start + 2'000 + static_cast<std::int64_t>(r.below(8) == 0 ? r.below(400'000)
-                                                                        : r.below(40'000));
+    k.end = k.start + 2'000 +
+            static_cast<std::int64_t>(r.below(8) == 0 ? r.below(400'000) : r.below(40'000));
     stream_free[g] = k.end;
     k.lane = gpu_lanes[g];
     const std::size_t name_index = (i * 7 + r.below(3)) % names.size();
@@ -198,8 +198,8 @@ trace make_synthetic_trace(const synthetic_options& o) {
     seg.total_size = 64u << 20;
     seg.type = segment_type::large;
     seg.stack = sites[0];
-    seg.blocks.push_back({seg.address, 32u << 20, (32u << 20) - 512, block_state::active_allocated,
-                          sites[1]});
+    seg.blocks.push_back(
+        {seg.address, 32u << 20, (32u << 20) - 512, block_state::active_allocated, sites[1]});
     seg.blocks.push_back({seg.address + (32u << 20), 32u << 20, 0, block_state::inactive, 0});
     s.segments.push_back(seg);
     t.final_allocator_state = s;

@@ -5,10 +5,6 @@
 // Each column is one field of every record, varint-coded as a plain value, a delta from the
 // previous record's value, or a difference from an earlier field of the same record (end -
 // start). Sorted lanes make most deltas 0 or tiny, which zstd then squeezes to a few bits.
-#include "record_ids.hpp"
-#include "tdtrace_format.hpp"
-#include "tdtrace_schema.hpp"
-
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -16,8 +12,11 @@
 #include <tuple>
 #include <type_traits>
 #include <vector>
-
 #include <zlib.h>
+
+#include "record_ids.hpp"
+#include "tdtrace_format.hpp"
+#include "tdtrace_schema.hpp"
 
 namespace tdiag::trace::detail {
 
@@ -28,7 +27,7 @@ std::uint32_t crc32_of(std::span<const std::byte> bytes) noexcept {
   uLong crc = ::crc32(0L, Z_NULL, 0);
   const auto* p = reinterpret_cast<const Bytef*>(bytes.data());
   std::size_t left = bytes.size();
-  while (left > 0) {  // zlib takes uInt lengths
+  while (left > 0) { // zlib takes uInt lengths
     const auto n = static_cast<uInt>(std::min<std::size_t>(left, 1u << 30));
     crc = ::crc32(crc, p, n);
     p += n;
@@ -71,7 +70,7 @@ namespace {
 
 // --- varints ------------------------------------------------------------------------------
 inline void put_varint(std::string& out, std::uint64_t v) {
-  if (v < 0x80) {  // the common case: most deltas are tiny
+  if (v < 0x80) { // the common case: most deltas are tiny
     out.push_back(static_cast<char>(v));
     return;
   }
@@ -87,7 +86,9 @@ inline void put_varint(std::string& out, std::uint64_t v) {
 constexpr std::uint64_t zigzag(std::uint64_t v) noexcept {
   return (v << 1) ^ (0 - (v >> 63));
 }
-constexpr std::uint64_t unzigzag(std::uint64_t v) noexcept { return (v >> 1) ^ (0 - (v & 1)); }
+constexpr std::uint64_t unzigzag(std::uint64_t v) noexcept {
+  return (v >> 1) ^ (0 - (v & 1));
+}
 void put_string(std::string& out, std::string_view s) {
   put_varint(out, s.size());
   out.append(s);
@@ -143,7 +144,6 @@ private:
   const std::byte* end_;
 };
 
-
 // Fixed-size memcpy per width: a variable-size memcpy is a library call per field.
 inline std::uint64_t load_field(const std::byte* record, const field_desc& f) noexcept {
   const std::byte* p = record + f.offset;
@@ -188,7 +188,9 @@ inline void store_field(std::byte* record, const field_desc& f, std::uint64_t v)
     std::memcpy(p, &n, 4);
     break;
   }
-  default: std::memcpy(p, &v, 8); break;
+  default:
+    std::memcpy(p, &v, 8);
+    break;
   }
 }
 
@@ -208,10 +210,18 @@ void encode_store(std::string& out, std::uint8_t kind, std::span<const Record> r
       const auto* bytes = reinterpret_cast<const std::byte*>(&r);
       const std::uint64_t v = load_field(bytes, f);
       switch (f.how) {
-      case mode::plain: put_varint(column, f.is_signed ? zigzag(v) : v); break;
-      case mode::delta: put_varint(column, zigzag(v - prev)), prev = v; break;
-      case mode::relative: put_varint(column, zigzag(v - load_field(bytes, fields[f.ref]))); break;
-      case mode::raw8: put_le<std::uint64_t>(column, v); break;
+      case mode::plain:
+        put_varint(column, f.is_signed ? zigzag(v) : v);
+        break;
+      case mode::delta:
+        put_varint(column, zigzag(v - prev)), prev = v;
+        break;
+      case mode::relative:
+        put_varint(column, zigzag(v - load_field(bytes, fields[f.ref])));
+        break;
+      case mode::raw8:
+        put_le<std::uint64_t>(column, v);
+        break;
       }
     }
     put_varint(body, column.size());
@@ -222,8 +232,7 @@ void encode_store(std::string& out, std::uint8_t kind, std::span<const Record> r
   out += body;
 }
 
-template <typename Record>
-std::vector<Record> decode_store(byte_reader& in) {
+template <typename Record> std::vector<Record> decode_store(byte_reader& in) {
   constexpr auto fields = schema<Record>();
   const std::size_t count = in.count();
   const std::size_t field_count = in.count();
@@ -233,17 +242,25 @@ std::vector<Record> decode_store(byte_reader& in) {
   for (std::size_t i = 0; i < field_count; ++i) {
     byte_reader column(in.bytes(in.varint()));
     if (i >= fields.size())
-      continue;  // a column added by a newer writer: skipped
+      continue; // a column added by a newer writer: skipped
     const auto& f = fields[i];
     std::uint64_t prev = 0;
     for (Record& r : records) {
       auto* bytes = reinterpret_cast<std::byte*>(&r);
       std::uint64_t v = 0;
       switch (f.how) {
-      case mode::plain: v = f.is_signed ? unzigzag(column.varint()) : column.varint(); break;
-      case mode::delta: v = prev + unzigzag(column.varint()), prev = v; break;
-      case mode::relative: v = load_field(bytes, fields[f.ref]) + unzigzag(column.varint()); break;
-      case mode::raw8: v = column.u64(); break;
+      case mode::plain:
+        v = f.is_signed ? unzigzag(column.varint()) : column.varint();
+        break;
+      case mode::delta:
+        v = prev + unzigzag(column.varint()), prev = v;
+        break;
+      case mode::relative:
+        v = load_field(bytes, fields[f.ref]) + unzigzag(column.varint());
+        break;
+      case mode::raw8:
+        v = column.u64();
+        break;
       }
       store_field(bytes, f, v);
     }
@@ -429,7 +446,8 @@ std::string encode_chunk(const trace& chunk) {
 
   begin_section(out, section_metadata, encode_metadata(chunk.metadata));
   if (chunk.final_allocator_state)
-    begin_section(out, section_allocator_state, encode_allocator_state(*chunk.final_allocator_state));
+    begin_section(out, section_allocator_state,
+                  encode_allocator_state(*chunk.final_allocator_state));
 
   encode_store(out, 0, chunk.kernels.all());
   encode_store(out, 1, chunk.copies.all());
@@ -503,12 +521,16 @@ void decode_chunk(std::span<const std::byte> payload, trace& into) {
         l.id = body.varint();
         l.name = id_maps::map(ids.strings, body.varint(), "string");
         lanes.push_back(l);
-        ids.lanes.push_back(static_cast<lane_id>(i));  // chunk-local for now
+        ids.lanes.push_back(static_cast<lane_id>(i)); // chunk-local for now
       }
       break;
     }
-    case section_metadata: metadata = decode_metadata(body); break;
-    case section_allocator_state: state = decode_allocator_state(body, ids); break;
+    case section_metadata:
+      metadata = decode_metadata(body);
+      break;
+    case section_allocator_state:
+      state = decode_allocator_state(body, ids);
+      break;
     default:
       if (type >= section_events && type < section_events + std::tuple_size_v<all_stores>)
         decode_events(static_cast<std::uint8_t>(type - section_events), body, stores, ids);

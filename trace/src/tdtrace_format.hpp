@@ -18,8 +18,8 @@ namespace tdiag::trace::detail {
 
 inline constexpr char file_magic[8] = {'T', 'D', 'T', 'R', 'A', 'C', 'E', '\0'};
 inline constexpr char trailer_magic[8] = {'T', 'D', 'T', 'R', 'E', 'N', 'D', '\0'};
-inline constexpr std::uint32_t chunk_magic = 0x4B434454u;   // "TDCK"
-inline constexpr std::uint32_t footer_magic = 0x54464454u;  // "TDFT"
+inline constexpr std::uint32_t chunk_magic = 0x4B434454u;  // "TDCK"
+inline constexpr std::uint32_t footer_magic = 0x54464454u; // "TDFT"
 inline constexpr std::uint16_t version_major = 1;
 inline constexpr std::uint16_t version_minor = 0;
 inline constexpr std::size_t file_header_size = 32;
@@ -38,7 +38,7 @@ enum section : std::uint8_t {
   section_lanes = 4,
   section_metadata = 5,
   section_allocator_state = 6,
-  section_events = 16,  // + kind index (kernels 0 ... counters 8)
+  section_events = 16, // + kind index (kernels 0 ... counters 8)
 };
 
 struct chunk_header {
@@ -65,14 +65,12 @@ struct malformed : std::runtime_error {
 };
 
 // --- little-endian fixed-width -------------------------------------------------------------
-template <typename T>
-void put_le(std::string& out, T v) {
+template <typename T> void put_le(std::string& out, T v) {
   auto u = static_cast<std::uint64_t>(v);
   for (std::size_t i = 0; i < sizeof(T); ++i)
     out.push_back(static_cast<char>((u >> (8 * i)) & 0xFF));
 }
-template <typename T>
-[[nodiscard]] T get_le(const std::byte* p) noexcept {
+template <typename T> [[nodiscard]] T get_le(const std::byte* p) noexcept {
   std::uint64_t u = 0;
   for (std::size_t i = 0; i < sizeof(T); ++i)
     u |= static_cast<std::uint64_t>(p[i]) << (8 * i);

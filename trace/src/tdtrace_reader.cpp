@@ -7,15 +7,14 @@
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/tdtrace_reader.hpp>
 
-#include "tdtrace_format.hpp"
-
 #include <fmt/format.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <cstring>
 #include <fstream>
 
-#include <zstd.h>
+#include "tdtrace_format.hpp"
 
 namespace tdiag::trace {
 namespace {
@@ -23,8 +22,8 @@ namespace {
 using detail::chunk_header;
 using detail::footer_entry;
 
-diagnostic make_diagnostic(severity level, std::string code, std::string title,
-                           std::string message, std::string_view source) {
+diagnostic make_diagnostic(severity level, std::string code, std::string title, std::string message,
+                           std::string_view source) {
   diagnostic d;
   d.level = level;
   d.code = std::move(code);
@@ -43,7 +42,7 @@ diagnostic make_diagnostic(severity level, std::string code, std::string title,
 }
 
 struct footer_view {
-  std::uint64_t offset = 0;  // where the footer starts: the end of the chunk area
+  std::uint64_t offset = 0; // where the footer starts: the end of the chunk area
   std::vector<footer_entry> entries;
 };
 
@@ -149,12 +148,12 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
     if (ZSTD_getFrameContentSize(compressed.data(), compressed.size()) != h.uncompressed_size)
       return corrupted("TDIAG-TRACE-113", "its zstd frame size does not match its header");
     payload.resize(h.uncompressed_size);
-    const std::size_t n = ZSTD_decompress(payload.data(), payload.size(), compressed.data(),
-                                          compressed.size());
+    const std::size_t n =
+        ZSTD_decompress(payload.data(), payload.size(), compressed.data(), compressed.size());
     if (ZSTD_isError(n) || n != h.uncompressed_size)
-      return corrupted("TDIAG-TRACE-113",
-                       ZSTD_isError(n) ? fmt::format("zstd: {}", ZSTD_getErrorName(n))
-                                       : std::string("its size does not match its header"));
+      return corrupted("TDIAG-TRACE-113", ZSTD_isError(n)
+                                              ? fmt::format("zstd: {}", ZSTD_getErrorName(n))
+                                              : std::string("its size does not match its header"));
     try {
       detail::decode_chunk(payload, result);
     } catch (const detail::malformed& e) {
@@ -178,8 +177,9 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
       }
       chunk_header h;
       const auto hb = read_at(e.offset, detail::chunk_header_size);
-      if (e.offset + detail::chunk_header_size > area_end || !detail::decode_chunk_header(hb, h, verify) ||
-          !plausible(h) || e.offset + detail::chunk_header_size + h.compressed_size > area_end) {
+      if (e.offset + detail::chunk_header_size > area_end ||
+          !detail::decode_chunk_header(hb, h, verify) || !plausible(h) ||
+          e.offset + detail::chunk_header_size + h.compressed_size > area_end) {
         warnings.push_back(make_diagnostic(
             severity::warning, "TDIAG-TRACE-111", "corrupted chunk header",
             fmt::format("the chunk the index places at offset {} of '{}' has a damaged header; "
@@ -196,8 +196,8 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
     while (pos < area_end) {
       chunk_header h;
       const std::uint64_t left = area_end - pos;
-      const auto hb = read_at(pos, static_cast<std::size_t>(
-                                       std::min<std::uint64_t>(left, detail::chunk_header_size)));
+      const auto hb = read_at(
+          pos, static_cast<std::size_t>(std::min<std::uint64_t>(left, detail::chunk_header_size)));
       const bool header_ok = detail::decode_chunk_header(hb, h, verify) && plausible(h);
       if (header_ok && detail::chunk_header_size + std::uint64_t{h.compressed_size} > left) {
         diagnostic d = make_diagnostic(
@@ -325,9 +325,9 @@ tdtrace_load read_tdtrace(const std::filesystem::path& path, const tdtrace_read_
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
   if (!in || ec) {
-    diagnostic d = make_diagnostic(severity::error, "TDIAG-TRACE-001", "cannot open trace file",
-                                   fmt::format("cannot open trace file '{}'", path.string()),
-                                   path.string());
+    diagnostic d =
+        make_diagnostic(severity::error, "TDIAG-TRACE-001", "cannot open trace file",
+                        fmt::format("cannot open trace file '{}'", path.string()), path.string());
     d.hint = "check the path and the file's permissions";
     throw input_error(std::move(d));
   }

@@ -21,40 +21,45 @@ struct field_desc {
   std::uint8_t width;
   bool is_signed;
   mode how;
-  std::uint8_t ref;  // relative: index of the earlier field subtracted
+  std::uint8_t ref; // relative: index of the earlier field subtracted
 };
 
-#define TDIAG_DETAIL_FIELD(T, m, how, ref)                                                   \
-  field_desc {                                                                               \
-    static_cast<std::uint16_t>(offsetof(T, m)), static_cast<std::uint8_t>(sizeof(T::m)),     \
-        std::is_signed_v<decltype(T::m)>, mode::how, ref                                     \
+#define TDIAG_DETAIL_FIELD(T, m, how, ref)                                                         \
+  field_desc {                                                                                     \
+    static_cast<std::uint16_t>(offsetof(T, m)), static_cast<std::uint8_t>(sizeof(T::m)),           \
+        std::is_signed_v<decltype(T::m)>, mode::how, ref                                           \
   }
-#define TDIAG_DETAIL_ELEM(T, m, i)                                                           \
-  field_desc {                                                                               \
-    static_cast<std::uint16_t>(offsetof(T, m) + (i) * sizeof(T::m[0])),                      \
-        static_cast<std::uint8_t>(sizeof(T::m[0])), false, mode::plain, 0                    \
+#define TDIAG_DETAIL_ELEM(T, m, i)                                                                 \
+  field_desc {                                                                                     \
+    static_cast<std::uint16_t>(offsetof(T, m) + (i) * sizeof(T::m[0])),                            \
+        static_cast<std::uint8_t>(sizeof(T::m[0])), false, mode::plain, 0                          \
   }
 
 // Field order is part of the format: append new fields at the end only.
-template <typename T>
-constexpr auto schema();
+template <typename T> constexpr auto schema();
 
-template <>
-constexpr auto schema<kernel_event>() {
+template <> constexpr auto schema<kernel_event>() {
   using T = kernel_event;
-  return std::array{
-      TDIAG_DETAIL_FIELD(T, start, delta, 0),         TDIAG_DETAIL_FIELD(T, end, relative, 0),
-      TDIAG_DETAIL_FIELD(T, lane, delta, 0),          TDIAG_DETAIL_FIELD(T, name, plain, 0),
-      TDIAG_DETAIL_FIELD(T, device, plain, 0),        TDIAG_DETAIL_FIELD(T, context, plain, 0),
-      TDIAG_DETAIL_FIELD(T, stream, plain, 0),        TDIAG_DETAIL_ELEM(T, grid, 0),
-      TDIAG_DETAIL_ELEM(T, grid, 1),                  TDIAG_DETAIL_ELEM(T, grid, 2),
-      TDIAG_DETAIL_ELEM(T, block, 0),                 TDIAG_DETAIL_ELEM(T, block, 1),
-      TDIAG_DETAIL_ELEM(T, block, 2),                 TDIAG_DETAIL_FIELD(T, shared_static, plain, 0),
-      TDIAG_DETAIL_FIELD(T, shared_dynamic, plain, 0), TDIAG_DETAIL_FIELD(T, registers, plain, 0),
-      TDIAG_DETAIL_FIELD(T, correlation, delta, 0),   TDIAG_DETAIL_FIELD(T, launch_id, delta, 0)};
+  return std::array{TDIAG_DETAIL_FIELD(T, start, delta, 0),
+                    TDIAG_DETAIL_FIELD(T, end, relative, 0),
+                    TDIAG_DETAIL_FIELD(T, lane, delta, 0),
+                    TDIAG_DETAIL_FIELD(T, name, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, device, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, context, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, stream, plain, 0),
+                    TDIAG_DETAIL_ELEM(T, grid, 0),
+                    TDIAG_DETAIL_ELEM(T, grid, 1),
+                    TDIAG_DETAIL_ELEM(T, grid, 2),
+                    TDIAG_DETAIL_ELEM(T, block, 0),
+                    TDIAG_DETAIL_ELEM(T, block, 1),
+                    TDIAG_DETAIL_ELEM(T, block, 2),
+                    TDIAG_DETAIL_FIELD(T, shared_static, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, shared_dynamic, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, registers, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, correlation, delta, 0),
+                    TDIAG_DETAIL_FIELD(T, launch_id, delta, 0)};
 }
-template <>
-constexpr auto schema<copy_event>() {
+template <> constexpr auto schema<copy_event>() {
   using T = copy_event;
   return std::array{
       TDIAG_DETAIL_FIELD(T, start, delta, 0),    TDIAG_DETAIL_FIELD(T, end, relative, 0),
@@ -65,66 +70,63 @@ constexpr auto schema<copy_event>() {
       TDIAG_DETAIL_FIELD(T, dst_kind, plain, 0), TDIAG_DETAIL_FIELD(T, correlation, delta, 0),
       TDIAG_DETAIL_FIELD(T, value, plain, 0)};
 }
-template <>
-constexpr auto schema<api_event>() {
+template <> constexpr auto schema<api_event>() {
   using T = api_event;
   return std::array{
-      TDIAG_DETAIL_FIELD(T, start, delta, 0),   TDIAG_DETAIL_FIELD(T, end, relative, 0),
-      TDIAG_DETAIL_FIELD(T, lane, delta, 0),    TDIAG_DETAIL_FIELD(T, name, plain, 0),
-      TDIAG_DETAIL_FIELD(T, process, plain, 0), TDIAG_DETAIL_FIELD(T, thread, plain, 0),
+      TDIAG_DETAIL_FIELD(T, start, delta, 0),       TDIAG_DETAIL_FIELD(T, end, relative, 0),
+      TDIAG_DETAIL_FIELD(T, lane, delta, 0),        TDIAG_DETAIL_FIELD(T, name, plain, 0),
+      TDIAG_DETAIL_FIELD(T, process, plain, 0),     TDIAG_DETAIL_FIELD(T, thread, plain, 0),
       TDIAG_DETAIL_FIELD(T, correlation, delta, 0), TDIAG_DETAIL_FIELD(T, stack, plain, 0),
-      TDIAG_DETAIL_FIELD(T, kind, plain, 0),    TDIAG_DETAIL_FIELD(T, cbid, plain, 0)};
+      TDIAG_DETAIL_FIELD(T, kind, plain, 0),        TDIAG_DETAIL_FIELD(T, cbid, plain, 0)};
 }
-template <>
-constexpr auto schema<range_event>() {
+template <> constexpr auto schema<range_event>() {
   using T = range_event;
-  return std::array{TDIAG_DETAIL_FIELD(T, start, delta, 0), TDIAG_DETAIL_FIELD(T, end, relative, 0),
-                    TDIAG_DETAIL_FIELD(T, lane, delta, 0),  TDIAG_DETAIL_FIELD(T, name, plain, 0),
-                    TDIAG_DETAIL_FIELD(T, kind, plain, 0),
-                    TDIAG_DETAIL_FIELD(T, correlation, delta, 0)};
+  return std::array{
+      TDIAG_DETAIL_FIELD(T, start, delta, 0), TDIAG_DETAIL_FIELD(T, end, relative, 0),
+      TDIAG_DETAIL_FIELD(T, lane, delta, 0),  TDIAG_DETAIL_FIELD(T, name, plain, 0),
+      TDIAG_DETAIL_FIELD(T, kind, plain, 0),  TDIAG_DETAIL_FIELD(T, correlation, delta, 0)};
 }
-template <>
-constexpr auto schema<marker_event>() {
+template <> constexpr auto schema<marker_event>() {
   using T = marker_event;
   return std::array{TDIAG_DETAIL_FIELD(T, time, delta, 0), TDIAG_DETAIL_FIELD(T, lane, delta, 0),
                     TDIAG_DETAIL_FIELD(T, name, plain, 0),
                     TDIAG_DETAIL_FIELD(T, category, plain, 0)};
 }
-template <>
-constexpr auto schema<memory_event>() {
+template <> constexpr auto schema<memory_event>() {
   using T = memory_event;
-  return std::array{
-      TDIAG_DETAIL_FIELD(T, time, delta, 0),          TDIAG_DETAIL_FIELD(T, lane, delta, 0),
-      TDIAG_DETAIL_FIELD(T, action, plain, 0),        TDIAG_DETAIL_FIELD(T, device, plain, 0),
-      TDIAG_DETAIL_FIELD(T, stack, plain, 0),         TDIAG_DETAIL_FIELD(T, address, delta, 0),
-      TDIAG_DETAIL_FIELD(T, size, plain, 0),          TDIAG_DETAIL_FIELD(T, stream, plain, 0),
-      TDIAG_DETAIL_FIELD(T, pool, plain, 0),          TDIAG_DETAIL_FIELD(T, device_free, plain, 0),
-      TDIAG_DETAIL_FIELD(T, total_allocated, delta, 0), TDIAG_DETAIL_FIELD(T, total_reserved, delta, 0),
-      TDIAG_DETAIL_FIELD(T, correlation, delta, 0),   TDIAG_DETAIL_FIELD(T, user_metadata, plain, 0)};
+  return std::array{TDIAG_DETAIL_FIELD(T, time, delta, 0),
+                    TDIAG_DETAIL_FIELD(T, lane, delta, 0),
+                    TDIAG_DETAIL_FIELD(T, action, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, device, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, stack, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, address, delta, 0),
+                    TDIAG_DETAIL_FIELD(T, size, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, stream, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, pool, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, device_free, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, total_allocated, delta, 0),
+                    TDIAG_DETAIL_FIELD(T, total_reserved, delta, 0),
+                    TDIAG_DETAIL_FIELD(T, correlation, delta, 0),
+                    TDIAG_DETAIL_FIELD(T, user_metadata, plain, 0)};
 }
-template <>
-constexpr auto schema<assertion_event>() {
+template <> constexpr auto schema<assertion_event>() {
   using T = assertion_event;
   return std::array{
-      TDIAG_DETAIL_FIELD(T, time, delta, 0),    TDIAG_DETAIL_FIELD(T, lane, delta, 0),
-      TDIAG_DETAIL_FIELD(T, site, plain, 0),    TDIAG_DETAIL_FIELD(T, message, plain, 0),
-      TDIAG_DETAIL_FIELD(T, device, plain, 0),  TDIAG_DETAIL_ELEM(T, block, 0),
-      TDIAG_DETAIL_ELEM(T, block, 1),           TDIAG_DETAIL_ELEM(T, block, 2),
-      TDIAG_DETAIL_ELEM(T, thread, 0),          TDIAG_DETAIL_ELEM(T, thread, 1),
-      TDIAG_DETAIL_ELEM(T, thread, 2),          TDIAG_DETAIL_FIELD(T, launch_id, delta, 0)};
+      TDIAG_DETAIL_FIELD(T, time, delta, 0),   TDIAG_DETAIL_FIELD(T, lane, delta, 0),
+      TDIAG_DETAIL_FIELD(T, site, plain, 0),   TDIAG_DETAIL_FIELD(T, message, plain, 0),
+      TDIAG_DETAIL_FIELD(T, device, plain, 0), TDIAG_DETAIL_ELEM(T, block, 0),
+      TDIAG_DETAIL_ELEM(T, block, 1),          TDIAG_DETAIL_ELEM(T, block, 2),
+      TDIAG_DETAIL_ELEM(T, thread, 0),         TDIAG_DETAIL_ELEM(T, thread, 1),
+      TDIAG_DETAIL_ELEM(T, thread, 2),         TDIAG_DETAIL_FIELD(T, launch_id, delta, 0)};
 }
-template <>
-constexpr auto schema<flow_event>() {
+template <> constexpr auto schema<flow_event>() {
   using T = flow_event;
-  return std::array{TDIAG_DETAIL_FIELD(T, time, delta, 0),
-                    TDIAG_DETAIL_FIELD(T, target_time, relative, 0),
-                    TDIAG_DETAIL_FIELD(T, lane, delta, 0),
-                    TDIAG_DETAIL_FIELD(T, target_lane, plain, 0),
-                    TDIAG_DETAIL_FIELD(T, correlation, delta, 0),
-                    TDIAG_DETAIL_FIELD(T, kind, plain, 0)};
+  return std::array{
+      TDIAG_DETAIL_FIELD(T, time, delta, 0),        TDIAG_DETAIL_FIELD(T, target_time, relative, 0),
+      TDIAG_DETAIL_FIELD(T, lane, delta, 0),        TDIAG_DETAIL_FIELD(T, target_lane, plain, 0),
+      TDIAG_DETAIL_FIELD(T, correlation, delta, 0), TDIAG_DETAIL_FIELD(T, kind, plain, 0)};
 }
-template <>
-constexpr auto schema<counter_event>() {
+template <> constexpr auto schema<counter_event>() {
   using T = counter_event;
   return std::array{TDIAG_DETAIL_FIELD(T, time, delta, 0), TDIAG_DETAIL_FIELD(T, lane, delta, 0),
                     TDIAG_DETAIL_FIELD(T, name, plain, 0), TDIAG_DETAIL_FIELD(T, value, raw8, 0)};

@@ -4,14 +4,13 @@
 #include <tensordiag/trace/tdtrace_writer.hpp>
 #include <tensordiag/trace/trace_merge.hpp>
 
-#include "tdtrace_format.hpp"
-
 #include <fmt/format.h>
+#include <zstd.h>
 
 #include <cerrno>
 #include <cstring>
 
-#include <zstd.h>
+#include "tdtrace_format.hpp"
 
 namespace tdiag::trace {
 namespace {
@@ -68,9 +67,9 @@ tdtrace_writer::tdtrace_writer(const std::filesystem::path& path, trace_metadata
   detail::put_le(header, detail::version_major);
   detail::put_le(header, detail::version_minor);
   detail::put_le(header, static_cast<std::uint32_t>(detail::file_header_size));
-  detail::put_le<std::uint32_t>(header, 0);  // flags
+  detail::put_le<std::uint32_t>(header, 0); // flags
   detail::put_le(header, static_cast<std::uint32_t>(options_.chunk_bytes));
-  detail::put_le<std::uint32_t>(header, 0);  // reserved
+  detail::put_le<std::uint32_t>(header, 0); // reserved
   detail::put_le(header, detail::crc32_of(std::as_bytes(std::span(header))));
   try {
     write_bytes(header.data(), header.size());
@@ -99,9 +98,8 @@ bool tdtrace_writer::append(trace batch) {
       metadata_.dropped_records += events;
       return false;
     }
-    space_ready_.wait(lock, [&] {
-      return closing_ || failure_ || queue_.size() < options_.queue_capacity;
-    });
+    space_ready_.wait(
+        lock, [&] { return closing_ || failure_ || queue_.size() < options_.queue_capacity; });
   }
   if (closing_ || failure_) {
     stats_.events_dropped += events;
@@ -178,10 +176,9 @@ void tdtrace_writer::run() noexcept {
         add_batch(batch);
       work.clear();
 
-      const bool stale = options_.flush_interval.count() > 0 &&
-                         builder_->chunk.event_count() > 0 &&
-                         std::chrono::steady_clock::now() - builder_->first_event >=
-                             options_.flush_interval;
+      const bool stale =
+          options_.flush_interval.count() > 0 && builder_->chunk.event_count() > 0 &&
+          std::chrono::steady_clock::now() - builder_->first_event >= options_.flush_interval;
       if (stale || (flush_ticket > flushes_served && builder_->chunk.event_count() > 0))
         write_pending_chunk();
       if (flush_ticket > flushes_served) {
@@ -236,15 +233,24 @@ void tdtrace_writer::add_batch(trace& batch) {
       }
     }
   };
-  pump(batch.kernels, [](trace& t) -> auto& { return t.kernels; });
-  pump(batch.copies, [](trace& t) -> auto& { return t.copies; });
-  pump(batch.api_calls, [](trace& t) -> auto& { return t.api_calls; });
-  pump(batch.ranges, [](trace& t) -> auto& { return t.ranges; });
-  pump(batch.markers, [](trace& t) -> auto& { return t.markers; });
-  pump(batch.memory, [](trace& t) -> auto& { return t.memory; });
-  pump(batch.assertions, [](trace& t) -> auto& { return t.assertions; });
-  pump(batch.flows, [](trace& t) -> auto& { return t.flows; });
-  pump(batch.counters, [](trace& t) -> auto& { return t.counters; });
+  pump(
+      batch.kernels, [](trace & t) -> auto& { return t.kernels; });
+  pump(
+      batch.copies, [](trace & t) -> auto& { return t.copies; });
+  pump(
+      batch.api_calls, [](trace & t) -> auto& { return t.api_calls; });
+  pump(
+      batch.ranges, [](trace & t) -> auto& { return t.ranges; });
+  pump(
+      batch.markers, [](trace & t) -> auto& { return t.markers; });
+  pump(
+      batch.memory, [](trace & t) -> auto& { return t.memory; });
+  pump(
+      batch.assertions, [](trace & t) -> auto& { return t.assertions; });
+  pump(
+      batch.flows, [](trace & t) -> auto& { return t.flows; });
+  pump(
+      batch.counters, [](trace & t) -> auto& { return t.counters; });
   if (batch.final_allocator_state) {
     auto state = std::move(*batch.final_allocator_state);
     for (auto& seg : state.segments) {
@@ -345,7 +351,7 @@ void write_tdtrace(const std::filesystem::path& path, const trace& t,
   options.flush_interval = std::chrono::milliseconds(0);
   tdtrace_writer writer(path, t.metadata, options);
   trace batch = t;
-  batch.metadata = {};  // already the writer's metadata
+  batch.metadata = {}; // already the writer's metadata
   writer.append(std::move(batch));
   writer.close();
 }

@@ -17,7 +17,8 @@ timeline_result timeline(const trace& t, std::int64_t time, IndexOf&& index_of) 
   timeline_result r;
   r.time = time;
   for (lane_id lane = 0; lane < t.lanes.size(); ++lane) {
-    if (t.lanes.at(lane).kind != lane_kind::device_memory || t.memory.lane(lane).empty()) continue;
+    if (t.lanes.at(lane).kind != lane_kind::device_memory || t.memory.lane(lane).empty())
+      continue;
     const allocator_replay replay(t, lane);
     timeline_lane l;
     l.lane = lane;
@@ -32,9 +33,12 @@ timeline_result timeline(const trace& t, std::int64_t time, IndexOf&& index_of) 
 
 std::string_view state_name(block_state s) {
   switch (s) {
-  case block_state::active_allocated: return "allocated";
-  case block_state::active_pending_free: return "pending free";
-  case block_state::inactive: return "free";
+  case block_state::active_allocated:
+    return "allocated";
+  case block_state::active_pending_free:
+    return "pending free";
+  case block_state::inactive:
+    return "free";
   }
   return "?";
 }
@@ -48,11 +52,13 @@ timeline_result timeline_at(const trace& t, std::int64_t time) {
 timeline_result timeline_after_events(const trace& t, std::size_t index) {
   auto r = timeline(t, 0, [&](const allocator_replay&) { return index; });
   for (const auto& l : r.lanes)
-    if (l.event_index > 0) r.time = std::max(r.time, t.memory.lane(l.lane)[l.event_index - 1].time);
+    if (l.event_index > 0)
+      r.time = std::max(r.time, t.memory.lane(l.lane)[l.event_index - 1].time);
   return r;
 }
 
-report timeline_report(const trace& t, const timeline_result& r, std::size_t max_segments, std::size_t max_blocks) {
+report timeline_report(const trace& t, const timeline_result& r, std::size_t max_segments,
+                       std::size_t max_blocks) {
   report out;
   out.metadata = make_report_metadata();
   const auto at = format_duration(r.time - t.span().begin);
@@ -62,20 +68,24 @@ report timeline_report(const trace& t, const timeline_result& r, std::size_t max
     std::size_t allocated_blocks = 0;
     for (const auto& seg : s.segments) {
       for (const auto& b : seg.blocks) {
-        if (b.state == block_state::inactive) free_bytes += b.size, largest = std::max(largest, b.size);
-        else if (b.state == block_state::active_pending_free) pending += b.size;
-        else ++allocated_blocks;
+        if (b.state == block_state::inactive)
+          free_bytes += b.size, largest = std::max(largest, b.size);
+        else if (b.state == block_state::active_pending_free)
+          pending += b.size;
+        else
+          ++allocated_blocks;
       }
     }
     diagnostic d;
     d.level = severity::note;
     d.code = "TDIAG-TR-240";
     d.title = "allocator state";
-    d.message = fmt::format("device {} at +{} (after {} of {} events): reserved {} in {} segments, allocated {} in {} "
-                            "blocks, free {} (largest block {})",
-                            l.device, at, l.event_index, l.event_count, format_bytes(s.reserved_bytes()),
-                            s.segments.size(), format_bytes(s.allocated_bytes()), allocated_blocks,
-                            format_bytes(free_bytes), format_bytes(largest));
+    d.message = fmt::format(
+        "device {} at +{} (after {} of {} events): reserved {} in {} segments, allocated {} in {} "
+        "blocks, free {} (largest block {})",
+        l.device, at, l.event_index, l.event_count, format_bytes(s.reserved_bytes()),
+        s.segments.size(), format_bytes(s.allocated_bytes()), allocated_blocks,
+        format_bytes(free_bytes), format_bytes(largest));
     d.add_field("device", l.device);
     d.add_field("time_ns", r.time - t.span().begin);
     d.add_field("event_index", static_cast<std::int64_t>(l.event_index));
@@ -90,19 +100,24 @@ report timeline_report(const trace& t, const timeline_result& r, std::size_t max
 
     // The largest segments first.
     std::vector<const segment*> order;
-    for (const auto& seg : s.segments) order.push_back(&seg);
-    std::stable_sort(order.begin(), order.end(), [](const segment* a, const segment* b) { return a->total_size > b->total_size; });
+    for (const auto& seg : s.segments)
+      order.push_back(&seg);
+    std::stable_sort(order.begin(), order.end(), [](const segment* a, const segment* b) {
+      return a->total_size > b->total_size;
+    });
     for (std::size_t i = 0; i < std::min(max_segments, order.size()); ++i) {
       const auto& seg = *order[i];
       diagnostic sd;
       sd.level = severity::note;
       sd.code = "TDIAG-TR-241";
       sd.title = "segment";
-      sd.message = fmt::format("segment 0x{:x} ({}, {}): {} allocated in {} blocks, largest free block {}",
-                               seg.address,
-                               seg.type == segment_type::small ? "small" : seg.type == segment_type::large ? "large" : "pool",
-                               format_bytes(seg.total_size), format_bytes(seg.allocated_bytes()), seg.blocks.size(),
-                               format_bytes(seg.largest_free_block()));
+      sd.message = fmt::format(
+          "segment 0x{:x} ({}, {}): {} allocated in {} blocks, largest free block {}", seg.address,
+          seg.type == segment_type::small   ? "small"
+          : seg.type == segment_type::large ? "large"
+                                            : "pool",
+          format_bytes(seg.total_size), format_bytes(seg.allocated_bytes()), seg.blocks.size(),
+          format_bytes(seg.largest_free_block()));
       sd.add_field("device", seg.device);
       sd.add_field("address", fmt::format("0x{:x}", seg.address));
       sd.add_field("size_bytes", static_cast<std::int64_t>(seg.total_size));
@@ -110,11 +125,14 @@ report timeline_report(const trace& t, const timeline_result& r, std::size_t max
       sd.add_field("blocks", static_cast<std::int64_t>(seg.blocks.size()));
       for (std::size_t j = 0; j < std::min(max_blocks, seg.blocks.size()); ++j) {
         const auto& b = seg.blocks[j];
-        sd.notes.push_back(fmt::format("0x{:x} {} {}{}", b.address, format_bytes(b.size), state_name(b.state),
-                                       b.state == block_state::inactive ? std::string()
-                                                                        : fmt::format(" at {}", describe_frame(t, user_frame(t, b.stack)))));
+        sd.notes.push_back(
+            fmt::format("0x{:x} {} {}{}", b.address, format_bytes(b.size), state_name(b.state),
+                        b.state == block_state::inactive
+                            ? std::string()
+                            : fmt::format(" at {}", describe_frame(t, user_frame(t, b.stack)))));
       }
-      if (seg.blocks.size() > max_blocks) sd.notes.push_back(fmt::format("... {} more blocks", seg.blocks.size() - max_blocks));
+      if (seg.blocks.size() > max_blocks)
+        sd.notes.push_back(fmt::format("... {} more blocks", seg.blocks.size() - max_blocks));
       out.diagnostics.push_back(std::move(sd));
     }
     if (order.size() > max_segments) {

@@ -35,8 +35,7 @@ bool trace::finalized() const noexcept {
 std::size_t trace::link_flows_by_correlation() {
   std::unordered_map<std::uint32_t, const api_event*> launches;
   for (const auto& call : api_calls.all())
-    if (call.correlation != 0 &&
-        (call.kind == api_kind::runtime || call.kind == api_kind::driver))
+    if (call.correlation != 0 && (call.kind == api_kind::runtime || call.kind == api_kind::driver))
       launches.emplace(call.correlation, &call);
   std::unordered_set<std::uint32_t> linked;
   for (const auto& f : flows.all())

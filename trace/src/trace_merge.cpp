@@ -64,8 +64,7 @@ lane_id id_remapper::lane(lane_id id) {
   return s;
 }
 
-template <typename Record>
-void id_remapper::remap(Record& record) {
+template <typename Record> void id_remapper::remap(Record& record) {
   detail::visit_ids(
       record, [&](string_id& id) { id = string(id); }, [&](stack_id& id) { id = stack(id); },
       [&](lane_id& id) { id = lane(id); });

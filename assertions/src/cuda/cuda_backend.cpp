@@ -3,21 +3,22 @@
 //
 // The CUDA back-end. Host code only (the CUDA runtime API); compiled by the host compiler and
 // linked with CUDA::cudart. Device code lives in assert.h / detail/gpu_fail.h.
-#include "../runtime_state.hpp"
-#include "cuda_slot_api.hpp"
-
 #include <tensordiag/assertions/cuda_backend.hpp>
 #include <tensordiag/assertions/record.hpp>
 #include <tensordiag/core/error.hpp>
 
 #include <cuda_runtime.h>
+
 #include <fmt/format.h>
 
 #include <array>
 #include <cstring>
-#include <unordered_map>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
+
+#include "../runtime_state.hpp"
+#include "cuda_slot_api.hpp"
 
 namespace tdiag::assertions {
 namespace {
@@ -45,10 +46,10 @@ constexpr std::uint64_t slot_granularity = 256;
   throw error(std::move(d));
 }
 
-#define TDIAG_DETAIL_CUDA(call, device)                                                          \
-  do {                                                                                           \
-    if (const cudaError_t tdiag_detail_e = (call); tdiag_detail_e != cudaSuccess)                \
-      throw_cuda(tdiag_detail_e, #call, device);                                                 \
+#define TDIAG_DETAIL_CUDA(call, device)                                                            \
+  do {                                                                                             \
+    if (const cudaError_t tdiag_detail_e = (call); tdiag_detail_e != cudaSuccess)                  \
+      throw_cuda(tdiag_detail_e, #call, device);                                                   \
   } while (false)
 
 // Launch slots of one device: slot -> launch id in mapped memory, read by failing threads.
@@ -57,27 +58,30 @@ struct device_slots {
   std::uint64_t* table_host = nullptr;
   std::uint64_t* table_device = nullptr;
   launch_slot_pool pool;
-  cudaStream_t copy_stream = nullptr;  // reads of site text: never waits for running kernels
-  std::unordered_map<const void*, std::uint64_t> dynamic_limit;  // per kernel, queried once
-  void* bound = nullptr;          // failure buffer's device address
-  std::size_t bound_modules = 0;  // modules that have it
+  cudaStream_t copy_stream = nullptr; // reads of site text: never waits for running kernels
+  std::unordered_map<const void*, std::uint64_t> dynamic_limit; // per kernel, queried once
+  void* bound = nullptr;                                        // failure buffer's device address
+  std::size_t bound_modules = 0;                                // modules that have it
 };
 
 class cuda_backend_impl final : public backend {
 public:
   cuda_backend_impl() {
     int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess)
+      count = 0;
     count_ = count;
     devices_.resize(static_cast<std::size_t>(count));
-    for (auto& d : devices_) d = std::make_unique<device_slots>();
+    for (auto& d : devices_)
+      d = std::make_unique<device_slots>();
   }
 
 private:
   std::string_view do_name() const noexcept override { return "cuda"; }
   int do_device_count() const override { return count_; }
   int do_current_device() const override {
-    if (count_ == 1) return 0;  // the only choice; spares a runtime call on every launch
+    if (count_ == 1)
+      return 0; // the only choice; spares a runtime call on every launch
     int d = 0;
     TDIAG_DETAIL_CUDA(cudaGetDevice(&d), -1);
     return d;
@@ -116,9 +120,9 @@ private:
     // tensordiag launch (gpu_fail.h compares the two).
     const std::size_t table_bytes = 2 * launch_slots * sizeof(std::uint64_t);
     void* host = nullptr;
-    TDIAG_DETAIL_CUDA(cudaHostAlloc(&host, bytes + table_bytes,
-                                    cudaHostAllocMapped | cudaHostAllocPortable),
-                      device);
+    TDIAG_DETAIL_CUDA(
+        cudaHostAlloc(&host, bytes + table_bytes, cudaHostAllocMapped | cudaHostAllocPortable),
+        device);
     std::memset(host, 0, bytes + table_bytes);
     void* dev = nullptr;
     TDIAG_DETAIL_CUDA(cudaHostGetDevicePointer(&dev, host, 0), device);
@@ -133,7 +137,8 @@ private:
 
   void do_free_failure_buffer(int device, const mapped_buffer& buffer) override {
     auto& slots = *devices_.at(static_cast<std::size_t>(device));
-    if (slots.bound == buffer.device) bind_all(device, nullptr);
+    if (slots.bound == buffer.device)
+      bind_all(device, nullptr);
     TDIAG_DETAIL_CUDA(cudaFreeHost(buffer.host), device);
   }
 
@@ -184,15 +189,16 @@ private:
   }
 
   launch_status do_launch(const launch_request& r) override {
-    if (r.device < 0 || r.device >= count_) throw_cuda(cudaErrorInvalidDevice, "launch", r.device);
+    if (r.device < 0 || r.device >= count_)
+      throw_cuda(cudaErrorInvalidDevice, "launch", r.device);
     auto& s = *devices_[static_cast<std::size_t>(r.device)];
     if (detail::registered_buffer_slot_count() != s.bound_modules && s.bound != nullptr)
-      bind_all(r.device, s.bound);  // a module loaded since the last bind
+      bind_all(r.device, s.bound); // a module loaded since the last bind
     std::uint64_t shared = r.shared_memory;
     const auto stream = static_cast<cudaStream_t>(r.stream);
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
-      (void)cudaGetLastError();  // not a sticky error; the launch below reports the real one
+      (void)cudaGetLastError(); // not a sticky error; the launch below reports the real one
       capture = cudaStreamCaptureStatusNone;
     }
     const bool capturing = capture == cudaStreamCaptureStatusActive;
@@ -215,7 +221,7 @@ private:
                          __ATOMIC_RELEASE);
         shared = rounded;
       } else {
-        slot = 0;  // no room for the slot bytes: the record falls back to %gridid
+        slot = 0; // no room for the slot bytes: the record falls back to %gridid
       }
     }
     const dim3 grid(r.grid.x, r.grid.y, r.grid.z), block(r.block.x, r.block.y, r.block.z);
@@ -224,7 +230,8 @@ private:
                       r.device);
     // The kernel is already launched: a failing event record is no launch failure (the slot just
     // stays out of use; the context is broken and the next call says so).
-    if (slot != 0 && !capturing) (void)s.pool.launched(slot, r.launch_id, stream);
+    if (slot != 0 && !capturing)
+      (void)s.pool.launched(slot, r.launch_id, stream);
     return launch_status::ok;
   }
 

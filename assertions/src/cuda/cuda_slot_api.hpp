@@ -4,9 +4,9 @@
 // The CUDA runtime calls behind the launch-slot pool (gpu/launch_slot_pool.hpp). Not API.
 #pragma once
 
-#include "../gpu/launch_slot_pool.hpp"
-
 #include <cuda_runtime.h>
+
+#include "../gpu/launch_slot_pool.hpp"
 
 namespace tdiag::assertions::detail {
 

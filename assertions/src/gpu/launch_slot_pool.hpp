@@ -24,15 +24,14 @@
 
 namespace tdiag::assertions::detail {
 
-template <typename Api>
-class launch_slot_pool {
+template <typename Api> class launch_slot_pool {
   using event_type = typename Api::event_type;
   using stream_type = typename Api::stream_type;
   using status_type = typename Api::status_type;
 
 public:
-  static constexpr std::uint32_t slots = 256;        // slot 0 = "not registered"
-  static constexpr std::uint32_t graph_first = 224;  // [224, 256): kept by captured launches
+  static constexpr std::uint32_t slots = 256;       // slot 0 = "not registered"
+  static constexpr std::uint32_t graph_first = 224; // [224, 256): kept by captured launches
   static constexpr std::uint32_t event_every = 8;
 
   launch_slot_pool() = default;
@@ -40,21 +39,26 @@ public:
   launch_slot_pool& operator=(const launch_slot_pool&) = delete;
   ~launch_slot_pool() {
     for (event_type e : events_)
-      if (e != nullptr) Api::destroy_event(e);
+      if (e != nullptr)
+        Api::destroy_event(e);
   }
 
   /// A free slot, or 0 when every slot tried is still in flight. A launch being captured into a
   /// graph gets a slot of its own for good (the graph replays its shared memory size), or 0 once
   /// the graph slots are gone.
   std::uint32_t acquire(bool capturing) {
-    if (capturing) return next_graph_ < slots ? next_graph_++ : 0;
+    if (capturing)
+      return next_graph_ < slots ? next_graph_++ : 0;
     for (std::uint32_t tries = 0; tries < 8; ++tries) {
       const std::uint32_t slot = next_;
       next_ = next_ == normal ? 1 : next_ + 1;
-      if (owner_[slot] == 0) return slot;
-      if (owner_[slot] == retired) continue;
-      if (free_through_cover(slot)) return slot;
-      short_ = true;  // a slot still held: cover every launch until slots come back
+      if (owner_[slot] == 0)
+        return slot;
+      if (owner_[slot] == retired)
+        continue;
+      if (free_through_cover(slot))
+        return slot;
+      short_ = true; // a slot still held: cover every launch until slots come back
     }
     return 0;
   }
@@ -66,22 +70,23 @@ public:
     stream_[slot] = stream;
     has_event_[slot] = false;
     stream_count& c = count_for(stream);
-    if (++c.since_event < event_every && !c.fresh && !short_) return true;
+    if (++c.since_event < event_every && !c.fresh && !short_)
+      return true;
     c.since_event = 0;
     c.fresh = false;
     return record(slot);
   }
 
 private:
-  static constexpr std::uint32_t normal = graph_first - 1;  // slots [1, normal]
-  static constexpr std::uint64_t retired = ~0ull;           // never freed again
+  static constexpr std::uint32_t normal = graph_first - 1; // slots [1, normal]
+  static constexpr std::uint64_t retired = ~0ull;          // never freed again
   static constexpr std::uint32_t lookahead = 32;
 
   struct stream_count {
     stream_type stream = nullptr;
     std::uint32_t since_event = 0;
-    std::uint64_t used = 0;  // for least-recently-used replacement
-    bool fresh = true;       // the first launch seen on a stream gets an event
+    std::uint64_t used = 0; // for least-recently-used replacement
+    bool fresh = true;      // the first launch seen on a stream gets an event
   };
 
   bool record(std::uint32_t slot) {
@@ -105,7 +110,8 @@ private:
         c.used = clock_;
         return c;
       }
-      if (c.used < oldest->used) oldest = &c;
+      if (c.used < oldest->used)
+        oldest = &c;
     }
     *oldest = stream_count{stream, 0, clock_, true};
     return *oldest;
@@ -126,8 +132,9 @@ private:
 
   bool free_if_finished(std::uint32_t slot) {
     const status_type e = Api::query_event(events_[slot]);
-    if (e == Api::not_ready) return false;
-    if (e != Api::success) {  // a broken context: the launch that follows reports it
+    if (e == Api::not_ready)
+      return false;
+    if (e != Api::success) { // a broken context: the launch that follows reports it
       owner_[slot] = retired;
       return false;
     }
@@ -142,13 +149,13 @@ private:
     return true;
   }
 
-  std::array<std::uint64_t, slots> owner_{};  // launch id holding each slot; 0 = free
+  std::array<std::uint64_t, slots> owner_{}; // launch id holding each slot; 0 = free
   std::array<stream_type, slots> stream_{};
   std::array<event_type, slots> events_{};
   std::array<bool, slots> has_event_{};
   std::array<stream_count, 32> counts_{};
   std::uint64_t clock_ = 0;
-  bool short_ = false;  // the last acquire met a slot still held: every launch gets an event
+  bool short_ = false; // the last acquire met a slot still held: every launch gets an event
   std::uint32_t next_ = 1;
   std::uint32_t next_graph_ = graph_first;
 };

@@ -4,14 +4,12 @@
 // The HIP back-end, the counterpart of cuda/cuda_backend.cpp on the HIP runtime API. Host code
 // only; compiled by hipcc (library tensordiag_assertions_hip). Device code lives in assert.h /
 // detail/gpu_fail.h. Compiled for gfx90a and gfx1030 but never run on AMD hardware.
-#include "../runtime_state.hpp"
-#include "hip_slot_api.hpp"
-
 #include <tensordiag/assertions/hip_backend.hpp>
 #include <tensordiag/assertions/record.hpp>
 #include <tensordiag/core/error.hpp>
 
 #include <hip/hip_runtime_api.h>
+
 #include <fmt/format.h>
 
 #include <cstring>
@@ -19,6 +17,9 @@
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include "../runtime_state.hpp"
+#include "hip_slot_api.hpp"
 
 namespace tdiag::assertions {
 namespace {
@@ -48,10 +49,10 @@ constexpr std::size_t table_bytes = 2 * launch_slots * sizeof(std::uint64_t);
   throw error(std::move(d));
 }
 
-#define TDIAG_DETAIL_HIP(call, device)                                                           \
-  do {                                                                                           \
-    if (const hipError_t tdiag_detail_e = (call); tdiag_detail_e != hipSuccess)                  \
-      throw_hip(tdiag_detail_e, #call, device);                                                  \
+#define TDIAG_DETAIL_HIP(call, device)                                                             \
+  do {                                                                                             \
+    if (const hipError_t tdiag_detail_e = (call); tdiag_detail_e != hipSuccess)                    \
+      throw_hip(tdiag_detail_e, #call, device);                                                    \
   } while (false)
 
 // Makes `device` current for a scope and restores the caller's device, also when a HIP call in
@@ -60,14 +61,16 @@ class device_scope {
 public:
   explicit device_scope(int device) {
     TDIAG_DETAIL_HIP(hipGetDevice(&previous_), device);
-    if (previous_ == device) return;
+    if (previous_ == device)
+      return;
     TDIAG_DETAIL_HIP(hipSetDevice(device), device);
     switched_ = true;
   }
   device_scope(const device_scope&) = delete;
   device_scope& operator=(const device_scope&) = delete;
   ~device_scope() {
-    if (switched_) (void)hipSetDevice(previous_);
+    if (switched_)
+      (void)hipSetDevice(previous_);
   }
 
 private:
@@ -95,11 +98,11 @@ struct device_slots {
   std::uint64_t* table_host = nullptr;
   std::uint64_t* table_device = nullptr;
   launch_slot_pool pool;
-  hipStream_t copy_stream = nullptr;  // reads and writes: never waits for running kernels
-  std::unordered_map<const void*, kernel_lds> lds;  // per kernel, queried once
-  void* bound = nullptr;          // failure buffer's device address
-  std::size_t bound_modules = 0;  // modules that have it
-  std::vector<device_allocation> separate;  // non-coherent buffers, until freed
+  hipStream_t copy_stream = nullptr; // reads and writes: never waits for running kernels
+  std::unordered_map<const void*, kernel_lds> lds; // per kernel, queried once
+  void* bound = nullptr;                           // failure buffer's device address
+  std::size_t bound_modules = 0;                   // modules that have it
+  std::vector<device_allocation> separate;         // non-coherent buffers, until freed
 };
 
 class hip_backend_impl final : public backend {
@@ -107,26 +110,29 @@ public:
   hip_backend_impl() {
     int count = 0;
     if (hipGetDeviceCount(&count) != hipSuccess) {
-      (void)hipGetLastError();  // no driver or no device: a back-end with 0 devices, no error
+      (void)hipGetLastError(); // no driver or no device: a back-end with 0 devices, no error
       count = 0;
     }
     count_ = count;
     devices_.resize(static_cast<std::size_t>(count));
-    for (auto& d : devices_) d = std::make_unique<device_slots>();
+    for (auto& d : devices_)
+      d = std::make_unique<device_slots>();
   }
 
 private:
   std::string_view do_name() const noexcept override { return "hip"; }
   int do_device_count() const override { return count_; }
   int do_current_device() const override {
-    if (count_ == 1) return 0;  // the only choice; spares a runtime call on every launch
+    if (count_ == 1)
+      return 0; // the only choice; spares a runtime call on every launch
     int d = 0;
     TDIAG_DETAIL_HIP(hipGetDevice(&d), -1);
     return d;
   }
 
   device_slots& slots_of(int device) const {
-    if (device < 0 || device >= count_) throw_hip(hipErrorInvalidDevice, "device", device);
+    if (device < 0 || device >= count_)
+      throw_hip(hipErrorInvalidDevice, "device", device);
     return *devices_[static_cast<std::size_t>(device)];
   }
 
@@ -214,13 +220,16 @@ private:
           reinterpret_cast<std::uintptr_t>(table_device);
       write_device_memory(device, a.device, a.shadow, bytes);
       lock.lock();
-      slots.separate.push_back(a);  // first: if it throws, no launch sees the table
+      slots.separate.push_back(a); // first: if it throws, no launch sees the table
       slots.table_host = static_cast<std::uint64_t*>(a.table_host);
       slots.table_device = static_cast<std::uint64_t*>(table_device);
     } catch (...) {
-      if (a.shadow != nullptr) (void)hipHostFree(a.shadow);
-      if (a.device != nullptr) (void)hipFree(a.device);
-      if (a.table_host != nullptr) (void)hipHostFree(a.table_host);
+      if (a.shadow != nullptr)
+        (void)hipHostFree(a.shadow);
+      if (a.device != nullptr)
+        (void)hipFree(a.device);
+      if (a.table_host != nullptr)
+        (void)hipHostFree(a.table_host);
       throw;
     }
     return mapped_buffer{a.shadow, a.device, bytes, false};
@@ -228,13 +237,14 @@ private:
 
   void do_free_failure_buffer(int device, const mapped_buffer& buffer) override {
     auto& slots = slots_of(device);
-    if (slots.bound == buffer.device) bind_all(device, nullptr);
+    if (slots.bound == buffer.device)
+      bind_all(device, nullptr);
     if (buffer.host_coherent) {
       {
         std::lock_guard lock(slots.mutex);
-        if (slots.table_host == reinterpret_cast<std::uint64_t*>(
-                                    static_cast<char*>(buffer.host) + buffer.bytes))
-          slots.table_host = slots.table_device = nullptr;  // later launches use slot 0
+        if (slots.table_host ==
+            reinterpret_cast<std::uint64_t*>(static_cast<char*>(buffer.host) + buffer.bytes))
+          slots.table_host = slots.table_device = nullptr; // later launches use slot 0
       }
       TDIAG_DETAIL_HIP(hipHostFree(buffer.host), device);
       return;
@@ -248,8 +258,10 @@ private:
           slots.separate.erase(it);
           break;
         }
-      if (a.device == nullptr) throw_hip(hipErrorInvalidValue, "free_failure_buffer", device);
-      if (slots.table_host == a.table_host) slots.table_host = slots.table_device = nullptr;
+      if (a.device == nullptr)
+        throw_hip(hipErrorInvalidValue, "free_failure_buffer", device);
+      if (slots.table_host == a.table_host)
+        slots.table_host = slots.table_device = nullptr;
     }
     TDIAG_DETAIL_HIP(hipFree(a.device), device);
     TDIAG_DETAIL_HIP(hipHostFree(a.shadow), device);
@@ -299,15 +311,16 @@ private:
   }
 
   launch_status do_launch(const launch_request& r) override {
-    if (r.device < 0 || r.device >= count_) throw_hip(hipErrorInvalidDevice, "launch", r.device);
+    if (r.device < 0 || r.device >= count_)
+      throw_hip(hipErrorInvalidDevice, "launch", r.device);
     auto& s = *devices_[static_cast<std::size_t>(r.device)];
     if (detail::registered_buffer_slot_count() != s.bound_modules && s.bound != nullptr)
-      bind_all(r.device, s.bound);  // a module loaded since the last bind
+      bind_all(r.device, s.bound); // a module loaded since the last bind
     std::uint64_t shared = r.shared_memory;
     const auto stream = static_cast<hipStream_t>(r.stream);
     hipStreamCaptureStatus capture = hipStreamCaptureStatusNone;
     if (hipStreamIsCapturing(stream, &capture) != hipSuccess) {
-      (void)hipGetLastError();  // e.g. the null stream; the launch below reports a real error
+      (void)hipGetLastError(); // e.g. the null stream; the launch below reports a real error
       capture = hipStreamCaptureStatusNone;
     }
     const bool capturing = capture == hipStreamCaptureStatusActive;
@@ -322,7 +335,7 @@ private:
           k.static_bytes = attributes.sharedSizeBytes;
           k.dynamic_limit = static_cast<std::uint64_t>(attributes.maxDynamicSharedSizeBytes);
         } else {
-          (void)hipGetLastError();  // a kernel HIP cannot describe just launches with slot 0
+          (void)hipGetLastError(); // a kernel HIP cannot describe just launches with slot 0
         }
         lds = s.lds.emplace(r.kernel, k).first;
       }
@@ -338,7 +351,7 @@ private:
                          __ATOMIC_RELEASE);
         shared = padded;
       } else {
-        slot = 0;  // no room for the slot bytes: the record carries launch id 0 and flags 1
+        slot = 0; // no room for the slot bytes: the record carries launch id 0 and flags 1
       }
     }
     const dim3 grid(r.grid.x, r.grid.y, r.grid.z), block(r.block.x, r.block.y, r.block.z);
@@ -347,7 +360,8 @@ private:
                      r.device);
     // The kernel is already launched: a failing event record is no launch failure (the slot just
     // stays out of use; the context is broken and the next call says so).
-    if (slot != 0 && !capturing) (void)s.pool.launched(slot, r.launch_id, stream);
+    if (slot != 0 && !capturing)
+      (void)s.pool.launched(slot, r.launch_id, stream);
     return launch_status::ok;
   }
 

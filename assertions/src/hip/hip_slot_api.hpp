@@ -4,9 +4,9 @@
 // The HIP runtime calls behind the launch-slot pool (gpu/launch_slot_pool.hpp). Not API.
 #pragma once
 
-#include "../gpu/launch_slot_pool.hpp"
-
 #include <hip/hip_runtime_api.h>
+
+#include "../gpu/launch_slot_pool.hpp"
 
 namespace tdiag::assertions::detail {
 

@@ -8,8 +8,6 @@
 #include <tensordiag/dtensor_checks/runtime/element_hash.hpp>
 #include <tensordiag/dtensor_checks/runtime/gpu_scan_backend.hpp>
 
-#include "gpu_kernels.hpp"
-
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -17,26 +15,27 @@
 #include <cstring>
 #include <vector>
 
+#include "gpu_kernels.hpp"
+
 namespace {
 
-#define BENCH_CHECK(expr)                                                                 \
-  do {                                                                                    \
-    const cudaError_t bench_e = (expr);                                                   \
-    if (bench_e != cudaSuccess) {                                                         \
-      std::fprintf(stderr, "%s failed: %s\n", #expr, cudaGetErrorString(bench_e));        \
-      std::exit(1);                                                                       \
-    }                                                                                     \
+#define BENCH_CHECK(expr)                                                                          \
+  do {                                                                                             \
+    const cudaError_t bench_e = (expr);                                                            \
+    if (bench_e != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "%s failed: %s\n", #expr, cudaGetErrorString(bench_e));                 \
+      std::exit(1);                                                                                \
+    }                                                                                              \
   } while (false)
 
 __global__ void fill(std::uint32_t* p, std::uint64_t words) {
-  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < words;
-       i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x;
+       i < words; i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
     p[i] = static_cast<std::uint32_t>(i * 2654435761u) ^ 0x3f800000u;
   }
 }
 
-template <typename Fn>
-double median_ms(int iterations, Fn fn) {
+template <typename Fn> double median_ms(int iterations, Fn fn) {
   cudaEvent_t a, b;
   BENCH_CHECK(cudaEventCreate(&a));
   BENCH_CHECK(cudaEventCreate(&b));
@@ -80,32 +79,40 @@ int main(int argc, char** argv) {
   std::vector<unsigned char> host(bytes);
   BENCH_CHECK(cudaMemcpy(host.data(), src, bytes, cudaMemcpyDeviceToHost));
   const auto device_hash = backend->hash(src, static_cast<std::int64_t>(bytes));
-  const bool match = device_hash == tdiag::dtensor::runtime::host_hash(host.data(), static_cast<std::int64_t>(bytes));
+  const bool match = device_hash == tdiag::dtensor::runtime::host_hash(
+                                        host.data(), static_cast<std::int64_t>(bytes));
 
   unsigned long long* sum = nullptr;
   BENCH_CHECK(cudaMalloc(&sum, sizeof(unsigned long long)));
   const unsigned grid = static_cast<unsigned>(prop.multiProcessorCount * 8);
-  for (int i = 0; i < 3; ++i) (void)backend->hash(src, static_cast<std::int64_t>(bytes));
+  for (int i = 0; i < 3; ++i)
+    (void)backend->hash(src, static_cast<std::int64_t>(bytes));
   const double kernel_ms = median_ms(iterations, [&] {
     BENCH_CHECK(cudaMemsetAsync(sum, 0, sizeof(unsigned long long)));
-    BENCH_CHECK(static_cast<cudaError_t>(
-        tdiag::dtensor::runtime::gpu_kernels::launch_hash_words(src, bytes / 4, true, sum, grid, nullptr)));
+    BENCH_CHECK(static_cast<cudaError_t>(tdiag::dtensor::runtime::gpu_kernels::launch_hash_words(
+        src, bytes / 4, true, sum, grid, nullptr)));
   });
-  const double call_ms = median_ms(iterations, [&] { (void)backend->hash(src, static_cast<std::int64_t>(bytes)); });
+  const double call_ms =
+      median_ms(iterations, [&] { (void)backend->hash(src, static_cast<std::int64_t>(bytes)); });
   const double scan_ms = median_ms(iterations, [&] {
-    (void)backend->scan_nonfinite(src, static_cast<std::int64_t>(bytes / 4), tdiag::dtensor::dtype::float32);
+    (void)backend->scan_nonfinite(src, static_cast<std::int64_t>(bytes / 4),
+                                  tdiag::dtensor::dtype::float32);
   });
-  const double copy_ms = median_ms(iterations, [&] { BENCH_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); });
+  const double copy_ms = median_ms(
+      iterations, [&] { BENCH_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); });
 
   const double gb = static_cast<double>(bytes) / 1e9;
-  std::printf("device: %s, %d SMs; buffer %.3f GiB, median of %d\n", prop.name, prop.multiProcessorCount,
-              static_cast<double>(bytes) / (1ull << 30), iterations);
-  std::printf("replica hash kernel      : %8.3f ms  %8.1f GB/s read\n", kernel_ms, gb / (kernel_ms * 1e-3));
-  std::printf("replica hash (API call)  : %8.3f ms  %8.1f GB/s read (incl. launch, 8-byte copy back, sync)\n", call_ms,
-              gb / (call_ms * 1e-3));
-  std::printf("NaN/Inf scan (float32)   : %8.3f ms  %8.1f GB/s read\n", scan_ms, gb / (scan_ms * 1e-3));
-  std::printf("peer: cudaMemcpy D2D     : %8.3f ms  %8.1f GB/s read+write (%8.1f GB/s copied)\n", copy_ms,
-              2 * gb / (copy_ms * 1e-3), gb / (copy_ms * 1e-3));
+  std::printf("device: %s, %d SMs; buffer %.3f GiB, median of %d\n", prop.name,
+              prop.multiProcessorCount, static_cast<double>(bytes) / (1ull << 30), iterations);
+  std::printf("replica hash kernel      : %8.3f ms  %8.1f GB/s read\n", kernel_ms,
+              gb / (kernel_ms * 1e-3));
+  std::printf("replica hash (API call)  : %8.3f ms  %8.1f GB/s read (incl. launch, 8-byte copy "
+              "back, sync)\n",
+              call_ms, gb / (call_ms * 1e-3));
+  std::printf("NaN/Inf scan (float32)   : %8.3f ms  %8.1f GB/s read\n", scan_ms,
+              gb / (scan_ms * 1e-3));
+  std::printf("peer: cudaMemcpy D2D     : %8.3f ms  %8.1f GB/s read+write (%8.1f GB/s copied)\n",
+              copy_ms, 2 * gb / (copy_ms * 1e-3), gb / (copy_ms * 1e-3));
   std::printf("device hash equals host hash: %s\n", match ? "yes" : "NO");
   cudaFree(sum);
   cudaFree(src);

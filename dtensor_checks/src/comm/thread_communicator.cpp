@@ -1,10 +1,8 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include <tensordiag/dtensor_checks/comm/thread_communicator.hpp>
-
-#include <tensordiag/dtensor_checks/sim/validation_codes.hpp>
-
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/dtensor_checks/comm/thread_communicator.hpp>
+#include <tensordiag/dtensor_checks/sim/validation_codes.hpp>
 
 #include <fmt/format.h>
 
@@ -22,7 +20,8 @@ namespace {
   diagnostic d;
   d.code = std::string(validation_codes::comm_failed);
   d.title = "a peer rank failed";
-  d.message = fmt::format("rank {}: the collective was abandoned because another rank of the group failed", rank);
+  d.message = fmt::format(
+      "rank {}: the collective was abandoned because another rank of the group failed", rank);
   throw tdiag::error(std::move(d));
 }
 
@@ -32,8 +31,9 @@ struct world_state;
 // the others after it; the barrier's mutex orders every hand-over.
 struct group_state {
   explicit group_state(int n, std::shared_ptr<world_state> w)
-      : size(n), world(std::move(w)), send(static_cast<std::size_t>(n)), recv(static_cast<std::size_t>(n)),
-        color(static_cast<std::size_t>(n)), key(static_cast<std::size_t>(n)), child(static_cast<std::size_t>(n)) {}
+      : size(n), world(std::move(w)), send(static_cast<std::size_t>(n)),
+        recv(static_cast<std::size_t>(n)), color(static_cast<std::size_t>(n)),
+        key(static_cast<std::size_t>(n)), child(static_cast<std::size_t>(n)) {}
 
   void barrier(int rank);
 
@@ -62,7 +62,8 @@ struct world_state {
       std::lock_guard lock(mu);
       aborted = true;
       for (auto& g : groups) {
-        if (auto p = g.lock()) live.push_back(std::move(p));
+        if (auto p = g.lock())
+          live.push_back(std::move(p));
       }
     }
     for (auto& g : live) {
@@ -78,7 +79,8 @@ struct world_state {
 
 void group_state::barrier(int rank) {
   std::unique_lock lock(mu);
-  if (world->is_aborted()) aborted(rank);
+  if (world->is_aborted())
+    aborted(rank);
   const auto gen = generation;
   if (++arrived == size) {
     arrived = 0;
@@ -87,44 +89,61 @@ void group_state::barrier(int rank) {
     return;
   }
   cv.wait(lock, [&] { return generation != gen || world->is_aborted(); });
-  if (generation == gen) aborted(rank);
+  if (generation == gen)
+    aborted(rank);
 }
 
-template <typename T>
-T combine(T a, T b, reduce_op op) {
+template <typename T> T combine(T a, T b, reduce_op op) {
   switch (op) {
-  case reduce_op::max: return std::max(a, b);
-  case reduce_op::min: return std::min(a, b);
-  default: return a + b;
+  case reduce_op::max:
+    return std::max(a, b);
+  case reduce_op::min:
+    return std::min(a, b);
+  default:
+    return a + b;
   }
 }
 
 // out[i] = reduce over ranks r of ptr[r][offset + i].
 template <typename T>
-void reduce_into(T* out, const std::vector<const void*>& ptrs, std::int64_t offset, std::int64_t count, reduce_op op) {
+void reduce_into(T* out, const std::vector<const void*>& ptrs, std::int64_t offset,
+                 std::int64_t count, reduce_op op) {
   const auto n = static_cast<int>(ptrs.size());
   for (std::int64_t i = 0; i < count; ++i) {
     T acc = static_cast<const T*>(ptrs[0])[offset + i];
-    for (int r = 1; r < n; ++r) acc = combine(acc, static_cast<const T*>(ptrs[static_cast<std::size_t>(r)])[offset + i], op);
-    if (op == reduce_op::avg) acc = static_cast<T>(acc / static_cast<T>(n));
+    for (int r = 1; r < n; ++r)
+      acc = combine(acc, static_cast<const T*>(ptrs[static_cast<std::size_t>(r)])[offset + i], op);
+    if (op == reduce_op::avg)
+      acc = static_cast<T>(acc / static_cast<T>(n));
     out[i] = acc;
   }
 }
 
-void reduce_typed(void* out, const std::vector<const void*>& ptrs, std::int64_t offset, std::int64_t count, dtype type,
-                  reduce_op op) {
+void reduce_typed(void* out, const std::vector<const void*>& ptrs, std::int64_t offset,
+                  std::int64_t count, dtype type, reduce_op op) {
   switch (type) {
-  case dtype::float32: reduce_into(static_cast<float*>(out), ptrs, offset, count, op); break;
-  case dtype::float64: reduce_into(static_cast<double*>(out), ptrs, offset, count, op); break;
-  case dtype::int64: reduce_into(static_cast<std::int64_t*>(out), ptrs, offset, count, op); break;
-  case dtype::int32: reduce_into(static_cast<std::int32_t*>(out), ptrs, offset, count, op); break;
-  default: reduce_into(static_cast<std::uint8_t*>(out), ptrs, offset, count, op); break;
+  case dtype::float32:
+    reduce_into(static_cast<float*>(out), ptrs, offset, count, op);
+    break;
+  case dtype::float64:
+    reduce_into(static_cast<double*>(out), ptrs, offset, count, op);
+    break;
+  case dtype::int64:
+    reduce_into(static_cast<std::int64_t*>(out), ptrs, offset, count, op);
+    break;
+  case dtype::int32:
+    reduce_into(static_cast<std::int32_t*>(out), ptrs, offset, count, op);
+    break;
+  default:
+    reduce_into(static_cast<std::uint8_t*>(out), ptrs, offset, count, op);
+    break;
   }
 }
 
 class thread_communicator final : public communicator {
 public:
-  thread_communicator(int rank, std::shared_ptr<group_state> g) : communicator(rank, g->size), g_(std::move(g)) {}
+  thread_communicator(int rank, std::shared_ptr<group_state> g)
+      : communicator(rank, g->size), g_(std::move(g)) {}
   [[nodiscard]] group_state& group() const noexcept { return *g_; }
 
 private:
@@ -138,12 +157,15 @@ private:
     const auto bytes = static_cast<std::size_t>(count) * element_size(type);
     post(send);
     for (int r = 0; r < size(); ++r) {
-      if (bytes) std::memcpy(static_cast<char*>(recv) + static_cast<std::size_t>(r) * bytes, g_->send[static_cast<std::size_t>(r)], bytes);
+      if (bytes)
+        std::memcpy(static_cast<char*>(recv) + static_cast<std::size_t>(r) * bytes,
+                    g_->send[static_cast<std::size_t>(r)], bytes);
     }
     g_->barrier(rank());
   }
 
-  void do_reduce_scatter(const void* send, void* recv, std::int64_t count, dtype type, reduce_op op) override {
+  void do_reduce_scatter(const void* send, void* recv, std::int64_t count, dtype type,
+                         reduce_op op) override {
     post(send);
     reduce_typed(recv, g_->send, count * rank(), count, type, op);
     g_->barrier(rank());
@@ -153,8 +175,9 @@ private:
     std::vector<char> result(static_cast<std::size_t>(count) * element_size(type));
     post(data);
     reduce_typed(result.data(), g_->send, 0, count, type, op);
-    g_->barrier(rank());  // every rank has read every input before any is overwritten
-    if (!result.empty()) std::memcpy(data, result.data(), result.size());
+    g_->barrier(rank()); // every rank has read every input before any is overwritten
+    if (!result.empty())
+      std::memcpy(data, result.data(), result.size());
     g_->barrier(rank());
   }
 
@@ -164,7 +187,9 @@ private:
     for (int s = 0; s < size(); ++s) {
       if (bytes) {
         std::memcpy(static_cast<char*>(recv) + static_cast<std::size_t>(s) * bytes,
-                    static_cast<const char*>(g_->send[static_cast<std::size_t>(s)]) + static_cast<std::size_t>(rank()) * bytes, bytes);
+                    static_cast<const char*>(g_->send[static_cast<std::size_t>(s)]) +
+                        static_cast<std::size_t>(rank()) * bytes,
+                    bytes);
       }
     }
     g_->barrier(rank());
@@ -173,7 +198,8 @@ private:
   void do_broadcast(void* data, std::int64_t count, dtype type, int root) override {
     const auto bytes = static_cast<std::size_t>(count) * element_size(type);
     post(data);
-    if (rank() != root && bytes) std::memcpy(data, g_->send[static_cast<std::size_t>(root)], bytes);
+    if (rank() != root && bytes)
+      std::memcpy(data, g_->send[static_cast<std::size_t>(root)], bytes);
     g_->barrier(rank());
   }
 
@@ -184,9 +210,10 @@ private:
     g_->color[me] = color;
     g_->key[me] = key;
     g_->barrier(rank());
-    std::vector<std::pair<int, int>> members;  // (key, parent rank)
+    std::vector<std::pair<int, int>> members; // (key, parent rank)
     for (int r = 0; r < size(); ++r) {
-      if (g_->color[static_cast<std::size_t>(r)] == color) members.emplace_back(g_->key[static_cast<std::size_t>(r)], r);
+      if (g_->color[static_cast<std::size_t>(r)] == color)
+        members.emplace_back(g_->key[static_cast<std::size_t>(r)], r);
     }
     std::sort(members.begin(), members.end());
     const int leader = members.front().second;
@@ -201,9 +228,11 @@ private:
     g_->barrier(rank());
     auto child = g_->child[static_cast<std::size_t>(leader)];
     int new_rank = 0;
-    while (members[static_cast<std::size_t>(new_rank)].second != rank()) ++new_rank;
-    g_->barrier(rank());  // every member holds the child before the leader's slot is cleared
-    if (leader == rank()) g_->child[me].reset();
+    while (members[static_cast<std::size_t>(new_rank)].second != rank())
+      ++new_rank;
+    g_->barrier(rank()); // every member holds the child before the leader's slot is cleared
+    if (leader == rank())
+      g_->child[me].reset();
     return std::make_unique<thread_communicator>(new_rank, std::move(child));
   }
 
@@ -226,12 +255,14 @@ std::vector<std::unique_ptr<communicator>> make_thread_communicators(int n) {
   auto g = std::make_shared<group_state>(n, world);
   world->groups.push_back(g);
   std::vector<std::unique_ptr<communicator>> out;
-  for (int r = 0; r < n; ++r) out.push_back(std::make_unique<thread_communicator>(r, g));
+  for (int r = 0; r < n; ++r)
+    out.push_back(std::make_unique<thread_communicator>(r, g));
   return out;
 }
 
 void abort_group(communicator& c) {
-  if (auto* t = dynamic_cast<thread_communicator*>(&c)) t->group().world->abort();
+  if (auto* t = dynamic_cast<thread_communicator*>(&c))
+    t->group().world->abort();
 }
 
 void run_thread_ranks(int n, const std::function<void(communicator&)>& fn) {
@@ -249,16 +280,19 @@ void run_thread_ranks(int n, const std::function<void(communicator&)>& fn) {
       }
     });
   }
-  for (auto& t : threads) t.join();
+  for (auto& t : threads)
+    t.join();
   // Prefer the error that started it over the peers' "abandoned" errors.
   std::exception_ptr first;
   for (auto& e : errors) {
-    if (!e) continue;
+    if (!e)
+      continue;
     try {
       std::rethrow_exception(e);
     } catch (const tdiag::error& err) {
       if (err.report().diagnostics.front().title == "a peer rank failed") {
-        if (!first) first = e;
+        if (!first)
+          first = e;
         continue;
       }
       std::rethrow_exception(e);
@@ -266,7 +300,8 @@ void run_thread_ranks(int n, const std::function<void(communicator&)>& fn) {
       std::rethrow_exception(e);
     }
   }
-  if (first) std::rethrow_exception(first);
+  if (first)
+    std::rethrow_exception(first);
 }
 
 } // namespace tdiag::dtensor::comm

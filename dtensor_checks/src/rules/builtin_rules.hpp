@@ -17,6 +17,7 @@ void add_tensor_op_rules(op_registry& registry);
 
 /// Right-aligned broadcast of `a` and `b`; std::nullopt with the first mismatching dim (counted
 /// from the right, negative) in `bad_dim` when they do not broadcast.
-[[nodiscard]] bool broadcast_shapes(const shape_t& a, const shape_t& b, shape_t& out, std::int64_t& bad_dim);
+[[nodiscard]] bool broadcast_shapes(const shape_t& a, const shape_t& b, shape_t& out,
+                                    std::int64_t& bad_dim);
 
 } // namespace tdiag::dtensor::detail

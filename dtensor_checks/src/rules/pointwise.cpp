@@ -4,28 +4,28 @@
 // Pointwise ops, PyTorch 2.11's linearity path (_pointwise_ops.py): the output follows one
 // operand (self for in-place ops, else the one with the most shards, then the most dims, then
 // the first), and a Partial survives only where the op commutes with its reduction.
-#include "builtin_rules.hpp"
-
 #include <fmt/format.h>
+
+#include "builtin_rules.hpp"
 
 namespace tdiag::dtensor::detail {
 namespace {
 
 /// How an op treats a Partial of the followed operand.
 enum class linearity : std::uint8_t {
-  none,            ///< non-linear (relu, exp): every Partial is reduced
-  unary,           ///< neg: P(sum), P(avg) survive
-  additive,        ///< add, sub: P(sum), P(avg) survive and every operand takes them
-  multiplicative,  ///< mul, div: the followed operand's P(sum), P(avg) survive; others replicate
-  preserve_max,    ///< maximum: P(max) survives and every operand takes it
-  preserve_all,    ///< copy_: self's Partial survives whatever its kind
+  none,           ///< non-linear (relu, exp): every Partial is reduced
+  unary,          ///< neg: P(sum), P(avg) survive
+  additive,       ///< add, sub: P(sum), P(avg) survive and every operand takes them
+  multiplicative, ///< mul, div: the followed operand's P(sum), P(avg) survive; others replicate
+  preserve_max,   ///< maximum: P(max) survives and every operand takes it
+  preserve_all,   ///< copy_: self's Partial survives whatever its kind
 };
 
 struct pointwise_op {
   std::string_view name;
   linearity kind;
   bool inplace;
-  bool scalar_blocks_partial;  ///< add/sub with a Python scalar: the scalar would count n times
+  bool scalar_blocks_partial; ///< add/sub with a Python scalar: the scalar would count n times
 };
 
 constexpr pointwise_op pointwise_ops[] = {
@@ -60,17 +60,23 @@ std::vector<std::int64_t> broadcast_dims_map(const shape_t& common, const shape_
 
 bool partial_survives(linearity kind, const placement& p, bool scalar_blocks) {
   switch (kind) {
-  case linearity::preserve_all: return true;
-  case linearity::preserve_max: return p.op == reduce_op::max;
-  case linearity::none: return false;
+  case linearity::preserve_all:
+    return true;
+  case linearity::preserve_max:
+    return p.op == reduce_op::max;
+  case linearity::none:
+    return false;
   case linearity::unary:
-  case linearity::multiplicative: return p.op == reduce_op::sum || p.op == reduce_op::avg;
-  case linearity::additive: return !scalar_blocks && (p.op == reduce_op::sum || p.op == reduce_op::avg);
+  case linearity::multiplicative:
+    return p.op == reduce_op::sum || p.op == reduce_op::avg;
+  case linearity::additive:
+    return !scalar_blocks && (p.op == reduce_op::sum || p.op == reduce_op::avg);
   }
   return false;
 }
 
-[[noreturn]] void broadcast_error(const rule_context& ctx, std::size_t a, std::size_t b, std::int64_t bad_dim) {
+[[noreturn]] void broadcast_error(const rule_context& ctx, std::size_t a, std::size_t b,
+                                  std::int64_t bad_dim) {
   const auto& sa = ctx.input(a).shape();
   const auto& sb = ctx.input(b).shape();
   const auto at = [](const shape_t& s, std::int64_t neg) {
@@ -78,12 +84,16 @@ bool partial_survives(linearity kind, const placement& p, bool scalar_blocks) {
     return i >= 0 ? s[static_cast<std::size_t>(i)] : std::int64_t{1};
   };
   auto d = make_diagnostic(
-      codes::shape_mismatch, ctx.call().op, error_class::user_error, "operand shapes do not broadcast",
-      fmt::format("{}: {} and {} do not broadcast: dim {} (counted from the right) is {} in {} and {} in {}; "
+      codes::shape_mismatch, ctx.call().op, error_class::user_error,
+      "operand shapes do not broadcast",
+      fmt::format("{}: {} and {} do not broadcast: dim {} (counted from the right) is {} in {} and "
+                  "{} in {}; "
                   "sizes must be equal or 1. This is a shape error, independent of the placements.",
-                  ctx.short_op(), ctx.describe_input(a), ctx.describe_input(b), bad_dim, at(sa, bad_dim),
-                  ctx.arg_name(ctx.inputs()[a].arg_index), at(sb, bad_dim), ctx.arg_name(ctx.inputs()[b].arg_index)),
-      fmt::format("make dim {} agree: view/expand {} to size {} there, or fix the operand that has the wrong "
+                  ctx.short_op(), ctx.describe_input(a), ctx.describe_input(b), bad_dim,
+                  at(sa, bad_dim), ctx.arg_name(ctx.inputs()[a].arg_index), at(sb, bad_dim),
+                  ctx.arg_name(ctx.inputs()[b].arg_index)),
+      fmt::format("make dim {} agree: view/expand {} to size {} there, or fix the operand that has "
+                  "the wrong "
                   "shape",
                   bad_dim, ctx.arg_name(ctx.inputs()[b].arg_index), at(sa, bad_dim)));
   d.add_field("arg_index", static_cast<std::int64_t>(ctx.inputs()[b].arg_index));
@@ -95,16 +105,19 @@ bool partial_survives(linearity kind, const placement& p, bool scalar_blocks) {
 
 rule_result pointwise_rule(const rule_context& ctx, const pointwise_op& op) {
   const auto n = ctx.inputs().size();
-  if (n == 0) (void)ctx.tensor_arg(0);
+  if (n == 0)
+    (void)ctx.tensor_arg(0);
   shape_t common = ctx.input(0).shape();
   for (std::size_t k = 1; k < n; ++k) {
     shape_t next;
     std::int64_t bad = 0;
-    if (!broadcast_shapes(common, ctx.input(k).shape(), next, bad)) broadcast_error(ctx, 0, k, bad);
+    if (!broadcast_shapes(common, ctx.input(k).shape(), next, bad))
+      broadcast_error(ctx, 0, k, bad);
     common = std::move(next);
   }
   bool scalar = false;
-  for (std::size_t i = 0; i < ctx.arg_count(); ++i) scalar = scalar || ctx.is_scalar_arg(i);
+  for (std::size_t i = 0; i < ctx.arg_count(); ++i)
+    scalar = scalar || ctx.is_scalar_arg(i);
 
   std::size_t followed = 0;
   if (!op.inplace) {
@@ -147,7 +160,8 @@ rule_result pointwise_rule(const rule_context& ctx, const pointwise_op& op) {
     // a src Partial of another kind is all-reduced then partitioned (input_plan_options below).
     if (op.kind == linearity::preserve_max && k != followed) {
       for (std::size_t m = 0; m < out.size(); ++m) {
-        if (out[m].is_partial() && in.placements[m].is_partial() && out[m] != in.placements[m]) to_replicate = true;
+        if (out[m].is_partial() && in.placements[m].is_partial() && out[m] != in.placements[m])
+          to_replicate = true;
       }
     }
     const auto map = broadcast_dims_map(common, in.shape());
@@ -157,7 +171,8 @@ rule_result pointwise_rule(const rule_context& ctx, const pointwise_op& op) {
         target.push_back(to_replicate ? placement::replicate() : p);
       } else if (p.is_shard()) {
         const auto j = map[static_cast<std::size_t>(p.dim)];
-        target.push_back(j >= 0 ? placement::shard(static_cast<std::int32_t>(j)) : placement::replicate());
+        target.push_back(j >= 0 ? placement::shard(static_cast<std::int32_t>(j))
+                                : placement::replicate());
       } else {
         target.push_back(p);
       }
@@ -167,8 +182,10 @@ rule_result pointwise_rule(const rule_context& ctx, const pointwise_op& op) {
   s.outputs.push_back(std::move(out));
   rule_result r;
   r.outputs.push_back(tensor_meta{common, contiguous_strides(common), f.meta.type});
-  if (op.inplace) r.outputs.front() = ctx.input(0).meta;
-  if (op.kind == linearity::preserve_all) r.input_plan_options = {plan_options{}, plan_options{true}};
+  if (op.inplace)
+    r.outputs.front() = ctx.input(0).meta;
+  if (op.kind == linearity::preserve_all)
+    r.input_plan_options = {plan_options{}, plan_options{true}};
   r.candidates.push_back(std::move(s));
   return r;
 }
@@ -201,13 +218,17 @@ bool broadcast_shapes(const shape_t& a, const shape_t& b, shape_t& out, std::int
 void add_pointwise_rules(op_registry& registry) {
   for (const auto& op : pointwise_ops) {
     std::vector<std::string> names{"self"};
-    if (op.kind == linearity::preserve_all) names.emplace_back("src");
-    else if (op.kind != linearity::none && op.kind != linearity::unary) names.emplace_back("other");
-    if (op.kind == linearity::additive) names.emplace_back("alpha");
+    if (op.kind == linearity::preserve_all)
+      names.emplace_back("src");
+    else if (op.kind != linearity::none && op.kind != linearity::unary)
+      names.emplace_back("other");
+    if (op.kind == linearity::additive)
+      names.emplace_back("alpha");
     registry.add(op_rule{std::string(op.name), "pointwise", std::move(names), op.inplace,
                          [op](const rule_context& ctx) { return pointwise_rule(ctx, op); }});
   }
-  registry.add(op_rule{"aten.clone.default", "pointwise", {"self", "memory_format"}, false, clone_rule});
+  registry.add(
+      op_rule{"aten.clone.default", "pointwise", {"self", "memory_format"}, false, clone_rule});
 }
 
 } // namespace tdiag::dtensor::detail

@@ -4,11 +4,11 @@
 // Reductions (_math_ops.py common_reduction_strategy): a reduced dim's Shard becomes a Partial
 // of the op's kind, for free, when the reduction is linear in the input's placements; otherwise
 // every Partial and every Shard of a reduced dim is replicated first.
-#include "builtin_rules.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
+
+#include "builtin_rules.hpp"
 
 namespace tdiag::dtensor::detail {
 namespace {
@@ -19,8 +19,8 @@ struct reduction_op {
   std::string_view name;
   reduce_op kind;
   reduction_shape dims;
-  bool needs_even_shards;  ///< mean: an uneven shard would weight ranks wrongly
-  bool with_indices;       ///< max.dim: (values, indices)
+  bool needs_even_shards; ///< mean: an uneven shard would weight ranks wrongly
+  bool with_indices;      ///< max.dim: (values, indices)
 };
 
 constexpr reduction_op reduction_ops[] = {
@@ -40,14 +40,17 @@ rule_result reduction_rule(const rule_context& ctx, const reduction_op& op) {
     std::fill(reduced.begin(), reduced.end(), true);
   } else if (op.dims == reduction_shape::single_dim) {
     const auto d = ctx.wrap_dim(ctx.int_arg(1), nd, 1);
-    if (nd > 0) reduced[static_cast<std::size_t>(d)] = true;
+    if (nd > 0)
+      reduced[static_cast<std::size_t>(d)] = true;
     keepdim = ctx.bool_arg_or(2, false);
   } else {
     const auto dims = ctx.has_arg(1) ? ctx.ints_arg(1) : std::vector<std::int64_t>{};
-    if (dims.empty()) std::fill(reduced.begin(), reduced.end(), true);
+    if (dims.empty())
+      std::fill(reduced.begin(), reduced.end(), true);
     for (auto d : dims) {
       const auto w = ctx.wrap_dim(d, nd, 1);
-      if (nd > 0) reduced[static_cast<std::size_t>(w)] = true;
+      if (nd > 0)
+        reduced[static_cast<std::size_t>(w)] = true;
     }
     keepdim = ctx.bool_arg_or(2, false);
   }
@@ -57,13 +60,16 @@ rule_result reduction_rule(const rule_context& ctx, const reduction_op& op) {
   // Linear only when every Partial is of the op's own kind and (mean) reduced shards are even.
   bool linear = true;
   for (std::size_t m = 0; m < ps.size(); ++m) {
-    if (ps[m].is_partial() && ps[m].op != op.kind) linear = false;
+    if (ps[m].is_partial() && ps[m].op != op.kind)
+      linear = false;
     if (op.needs_even_shards && ps[m].is_shard() && reduced[static_cast<std::size_t>(ps[m].dim)]) {
       std::int64_t shards = 1;
       for (std::size_t k = 0; k < ps.size(); ++k) {
-        if (ps[k].is_shard(ps[m].dim)) shards *= mesh.size(k);
+        if (ps[k].is_shard(ps[m].dim))
+          shards *= mesh.size(k);
       }
-      if (in.shape()[static_cast<std::size_t>(ps[m].dim)] % shards != 0) linear = false;
+      if (in.shape()[static_cast<std::size_t>(ps[m].dim)] % shards != 0)
+        linear = false;
     }
   }
   placement_list target = ps;
@@ -72,7 +78,8 @@ rule_result reduction_rule(const rule_context& ctx, const reduction_op& op) {
     // As recorded from PyTorch 2.11: every Partial is reduced first; a sharded reduced dim is
     // handled inside the op by gathering values and indices (two all-gathers per mesh dim).
     for (std::size_t m = 0; m < ps.size(); ++m) {
-      if (ps[m].is_partial()) target[m] = placement::replicate();
+      if (ps[m].is_partial())
+        target[m] = placement::replicate();
       if (ps[m].is_shard() && reduced[static_cast<std::size_t>(ps[m].dim)] && mesh.size(m) > 1) {
         r.op_collectives.push_back(
             {m, collective::all_gather, 2, "max.dim gathers the local maxima and their indices"});
@@ -80,7 +87,8 @@ rule_result reduction_rule(const rule_context& ctx, const reduction_op& op) {
     }
   } else if (!linear) {
     for (auto& p : target) {
-      if (p.is_partial() || (p.is_shard() && reduced[static_cast<std::size_t>(p.dim)])) p = placement::replicate();
+      if (p.is_partial() || (p.is_shard() && reduced[static_cast<std::size_t>(p.dim)]))
+        p = placement::replicate();
     }
   }
   // Output placements: a reduced dim's Shard becomes P(kind); others are renumbered.
@@ -93,7 +101,8 @@ rule_result reduction_rule(const rule_context& ctx, const reduction_op& op) {
         out.push_back(linear ? placement::partial(op.kind) : placement::replicate());
       } else {
         std::int32_t removed = 0;
-        for (std::size_t k = 0; k < d && !keepdim; ++k) removed += reduced[k] ? 1 : 0;
+        for (std::size_t k = 0; k < d && !keepdim; ++k)
+          removed += reduced[k] ? 1 : 0;
         out.push_back(placement::shard(p.dim - removed));
       }
     } else if (p.is_partial()) {
@@ -104,8 +113,10 @@ rule_result reduction_rule(const rule_context& ctx, const reduction_op& op) {
   }
   shape_t shape;
   for (std::size_t d = 0; d < in.ndim(); ++d) {
-    if (!reduced[d]) shape.push_back(in.shape()[d]);
-    else if (keepdim) shape.push_back(1);
+    if (!reduced[d])
+      shape.push_back(in.shape()[d]);
+    else if (keepdim)
+      shape.push_back(1);
   }
   const tensor_meta meta{shape, contiguous_strides(shape), in.meta.type};
   r.outputs.push_back(meta);

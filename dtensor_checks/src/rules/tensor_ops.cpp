@@ -2,23 +2,26 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Tensor and indexing ops (_tensor_ops.py, _embedding_ops.py): cat, split and embedding.
-#include "builtin_rules.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
+
+#include "builtin_rules.hpp"
 
 namespace tdiag::dtensor::detail {
 namespace {
 
 placement_list replicate_dim(placement_list ps, std::int64_t dim) {
   for (auto& p : ps) {
-    if (p.is_shard(static_cast<std::int32_t>(dim))) p = placement::replicate();
+    if (p.is_shard(static_cast<std::int32_t>(dim)))
+      p = placement::replicate();
   }
   return ps;
 }
 
-bool legacy_empty(const tensor_spec& t) { return t.ndim() == 1 && t.shape()[0] == 0; }
+bool legacy_empty(const tensor_spec& t) {
+  return t.ndim() == 1 && t.shape()[0] == 0;
+}
 
 rule_result cat_rule(const rule_context& ctx) {
   const auto& ts = ctx.tensors_arg(0);
@@ -29,22 +32,28 @@ rule_result cat_rule(const rule_context& ctx) {
       break;
     }
   }
-  if (first == nullptr) first = &ts.front();
+  if (first == nullptr)
+    first = &ts.front();
   const auto nd = static_cast<std::int64_t>(first->ndim());
   const auto dim = ctx.wrap_dim(ctx.int_arg_or(1, 0), nd, 1);
   shape_t out = first->shape();
-  if (nd > 0) out[static_cast<std::size_t>(dim)] = 0;
+  if (nd > 0)
+    out[static_cast<std::size_t>(dim)] = 0;
   for (std::size_t k = 0; k < ts.size(); ++k) {
     const auto& t = ts[k];
-    if (legacy_empty(t)) continue;
+    if (legacy_empty(t))
+      continue;
     bool same = t.ndim() == first->ndim();
     for (std::size_t d = 0; same && d < t.ndim(); ++d) {
-      if (static_cast<std::int64_t>(d) != dim && t.shape()[d] != first->shape()[d]) same = false;
+      if (static_cast<std::int64_t>(d) != dim && t.shape()[d] != first->shape()[d])
+        same = false;
     }
     if (!same) {
       auto d = make_diagnostic(
-          codes::shape_mismatch, ctx.call().op, error_class::user_error, "cat operands differ outside the cat dim",
-          fmt::format("{}: {} does not match {} outside dim {}: every operand must have the same size in every "
+          codes::shape_mismatch, ctx.call().op, error_class::user_error,
+          "cat operands differ outside the cat dim",
+          fmt::format("{}: {} does not match {} outside dim {}: every operand must have the same "
+                      "size in every "
                       "other dim",
                       ctx.short_op(), ctx.describe_input(k), to_string(*first), dim),
           "fix the operand's shape, or concatenate along the dim where the sizes differ");
@@ -53,17 +62,21 @@ rule_result cat_rule(const rule_context& ctx) {
       d.add_field("shape", to_string(t.shape()));
       ctx.fail(error_class::user_error, std::move(d));
     }
-    if (nd > 0) out[static_cast<std::size_t>(dim)] += t.shape()[static_cast<std::size_t>(dim)];
+    if (nd > 0)
+      out[static_cast<std::size_t>(dim)] += t.shape()[static_cast<std::size_t>(dim)];
   }
   rule_result r;
   r.outputs.push_back(tensor_meta{out, contiguous_strides(out), first->meta.type});
   // Every operand proposes its placements with the cat dim replicated; all take one proposal.
   for (const auto& t : ts) {
-    if (legacy_empty(t)) continue;
+    if (legacy_empty(t))
+      continue;
     auto proposal = replicate_dim(t.placements, dim);
-    const bool dup = std::any_of(r.candidates.begin(), r.candidates.end(),
-                                 [&](const candidate_strategy& c) { return c.outputs[0] == proposal; });
-    if (dup) continue;
+    const bool dup =
+        std::any_of(r.candidates.begin(), r.candidates.end(),
+                    [&](const candidate_strategy& c) { return c.outputs[0] == proposal; });
+    if (dup)
+      continue;
     candidate_strategy c;
     c.outputs.push_back(proposal);
     c.inputs.assign(ts.size(), proposal);
@@ -89,7 +102,8 @@ rule_result split_rule(const rule_context& ctx) {
   candidate_strategy c;
   for (std::int64_t i = 0; i < pieces; ++i) {
     shape_t s = in.shape();
-    if (nd > 0) s[static_cast<std::size_t>(dim)] = std::min(split, size - i * split);
+    if (nd > 0)
+      s[static_cast<std::size_t>(dim)] = std::min(split, size - i * split);
     r.outputs.push_back(tensor_meta{s, contiguous_strides(s), in.meta.type});
     c.outputs.push_back(target);
   }
@@ -103,7 +117,8 @@ rule_result embedding_rule(const rule_context& ctx) {
   const auto& indices = ctx.tensor_arg(1);
   if (weight.ndim() != 2) {
     ctx.fail(error_class::user_error, codes::bad_arguments, "embedding weight must be 2-D",
-             fmt::format("{}: {} must be [num_embeddings, embedding_dim]", ctx.short_op(), ctx.describe_input(0)),
+             fmt::format("{}: {} must be [num_embeddings, embedding_dim]", ctx.short_op(),
+                         ctx.describe_input(0)),
              "pass a 2-D weight");
   }
   const auto R = placement::replicate();
@@ -114,7 +129,8 @@ rule_result embedding_rule(const rule_context& ctx) {
       {placement::shard(out_dim), placement::shard(1), R},
       {mask, placement::shard(0), mask},
   };
-  for (std::int32_t d = 0; d < out_dim; ++d) rules.push_back({placement::shard(d), R, placement::shard(d)});
+  for (std::int32_t d = 0; d < out_dim; ++d)
+    rules.push_back({placement::shard(d), R, placement::shard(d)});
   shape_t out = indices.shape();
   out.push_back(weight.shape()[1]);
   rule_result r;
@@ -127,7 +143,8 @@ rule_result embedding_rule(const rule_context& ctx) {
 
 void add_tensor_op_rules(op_registry& registry) {
   registry.add(op_rule{"aten.cat.default", "tensor", {"tensors", "dim"}, false, cat_rule});
-  registry.add(op_rule{"aten.split.Tensor", "tensor", {"self", "split_size", "dim"}, false, split_rule});
+  registry.add(
+      op_rule{"aten.split.Tensor", "tensor", {"self", "split_size", "dim"}, false, split_rule});
   registry.add(op_rule{"aten.embedding.default",
                        "tensor",
                        {"weight", "indices", "padding_idx", "scale_grad_by_freq", "sparse"},

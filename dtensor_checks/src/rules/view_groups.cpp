@@ -34,28 +34,35 @@ dim_map view_groups(const shape_t& from, const shape_t& to) {
     } else {
       while (f != t) {
         if (f < t) {
-          if (fi >= fn) break;  // numel mismatch; the caller checked it
+          if (fi >= fn)
+            break; // numel mismatch; the caller checked it
           f *= from[fi];
           from_group.push_back(static_cast<std::int64_t>(fi++));
         } else {
-          if (ti >= tn) break;
+          if (ti >= tn)
+            break;
           t *= to[ti];
           to_group.push_back(to[ti++]);
         }
       }
     }
-    if (to_group.empty()) continue;
+    if (to_group.empty())
+      continue;
     // Flatten.new over the input dims of the group (PyTorch keeps size-1 dims here and only
     // leaves out empty ones).
     std::vector<std::int64_t> flat;
     for (auto d : from_group) {
-      if (from[static_cast<std::size_t>(d)] >= 1) flat.push_back(d);
+      if (from[static_cast<std::size_t>(d)] >= 1)
+        flat.push_back(d);
     }
     if (to_group.size() == 1) {
       dim_source s;
-      if (flat.empty()) s.kind = dim_kind::singleton;
-      else if (flat.size() == 1) s.kind = dim_kind::input_dim;
-      else s.kind = dim_kind::flatten;
+      if (flat.empty())
+        s.kind = dim_kind::singleton;
+      else if (flat.size() == 1)
+        s.kind = dim_kind::input_dim;
+      else
+        s.kind = dim_kind::flatten;
       s.dims = flat;
       out.push_back(std::move(s));
       continue;
@@ -63,7 +70,8 @@ dim_map view_groups(const shape_t& from, const shape_t& to) {
     // Split.new: size-1 pieces are singletons; the rest split the group without them.
     shape_t pieces;
     for (auto g : to_group) {
-      if (g != 1) pieces.push_back(g);
+      if (g != 1)
+        pieces.push_back(g);
     }
     std::size_t piece = 0;
     for (auto g : to_group) {

@@ -3,17 +3,16 @@
 //
 // The CUDA scan back-end: plain device allocations (cudaMalloc, no managed memory), the kernels
 // of gpu_scan_kernels.cu, one synchronisation per call.
+#include <tensordiag/core/error.hpp>
 #include <tensordiag/dtensor_checks/runtime/element_hash.hpp>
 #include <tensordiag/dtensor_checks/runtime/gpu_scan_backend.hpp>
 #include <tensordiag/dtensor_checks/sim/validation_codes.hpp>
 
-#include "gpu_kernels.hpp"
-
-#include <tensordiag/core/error.hpp>
-
 #include <cuda_runtime.h>
 
 #include <fmt/format.h>
+
+#include "gpu_kernels.hpp"
 
 namespace tdiag::dtensor::runtime {
 namespace {
@@ -21,7 +20,8 @@ namespace {
 using gpu_kernels::threads_per_block;
 
 void check(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return;
+  if (e == cudaSuccess)
+    return;
   diagnostic d;
   d.code = std::string(validation_codes::comm_failed);
   d.title = "CUDA call failed";
@@ -29,15 +29,19 @@ void check(cudaError_t e, const char* what) {
   throw tdiag::error(std::move(d));
 }
 
-void check_launch(int e, const char* what) { check(static_cast<cudaError_t>(e), what); }
+void check_launch(int e, const char* what) {
+  check(static_cast<cudaError_t>(e), what);
+}
 
 class cuda_scan_backend final : public scan_backend {
 public:
   explicit cuda_scan_backend(void* stream) : stream_(static_cast<cudaStream_t>(stream)) {
     int dev = 0;
     check(cudaGetDevice(&dev), "cudaGetDevice");
-    check(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev), "querying the SM count");
-    check(cudaMalloc(reinterpret_cast<void**>(&scratch_), 8 * sizeof(unsigned long long)), "allocating the scan scratch");
+    check(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, dev),
+          "querying the SM count");
+    check(cudaMalloc(reinterpret_cast<void**>(&scratch_), 8 * sizeof(unsigned long long)),
+          "allocating the scan scratch");
   }
   ~cuda_scan_backend() override { (void)cudaFree(scratch_); }
   cuda_scan_backend(const cuda_scan_backend&) = delete;
@@ -57,35 +61,45 @@ private:
     check(cudaMemsetAsync(scratch_, 0, sizeof(unsigned long long), stream_), "clearing the hash");
     if (words > 0) {
       const bool aligned = reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
-      check_launch(gpu_kernels::launch_hash_words(p, words, aligned, scratch_, grid_for(aligned ? words / 4 : words), stream_),
+      check_launch(gpu_kernels::launch_hash_words(p, words, aligned, scratch_,
+                                                  grid_for(aligned ? words / 4 : words), stream_),
                    "launching the hash kernel");
     }
     unsigned long long h = 0;
-    check(cudaMemcpyAsync(&h, scratch_, sizeof(h), cudaMemcpyDeviceToHost, stream_), "reading the hash");
+    check(cudaMemcpyAsync(&h, scratch_, sizeof(h), cudaMemcpyDeviceToHost, stream_),
+          "reading the hash");
     std::uint32_t tail = 0;
     if (n % 4 != 0) {
-      check(cudaMemcpyAsync(&tail, p + words * 4, n % 4, cudaMemcpyDeviceToHost, stream_), "reading the tail bytes");
+      check(cudaMemcpyAsync(&tail, p + words * 4, n % 4, cudaMemcpyDeviceToHost, stream_),
+            "reading the tail bytes");
     }
     check(cudaStreamSynchronize(stream_), "synchronising the hash");
     std::uint64_t out = h + length_hash(n);
-    if (n % 4 != 0) out += word_hash(tail, words);
+    if (n % 4 != 0)
+      out += word_hash(tail, words);
     return out;
   }
 
-  std::vector<std::uint64_t> do_block_hashes(const void* data, std::int64_t bytes, std::int64_t block_bytes) override {
+  std::vector<std::uint64_t> do_block_hashes(const void* data, std::int64_t bytes,
+                                             std::int64_t block_bytes) override {
     const auto n = static_cast<std::uint64_t>(bytes);
     const auto bb = static_cast<std::uint64_t>(block_bytes);
     const std::uint64_t blocks = n == 0 ? 0 : (n + bb - 1) / bb;
     std::vector<std::uint64_t> out(blocks, 0);
-    if (blocks == 0) return out;
+    if (blocks == 0)
+      return out;
     unsigned long long* sums = nullptr;
-    check(cudaMalloc(reinterpret_cast<void**>(&sums), blocks * sizeof(unsigned long long)), "allocating block hashes");
+    check(cudaMalloc(reinterpret_cast<void**>(&sums), blocks * sizeof(unsigned long long)),
+          "allocating block hashes");
     const auto release = [&] { (void)cudaFree(sums); };
     try {
-      check(cudaMemsetAsync(sums, 0, blocks * sizeof(unsigned long long), stream_), "clearing block hashes");
-      check_launch(gpu_kernels::launch_hash_blocks(data, n, bb, blocks, sums, std::min(64u, grid_for(bb / 4)), stream_),
+      check(cudaMemsetAsync(sums, 0, blocks * sizeof(unsigned long long), stream_),
+            "clearing block hashes");
+      check_launch(gpu_kernels::launch_hash_blocks(data, n, bb, blocks, sums,
+                                                   std::min(64u, grid_for(bb / 4)), stream_),
                    "launching the block hash kernel");
-      check(cudaMemcpyAsync(out.data(), sums, blocks * sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream_),
+      check(cudaMemcpyAsync(out.data(), sums, blocks * sizeof(unsigned long long),
+                            cudaMemcpyDeviceToHost, stream_),
             "reading block hashes");
       check(cudaStreamSynchronize(stream_), "synchronising block hashes");
     } catch (...) {
@@ -100,20 +114,33 @@ private:
     nonfinite_counts c;
     gpu_kernels::element_kind kind{};
     switch (type) {
-    case dtype::float32: kind = gpu_kernels::element_kind::float32; break;
-    case dtype::float64: kind = gpu_kernels::element_kind::float64; break;
-    case dtype::float16: kind = gpu_kernels::element_kind::float16; break;
-    case dtype::bfloat16: kind = gpu_kernels::element_kind::bfloat16; break;
-    default: return c;
+    case dtype::float32:
+      kind = gpu_kernels::element_kind::float32;
+      break;
+    case dtype::float64:
+      kind = gpu_kernels::element_kind::float64;
+      break;
+    case dtype::float16:
+      kind = gpu_kernels::element_kind::float16;
+      break;
+    case dtype::bfloat16:
+      kind = gpu_kernels::element_kind::bfloat16;
+      break;
+    default:
+      return c;
     }
-    if (count <= 0) return c;
+    if (count <= 0)
+      return c;
     check(cudaMemsetAsync(scratch_, 0, 3 * sizeof(unsigned long long), stream_), "clearing counts");
-    check(cudaMemsetAsync(scratch_ + 3, 0xff, 2 * sizeof(unsigned long long), stream_), "clearing first indices");
-    check_launch(gpu_kernels::launch_scan_nonfinite(data, static_cast<std::uint64_t>(count), kind, scratch_,
-                                                    grid_for(static_cast<std::uint64_t>(count)), stream_),
-                 "launching the NaN/Inf scan");
+    check(cudaMemsetAsync(scratch_ + 3, 0xff, 2 * sizeof(unsigned long long), stream_),
+          "clearing first indices");
+    check_launch(
+        gpu_kernels::launch_scan_nonfinite(data, static_cast<std::uint64_t>(count), kind, scratch_,
+                                           grid_for(static_cast<std::uint64_t>(count)), stream_),
+        "launching the NaN/Inf scan");
     unsigned long long r[5] = {};
-    check(cudaMemcpyAsync(r, scratch_, sizeof(r), cudaMemcpyDeviceToHost, stream_), "reading counts");
+    check(cudaMemcpyAsync(r, scratch_, sizeof(r), cudaMemcpyDeviceToHost, stream_),
+          "reading counts");
     check(cudaStreamSynchronize(stream_), "synchronising the scan");
     c.nan = static_cast<std::int64_t>(r[0]);
     c.pos_inf = static_cast<std::int64_t>(r[1]);
@@ -124,9 +151,10 @@ private:
   }
 
   void do_read(const void* data, std::int64_t offset, std::int64_t bytes, void* host) override {
-    if (bytes <= 0) return;
-    check(cudaMemcpyAsync(host, static_cast<const char*>(data) + offset, static_cast<std::size_t>(bytes),
-                          cudaMemcpyDeviceToHost, stream_),
+    if (bytes <= 0)
+      return;
+    check(cudaMemcpyAsync(host, static_cast<const char*>(data) + offset,
+                          static_cast<std::size_t>(bytes), cudaMemcpyDeviceToHost, stream_),
           "copying to the host");
     check(cudaStreamSynchronize(stream_), "synchronising the copy");
   }

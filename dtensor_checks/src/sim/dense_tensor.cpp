@@ -1,14 +1,13 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/dtensor_checks/sim/dense_tensor.hpp>
-
 #include <tensordiag/dtensor_checks/sim/validation_codes.hpp>
-
-#include "sim_error.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
+
+#include "sim_error.hpp"
 
 namespace tdiag::dtensor::sim {
 
@@ -17,20 +16,25 @@ namespace codes = validation_codes;
 
 double round_to(dtype type, double v) noexcept {
   switch (type) {
-  case dtype::float32: return static_cast<double>(static_cast<float>(v));
-  case dtype::int64: return std::isfinite(v) ? std::trunc(v) : 0.0;
-  default: return v;
+  case dtype::float32:
+    return static_cast<double>(static_cast<float>(v));
+  case dtype::int64:
+    return std::isfinite(v) ? std::trunc(v) : 0.0;
+  default:
+    return v;
   }
 }
 
 void for_each_index(const shape_t& shape, const std::function<void(const shape_t&)>& fn) {
   const auto n = numel(shape);
-  if (n == 0) return;
+  if (n == 0)
+    return;
   shape_t index(shape.size(), 0);
   for (std::int64_t i = 0; i < n; ++i) {
     fn(index);
     for (std::size_t d = shape.size(); d-- > 0;) {
-      if (++index[d] < shape[d]) break;
+      if (++index[d] < shape[d])
+        break;
       index[d] = 0;
     }
   }
@@ -39,29 +43,40 @@ void for_each_index(const shape_t& shape, const std::function<void(const shape_t
 dense_tensor::dense_tensor(shape_t shape, dtype type) : shape_(std::move(shape)), type_(type) {
   if (type != dtype::float32 && type != dtype::float64 && type != dtype::int64) {
     throw_input(codes::tensor_misuse, "unsupported dtype",
-                fmt::format("the simulated mesh holds float32, float64 and int64 tensors, not {}", to_string(type)),
+                fmt::format("the simulated mesh holds float32, float64 and int64 tensors, not {}",
+                            to_string(type)),
                 "convert the tensor to float32, float64 or int64");
   }
   for (auto s : shape_) {
-    if (s < 0) throw_input(codes::tensor_misuse, "negative size", fmt::format("shape {} has a negative size", to_string(shape_)));
+    if (s < 0)
+      throw_input(codes::tensor_misuse, "negative size",
+                  fmt::format("shape {} has a negative size", to_string(shape_)));
   }
   strides_ = contiguous_strides(shape_);
-  storage_ = std::make_shared<std::vector<double>>(static_cast<std::size_t>(dtensor::numel(shape_)), 0.0);
+  storage_ =
+      std::make_shared<std::vector<double>>(static_cast<std::size_t>(dtensor::numel(shape_)), 0.0);
 }
 
-dense_tensor dense_tensor::from_values(shape_t shape, dtype type, const std::vector<double>& values) {
+dense_tensor dense_tensor::from_values(shape_t shape, dtype type,
+                                       const std::vector<double>& values) {
   dense_tensor t(std::move(shape), type);
   if (static_cast<std::int64_t>(values.size()) != t.numel()) {
     throw_input(codes::tensor_misuse, "wrong element count",
-                fmt::format("{} values given for shape {} ({} elements)", values.size(), to_string(t.shape_), t.numel()));
+                fmt::format("{} values given for shape {} ({} elements)", values.size(),
+                            to_string(t.shape_), t.numel()));
   }
-  for (std::size_t i = 0; i < values.size(); ++i) (*t.storage_)[i] = round_to(type, values[i]);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    (*t.storage_)[i] = round_to(type, values[i]);
   return t;
 }
 
-dense_tensor dense_tensor::scalar(double v, dtype type) { return from_values({}, type, {v}); }
+dense_tensor dense_tensor::scalar(double v, dtype type) {
+  return from_values({}, type, {v});
+}
 
-std::int64_t dense_tensor::numel() const noexcept { return dtensor::numel(shape_); }
+std::int64_t dense_tensor::numel() const noexcept {
+  return dtensor::numel(shape_);
+}
 
 std::int64_t dense_tensor::size(std::int64_t dim) const {
   const auto n = static_cast<std::int64_t>(shape_.size());
@@ -73,10 +88,12 @@ std::int64_t dense_tensor::size(std::int64_t dim) const {
 }
 
 bool dense_tensor::is_contiguous() const noexcept {
-  if (numel() == 0) return true;  // as torch: an empty tensor is contiguous
+  if (numel() == 0)
+    return true; // as torch: an empty tensor is contiguous
   std::int64_t expected = 1;
   for (std::size_t d = shape_.size(); d-- > 0;) {
-    if (shape_[d] != 1 && strides_[d] != expected) return false;
+    if (shape_[d] != 1 && strides_[d] != expected)
+      return false;
     expected *= shape_[d];
   }
   return true;
@@ -108,7 +125,9 @@ std::int64_t dense_tensor::storage_index_flat(std::int64_t i) const {
   return at;
 }
 
-double dense_tensor::at(const shape_t& index) const { return (*storage_)[static_cast<std::size_t>(storage_index(index))]; }
+double dense_tensor::at(const shape_t& index) const {
+  return (*storage_)[static_cast<std::size_t>(storage_index(index))];
+}
 
 double dense_tensor::flat(std::int64_t i) const {
   return (*storage_)[static_cast<std::size_t>(storage_index_flat(i))];
@@ -124,15 +143,22 @@ void dense_tensor::set_flat(std::int64_t i, double v) {
 
 std::vector<double> dense_tensor::values() const {
   std::vector<double> out(static_cast<std::size_t>(numel()));
-  for (std::int64_t i = 0; i < numel(); ++i) out[static_cast<std::size_t>(i)] = flat(i);
+  for (std::int64_t i = 0; i < numel(); ++i)
+    out[static_cast<std::size_t>(i)] = flat(i);
   return out;
 }
 
-dense_tensor dense_tensor::clone() const { return from_values(shape_, type_, values()); }
+dense_tensor dense_tensor::clone() const {
+  return from_values(shape_, type_, values());
+}
 
-dense_tensor dense_tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+dense_tensor dense_tensor::contiguous() const {
+  return is_contiguous() ? *this : clone();
+}
 
-dense_tensor dense_tensor::to(dtype type) const { return from_values(shape_, type, values()); }
+dense_tensor dense_tensor::to(dtype type) const {
+  return from_values(shape_, type, values());
+}
 
 dense_tensor dense_tensor::as_strided(shape_t shape, shape_t strides, std::int64_t offset) const {
   if (shape.size() != strides.size()) {
@@ -142,16 +168,20 @@ dense_tensor dense_tensor::as_strided(shape_t shape, shape_t strides, std::int64
   std::int64_t hi = offset;
   bool empty = false;
   for (std::size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 0) empty = true;
-    if (shape[d] < 0) throw_input(codes::tensor_misuse, "bad view", "negative size in a view");
+    if (shape[d] == 0)
+      empty = true;
+    if (shape[d] < 0)
+      throw_input(codes::tensor_misuse, "bad view", "negative size in a view");
     const auto reach = (shape[d] - 1) * strides[d];
     (reach < 0 ? lo : hi) += reach;
   }
   const auto storage_size = static_cast<std::int64_t>(storage_ ? storage_->size() : 0);
   if (!empty && (lo < 0 || hi >= storage_size)) {
-    throw_input(codes::tensor_misuse, "view outside storage",
-                fmt::format("a view of shape {} strides {} at offset {} reaches outside a storage of {} elements",
-                            to_string(shape), to_string(strides), offset, storage_size));
+    throw_input(
+        codes::tensor_misuse, "view outside storage",
+        fmt::format(
+            "a view of shape {} strides {} at offset {} reaches outside a storage of {} elements",
+            to_string(shape), to_string(strides), offset, storage_size));
   }
   dense_tensor t = *this;
   t.shape_ = std::move(shape);
@@ -164,7 +194,8 @@ dense_tensor dense_tensor::narrow(std::int64_t dim, std::int64_t start, std::int
   const auto d = static_cast<std::size_t>(dim);
   if (dim < 0 || d >= shape_.size() || start < 0 || length < 0 || start + length > shape_[d]) {
     throw_input(codes::tensor_misuse, "narrow out of range",
-                fmt::format("narrow(dim={}, start={}, length={}) on shape {}", dim, start, length, to_string(shape_)));
+                fmt::format("narrow(dim={}, start={}, length={}) on shape {}", dim, start, length,
+                            to_string(shape_)));
   }
   auto shape = shape_;
   shape[d] = length;
@@ -176,7 +207,8 @@ dense_tensor dense_tensor::view(const shape_t& shape) const {
     throw_input(codes::tensor_misuse, "view size mismatch",
                 fmt::format("shape {} is invalid for input of size {}", to_string(shape), numel()));
   }
-  if (is_contiguous()) return as_strided(shape, contiguous_strides(shape), offset_);
+  if (is_contiguous())
+    return as_strided(shape, contiguous_strides(shape), offset_);
   // torch's computeStride: each run of input dims that is contiguous in memory may be regrouped.
   shape_t strides(shape.size(), 0);
   std::int64_t view_d = static_cast<std::int64_t>(shape.size()) - 1;
@@ -185,18 +217,22 @@ dense_tensor dense_tensor::view(const shape_t& shape) const {
   std::int64_t view_numel = 1;
   for (std::int64_t td = static_cast<std::int64_t>(shape_.size()) - 1; td >= 0; --td) {
     tensor_numel *= shape_[static_cast<std::size_t>(td)];
-    if (td == 0 || (shape_[static_cast<std::size_t>(td - 1)] != 1 &&
-                    strides_[static_cast<std::size_t>(td - 1)] != tensor_numel * chunk_base_stride)) {
-      while (view_d >= 0 && (view_numel < tensor_numel || shape[static_cast<std::size_t>(view_d)] == 1)) {
+    if (td == 0 ||
+        (shape_[static_cast<std::size_t>(td - 1)] != 1 &&
+         strides_[static_cast<std::size_t>(td - 1)] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 &&
+             (view_numel < tensor_numel || shape[static_cast<std::size_t>(view_d)] == 1)) {
         strides[static_cast<std::size_t>(view_d)] = view_numel * chunk_base_stride;
         view_numel *= shape[static_cast<std::size_t>(view_d)];
         --view_d;
       }
       if (view_numel != tensor_numel) {
-        throw_input(codes::tensor_misuse, "view of non-contiguous data",
-                    fmt::format("view size {} is not compatible with input tensor's size {} and stride {}; use "
-                                "reshape instead",
-                                to_string(shape), to_string(shape_), to_string(strides_)));
+        throw_input(
+            codes::tensor_misuse, "view of non-contiguous data",
+            fmt::format(
+                "view size {} is not compatible with input tensor's size {} and stride {}; use "
+                "reshape instead",
+                to_string(shape), to_string(shape_), to_string(strides_)));
       }
       if (td > 0) {
         chunk_base_stride = strides_[static_cast<std::size_t>(td - 1)];
@@ -209,16 +245,20 @@ dense_tensor dense_tensor::view(const shape_t& shape) const {
 }
 
 bool all_close(const dense_tensor& a, const dense_tensor& b, double rtol, double atol) {
-  if (a.shape() != b.shape()) return false;
+  if (a.shape() != b.shape())
+    return false;
   for (std::int64_t i = 0; i < a.numel(); ++i) {
     const double x = a.flat(i);
     const double y = b.flat(i);
     if (std::isnan(x) || std::isnan(y)) {
-      if (std::isnan(x) != std::isnan(y)) return false;
+      if (std::isnan(x) != std::isnan(y))
+        return false;
       continue;
     }
-    if (x == y) continue;
-    if (!(std::abs(x - y) <= atol + rtol * std::abs(y))) return false;
+    if (x == y)
+      continue;
+    if (!(std::abs(x - y) <= atol + rtol * std::abs(y)))
+      return false;
   }
   return true;
 }

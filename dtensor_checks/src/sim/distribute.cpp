@@ -1,10 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/dtensor_checks/sim/distribute.hpp>
-
 #include <tensordiag/dtensor_checks/sim/validation_codes.hpp>
-
-#include "sim_error.hpp"
 
 #include <fmt/format.h>
 
@@ -13,13 +10,16 @@
 #include <limits>
 #include <random>
 
+#include "sim_error.hpp"
+
 namespace tdiag::dtensor::sim {
 namespace {
 
 void check_fits(const placement_list& ps, const device_mesh& mesh, std::size_t ndim) {
   if (ps.size() != mesh.ndim()) {
-    dtensor::detail::throw_input(validation_codes::tensor_misuse, "placements do not fit the mesh",
-                                 fmt::format("{} placements for mesh {}", ps.size(), mesh.to_string()));
+    dtensor::detail::throw_input(
+        validation_codes::tensor_misuse, "placements do not fit the mesh",
+        fmt::format("{} placements for mesh {}", ps.size(), mesh.to_string()));
   }
   for (const auto& p : ps) {
     if (p.is_shard() && (p.dim < 0 || static_cast<std::size_t>(p.dim) >= ndim)) {
@@ -31,7 +31,8 @@ void check_fits(const placement_list& ps, const device_mesh& mesh, std::size_t n
 
 std::int64_t rank_of(const device_mesh& mesh, const std::vector<std::int64_t>& coord) {
   std::int64_t r = 0;
-  for (std::size_t m = 0; m < mesh.ndim(); ++m) r = r * mesh.size(m) + coord[m];
+  for (std::size_t m = 0; m < mesh.ndim(); ++m)
+    r = r * mesh.size(m) + coord[m];
   return r;
 }
 
@@ -44,14 +45,16 @@ std::uint64_t mix(std::uint64_t x) noexcept {
 }
 
 // The n pieces of `v` for one Partial mesh dim (floating values; integers take integer noise).
-std::vector<dense_tensor> partial_pieces(const dense_tensor& cur, reduce_op op, std::int64_t n, std::mt19937_64& rng) {
+std::vector<dense_tensor> partial_pieces(const dense_tensor& cur, reduce_op op, std::int64_t n,
+                                         std::mt19937_64& rng) {
   const bool integral = !cur.is_floating();
   std::uniform_real_distribution<double> noise(-1.0, 1.0);
   std::uniform_real_distribution<double> gap(0.5, 1.5);
   std::uniform_int_distribution<std::int64_t> inoise(-3, 3);
   std::uniform_int_distribution<std::int64_t> holder(0, n - 1);
   std::vector<dense_tensor> out;
-  for (std::int64_t c = 0; c < n; ++c) out.emplace_back(cur.shape(), cur.type());
+  for (std::int64_t c = 0; c < n; ++c)
+    out.emplace_back(cur.shape(), cur.type());
   std::vector<double> s(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < cur.numel(); ++i) {
     const double v = cur.flat(i);
@@ -59,7 +62,8 @@ std::vector<dense_tensor> partial_pieces(const dense_tensor& cur, reduce_op op, 
       const auto keeper = holder(rng);
       for (std::int64_t c = 0; c < n; ++c) {
         const double d = integral ? static_cast<double>(1 + std::abs(inoise(rng))) : gap(rng);
-        out[static_cast<std::size_t>(c)].set_flat(i, c == keeper ? v : (op == reduce_op::max ? v - d : v + d));
+        out[static_cast<std::size_t>(c)].set_flat(
+            i, c == keeper ? v : (op == reduce_op::max ? v - d : v + d));
       }
       continue;
     }
@@ -72,10 +76,12 @@ std::vector<dense_tensor> partial_pieces(const dense_tensor& cur, reduce_op op, 
     // Cancelling noise: integers put the whole correction on the last piece.
     if (integral) {
       double total = 0.0;
-      for (std::size_t c = 0; c + 1 < s.size(); ++c) total += s[c];
+      for (std::size_t c = 0; c + 1 < s.size(); ++c)
+        total += s[c];
       s.back() = -total;
     } else {
-      for (auto& x : s) x -= mean;
+      for (auto& x : s)
+        x -= mean;
     }
     for (std::int64_t c = 0; c < n; ++c) {
       double piece = v + s[static_cast<std::size_t>(c)];
@@ -85,8 +91,10 @@ std::vector<dense_tensor> partial_pieces(const dense_tensor& cur, reduce_op op, 
         } else {
           // Unequal shares 0.6, 0.7, 0.8, ... normalised to 1, as PyTorch's validator does.
           double total = 0.0;
-          for (std::int64_t k = 0; k < n; ++k) total += 0.6 + 0.1 * static_cast<double>(k % 3);
-          piece = v * (0.6 + 0.1 * static_cast<double>(c % 3)) / total + s[static_cast<std::size_t>(c)];
+          for (std::int64_t k = 0; k < n; ++k)
+            total += 0.6 + 0.1 * static_cast<double>(k % 3);
+          piece =
+              v * (0.6 + 0.1 * static_cast<double>(c % 3)) / total + s[static_cast<std::size_t>(c)];
         }
       }
       out[static_cast<std::size_t>(c)].set_flat(i, piece);
@@ -95,8 +103,9 @@ std::vector<dense_tensor> partial_pieces(const dense_tensor& cur, reduce_op op, 
   return out;
 }
 
-void split_level(const dense_tensor& cur, const placement_list& ps, const device_mesh& mesh, std::size_t m,
-                 std::vector<std::int64_t>& coord, std::uint64_t seed, std::vector<dense_tensor>& out) {
+void split_level(const dense_tensor& cur, const placement_list& ps, const device_mesh& mesh,
+                 std::size_t m, std::vector<std::int64_t>& coord, std::uint64_t seed,
+                 std::vector<dense_tensor>& out) {
   if (m == mesh.ndim()) {
     out[static_cast<std::size_t>(rank_of(mesh, coord))] = cur.clone();
     return;
@@ -106,7 +115,8 @@ void split_level(const dense_tensor& cur, const placement_list& ps, const device
   std::vector<dense_tensor> parts;
   if (p.is_partial()) {
     std::uint64_t key = seed ^ mix(m + 1);
-    for (std::size_t i = 0; i < m; ++i) key = mix(key + static_cast<std::uint64_t>(coord[i]) + 1);
+    for (std::size_t i = 0; i < m; ++i)
+      key = mix(key + static_cast<std::uint64_t>(coord[i]) + 1);
     std::mt19937_64 rng(key);
     parts = partial_pieces(cur, p.op, n, rng);
   }
@@ -128,9 +138,12 @@ void split_level(const dense_tensor& cur, const placement_list& ps, const device
 double reduce_pair(reduce_op op, double a, double b) noexcept {
   switch (op) {
   case reduce_op::sum:
-  case reduce_op::avg: return a + b;
-  case reduce_op::max: return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
-  case reduce_op::min: return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+  case reduce_op::avg:
+    return a + b;
+  case reduce_op::max:
+    return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+  case reduce_op::min:
+    return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
   }
   return a + b;
 }
@@ -139,7 +152,8 @@ dense_tensor concat(const std::vector<dense_tensor>& parts, std::int64_t dim) {
   shape_t shape = parts.front().shape();
   const auto d = static_cast<std::size_t>(dim);
   shape[d] = 0;
-  for (const auto& p : parts) shape[d] += p.shape()[d];
+  for (const auto& p : parts)
+    shape[d] += p.shape()[d];
   dense_tensor out(shape, parts.front().type());
   std::int64_t at = 0;
   for (const auto& p : parts) {
@@ -153,13 +167,15 @@ dense_tensor concat(const std::vector<dense_tensor>& parts, std::int64_t dim) {
   return out;
 }
 
-dense_tensor local_piece(const dense_tensor& full, const placement_list& placements, const device_mesh& mesh,
-                         std::int64_t rank) {
+dense_tensor local_piece(const dense_tensor& full, const placement_list& placements,
+                         const device_mesh& mesh, std::int64_t rank) {
   check_fits(placements, mesh, full.ndim());
-  const tensor_spec spec{tensor_meta{full.shape(), contiguous_strides(full.shape()), full.type()}, placements};
+  const tensor_spec spec{tensor_meta{full.shape(), contiguous_strides(full.shape()), full.type()},
+                         placements};
   const auto view = local_shape_and_offset(spec, mesh, mesh.coordinate(rank));
   dense_tensor t = full;
-  for (std::size_t d = 0; d < full.ndim(); ++d) t = t.narrow(static_cast<std::int64_t>(d), view.offset[d], view.shape[d]);
+  for (std::size_t d = 0; d < full.ndim(); ++d)
+    t = t.narrow(static_cast<std::int64_t>(d), view.offset[d], view.shape[d]);
   return t.clone();
 }
 
@@ -172,12 +188,14 @@ std::vector<dense_tensor> distribute(const dense_tensor& full, const placement_l
   return out;
 }
 
-std::optional<dense_tensor> assemble(const std::vector<dense_tensor>& locals, const placement_list& placements,
-                                     const device_mesh& mesh, const shape_t& global_shape, double rtol,
+std::optional<dense_tensor> assemble(const std::vector<dense_tensor>& locals,
+                                     const placement_list& placements, const device_mesh& mesh,
+                                     const shape_t& global_shape, double rtol,
                                      assembly_issue& issue) {
   check_fits(placements, mesh, global_shape.size());
   const auto ranks = mesh.num_devices();
-  const tensor_spec spec{tensor_meta{global_shape, contiguous_strides(global_shape), dtype::float64}, placements};
+  const tensor_spec spec{
+      tensor_meta{global_shape, contiguous_strides(global_shape), dtype::float64}, placements};
   for (std::int64_t r = 0; r < ranks; ++r) {
     const auto expected = local_shape_and_offset(spec, mesh, mesh.coordinate(r)).shape;
     const auto& actual = locals[static_cast<std::size_t>(r)].shape();
@@ -191,7 +209,8 @@ std::optional<dense_tensor> assemble(const std::vector<dense_tensor>& locals, co
       for (std::size_t m = 0; m < placements.size(); ++m) {
         const auto& p = placements[m];
         const auto d = static_cast<std::size_t>(p.dim);
-        if (p.is_shard() && (actual.size() != expected.size() || actual[d] != expected[d])) issue.mesh_dim = m;
+        if (p.is_shard() && (actual.size() != expected.size() || actual[d] != expected[d]))
+          issue.mesh_dim = m;
       }
       return std::nullopt;
     }
@@ -199,7 +218,8 @@ std::optional<dense_tensor> assemble(const std::vector<dense_tensor>& locals, co
   double scale = 0.0;
   for (const auto& t : locals) {
     for (std::int64_t i = 0; i < t.numel(); ++i) {
-      if (std::isfinite(t.flat(i))) scale = std::max(scale, std::abs(t.flat(i)));
+      if (std::isfinite(t.flat(i)))
+        scale = std::max(scale, std::abs(t.flat(i)));
     }
   }
   std::vector<dense_tensor> cur = locals;
@@ -208,7 +228,8 @@ std::optional<dense_tensor> assemble(const std::vector<dense_tensor>& locals, co
     const auto& p = placements[m];
     for (std::int64_t r = 0; r < ranks; ++r) {
       auto coord = mesh.coordinate(r);
-      if (coord[m] != 0) continue;  // r leads its group along mesh dim m
+      if (coord[m] != 0)
+        continue; // r leads its group along mesh dim m
       std::vector<std::int64_t> members;
       for (std::int64_t c = 0; c < n; ++c) {
         coord[m] = c;
@@ -217,7 +238,8 @@ std::optional<dense_tensor> assemble(const std::vector<dense_tensor>& locals, co
       dense_tensor merged;
       if (p.is_shard()) {
         std::vector<dense_tensor> parts;
-        for (auto g : members) parts.push_back(cur[static_cast<std::size_t>(g)]);
+        for (auto g : members)
+          parts.push_back(cur[static_cast<std::size_t>(g)]);
         merged = concat(parts, p.dim);
       } else if (p.is_partial()) {
         merged = cur[static_cast<std::size_t>(members[0])].clone();
@@ -237,7 +259,8 @@ std::optional<dense_tensor> assemble(const std::vector<dense_tensor>& locals, co
             const double b = merged.flat(i);
             const bool same = (std::isnan(a) && std::isnan(b)) || a == b ||
                               std::abs(a - b) <= rtol * (std::abs(b) + scale);
-            if (same) continue;
+            if (same)
+              continue;
             issue.what = assembly_issue::kind::replica_mismatch;
             issue.mesh_dim = m;
             issue.rank = members[k];
@@ -254,7 +277,8 @@ std::optional<dense_tensor> assemble(const std::vector<dense_tensor>& locals, co
           }
         }
       }
-      for (auto g : members) cur[static_cast<std::size_t>(g)] = merged;
+      for (auto g : members)
+        cur[static_cast<std::size_t>(g)] = merged;
     }
   }
   return cur.front();

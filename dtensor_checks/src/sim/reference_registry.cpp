@@ -1,15 +1,14 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/dtensor_checks/sim/reference_ops.hpp>
-
 #include <tensordiag/dtensor_checks/sim/validation_codes.hpp>
-
-#include "sim_error.hpp"
-#include "tensor_math.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+
+#include "sim_error.hpp"
+#include "tensor_math.hpp"
 
 namespace tdiag::dtensor::sim {
 
@@ -57,8 +56,9 @@ sim_arg sim_arg::of_bool(bool v) {
 
 void reference_registry::add(reference_op op) {
   if (op.name.empty() || !op.run) {
-    dtensor::detail::throw_input(validation_codes::no_reference, "invalid reference op",
-                                 fmt::format("cannot register reference '{}': it needs a name and a function", op.name));
+    dtensor::detail::throw_input(
+        validation_codes::no_reference, "invalid reference op",
+        fmt::format("cannot register reference '{}': it needs a name and a function", op.name));
   }
   auto name = op.name;
   ops_.insert_or_assign(std::move(name), std::move(op));
@@ -72,7 +72,8 @@ const reference_op* reference_registry::find(std::string_view name) const {
 std::vector<std::string> reference_registry::names() const {
   std::vector<std::string> out;
   out.reserve(ops_.size());
-  for (const auto& [name, op] : ops_) out.push_back(name);
+  for (const auto& [name, op] : ops_)
+    out.push_back(name);
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -1,15 +1,14 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include <tensordiag/dtensor_checks/sim/strategy_validator.hpp>
-
 #include <tensordiag/dtensor_checks/sim/distribute.hpp>
+#include <tensordiag/dtensor_checks/sim/strategy_validator.hpp>
 #include <tensordiag/dtensor_checks/sim/validation_codes.hpp>
-
-#include "sim_error.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
+
+#include "sim_error.hpp"
 
 namespace tdiag::dtensor::sim {
 namespace codes = validation_codes;
@@ -23,7 +22,8 @@ std::uint64_t mix(std::uint64_t x) noexcept {
 }
 
 dense_tensor random_tensor(const tensor_meta& meta, std::mt19937_64& rng) {
-  const auto type = meta.type == dtype::float64 || meta.type == dtype::int64 ? meta.type : dtype::float32;
+  const auto type =
+      meta.type == dtype::float64 || meta.type == dtype::int64 ? meta.type : dtype::float32;
   dense_tensor t(meta.shape, type);
   std::uniform_real_distribution<double> magnitude(0.5, 2.0);
   std::uniform_int_distribution<int> coin(0, 1);
@@ -36,11 +36,14 @@ dense_tensor random_tensor(const tensor_meta& meta, std::mt19937_64& rng) {
 }
 
 double rtol_for(dtype t, const validation_options& o) {
-  if (t == dtype::int64) return 0.0;
+  if (t == dtype::int64)
+    return 0.0;
   return t == dtype::float64 ? o.rtol_float64 : o.rtol_float32;
 }
 
-std::string fmt_value(double v) { return fmt::format("{:.9g}", v); }
+std::string fmt_value(double v) {
+  return fmt::format("{:.9g}", v);
+}
 
 struct failure_site {
   std::int64_t rank = -1;
@@ -49,8 +52,8 @@ struct failure_site {
 };
 
 // The first rank whose local output holds global element `index`, with its local index.
-failure_site locate(const std::vector<dense_tensor>& locals, const tensor_spec& out, const device_mesh& mesh,
-                    const shape_t& index) {
+failure_site locate(const std::vector<dense_tensor>& locals, const tensor_spec& out,
+                    const device_mesh& mesh, const shape_t& index) {
   failure_site site;
   for (std::int64_t r = 0; r < mesh.num_devices(); ++r) {
     const auto view = local_shape_and_offset(out, mesh, mesh.coordinate(r));
@@ -60,9 +63,11 @@ failure_site locate(const std::vector<dense_tensor>& locals, const tensor_spec& 
       local[d] = index[d] - view.offset[d];
       inside = inside && local[d] >= 0 && local[d] < view.shape[d];
     }
-    if (!inside) continue;
+    if (!inside)
+      continue;
     const auto& t = locals[static_cast<std::size_t>(r)];
-    if (t.shape() != view.shape) continue;
+    if (t.shape() != view.shape)
+      continue;
     site.rank = r;
     site.local_index = local;
     site.local_value = t.at(local);
@@ -71,8 +76,8 @@ failure_site locate(const std::vector<dense_tensor>& locals, const tensor_spec& 
   return site;
 }
 
-validation_result fail(std::string_view code, std::string title, std::string message, std::string hint,
-                       const op_call& call, const candidate_strategy& s) {
+validation_result fail(std::string_view code, std::string title, std::string message,
+                       std::string hint, const op_call& call, const candidate_strategy& s) {
   validation_result v;
   v.status = validation_status::failed;
   diagnostic d;
@@ -87,15 +92,17 @@ validation_result fail(std::string_view code, std::string title, std::string mes
   return v;
 }
 
-validation_result run_claim(const op_call& call, const strategy_claim& claim, const reference_op& ref,
-                            const validation_options& options) {
+validation_result run_claim(const op_call& call, const strategy_claim& claim,
+                            const reference_op& ref, const validation_options& options) {
   const auto& mesh = call.mesh;
   const auto& s = claim.strategy;
   const auto inputs = tensor_inputs(call);
   if (s.inputs.size() != inputs.size() || s.outputs.empty()) {
-    dtensor::detail::throw_input(codes::tensor_misuse, "strategy does not fit the call",
-                                 fmt::format("{}: the strategy lists {} inputs and {} outputs; the call has {} tensor inputs",
-                                             call.op, s.inputs.size(), s.outputs.size(), inputs.size()));
+    dtensor::detail::throw_input(
+        codes::tensor_misuse, "strategy does not fit the call",
+        fmt::format(
+            "{}: the strategy lists {} inputs and {} outputs; the call has {} tensor inputs",
+            call.op, s.inputs.size(), s.outputs.size(), inputs.size()));
   }
   std::mt19937_64 rng(options.seed ^ mix(std::hash<std::string>{}(call.op)));
   sim_args full = make_inputs(call, ref, rng);
@@ -103,9 +110,11 @@ validation_result run_claim(const op_call& call, const strategy_claim& claim, co
   // The reference: float tensors promoted to float64.
   sim_args full64 = full;
   for (auto& a : full64) {
-    if (a.kind == arg_kind::tensor && a.tensor.is_floating()) a.tensor = a.tensor.to(dtype::float64);
+    if (a.kind == arg_kind::tensor && a.tensor.is_floating())
+      a.tensor = a.tensor.to(dtype::float64);
     for (auto& t : a.tensors) {
-      if (t.is_floating()) t = t.to(dtype::float64);
+      if (t.is_floating())
+        t = t.to(dtype::float64);
     }
   }
   std::vector<dense_tensor> expected;
@@ -127,7 +136,8 @@ validation_result run_claim(const op_call& call, const strategy_claim& claim, co
     // A masked partial input (embedding's indices) holds the replicated indices; the local op
     // masks them against its rows, as PyTorch's _MaskPartial does.
     for (auto& p : ps) {
-      if (p.is_partial() && p.masked) p = placement::replicate();
+      if (p.is_partial() && p.masked)
+        p = placement::replicate();
     }
     for (const auto& c : claim.op_collectives) {
       if (c.comm == collective::all_gather && c.mesh_dim < ps.size() && ps[c.mesh_dim].is_shard()) {
@@ -141,7 +151,8 @@ validation_result run_claim(const op_call& call, const strategy_claim& claim, co
   }
   std::vector<tensor_spec> out_specs;
   for (std::size_t j = 0; j < claim.outputs.size(); ++j) {
-    out_specs.push_back(tensor_spec{claim.outputs[j], s.outputs.size() == 1 ? s.outputs[0] : s.outputs.at(j)});
+    out_specs.push_back(
+        tensor_spec{claim.outputs[j], s.outputs.size() == 1 ? s.outputs[0] : s.outputs.at(j)});
   }
 
   const auto ranks = mesh.num_devices();
@@ -150,28 +161,35 @@ validation_result run_claim(const op_call& call, const strategy_claim& claim, co
     sim_args local = full;
     for (std::size_t k = 0; k < inputs.size(); ++k) {
       auto& arg = local[inputs[k].arg_index];
-      (inputs[k].in_list ? arg.tensors[inputs[k].list_index] : arg.tensor) = pieces[k][static_cast<std::size_t>(r)];
+      (inputs[k].in_list ? arg.tensors[inputs[k].list_index] : arg.tensor) =
+          pieces[k][static_cast<std::size_t>(r)];
     }
     std::vector<dense_tensor> outs;
     try {
       const local_context ctx{call, in_specs, out_specs, mesh, r};
       outs = ref.run_local ? ref.run_local(local, ctx) : ref.run(local);
     } catch (const tdiag::error& e) {
-      return fail(codes::local_op_failed, "the op fails on a rank's local pieces",
-                  fmt::format("{} with strategy {} on mesh {}: rank {} (coordinate {}) cannot run the op on its local "
-                              "inputs: {}",
-                              call.op, to_string(s), mesh.to_string(), r, to_string(mesh.coordinate(r)), e.what()),
-                  "the claimed input placements leave a rank with pieces the op cannot take; replicate the "
-                  "dims the op needs whole",
-                  call, s);
+      return fail(
+          codes::local_op_failed, "the op fails on a rank's local pieces",
+          fmt::format("{} with strategy {} on mesh {}: rank {} (coordinate {}) cannot run the op "
+                      "on its local "
+                      "inputs: {}",
+                      call.op, to_string(s), mesh.to_string(), r, to_string(mesh.coordinate(r)),
+                      e.what()),
+          "the claimed input placements leave a rank with pieces the op cannot take; replicate the "
+          "dims the op needs whole",
+          call, s);
     }
     if (outs.size() != claim.outputs.size()) {
-      return fail(codes::wrong_local_shape, "a rank produces a different number of outputs",
-                  fmt::format("{} with strategy {} on mesh {}: rank {} produces {} outputs, the claim has {}", call.op,
-                              to_string(s), mesh.to_string(), r, outs.size(), claim.outputs.size()),
-                  "the op's output count depends on a sharded size; replicate that dim", call, s);
+      return fail(
+          codes::wrong_local_shape, "a rank produces a different number of outputs",
+          fmt::format(
+              "{} with strategy {} on mesh {}: rank {} produces {} outputs, the claim has {}",
+              call.op, to_string(s), mesh.to_string(), r, outs.size(), claim.outputs.size()),
+          "the op's output count depends on a sharded size; replicate that dim", call, s);
     }
-    for (std::size_t j = 0; j < outs.size(); ++j) local_out[j].push_back(std::move(outs[j]));
+    for (std::size_t j = 0; j < outs.size(); ++j)
+      local_out[j].push_back(std::move(outs[j]));
   }
 
   for (std::size_t j = 0; j < claim.outputs.size(); ++j) {
@@ -182,28 +200,34 @@ validation_result run_claim(const op_call& call, const strategy_claim& claim, co
     if (!got) {
       auto label = mesh.dim_label(issue.mesh_dim);
       if (issue.what == assembly_issue::kind::local_shape) {
-        auto v = fail(codes::wrong_local_shape, "a rank's local output does not fit the claimed placements",
-                      fmt::format("{} with strategy {} on mesh {}: output {} claims {} for global shape {}, so rank {} "
-                                  "(coordinate {}) should hold a local {} but holds {}; {} placement {} breaks",
-                                  call.op, to_string(s), mesh.to_string(), j, to_string(spec.placements),
-                                  to_string(spec.shape()), issue.rank, to_string(mesh.coordinate(issue.rank)),
-                                  to_string(issue.expected_shape), to_string(issue.actual_shape), label,
-                                  to_string(spec.placements[issue.mesh_dim])),
-                      "the output is sharded differently than claimed on that mesh dim", call, s);
+        auto v = fail(
+            codes::wrong_local_shape, "a rank's local output does not fit the claimed placements",
+            fmt::format(
+                "{} with strategy {} on mesh {}: output {} claims {} for global shape {}, so rank "
+                "{} "
+                "(coordinate {}) should hold a local {} but holds {}; {} placement {} breaks",
+                call.op, to_string(s), mesh.to_string(), j, to_string(spec.placements),
+                to_string(spec.shape()), issue.rank, to_string(mesh.coordinate(issue.rank)),
+                to_string(issue.expected_shape), to_string(issue.actual_shape), label,
+                to_string(spec.placements[issue.mesh_dim])),
+            "the output is sharded differently than claimed on that mesh dim", call, s);
         v.failure->add_field("rank", issue.rank);
         v.failure->add_field("mesh_dim", static_cast<std::int64_t>(issue.mesh_dim));
         v.broken_mesh_dims = {issue.mesh_dim};
         return v;
       }
-      auto v = fail(codes::replica_mismatch, "ranks claimed to be replicas disagree",
-                    fmt::format("{} with strategy {} on mesh {}: output {} claims {} on {}, but rank {} holds {} and "
-                                "rank {} holds {} at index {} (of the tensor gathered over later mesh dims)",
-                                call.op, to_string(s), mesh.to_string(), j, to_string(spec.placements[issue.mesh_dim]),
-                                label, issue.rank, fmt_value(issue.value), issue.other_rank,
-                                fmt_value(issue.other_value), to_string(issue.index)),
-                    fmt::format("the output is not Replicate on {}: it is still a pending reduction or a shard there",
-                                label),
-                    call, s);
+      auto v = fail(
+          codes::replica_mismatch, "ranks claimed to be replicas disagree",
+          fmt::format(
+              "{} with strategy {} on mesh {}: output {} claims {} on {}, but rank {} holds {} and "
+              "rank {} holds {} at index {} (of the tensor gathered over later mesh dims)",
+              call.op, to_string(s), mesh.to_string(), j,
+              to_string(spec.placements[issue.mesh_dim]), label, issue.rank, fmt_value(issue.value),
+              issue.other_rank, fmt_value(issue.other_value), to_string(issue.index)),
+          fmt::format(
+              "the output is not Replicate on {}: it is still a pending reduction or a shard there",
+              label),
+          call, s);
       v.failure->add_field("rank", issue.rank);
       v.failure->add_field("other_rank", issue.other_rank);
       v.failure->add_field("mesh_dim", static_cast<std::int64_t>(issue.mesh_dim));
@@ -216,19 +240,23 @@ validation_result run_claim(const op_call& call, const strategy_claim& claim, co
     const auto& want = expected.at(j);
     if (want.shape() != got->shape()) {
       return fail(codes::wrong_local_shape, "assembled output has the wrong shape",
-                  fmt::format("{} with strategy {} on mesh {}: output {} assembles to shape {} but the reference gives {}",
+                  fmt::format("{} with strategy {} on mesh {}: output {} assembles to shape {} but "
+                              "the reference gives {}",
                               call.op, to_string(s), mesh.to_string(), j, to_string(got->shape()),
                               to_string(want.shape())),
                   "the rule's output shape is wrong", call, s);
     }
     double scale = 1e-30;
     for (std::int64_t i = 0; i < want.numel(); ++i) {
-      if (std::isfinite(want.flat(i))) scale = std::max(scale, std::abs(want.flat(i)));
+      if (std::isfinite(want.flat(i)))
+        scale = std::max(scale, std::abs(want.flat(i)));
     }
     for (std::int64_t i = 0; i < want.numel(); ++i) {
       const double e = want.flat(i);
       const double a = got->flat(i);
-      if ((std::isnan(e) && std::isnan(a)) || e == a || std::abs(a - e) <= rtol * (std::abs(e) + scale)) continue;
+      if ((std::isnan(e) && std::isnan(a)) || e == a ||
+          std::abs(a - e) <= rtol * (std::abs(e) + scale))
+        continue;
       shape_t index(want.ndim());
       auto rest = i;
       for (std::size_t d = want.ndim(); d-- > 0;) {
@@ -236,17 +264,21 @@ validation_result run_claim(const op_call& call, const strategy_claim& claim, co
         rest /= want.shape()[d];
       }
       const auto site = locate(local_out[j], spec, mesh, index);
-      auto v = fail(codes::wrong_values, "the strategy computes wrong values",
-                    fmt::format("{} with strategy {} on mesh {}: output {} element {} should be {} (float64 reference "
-                                "on the full tensors) but the claimed placements {} assemble to {}{}",
-                                call.op, to_string(s), mesh.to_string(), j, to_string(index), fmt_value(e),
-                                to_string(spec.placements), fmt_value(a),
-                                site.rank >= 0 ? fmt::format("; rank {} (coordinate {}) holds it at local index {} = {}",
-                                                             site.rank, to_string(mesh.coordinate(site.rank)),
-                                                             to_string(site.local_index), fmt_value(site.local_value))
-                                               : std::string()),
-                    "the op does not commute with the claimed placements; fix the rule for the mesh dims named",
-                    call, s);
+      auto v = fail(
+          codes::wrong_values, "the strategy computes wrong values",
+          fmt::format("{} with strategy {} on mesh {}: output {} element {} should be {} (float64 "
+                      "reference "
+                      "on the full tensors) but the claimed placements {} assemble to {}{}",
+                      call.op, to_string(s), mesh.to_string(), j, to_string(index), fmt_value(e),
+                      to_string(spec.placements), fmt_value(a),
+                      site.rank >= 0
+                          ? fmt::format("; rank {} (coordinate {}) holds it at local index {} = {}",
+                                        site.rank, to_string(mesh.coordinate(site.rank)),
+                                        to_string(site.local_index), fmt_value(site.local_value))
+                          : std::string()),
+          "the op does not commute with the claimed placements; fix the rule for the mesh dims "
+          "named",
+          call, s);
       v.failure->add_field("output", static_cast<std::int64_t>(j));
       v.failure->add_field("index", to_string(index));
       v.failure->add_field("expected", e);
@@ -268,15 +300,20 @@ validation_result project(const op_call& call, const strategy_claim& claim, cons
   one.mesh = device_mesh({call.mesh.size(m)});
   const auto single = [m](const placement_list& ps) { return placement_list{ps[m]}; };
   for (auto& a : one.args) {
-    if (a.kind == arg_kind::tensor) a.tensor.placements = {placement::replicate()};
-    for (auto& t : a.tensors) t.placements = {placement::replicate()};
+    if (a.kind == arg_kind::tensor)
+      a.tensor.placements = {placement::replicate()};
+    for (auto& t : a.tensors)
+      t.placements = {placement::replicate()};
   }
   strategy_claim c;
   c.outputs = claim.outputs;
-  for (const auto& ps : claim.strategy.inputs) c.strategy.inputs.push_back(single(ps));
-  for (const auto& ps : claim.strategy.outputs) c.strategy.outputs.push_back(single(ps));
+  for (const auto& ps : claim.strategy.inputs)
+    c.strategy.inputs.push_back(single(ps));
+  for (const auto& ps : claim.strategy.outputs)
+    c.strategy.outputs.push_back(single(ps));
   for (auto oc : claim.op_collectives) {
-    if (oc.mesh_dim != m) continue;
+    if (oc.mesh_dim != m)
+      continue;
     oc.mesh_dim = 0;
     c.op_collectives.push_back(oc);
   }
@@ -290,11 +327,14 @@ std::string to_string(const candidate_strategy& s) {
   std::vector<std::string> outs;
   const auto compact = [](const placement_list& ps) {
     std::vector<std::string> parts;
-    for (const auto& p : ps) parts.push_back(dtensor::to_string(p));
+    for (const auto& p : ps)
+      parts.push_back(dtensor::to_string(p));
     return fmt::format("({})", fmt::join(parts, ", "));
   };
-  for (const auto& ps : s.inputs) ins.push_back(compact(ps));
-  for (const auto& ps : s.outputs) outs.push_back(compact(ps));
+  for (const auto& ps : s.inputs)
+    ins.push_back(compact(ps));
+  for (const auto& ps : s.outputs)
+    outs.push_back(compact(ps));
   return fmt::format("{} → {}", fmt::join(ins, ", "), fmt::join(outs, ", "));
 }
 
@@ -302,57 +342,82 @@ sim_args make_inputs(const op_call& call, const reference_op& reference, std::mt
   sim_args args;
   for (const auto& a : call.args) {
     switch (a.kind) {
-    case arg_kind::tensor: args.push_back(sim_arg::of(random_tensor(a.tensor.meta, rng))); break;
+    case arg_kind::tensor:
+      args.push_back(sim_arg::of(random_tensor(a.tensor.meta, rng)));
+      break;
     case arg_kind::tensors: {
       std::vector<dense_tensor> ts;
-      for (const auto& t : a.tensors) ts.push_back(random_tensor(t.meta, rng));
+      for (const auto& t : a.tensors)
+        ts.push_back(random_tensor(t.meta, rng));
       args.push_back(sim_arg::of(std::move(ts)));
       break;
     }
-    case arg_kind::int_value: args.push_back(sim_arg::of_int(a.int_value)); break;
-    case arg_kind::bool_value: args.push_back(sim_arg::of_bool(a.int_value != 0)); break;
-    case arg_kind::ints: args.push_back(sim_arg::of_ints(a.ints)); break;
-    case arg_kind::float_value: args.push_back(sim_arg::of_float(a.float_value)); break;
-    case arg_kind::none: args.emplace_back(); break;
+    case arg_kind::int_value:
+      args.push_back(sim_arg::of_int(a.int_value));
+      break;
+    case arg_kind::bool_value:
+      args.push_back(sim_arg::of_bool(a.int_value != 0));
+      break;
+    case arg_kind::ints:
+      args.push_back(sim_arg::of_ints(a.ints));
+      break;
+    case arg_kind::float_value:
+      args.push_back(sim_arg::of_float(a.float_value));
+      break;
+    case arg_kind::none:
+      args.emplace_back();
+      break;
     }
   }
-  if (reference.prepare) reference.prepare(args, rng);
+  if (reference.prepare)
+    reference.prepare(args, rng);
   return args;
 }
 
-validation_result validate_strategy(const op_call& call, const strategy_claim& claim, const reference_op& reference,
+validation_result validate_strategy(const op_call& call, const strategy_claim& claim,
+                                    const reference_op& reference,
                                     const validation_options& options) {
   auto result = run_claim(call, claim, reference, options);
-  if (result.status != validation_status::failed || !result.broken_mesh_dims.empty()) return result;
+  if (result.status != validation_status::failed || !result.broken_mesh_dims.empty())
+    return result;
   if (call.mesh.ndim() == 1 || !options.attribute_mesh_dims) {
     result.broken_mesh_dims = {0};
   } else {
     for (std::size_t m = 0; m < call.mesh.ndim(); ++m) {
       bool trivial = true;
-      for (const auto& ps : claim.strategy.inputs) trivial = trivial && ps[m].is_replicate();
-      for (const auto& ps : claim.strategy.outputs) trivial = trivial && ps[m].is_replicate();
-      if (trivial) continue;
+      for (const auto& ps : claim.strategy.inputs)
+        trivial = trivial && ps[m].is_replicate();
+      for (const auto& ps : claim.strategy.outputs)
+        trivial = trivial && ps[m].is_replicate();
+      if (trivial)
+        continue;
       auto alone = project(call, claim, reference, options, m);
-      if (alone.status == validation_status::failed) result.broken_mesh_dims.push_back(m);
+      if (alone.status == validation_status::failed)
+        result.broken_mesh_dims.push_back(m);
     }
   }
   auto& d = *result.failure;
   if (result.broken_mesh_dims.empty()) {
-    d.message += "; every mesh dim's part of the strategy holds on its own, so it is the combination of mesh dims "
+    d.message += "; every mesh dim's part of the strategy holds on its own, so it is the "
+                 "combination of mesh dims "
                  "(nested or uneven shards) that breaks";
   } else {
     std::vector<std::string> dims;
     for (auto m : result.broken_mesh_dims) {
       std::vector<std::string> ins;
-      for (const auto& ps : claim.strategy.inputs) ins.push_back(dtensor::to_string(ps[m]));
+      for (const auto& ps : claim.strategy.inputs)
+        ins.push_back(dtensor::to_string(ps[m]));
       std::vector<std::string> outs;
-      for (const auto& ps : claim.strategy.outputs) outs.push_back(dtensor::to_string(ps[m]));
-      dims.push_back(fmt::format("{} [{} | {}]", call.mesh.dim_label(m), fmt::join(outs, ", "), fmt::join(ins, ", ")));
+      for (const auto& ps : claim.strategy.outputs)
+        outs.push_back(dtensor::to_string(ps[m]));
+      dims.push_back(fmt::format("{} [{} | {}]", call.mesh.dim_label(m), fmt::join(outs, ", "),
+                                 fmt::join(ins, ", ")));
     }
     d.message += fmt::format("; the placement that breaks: {}", fmt::join(dims, "; "));
   }
   field_value::list dims;
-  for (auto m : result.broken_mesh_dims) dims.emplace_back(static_cast<std::int64_t>(m));
+  for (auto m : result.broken_mesh_dims)
+    dims.emplace_back(static_cast<std::int64_t>(m));
   d.add_field("mesh_dims", std::move(dims));
   return result;
 }

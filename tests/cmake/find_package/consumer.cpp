@@ -17,6 +17,7 @@ int main() {
   r.diagnostics.push_back(d);
   const auto json = tdiag::to_json(r);
   const auto back = tdiag::parse_report_json(json, "consumer");
-  std::printf("tensordiag %s: %s\n", TDIAG_VERSION_STRING, back == r ? "round-trip ok" : "MISMATCH");
+  std::printf("tensordiag %s: %s\n", TDIAG_VERSION_STRING,
+              back == r ? "round-trip ok" : "MISMATCH");
   return back == r ? 0 : 1;
 }

@@ -5,11 +5,10 @@
 // cases (each readable case is also propagated and answered) and, line by line, as placement,
 // spec, mesh and --arg notation. Any input must be answered or rejected with a diagnostic,
 // never crash, leak or hit undefined behaviour.
+#include <tensordiag/core/error.hpp>
 #include <tensordiag/dtensor_checks/case_io.hpp>
 #include <tensordiag/dtensor_checks/explain.hpp>
 #include <tensordiag/dtensor_checks/propagate.hpp>
-
-#include <tensordiag/core/error.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -31,14 +30,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       }
     }
   }
-  for (const auto& e : file.errors) (void)to_jsonl(e);
+  for (const auto& e : file.errors)
+    (void)to_jsonl(e);
   std::size_t start = 0;
   while (start < text.size()) {
     auto end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
+    if (end == std::string_view::npos)
+      end = text.size();
     const auto line = text.substr(start, end - start);
     start = end + 1;
-    if (line.size() > 512) continue;
+    if (line.size() > 512)
+      continue;
     (void)parse_placement(line);
     try {
       (void)to_string(parse_placements(line));

@@ -21,7 +21,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   limits.max_depth = 64;
   load_result r;
   try {
-    r = import_snapshot(std::string(reinterpret_cast<const char*>(data), size), "fuzz.pickle", {}, limits);
+    r = import_snapshot(std::string(reinterpret_cast<const char*>(data), size), "fuzz.pickle", {},
+                        limits);
   } catch (const tdiag::input_error&) {
     return 0;
   }

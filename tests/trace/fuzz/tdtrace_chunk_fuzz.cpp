@@ -5,11 +5,11 @@
 // reach the section, table and column parsers directly (the file reader's CRCs stop almost every
 // mutation before it gets there). A payload must decode or throw `malformed`, and a decoded
 // chunk must re-encode and decode to the same events.
-#include "../../../trace/src/tdtrace_format.hpp"
-
 #include <cstdint>
 #include <cstdlib>
 #include <span>
+
+#include "../../../trace/src/tdtrace_format.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tdiag::trace;
@@ -18,7 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     detail::decode_chunk(std::as_bytes(std::span(data, size)), t);
   } catch (const detail::malformed&) {
     if (t.event_count() != 0)
-      std::abort();  // a failed chunk must add nothing
+      std::abort(); // a failed chunk must add nothing
     return 0;
   }
   t.finalize();

@@ -2,18 +2,19 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // libFuzzer target for the .tdtrace reader. Any input must either be refused with
-// tdiag::input_error or load (with warnings for damage), with or without checksum checks; a loaded trace must survive a re-encode
-// and decode with the same event count, and the Chrome exporter must accept it.
+// tdiag::input_error or load (with warnings for damage), with or without checksum checks; a loaded
+// trace must survive a re-encode and decode with the same event count, and the Chrome exporter must
+// accept it.
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/chrome_export.hpp>
 #include <tensordiag/trace/tdtrace_reader.hpp>
-
-#include "../../../trace/src/tdtrace_format.hpp"
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <span>
+
+#include "../../../trace/src/tdtrace_format.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tdiag::trace;
@@ -33,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::abort();
   const std::string payload = detail::encode_chunk(t);
   trace again;
-  detail::decode_chunk(std::as_bytes(std::span(payload)), again);  // must not throw
+  detail::decode_chunk(std::as_bytes(std::span(payload)), again); // must not throw
   if (again.event_count() != t.event_count())
     std::abort();
   static std::FILE* sink = std::fopen("/dev/null", "wb");

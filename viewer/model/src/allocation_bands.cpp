@@ -28,7 +28,7 @@ std::vector<allocation> pair_allocations(const trace::trace& t, std::int32_t dev
       has_completed ? memory_action::free_completed : memory_action::free_requested;
 
   std::vector<allocation> out;
-  std::unordered_map<std::uint64_t, std::size_t> live;  // address -> index in out
+  std::unordered_map<std::uint64_t, std::size_t> live; // address -> index in out
   for (const std::uint32_t i : order) {
     const auto& m = all[i];
     if (m.action == memory_action::alloc) {
@@ -75,15 +75,16 @@ allocation_bands allocation_bands::build(std::span<const allocation> allocations
   idx.resize(n);
   // Stacking order: earlier allocations lower.
   std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-    return allocations[a].begin != allocations[b].begin ? allocations[a].begin < allocations[b].begin
-                                                        : a < b;
+    return allocations[a].begin != allocations[b].begin
+               ? allocations[a].begin < allocations[b].begin
+               : a < b;
   });
 
   allocation_bands out;
   for (const std::size_t i : idx) {
     const auto& a = allocations[i];
-    out.bands_.push_back({i, a.begin, std::max(a.end, a.begin + 1),
-                          static_cast<std::int64_t>(a.size), {}});
+    out.bands_.push_back(
+        {i, a.begin, std::max(a.end, a.begin + 1), static_cast<std::int64_t>(a.size), {}});
   }
   std::vector<std::int64_t> changes;
   for (const auto& b : out.bands_) {

@@ -78,8 +78,8 @@ std::size_t set_range(segment& seg, std::uint64_t address, std::uint64_t size, b
   block cur = b[i];
   if (address >= cur.address + cur.size)
     return static_cast<std::size_t>(-1);
-  const std::uint64_t end = std::min(address + std::max<std::uint64_t>(size, 1),
-                                     cur.address + cur.size);
+  const std::uint64_t end =
+      std::min(address + std::max<std::uint64_t>(size, 1), cur.address + cur.size);
   block mid{address, end - address, end - address, st, stack};
   std::vector<block> pieces;
   if (address > cur.address)
@@ -147,7 +147,7 @@ void map_pages(allocator_state& s, const memory_event& e) {
     return;
   }
   if (e.address != seg->address + seg->total_size)
-    return;  // already mapped
+    return; // already mapped
   seg->total_size += e.size;
   seg->blocks.push_back({e.address, e.size, 0, block_state::inactive, trace::no_stack});
   merge_free(*seg, seg->blocks.size() - 1);
@@ -162,7 +162,7 @@ void unmap_pages(allocator_state& s, const memory_event& e) {
     return;
   }
   if (e.address + e.size != seg->address + seg->total_size)
-    return;  // a hole in the middle: not something expandable segments do
+    return; // a hole in the middle: not something expandable segments do
   seg->total_size -= e.size;
   auto& b = seg->blocks;
   while (!b.empty() && b.back().address >= e.address)
@@ -187,43 +187,69 @@ bool changes_allocator_state(trace::memory_action a) noexcept {
   case memory_action::segment_alloc:
   case memory_action::segment_free:
   case memory_action::segment_map:
-  case memory_action::segment_unmap: return true;
-  default: return false;
+  case memory_action::segment_unmap:
+    return true;
+  default:
+    return false;
   }
 }
 
 void apply_event(allocator_state& s, const memory_event& e) {
   switch (e.action) {
-  case memory_action::alloc: allocate(s, e, block_state::active_allocated); break;
-  case memory_action::free_requested: set_state(s, e, block_state::active_pending_free); break;
-  case memory_action::free_completed: release(s, e); break;
+  case memory_action::alloc:
+    allocate(s, e, block_state::active_allocated);
+    break;
+  case memory_action::free_requested:
+    set_state(s, e, block_state::active_pending_free);
+    break;
+  case memory_action::free_completed:
+    release(s, e);
+    break;
   case memory_action::segment_alloc:
     if (find_segment(s, e.address) == s.segments.end())
       insert_segment(s, make_segment(e));
     break;
-  case memory_action::segment_free: remove_segment(s, e); break;
-  case memory_action::segment_map: map_pages(s, e); break;
-  case memory_action::segment_unmap: unmap_pages(s, e); break;
-  default: break;
+  case memory_action::segment_free:
+    remove_segment(s, e);
+    break;
+  case memory_action::segment_map:
+    map_pages(s, e);
+    break;
+  case memory_action::segment_unmap:
+    unmap_pages(s, e);
+    break;
+  default:
+    break;
   }
 }
 
 void undo_event(allocator_state& s, const memory_event& e, bool has_requested) {
   switch (e.action) {
-  case memory_action::alloc: release(s, e); break;
-  case memory_action::free_requested: set_state(s, e, block_state::active_allocated); break;
+  case memory_action::alloc:
+    release(s, e);
+    break;
+  case memory_action::free_requested:
+    set_state(s, e, block_state::active_allocated);
+    break;
   case memory_action::free_completed:
     allocate(s, e,
              has_requested ? block_state::active_pending_free : block_state::active_allocated);
     break;
-  case memory_action::segment_alloc: remove_segment(s, e); break;
+  case memory_action::segment_alloc:
+    remove_segment(s, e);
+    break;
   case memory_action::segment_free:
     if (find_segment(s, e.address) == s.segments.end())
       insert_segment(s, make_segment(e));
     break;
-  case memory_action::segment_map: unmap_pages(s, e); break;
-  case memory_action::segment_unmap: map_pages(s, e); break;
-  default: break;
+  case memory_action::segment_map:
+    unmap_pages(s, e);
+    break;
+  case memory_action::segment_unmap:
+    map_pages(s, e);
+    break;
+  default:
+    break;
   }
 }
 

@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include <tensordiag/viewer/allocator_timeline.hpp>
 #include <tensordiag/viewer/allocator_replay.hpp>
+#include <tensordiag/viewer/allocator_timeline.hpp>
 
 #include <algorithm>
 

@@ -14,14 +14,22 @@ Result visit(const trace::trace& t, event_ref e, Result fallback, Fn&& fn) {
     return fn(store[e.index]);
   };
   switch (e.kind) {
-  case event_kind::kernel: return pick(t.kernels);
-  case event_kind::copy: return pick(t.copies);
-  case event_kind::api: return pick(t.api_calls);
-  case event_kind::range: return pick(t.ranges);
-  case event_kind::marker: return pick(t.markers);
-  case event_kind::memory: return pick(t.memory);
-  case event_kind::assertion: return pick(t.assertions);
-  case event_kind::none: break;
+  case event_kind::kernel:
+    return pick(t.kernels);
+  case event_kind::copy:
+    return pick(t.copies);
+  case event_kind::api:
+    return pick(t.api_calls);
+  case event_kind::range:
+    return pick(t.ranges);
+  case event_kind::marker:
+    return pick(t.markers);
+  case event_kind::memory:
+    return pick(t.memory);
+  case event_kind::assertion:
+    return pick(t.assertions);
+  case event_kind::none:
+    break;
   }
   return fallback;
 }
@@ -41,18 +49,30 @@ trace::lane_id lane_of(const trace::trace& t, event_ref e) noexcept {
 std::string_view to_string(trace::memory_action a) noexcept {
   using trace::memory_action;
   switch (a) {
-  case memory_action::alloc: return "alloc";
-  case memory_action::free_requested: return "free_requested";
-  case memory_action::free_completed: return "free_completed";
-  case memory_action::segment_alloc: return "segment_alloc";
-  case memory_action::segment_free: return "segment_free";
-  case memory_action::segment_map: return "segment_map";
-  case memory_action::segment_unmap: return "segment_unmap";
-  case memory_action::pool_create: return "pool_create";
-  case memory_action::pool_trim: return "pool_trim";
-  case memory_action::pool_destroy: return "pool_destroy";
-  case memory_action::oom: return "oom";
-  case memory_action::snapshot: return "snapshot";
+  case memory_action::alloc:
+    return "alloc";
+  case memory_action::free_requested:
+    return "free_requested";
+  case memory_action::free_completed:
+    return "free_completed";
+  case memory_action::segment_alloc:
+    return "segment_alloc";
+  case memory_action::segment_free:
+    return "segment_free";
+  case memory_action::segment_map:
+    return "segment_map";
+  case memory_action::segment_unmap:
+    return "segment_unmap";
+  case memory_action::pool_create:
+    return "pool_create";
+  case memory_action::pool_trim:
+    return "pool_trim";
+  case memory_action::pool_destroy:
+    return "pool_destroy";
+  case memory_action::oom:
+    return "oom";
+  case memory_action::snapshot:
+    return "snapshot";
   }
   return "memory";
 }
@@ -79,7 +99,8 @@ std::string_view name_of(const trace::trace& t, event_ref e) noexcept {
     return e.index < t.memory.size() ? to_string(t.memory[e.index].action) : "";
   case event_kind::assertion:
     return e.index < t.assertions.size() ? t.name(t.assertions[e.index].site) : "";
-  case event_kind::none: break;
+  case event_kind::none:
+    break;
   }
   return "";
 }
@@ -94,7 +115,8 @@ trace::stack_id stack_of(const trace::trace& t, event_ref e) noexcept {
 
 std::string_view kind_label(const trace::trace& t, event_ref e) noexcept {
   switch (e.kind) {
-  case event_kind::kernel: return "kernel";
+  case event_kind::kernel:
+    return "kernel";
   case event_kind::copy:
     return e.index < t.copies.size() && t.copies[e.index].kind == trace::copy_kind::memset
                ? "memset"
@@ -103,18 +125,28 @@ std::string_view kind_label(const trace::trace& t, event_ref e) noexcept {
     if (e.index >= t.api_calls.size())
       return "api";
     switch (t.api_calls[e.index].kind) {
-    case trace::api_kind::runtime: return "runtime call";
-    case trace::api_kind::driver: return "driver call";
-    case trace::api_kind::cpu_op: return "cpu op";
-    case trace::api_kind::python: return "python";
-    case trace::api_kind::other: return "host range";
+    case trace::api_kind::runtime:
+      return "runtime call";
+    case trace::api_kind::driver:
+      return "driver call";
+    case trace::api_kind::cpu_op:
+      return "cpu op";
+    case trace::api_kind::python:
+      return "python";
+    case trace::api_kind::other:
+      return "host range";
     }
     return "api";
-  case event_kind::range: return "range";
-  case event_kind::marker: return "marker";
-  case event_kind::memory: return "memory";
-  case event_kind::assertion: return "assertion failure";
-  case event_kind::none: break;
+  case event_kind::range:
+    return "range";
+  case event_kind::marker:
+    return "marker";
+  case event_kind::memory:
+    return "memory";
+  case event_kind::assertion:
+    return "assertion failure";
+  case event_kind::none:
+    break;
   }
   return "";
 }

@@ -44,10 +44,12 @@ std::string format_time_tick(double ns, double step_ns) {
                                        : std::pair{1e9, "s"};
   // As many decimals as the step needs, so that neighbouring ticks never read the same.
   const double step = step_ns / scale;
-  int decimals = step > 0 ? static_cast<int>(std::clamp(std::ceil(-std::log10(step) - 1e-9), 0.0, 9.0)) : 0;
-  while (decimals < 9 && step > 0) {  // a step of 2.5 needs one decimal more than its magnitude
+  int decimals =
+      step > 0 ? static_cast<int>(std::clamp(std::ceil(-std::log10(step) - 1e-9), 0.0, 9.0)) : 0;
+  while (decimals < 9 && step > 0) { // a step of 2.5 needs one decimal more than its magnitude
     const double scaled = step * std::pow(10.0, decimals);
-    if (std::fabs(scaled - std::round(scaled)) < 1e-6 * scaled) break;
+    if (std::fabs(scaled - std::round(scaled)) < 1e-6 * scaled)
+      break;
     ++decimals;
   }
   return fmt::format("{:.{}f} {}", ns / scale, decimals, unit);

@@ -102,8 +102,8 @@ lane_layout lane_layout::build(const trace::trace& t) {
     if (ln.kind == trace::lane_kind::device_memory) {
       tr.kind = track_kind::memory;
       tr.device = static_cast<std::int32_t>(ln.group);
-      tr.title = ln.group < 0 ? std::string("host memory")
-                              : fmt::format("GPU {} · memory", ln.group);
+      tr.title =
+          ln.group < 0 ? std::string("host memory") : fmt::format("GPU {} · memory", ln.group);
       tr.subtitle = fmt::format("{} memory events", memory_events[l]);
       tr.event_count = memory_events[l];
       tr.plot_rows = 3;
@@ -117,7 +117,7 @@ lane_layout lane_layout::build(const trace::trace& t) {
     } else {
       tr.kind = track_kind::host_thread;
       tr.title = name.empty() ? fmt::format("thread {}", static_cast<std::int64_t>(ln.id))
-                            : std::string(name);
+                              : std::string(name);
     }
     tr.subtitle = ln.kind == trace::lane_kind::host_thread
                       ? fmt::format("pid {} · tid {} · {} events", ln.group,
@@ -136,8 +136,8 @@ float lane_layout::set_metrics(float header_height, float row_height, float gap)
   float y = 0.0f;
   for (auto& tr : tracks_) {
     tr.y = y;
-    tr.height = header_height +
-                row_height_ * static_cast<float>(std::max(tr.rows.size(), tr.plot_rows));
+    tr.height =
+        header_height + row_height_ * static_cast<float>(std::max(tr.rows.size(), tr.plot_rows));
     y += tr.height + gap;
   }
   total_height_ = y;

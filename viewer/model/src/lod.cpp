@@ -10,8 +10,8 @@ namespace {
 
 // First index whose start is >= t, searching [from, n).
 std::size_t first_start_at_or_after(const row_index& row, std::size_t from, std::int64_t t) {
-  auto it = std::lower_bound(row.start.begin() + static_cast<std::ptrdiff_t>(from),
-                             row.start.end(), t);
+  auto it =
+      std::lower_bound(row.start.begin() + static_cast<std::ptrdiff_t>(from), row.start.end(), t);
   return static_cast<std::size_t>(it - row.start.begin());
 }
 
@@ -34,8 +34,8 @@ void build_lod(const row_index& row, const time_axis& axis, const lod_options& o
   const std::int64_t t1 = axis.time_at(axis.width()) + 1;
   const double min_px = std::max(options.min_px, 0.0);
   // Rows do not overlap, so ends are sorted too: the first event ending at or after t0.
-  std::size_t i = static_cast<std::size_t>(
-      std::lower_bound(row.end.begin(), row.end.end(), t0) - row.end.begin());
+  std::size_t i = static_cast<std::size_t>(std::lower_bound(row.end.begin(), row.end.end(), t0) -
+                                           row.end.begin());
   while (i < n && row.start[i] <= t1) {
     const double x0 = axis.x_of(row.start[i]);
     const double x1 = axis.x_of(row.end[i]);
@@ -65,8 +65,8 @@ void build_lod(const row_index& row, const time_axis& axis, const lod_options& o
       j = k;
     }
     const auto count = static_cast<std::uint32_t>(j - i);
-    out.push_back({x0, std::max(gx1, x0 + 1.0), static_cast<std::uint32_t>(i), count,
-                   row.busy(i, count)});
+    out.push_back(
+        {x0, std::max(gx1, x0 + 1.0), static_cast<std::uint32_t>(i), count, row.busy(i, count)});
     i = j;
   }
 }

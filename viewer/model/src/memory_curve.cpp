@@ -58,17 +58,26 @@ memory_curve memory_curve::build(const trace::trace& t, std::int32_t device) {
       reported = true;
     const auto size = static_cast<std::int64_t>(m.size);
     switch (m.action) {
-    case memory_action::alloc: d_alloc[i] = size; break;
-    case memory_action::free_completed: d_alloc[i] = -size; break;
+    case memory_action::alloc:
+      d_alloc[i] = size;
+      break;
+    case memory_action::free_completed:
+      d_alloc[i] = -size;
+      break;
     case memory_action::free_requested:
       if (!has_completed)
         d_alloc[i] = -size;
       break;
     case memory_action::segment_alloc:
-    case memory_action::segment_map: d_res[i] = size; break;
+    case memory_action::segment_map:
+      d_res[i] = size;
+      break;
     case memory_action::segment_free:
-    case memory_action::segment_unmap: d_res[i] = -size; break;
-    default: break;
+    case memory_action::segment_unmap:
+      d_res[i] = -size;
+      break;
+    default:
+      break;
     }
     sum_alloc += d_alloc[i];
     sum_res += d_res[i];
@@ -96,8 +105,7 @@ memory_curve memory_curve::build(const trace::trace& t, std::int32_t device) {
       if (s.device == device)
         final_active += static_cast<std::int64_t>(s.active_bytes());
     alloc = std::max<std::int64_t>(final_active - sum_alloc, 0);
-    res = std::max<std::int64_t>(static_cast<std::int64_t>(fs.reserved_bytes(device)) - sum_res,
-                                 0);
+    res = std::max<std::int64_t>(static_cast<std::int64_t>(fs.reserved_bytes(device)) - sum_res, 0);
   } else {
     // Without an anchor, start from the lowest level the history reaches.
     std::int64_t a = 0, r = 0, min_a = 0, min_r = 0;

@@ -16,7 +16,7 @@ void table_model::add_row(table_row row) {
   row.keys.resize(columns_.size(), std::numeric_limits<double>::quiet_NaN());
   if (row.filter_text.empty() && !row.cells.empty())
     row.filter_text = row.cells.front();
-  const bool passes = filter_.empty();  // re-filtered by set_filter() otherwise
+  const bool passes = filter_.empty(); // re-filtered by set_filter() otherwise
   rows_.push_back(std::move(row));
   if (passes)
     visible_.push_back(static_cast<std::uint32_t>(rows_.size() - 1));

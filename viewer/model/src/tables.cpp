@@ -21,8 +21,12 @@ bool is_library_frame(std::string_view file) {
          file.find("/lib/python") != std::string_view::npos || file.front() == '<';
 }
 
-double d(std::int64_t v) { return static_cast<double>(v); }
-double d(std::uint64_t v) { return static_cast<double>(v); }
+double d(std::int64_t v) {
+  return static_cast<double>(v);
+}
+double d(std::uint64_t v) {
+  return static_cast<double>(v);
+}
 
 struct site_total {
   std::uint64_t count = 0;
@@ -96,8 +100,8 @@ table_model kernels_table(const trace::trace& t) {
 namespace {
 
 // Totals per stack first (cheap), then merged per site name: many stacks share a site.
-std::map<std::string, site_total> by_site(const trace::trace& t,
-                                          const std::unordered_map<trace::stack_id, site_total>& stacks) {
+std::map<std::string, site_total>
+by_site(const trace::trace& t, const std::unordered_map<trace::stack_id, site_total>& stacks) {
   std::map<std::string, site_total> sites;
   for (const auto& [stack, v] : stacks) {
     auto& s = sites[site_name(t, stack)];
@@ -182,11 +186,20 @@ table_model oom_table(const trace::trace& t) {
     else
       verdict = "genuinely out of memory";
     table_row r;
-    r.cells = {format_duration(d(e.time - origin)), fmt::format("{}", e.device),
-               format_bytes(d(e.size)), format_bytes(d(e.device_free)),
-               format_bytes(d(c.allocated_max)), format_bytes(d(c.reserved_max)), verdict};
-    r.keys = {d(e.time), d(static_cast<std::int64_t>(e.device)), d(e.size), d(e.device_free),
-              d(c.allocated_max), d(c.reserved_max), std::numeric_limits<double>::quiet_NaN()};
+    r.cells = {format_duration(d(e.time - origin)),
+               fmt::format("{}", e.device),
+               format_bytes(d(e.size)),
+               format_bytes(d(e.device_free)),
+               format_bytes(d(c.allocated_max)),
+               format_bytes(d(c.reserved_max)),
+               verdict};
+    r.keys = {d(e.time),
+              d(static_cast<std::int64_t>(e.device)),
+              d(e.size),
+              d(e.device_free),
+              d(c.allocated_max),
+              d(c.reserved_max),
+              std::numeric_limits<double>::quiet_NaN()};
     r.filter_text = verdict;
     r.target = {event_kind::memory, static_cast<std::uint32_t>(i)};
     m.add_row(std::move(r));
@@ -235,9 +248,8 @@ table_model assertions_table(const trace::trace& t, std::span<const report> repo
         const auto* v = dg.find_field(name);
         return v ? to_text(*v) : std::string();
       };
-      r.cells = {dg.location.known()
-                     ? fmt::format("{}:{}", dg.location.file, dg.location.line)
-                     : dg.code,
+      r.cells = {dg.location.known() ? fmt::format("{}:{}", dg.location.file, dg.location.line)
+                                     : dg.code,
                  dg.message, field_text("block"), field_text("thread"), "report"};
       r.filter_text = r.cells[0] + " " + dg.message;
       r.report = ri;
@@ -260,8 +272,7 @@ table_model diagnostics_table(std::span<const report> reports) {
                  dg.location.known() ? fmt::format("{}:{}", dg.location.file, dg.location.line)
                                      : std::string()};
       r.keys = {static_cast<double>(dg.level), std::numeric_limits<double>::quiet_NaN(),
-                std::numeric_limits<double>::quiet_NaN(),
-                std::numeric_limits<double>::quiet_NaN()};
+                std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
       r.filter_text = fmt::format("{} {} {}", dg.code, dg.title, dg.message);
       r.report = ri;
       r.diagnostic = di;

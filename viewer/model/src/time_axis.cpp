@@ -76,8 +76,8 @@ std::pair<std::int64_t, std::int64_t> dense_window(std::span<const std::int64_t>
     return {0, 0};
   const std::int64_t full_begin = sorted_times.front();
   const std::int64_t full_end = sorted_times.back();
-  const auto k = static_cast<std::size_t>(std::ceil(std::clamp(fraction, 0.0, 1.0) *
-                                                    static_cast<double>(n)));
+  const auto k =
+      static_cast<std::size_t>(std::ceil(std::clamp(fraction, 0.0, 1.0) * static_cast<double>(n)));
   if (k < 2 || k >= n)
     return {full_begin, full_end};
   std::size_t best = 0;

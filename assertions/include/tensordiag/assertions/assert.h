@@ -28,15 +28,17 @@ namespace tdiag::assertions::detail {
 TDIAG_HOST_DEVICE constexpr std::uint32_t site_hash(const char* file, std::uint32_t line,
                                                     const char* text) {
   std::uint32_t h = 2166136261u;
-  for (const char* p = file; *p != 0; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 16777619u;
-  for (int i = 0; i < 4; ++i) h = (h ^ ((line >> (8 * i)) & 0xffu)) * 16777619u;
-  for (const char* p = text; *p != 0; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 16777619u;
+  for (const char* p = file; *p != 0; ++p)
+    h = (h ^ static_cast<unsigned char>(*p)) * 16777619u;
+  for (int i = 0; i < 4; ++i)
+    h = (h ^ ((line >> (8 * i)) & 0xffu)) * 16777619u;
+  for (const char* p = text; *p != 0; ++p)
+    h = (h ^ static_cast<unsigned char>(*p)) * 16777619u;
   return h;
 }
 
 // Class types that promote to a number under unary + (HIP's blockIdx.x proxies, bit-fields).
-template <typename U, typename = void>
-struct promotes_to_arithmetic : std::false_type {};
+template <typename U, typename = void> struct promotes_to_arithmetic : std::false_type {};
 template <typename U>
 struct promotes_to_arithmetic<U, std::void_t<decltype(+std::declval<const U&>())>>
     : std::is_arithmetic<std::decay_t<decltype(+std::declval<const U&>())>> {};
@@ -82,19 +84,19 @@ TDIAG_HOST_DEVICE inline void capture(const T& v, std::uint64_t& bits, value_typ
 template <typename I, typename N>
 TDIAG_HOST_DEVICE constexpr bool index_in_range(const I& i, const N& n) {
   if constexpr (std::is_signed_v<I>) {
-    if (i < 0) return false;
+    if (i < 0)
+      return false;
   }
   if constexpr (std::is_signed_v<N>) {
-    if (n <= 0) return false;
+    if (n <= 0)
+      return false;
   }
   return static_cast<unsigned long long>(i) < static_cast<unsigned long long>(n);
 }
 
 // Only for counting macro operands in an unevaluated context.
-template <typename... T>
-TDIAG_HOST_DEVICE char (&count_operands(const T&...))[sizeof...(T) + 1];
-template <typename... T>
-TDIAG_HOST_DEVICE char type_check(const T&...);
+template <typename... T> TDIAG_HOST_DEVICE char (&count_operands(const T&...))[sizeof...(T) + 1];
+template <typename... T> TDIAG_HOST_DEVICE char type_check(const T&...);
 
 #if TDIAG_DEVICE_COMPILATION()
 // One buffer pointer per GPU module (internal linkage: one per translation unit in whole-program
@@ -120,7 +122,8 @@ extern "C" int tdiag_detail_register_buffer_slot(const void* host_shadow, const 
 /// returns, and saying so keeps the caller's live values out of call-preserved registers
 /// (tests/assertions/register_check.cmake measures it).
 template <typename... T>
-[[noreturn]] TDIAG_DETAIL_NOINLINE TDIAG_HOST_DEVICE void fail(const site_descriptor* site, const T&... v) {
+[[noreturn]] TDIAG_DETAIL_NOINLINE TDIAG_HOST_DEVICE void fail(const site_descriptor* site,
+                                                               const T&... v) {
   static_assert(sizeof...(T) <= max_operands, "at most 8 operand values per assertion");
   std::uint64_t values[max_operands + 1] = {};
   value_type types[max_operands + 1] = {};
@@ -143,7 +146,7 @@ template <typename... T>
 #define TDIAG_DETAIL_CAT_IMPL(a, b) a##b
 #define TDIAG_DETAIL_CAT(a, b) TDIAG_DETAIL_CAT_IMPL(a, b)
 // 1, 2 or M (three to ten arguments): picks the TDIAG_ASSERT form.
-#define TDIAG_DETAIL_ARITY(...)                                                                  \
+#define TDIAG_DETAIL_ARITY(...)                                                                    \
   TDIAG_DETAIL_ARITY_IMPL(__VA_ARGS__, M, M, M, M, M, M, M, M, 2, 1, none)
 #define TDIAG_DETAIL_ARITY_IMPL(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, n, ...) n
 #define TDIAG_DETAIL_NO_VALUES(...)
@@ -157,65 +160,73 @@ template <typename... T>
 
 // The site descriptor and the cold call; `values` is a parenthesised operand list and `pre`
 // either TDIAG_DETAIL_VALUES (prepends a comma) or TDIAG_DETAIL_NO_VALUES.
-#define TDIAG_DETAIL_FAIL(kind, text, msg, pre, values)                                          \
-  do {                                                                                           \
-    static constexpr ::tdiag::assertions::site_descriptor tdiag_detail_site = {                  \
-        ::tdiag::assertions::layout_version, ::tdiag::assertions::site_kind::kind,               \
-        static_cast<std::uint8_t>(                                                               \
-            sizeof(::tdiag::assertions::detail::count_operands values) - 1),                     \
-        __LINE__, ::tdiag::assertions::detail::site_hash(__FILE__, __LINE__, text), 0u,          \
-        __FILE__, text, msg, TDIAG_DETAIL_FUNCTION,                                              \
-        sizeof(__FILE__) - 1, sizeof(text) - 1, sizeof(msg) - 1,                                 \
-        sizeof(TDIAG_DETAIL_FUNCTION) - 1};                                                      \
-    ::tdiag::assertions::detail::fail(&tdiag_detail_site pre values);                            \
+#define TDIAG_DETAIL_FAIL(kind, text, msg, pre, values)                                            \
+  do {                                                                                             \
+    static constexpr ::tdiag::assertions::site_descriptor tdiag_detail_site = {                    \
+        ::tdiag::assertions::layout_version,                                                       \
+        ::tdiag::assertions::site_kind::kind,                                                      \
+        static_cast<std::uint8_t>(sizeof(::tdiag::assertions::detail::count_operands values) - 1), \
+        __LINE__,                                                                                  \
+        ::tdiag::assertions::detail::site_hash(__FILE__, __LINE__, text),                          \
+        0u,                                                                                        \
+        __FILE__,                                                                                  \
+        text,                                                                                      \
+        msg,                                                                                       \
+        TDIAG_DETAIL_FUNCTION,                                                                     \
+        sizeof(__FILE__) - 1,                                                                      \
+        sizeof(text) - 1,                                                                          \
+        sizeof(msg) - 1,                                                                           \
+        sizeof(TDIAG_DETAIL_FUNCTION) - 1};                                                        \
+    ::tdiag::assertions::detail::fail(&tdiag_detail_site pre values);                              \
   } while (false)
 
 #if defined(TDIAG_DISABLE_DEVICE_ASSERTIONS)
 // Zero code; the operands are still type-checked, unevaluated.
 #  define TDIAG_ASSERT(...) ((void)sizeof(::tdiag::assertions::detail::type_check(__VA_ARGS__)))
-#  define TDIAG_DETAIL_COMPARE(kind, op, a, b)                                                   \
+#  define TDIAG_DETAIL_COMPARE(kind, op, a, b)                                                     \
     ((void)sizeof(::tdiag::assertions::detail::type_check((a)op(b))))
-#  define TDIAG_CHECK_INDEX(i, n)                                                                \
-    ((void)sizeof(::tdiag::assertions::detail::type_check(                                       \
+#  define TDIAG_CHECK_INDEX(i, n)                                                                  \
+    ((void)sizeof(::tdiag::assertions::detail::type_check(                                         \
         ::tdiag::assertions::detail::index_in_range((i), (n)))))
 #else
 /// TDIAG_ASSERT(cond) or TDIAG_ASSERT(cond, "format with {} fields", values...): up to 8 values
 /// (integers, floating point, bool, enums, pointers), formatted on the host with fmt.
-#  define TDIAG_ASSERT(...)                                                                      \
-    TDIAG_DETAIL_CAT(TDIAG_DETAIL_ASSERT_, TDIAG_DETAIL_ARITY(__VA_ARGS__))(#__VA_ARGS__, __VA_ARGS__)
-#  define TDIAG_DETAIL_ASSERT_1(text, cond)                                                      \
-    do {                                                                                         \
-      if (TDIAG_DETAIL_UNLIKELY(!(cond)))                                                        \
-        TDIAG_DETAIL_FAIL(assertion, text, "", TDIAG_DETAIL_NO_VALUES, ());                      \
+#  define TDIAG_ASSERT(...)                                                                        \
+    TDIAG_DETAIL_CAT(TDIAG_DETAIL_ASSERT_, TDIAG_DETAIL_ARITY(__VA_ARGS__))                        \
+    (#__VA_ARGS__, __VA_ARGS__)
+#  define TDIAG_DETAIL_ASSERT_1(text, cond)                                                        \
+    do {                                                                                           \
+      if (TDIAG_DETAIL_UNLIKELY(!(cond)))                                                          \
+        TDIAG_DETAIL_FAIL(assertion, text, "", TDIAG_DETAIL_NO_VALUES, ());                        \
     } while (false)
-#  define TDIAG_DETAIL_ASSERT_2(text, cond, msg)                                                 \
-    do {                                                                                         \
-      if (TDIAG_DETAIL_UNLIKELY(!(cond)))                                                        \
-        TDIAG_DETAIL_FAIL(assertion, text, msg, TDIAG_DETAIL_NO_VALUES, ());                     \
+#  define TDIAG_DETAIL_ASSERT_2(text, cond, msg)                                                   \
+    do {                                                                                           \
+      if (TDIAG_DETAIL_UNLIKELY(!(cond)))                                                          \
+        TDIAG_DETAIL_FAIL(assertion, text, msg, TDIAG_DETAIL_NO_VALUES, ());                       \
     } while (false)
-#  define TDIAG_DETAIL_ASSERT_M(text, cond, msg, ...)                                            \
-    do {                                                                                         \
-      if (TDIAG_DETAIL_UNLIKELY(!(cond)))                                                        \
-        TDIAG_DETAIL_FAIL(assertion, text, msg, TDIAG_DETAIL_VALUES, (__VA_ARGS__));             \
+#  define TDIAG_DETAIL_ASSERT_M(text, cond, msg, ...)                                              \
+    do {                                                                                           \
+      if (TDIAG_DETAIL_UNLIKELY(!(cond)))                                                          \
+        TDIAG_DETAIL_FAIL(assertion, text, msg, TDIAG_DETAIL_VALUES, (__VA_ARGS__));               \
     } while (false)
 // Both sides are evaluated once and both values are reported.
-#  define TDIAG_DETAIL_COMPARE(kind, op, a, b)                                                   \
-    do {                                                                                         \
-      const auto& tdiag_detail_a = (a);                                                          \
-      const auto& tdiag_detail_b = (b);                                                          \
-      if (TDIAG_DETAIL_UNLIKELY(!(tdiag_detail_a op tdiag_detail_b)))                            \
-        TDIAG_DETAIL_FAIL(kind, #a ", " #b, "", TDIAG_DETAIL_VALUES,                             \
-                          (tdiag_detail_a, tdiag_detail_b));                                     \
+#  define TDIAG_DETAIL_COMPARE(kind, op, a, b)                                                     \
+    do {                                                                                           \
+      const auto& tdiag_detail_a = (a);                                                            \
+      const auto& tdiag_detail_b = (b);                                                            \
+      if (TDIAG_DETAIL_UNLIKELY(!(tdiag_detail_a op tdiag_detail_b)))                              \
+        TDIAG_DETAIL_FAIL(kind, #a ", " #b, "", TDIAG_DETAIL_VALUES,                               \
+                          (tdiag_detail_a, tdiag_detail_b));                                       \
     } while (false)
 /// Fails unless 0 <= i < n; reports both values.
-#  define TDIAG_CHECK_INDEX(i, n)                                                                \
-    do {                                                                                         \
-      const auto& tdiag_detail_i = (i);                                                          \
-      const auto& tdiag_detail_n = (n);                                                          \
-      if (TDIAG_DETAIL_UNLIKELY(                                                                 \
-              !::tdiag::assertions::detail::index_in_range(tdiag_detail_i, tdiag_detail_n)))     \
-        TDIAG_DETAIL_FAIL(index, #i ", " #n, "", TDIAG_DETAIL_VALUES,                            \
-                          (tdiag_detail_i, tdiag_detail_n));                                     \
+#  define TDIAG_CHECK_INDEX(i, n)                                                                  \
+    do {                                                                                           \
+      const auto& tdiag_detail_i = (i);                                                            \
+      const auto& tdiag_detail_n = (n);                                                            \
+      if (TDIAG_DETAIL_UNLIKELY(                                                                   \
+              !::tdiag::assertions::detail::index_in_range(tdiag_detail_i, tdiag_detail_n)))       \
+        TDIAG_DETAIL_FAIL(index, #i ", " #n, "", TDIAG_DETAIL_VALUES,                              \
+                          (tdiag_detail_i, tdiag_detail_n));                                       \
     } while (false)
 #endif
 

@@ -26,7 +26,7 @@ struct cpu_backend_options {
   std::string name = "cpu";
   int device_count = 1;
   device_properties properties = default_properties();
-  std::size_t fiber_stack_bytes = 0;  ///< 0: 64 KiB, 256 KiB under sanitizers, or TDIAG_CPU_STACK_KB
+  std::size_t fiber_stack_bytes = 0; ///< 0: 64 KiB, 256 KiB under sanitizers, or TDIAG_CPU_STACK_KB
 
   [[nodiscard]] static device_properties default_properties();
 };
@@ -59,7 +59,7 @@ private:
   void check_device(int device) const;
 
   cpu_backend_options options_;
-  std::vector<std::atomic<void*>> bound_;  // failure buffer per device
+  std::vector<std::atomic<void*>> bound_; // failure buffer per device
   std::mutex streams_mutex_;
   std::vector<std::unique_ptr<char>> streams_;
 };

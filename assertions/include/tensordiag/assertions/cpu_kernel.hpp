@@ -31,27 +31,26 @@
 #endif
 
 /// `extern __shared__ T name[]` in CUDA; a pointer to the block's dynamic shared memory here.
-#define TDIAG_DYNAMIC_SHARED(type, name)                                                         \
+#define TDIAG_DYNAMIC_SHARED(type, name)                                                           \
   type* name = static_cast<type*>(::tdiag::assertions::cpu::dynamic_shared_memory())
 
-inline void __syncthreads() noexcept { ::tdiag::assertions::cpu::sync_threads(); }
+inline void __syncthreads() noexcept {
+  ::tdiag::assertions::cpu::sync_threads();
+}
 
 // Fibers of one block never run at the same time, but blocks of different launches may run on
 // different host threads: the atomics are real.
-template <typename T>
-inline T atomicAdd(T* address, T value) noexcept {
+template <typename T> inline T atomicAdd(T* address, T value) noexcept {
   return std::atomic_ref<T>(*address).fetch_add(value);
 }
-template <typename T>
-inline T atomicMax(T* address, T value) noexcept {
+template <typename T> inline T atomicMax(T* address, T value) noexcept {
   std::atomic_ref<T> ref(*address);
   T seen = ref.load();
   while (seen < value && !ref.compare_exchange_weak(seen, value)) {
   }
   return seen;
 }
-template <typename T>
-inline T atomicCAS(T* address, T expected, T desired) noexcept {
+template <typename T> inline T atomicCAS(T* address, T expected, T desired) noexcept {
   std::atomic_ref<T>(*address).compare_exchange_strong(expected, desired);
   return expected;
 }

@@ -29,7 +29,7 @@ TDIAG_DEVICE inline std::uint64_t load_acquire(const std::uint64_t* p) {
   return *static_cast<const volatile std::uint64_t*>(p);
 }
 TDIAG_DEVICE inline void publish_store(std::uint64_t* p, std::uint64_t v) {
-  __threadfence_system();  // the record's fields reach the host before its sequence number
+  __threadfence_system(); // the record's fields reach the host before its sequence number
   *static_cast<volatile std::uint64_t*>(p) = v;
 }
 #else
@@ -38,7 +38,7 @@ inline std::uint64_t atomic_add(std::uint64_t* p, std::uint64_t v) {
 }
 inline std::uint64_t atomic_cas(std::uint64_t* p, std::uint64_t expected, std::uint64_t desired) {
   __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-  return expected;  // the value seen: == the argument when the exchange happened
+  return expected; // the value seen: == the argument when the exchange happened
 }
 inline std::uint64_t load_acquire(const std::uint64_t* p) {
   return __atomic_load_n(p, __ATOMIC_ACQUIRE);
@@ -78,15 +78,15 @@ TDIAG_HOST_DEVICE inline void count_site(buffer_header* h, std::uint64_t site, s
       return;
     }
   }
-  atomic_add(&h->site_overflow, 1);  // never silent: the total still counts it
+  atomic_add(&h->site_overflow, 1); // never silent: the total still counts it
 }
 
 /// Records one failure: claim, count the site, write the record if a slot is free (else count it
 /// as dropped), publish. Lock-free; safe from any number of threads and devices at once.
 TDIAG_HOST_DEVICE inline void publish_failure(buffer_header* h, const site_descriptor* site,
                                               const failure_origin& origin,
-                                              const std::uint64_t* values,
-                                              const value_type* types, std::uint32_t count) {
+                                              const std::uint64_t* values, const value_type* types,
+                                              std::uint32_t count) {
   const std::uint64_t claim = atomic_add(&h->claimed, 1);
   const auto site_address = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(site));
   count_site(h, site_address, site->site_id);

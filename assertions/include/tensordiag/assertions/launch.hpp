@@ -23,7 +23,7 @@ namespace detail {
 
 /// Where a launch was written; every pointer has static storage duration.
 struct launch_site_info {
-  const char* kernel_name = nullptr;  ///< the kernel expression at TDIAG_LAUNCH, else nullptr
+  const char* kernel_name = nullptr; ///< the kernel expression at TDIAG_LAUNCH, else nullptr
   const char* file = nullptr;
   unsigned line = 0;
   const char* function = nullptr;
@@ -34,8 +34,7 @@ struct launch_site_info {
 /// assertion aborted the launch.
 void launch_kernel(launch_request& request, const launch_site_info& site);
 
-template <typename T>
-extent3 to_extent(const T& v) {
+template <typename T> extent3 to_extent(const T& v) {
   if constexpr (std::is_integral_v<T>) {
     return extent3{static_cast<std::uint32_t>(v), 1, 1};
   } else {
@@ -50,24 +49,21 @@ void invoke_on_host(const void* kernel, void* const* args, std::index_sequence<I
   fn(*static_cast<std::decay_t<P>*>(args[I])...);
 }
 
-template <typename... P>
-void invoke_on_host(const void* kernel, void* const* args) {
+template <typename... P> void invoke_on_host(const void* kernel, void* const* args) {
   invoke_on_host<P...>(kernel, args, std::index_sequence_for<P...>{});
 }
 
 } // namespace detail
 
 /// The launch configuration bound to a kernel; calling it with the kernel's arguments launches.
-template <typename... P>
-class kernel_launcher {
+template <typename... P> class kernel_launcher {
 public:
   kernel_launcher(void (*kernel)(P...), launch_request request, detail::launch_site_info site)
       : kernel_(kernel), request_(request), site_(site) {}
 
   /// Converts the arguments to the kernel's parameter types and launches. Throws as
   /// detail::launch_kernel() does.
-  template <typename... A>
-  void operator()(A&&... args) const {
+  template <typename... A> void operator()(A&&... args) const {
     static_assert(sizeof...(A) == sizeof...(P), "wrong number of kernel arguments");
     std::tuple<std::decay_t<P>...> converted(std::forward<A>(args)...);
     std::array<void*, sizeof...(P) + 1> pointers{};
@@ -77,7 +73,7 @@ public:
     request.args = pointers.data();
     request.arg_count = sizeof...(P);
 #if defined(__CUDACC__) || defined(__HIPCC__)
-    request.host_invoke = nullptr;  // a __global__ function cannot be called on the host
+    request.host_invoke = nullptr; // a __global__ function cannot be called on the host
 #else
     request.host_invoke = &detail::invoke_on_host<P...>;
 #endif
@@ -142,6 +138,6 @@ kernel_launcher<P...> launch_with_name(void (*kernel)(P...), const char* name, c
 /// TDIAG_LAUNCH(kernel, grid, block, shared_memory, stream, args...): as tdiag::launch, and the
 /// kernel expression is kept as written as the kernel's name. Parenthesise a template kernel with
 /// commas: TDIAG_LAUNCH((pair_kernel<float, int>), ...).
-#define TDIAG_LAUNCH(kernel, grid, block, shared_memory, stream, ...)                            \
-  ::tdiag::detail::launch_with_name(kernel, #kernel, grid, block, shared_memory, stream,          \
-                                    __FILE__, __LINE__, __func__)(__VA_ARGS__)
+#define TDIAG_LAUNCH(kernel, grid, block, shared_memory, stream, ...)                              \
+  ::tdiag::detail::launch_with_name(kernel, #kernel, grid, block, shared_memory, stream, __FILE__, \
+                                    __LINE__, __func__)(__VA_ARGS__)

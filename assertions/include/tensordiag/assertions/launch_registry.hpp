@@ -21,9 +21,9 @@ namespace tdiag::assertions {
 /// stored word by word in the ring.
 struct launch_info {
   std::uint64_t launch_id = 0;
-  const void* kernel = nullptr;       ///< kernel address (host stub on GPUs)
-  const char* kernel_name = nullptr;  ///< as written at TDIAG_LAUNCH, or nullptr
-  const char* file = nullptr;         ///< launch site, static storage
+  const void* kernel = nullptr;      ///< kernel address (host stub on GPUs)
+  const char* kernel_name = nullptr; ///< as written at TDIAG_LAUNCH, or nullptr
+  const char* file = nullptr;        ///< launch site, static storage
   const char* function = nullptr;
   std::uint32_t line = 0;
   std::int32_t device = 0;
@@ -31,10 +31,10 @@ struct launch_info {
   extent3 block;
   std::uint64_t shared_memory = 0;
   std::uint64_t stream = 0;
-  std::uint64_t host_ticks = 0;       ///< the CPU's cycle counter at the launch (see the report)
-  std::uint64_t host_thread = 0;      ///< small per-process thread number (1, 2, ...)
-  const void* backend = nullptr;      ///< the tdiag::backend it ran on
-  raw_stack stack;                    ///< size 0 when stack capture is off
+  std::uint64_t host_ticks = 0;  ///< the CPU's cycle counter at the launch (see the report)
+  std::uint64_t host_thread = 0; ///< small per-process thread number (1, 2, ...)
+  const void* backend = nullptr; ///< the tdiag::backend it ran on
+  raw_stack stack;               ///< size 0 when stack capture is off
 };
 static_assert(std::is_trivially_copyable_v<launch_info>);
 

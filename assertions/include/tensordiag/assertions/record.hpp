@@ -13,30 +13,42 @@
 namespace tdiag::assertions {
 
 inline constexpr std::uint16_t layout_version = 1;
-inline constexpr std::uint32_t buffer_magic = 0x54444641u;  // "TDFA"
+inline constexpr std::uint32_t buffer_magic = 0x54444641u; // "TDFA"
 inline constexpr std::uint32_t max_operands = 8;
 
 /// Type tag of one captured operand (8 raw bytes each).
 enum class value_type : std::uint8_t {
   none = 0,
-  i8, i16, i32, i64,
-  u8, u16, u32, u64,
-  f32, f64,
+  i8,
+  i16,
+  i32,
+  i64,
+  u8,
+  u16,
+  u32,
+  u64,
+  f32,
+  f64,
   boolean,
   pointer,
 };
 
 /// Which macro produced a site: decides how the host words the message.
 enum class site_kind : std::uint8_t {
-  assertion = 0,  ///< TDIAG_ASSERT(cond [, fmt, values...])
-  eq, ne, lt, le, gt, ge,  ///< TDIAG_ASSERT_EQ ... _GE(a, b)
-  index,          ///< TDIAG_CHECK_INDEX(i, n): 0 <= i < n
+  assertion = 0, ///< TDIAG_ASSERT(cond [, fmt, values...])
+  eq,
+  ne,
+  lt,
+  le,
+  gt,
+  ge,    ///< TDIAG_ASSERT_EQ ... _GE(a, b)
+  index, ///< TDIAG_CHECK_INDEX(i, n): 0 <= i < n
 };
 
 /// What a failing thread does after recording (also in the buffer header, set by the host).
 enum class policy : std::uint32_t {
-  record = 0,  ///< record, stop the failing thread, keep the context usable (default)
-  trap = 1,    ///< record, then trap: the launch fails
+  record = 0, ///< record, stop the failing thread, keep the context usable (default)
+  trap = 1,   ///< record, then trap: the launch fails
 };
 
 /// The static description of one assertion site. Lives in the program image (device global
@@ -45,14 +57,14 @@ enum class policy : std::uint32_t {
 struct site_descriptor {
   std::uint16_t version;
   site_kind kind;
-  std::uint8_t operand_count;  ///< values captured (after the message, if any)
+  std::uint8_t operand_count; ///< values captured (after the message, if any)
   std::uint32_t line;
-  std::uint32_t site_id;       ///< compile-time FNV-1a of file:line:expression
+  std::uint32_t site_id; ///< compile-time FNV-1a of file:line:expression
   std::uint32_t reserved;
-  const char* file;            ///< __FILE__
-  const char* expression;      ///< the macro's arguments as written: "j < n, \"bad {}\", j"
-  const char* message;         ///< the format string, "" when none
-  const char* function;        ///< __PRETTY_FUNCTION__ (template arguments included)
+  const char* file;       ///< __FILE__
+  const char* expression; ///< the macro's arguments as written: "j < n, \"bad {}\", j"
+  const char* message;    ///< the format string, "" when none
+  const char* function;   ///< __PRETTY_FUNCTION__ (template arguments included)
   std::uint32_t file_length;
   std::uint32_t expression_length;
   std::uint32_t message_length;
@@ -63,17 +75,17 @@ struct site_descriptor {
 /// `sequence` (= claim index + 1) after a system-scope fence; 0 means empty or still in flight.
 struct failure_record {
   std::uint64_t sequence;
-  std::uint64_t site;          ///< address of the site_descriptor in the failing program
-  std::uint64_t launch_id;     ///< 0 when the launch was not registered
-  std::uint64_t timestamp_ns;  ///< device clock (%globaltimer, s_memrealtime, steady_clock)
+  std::uint64_t site;         ///< address of the site_descriptor in the failing program
+  std::uint64_t launch_id;    ///< 0 when the launch was not registered
+  std::uint64_t timestamp_ns; ///< device clock (%globaltimer, s_memrealtime, steady_clock)
   std::uint32_t site_id;
   std::uint16_t version;
   std::uint8_t operand_count;
-  std::uint8_t flags;          ///< reserved for back-ends (e.g. launch id resolved by the host)
+  std::uint8_t flags; ///< reserved for back-ends (e.g. launch id resolved by the host)
   std::uint32_t block[3];
   std::uint32_t thread[3];
-  std::uint32_t sm;            ///< SM (CUDA), CU (HIP) or host CPU number
-  std::uint32_t lane;          ///< lane within the warp / wavefront
+  std::uint32_t sm;   ///< SM (CUDA), CU (HIP) or host CPU number
+  std::uint32_t lane; ///< lane within the warp / wavefront
   value_type types[max_operands];
   std::uint64_t values[max_operands];
 };
@@ -92,17 +104,17 @@ struct buffer_header {
   std::uint32_t magic;
   std::uint16_t version;
   std::uint16_t header_bytes;
-  std::uint32_t record_capacity;  ///< records in the ring
-  std::uint32_t site_capacity;    ///< site counters (a power of two)
-  std::uint32_t policy;           ///< tdiag::assertions::policy
+  std::uint32_t record_capacity; ///< records in the ring
+  std::uint32_t site_capacity;   ///< site counters (a power of two)
+  std::uint32_t policy;          ///< tdiag::assertions::policy
   std::int32_t device;
-  std::uint64_t claimed;          ///< failures ever recorded: the claim counter
-  std::uint64_t acknowledged;     ///< claims below this were taken by the host
-  std::uint64_t dropped;          ///< failures that found no free record slot
-  std::uint64_t site_overflow;    ///< failures whose site found no counter slot
-  std::uint64_t sites_offset;     ///< bytes from the header to the site counters
-  std::uint64_t records_offset;   ///< bytes from the header to the records
-  std::uint64_t reserved[3];      ///< [0]: device address of the launch-slot table (GPU back-ends)
+  std::uint64_t claimed;        ///< failures ever recorded: the claim counter
+  std::uint64_t acknowledged;   ///< claims below this were taken by the host
+  std::uint64_t dropped;        ///< failures that found no free record slot
+  std::uint64_t site_overflow;  ///< failures whose site found no counter slot
+  std::uint64_t sites_offset;   ///< bytes from the header to the site counters
+  std::uint64_t records_offset; ///< bytes from the header to the records
+  std::uint64_t reserved[3];    ///< [0]: device address of the launch-slot table (GPU back-ends)
 };
 
 static_assert(std::is_trivially_copyable_v<site_descriptor>);

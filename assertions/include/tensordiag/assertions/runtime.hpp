@@ -45,16 +45,16 @@ namespace tdiag::assertions {
 
 /// Every knob of the runtime; from_environment() reads the TDIAG_* variables.
 struct runtime_config {
-  bool enabled = true;                      ///< TDIAG_ASSERTIONS=0|1
-  policy failure_policy = policy::record;   ///< TDIAG_ASSERT_POLICY=record|trap
-  std::uint32_t records = 64;               ///< TDIAG_ASSERT_RECORDS: detailed records per device
-  std::uint32_t sites = 256;                ///< TDIAG_ASSERT_SITES: exact per-site counters
-  std::uint32_t launches = 4096;            ///< TDIAG_LAUNCH_RECORDS: launch registry size
-  bool capture_stacks = true;               ///< TDIAG_LAUNCH_STACKS=0|1
-  std::uint32_t watchdog_ms = 0;            ///< TDIAG_WATCHDOG_MS; 0 = no watchdog
-  std::string report_path;                  ///< TDIAG_REPORT: also write JSON here
-  report_format stderr_format = report_format::text;  ///< TDIAG_REPORT_FORMAT
-  bool print = true;  ///< print reports to stderr (TDIAG_REPORT_FORMAT=none turns it off)
+  bool enabled = true;                    ///< TDIAG_ASSERTIONS=0|1
+  policy failure_policy = policy::record; ///< TDIAG_ASSERT_POLICY=record|trap
+  std::uint32_t records = 64;             ///< TDIAG_ASSERT_RECORDS: detailed records per device
+  std::uint32_t sites = 256;              ///< TDIAG_ASSERT_SITES: exact per-site counters
+  std::uint32_t launches = 4096;          ///< TDIAG_LAUNCH_RECORDS: launch registry size
+  bool capture_stacks = true;             ///< TDIAG_LAUNCH_STACKS=0|1
+  std::uint32_t watchdog_ms = 0;          ///< TDIAG_WATCHDOG_MS; 0 = no watchdog
+  std::string report_path;                ///< TDIAG_REPORT: also write JSON here
+  report_format stderr_format = report_format::text; ///< TDIAG_REPORT_FORMAT
+  bool print = true; ///< print reports to stderr (TDIAG_REPORT_FORMAT=none turns it off)
 
   /// Reads the environment; an unparsable value throws tdiag::error naming the variable.
   [[nodiscard]] static runtime_config from_environment();
@@ -68,10 +68,10 @@ void configure(const runtime_config& config);
 
 /// Exact counts of failures not yet acknowledged, over every device in use.
 struct failure_totals {
-  std::uint64_t total = 0;      ///< failures recorded on devices
-  std::uint64_t records = 0;    ///< of which have a detailed record ready to read
-  std::uint64_t dropped = 0;    ///< of which found the record ring full (counted, not detailed)
-  std::uint64_t in_flight = 0;  ///< claimed but not yet published
+  std::uint64_t total = 0;     ///< failures recorded on devices
+  std::uint64_t records = 0;   ///< of which have a detailed record ready to read
+  std::uint64_t dropped = 0;   ///< of which found the record ring full (counted, not detailed)
+  std::uint64_t in_flight = 0; ///< claimed but not yet published
 };
 [[nodiscard]] failure_totals pending();
 
@@ -79,9 +79,9 @@ struct failure_totals {
 struct failure_event {
   std::string backend;
   int device = 0;
-  std::uint64_t claim = 0;  ///< position in the device's failure sequence
+  std::uint64_t claim = 0; ///< position in the device's failure sequence
   failure_record record{};
-  std::optional<launch_info> launch;  ///< nullopt when unregistered or overwritten
+  std::optional<launch_info> launch; ///< nullopt when unregistered or overwritten
 };
 
 /// Every detailed record not yet acknowledged, in claim order per device, and acknowledges them

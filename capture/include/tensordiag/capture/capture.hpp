@@ -42,25 +42,26 @@ struct options {
   /// CUPTI's periodic flush of full buffers, in milliseconds (0 = CUPTI's heuristics).
   std::uint32_t flush_period_ms = 500;
 
-  /// Options from TDIAG_CAPTURE_OUTPUT, TDIAG_CAPTURE_STACKS (1/0), TDIAG_CAPTURE_CALLBACKS (1/0), TDIAG_CAPTURE_RUNTIME_API,
-  /// TDIAG_CAPTURE_DRIVER_API, TDIAG_CAPTURE_BUFFER_MB, TDIAG_CAPTURE_DEVICE_BUFFER_MB, TDIAG_CAPTURE_ZSTD_LEVEL,
-  /// TDIAG_CAPTURE_FLUSH_MS. With TDIAG_CAPTURE_EXCLUSIVE=1 (what `tdiag capture` sets) the
-  /// first process to claim TDIAG_CAPTURE_OUTPUT writes it and later ones (workers,
-  /// subprocesses) write "<stem>.<pid>.tdtrace" beside it. Unset variables keep the defaults.
+  /// Options from TDIAG_CAPTURE_OUTPUT, TDIAG_CAPTURE_STACKS (1/0), TDIAG_CAPTURE_CALLBACKS (1/0),
+  /// TDIAG_CAPTURE_RUNTIME_API, TDIAG_CAPTURE_DRIVER_API, TDIAG_CAPTURE_BUFFER_MB,
+  /// TDIAG_CAPTURE_DEVICE_BUFFER_MB, TDIAG_CAPTURE_ZSTD_LEVEL, TDIAG_CAPTURE_FLUSH_MS. With
+  /// TDIAG_CAPTURE_EXCLUSIVE=1 (what `tdiag capture` sets) the first process to claim
+  /// TDIAG_CAPTURE_OUTPUT writes it and later ones (workers, subprocesses) write
+  /// "<stem>.<pid>.tdtrace" beside it. Unset variables keep the defaults.
   [[nodiscard]] TDIAG_CAPTURE_API static options from_environment();
 };
 
 /// What a session saw so far (or in total, after stop()).
 struct stats {
   std::uint64_t buffers_completed = 0;
-  std::uint64_t records = 0;          ///< CUPTI records converted
+  std::uint64_t records = 0; ///< CUPTI records converted
   std::uint64_t kernels = 0;
-  std::uint64_t copies = 0;           ///< memcpy + memset
+  std::uint64_t copies = 0; ///< memcpy + memset
   std::uint64_t api_calls = 0;
-  std::uint64_t memory_events = 0;    ///< CUPTI MEMORY2/MEMORY_POOL + tracing_pool + hooks
-  std::uint64_t dropped_records = 0;  ///< cuptiActivityGetNumDroppedRecords, summed
+  std::uint64_t memory_events = 0;   ///< CUPTI MEMORY2/MEMORY_POOL + tracing_pool + hooks
+  std::uint64_t dropped_records = 0; ///< cuptiActivityGetNumDroppedRecords, summed
   std::uint64_t stacks_captured = 0;
-  std::uint64_t events_written = 0;   ///< by the .tdtrace writer
+  std::uint64_t events_written = 0; ///< by the .tdtrace writer
   std::uint64_t file_bytes = 0;
 };
 
@@ -90,8 +91,8 @@ TDIAG_CAPTURE_API void record_launch(std::uint64_t launch_id, const char* kernel
 /// formatted message, device, block and thread, at the current time. `stream` is the CUPTI
 /// stream id when known, else 0. No-op when no session is active.
 TDIAG_CAPTURE_API void record_assertion(std::uint64_t launch_id, std::int32_t device,
-                                        std::uint64_t stream, const char* site,
-                                        const char* message, const std::uint32_t block[3],
+                                        std::uint64_t stream, const char* site, const char* message,
+                                        const std::uint32_t block[3],
                                         const std::uint32_t thread[3]) noexcept;
 
 /// Memory events of allocators CUPTI cannot see (caching allocators' sub-allocations): an

@@ -31,7 +31,7 @@ struct symbol {
   std::string function;
   std::string file;
   std::uint32_t line = 0;
-  std::string module;  ///< the shared object or executable; may be empty
+  std::string module; ///< the shared object or executable; may be empty
 };
 /// Resolves addresses to frames (same order, same count). Default: tdiag::symbolize, batched.
 using symbolizer_function = std::function<std::vector<symbol>(const std::vector<std::uintptr_t>&)>;
@@ -43,17 +43,17 @@ using symbolizer_function = std::function<std::vector<symbol>(const std::vector<
 /// launch stack (callback API) and the tensordiag launch id (assertion runtime hook).
 struct correlation_info {
   std::uint32_t correlation = 0;
-  std::uint64_t launch_id = 0;  ///< 0 = none
-  raw_stack stack;              ///< size 0 = none
+  std::uint64_t launch_id = 0; ///< 0 = none
+  raw_stack stack;             ///< size 0 = none
 };
 
 /// Counters of what the converter saw, by outcome.
 struct convert_counts {
   std::uint64_t kernels = 0;
-  std::uint64_t copies = 0;   ///< memcpy and memset
+  std::uint64_t copies = 0; ///< memcpy and memset
   std::uint64_t api_calls = 0;
-  std::uint64_t memory = 0;   ///< MEMORY2 and MEMORY_POOL records
-  std::uint64_t ignored = 0;  ///< records of kinds the converter does not translate
+  std::uint64_t memory = 0;  ///< MEMORY2 and MEMORY_POOL records
+  std::uint64_t ignored = 0; ///< records of kinds the converter does not translate
 };
 
 struct converter_options {

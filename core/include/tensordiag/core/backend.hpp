@@ -37,16 +37,16 @@ using stream_handle = void*;
 /// What a launch must respect on one device; a launch that breaks a limit is rejected with a
 /// diagnostic before it reaches the driver.
 struct device_properties {
-  std::string name;  ///< "NVIDIA H200", "CPU (host threads)"
-  std::string arch;  ///< "sm_90", "gfx90a", "x86_64"
+  std::string name; ///< "NVIDIA H200", "CPU (host threads)"
+  std::string arch; ///< "sm_90", "gfx90a", "x86_64"
   int ordinal = 0;
   std::uint32_t max_threads_per_block = 1024;
   extent3 max_block_dim{1024, 1024, 64};
   extent3 max_grid_dim{2147483647u, 65535u, 65535u};
-  std::uint64_t max_shared_memory_per_block = 48 * 1024;  ///< without opt-in
+  std::uint64_t max_shared_memory_per_block = 48 * 1024; ///< without opt-in
   std::uint32_t warp_size = 32;
   std::uint32_t multiprocessor_count = 1;
-  bool host_mapped_atomics = true;  ///< device atomics on host-mapped memory are reliable
+  bool host_mapped_atomics = true; ///< device atomics on host-mapped memory are reliable
 };
 
 /// Memory shared by host and device: `host` is where the host reads it, `device` what device
@@ -65,21 +65,21 @@ using host_invoke_fn = void (*)(const void* kernel, void* const* args);
 
 /// One kernel launch, already validated and registered: the launch id is final.
 struct launch_request {
-  const void* kernel = nullptr;  ///< the kernel's address (host stub on CUDA/HIP)
-  void* const* args = nullptr;   ///< one pointer per kernel parameter, as cudaLaunchKernel takes
+  const void* kernel = nullptr; ///< the kernel's address (host stub on CUDA/HIP)
+  void* const* args = nullptr;  ///< one pointer per kernel parameter, as cudaLaunchKernel takes
   std::size_t arg_count = 0;
   host_invoke_fn host_invoke = nullptr;
   extent3 grid;
   extent3 block;
-  std::uint64_t shared_memory = 0;  ///< dynamic shared memory in bytes
+  std::uint64_t shared_memory = 0; ///< dynamic shared memory in bytes
   stream_handle stream = nullptr;
   int device = 0;
-  std::uint64_t launch_id = 0;  ///< 0 = not registered (registry off)
+  std::uint64_t launch_id = 0; ///< 0 = not registered (registry off)
 };
 
 enum class launch_status : std::uint8_t {
-  ok,      ///< launched (on the CPU back-end: ran to completion)
-  trapped  ///< a device assertion with the `trap` policy aborted the launch
+  ok,     ///< launched (on the CPU back-end: ran to completion)
+  trapped ///< a device assertion with the `trap` policy aborted the launch
 };
 
 /// The interface every back-end implements (non-virtual interface: public calls, private
@@ -115,7 +115,8 @@ public:
     do_bind_failure_buffer(device, buffer);
   }
   /// Copies `bytes` from a device-visible address (a site descriptor, a non-coherent buffer).
-  void read_device_memory(int device, const void* source, void* destination, std::size_t bytes) const {
+  void read_device_memory(int device, const void* source, void* destination,
+                          std::size_t bytes) const {
     do_read_device_memory(device, source, destination, bytes);
   }
 

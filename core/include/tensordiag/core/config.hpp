@@ -60,18 +60,16 @@ namespace tdiag::detail {
 
 #ifdef TDIAG_DETAIL_ASSERT // Use the provided definition.
 #elif defined(TDIAG_ENABLE_INTERNAL_ASSERTIONS) && !TDIAG_DEVICE_COMPILATION()
-#  define TDIAG_DETAIL_ASSERT(cond, msg)                                                         \
-    (TDIAG_DETAIL_UNLIKELY(!(cond))                                                              \
-         ? ::tdiag::detail::assert_fail(#cond, msg, __FILE__, __LINE__)                          \
-         : (void)0)
+#  define TDIAG_DETAIL_ASSERT(cond, msg)                                                           \
+    (TDIAG_DETAIL_UNLIKELY(!(cond)) ? ::tdiag::detail::assert_fail(#cond, msg, __FILE__, __LINE__) \
+                                    : (void)0)
 #else
 #  define TDIAG_DETAIL_ASSERT(cond, msg) ((void)sizeof(cond), (void)(msg))
 #endif
 
 // Always on: checks that must never be skipped, even in release builds.
 #ifndef TDIAG_DETAIL_VERIFY
-#  define TDIAG_DETAIL_VERIFY(cond, msg)                                                         \
-    (TDIAG_DETAIL_UNLIKELY(!(cond))                                                              \
-         ? ::tdiag::detail::assert_fail(#cond, msg, __FILE__, __LINE__)                          \
-         : (void)0)
+#  define TDIAG_DETAIL_VERIFY(cond, msg)                                                           \
+    (TDIAG_DETAIL_UNLIKELY(!(cond)) ? ::tdiag::detail::assert_fail(#cond, msg, __FILE__, __LINE__) \
+                                    : (void)0)
 #endif

@@ -56,9 +56,9 @@ struct field {
 };
 
 struct source_location {
-  std::string file;          ///< empty when unknown
-  std::uint32_t line = 0;    ///< 1-based; 0 when unknown
-  std::uint32_t column = 0;  ///< 1-based; 0 when unknown
+  std::string file;         ///< empty when unknown
+  std::uint32_t line = 0;   ///< 1-based; 0 when unknown
+  std::uint32_t column = 0; ///< 1-based; 0 when unknown
   std::string function;
   [[nodiscard]] bool known() const noexcept { return !file.empty(); }
   friend bool operator==(const source_location&, const source_location&) = default;
@@ -89,7 +89,7 @@ struct diagnostic {
   source_location location;
   std::vector<field> fields;
   std::vector<std::string> notes;
-  std::string hint;  ///< how to fix it; empty when there is nothing useful to say
+  std::string hint; ///< how to fix it; empty when there is nothing useful to say
   std::vector<related_location> related;
   std::vector<stack_frame> stack;
 
@@ -106,12 +106,12 @@ struct diagnostic {
 
 struct report_metadata {
   std::string tool = "tensordiag";
-  std::string version;  ///< the toolkit's version; filled by make_report_metadata()
-  std::string time;     ///< RFC 3339 UTC, e.g. 2026-12-02T13:14:15Z
+  std::string version; ///< the toolkit's version; filled by make_report_metadata()
+  std::string time;    ///< RFC 3339 UTC, e.g. 2026-12-02T13:14:15Z
   std::string host;
   std::int64_t pid = 0;
-  std::optional<std::int64_t> rank;    ///< distributed rank, when known
-  std::optional<std::int64_t> device;  ///< GPU ordinal, when the report is about one device
+  std::optional<std::int64_t> rank;   ///< distributed rank, when known
+  std::optional<std::int64_t> device; ///< GPU ordinal, when the report is about one device
   friend bool operator==(const report_metadata&, const report_metadata&) = default;
 };
 

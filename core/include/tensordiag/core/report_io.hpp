@@ -21,7 +21,7 @@ enum class report_format : std::uint8_t { text, json, github, junit, sarif };
 [[nodiscard]] std::optional<report_format> parse_report_format(std::string_view text) noexcept;
 
 struct text_options {
-  bool color = false;  ///< ANSI colour; see colour_wanted()
+  bool color = false; ///< ANSI colour; see colour_wanted()
 };
 
 /// True when `fd` is a terminal and NO_COLOR is unset or empty.

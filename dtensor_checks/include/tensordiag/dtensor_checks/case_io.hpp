@@ -31,22 +31,22 @@ struct case_expectation {
   bool ok = true;
   std::vector<output_record> outputs;
   comm_counts comms;
-  std::string error_class;  ///< `user_error` or `limitation` when !ok
-  std::string error_type;   ///< `RuntimeError`, `AssertionError`, ...
-  std::string error;        ///< PyTorch's message
+  std::string error_class; ///< `user_error` or `limitation` when !ok
+  std::string error_type;  ///< `RuntimeError`, `AssertionError`, ...
+  std::string error;       ///< PyTorch's message
 };
 
 struct dtensor_case {
   std::string id;
   op_call call;
   std::optional<case_expectation> expect;
-  std::size_t line = 0;  ///< 1-based line in the file
+  std::size_t line = 0; ///< 1-based line in the file
 };
 
 /// A line that could not be read.
 struct case_read_error {
   std::size_t line = 0;
-  std::string id;  ///< when the id could still be read
+  std::string id; ///< when the id could still be read
   std::string message;
 };
 
@@ -68,10 +68,10 @@ struct case_answer {
   bool ok = false;
   std::vector<output_record> outputs;
   comm_counts comms;
-  std::string error;  ///< the first line of the diagnostic message when !ok
-  std::string code;   ///< TDIAG-DT-NNN when !ok
+  std::string error; ///< the first line of the diagnostic message when !ok
+  std::string code;  ///< TDIAG-DT-NNN when !ok
   error_class kind = error_class::user_error;
-  std::optional<diagnostic> diag;  ///< the full diagnostic when !ok
+  std::optional<diagnostic> diag; ///< the full diagnostic when !ok
 };
 
 /// Propagates one case and records the answer (never throws for a rejected call).

@@ -22,13 +22,17 @@ struct mesh_topology {
   /// Walks the mesh dims last→first with a running product of sizes; a dim whose running
   /// product exceeds `devices_per_host` is inter-host (BW × 0.22, 2.7 µs), else intra-host
   /// (87.7 GB/s, 0.6 µs). A CPU mesh (PyTorch's fake process group) has 1 device per host.
-  [[nodiscard]] static mesh_topology build(const device_mesh& mesh, std::int64_t devices_per_host = 1);
+  [[nodiscard]] static mesh_topology build(const device_mesh& mesh,
+                                           std::int64_t devices_per_host = 1);
 };
 
 /// Costs in µs of one collective over `bytes_gb` GiB on `mesh_dim`.
-[[nodiscard]] double all_gather_cost(double bytes_gb, const mesh_topology& topo, std::size_t mesh_dim);
-[[nodiscard]] double all_reduce_cost(double bytes_gb, const mesh_topology& topo, std::size_t mesh_dim);
-[[nodiscard]] double reduce_scatter_cost(double bytes_gb, const mesh_topology& topo, std::size_t mesh_dim);
+[[nodiscard]] double all_gather_cost(double bytes_gb, const mesh_topology& topo,
+                                     std::size_t mesh_dim);
+[[nodiscard]] double all_reduce_cost(double bytes_gb, const mesh_topology& topo,
+                                     std::size_t mesh_dim);
+[[nodiscard]] double reduce_scatter_cost(double bytes_gb, const mesh_topology& topo,
+                                         std::size_t mesh_dim);
 
 /// PyTorch 2.11's redistribute_cost(current, target): 0 when `current` is all-Replicate or equal
 /// to `target`; otherwise the sum of the plan's steps (S→R all-gather of the grown buffer, S→S'

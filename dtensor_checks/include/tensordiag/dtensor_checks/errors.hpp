@@ -15,21 +15,29 @@ namespace tdiag::dtensor {
 
 /// Stable codes. Never renumber: CI suppressions key on them.
 namespace codes {
-inline constexpr std::string_view shape_mismatch = "TDIAG-DT-001";      ///< operands do not broadcast
-inline constexpr std::string_view contraction_mismatch = "TDIAG-DT-002";  ///< mm/bmm inner dims differ
-inline constexpr std::string_view inplace_placement = "TDIAG-DT-003";   ///< in-place op would reshard self
-inline constexpr std::string_view shard_to_partial = "TDIAG-DT-004";    ///< S(d) cannot become P(op)
-inline constexpr std::string_view partial_kinds = "TDIAG-DT-005";       ///< P(a) cannot become P(b)
-inline constexpr std::string_view flatten_sharded = "TDIAG-DT-006";     ///< strict view merges a later sharded dim
-inline constexpr std::string_view flatten_uneven = "TDIAG-DT-007";      ///< strict view merges an uneven shard
-inline constexpr std::string_view view_local_mismatch = "TDIAG-DT-008"; ///< local view sizes disagree
-inline constexpr std::string_view expand_sharded = "TDIAG-DT-009";      ///< expand of a sharded size-1 dim
-inline constexpr std::string_view no_rule = "TDIAG-DT-010";             ///< no sharding rule for the op
-inline constexpr std::string_view bad_arguments = "TDIAG-DT-011";       ///< wrong arity, kind or dim
-inline constexpr std::string_view no_strategy = "TDIAG-DT-012";         ///< every candidate was filtered out
-inline constexpr std::string_view placement_count = "TDIAG-DT-013";     ///< placements do not fit the mesh
-inline constexpr std::string_view view_size = "TDIAG-DT-014";           ///< view/expand size is invalid
-inline constexpr std::string_view malformed_case = "TDIAG-DT-020";      ///< a corpus line cannot be read
+inline constexpr std::string_view shape_mismatch = "TDIAG-DT-001"; ///< operands do not broadcast
+inline constexpr std::string_view contraction_mismatch =
+    "TDIAG-DT-002"; ///< mm/bmm inner dims differ
+inline constexpr std::string_view inplace_placement =
+    "TDIAG-DT-003"; ///< in-place op would reshard self
+inline constexpr std::string_view shard_to_partial = "TDIAG-DT-004"; ///< S(d) cannot become P(op)
+inline constexpr std::string_view partial_kinds = "TDIAG-DT-005";    ///< P(a) cannot become P(b)
+inline constexpr std::string_view flatten_sharded =
+    "TDIAG-DT-006"; ///< strict view merges a later sharded dim
+inline constexpr std::string_view flatten_uneven =
+    "TDIAG-DT-007"; ///< strict view merges an uneven shard
+inline constexpr std::string_view view_local_mismatch =
+    "TDIAG-DT-008"; ///< local view sizes disagree
+inline constexpr std::string_view expand_sharded =
+    "TDIAG-DT-009";                                         ///< expand of a sharded size-1 dim
+inline constexpr std::string_view no_rule = "TDIAG-DT-010"; ///< no sharding rule for the op
+inline constexpr std::string_view bad_arguments = "TDIAG-DT-011"; ///< wrong arity, kind or dim
+inline constexpr std::string_view no_strategy =
+    "TDIAG-DT-012"; ///< every candidate was filtered out
+inline constexpr std::string_view placement_count =
+    "TDIAG-DT-013";                                           ///< placements do not fit the mesh
+inline constexpr std::string_view view_size = "TDIAG-DT-014"; ///< view/expand size is invalid
+inline constexpr std::string_view malformed_case = "TDIAG-DT-020"; ///< a corpus line cannot be read
 } // namespace codes
 
 /// Why a call was rejected: the program is wrong (`user_error`), PyTorch declines a transform
@@ -51,7 +59,8 @@ private:
 };
 
 /// A diagnostic with code, title, message and hint set and the `op` and `class` fields added.
-[[nodiscard]] diagnostic make_diagnostic(std::string_view code, std::string_view op, error_class cls,
-                                         std::string title, std::string message, std::string hint);
+[[nodiscard]] diagnostic make_diagnostic(std::string_view code, std::string_view op,
+                                         error_class cls, std::string title, std::string message,
+                                         std::string hint);
 
 } // namespace tdiag::dtensor

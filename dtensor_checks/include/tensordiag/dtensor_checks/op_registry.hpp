@@ -7,9 +7,9 @@
 
 #include <tensordiag/dtensor_checks/sharding_rule.hpp>
 
+#include <functional>
 #include <string>
 #include <string_view>
-#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -17,10 +17,10 @@ namespace tdiag::dtensor {
 
 /// A registered rule.
 struct op_rule {
-  std::string name;                     ///< full overload name: `aten.mm.default`
-  std::string family;                   ///< `pointwise`, `matrix`, ... (docs and explain output)
-  std::vector<std::string> arg_names;   ///< schema names of the positional args: `self`, `mat2`
-  bool inplace = false;                 ///< output must keep `self`'s placements; self never moves
+  std::string name;                   ///< full overload name: `aten.mm.default`
+  std::string family;                 ///< `pointwise`, `matrix`, ... (docs and explain output)
+  std::vector<std::string> arg_names; ///< schema names of the positional args: `self`, `mat2`
+  bool inplace = false;               ///< output must keep `self`'s placements; self never moves
   rule_function propagate;
 };
 
@@ -36,7 +36,8 @@ public:
   /// all name a registered overload when exactly one fits (`.default` first, then `.Tensor`).
   [[nodiscard]] const op_rule* resolve(std::string_view typed) const;
   /// Up to `count` registered names closest to `typed` (edit distance), best first.
-  [[nodiscard]] std::vector<std::string> nearest(std::string_view typed, std::size_t count = 3) const;
+  [[nodiscard]] std::vector<std::string> nearest(std::string_view typed,
+                                                 std::size_t count = 3) const;
   /// All names, sorted.
   [[nodiscard]] std::vector<std::string> names() const;
   [[nodiscard]] std::size_t size() const noexcept { return rules_.size(); }
@@ -50,7 +51,9 @@ private:
   // Heterogeneous lookup: find() by string_view without building a std::string.
   struct name_hash {
     using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    std::size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
   };
   std::unordered_map<std::string, op_rule, name_hash, std::equal_to<>> rules_;
 };

@@ -14,18 +14,26 @@
 
 namespace tdiag::dtensor {
 
-enum class arg_kind : std::uint8_t { tensor, tensors, int_value, ints, float_value, bool_value, none };
+enum class arg_kind : std::uint8_t {
+  tensor,
+  tensors,
+  int_value,
+  ints,
+  float_value,
+  bool_value,
+  none
+};
 
 [[nodiscard]] std::string_view to_string(arg_kind kind) noexcept;
 
 /// One positional argument. Only the member matching `kind` is meaningful.
 struct op_arg {
   arg_kind kind = arg_kind::none;
-  tensor_spec tensor;                ///< kind == tensor
-  std::vector<tensor_spec> tensors;  ///< kind == tensors
-  std::int64_t int_value = 0;        ///< kind == int_value (also bool as 0/1)
-  std::vector<std::int64_t> ints;    ///< kind == ints
-  double float_value = 0.0;          ///< kind == float_value
+  tensor_spec tensor;               ///< kind == tensor
+  std::vector<tensor_spec> tensors; ///< kind == tensors
+  std::int64_t int_value = 0;       ///< kind == int_value (also bool as 0/1)
+  std::vector<std::int64_t> ints;   ///< kind == ints
+  double float_value = 0.0;         ///< kind == float_value
 
   [[nodiscard]] static op_arg of(tensor_spec spec);
   [[nodiscard]] static op_arg of(std::vector<tensor_spec> specs);
@@ -43,7 +51,7 @@ struct op_arg {
 
 /// A call of one aten overload on DTensor arguments.
 struct op_call {
-  std::string op;  ///< full overload name, e.g. `aten.mm.default`
+  std::string op; ///< full overload name, e.g. `aten.mm.default`
   device_mesh mesh;
   std::vector<op_arg> args;
 };
@@ -52,8 +60,8 @@ struct op_call {
 /// which is the order of PyTorch's args_spec and of every cost and plan list.
 struct tensor_input {
   const tensor_spec* spec = nullptr;
-  std::size_t arg_index = 0;   ///< position in op_call::args
-  std::size_t list_index = 0;  ///< position inside a tensor list; 0 otherwise
+  std::size_t arg_index = 0;  ///< position in op_call::args
+  std::size_t list_index = 0; ///< position inside a tensor list; 0 otherwise
   bool in_list = false;
 };
 

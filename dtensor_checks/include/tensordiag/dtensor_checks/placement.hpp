@@ -28,9 +28,9 @@ enum class placement_kind : std::uint8_t { replicate, shard, partial };
 /// as in PyTorch.
 struct placement {
   placement_kind kind = placement_kind::replicate;
-  std::int32_t dim = 0;        ///< tensor dim, for Shard
-  reduce_op op = reduce_op::sum;  ///< for Partial
-  bool masked = false;         ///< for Partial: embedding's mask partial
+  std::int32_t dim = 0;          ///< tensor dim, for Shard
+  reduce_op op = reduce_op::sum; ///< for Partial
+  bool masked = false;           ///< for Partial: embedding's mask partial
 
   [[nodiscard]] static constexpr placement replicate() noexcept { return {}; }
   [[nodiscard]] static constexpr placement shard(std::int32_t d) noexcept {
@@ -52,9 +52,12 @@ struct placement {
   }
 
   friend constexpr bool operator==(const placement& a, const placement& b) noexcept {
-    if (a.kind != b.kind) return false;
-    if (a.kind == placement_kind::shard) return a.dim == b.dim;
-    if (a.kind == placement_kind::partial) return a.op == b.op && a.masked == b.masked;
+    if (a.kind != b.kind)
+      return false;
+    if (a.kind == placement_kind::shard)
+      return a.dim == b.dim;
+    if (a.kind == placement_kind::partial)
+      return a.op == b.op && a.masked == b.masked;
     return true;
   }
 };
@@ -72,7 +75,8 @@ public:
   /// `n` copies of `p`. Throws std::length_error when n > capacity.
   explicit placement_list(std::size_t n, placement p = placement::replicate()) { assign(n, p); }
   placement_list(std::initializer_list<placement> items) {
-    for (const auto& p : items) push_back(p);
+    for (const auto& p : items)
+      push_back(p);
   }
 
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
@@ -94,9 +98,11 @@ public:
   void clear() noexcept { size_ = 0; }
 
   friend bool operator==(const placement_list& a, const placement_list& b) noexcept {
-    if (a.size_ != b.size_) return false;
+    if (a.size_ != b.size_)
+      return false;
     for (std::size_t i = 0; i < a.size_; ++i) {
-      if (!(a.items_[i] == b.items_[i])) return false;
+      if (!(a.items_[i] == b.items_[i]))
+        return false;
     }
     return true;
   }

@@ -14,11 +14,11 @@ namespace tdiag::dtensor {
 
 struct propagation_result {
   const op_rule* rule = nullptr;
-  std::vector<tensor_spec> outputs;          ///< global meta + placements of every output
-  std::vector<scored_candidate> candidates;  ///< every candidate with its costs
-  std::size_t chosen = 0;                    ///< index into candidates
-  selection_reason reason = selection_reason::only_candidate;  ///< why it was chosen
-  std::vector<redistribution_plan> plans;    ///< one per flattened tensor input
+  std::vector<tensor_spec> outputs;         ///< global meta + placements of every output
+  std::vector<scored_candidate> candidates; ///< every candidate with its costs
+  std::size_t chosen = 0;                   ///< index into candidates
+  selection_reason reason = selection_reason::only_candidate; ///< why it was chosen
+  std::vector<redistribution_plan> plans;                     ///< one per flattened tensor input
   std::vector<op_collective> op_collectives; ///< collectives of the op's own implementation
   comm_counts comms;                         ///< collectives over all plans and the op itself
 };

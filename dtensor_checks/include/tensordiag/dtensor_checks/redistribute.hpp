@@ -25,8 +25,8 @@ enum class collective : std::uint8_t { none, all_gather, all_reduce, reduce_scat
 /// What a step cannot do (PyTorch raises at redistribution time).
 enum class step_problem : std::uint8_t {
   none,
-  shard_to_partial,    ///< `redistribute from S(0) to P(sum) not supported yet`
-  partial_to_partial,  ///< `Redistribution from one partial type (P(avg)) to another (P(sum))`
+  shard_to_partial,   ///< `redistribute from S(0) to P(sum) not supported yet`
+  partial_to_partial, ///< `Redistribution from one partial type (P(avg)) to another (P(sum))`
 };
 
 /// One transform on one mesh dim.
@@ -38,14 +38,14 @@ struct redistribute_step {
   /// Counted as this collective in the corpus: S(i)→S(j) is an all-to-all, but PyTorch's CPU
   /// (fake) process group runs it as all-gather + chunk, which is what the corpus records.
   collective counted = collective::none;
-  std::int64_t bytes_per_rank = 0;  ///< size of the larger local buffer of the step
-  double time_us = 0.0;             ///< α–β estimate, 0 for local steps
+  std::int64_t bytes_per_rank = 0; ///< size of the larger local buffer of the step
+  double time_us = 0.0;            ///< α–β estimate, 0 for local steps
   step_problem problem = step_problem::none;
 };
 
 /// Count of collectives per kind, as the corpus counts them.
 struct comm_counts {
-  std::array<std::int64_t, 5> by_kind{};  ///< indexed by collective
+  std::array<std::int64_t, 5> by_kind{}; ///< indexed by collective
   [[nodiscard]] std::int64_t operator[](collective c) const noexcept {
     return by_kind[static_cast<std::size_t>(c)];
   }
@@ -77,11 +77,10 @@ struct plan_options {
 /// The greedy plan of PyTorch 2.11: a 1-D mesh takes one step; a source with shards first walks
 /// the mesh dims inner→outer (a target Shard whose earlier mesh dims disagree goes to Replicate
 /// first), then outer→inner for what remains.
-[[nodiscard]] redistribution_plan plan_redistribution(const device_mesh& mesh, const tensor_meta& meta,
-                                                      const placement_list& current,
-                                                      const placement_list& target,
-                                                      const mesh_topology& topo,
-                                                      const plan_options& options = {});
+[[nodiscard]] redistribution_plan
+plan_redistribution(const device_mesh& mesh, const tensor_meta& meta, const placement_list& current,
+                    const placement_list& target, const mesh_topology& topo,
+                    const plan_options& options = {});
 
 /// `S(0)→R on mesh dim 1: all_gather, 3,072 bytes per rank, 14.7 µs`.
 [[nodiscard]] std::string to_string(const redistribute_step& step, const device_mesh& mesh);

@@ -28,10 +28,10 @@ struct corpus_score {
   std::size_t user_error_rejected = 0;
   std::size_t limitation_cases = 0;
   std::size_t limitation_rejected = 0;
-  std::size_t comms_agree = 0;  ///< among ok cases whose outputs agree or not
+  std::size_t comms_agree = 0; ///< among ok cases whose outputs agree or not
   std::map<std::string, op_score> per_op;
-  std::vector<std::string> disagreements;        ///< `id op: why`
-  std::vector<std::string> comms_disagreements;  ///< `id op: ours vs theirs`
+  std::vector<std::string> disagreements;       ///< `id op: why`
+  std::vector<std::string> comms_disagreements; ///< `id op: ours vs theirs`
 
   /// (ok_agree + user_error_rejected + limitation_cases) / total.
   [[nodiscard]] double agreement() const noexcept;

@@ -53,11 +53,12 @@ public:
   /// The short op name used in messages: `aten.mm` for `aten.mm.default`.
   [[nodiscard]] std::string short_op() const;
   /// Normalises a possibly negative dim against `ndim`; throws TDIAG-DT-011 naming arg i.
-  [[nodiscard]] std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim, std::size_t arg_index) const;
+  [[nodiscard]] std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim,
+                                      std::size_t arg_index) const;
 
   /// Throws a sharding_error built with make_diagnostic() for this op.
-  [[noreturn]] void fail(error_class cls, std::string_view code, std::string title, std::string message,
-                         std::string hint) const;
+  [[noreturn]] void fail(error_class cls, std::string_view code, std::string title,
+                         std::string message, std::string hint) const;
   [[noreturn]] void fail(error_class cls, diagnostic d) const;
 
 private:
@@ -77,8 +78,8 @@ struct op_collective {
 
 /// What a rule returns.
 struct rule_result {
-  std::vector<tensor_meta> outputs;              ///< global meta of every output
-  std::vector<candidate_strategy> candidates;    ///< in PyTorch's order (ties resolve by it)
+  std::vector<tensor_meta> outputs;           ///< global meta of every output
+  std::vector<candidate_strategy> candidates; ///< in PyTorch's order (ties resolve by it)
   /// Per tensor input: how to plan its redistribution (copy_ reduces a mismatched Partial).
   std::vector<plan_options> input_plan_options;
   /// Collectives inside the op's own implementation, counted with the plans' ones.
@@ -95,13 +96,13 @@ using mesh_dim_rule = std::vector<placement>;
 /// combination when a sharded input dim is smaller than the product of the mesh sizes sharding
 /// it, or a spec mixes Partial kinds other than {sum, avg}. `input_shapes[k]` is the global
 /// shape of the rule's k-th input column.
-[[nodiscard]] std::vector<candidate_strategy> expand_mesh_dim_rules(const device_mesh& mesh,
-                                                                    const std::vector<mesh_dim_rule>& rules,
-                                                                    std::size_t num_outputs,
-                                                                    const std::vector<shape_t>& input_shapes);
+[[nodiscard]] std::vector<candidate_strategy>
+expand_mesh_dim_rules(const device_mesh& mesh, const std::vector<mesh_dim_rule>& rules,
+                      std::size_t num_outputs, const std::vector<shape_t>& input_shapes);
 
 /// True when every Shard of `ps` fits `shape` (the sharded size is at least the product of the
 /// mesh sizes sharding it) — PyTorch's is_tensor_shardable.
-[[nodiscard]] bool is_shardable(const shape_t& shape, const placement_list& ps, const device_mesh& mesh);
+[[nodiscard]] bool is_shardable(const shape_t& shape, const placement_list& ps,
+                                const device_mesh& mesh);
 
 } // namespace tdiag::dtensor

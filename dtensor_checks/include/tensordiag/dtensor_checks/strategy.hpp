@@ -30,11 +30,11 @@ struct scored_candidate {
 
 /// Which rule of the selection picked the candidate.
 enum class selection_reason : std::uint8_t {
-  only_candidate,   ///< the rule produced a single candidate
-  negative_cost,    ///< the most negative total (follow-the-input factories)
-  no_redistribute,  ///< zero cost and the inputs already match
-  zero_cost,        ///< the first zero total (local chunking only)
-  min_cost,         ///< the first minimum
+  only_candidate,  ///< the rule produced a single candidate
+  negative_cost,   ///< the most negative total (follow-the-input factories)
+  no_redistribute, ///< zero cost and the inputs already match
+  zero_cost,       ///< the first zero total (local chunking only)
+  min_cost,        ///< the first minimum
 };
 
 /// "only candidate", "no redistribution needed", ...

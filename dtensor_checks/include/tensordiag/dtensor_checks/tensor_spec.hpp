@@ -17,7 +17,17 @@
 
 namespace tdiag::dtensor {
 
-enum class dtype : std::uint8_t { float32, float16, bfloat16, float64, int64, int32, int8, uint8, boolean };
+enum class dtype : std::uint8_t {
+  float32,
+  float16,
+  bfloat16,
+  float64,
+  int64,
+  int32,
+  int8,
+  uint8,
+  boolean
+};
 
 /// Bytes per element.
 [[nodiscard]] std::int64_t itemsize(dtype t) noexcept;
@@ -39,7 +49,7 @@ using shape_t = std::vector<std::int64_t>;
 /// The global metadata of a tensor: shape, stride and dtype (PyTorch's TensorMeta).
 struct tensor_meta {
   shape_t shape;
-  shape_t stride;  ///< contiguous unless given
+  shape_t stride; ///< contiguous unless given
   dtype type = dtype::float32;
   friend bool operator==(const tensor_meta&, const tensor_meta&) = default;
 };

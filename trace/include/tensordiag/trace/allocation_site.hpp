@@ -26,6 +26,7 @@ namespace tdiag::trace {
 /// The frame as a report location (file, line, function).
 [[nodiscard]] source_location frame_location(const trace& t, frame_id id);
 /// The stack for a diagnostic, innermost first, at most `limit` frames.
-[[nodiscard]] std::vector<stack_frame> report_stack(const trace& t, stack_id stack, std::size_t limit = 24);
+[[nodiscard]] std::vector<stack_frame> report_stack(const trace& t, stack_id stack,
+                                                    std::size_t limit = 24);
 
 } // namespace tdiag::trace

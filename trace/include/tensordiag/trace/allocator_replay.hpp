@@ -57,7 +57,7 @@ private:
   std::span<const memory_event> events_;
   std::int32_t device_ = 0;
   std::size_t interval_ = 1;
-  std::vector<allocator_state> keyframes_;  // keyframes_[k] = state after k * interval_ events
+  std::vector<allocator_state> keyframes_; // keyframes_[k] = state after k * interval_ events
   std::size_t mismatches_ = 0;
 };
 

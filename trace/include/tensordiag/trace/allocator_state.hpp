@@ -15,9 +15,9 @@
 namespace tdiag::trace {
 
 enum class block_state : std::uint8_t {
-  active_allocated = 0,     ///< handed out to a tensor
-  active_pending_free = 1,  ///< freed by the user, stream uses still pending
-  inactive = 2,             ///< free and reusable
+  active_allocated = 0,    ///< handed out to a tensor
+  active_pending_free = 1, ///< freed by the user, stream uses still pending
+  inactive = 2,            ///< free and reusable
 };
 
 enum class segment_type : std::uint8_t { unknown = 0, small = 1, large = 2 };
@@ -25,7 +25,7 @@ enum class segment_type : std::uint8_t { unknown = 0, small = 1, large = 2 };
 struct block {
   std::uint64_t address = 0;
   std::uint64_t size = 0;
-  std::uint64_t requested_size = 0;  ///< what the user asked for (size minus rounding)
+  std::uint64_t requested_size = 0; ///< what the user asked for (size minus rounding)
   block_state state = block_state::inactive;
   stack_id stack = no_stack;
   friend bool operator==(const block&, const block&) = default;
@@ -36,11 +36,11 @@ struct segment {
   std::uint64_t address = 0;
   std::uint64_t total_size = 0;
   std::uint64_t stream = 0;
-  std::uint64_t pool = 0;  ///< pool id; 0 = default pool
+  std::uint64_t pool = 0; ///< pool id; 0 = default pool
   segment_type type = segment_type::unknown;
   bool is_expandable = false;
-  stack_id stack = no_stack;  ///< where the segment was allocated
-  std::vector<block> blocks;  ///< sorted by address, covering [address, address + total_size)
+  stack_id stack = no_stack; ///< where the segment was allocated
+  std::vector<block> blocks; ///< sorted by address, covering [address, address + total_size)
   friend bool operator==(const segment&, const segment&) = default;
 
   /// Bytes in active_allocated blocks.
@@ -52,8 +52,8 @@ struct segment {
 };
 
 struct allocator_state {
-  std::int64_t time = 0;      ///< ns on the trace axis at which this state holds
-  std::vector<segment> segments;  ///< sorted by (device, address)
+  std::int64_t time = 0;         ///< ns on the trace axis at which this state holds
+  std::vector<segment> segments; ///< sorted by (device, address)
   friend bool operator==(const allocator_state&, const allocator_state&) = default;
 
   /// Sum of segment sizes (optionally of one device; device < -1 means all).

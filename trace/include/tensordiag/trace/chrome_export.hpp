@@ -17,9 +17,9 @@
 namespace tdiag::trace {
 
 struct chrome_export_options {
-  bool api_calls = true;        ///< host runtime/driver calls and CPU ops
-  bool flows = true;            ///< launch -> kernel arrows
-  bool memory_counters = true;  ///< allocated / reserved bytes per device
+  bool api_calls = true;       ///< host runtime/driver calls and CPU ops
+  bool flows = true;           ///< launch -> kernel arrows
+  bool memory_counters = true; ///< allocated / reserved bytes per device
 };
 
 /// What was written, by kind (a flow counts once for its s/f pair).
@@ -28,10 +28,10 @@ struct chrome_export_stats {
   std::size_t copies = 0;
   std::size_t api_calls = 0;
   std::size_t ranges = 0;
-  std::size_t instants = 0;  ///< markers, assertion failures, OOM and snapshot markers
+  std::size_t instants = 0; ///< markers, assertion failures, OOM and snapshot markers
   std::size_t flows = 0;
-  std::size_t counters = 0;  ///< `C` events
-  std::size_t metadata = 0;  ///< `M` events
+  std::size_t counters = 0; ///< `C` events
+  std::size_t metadata = 0; ///< `M` events
   /// Entries of the traceEvents array.
   [[nodiscard]] std::size_t trace_events() const noexcept {
     return kernels + copies + api_calls + ranges + instants + 2 * flows + counters + metadata;

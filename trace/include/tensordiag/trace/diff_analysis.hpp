@@ -18,21 +18,22 @@
 namespace tdiag::trace {
 
 struct diff_row {
-  std::string key;  ///< site ("train.py:42 (main)") or kernel name
-  std::int64_t a = 0, b = 0;          ///< bytes (sites) or total ns (kernels)
+  std::string key;           ///< site ("train.py:42 (main)") or kernel name
+  std::int64_t a = 0, b = 0; ///< bytes (sites) or total ns (kernels)
   std::size_t count_a = 0, count_b = 0;
   [[nodiscard]] std::int64_t delta() const noexcept { return b - a; }
 };
 
 struct diff_result {
-  std::vector<diff_row> sites;    ///< by |delta|, largest first
-  std::vector<diff_row> kernels;  ///< by |delta|, largest first
+  std::vector<diff_row> sites;   ///< by |delta|, largest first
+  std::vector<diff_row> kernels; ///< by |delta|, largest first
   std::int64_t live_a = 0, live_b = 0;
   std::int64_t peak_allocated_a = -1, peak_allocated_b = -1;
   std::int64_t peak_reserved_a = -1, peak_reserved_b = -1;
 };
 
 [[nodiscard]] diff_result diff_traces(const trace& a, const trace& b);
-[[nodiscard]] report diff_report(const trace& a, const trace& b, const diff_result& r, std::size_t top = 10);
+[[nodiscard]] report diff_report(const trace& a, const trace& b, const diff_result& r,
+                                 std::size_t top = 10);
 
 } // namespace tdiag::trace

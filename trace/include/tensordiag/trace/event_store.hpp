@@ -27,8 +27,7 @@ template <typename Record>
     return r.time;
 }
 /// The end of a ranged record; an instant ends when it begins.
-template <typename Record>
-[[nodiscard]] constexpr std::int64_t end_time(const Record& r) noexcept {
+template <typename Record> [[nodiscard]] constexpr std::int64_t end_time(const Record& r) noexcept {
   if constexpr (requires { r.end; })
     return r.end;
   else
@@ -44,8 +43,7 @@ template <typename Record>
   return e > b ? static_cast<std::uint64_t>(e) - static_cast<std::uint64_t>(b) : 0;
 }
 
-template <typename Record>
-class event_store {
+template <typename Record> class event_store {
 public:
   using record_type = Record;
 
@@ -93,7 +91,8 @@ public:
       lane_offsets_[l] = i;
       while (i < records_.size() && records_[i].lane == l) {
         const std::uint64_t d = duration_of(records_[i]);
-        const std::uint64_t cap = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+        const std::uint64_t cap =
+            static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
         lane_max_duration_[l] =
             std::max(lane_max_duration_[l], static_cast<std::int64_t>(std::min(d, cap)));
         ++i;

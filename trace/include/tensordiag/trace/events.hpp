@@ -21,20 +21,20 @@ namespace tdiag::trace {
 
 /// A GPU kernel execution (CUPTI CONCURRENT_KERNEL, Kineto "kernel").
 struct kernel_event {
-  std::int64_t start = 0;  ///< ns
-  std::int64_t end = 0;    ///< ns
-  lane_id lane = 0;        ///< a gpu_stream lane
+  std::int64_t start = 0; ///< ns
+  std::int64_t end = 0;   ///< ns
+  lane_id lane = 0;       ///< a gpu_stream lane
   string_id name = no_string;
   std::int32_t device = 0;
   std::uint32_t context = 0;
   std::uint64_t stream = 0;
   std::uint32_t grid[3] = {0, 0, 0};
   std::uint32_t block[3] = {0, 0, 0};
-  std::uint32_t shared_static = 0;   ///< bytes
-  std::uint32_t shared_dynamic = 0;  ///< bytes
-  std::uint32_t registers = 0;       ///< per thread
-  std::uint32_t correlation = 0;     ///< CUPTI correlation id; 0 = none
-  std::uint64_t launch_id = 0;       ///< tensordiag assertion-runtime launch id; 0 = none
+  std::uint32_t shared_static = 0;  ///< bytes
+  std::uint32_t shared_dynamic = 0; ///< bytes
+  std::uint32_t registers = 0;      ///< per thread
+  std::uint32_t correlation = 0;    ///< CUPTI correlation id; 0 = none
+  std::uint64_t launch_id = 0;      ///< tensordiag assertion-runtime launch id; 0 = none
   friend bool operator==(const kernel_event&, const kernel_event&) = default;
 };
 
@@ -44,7 +44,7 @@ enum class copy_kind : std::uint8_t {
   dtoh = 2,
   dtod = 3,
   htoh = 4,
-  ptop = 5,  ///< peer to peer
+  ptop = 5, ///< peer to peer
   memset = 6,
 };
 
@@ -64,27 +64,27 @@ enum class memory_kind : std::uint8_t {
 struct copy_event {
   std::int64_t start = 0;
   std::int64_t end = 0;
-  lane_id lane = 0;  ///< a gpu_stream lane
-  string_id name = no_string;  ///< e.g. "Memcpy HtoD (Pageable -> Device)"; may be no_string
+  lane_id lane = 0;           ///< a gpu_stream lane
+  string_id name = no_string; ///< e.g. "Memcpy HtoD (Pageable -> Device)"; may be no_string
   std::uint64_t bytes = 0;
   std::int32_t device = 0;
   std::uint32_t context = 0;
   std::uint64_t stream = 0;
   copy_kind kind = copy_kind::unknown;
   memory_kind src_kind = memory_kind::unknown;
-  memory_kind dst_kind = memory_kind::unknown;  ///< for memset: the memory set
+  memory_kind dst_kind = memory_kind::unknown; ///< for memset: the memory set
   std::uint8_t reserved0 = 0;
   std::uint32_t correlation = 0;
-  std::uint32_t value = 0;  ///< memset value
+  std::uint32_t value = 0; ///< memset value
   std::uint32_t reserved1 = 0;
   friend bool operator==(const copy_event&, const copy_event&) = default;
 };
 
 enum class api_kind : std::uint8_t {
-  runtime = 0,  ///< cudaXxx / hipXxx
-  driver = 1,   ///< cuXxx
-  cpu_op = 2,   ///< framework operator (aten::mm)
-  python = 3,   ///< python_function
+  runtime = 0, ///< cudaXxx / hipXxx
+  driver = 1,  ///< cuXxx
+  cpu_op = 2,  ///< framework operator (aten::mm)
+  python = 3,  ///< python_function
   other = 4,
 };
 
@@ -92,23 +92,23 @@ enum class api_kind : std::uint8_t {
 struct api_event {
   std::int64_t start = 0;
   std::int64_t end = 0;
-  lane_id lane = 0;  ///< a host_thread lane
+  lane_id lane = 0; ///< a host_thread lane
   string_id name = no_string;
   std::int64_t process = 0;
   std::uint64_t thread = 0;
-  std::uint32_t correlation = 0;  ///< links to kernel/copy events; 0 = none
+  std::uint32_t correlation = 0; ///< links to kernel/copy events; 0 = none
   stack_id stack = no_stack;
   api_kind kind = api_kind::runtime;
   std::uint8_t reserved0[3] = {0, 0, 0};
-  std::uint32_t cbid = 0;  ///< CUPTI callback id when known
+  std::uint32_t cbid = 0; ///< CUPTI callback id when known
   friend bool operator==(const api_event&, const api_event&) = default;
 };
 
 enum class range_kind : std::uint8_t {
-  user_annotation = 0,  ///< record_function / NVTX push-pop on a host thread
-  gpu_annotation = 1,   ///< annotation projected onto a GPU stream
-  step = 2,             ///< ProfilerStep#N
-  external = 3,         ///< snapshot external_annotations
+  user_annotation = 0, ///< record_function / NVTX push-pop on a host thread
+  gpu_annotation = 1,  ///< annotation projected onto a GPU stream
+  step = 2,            ///< ProfilerStep#N
+  external = 3,        ///< snapshot external_annotations
   other = 4,
 };
 
@@ -135,35 +135,35 @@ struct marker_event {
 };
 
 enum class memory_action : std::uint8_t {
-  alloc = 0,             ///< block handed out (caching allocator) or driver allocation
-  free_requested = 1,    ///< freed by the user, not reusable yet (stream uses pending)
-  free_completed = 2,    ///< actually reusable; a plain free (CUPTI release) is this
-  segment_alloc = 3,     ///< cudaMalloc of a whole segment
-  segment_free = 4,      ///< cudaFree of a whole segment
-  segment_map = 5,       ///< expandable segment: pages mapped
-  segment_unmap = 6,     ///< expandable segment: pages unmapped
+  alloc = 0,          ///< block handed out (caching allocator) or driver allocation
+  free_requested = 1, ///< freed by the user, not reusable yet (stream uses pending)
+  free_completed = 2, ///< actually reusable; a plain free (CUPTI release) is this
+  segment_alloc = 3,  ///< cudaMalloc of a whole segment
+  segment_free = 4,   ///< cudaFree of a whole segment
+  segment_map = 5,    ///< expandable segment: pages mapped
+  segment_unmap = 6,  ///< expandable segment: pages unmapped
   pool_create = 7,
   pool_trim = 8,
   pool_destroy = 9,
-  oom = 10,              ///< failed request: size = requested bytes, device_free set
-  snapshot = 11,         ///< marker: snapshot taken
+  oom = 10,      ///< failed request: size = requested bytes, device_free set
+  snapshot = 11, ///< marker: snapshot taken
 };
 
 /// One allocator event. For the PyTorch caching allocator `address`/`size` are a block's (alloc,
 /// free_*) or a segment's (segment_*); for CUPTI MEMORY2 the driver allocation.
 struct memory_event {
   std::int64_t time = 0;
-  lane_id lane = 0;  ///< a device_memory lane
+  lane_id lane = 0; ///< a device_memory lane
   memory_action action = memory_action::alloc;
   std::uint8_t reserved0 = 0;
   std::uint16_t reserved1 = 0;
-  std::int32_t device = 0;  ///< -1 = host
+  std::int32_t device = 0; ///< -1 = host
   stack_id stack = no_stack;
   std::uint64_t address = 0;
-  std::uint64_t size = 0;         ///< bytes; for oom the requested size
+  std::uint64_t size = 0; ///< bytes; for oom the requested size
   std::uint64_t stream = 0;
-  std::uint64_t pool = 0;         ///< pool id / handle; 0 = default pool
-  std::uint64_t device_free = 0;  ///< oom only: free bytes the driver reported
+  std::uint64_t pool = 0;        ///< pool id / handle; 0 = default pool
+  std::uint64_t device_free = 0; ///< oom only: free bytes the driver reported
   /// Totals after the event when the source reports them (Kineto [memory]); -1 = unknown.
   std::int64_t total_allocated = -1;
   std::int64_t total_reserved = -1;
@@ -175,9 +175,9 @@ struct memory_event {
 /// A failed device assertion recorded by the tensordiag assertion runtime.
 struct assertion_event {
   std::int64_t time = 0;
-  lane_id lane = 0;  ///< the kernel's gpu_stream lane when known, else a device lane
-  string_id site = no_string;     ///< "file.cu:42: index < n"
-  string_id message = no_string;  ///< formatted message; may be no_string
+  lane_id lane = 0;              ///< the kernel's gpu_stream lane when known, else a device lane
+  string_id site = no_string;    ///< "file.cu:42: index < n"
+  string_id message = no_string; ///< formatted message; may be no_string
   std::int32_t device = 0;
   std::uint32_t block[3] = {0, 0, 0};
   std::uint32_t thread[3] = {0, 0, 0};
@@ -186,17 +186,17 @@ struct assertion_event {
 };
 
 enum class flow_kind : std::uint8_t {
-  launch = 0,  ///< runtime/driver call -> kernel or copy (Kineto ac2g)
+  launch = 0, ///< runtime/driver call -> kernel or copy (Kineto ac2g)
   other = 1,
 };
 
 /// An arrow from one lane point to another (launch -> kernel). Stored sorted by source time.
 struct flow_event {
-  std::int64_t time = 0;  ///< source time (the launch)
+  std::int64_t time = 0; ///< source time (the launch)
   std::int64_t target_time = 0;
-  lane_id lane = 0;  ///< source lane
+  lane_id lane = 0; ///< source lane
   lane_id target_lane = 0;
-  std::uint32_t correlation = 0;  ///< the flow id
+  std::uint32_t correlation = 0; ///< the flow id
   flow_kind kind = flow_kind::launch;
   std::uint8_t reserved0[3] = {0, 0, 0};
   friend bool operator==(const flow_event&, const flow_event&) = default;

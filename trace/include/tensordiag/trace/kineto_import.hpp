@@ -22,14 +22,14 @@ namespace tdiag::trace {
 
 /// What an import read and how long each phase took (the benchmark prints these).
 struct kineto_stats {
-  std::size_t compressed_bytes = 0;  ///< 0 for plain JSON
+  std::size_t compressed_bytes = 0; ///< 0 for plain JSON
   std::size_t json_bytes = 0;
-  std::size_t events = 0;            ///< entries of traceEvents, every phase included
-  std::size_t metadata_events = 0;   ///< ph M
-  std::size_t skipped_events = 0;    ///< unknown ph, or flows without a partner
+  std::size_t events = 0;          ///< entries of traceEvents, every phase included
+  std::size_t metadata_events = 0; ///< ph M
+  std::size_t skipped_events = 0;  ///< unknown ph, or flows without a partner
   double inflate_seconds = 0;
-  double parse_seconds = 0;          ///< parse and build, interleaved (one pass)
-  double finalize_seconds = 0;       ///< sorting the stores
+  double parse_seconds = 0;    ///< parse and build, interleaved (one pass)
+  double finalize_seconds = 0; ///< sorting the stores
 };
 
 /// True when `head` is a Kineto/Chrome trace: a JSON object whose first bytes show a trace
@@ -40,7 +40,8 @@ struct kineto_stats {
 /// offset (of the JSON text, or of the compressed stream for gzip errors). The text is parsed
 /// in windows of `window_bytes` (grown when one event is larger), so memory stays bounded by
 /// the window and the model, not by the text.
-[[nodiscard]] load_result import_kineto(std::span<const std::byte> bytes, std::string_view source_name,
+[[nodiscard]] load_result import_kineto(std::span<const std::byte> bytes,
+                                        std::string_view source_name,
                                         const load_options& options = {},
                                         kineto_stats* stats = nullptr,
                                         std::size_t window_bytes = std::size_t{4} << 20);

@@ -22,16 +22,16 @@ using lane_id = std::uint32_t;
 inline constexpr lane_id no_lane = 0xFFFFFFFFu;
 
 enum class lane_kind : std::uint8_t {
-  gpu_stream = 0,     ///< key: device, stream
-  host_thread = 1,    ///< key: process, thread
-  device_memory = 2,  ///< key: device (-1 = host memory), 0
+  gpu_stream = 0,    ///< key: device, stream
+  host_thread = 1,   ///< key: process, thread
+  device_memory = 2, ///< key: device (-1 = host memory), 0
 };
 
 struct lane {
   lane_kind kind = lane_kind::host_thread;
-  std::int64_t group = 0;  ///< device for gpu_stream / device_memory, process for host_thread
-  std::uint64_t id = 0;    ///< stream for gpu_stream, thread for host_thread, 0 for memory
-  string_id name = no_string;  ///< display name ("stream 7", "python main"); may be no_string
+  std::int64_t group = 0;     ///< device for gpu_stream / device_memory, process for host_thread
+  std::uint64_t id = 0;       ///< stream for gpu_stream, thread for host_thread, 0 for memory
+  string_id name = no_string; ///< display name ("stream 7", "python main"); may be no_string
   friend bool operator==(const lane&, const lane&) = default;
 };
 

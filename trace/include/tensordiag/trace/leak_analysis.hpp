@@ -23,17 +23,18 @@ struct live_allocation {
   std::int32_t device = 0;
   std::uint64_t address = 0;
   std::uint64_t bytes = 0;
-  std::int64_t time = 0;  ///< when it was allocated; INT64_MIN when before the recorded history
+  std::int64_t time = 0; ///< when it was allocated; INT64_MIN when before the recorded history
   stack_id stack = no_stack;
 };
 
 struct leak_site {
-  frame_id site = 0;  ///< innermost user frame (0 when unknown)
-  stack_id stack = no_stack;  ///< the full stack holding the most bytes at this site
-  std::size_t stacks = 0;     ///< distinct full stacks at this site
+  frame_id site = 0;         ///< innermost user frame (0 when unknown)
+  stack_id stack = no_stack; ///< the full stack holding the most bytes at this site
+  std::size_t stacks = 0;    ///< distinct full stacks at this site
   std::uint64_t live_bytes = 0;
   std::size_t live_count = 0;
-  std::size_t iterations = 0;  ///< distinct iterations (or allocation times) its live blocks come from
+  std::size_t iterations =
+      0; ///< distinct iterations (or allocation times) its live blocks come from
   std::uint64_t growth_per_iteration = 0;
   std::int64_t first_time = 0, last_time = 0;
   bool growing = false;
@@ -42,9 +43,9 @@ struct leak_site {
 struct leak_result {
   std::vector<live_allocation> live;
   std::uint64_t live_bytes = 0;
-  std::size_t iterations = 0;     ///< iterations found in the trace (0 = no step markers)
-  std::string iteration_source;   ///< "ProfilerStep ranges", "annotation 'X'", or empty
-  std::vector<leak_site> sites;   ///< growing first, then by live bytes
+  std::size_t iterations = 0;   ///< iterations found in the trace (0 = no step markers)
+  std::string iteration_source; ///< "ProfilerStep ranges", "annotation 'X'", or empty
+  std::vector<leak_site> sites; ///< growing first, then by live bytes
 };
 
 /// Allocations alive at the end: from the dumped allocator state when there is one, else from
@@ -52,7 +53,8 @@ struct leak_result {
 [[nodiscard]] std::vector<live_allocation> live_allocations(const trace& t);
 /// Iteration boundaries (start times, sorted): profiler steps, else the most repeated
 /// annotation; `source` says which. Empty when the trace has neither.
-[[nodiscard]] std::vector<std::int64_t> iteration_starts(const trace& t, std::string* source = nullptr);
+[[nodiscard]] std::vector<std::int64_t> iteration_starts(const trace& t,
+                                                         std::string* source = nullptr);
 
 [[nodiscard]] leak_result find_leaks(const trace& t);
 [[nodiscard]] report leak_report(const trace& t, const leak_result& r, std::size_t top = 10);

@@ -37,7 +37,7 @@ struct load_result {
 inline constexpr std::size_t sniff_bytes = 4096;
 
 struct importer {
-  std::string name;  ///< short format name, e.g. "tdtrace", "kineto-json"
+  std::string name; ///< short format name, e.g. "tdtrace", "kineto-json"
   /// True when `head` (the start of the raw file, maybe gzip-compressed) is this format.
   std::function<bool(std::span<const std::byte> head)> sniff;
   /// Loads the file; throws tdiag::input_error for input it cannot read.

@@ -21,10 +21,10 @@
 namespace tdiag::trace {
 
 enum class oom_verdict : std::uint8_t {
-  fragmentation,      ///< enough free bytes in reserved segments, but no block large enough
-  process_limit,      ///< the device had room; the process's cap (memory fraction) was hit
-  device_full,        ///< the device itself had too little free memory
-  unexplained,        ///< a free block was large enough (allocator state incomplete?)
+  fragmentation, ///< enough free bytes in reserved segments, but no block large enough
+  process_limit, ///< the device had room; the process's cap (memory fraction) was hit
+  device_full,   ///< the device itself had too little free memory
+  unexplained,   ///< a free block was large enough (allocator state incomplete?)
 };
 [[nodiscard]] std::string_view to_string(oom_verdict v) noexcept;
 
@@ -36,24 +36,25 @@ struct oom_site {
 };
 
 struct oom_finding {
-  std::size_t event_index = 0;  ///< in the lane
+  std::size_t event_index = 0; ///< in the lane
   std::int64_t time = 0;
   std::int32_t device = 0;
   std::uint64_t requested = 0;
   std::uint64_t device_free = 0;
-  std::uint64_t reserved = 0;      ///< at the moment of the failure
-  std::uint64_t allocated = 0;     ///< active_allocated block bytes
+  std::uint64_t reserved = 0;  ///< at the moment of the failure
+  std::uint64_t allocated = 0; ///< active_allocated block bytes
   std::uint64_t free_in_reserved = 0;
   std::uint64_t largest_free_block = 0;
   double fragmentation = 0;        ///< 1 - largest / free_in_reserved (0 when nothing free)
   std::uint64_t peak_reserved = 0; ///< before the failure, over the recorded history
-  std::vector<std::uint64_t> released_before;  ///< segment_free sizes since the last alloc
-  std::vector<oom_site> sites;     ///< live allocations by site, most bytes first
-  stack_id stack = no_stack;       ///< where the failed request came from
+  std::vector<std::uint64_t> released_before; ///< segment_free sizes since the last alloc
+  std::vector<oom_site> sites;                ///< live allocations by site, most bytes first
+  stack_id stack = no_stack;                  ///< where the failed request came from
   oom_verdict verdict = oom_verdict::unexplained;
 };
 
 [[nodiscard]] std::vector<oom_finding> find_ooms(const trace& t);
-[[nodiscard]] report oom_report(const trace& t, const std::vector<oom_finding>& findings, std::size_t top_sites = 5);
+[[nodiscard]] report oom_report(const trace& t, const std::vector<oom_finding>& findings,
+                                std::size_t top_sites = 5);
 
 } // namespace tdiag::trace

@@ -22,19 +22,19 @@ namespace tdiag::trace {
 /// Bounds on what one pickle may make the reader allocate. Exceeding one throws
 /// tdiag::input_error (TDIAG-TR-104) naming the limit and the byte offset.
 struct pickle_limits {
-  std::size_t max_bytes = std::size_t{1} << 36;       ///< input size (64 GiB)
-  std::size_t max_values = std::size_t{1} << 31;      ///< objects created (memo gets are free)
-  std::size_t max_stack = std::size_t{1} << 24;       ///< pickle machine stack entries
-  std::size_t max_mark_depth = 1024;                  ///< nested MARKs (open tuples, batches)
-  std::size_t max_container = std::size_t{1} << 30;   ///< items in one list/dict/set
-  std::size_t max_depth = 256;                        ///< nesting of containers in the result
+  std::size_t max_bytes = std::size_t{1} << 36;     ///< input size (64 GiB)
+  std::size_t max_values = std::size_t{1} << 31;    ///< objects created (memo gets are free)
+  std::size_t max_stack = std::size_t{1} << 24;     ///< pickle machine stack entries
+  std::size_t max_mark_depth = 1024;                ///< nested MARKs (open tuples, batches)
+  std::size_t max_container = std::size_t{1} << 30; ///< items in one list/dict/set
+  std::size_t max_depth = 256;                      ///< nesting of containers in the result
 };
 
 enum class pickle_kind : std::uint8_t {
   none,
   boolean,
-  integer,      ///< fits in std::int64_t
-  big_integer,  ///< LONG1/LONG4 wider than 64 bits (two's complement, little-endian bytes)
+  integer,     ///< fits in std::int64_t
+  big_integer, ///< LONG1/LONG4 wider than 64 bits (two's complement, little-endian bytes)
   floating,
   string,
   bytes,
@@ -117,9 +117,9 @@ public:
 
   /// Internal storage; public only so the parser in pickle_reader.cpp can fill it.
   struct node {
-    std::uint64_t payload = 0;  ///< int value, double bits, or string byte offset
-    std::uint64_t offset = 0;   ///< byte offset of the creating opcode
-    std::uint32_t aux = 0;      ///< string length or container index
+    std::uint64_t payload = 0; ///< int value, double bits, or string byte offset
+    std::uint64_t offset = 0;  ///< byte offset of the creating opcode
+    std::uint32_t aux = 0;     ///< string length or container index
     pickle_kind kind = pickle_kind::none;
   };
 

@@ -25,7 +25,7 @@ inline constexpr stack_id no_stack = 0;
 struct frame {
   string_id function = no_string;
   string_id file = no_string;
-  std::uint32_t line = 0;  ///< 1-based; 0 when unknown
+  std::uint32_t line = 0; ///< 1-based; 0 when unknown
   friend bool operator==(const frame&, const frame&) = default;
 };
 

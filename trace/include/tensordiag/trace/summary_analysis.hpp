@@ -44,15 +44,15 @@ struct stream_stat {
   std::uint64_t stream = 0;
   std::size_t kernels = 0, copies = 0;
   std::int64_t busy_ns = 0;
-  double busy_fraction = 0;  ///< busy time over the span of all GPU activity
+  double busy_fraction = 0; ///< busy time over the span of all GPU activity
 };
 
 struct summary_result {
-  std::vector<std::pair<std::string, std::size_t>> counts;  ///< kind -> events, in a fixed order
+  std::vector<std::pair<std::string, std::size_t>> counts; ///< kind -> events, in a fixed order
   time_span span;
   time_span gpu_span;
   std::vector<memory_peak> memory;
-  std::vector<kernel_stat> kernels;  ///< by total time, longest first
+  std::vector<kernel_stat> kernels; ///< by total time, longest first
   std::vector<stream_stat> streams;
 };
 

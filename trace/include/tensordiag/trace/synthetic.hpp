@@ -19,11 +19,11 @@ struct synthetic_options {
   std::uint32_t devices = 1;
   std::uint32_t streams_per_device = 4;
   std::uint32_t host_threads = 2;
-  std::uint32_t kernel_names = 36;  ///< distinct kernel names
+  std::uint32_t kernel_names = 36; ///< distinct kernel names
   std::size_t copies_per_100_kernels = 5;
   std::size_t allocations_per_100_kernels = 20;
   std::uint64_t seed = 1;
-  bool with_flows = true;        ///< link launches to kernels (trace::link_flows_by_correlation)
+  bool with_flows = true; ///< link launches to kernels (trace::link_flows_by_correlation)
   bool with_allocator_state = true;
 };
 

@@ -35,11 +35,11 @@ struct tdtrace_file_info {
   bool has_footer = false;
   std::uint64_t file_bytes = 0;
   std::uint32_t chunks_loaded = 0;
-  std::uint32_t chunks_corrupted = 0;   ///< skipped: bad checksum, bad header or undecodable
-  std::uint32_t chunks_out_of_range = 0;  ///< not loaded because of options.range
-  std::uint32_t chunks_in_footer = 0;  ///< 0 without a footer
-  std::uint64_t bytes_lost = 0;  ///< bytes of truncated or corrupted data that were not loaded
-  std::vector<std::uint64_t> chunk_offsets;  ///< file offsets of the loaded chunks
+  std::uint32_t chunks_corrupted = 0;    ///< skipped: bad checksum, bad header or undecodable
+  std::uint32_t chunks_out_of_range = 0; ///< not loaded because of options.range
+  std::uint32_t chunks_in_footer = 0;    ///< 0 without a footer
+  std::uint64_t bytes_lost = 0; ///< bytes of truncated or corrupted data that were not loaded
+  std::vector<std::uint64_t> chunk_offsets; ///< file offsets of the loaded chunks
 };
 
 struct tdtrace_load {

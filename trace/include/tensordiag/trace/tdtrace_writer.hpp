@@ -39,12 +39,12 @@ struct tdtrace_writer_options {
 };
 
 struct tdtrace_writer_stats {
-  std::uint64_t events_appended = 0;  ///< events in batches accepted by append()
-  std::uint64_t events_written = 0;   ///< events in chunks on disk
-  std::uint64_t events_dropped = 0;   ///< events in batches dropped (queue full, writer failed)
+  std::uint64_t events_appended = 0; ///< events in batches accepted by append()
+  std::uint64_t events_written = 0;  ///< events in chunks on disk
+  std::uint64_t events_dropped = 0;  ///< events in batches dropped (queue full, writer failed)
   std::uint64_t chunks_written = 0;
-  std::uint64_t payload_bytes = 0;  ///< encoded chunk bytes before compression
-  std::uint64_t file_bytes = 0;     ///< bytes written to the file, headers included
+  std::uint64_t payload_bytes = 0; ///< encoded chunk bytes before compression
+  std::uint64_t file_bytes = 0;    ///< bytes written to the file, headers included
 };
 
 class tdtrace_writer {
@@ -96,8 +96,8 @@ private:
   std::uint64_t flush_requested_ = 0;
   std::uint64_t flush_done_ = 0;
   std::exception_ptr failure_;
-  trace_metadata metadata_;  // guarded by mutex_
-  tdtrace_writer_stats stats_;  // guarded by mutex_
+  trace_metadata metadata_;    // guarded by mutex_
+  tdtrace_writer_stats stats_; // guarded by mutex_
 
   // Writer-thread state.
   std::unique_ptr<chunk_builder> builder_;

@@ -20,13 +20,13 @@ namespace tdiag::trace {
 struct timeline_lane {
   lane_id lane = 0;
   std::int32_t device = 0;
-  std::size_t event_index = 0;  ///< events applied
+  std::size_t event_index = 0; ///< events applied
   std::size_t event_count = 0;
   allocator_state state;
 };
 
 struct timeline_result {
-  std::int64_t time = 0;  ///< on the trace axis
+  std::int64_t time = 0; ///< on the trace axis
   std::vector<timeline_lane> lanes;
 };
 
@@ -35,7 +35,7 @@ struct timeline_result {
 /// The state after the first `index` events of each memory lane (index clamped per lane).
 [[nodiscard]] timeline_result timeline_after_events(const trace& t, std::size_t index);
 
-[[nodiscard]] report timeline_report(const trace& t, const timeline_result& r, std::size_t max_segments = 20,
-                                     std::size_t max_blocks = 8);
+[[nodiscard]] report timeline_report(const trace& t, const timeline_result& r,
+                                     std::size_t max_segments = 20, std::size_t max_blocks = 8);
 
 } // namespace tdiag::trace

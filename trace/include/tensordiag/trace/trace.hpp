@@ -23,8 +23,8 @@
 namespace tdiag::trace {
 
 struct trace_metadata {
-  std::string source_path;  ///< the file it was loaded from; empty when built in memory
-  std::string format;       ///< "tdtrace", "kineto-json", "torch-snapshot", "cupti", ...
+  std::string source_path; ///< the file it was loaded from; empty when built in memory
+  std::string format;      ///< "tdtrace", "kineto-json", "torch-snapshot", "cupti", ...
   /// Unix-epoch nanoseconds of time 0 on the trace's axis; 0 when unknown (times are then
   /// relative to an arbitrary origin).
   std::int64_t time_origin_ns = 0;
@@ -55,7 +55,7 @@ public:
 
   // One store per event kind.
   event_store<kernel_event> kernels;
-  event_store<copy_event> copies;  ///< memcpy and memset
+  event_store<copy_event> copies; ///< memcpy and memset
   event_store<api_event> api_calls;
   event_store<range_event> ranges;
   event_store<marker_event> markers;
@@ -92,13 +92,11 @@ public:
   }
 
   /// Applies `fn(store)` to every event store (generic code: writers, statistics).
-  template <typename Fn>
-  void for_each_store(Fn&& fn) {
+  template <typename Fn> void for_each_store(Fn&& fn) {
     fn(kernels), fn(copies), fn(api_calls), fn(ranges), fn(markers), fn(memory), fn(assertions),
         fn(flows), fn(counters);
   }
-  template <typename Fn>
-  void for_each_store(Fn&& fn) const {
+  template <typename Fn> void for_each_store(Fn&& fn) const {
     fn(kernels), fn(copies), fn(api_calls), fn(ranges), fn(markers), fn(memory), fn(assertions),
         fn(flows), fn(counters);
   }

@@ -25,8 +25,7 @@ public:
   [[nodiscard]] stack_id stack(stack_id id);
   [[nodiscard]] lane_id lane(lane_id id);
   /// Remaps every id field of `record` in place.
-  template <typename Record>
-  void remap(Record& record);
+  template <typename Record> void remap(Record& record);
 
   void reset();
 

@@ -29,7 +29,7 @@ TDIAG_DEVICE inline void current_launch(buffer_header* h, failure_origin& o) {
   asm volatile("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn));
   const unsigned slot = dyn & 0xffu;
   const auto* slots = reinterpret_cast<const std::uint64_t*>(h->reserved[0]);
-  constexpr unsigned slot_count = 256;  // launch_slot_pool::slots
+  constexpr unsigned slot_count = 256; // launch_slot_pool::slots
   if (slot != 0 && slots != nullptr && load_acquire(&slots[slot_count + slot]) == dyn) {
     // Bit 63: the slot belongs to a launch captured into a CUDA graph (flags 2 = graph replay).
     const std::uint64_t entry = load_acquire(&slots[slot]);
@@ -52,13 +52,13 @@ TDIAG_DEVICE inline void current_launch(buffer_header* h, failure_origin& o) {
   const auto* packet = (const std::uint32_t*)__builtin_amdgcn_dispatch_ptr();
   const unsigned slot = packet[7] & 0xffu;
   const auto* slots = reinterpret_cast<const std::uint64_t*>(h->reserved[0]);
-  constexpr unsigned slot_count = 256;  // launch_slot_pool::slots
+  constexpr unsigned slot_count = 256; // launch_slot_pool::slots
   if (slot != 0 && slots != nullptr && load_acquire(&slots[slot_count + slot]) == packet[7]) {
     const std::uint64_t entry = load_acquire(&slots[slot]);
     o.launch_id = entry & ~(1ull << 63);
     o.flags = (entry >> 63) != 0 ? 2 : 0;
   } else {
-    o.launch_id = 0;  // no readable grid id on AMD
+    o.launch_id = 0; // no readable grid id on AMD
     o.flags = 1;
   }
 #endif
@@ -85,9 +85,9 @@ TDIAG_DEVICE inline void write_hardware_ids(failure_record& r) {
 /// publish after a system-scope fence), writing each field straight into the record after the
 /// claim instead of gathering a failure_origin first: fewer values live at once keeps this
 /// callee's register count, which the kernel inherits, low (tests/assertions/register_check.cmake).
-[[noreturn]] TDIAG_DETAIL_NOINLINE TDIAG_DEVICE inline void gpu_fail(
-    buffer_header* h, const site_descriptor* site, const std::uint64_t* values,
-    const value_type* types, std::uint32_t count) {
+[[noreturn]] TDIAG_DETAIL_NOINLINE TDIAG_DEVICE inline void
+gpu_fail(buffer_header* h, const site_descriptor* site, const std::uint64_t* values,
+         const value_type* types, std::uint32_t count) {
   if (h == nullptr) {
     // Never silent: no buffer bound (tensordiag runtime off, or a module it never saw).
     trap();

@@ -40,9 +40,11 @@ public:
   void all_gather(const void* send, void* recv, std::int64_t count, dtype type);
   /// send holds size() * count elements; rank r receives the reduction of every rank's r-th block.
   void reduce_scatter(const void* send, void* recv, std::int64_t count, dtype type, reduce_op op);
-  /// In place: every rank ends with the elementwise reduction over the group (avg divides by size()).
+  /// In place: every rank ends with the elementwise reduction over the group (avg divides by
+  /// size()).
   void all_reduce(void* data, std::int64_t count, dtype type, reduce_op op);
-  /// send and recv hold size() * count elements; block s of rank r's send goes to block r of rank s's recv.
+  /// send and recv hold size() * count elements; block s of rank r's send goes to block r of rank
+  /// s's recv.
   void all_to_all(const void* send, void* recv, std::int64_t count, dtype type);
   /// `root`'s data is copied to every rank.
   void broadcast(void* data, std::int64_t count, dtype type, int root);
@@ -57,7 +59,8 @@ protected:
 
 private:
   virtual void do_all_gather(const void* send, void* recv, std::int64_t count, dtype type) = 0;
-  virtual void do_reduce_scatter(const void* send, void* recv, std::int64_t count, dtype type, reduce_op op) = 0;
+  virtual void do_reduce_scatter(const void* send, void* recv, std::int64_t count, dtype type,
+                                 reduce_op op) = 0;
   virtual void do_all_reduce(void* data, std::int64_t count, dtype type, reduce_op op) = 0;
   virtual void do_all_to_all(const void* send, void* recv, std::int64_t count, dtype type) = 0;
   virtual void do_broadcast(void* data, std::int64_t count, dtype type, int root) = 0;

@@ -23,7 +23,9 @@ public:
   void publish(std::string_view blob, int readers) { do_publish(blob, readers); }
   /// Other ranks: waits up to `timeout` for the blob of `size` bytes. Throws tdiag::error
   /// (TDIAG-DT-303) naming the path or address when it does not come.
-  [[nodiscard]] std::string fetch(std::size_t size, std::chrono::milliseconds timeout) { return do_fetch(size, timeout); }
+  [[nodiscard]] std::string fetch(std::size_t size, std::chrono::milliseconds timeout) {
+    return do_fetch(size, timeout);
+  }
 
 private:
   virtual void do_publish(std::string_view blob, int readers) = 0;
@@ -36,8 +38,9 @@ private:
 
 /// A TCP store on 127.0.0.1: rank 0 (`serve` = true) binds `port` (0 = any free port, see
 /// tcp_store_port()) when created; other ranks connect to `port` and retry until their timeout.
-[[nodiscard]] std::unique_ptr<id_store> make_tcp_store(int port, bool serve,
-                                                       std::chrono::milliseconds accept_timeout = std::chrono::seconds(60));
+[[nodiscard]] std::unique_ptr<id_store>
+make_tcp_store(int port, bool serve,
+               std::chrono::milliseconds accept_timeout = std::chrono::seconds(60));
 
 /// The port a serving TCP store listens on (0 for other stores).
 [[nodiscard]] int tcp_store_port(const id_store& store) noexcept;

@@ -15,8 +15,8 @@
 namespace tdiag::dtensor::comm {
 
 struct nccl_options {
-  int device = 0;          ///< CUDA device of this rank (cudaSetDevice before init)
-  void* stream = nullptr;  ///< cudaStream_t for the collectives; nullptr = a stream of its own
+  int device = 0;         ///< CUDA device of this rank (cudaSetDevice before init)
+  void* stream = nullptr; ///< cudaStream_t for the collectives; nullptr = a stream of its own
   /// Buffers are host memory, staged through device buffers for each call (for the runtime
   /// checks' small exchanges and the plan executor); otherwise they must be device memory.
   bool host_buffers = false;
@@ -26,8 +26,8 @@ struct nccl_options {
 /// Rank `rank` of `size`. Rank 0 creates the unique id and publishes it to the `size - 1` others
 /// through `store`. Every call synchronises its stream before returning. Throws tdiag::error
 /// (TDIAG-DT-302 for NCCL and CUDA failures, TDIAG-DT-303 for the id exchange).
-[[nodiscard]] std::unique_ptr<communicator> make_nccl_communicator(int rank, int size, id_store& store,
-                                                                   const nccl_options& options = {});
+[[nodiscard]] std::unique_ptr<communicator>
+make_nccl_communicator(int rank, int size, id_store& store, const nccl_options& options = {});
 
 /// The NCCL version the library was built against, e.g. 22809.
 [[nodiscard]] int nccl_version() noexcept;

@@ -17,7 +17,9 @@ namespace tdiag::dtensor::comm {
 /// global `meta`. Collective: every rank of comms.world() calls it with the same plan. Throws
 /// tdiag::error (TDIAG-DT-304) for a step PyTorch refuses (S→P, P(a)→P(b)) or a local shape that
 /// does not fit the spec. The communicators must take host memory.
-[[nodiscard]] sim::dense_tensor execute_plan(const redistribution_plan& plan, const tensor_meta& meta,
-                                             const sim::dense_tensor& local, const mesh_communicators& comms);
+[[nodiscard]] sim::dense_tensor execute_plan(const redistribution_plan& plan,
+                                             const tensor_meta& meta,
+                                             const sim::dense_tensor& local,
+                                             const mesh_communicators& comms);
 
 } // namespace tdiag::dtensor::comm

@@ -16,8 +16,8 @@ namespace tdiag::dtensor::runtime {
 
 /// The hash of word `w` at position lo + 2^32 * hi, with `hi_mix` = hi * 0x85EBCA77 (constant over
 /// 2^32 words, so a kernel computes it once per group of words).
-TDIAG_HOST_DEVICE inline std::uint64_t word_hash_parts(std::uint32_t w, std::uint32_t lo, std::uint32_t hi,
-                                                      std::uint32_t hi_mix) {
+TDIAG_HOST_DEVICE inline std::uint64_t word_hash_parts(std::uint32_t w, std::uint32_t lo,
+                                                       std::uint32_t hi, std::uint32_t hi_mix) {
   // a: murmur3's fmix32 of the word keyed by its position; b: a cheaper keyed bijection. Each is
   // a bijection of w for a fixed position.
   std::uint32_t a = w ^ (lo * 0x9E3779B9u) ^ hi_mix;
@@ -38,13 +38,17 @@ TDIAG_HOST_DEVICE inline std::uint64_t word_hash(std::uint32_t w, std::uint64_t 
 }
 
 /// What the byte length adds, so buffers of different lengths differ.
-TDIAG_HOST_DEVICE inline std::uint64_t length_hash(std::uint64_t bytes) { return bytes * 0x9E3779B97F4A7C15ull; }
+TDIAG_HOST_DEVICE inline std::uint64_t length_hash(std::uint64_t bytes) {
+  return bytes * 0x9E3779B97F4A7C15ull;
+}
 
 /// The word at position `i` of a buffer of `bytes` bytes whose last word may be partial
 /// (missing bytes read as zero, little-endian).
-TDIAG_HOST_DEVICE inline std::uint32_t tail_word(const unsigned char* p, std::uint64_t i, std::uint64_t bytes) {
+TDIAG_HOST_DEVICE inline std::uint32_t tail_word(const unsigned char* p, std::uint64_t i,
+                                                 std::uint64_t bytes) {
   std::uint32_t w = 0;
-  for (std::uint64_t k = 0; k < 4 && i * 4 + k < bytes; ++k) w |= static_cast<std::uint32_t>(p[i * 4 + k]) << (8 * k);
+  for (std::uint64_t k = 0; k < 4 && i * 4 + k < bytes; ++k)
+    w |= static_cast<std::uint32_t>(p[i * 4 + k]) << (8 * k);
   return w;
 }
 

@@ -32,13 +32,13 @@ struct check_options {
   bool shapes = true;
   bool nonfinite = true;
   bool partials = true;
-  std::string tensor_name = "tensor";   ///< named in every message
-  std::optional<shape_t> claimed_offset;  ///< the global offset the program believes this rank has
+  std::string tensor_name = "tensor";    ///< named in every message
+  std::optional<shape_t> claimed_offset; ///< the global offset the program believes this rank has
   /// This rank's expected local values after every Partial mesh dim is reduced (float64 host
   /// tensor); compared at `rtol` (atol = rtol * max|reference|).
   std::optional<sim::dense_tensor> partial_reference;
   double rtol = 1e-5;
-  std::int64_t hash_blocks = 4096;  ///< second pass: block hashes per replica group
+  std::int64_t hash_blocks = 4096; ///< second pass: block hashes per replica group
 };
 
 /// Runs every enabled check. Collective over comms.world(): every rank calls it with the same
@@ -46,7 +46,7 @@ struct check_options {
 /// reads the local data. Findings are error diagnostics (TDIAG-DT-201..205) with fields `rank`,
 /// `mesh_dim`, `index`, ...; a clean tensor gives a report without diagnostics.
 [[nodiscard]] report check_local_tensor(const local_tensor& local, const tensor_spec& spec,
-                                        const comm::mesh_communicators& comms, scan_backend& backend,
-                                        const check_options& options = {});
+                                        const comm::mesh_communicators& comms,
+                                        scan_backend& backend, const check_options& options = {});
 
 } // namespace tdiag::dtensor::runtime

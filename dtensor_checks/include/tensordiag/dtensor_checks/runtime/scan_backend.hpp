@@ -30,10 +30,13 @@ class scan_backend {
 public:
   virtual ~scan_backend() = default;
   /// The element_hash of `bytes` bytes at `data`.
-  [[nodiscard]] std::uint64_t hash(const void* data, std::int64_t bytes) { return do_hash(data, bytes); }
+  [[nodiscard]] std::uint64_t hash(const void* data, std::int64_t bytes) {
+    return do_hash(data, bytes);
+  }
   /// The hash of each consecutive `block_bytes` range (the last may be shorter); block_bytes is a
   /// multiple of 4. Each block hashes as if it were a buffer of its own.
-  [[nodiscard]] std::vector<std::uint64_t> block_hashes(const void* data, std::int64_t bytes, std::int64_t block_bytes) {
+  [[nodiscard]] std::vector<std::uint64_t> block_hashes(const void* data, std::int64_t bytes,
+                                                        std::int64_t block_bytes) {
     return do_block_hashes(data, bytes, block_bytes);
   }
   /// NaN/Inf counts of `count` elements of `type` (integer types are always clean).
@@ -41,12 +44,15 @@ public:
     return do_scan_nonfinite(data, count, type);
   }
   /// Copies bytes [offset, offset + bytes) of `data` to `host`.
-  void read(const void* data, std::int64_t offset, std::int64_t bytes, void* host) { do_read(data, offset, bytes, host); }
+  void read(const void* data, std::int64_t offset, std::int64_t bytes, void* host) {
+    do_read(data, offset, bytes, host);
+  }
   [[nodiscard]] std::string name() const { return do_name(); }
 
 private:
   virtual std::uint64_t do_hash(const void* data, std::int64_t bytes) = 0;
-  virtual std::vector<std::uint64_t> do_block_hashes(const void* data, std::int64_t bytes, std::int64_t block_bytes) = 0;
+  virtual std::vector<std::uint64_t> do_block_hashes(const void* data, std::int64_t bytes,
+                                                     std::int64_t block_bytes) = 0;
   virtual nonfinite_counts do_scan_nonfinite(const void* data, std::int64_t count, dtype type) = 0;
   virtual void do_read(const void* data, std::int64_t offset, std::int64_t bytes, void* host) = 0;
   [[nodiscard]] virtual std::string do_name() const = 0;

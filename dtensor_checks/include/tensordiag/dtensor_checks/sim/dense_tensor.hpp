@@ -29,7 +29,8 @@ public:
   dense_tensor(shape_t shape, dtype type);
   /// A contiguous tensor holding `values` (row-major, rounded to `type`); throws
   /// tdiag::input_error when the count does not match the shape.
-  [[nodiscard]] static dense_tensor from_values(shape_t shape, dtype type, const std::vector<double>& values);
+  [[nodiscard]] static dense_tensor from_values(shape_t shape, dtype type,
+                                                const std::vector<double>& values);
   /// A 0-d tensor.
   [[nodiscard]] static dense_tensor scalar(double v, dtype type = dtype::float64);
 
@@ -62,7 +63,8 @@ public:
   /// A view sharing storage. Throws tdiag::input_error when it reaches outside the storage.
   [[nodiscard]] dense_tensor as_strided(shape_t shape, shape_t strides, std::int64_t offset) const;
   /// The elements [start, start+length) of `dim`, a view.
-  [[nodiscard]] dense_tensor narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const;
+  [[nodiscard]] dense_tensor narrow(std::int64_t dim, std::int64_t start,
+                                    std::int64_t length) const;
   /// A row-major reshape sharing storage when the strides allow it (torch's view rules);
   /// throws tdiag::input_error otherwise or when the element counts differ.
   [[nodiscard]] dense_tensor view(const shape_t& shape) const;
@@ -80,6 +82,7 @@ private:
 
 /// True when both have the same shape and every element pair satisfies
 /// |a - b| <= atol + rtol * |b| (NaNs equal NaNs at the same position).
-[[nodiscard]] bool all_close(const dense_tensor& a, const dense_tensor& b, double rtol, double atol);
+[[nodiscard]] bool all_close(const dense_tensor& a, const dense_tensor& b, double rtol,
+                             double atol);
 
 } // namespace tdiag::dtensor::sim

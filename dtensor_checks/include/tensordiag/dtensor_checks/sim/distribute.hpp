@@ -26,20 +26,21 @@ namespace tdiag::dtensor::sim {
 /// it: sum — unequal shares plus noise that cancels; avg — the value plus cancelling noise; max
 /// (min) — the value on one randomly chosen rank per element, smaller (larger) values elsewhere.
 /// Pieces depend only on `seed`, so a run can be repeated.
-[[nodiscard]] std::vector<dense_tensor> distribute(const dense_tensor& full, const placement_list& placements,
+[[nodiscard]] std::vector<dense_tensor> distribute(const dense_tensor& full,
+                                                   const placement_list& placements,
                                                    const device_mesh& mesh, std::uint64_t seed);
 
 /// Why per-rank pieces could not be assembled.
 struct assembly_issue {
   enum class kind : std::uint8_t { none, local_shape, replica_mismatch } what = kind::none;
-  std::size_t mesh_dim = 0;     ///< the mesh dim whose placement is violated
-  std::int64_t rank = 0;        ///< the rank at fault
-  std::int64_t other_rank = 0;  ///< replica_mismatch: the rank it was compared with
-  shape_t expected_shape;       ///< local_shape
+  std::size_t mesh_dim = 0;    ///< the mesh dim whose placement is violated
+  std::int64_t rank = 0;       ///< the rank at fault
+  std::int64_t other_rank = 0; ///< replica_mismatch: the rank it was compared with
+  shape_t expected_shape;      ///< local_shape
   shape_t actual_shape;
-  shape_t index;                ///< replica_mismatch: local index of the first differing element
-  double value = 0.0;           ///< replica_mismatch: value on `rank`
-  double other_value = 0.0;     ///< replica_mismatch: value on `other_rank`
+  shape_t index;            ///< replica_mismatch: local index of the first differing element
+  double value = 0.0;       ///< replica_mismatch: value on `rank`
+  double other_value = 0.0; ///< replica_mismatch: value on `other_rank`
 };
 
 /// Rebuilds the global tensor from every rank's local piece as redistributing `placements` to
@@ -47,9 +48,9 @@ struct assembly_issue {
 /// partials, and requiring ranks that claim Replicate to agree (|a-b| <= rtol*(|b|+scale)).
 /// Returns std::nullopt and fills `issue` when a local shape does not fit `global_shape` or
 /// replicas disagree.
-[[nodiscard]] std::optional<dense_tensor> assemble(const std::vector<dense_tensor>& locals,
-                                                   const placement_list& placements, const device_mesh& mesh,
-                                                   const shape_t& global_shape, double rtol, assembly_issue& issue);
+[[nodiscard]] std::optional<dense_tensor>
+assemble(const std::vector<dense_tensor>& locals, const placement_list& placements,
+         const device_mesh& mesh, const shape_t& global_shape, double rtol, assembly_issue& issue);
 
 /// The elementwise reduction of `a` and `b` of a Partial (avg sums; the caller divides).
 [[nodiscard]] double reduce_pair(reduce_op op, double a, double b) noexcept;

@@ -15,9 +15,9 @@
 namespace tdiag::dtensor::sim {
 
 struct rule_mutation {
-  std::string name;         ///< short id, e.g. `add-partial-plus-replicate`
-  std::string op;           ///< the overload whose rule is mutated
-  std::string description;  ///< the wrong claim in words
+  std::string name;        ///< short id, e.g. `add-partial-plus-replicate`
+  std::string op;          ///< the overload whose rule is mutated
+  std::string description; ///< the wrong claim in words
   /// Edits the rule's result for one call (the call's current placements are in `ctx`).
   std::function<void(const rule_context& ctx, rule_result& result)> mutate;
 };

@@ -51,17 +51,18 @@ struct local_context {
 
 /// Runs the op on one rank's local args. Ops whose scalar args depend on global sizes (view and
 /// expand sizes, layer norm's normalized_shape) or on the rank (embedding's masked rows) set one.
-using local_fn = std::function<std::vector<dense_tensor>(const sim_args& local_args, const local_context& ctx)>;
+using local_fn =
+    std::function<std::vector<dense_tensor>(const sim_args& local_args, const local_context& ctx)>;
 
 /// Adjusts freshly drawn random inputs so the op is defined on them (embedding indices inside
 /// the table). Runs on the full tensors before sharding.
 using prepare_fn = std::function<void(sim_args& args, std::mt19937_64& rng)>;
 
 struct reference_op {
-  std::string name;   ///< full overload name, as in op_registry
+  std::string name; ///< full overload name, as in op_registry
   reference_fn run;
-  local_fn run_local;   ///< empty: run(local_args)
-  prepare_fn prepare;   ///< empty: nothing to adjust
+  local_fn run_local; ///< empty: run(local_args)
+  prepare_fn prepare; ///< empty: nothing to adjust
 };
 
 /// Maps overload names to reference implementations. Not thread-safe for concurrent add().

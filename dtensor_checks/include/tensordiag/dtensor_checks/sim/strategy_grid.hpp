@@ -27,25 +27,25 @@ using call_template = std::vector<op_arg>;
 
 struct grid_options {
   std::vector<device_mesh> meshes = default_meshes();
-  std::vector<std::string> ops;  ///< overload names (resolved); empty = every op with a reference
+  std::vector<std::string> ops; ///< overload names (resolved); empty = every op with a reference
   /// Extra or replacement argument grids per op (a user op needs one).
   std::map<std::string, std::vector<call_template>> templates;
   /// Input placement combinations tried per (op, template, mesh): all when there are at most
   /// this many, else this many sampled at random (seeded).
   std::size_t max_placement_combos = 256;
-  std::size_t max_failures_kept = 8;  ///< per op
+  std::size_t max_failures_kept = 8; ///< per op
   validation_options validation;
 };
 
 struct op_grid_summary {
   std::string op;
-  std::size_t calls = 0;            ///< (template, mesh, input placements) tried
-  std::size_t rejected = 0;         ///< calls the rule rejected (in-place, shapes, ...)
-  std::size_t strategies = 0;       ///< distinct candidate strategies validated
+  std::size_t calls = 0;      ///< (template, mesh, input placements) tried
+  std::size_t rejected = 0;   ///< calls the rule rejected (in-place, shapes, ...)
+  std::size_t strategies = 0; ///< distinct candidate strategies validated
   std::size_t passed = 0;
   std::size_t failed = 0;
   std::size_t not_applicable = 0;
-  std::vector<diagnostic> failures;  ///< the first max_failures_kept
+  std::vector<diagnostic> failures; ///< the first max_failures_kept
 };
 
 struct grid_result {
@@ -57,7 +57,8 @@ struct grid_result {
 
 /// Runs the grid. Throws tdiag::input_error when a requested op has no rule, no reference or no
 /// argument grid (naming it).
-[[nodiscard]] grid_result validate_rule_set(const op_registry& rules, const reference_registry& references,
+[[nodiscard]] grid_result validate_rule_set(const op_registry& rules,
+                                            const reference_registry& references,
                                             const grid_options& options = {});
 
 } // namespace tdiag::dtensor::sim

@@ -33,8 +33,9 @@ struct strategy_claim {
 
 struct validation_options {
   std::uint64_t seed = 0x7464696167ULL;
-  double rtol_float32 = 1e-4;  ///< relative tolerance for float32 outputs (atol = rtol * max|reference|)
-  double rtol_float64 = 1e-9;  ///< for float64 outputs; int64 outputs must match exactly
+  double rtol_float32 =
+      1e-4; ///< relative tolerance for float32 outputs (atol = rtol * max|reference|)
+  double rtol_float64 = 1e-9; ///< for float64 outputs; int64 outputs must match exactly
   /// On a multi-dim mesh, re-run each mesh dim's part of the strategy alone on a 1-D mesh to say
   /// which mesh dim's placement is wrong.
   bool attribute_mesh_dims = true;
@@ -42,14 +43,14 @@ struct validation_options {
 
 enum class validation_status : std::uint8_t {
   passed,
-  failed,          ///< the claim is wrong: `failure` says where
-  not_applicable,  ///< the reference rejects the call itself (shapes); nothing to validate
+  failed,         ///< the claim is wrong: `failure` says where
+  not_applicable, ///< the reference rejects the call itself (shapes); nothing to validate
 };
 
 struct validation_result {
   validation_status status = validation_status::passed;
-  std::optional<diagnostic> failure;          ///< for failed and not_applicable
-  std::vector<std::size_t> broken_mesh_dims;  ///< failed: the mesh dims that fail on their own
+  std::optional<diagnostic> failure;         ///< for failed and not_applicable
+  std::vector<std::size_t> broken_mesh_dims; ///< failed: the mesh dims that fail on their own
   [[nodiscard]] bool passed() const noexcept { return status == validation_status::passed; }
 };
 
@@ -67,6 +68,7 @@ struct validation_result {
 
 /// Random full tensors for `call`'s args (uniform magnitude in [0.5, 2] with a random sign, so
 /// never zero; int64 values in [1, 9]), adjusted by the reference's prepare hook.
-[[nodiscard]] sim_args make_inputs(const op_call& call, const reference_op& reference, std::mt19937_64& rng);
+[[nodiscard]] sim_args make_inputs(const op_call& call, const reference_op& reference,
+                                   std::mt19937_64& rng);
 
 } // namespace tdiag::dtensor::sim

@@ -17,7 +17,7 @@ namespace tdiag::trace::detail {
 struct padded_buffer {
   std::unique_ptr<char[]> data;
   std::size_t size = 0;
-  std::size_t capacity = 0;  ///< allocated bytes, >= size + padding
+  std::size_t capacity = 0; ///< allocated bytes, >= size + padding
   [[nodiscard]] std::string_view view() const noexcept { return {data.get(), size}; }
 };
 
@@ -26,8 +26,9 @@ struct padded_buffer {
 
 /// Inflates a (possibly multi-member) gzip stream. `max_output` bounds the result (a gzip bomb
 /// is refused). `source_name` names the input in errors.
-[[nodiscard]] padded_buffer gunzip(std::span<const std::byte> compressed, std::string_view source_name,
-                                   std::size_t padding, std::size_t max_output);
+[[nodiscard]] padded_buffer gunzip(std::span<const std::byte> compressed,
+                                   std::string_view source_name, std::size_t padding,
+                                   std::size_t max_output);
 
 /// Streaming gzip decompression: read() hands out the next inflated bytes. Errors and a
 /// truncated stream throw TDIAG-TR-120 naming the compressed offset.

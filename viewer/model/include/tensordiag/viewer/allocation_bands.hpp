@@ -23,11 +23,11 @@ struct allocation {
   std::uint64_t address = 0;
   std::uint64_t size = 0;
   std::int64_t begin = 0;
-  std::int64_t end = 0;  ///< the free, or the trace's end when still alive
+  std::int64_t end = 0; ///< the free, or the trace's end when still alive
   bool alive_at_end = false;
   std::int32_t device = 0;
   trace::stack_id stack = trace::no_stack;
-  std::uint32_t alloc_event = no_event;  ///< index in trace.memory.all()
+  std::uint32_t alloc_event = no_event; ///< index in trace.memory.all()
   std::uint32_t free_event = no_event;
 };
 
@@ -45,11 +45,11 @@ public:
     std::int64_t base = 0;
   };
   struct band {
-    std::size_t allocation = 0;  ///< index into the span given to build()
+    std::size_t allocation = 0; ///< index into the span given to build()
     std::int64_t begin = 0;
     std::int64_t end = 0;
     std::int64_t size = 0;
-    std::vector<step> steps;  ///< first step at begin; the last holds until end
+    std::vector<step> steps; ///< first step at begin; the last holds until end
   };
 
   /// The `top_n` allocations holding the most memory over time (bytes x lifetime: weights and

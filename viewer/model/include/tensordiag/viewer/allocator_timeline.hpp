@@ -64,7 +64,7 @@ private:
   std::vector<trace::memory_event> events_;
   std::vector<std::uint32_t> indices_;
   std::vector<std::int64_t> times_;
-  std::vector<trace::allocator_state> keyframes_;  // keyframes_[k] = state after k * interval_
+  std::vector<trace::allocator_state> keyframes_; // keyframes_[k] = state after k * interval_
   std::size_t interval_ = 256;
   std::uint64_t max_reserved_ = 0;
   std::int64_t initial_time_ = 0;

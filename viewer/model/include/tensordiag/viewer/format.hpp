@@ -6,9 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <optional>
 
 namespace tdiag::view {
 

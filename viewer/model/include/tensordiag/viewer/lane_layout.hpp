@@ -4,9 +4,9 @@
 // The rows of the timeline. One track per lane: GPU streams (kernels, copies, GPU annotations)
 // ordered by (device, stream), then one memory track per device with memory events (the view
 // draws its allocated/reserved curve there), then host threads (runtime calls, CPU ops,
-// annotations) ordered by (process, thread). Nested events go one row deeper than their parent, so every row holds
-// events that do not overlap, sorted by start: the level-of-detail and hit-test code can
-// binary-search a row by start or by end.
+// annotations) ordered by (process, thread). Nested events go one row deeper than their parent, so
+// every row holds events that do not overlap, sorted by start: the level-of-detail and hit-test
+// code can binary-search a row by start or by end.
 #pragma once
 
 #include <tensordiag/trace/trace.hpp>
@@ -42,11 +42,11 @@ enum class track_kind : std::uint8_t { gpu_stream, memory, host_thread };
 struct track {
   trace::lane_id lane = 0;
   track_kind kind = track_kind::gpu_stream;
-  std::string title;     ///< "GPU 0 · stream 7", "thread 1234"
-  std::string subtitle;  ///< lane name, event count
+  std::string title;    ///< "GPU 0 · stream 7", "thread 1234"
+  std::string subtitle; ///< lane name, event count
   std::vector<row_index> rows;
   std::size_t event_count = 0;
-  std::int32_t device = 0;  ///< for gpu_stream and memory tracks
+  std::int32_t device = 0; ///< for gpu_stream and memory tracks
   /// Rows of height the track takes when it has no event rows (memory tracks draw a plot).
   std::size_t plot_rows = 0;
   // Geometry, filled by lane_layout::set_metrics().

@@ -19,8 +19,8 @@
 namespace tdiag::view {
 
 struct lod_options {
-  double min_px = 3.0;          ///< narrower events fold
-  double max_group_px = 24.0;   ///< a density box stops growing at this width
+  double min_px = 3.0;        ///< narrower events fold
+  double max_group_px = 24.0; ///< a density box stops growing at this width
 };
 
 /// One thing to draw: a single event (count == 1) or a density box (count > 1) spanning
@@ -28,9 +28,9 @@ struct lod_options {
 struct lod_item {
   double x0 = 0.0;
   double x1 = 0.0;
-  std::uint32_t first = 0;  ///< index in the row of the first event
+  std::uint32_t first = 0; ///< index in the row of the first event
   std::uint32_t count = 0;
-  std::int64_t busy_ns = 0;  ///< summed durations of the events inside
+  std::int64_t busy_ns = 0; ///< summed durations of the events inside
   [[nodiscard]] bool folded() const noexcept { return count > 1; }
   /// Fraction of [x0, x1] the events keep busy, in [0, 1].
   [[nodiscard]] double occupancy(double ns_per_px) const noexcept;

@@ -24,11 +24,11 @@ struct table_row {
   std::vector<double> keys;
   /// What the filter's regex is matched against (usually the name column).
   std::string filter_text;
-  event_ref target;  ///< selected on click (may be none)
-  std::int64_t time = 0;  ///< shown on click when target is none and has_time
+  event_ref target;      ///< selected on click (may be none)
+  std::int64_t time = 0; ///< shown on click when target is none and has_time
   bool has_time = false;
-  std::size_t report = static_cast<std::size_t>(-1);      ///< a report diagnostic's report
-  std::size_t diagnostic = static_cast<std::size_t>(-1);  ///< ... and its index
+  std::size_t report = static_cast<std::size_t>(-1);     ///< a report diagnostic's report
+  std::size_t diagnostic = static_cast<std::size_t>(-1); ///< ... and its index
 };
 
 class table_model {

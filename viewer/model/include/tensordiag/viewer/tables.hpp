@@ -24,8 +24,7 @@ namespace tdiag::view {
 [[nodiscard]] table_model oom_table(const trace::trace& t);
 /// Assertion failures: from the trace's assertion events and from reports' TDIAG-DSA
 /// diagnostics.
-[[nodiscard]] table_model assertions_table(const trace::trace& t,
-                                           std::span<const report> reports);
+[[nodiscard]] table_model assertions_table(const trace::trace& t, std::span<const report> reports);
 /// Every diagnostic of the reports (DTensor checks included): severity, code, title, location.
 [[nodiscard]] table_model diagnostics_table(std::span<const report> reports);
 
@@ -36,7 +35,6 @@ namespace tdiag::view {
 
 /// The time of a diagnostic on the trace axis, from a `time_ns` field or from a `launch_id`
 /// field naming a kernel of the trace; false when it has neither.
-[[nodiscard]] bool diagnostic_time(const trace::trace& t, const diagnostic& d,
-                                   std::int64_t& time);
+[[nodiscard]] bool diagnostic_time(const trace::trace& t, const diagnostic& d, std::int64_t& time);
 
 } // namespace tdiag::view

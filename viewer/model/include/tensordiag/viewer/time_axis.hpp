@@ -59,7 +59,7 @@ private:
 
   std::int64_t limit_begin_ = 0;
   std::int64_t limit_end_ = 1000;
-  double offset_ = 0.0;  // ns from limit_begin_ at pixel 0
+  double offset_ = 0.0; // ns from limit_begin_ at pixel 0
   double ns_per_px_ = 1.0;
   double width_ = 1000.0;
 };
