@@ -6,7 +6,6 @@
 #include <tensordiag/dtensor_checks/propagate.hpp>
 
 #include <pybind11/stl.h>
-
 #include <string>
 #include <utility>
 #include <vector>
@@ -163,9 +162,10 @@ void bind_placements(py::module_& m) {
           py::arg("dim") = py::none())
       .def("is_replicate", &placement::is_replicate)
       .def("is_partial", &placement::is_partial)
-      .def("__eq__", [](const placement& a, py::handle b) {
-        return py::isinstance<placement>(b) && a == b.cast<placement>();
-      })
+      .def("__eq__",
+           [](const placement& a, py::handle b) {
+             return py::isinstance<placement>(b) && a == b.cast<placement>();
+           })
       .def("__hash__",
            [](const placement& p) {
              const auto dim = p.is_shard() ? p.dim : 0;
@@ -196,8 +196,8 @@ void bind_mesh_and_spec(py::module_& m) {
            py::arg("dtype") = "float32", py::arg("stride") = py::none())
       .def_property_readonly("shape", [](const tensor_spec& s) { return s.meta.shape; })
       .def_property_readonly("stride", [](const tensor_spec& s) { return s.meta.stride; })
-      .def_property_readonly("dtype",
-                             [](const tensor_spec& s) { return std::string(to_string(s.meta.type)); })
+      .def_property_readonly(
+          "dtype", [](const tensor_spec& s) { return std::string(to_string(s.meta.type)); })
       .def_property_readonly("placements",
                              [](const tensor_spec& s) { return placement_objects(s.placements); })
       .def_property_readonly("ndim", &tensor_spec::ndim)
@@ -221,18 +221,20 @@ void bind_mesh_and_spec(py::module_& m) {
 void bind_propagation(py::module_& m) {
   py::class_<redistribute_step>(m, "RedistributeStep", "One transform on one mesh dim.")
       .def_readonly("mesh_dim", &redistribute_step::mesh_dim)
-      .def_property_readonly("src", [](const redistribute_step& s) { return placement_object(s.from); })
-      .def_property_readonly("dst", [](const redistribute_step& s) { return placement_object(s.to); })
-      .def_property_readonly("collective",
-                             [](const redistribute_step& s) { return std::string(to_string(s.comm)); })
+      .def_property_readonly("src",
+                             [](const redistribute_step& s) { return placement_object(s.from); })
+      .def_property_readonly("dst",
+                             [](const redistribute_step& s) { return placement_object(s.to); })
+      .def_property_readonly(
+          "collective", [](const redistribute_step& s) { return std::string(to_string(s.comm)); })
       .def_readonly("bytes_per_rank", &redistribute_step::bytes_per_rank)
       .def_readonly("time_us", &redistribute_step::time_us);
 
   py::class_<redistribution_plan>(m, "RedistributionPlan", "How one input is redistributed.")
-      .def_property_readonly("current",
-                             [](const redistribution_plan& p) { return placement_objects(p.current); })
-      .def_property_readonly("target",
-                             [](const redistribution_plan& p) { return placement_objects(p.target); })
+      .def_property_readonly(
+          "current", [](const redistribution_plan& p) { return placement_objects(p.current); })
+      .def_property_readonly(
+          "target", [](const redistribution_plan& p) { return placement_objects(p.target); })
       .def_readonly("steps", &redistribution_plan::steps)
       .def_readonly("time_us", &redistribution_plan::time_us)
       .def_property_readonly("comms",
@@ -242,9 +244,10 @@ void bind_propagation(py::module_& m) {
       .def_property_readonly("op", [](const propagation& p) { return p.call.op; })
       .def_property_readonly("outputs", [](const propagation& p) { return p.result.outputs; })
       .def_property_readonly("plans", [](const propagation& p) { return p.result.plans; })
-      .def_property_readonly("comms", [](const propagation& p) { return comms_dict(p.result.comms); })
-      .def_property_readonly("reason",
-                             [](const propagation& p) { return std::string(to_string(p.result.reason)); })
+      .def_property_readonly("comms",
+                             [](const propagation& p) { return comms_dict(p.result.comms); })
+      .def_property_readonly(
+          "reason", [](const propagation& p) { return std::string(to_string(p.result.reason)); })
       .def(
           "explain",
           [](const propagation& p, bool all) { return explain_text(p.call, p.result, all); },
@@ -262,7 +265,8 @@ void bind_cases(py::module_& m) {
                              [](const case_answer& a) {
                                py::list out;
                                for (const auto& o : a.outputs)
-                                 out.append(py::make_tuple(o.shape, placement_objects(o.placements)));
+                                 out.append(
+                                     py::make_tuple(o.shape, placement_objects(o.placements)));
                                return out;
                              })
       .def_property_readonly("comms", [](const case_answer& a) { return comms_dict(a.comms); })
@@ -291,9 +295,8 @@ void bind_cases(py::module_& m) {
       .def("report", &check_report, py::arg("source"));
 
   m.def(
-      "check_cases",
-      [](const std::string& path) { return check_cases(read_case_file(path)); }, py::arg("path"),
-      py::call_guard<py::gil_scoped_release>());
+      "check_cases", [](const std::string& path) { return check_cases(read_case_file(path)); },
+      py::arg("path"), py::call_guard<py::gil_scoped_release>());
   m.def(
       "check_cases_text", [](const std::string& text) { return check_cases(parse_cases(text)); },
       py::arg("text"), py::call_guard<py::gil_scoped_release>());

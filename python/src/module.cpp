@@ -4,9 +4,8 @@
 #include <tensordiag/core/version.hpp>
 #include <tensordiag/dtensor_checks/errors.hpp>
 
-#include <pybind11/stl.h>
-
 #include <cstdio>
+#include <pybind11/stl.h>
 #include <string>
 #include <vector>
 

@@ -4,7 +4,6 @@
 #include <tensordiag/core/report_merge.hpp>
 
 #include <pybind11/stl.h>
-
 #include <string>
 #include <vector>
 
@@ -62,8 +61,8 @@ void bind_diagnostic(py::module_& m) {
           "to_text", [](const diagnostic& d) { return to_text(d); },
           "The diagnostic as `tdiag` prints it, without the summary line.")
       .def("__repr__", [](const diagnostic& d) {
-        return "<Diagnostic " + d.code + " " + std::string(to_string(d.level)) + ": " +
-               d.message + ">";
+        return "<Diagnostic " + d.code + " " + std::string(to_string(d.level)) + ": " + d.message +
+               ">";
       });
 }
 
@@ -83,8 +82,8 @@ void bind_report_class(py::module_& m) {
           [](const report& r, const std::string& level) {
             const auto parsed = parse_severity(level);
             if (!parsed)
-              throw py::value_error("severity must be 'note', 'warning' or 'error', not '" +
-                                    level + "'");
+              throw py::value_error("severity must be 'note', 'warning' or 'error', not '" + level +
+                                    "'");
             return r.count(*parsed);
           },
           py::arg("severity"), "Number of diagnostics of one severity.")

@@ -10,9 +10,8 @@
 #include <tensordiag/trace/timeline_analysis.hpp>
 #include <tensordiag/trace/units.hpp>
 
-#include <pybind11/stl.h>
-
 #include <memory>
+#include <pybind11/stl.h>
 #include <string>
 #include <utility>
 
@@ -30,9 +29,11 @@ struct loaded_trace {
   load_result loaded;
   [[nodiscard]] const trace::trace& t() const noexcept { return loaded.trace; }
 };
-using trace_ptr = std::shared_ptr<const loaded_trace>;
+using trace_ptr = std::shared_ptr<loaded_trace>;
 
-py::tuple span_tuple(time_span s) { return py::make_tuple(s.begin, s.end); }
+py::tuple span_tuple(time_span s) {
+  return py::make_tuple(s.begin, s.end);
+}
 
 py::dict summary_data(const trace::trace& t, const summary_result& s) {
   py::dict counts;
@@ -62,7 +63,8 @@ py::dict summary_data(const trace::trace& t, const summary_result& s) {
     streams.append(std::move(d));
   }
   py::dict out;
-  out["counts"] = counts, out["span"] = span_tuple(s.span), out["gpu_span"] = span_tuple(s.gpu_span);
+  out["counts"] = counts, out["span"] = span_tuple(s.span),
+  out["gpu_span"] = span_tuple(s.gpu_span);
   out["memory"] = memory, out["kernels"] = kernels, out["streams"] = streams;
   return out;
 }
@@ -212,17 +214,19 @@ py::tuple diff(const trace_ptr& a, const trace_ptr& b, std::size_t top) {
 
 trace_ptr load(const std::string& path) {
   py::gil_scoped_release release;
-  return std::make_shared<const loaded_trace>(loaded_trace{load_trace(path)});
+  return std::make_shared<loaded_trace>(loaded_trace{load_trace(path)});
 }
 
 } // namespace
 
 void bind_trace(py::module_& m) {
   py::class_<loaded_trace, trace_ptr>(m, "Trace", "A loaded trace (immutable).")
-      .def_property_readonly("path", [](const loaded_trace& l) { return l.t().metadata.source_path; })
+      .def_property_readonly("path",
+                             [](const loaded_trace& l) { return l.t().metadata.source_path; })
       .def_property_readonly("format", [](const loaded_trace& l) { return l.t().metadata.format; })
       .def_property_readonly("warnings", [](const loaded_trace& l) { return l.loaded.warnings; })
-      .def_property_readonly("event_count", [](const loaded_trace& l) { return l.t().event_count(); })
+      .def_property_readonly("event_count",
+                             [](const loaded_trace& l) { return l.t().event_count(); })
       .def_property_readonly("span", [](const loaded_trace& l) { return span_tuple(l.t().span()); })
       .def_property_readonly("time_origin_ns",
                              [](const loaded_trace& l) { return l.t().metadata.time_origin_ns; })
@@ -240,8 +244,7 @@ void bind_trace(py::module_& m) {
       .def_property_readonly("string_count",
                              [](const loaded_trace& l) { return l.t().strings.size(); })
       .def(
-          "string",
-          [](const loaded_trace& l, string_id id) { return std::string(l.t().name(id)); },
+          "string", [](const loaded_trace& l, string_id id) { return std::string(l.t().name(id)); },
           py::arg("id"), "The text of a string id ('' when out of range).")
       .def(
           "columns",

@@ -30,7 +30,9 @@ template <typename T> py::dtype dtype_of() {
 
 // offsetof needs the preprocessor; the macro only names the field once.
 #define TDIAG_DETAIL_COLUMN(record, field, name)                                                   \
-  column { name, offsetof(record, field), dtype_of<decltype(record::field)>() }
+  column {                                                                                         \
+    name, offsetof(record, field), dtype_of<decltype(record::field)>()                             \
+  }
 #define TDIAG_DETAIL_COLUMN_AT(record, field, index, name)                                         \
   column {                                                                                         \
     name, offsetof(record, field) + (index) * sizeof(record::field[0]),                            \
@@ -58,24 +60,22 @@ py::dict columns_of(const event_store<Record>& store, std::initializer_list<colu
 py::dict event_columns(const trace::trace& t, std::string_view kind, py::handle owner) {
   if (kind == "kernels") {
     using r = kernel_event;
-    return columns_of(t.kernels,
-                      {TDIAG_DETAIL_COLUMN(r, start, "start_ns"), TDIAG_DETAIL_COLUMN(r, end, "end_ns"),
-                       TDIAG_DETAIL_COLUMN(r, lane, "lane"), TDIAG_DETAIL_COLUMN(r, name, "name_id"),
-                       TDIAG_DETAIL_COLUMN(r, device, "device"),
-                       TDIAG_DETAIL_COLUMN(r, context, "context"),
-                       TDIAG_DETAIL_COLUMN(r, stream, "stream"),
-                       TDIAG_DETAIL_COLUMN_AT(r, grid, 0, "grid_x"),
-                       TDIAG_DETAIL_COLUMN_AT(r, grid, 1, "grid_y"),
-                       TDIAG_DETAIL_COLUMN_AT(r, grid, 2, "grid_z"),
-                       TDIAG_DETAIL_COLUMN_AT(r, block, 0, "block_x"),
-                       TDIAG_DETAIL_COLUMN_AT(r, block, 1, "block_y"),
-                       TDIAG_DETAIL_COLUMN_AT(r, block, 2, "block_z"),
-                       TDIAG_DETAIL_COLUMN(r, shared_static, "shared_static"),
-                       TDIAG_DETAIL_COLUMN(r, shared_dynamic, "shared_dynamic"),
-                       TDIAG_DETAIL_COLUMN(r, registers, "registers"),
-                       TDIAG_DETAIL_COLUMN(r, correlation, "correlation"),
-                       TDIAG_DETAIL_COLUMN(r, launch_id, "launch_id")},
-                      owner);
+    return columns_of(
+        t.kernels,
+        {TDIAG_DETAIL_COLUMN(r, start, "start_ns"), TDIAG_DETAIL_COLUMN(r, end, "end_ns"),
+         TDIAG_DETAIL_COLUMN(r, lane, "lane"), TDIAG_DETAIL_COLUMN(r, name, "name_id"),
+         TDIAG_DETAIL_COLUMN(r, device, "device"), TDIAG_DETAIL_COLUMN(r, context, "context"),
+         TDIAG_DETAIL_COLUMN(r, stream, "stream"), TDIAG_DETAIL_COLUMN_AT(r, grid, 0, "grid_x"),
+         TDIAG_DETAIL_COLUMN_AT(r, grid, 1, "grid_y"), TDIAG_DETAIL_COLUMN_AT(r, grid, 2, "grid_z"),
+         TDIAG_DETAIL_COLUMN_AT(r, block, 0, "block_x"),
+         TDIAG_DETAIL_COLUMN_AT(r, block, 1, "block_y"),
+         TDIAG_DETAIL_COLUMN_AT(r, block, 2, "block_z"),
+         TDIAG_DETAIL_COLUMN(r, shared_static, "shared_static"),
+         TDIAG_DETAIL_COLUMN(r, shared_dynamic, "shared_dynamic"),
+         TDIAG_DETAIL_COLUMN(r, registers, "registers"),
+         TDIAG_DETAIL_COLUMN(r, correlation, "correlation"),
+         TDIAG_DETAIL_COLUMN(r, launch_id, "launch_id")},
+        owner);
   }
   if (kind == "copies") {
     using r = copy_event;
@@ -87,7 +87,8 @@ py::dict event_columns(const trace::trace& t, std::string_view kind, py::handle 
          TDIAG_DETAIL_COLUMN(r, context, "context"), TDIAG_DETAIL_COLUMN(r, stream, "stream"),
          TDIAG_DETAIL_COLUMN(r, kind, "kind"), TDIAG_DETAIL_COLUMN(r, src_kind, "src_kind"),
          TDIAG_DETAIL_COLUMN(r, dst_kind, "dst_kind"),
-         TDIAG_DETAIL_COLUMN(r, correlation, "correlation"), TDIAG_DETAIL_COLUMN(r, value, "value")},
+         TDIAG_DETAIL_COLUMN(r, correlation, "correlation"),
+         TDIAG_DETAIL_COLUMN(r, value, "value")},
         owner);
   }
   if (kind == "api_calls") {
@@ -104,20 +105,20 @@ py::dict event_columns(const trace::trace& t, std::string_view kind, py::handle 
   }
   if (kind == "ranges") {
     using r = range_event;
-    return columns_of(t.ranges,
-                      {TDIAG_DETAIL_COLUMN(r, start, "start_ns"), TDIAG_DETAIL_COLUMN(r, end, "end_ns"),
-                       TDIAG_DETAIL_COLUMN(r, lane, "lane"), TDIAG_DETAIL_COLUMN(r, name, "name_id"),
-                       TDIAG_DETAIL_COLUMN(r, kind, "kind"),
-                       TDIAG_DETAIL_COLUMN(r, correlation, "correlation")},
-                      owner);
+    return columns_of(
+        t.ranges,
+        {TDIAG_DETAIL_COLUMN(r, start, "start_ns"), TDIAG_DETAIL_COLUMN(r, end, "end_ns"),
+         TDIAG_DETAIL_COLUMN(r, lane, "lane"), TDIAG_DETAIL_COLUMN(r, name, "name_id"),
+         TDIAG_DETAIL_COLUMN(r, kind, "kind"), TDIAG_DETAIL_COLUMN(r, correlation, "correlation")},
+        owner);
   }
   if (kind == "markers") {
     using r = marker_event;
-    return columns_of(t.markers,
-                      {TDIAG_DETAIL_COLUMN(r, time, "time_ns"), TDIAG_DETAIL_COLUMN(r, lane, "lane"),
-                       TDIAG_DETAIL_COLUMN(r, name, "name_id"),
-                       TDIAG_DETAIL_COLUMN(r, category, "category_id")},
-                      owner);
+    return columns_of(
+        t.markers,
+        {TDIAG_DETAIL_COLUMN(r, time, "time_ns"), TDIAG_DETAIL_COLUMN(r, lane, "lane"),
+         TDIAG_DETAIL_COLUMN(r, name, "name_id"), TDIAG_DETAIL_COLUMN(r, category, "category_id")},
+        owner);
   }
   if (kind == "memory") {
     using r = memory_event;
@@ -151,21 +152,21 @@ py::dict event_columns(const trace::trace& t, std::string_view kind, py::handle 
   }
   if (kind == "flows") {
     using r = flow_event;
-    return columns_of(t.flows,
-                      {TDIAG_DETAIL_COLUMN(r, time, "time_ns"),
-                       TDIAG_DETAIL_COLUMN(r, target_time, "target_time_ns"),
-                       TDIAG_DETAIL_COLUMN(r, lane, "lane"),
-                       TDIAG_DETAIL_COLUMN(r, target_lane, "target_lane"),
-                       TDIAG_DETAIL_COLUMN(r, correlation, "correlation"),
-                       TDIAG_DETAIL_COLUMN(r, kind, "kind")},
-                      owner);
+    return columns_of(
+        t.flows,
+        {TDIAG_DETAIL_COLUMN(r, time, "time_ns"),
+         TDIAG_DETAIL_COLUMN(r, target_time, "target_time_ns"),
+         TDIAG_DETAIL_COLUMN(r, lane, "lane"), TDIAG_DETAIL_COLUMN(r, target_lane, "target_lane"),
+         TDIAG_DETAIL_COLUMN(r, correlation, "correlation"), TDIAG_DETAIL_COLUMN(r, kind, "kind")},
+        owner);
   }
   if (kind == "counters") {
     using r = counter_event;
-    return columns_of(t.counters,
-                      {TDIAG_DETAIL_COLUMN(r, time, "time_ns"), TDIAG_DETAIL_COLUMN(r, lane, "lane"),
-                       TDIAG_DETAIL_COLUMN(r, name, "name_id"), TDIAG_DETAIL_COLUMN(r, value, "value")},
-                      owner);
+    return columns_of(
+        t.counters,
+        {TDIAG_DETAIL_COLUMN(r, time, "time_ns"), TDIAG_DETAIL_COLUMN(r, lane, "lane"),
+         TDIAG_DETAIL_COLUMN(r, name, "name_id"), TDIAG_DETAIL_COLUMN(r, value, "value")},
+        owner);
   }
   throw py::value_error("no event kind '" + std::string(kind) +
                         "' (kernels, copies, api_calls, ranges, markers, memory, assertions, "

@@ -9,7 +9,6 @@
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
-
 #include <string_view>
 
 namespace tdiag::python {
