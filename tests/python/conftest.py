@@ -6,6 +6,7 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
 
 import pytest
 
@@ -28,13 +29,15 @@ def shared():
 
 @pytest.fixture(scope="session")
 def tdiag():
-    """Runs the built `tdiag`: tdiag(*args) -> CompletedProcess (text)."""
+    """Runs the built `tdiag` (TDIAG_CLI): tdiag(*args) -> CompletedProcess (text)."""
     exe = os.environ.get("TDIAG_CLI")
-    if not exe or not os.path.exists(exe):
-        pytest.skip("TDIAG_CLI does not name the built tdiag (CTest sets it)")
+    if exe and not os.path.exists(exe):
+        pytest.skip(f"TDIAG_CLI={exe} does not exist")
+    # Without a built tdiag (an installed package elsewhere): the CLI through the package.
+    command = [exe] if exe else [sys.executable, "-m", "tensordiag"]
 
     def run(*args, check_status=None):
-        result = subprocess.run([exe, *map(str, args)], capture_output=True, text=True)
+        result = subprocess.run([*command, *map(str, args)], capture_output=True, text=True)
         if check_status is not None:
             assert result.returncode == check_status, result.stderr
         return result
