@@ -11,6 +11,7 @@
 #include <tensordiag/trace/units.hpp>
 
 #include <memory>
+#include <optional>
 #include <pybind11/stl.h>
 #include <string>
 #include <utility>
@@ -153,63 +154,74 @@ std::int64_t timeline_time(const trace::trace& t, const py::handle& at) {
   return t.span().begin + at.cast<std::int64_t>();
 }
 
-py::tuple summary(const trace_ptr& p, std::size_t top) {
-  summary_result s;
-  report r;
+// Runs `compute` (the analysis and its report) without the GIL, then converts the result with
+// `convert`: the pair (figures, report) the Python Result classes wrap.
+template <typename Compute, typename Convert>
+py::tuple analysed(Compute&& compute, Convert&& convert) {
+  std::optional<decltype(compute())> out;
   {
     py::gil_scoped_release release;
-    s = summarize(p->t());
-    r = summary_report(p->t(), s, top);
+    out.emplace(compute());
   }
-  return py::make_tuple(summary_data(p->t(), s), std::move(r));
+  return py::make_tuple(convert(out->first), std::move(out->second));
+}
+
+py::tuple summary(const trace_ptr& p, std::size_t top) {
+  const auto& t = p->t();
+  return analysed(
+      [&] {
+        auto s = summarize(t);
+        auto r = summary_report(t, s, top);
+        return std::pair{std::move(s), std::move(r)};
+      },
+      [&](const summary_result& s) { return summary_data(t, s); });
 }
 
 py::tuple leaks(const trace_ptr& p, std::size_t top) {
-  leak_result l;
-  report r;
-  {
-    py::gil_scoped_release release;
-    l = find_leaks(p->t());
-    r = leak_report(p->t(), l, top);
-  }
-  return py::make_tuple(leak_data(p->t(), l), std::move(r));
+  const auto& t = p->t();
+  return analysed(
+      [&] {
+        auto l = find_leaks(t);
+        auto r = leak_report(t, l, top);
+        return std::pair{std::move(l), std::move(r)};
+      },
+      [&](const leak_result& l) { return leak_data(t, l); });
 }
 
 py::tuple ooms(const trace_ptr& p) {
-  std::vector<oom_finding> f;
-  report r;
-  {
-    py::gil_scoped_release release;
-    f = find_ooms(p->t());
-    r = oom_report(p->t(), f);
-  }
-  return py::make_tuple(oom_data(p->t(), f), std::move(r));
+  const auto& t = p->t();
+  return analysed(
+      [&] {
+        auto f = find_ooms(t);
+        auto r = oom_report(t, f);
+        return std::pair{std::move(f), std::move(r)};
+      },
+      [&](const std::vector<oom_finding>& f) { return oom_data(t, f); });
 }
 
 py::tuple timeline(const trace_ptr& p, py::object at, std::optional<std::size_t> event,
                    std::size_t segments) {
   if (at.is_none() == !event.has_value())
     throw py::value_error("give exactly one of at= (a time since the start) or event=");
-  const std::int64_t time = event ? 0 : timeline_time(p->t(), at);
-  timeline_result tl;
-  report r;
-  {
-    py::gil_scoped_release release;
-    tl = event ? timeline_after_events(p->t(), *event) : timeline_at(p->t(), time);
-    r = timeline_report(p->t(), tl, segments);
-  }
-  return py::make_tuple(timeline_data(tl), std::move(r));
+  const auto& t = p->t();
+  const std::int64_t time = event ? 0 : timeline_time(t, at);
+  return analysed(
+      [&] {
+        auto tl = event ? timeline_after_events(t, *event) : timeline_at(t, time);
+        auto r = timeline_report(t, tl, segments);
+        return std::pair{std::move(tl), std::move(r)};
+      },
+      [](const timeline_result& tl) { return timeline_data(tl); });
 }
 
 py::tuple diff(const trace_ptr& a, const trace_ptr& b, std::size_t top) {
-  diff_result d;
-  report r;
-  {
-    py::gil_scoped_release release;
-    d = diff_traces(a->t(), b->t());
-    r = diff_report(a->t(), b->t(), d, top);
-  }
-  return py::make_tuple(diff_data(d), std::move(r));
+  return analysed(
+      [&] {
+        auto d = diff_traces(a->t(), b->t());
+        auto r = diff_report(a->t(), b->t(), d, top);
+        return std::pair{std::move(d), std::move(r)};
+      },
+      [](const diff_result& d) { return diff_data(d); });
 }
 
 trace_ptr load(const std::string& path) {
