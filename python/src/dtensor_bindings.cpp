@@ -178,8 +178,12 @@ void bind_placements(py::module_& m) {
 
 void bind_mesh_and_spec(py::module_& m) {
   py::class_<device_mesh>(m, "DeviceMesh", "An N-D grid of ranks, row-major like torch's.")
-      .def(py::init<std::vector<std::int64_t>, std::vector<std::string>>(), py::arg("shape"),
-           py::arg("names") = std::vector<std::string>{})
+      .def(py::init(
+               [](std::vector<std::int64_t> shape, std::optional<std::vector<std::string>> names) {
+                 return device_mesh(std::move(shape),
+                                    names ? std::move(*names) : std::vector<std::string>{});
+               }),
+           py::arg("shape"), py::arg("names") = py::none())
       .def_property_readonly("shape", &device_mesh::shape)
       .def_property_readonly("names", &device_mesh::names)
       .def_property_readonly("ndim", &device_mesh::ndim)

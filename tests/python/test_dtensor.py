@@ -30,7 +30,10 @@ def test_placements_print_and_compare_like_pytorch():
 def test_mesh_and_spec():
     mesh = DeviceMesh([2, 4], names=["dp", "tp"])
     assert mesh.ndim == 2 and mesh.num_devices == 8 and mesh.coordinate(5) == [1, 1]
-    assert repr(DeviceMesh([2, 4])) == "DeviceMesh((2, 4), 'cpu', stride=(4, 1))"
+    assert repr(DeviceMesh([2, 4], names=None)) == "DeviceMesh((2, 4), 'cpu', stride=(4, 1))"
+    assert mesh.names == ["dp", "tp"] and DeviceMesh([2, 4]) == DeviceMesh.parse("2,4")
+    with pytest.raises(tensordiag.InputError):
+        DeviceMesh([0])
     spec = TensorSpec([12, 16], [Shard(0), Partial()])
     assert spec.dtype == "float32" and spec.shape == [12, 16] and spec.stride == [16, 1]
     assert spec.placements == [Shard(0), Partial()]
