@@ -272,14 +272,21 @@ private:
     bind_all(device, buffer.device);
   }
 
-  // Writes the buffer address into every registered module's device_buffer on `device`.
+  // Writes the buffer address into every registered module's device_buffer on `device`, and
+  // has the runtime read each module's fallback storage, where failures went until now.
   void bind_all(int device, void* address) {
     auto& slots = slots_of(device);
     std::lock_guard lock(slots.mutex);
     const device_scope scope(device);
     const auto modules = detail::registered_buffer_slots();
-    for (const auto& m : modules)
-      TDIAG_DETAIL_HIP(hipMemcpyToSymbol(m.host_shadow, &address, sizeof(address)), device);
+    for (std::size_t i = 0; i < modules.size(); ++i) {
+      TDIAG_DETAIL_HIP(hipMemcpyToSymbol(modules[i].host_shadow, &address, sizeof(address)),
+                       device);
+      void* fallback = nullptr;
+      if (modules[i].fallback_shadow != nullptr)
+        TDIAG_DETAIL_HIP(hipGetSymbolAddress(&fallback, modules[i].fallback_shadow), device);
+      detail::watch_module_fallback(*this, device, i, fallback, address != nullptr);
+    }
     slots.bound = address;
     slots.bound_modules = modules.size();
   }
