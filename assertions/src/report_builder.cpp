@@ -78,7 +78,8 @@ std::string kernel_name(const launch_info& launch, const std::string& site_funct
 }
 
 const trap_text_area* trap_area(const device_state& ds) {
-  if (!ds.buffer.host_coherent || ds.buffer.host == nullptr)
+  // A non-coherent buffer's host copy still holds the header as the back-end first wrote it.
+  if (ds.buffer.host == nullptr)
     return nullptr;
   const auto* h = static_cast<const buffer_header*>(ds.buffer.host);
   return reinterpret_cast<const trap_text_area*>(static_cast<std::uintptr_t>(h->reserved[2]));

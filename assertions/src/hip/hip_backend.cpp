@@ -34,6 +34,18 @@ constexpr std::uint64_t slot_granularity = 256;
 // LDS happens to leave a nonzero remainder mod 256 must not pass for a tensordiag launch, so the
 // device takes a slot's launch id only when its dispatch packet's LDS matches (gpu_fail.h).
 constexpr std::size_t table_bytes = 2 * launch_slots * sizeof(std::uint64_t);
+// After the table, in the same host-mapped allocation: the trap text area (record.hpp), which a
+// trapping thread fills so that the report still has the site's text.
+constexpr std::size_t mapped_extra = table_bytes + sizeof(trap_text_area);
+
+// Points the header's reserved words at the slot table and the trap text area behind it.
+void set_reserved(buffer_header* header, void* table_device, void* table_host) {
+  header->reserved[0] = reinterpret_cast<std::uintptr_t>(table_device);
+  header->reserved[1] =
+      reinterpret_cast<std::uintptr_t>(static_cast<char*>(table_device) + table_bytes);
+  header->reserved[2] =
+      reinterpret_cast<std::uintptr_t>(static_cast<char*>(table_host) + table_bytes);
+}
 
 [[noreturn]] void throw_hip(hipError_t e, const char* call, int device) {
   diagnostic d;
@@ -184,15 +196,14 @@ private:
     if (host_native_atomics(device)) {
       // Buffer and slot table in one pinned, mapped allocation: readable after a trap.
       void* host = nullptr;
-      TDIAG_DETAIL_HIP(hipHostMalloc(&host, bytes + table_bytes, mapped), device);
-      std::memset(host, 0, bytes + table_bytes);
+      TDIAG_DETAIL_HIP(hipHostMalloc(&host, bytes + mapped_extra, mapped), device);
+      std::memset(host, 0, bytes + mapped_extra);
       void* dev = nullptr;
       TDIAG_DETAIL_HIP(hipHostGetDevicePointer(&dev, host, 0), device);
       std::lock_guard lock(slots.mutex);
       slots.table_host = reinterpret_cast<std::uint64_t*>(static_cast<char*>(host) + bytes);
       slots.table_device = reinterpret_cast<std::uint64_t*>(static_cast<char*>(dev) + bytes);
-      static_cast<buffer_header*>(host)->reserved[0] =
-          reinterpret_cast<std::uintptr_t>(slots.table_device);
+      set_reserved(static_cast<buffer_header*>(host), slots.table_device, slots.table_host);
       return mapped_buffer{host, dev, bytes, true};
     }
     // Without host atomics the protocol's add and compare-and-swap must stay on the device, so
@@ -202,8 +213,8 @@ private:
     device_allocation a;
     std::unique_lock lock(slots.mutex, std::defer_lock);
     try {
-      TDIAG_DETAIL_HIP(hipHostMalloc(&a.table_host, table_bytes, mapped), device);
-      std::memset(a.table_host, 0, table_bytes);
+      TDIAG_DETAIL_HIP(hipHostMalloc(&a.table_host, mapped_extra, mapped), device);
+      std::memset(a.table_host, 0, mapped_extra);
       void* table_device = nullptr;
       TDIAG_DETAIL_HIP(hipHostGetDevicePointer(&table_device, a.table_host, 0), device);
       if (hipExtMallocWithFlags(&a.device, bytes, hipDeviceMallocFinegrained) != hipSuccess) {
@@ -216,8 +227,7 @@ private:
       // first written. Pinned, so a copy into it needs no staging.
       TDIAG_DETAIL_HIP(hipHostMalloc(&a.shadow, bytes, hipHostMallocDefault), device);
       std::memset(a.shadow, 0, bytes);
-      static_cast<buffer_header*>(a.shadow)->reserved[0] =
-          reinterpret_cast<std::uintptr_t>(table_device);
+      set_reserved(static_cast<buffer_header*>(a.shadow), table_device, a.table_host);
       write_device_memory(device, a.device, a.shadow, bytes);
       lock.lock();
       slots.separate.push_back(a); // first: if it throws, no launch sees the table
