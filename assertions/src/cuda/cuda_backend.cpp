@@ -250,6 +250,8 @@ private:
           (r.shared_memory + slot_granularity - 1) / slot_granularity * slot_granularity + slot;
       auto limit = s.dynamic_limit.find(r.kernel);
       if (limit == s.dynamic_limit.end()) {
+        // Once per kernel; may load the module lazily, which a global capture would refuse.
+        relaxed_capture_mode relaxed;
         cudaFuncAttributes attributes{};
         std::uint64_t allowed = 0;
         if (cudaFuncGetAttributes(&attributes, r.kernel) == cudaSuccess)
