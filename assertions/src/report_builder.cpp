@@ -92,30 +92,31 @@ struct site_group {
   std::uint64_t records = 0;
 };
 
-diagnostic site_diagnostic(const device_state& ds, const site_group& g,
-                           const runtime_config& config, std::string_view reason) {
-  // After a trap (TDIAG_ASSERT_POLICY=trap on CUDA) the context is gone and the site text in
-  // device memory cannot be read any more; the record (block, thread, values, launch) is in
-  // host memory, so the report still says everything else.
-  // A thread that trapped saved the text into host memory first (gpu_fail.h, save_site_text).
+// The site's text: from the device, else (a trap killed the context) from the copy the trapping
+// thread saved in host memory (gpu_fail.h, save_site_text), else a placeholder; the record
+// (block, thread, values, launch) is in host memory either way. `unreadable` says why not read.
+site_text site_text_of(const device_state& ds, const site_group& g, std::string& unreadable) {
   site_text site;
-  std::string unreadable;
   try {
-    site = read_site(*ds.owner, ds.device, g.site);
+    return read_site(*ds.owner, ds.device, g.site);
   } catch (const error& e) {
     unreadable = e.what();
   }
-  const std::optional<site_text> saved =
-      unreadable.empty() ? std::nullopt : saved_site(trap_area(ds), g.site);
-  if (saved) {
-    site = *saved;
+  if (auto saved = saved_site(trap_area(ds), g.site)) {
     unreadable.clear();
-  } else if (!unreadable.empty()) {
-    site.file = "?";
-    site.expression = fmt::format("<assertion site {:#x}: text unreadable>", g.site);
-    if (g.first != nullptr)
-      site.operand_count = g.first->record.operand_count;
+    return *saved;
   }
+  site.file = "?";
+  site.expression = fmt::format("<assertion site {:#x}: text unreadable>", g.site);
+  if (g.first != nullptr)
+    site.operand_count = g.first->record.operand_count;
+  return site;
+}
+
+diagnostic site_diagnostic(const device_state& ds, const site_group& g,
+                           const runtime_config& config, std::string_view reason) {
+  std::string unreadable;
+  const site_text site = site_text_of(ds, g, unreadable);
   diagnostic d;
   if (!unreadable.empty())
     d.notes.push_back(fmt::format("the site's text could not be read from the device ({}); a "
