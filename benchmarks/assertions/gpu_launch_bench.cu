@@ -105,6 +105,13 @@ void launch_cost_parts(int batches) {
       batches);
   const double record = ns_per_launch([&] { (void)cudaEventRecord(event, stream); }, batches);
   const double query = ns_per_launch([&] { (void)cudaEventQuery(event); }, batches);
+  // A registered launch carries its slot in the dynamic shared memory size (1..255 bytes).
+  const double raw = ns_per_launch([] { empty_kernel<<<1, 32>>>(0); }, batches);
+  unsigned slot = 0;
+  const double sized =
+      ns_per_launch([&] { empty_kernel<<<1, 32, 1 + slot++ % 255>>>(0); }, batches);
+  std::printf("parts: <<<>>> with 1..255 bytes of dynamic shared memory %+.0f ns over none\n",
+              sized - raw);
   std::printf("parts: cudaStreamIsCapturing %.0f ns, cudaEventRecord %.0f ns (1 launch in 8), "
               "cudaEventQuery %.0f ns\n",
               capturing, record, query);

@@ -41,10 +41,11 @@ torch::Tensor gather_rows(const torch::Tensor& src, const torch::Tensor& index, 
 } // namespace
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
-  // Leaked on purpose: Python may still raise it while the module is torn down.
-  auto* error = new pybind11::exception<tdiag::device_assertion_error>(m, "DeviceAssertionError",
-                                                                       PyExc_RuntimeError);
-  pybind11::register_exception_translator([error](std::exception_ptr p) {
+  // Leaked on purpose: Python may still raise it while the module is torn down. pybind11 takes a
+  // plain function as translator, so the type is a function-local static.
+  static auto* error = new pybind11::exception<tdiag::device_assertion_error>(
+      m, "DeviceAssertionError", PyExc_RuntimeError);
+  pybind11::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p)
         std::rethrow_exception(p);
