@@ -52,19 +52,8 @@ constexpr std::uint64_t slot_granularity = 256;
       throw_cuda(tdiag_detail_e, #call, device);                                                   \
   } while (false)
 
-// Lets this thread make the runtime calls that set up a device (allocation, symbol copies) while
-// a stream capture is in progress: a first launch or check inside cudaStreamBeginCapture must not
-// invalidate the capture (PyTorch's allocator does the same around cudaMalloc).
-class relaxed_capture_mode {
-public:
-  relaxed_capture_mode() { (void)cudaThreadExchangeStreamCaptureMode(&mode_); }
-  ~relaxed_capture_mode() { (void)cudaThreadExchangeStreamCaptureMode(&mode_); }
-  relaxed_capture_mode(const relaxed_capture_mode&) = delete;
-  relaxed_capture_mode& operator=(const relaxed_capture_mode&) = delete;
-
-private:
-  cudaStreamCaptureMode mode_ = cudaStreamCaptureModeRelaxed;
-};
+// Device set-up calls inside a stream capture (gpu/relaxed_capture_mode.hpp).
+using relaxed_capture_mode = detail::relaxed_capture_mode<detail::cuda_slot_api>;
 
 // Launch slots of one device: slot -> launch id in mapped memory, read by failing threads.
 struct device_slots {

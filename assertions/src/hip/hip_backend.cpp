@@ -25,6 +25,8 @@ namespace tdiag::assertions {
 namespace {
 
 using launch_slot_pool = detail::launch_slot_pool<detail::hip_slot_api>;
+// Device set-up calls inside a stream capture (gpu/relaxed_capture_mode.hpp).
+using relaxed_capture_mode = detail::relaxed_capture_mode<detail::hip_slot_api>;
 constexpr std::uint32_t launch_slots = launch_slot_pool::slots;
 // As on CUDA: slots [graph_first, launch_slots) belong to launches captured into HIP graphs for
 // the life of the process, and their table values carry graph_flag (failure_origin::flags = 2).
@@ -190,6 +192,7 @@ private:
   mapped_buffer do_allocate_failure_buffer(int device, std::size_t bytes) override {
     auto& slots = slots_of(device);
     const device_scope scope(device);
+    relaxed_capture_mode relaxed;
     // Coherent: device writes reach the host while the kernel runs (the watchdog reads them).
     // Portable: any device may launch with it, as on CUDA.
     constexpr unsigned mapped = hipHostMallocMapped | hipHostMallocCoherent | hipHostMallocPortable;
@@ -284,19 +287,24 @@ private:
 
   // Writes the buffer address into every registered module's device_buffer on `device`, and
   // has the runtime read each module's fallback storage, where failures went until now.
+  // On the private stream: a copy on the null stream would join a capture in progress.
   void bind_all(int device, void* address) {
     auto& slots = slots_of(device);
+    relaxed_capture_mode relaxed;
+    const hipStream_t stream = copy_stream(device); // before the lock: it takes it
     std::lock_guard lock(slots.mutex);
     const device_scope scope(device);
     const auto modules = detail::registered_buffer_slots();
     for (std::size_t i = 0; i < modules.size(); ++i) {
-      TDIAG_DETAIL_HIP(hipMemcpyToSymbol(modules[i].host_shadow, &address, sizeof(address)),
+      TDIAG_DETAIL_HIP(hipMemcpyToSymbolAsync(modules[i].host_shadow, &address, sizeof(address), 0,
+                                              hipMemcpyHostToDevice, stream),
                        device);
       void* fallback = nullptr;
       if (modules[i].fallback_shadow != nullptr)
         TDIAG_DETAIL_HIP(hipGetSymbolAddress(&fallback, modules[i].fallback_shadow), device);
       detail::watch_module_fallback(*this, device, i, fallback, address != nullptr);
     }
+    TDIAG_DETAIL_HIP(hipStreamSynchronize(stream), device);
     slots.bound = address;
     slots.bound_modules = modules.size();
   }
@@ -316,12 +324,14 @@ private:
   }
   void do_read_device_memory(int device, const void* source, void* destination,
                              std::size_t bytes) const override {
+    relaxed_capture_mode relaxed;
     const hipStream_t stream = copy_stream(device);
     TDIAG_DETAIL_HIP(hipMemcpyAsync(destination, source, bytes, hipMemcpyDefault, stream), device);
     TDIAG_DETAIL_HIP(hipStreamSynchronize(stream), device);
   }
   void do_write_device_memory(int device, void* destination, const void* source,
                               std::size_t bytes) override {
+    relaxed_capture_mode relaxed;
     const hipStream_t stream = copy_stream(device);
     TDIAG_DETAIL_HIP(hipMemcpyAsync(destination, source, bytes, hipMemcpyDefault, stream), device);
     TDIAG_DETAIL_HIP(hipStreamSynchronize(stream), device);
