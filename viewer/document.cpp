@@ -58,10 +58,12 @@ std::unique_ptr<document> make_document(trace::trace t, load_progress& progress)
     dm.curve = memory_curve::build(tr, dm.device);
     dm.allocations = pair_allocations(tr, dm.device, end);
     dm.bands = allocation_bands::build(dm.allocations, 24);
-    dm.timeline = allocator_timeline::build(tr, dm.device);
-    std::vector<std::int64_t> times(dm.timeline.event_count());
+    dm.replay = std::make_unique<trace::allocator_replay>(tr, trace::memory_lane_of(tr, dm.device),
+                                                          trace::replay_options{});
+    dm.cursor.emplace(*dm.replay);
+    std::vector<std::int64_t> times(dm.replay->size());
     for (std::size_t k = 0; k < times.size(); ++k)
-      times[k] = dm.timeline.event(k).time;
+      times[k] = dm.replay->events()[k].time;
     dm.window = dense_window(times, 0.97);
     doc->memory.push_back(std::move(dm));
   }
@@ -85,7 +87,8 @@ std::unique_ptr<document> make_document(trace::trace t, load_progress& progress)
   progress.set("building tables", 0.8f);
   doc->kernels = kernels_table(tr);
   doc->sites = allocation_sites_table(tr);
-  doc->leaks = leaks_table(tr);
+  doc->leak_result = trace::find_leaks(tr);
+  doc->leaks = leaks_table(tr, doc->leak_result);
   doc->ooms = oom_table(tr);
 
   const auto assertions = tr.assertions.all();

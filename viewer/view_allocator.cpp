@@ -3,8 +3,9 @@
 //
 // The allocator view: segments and their blocks at the time cursor (memory_viz's "Allocator
 // State History"), scrubbed by dragging on the overview strip or stepping with the arrow keys.
-// The state comes from the document's allocator_timeline: a keyframe plus a short replay.
-#include <tensordiag/viewer/allocator_replay.hpp>
+// The state comes from trace's allocator_replay (the document's): a keyframe plus a short
+// replay through the view's cursor.
+#include <tensordiag/trace/allocator_replay.hpp>
 #include <tensordiag/viewer/format.hpp>
 #include <tensordiag/viewer/tables.hpp>
 
@@ -42,10 +43,10 @@ void draw_scrub_strip(view_context& ctx, device_memory& dm, float height) {
   dl->AddRectFilled(p, ImVec2(p.x + w, p.y + height), IM_COL32(30, 33, 40, 255), 4.0f);
 
   time_axis strip;
-  const auto& tl = dm.timeline;
+  const auto& replay = *dm.replay;
   // The dense part of the history: a snapshot's set-up seconds would squash the steps.
-  const std::int64_t begin = tl.event_count() ? dm.window.first : ctx.doc.span.begin;
-  const std::int64_t end = tl.event_count() ? dm.window.second : ctx.doc.span.end;
+  const std::int64_t begin = replay.size() ? dm.window.first : ctx.doc.span.begin;
+  const std::int64_t end = replay.size() ? dm.window.second : ctx.doc.span.end;
   strip.set_width(w);
   strip.set_limits(begin, std::max(end, begin + 1));
   strip.fit(begin, std::max(end, begin + 1));
@@ -97,7 +98,8 @@ void draw_allocator(view_context& ctx) {
   }
   s.memory_device = std::min(s.memory_device, doc.memory.size() - 1);
   auto& dm = doc.memory[s.memory_device];
-  auto& tl = dm.timeline;
+  const auto& replay = *dm.replay;
+  const auto events = replay.events();
   const float scale = s.ui_scale;
   const float font = ImGui::GetFontSize();
   const std::int64_t zero = doc.span.begin;
@@ -105,25 +107,27 @@ void draw_allocator(view_context& ctx) {
   draw_scrub_strip(ctx, dm, std::round(64.0f * scale));
 
   // Arrow keys step one event.
-  std::size_t n = tl.events_until(s.cursor_time);
+  std::size_t n = replay.index_at_time(s.cursor_time);
   if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) &&
       !ImGui::GetIO().WantTextInput) {
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow)) && n < tl.event_count())
-      s.cursor_time = tl.event(n).time, n = tl.events_until(s.cursor_time);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow)) && n < replay.size())
+      s.cursor_time = events[n].time, n = replay.index_at_time(s.cursor_time);
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow)) && n > 1)
-      s.cursor_time = tl.event(n - 2).time, n = tl.events_until(s.cursor_time);
+      s.cursor_time = events[n - 2].time, n = replay.index_at_time(s.cursor_time);
   }
-  const trace::allocator_state& st = tl.state_at(n);
+  const trace::allocator_state& st = dm.cursor->seek(n);
 
   std::uint64_t reserved = 0, allocated = 0, pending = 0, cached = 0, largest_free = 0;
   std::uint64_t max_segment = 1;
+  // Totals as trace counts them (implicit segments are not reserved memory).
+  reserved = st.reserved_bytes();
+  allocated = st.allocated_bytes();
   for (const auto& seg : st.segments) {
-    reserved += seg.total_size;
     max_segment = std::max(max_segment, seg.total_size);
     for (const auto& b : seg.blocks) {
       if (b.state == trace::block_state::active_allocated)
-        allocated += b.size;
-      else if (b.state == trace::block_state::active_pending_free)
+        continue;
+      if (b.state == trace::block_state::active_pending_free)
         pending += b.size;
       else {
         cached += b.size;
@@ -132,16 +136,15 @@ void draw_allocator(view_context& ctx) {
     }
   }
   if (n > 0) {
-    const auto& e = tl.event(n - 1);
+    const auto& e = events[n - 1];
     ImGui::Text("t = %s   ·   event %zu of %zu: %s %s at 0x%llx",
                 format_duration(static_cast<double>(s.cursor_time - zero)).c_str(), n,
-                tl.event_count(), std::string(to_string(e.action)).c_str(),
+                replay.size(), std::string(to_string(e.action)).c_str(),
                 format_bytes(static_cast<double>(e.size)).c_str(),
                 static_cast<unsigned long long>(e.address));
   } else {
     ImGui::Text("t = %s   ·   before the first of %zu events",
-                format_duration(static_cast<double>(s.cursor_time - zero)).c_str(),
-                tl.event_count());
+                format_duration(static_cast<double>(s.cursor_time - zero)).c_str(), replay.size());
   }
   const double frag =
       cached ? 100.0 * (1.0 - static_cast<double>(largest_free) / static_cast<double>(cached))
@@ -176,7 +179,7 @@ void draw_allocator(view_context& ctx) {
       const ImVec2 p = ImGui::GetCursorScreenPos();
       const std::string label =
           fmt::format("{}{}  0x{:x}", format_bytes(static_cast<double>(seg.total_size)),
-                      seg.pool == implicit_pool ? " (block)" : "", seg.address);
+                      seg.pool == trace::implicit_pool ? " (block)" : "", seg.address);
       dl->AddText(ImVec2(p.x + 4 * scale, p.y + (row_h - font) * 0.5f), palette::text_dim,
                   label.c_str());
       const float x0 = p.x + label_w;
