@@ -23,6 +23,14 @@ allocator_state normalized(allocator_state s, bool strict = true) {
   return s;
 }
 
+memory_event make_event(memory_action action, std::uint64_t address, std::uint64_t size) {
+  memory_event e;
+  e.action = action;
+  e.address = address;
+  e.size = size;
+  return e;
+}
+
 lane_id memory_lane(const trace& t) {
   return t.memory.all().front().lane;
 }
@@ -102,14 +110,8 @@ TEST(AllocatorReplay, IncrementalEqualsFromScratchAtRandomPoints) {
 
 TEST(AllocatorReplay, ApplyAndUndoAreInverse) {
   allocator_state s;
-  memory_event seg;
-  seg.action = memory_action::segment_alloc;
-  seg.address = 0x1000;
-  seg.size = 0x1000;
-  memory_event a = seg;
-  a.action = memory_action::alloc;
-  a.address = 0x1400;
-  a.size = 0x100;
+  const memory_event seg = make_event(memory_action::segment_alloc, 0x1000, 0x1000);
+  const memory_event a = make_event(memory_action::alloc, 0x1400, 0x100);
   memory_event fr = a, fc = a;
   fr.action = memory_action::free_requested;
   fc.action = memory_action::free_completed;
@@ -163,12 +165,8 @@ TEST(AllocatorReplay, KinetoPlainFreesReplayThroughImplicitSegments) {
 }
 
 TEST(AllocatorReplay, PlainFreeUndoesToAllocated) {
-  memory_event a;
-  a.action = memory_action::alloc;
-  a.address = 0x5000;
-  a.size = 0x100;
-  memory_event f = a;
-  f.action = memory_action::free_completed;
+  const memory_event a = make_event(memory_action::alloc, 0x5000, 0x100);
+  const memory_event f = make_event(memory_action::free_completed, 0x5000, 0x100);
   allocator_state s;
   EXPECT_TRUE(apply_memory_event(s, a)); // no segments reported: consistent
   ASSERT_EQ(s.segments.size(), 1u);
@@ -183,11 +181,7 @@ TEST(AllocatorReplay, PlainFreeUndoesToAllocated) {
   EXPECT_TRUE(undo_memory_event(s, a, false));
   EXPECT_TRUE(s.segments.empty());
   // With reported segments, an alloc outside them is a mismatch (the block is still kept).
-  memory_event seg = a;
-  seg.action = memory_action::segment_alloc;
-  seg.address = 0x100000;
-  seg.size = 0x1000;
-  ASSERT_TRUE(apply_memory_event(s, seg));
+  ASSERT_TRUE(apply_memory_event(s, make_event(memory_action::segment_alloc, 0x100000, 0x1000)));
   EXPECT_FALSE(apply_memory_event(s, a));
   EXPECT_EQ(s.allocated_bytes(), 0x100u);
 }
