@@ -48,7 +48,6 @@ std::unique_ptr<document> make_document(trace::trace t, load_progress& progress)
   progress.set("laying out lanes", 0.1f);
   doc->layout = lane_layout::build(tr);
 
-  const std::int64_t end = doc->span.end;
   const auto devices = memory_curve::devices(tr);
   for (std::size_t i = 0; i < devices.size(); ++i) {
     progress.set(fmt::format("replaying allocator of device {}", devices[i]),
@@ -56,7 +55,7 @@ std::unique_ptr<document> make_document(trace::trace t, load_progress& progress)
     device_memory dm;
     dm.device = devices[i];
     dm.curve = memory_curve::build(tr, dm.device);
-    dm.allocations = pair_allocations(tr, dm.device, end);
+    dm.allocations = trace::allocation_lifetimes(tr, dm.device);
     dm.bands = allocation_bands::build(dm.allocations, 24);
     dm.replay = std::make_unique<trace::allocator_replay>(tr, trace::memory_lane_of(tr, dm.device),
                                                           trace::replay_options{});

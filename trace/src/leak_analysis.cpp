@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/allocation_lifetimes.hpp>
 #include <tensordiag/trace/allocation_site.hpp>
 #include <tensordiag/trace/leak_analysis.hpp>
 #include <tensordiag/trace/units.hpp>
@@ -26,16 +27,17 @@ struct key_hash {
 } // namespace
 
 std::vector<live_allocation> live_allocations(const trace& t) {
-  // The last alloc event at each (device, address) that no free followed.
-  std::unordered_map<std::pair<std::int32_t, std::uint64_t>, const memory_event*, key_hash> open;
-  for (const auto& e : t.memory.all()) {
-    const std::pair key{e.device, e.address};
-    if (e.action == memory_action::alloc)
-      open[key] = &e;
-    else if (e.action == memory_action::free_requested || e.action == memory_action::free_completed)
-      open.erase(key);
-  }
+  // Per device, the allocs the program never freed (allocation_lifetimes(), the pairing the
+  // viewer's bands use too).
+  std::unordered_map<std::pair<std::int32_t, std::uint64_t>, allocation_lifetime, key_hash> open;
   std::vector<live_allocation> out;
+  for (lane_id lane = 0; lane < t.lanes.size(); ++lane) {
+    if (t.lanes.at(lane).kind != lane_kind::device_memory)
+      continue;
+    for (const auto& a : allocation_lifetimes(t, static_cast<std::int32_t>(t.lanes.at(lane).group)))
+      if (!a.freed_by_user)
+        open[{a.device, a.address}] = a;
+  }
   if (t.final_allocator_state) {
     for (const auto& seg : t.final_allocator_state->segments) {
       for (const auto& b : seg.blocks) {
@@ -44,17 +46,17 @@ std::vector<live_allocation> live_allocations(const trace& t) {
         live_allocation a{seg.device, b.address, b.requested_size ? b.requested_size : b.size,
                           before_history, b.stack};
         if (auto it = open.find({seg.device, b.address}); it != open.end()) {
-          a.time = it->second->time;
+          a.time = it->second.begin;
           if (a.stack == no_stack)
-            a.stack = it->second->stack;
+            a.stack = it->second.stack;
         }
         out.push_back(a);
       }
     }
     return out;
   }
-  for (const auto& [key, e] : open)
-    out.push_back({e->device, e->address, e->size, e->time, e->stack});
+  for (const auto& [key, a] : open)
+    out.push_back({a.device, a.address, a.size, a.begin, a.stack});
   std::sort(out.begin(), out.end(), [](const live_allocation& a, const live_allocation& b) {
     return a.time != b.time ? a.time < b.time : a.address < b.address;
   });
