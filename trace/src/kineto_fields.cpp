@@ -2,6 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kineto_fields.hpp"
 
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
 #include "saturate.hpp"
 
 namespace tdiag::trace::detail {
@@ -49,6 +53,64 @@ std::optional<std::int64_t> read_i64(od::value v) {
   if (n.is_uint64())
     return static_cast<std::int64_t>(n.get_uint64());
   return to_i64(n.get_double());
+}
+
+namespace {
+// "1682725898079292", "4203669603187.439", "-12.5", "1.5e3": integer part and up to three
+// fraction digits exactly, the rest rounded half up. Exponents go through double.
+std::optional<time_value> parse_time_token(std::string_view text) {
+  time_value out;
+  std::size_t i = 0;
+  const bool negative = i < text.size() && text[i] == '-';
+  i += negative ? 1 : 0;
+  const auto digits_begin = i;
+  std::int64_t whole = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    if (whole > (time_limit / 1000) / 10)
+      return std::nullopt;
+    whole = whole * 10 + (text[i] - '0');
+  }
+  if (i == digits_begin)
+    return std::nullopt;
+  std::int64_t frac = 0;
+  int frac_digits = 0;
+  bool round_up = false;
+  if (i < text.size() && text[i] == '.') {
+    out.fractional = true;
+    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++frac_digits) {
+      if (frac_digits < 3)
+        frac = frac * 10 + (text[i] - '0');
+      else if (frac_digits == 3)
+        round_up = text[i] >= '5';
+    }
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    double d = 0;
+    const std::string copy(text);
+    d = std::strtod(copy.c_str(), nullptr);
+    if (!std::isfinite(d))
+      return std::nullopt;
+    out.fractional = true;
+    out.ns = clamp_time(std::round(d * 1000.0));
+    return out;
+  }
+  for (int k = frac_digits; k < 3; ++k)
+    frac *= 10;
+  const std::int64_t ns = whole * 1000 + frac + (round_up ? 1 : 0);
+  out.ns = negative ? -ns : ns;
+  return out;
+}
+} // namespace
+
+std::optional<time_value> read_time(od::value v) {
+  od::json_type type{};
+  if (v.type().get(type) != simdjson::SUCCESS || type != od::json_type::number)
+    return std::nullopt;
+  std::string_view token = v.raw_json_token();
+  while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
+                            token.back() == '\t' || token.back() == ',' || token.back() == '}'))
+    token.remove_suffix(1);
+  return parse_time_token(token);
 }
 
 namespace {
