@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include "saturate.hpp"
@@ -66,7 +67,7 @@ std::optional<time_value> parse_time_token(std::string_view text) {
   const auto digits_begin = i;
   std::int64_t whole = 0;
   for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-    if (whole > (time_limit / 1000) / 10)
+    if (whole > std::numeric_limits<std::int64_t>::max() / 100)
       return std::nullopt;
     whole = whole * 10 + (text[i] - '0');
   }
@@ -85,19 +86,30 @@ std::optional<time_value> parse_time_token(std::string_view text) {
     }
   }
   if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
-    double d = 0;
     const std::string copy(text);
-    d = std::strtod(copy.c_str(), nullptr);
-    if (!std::isfinite(d))
+    const double d = std::strtod(copy.c_str(), nullptr);
+    if (!std::isfinite(d) || std::fabs(d) > 9e15)
       return std::nullopt;
     out.fractional = true;
-    out.ns = clamp_time(std::round(d * 1000.0));
+    const double f = std::floor(d);
+    out.us = static_cast<std::int64_t>(f);
+    out.frac_ns = static_cast<std::int32_t>(std::llround((d - f) * 1000.0));
+    if (out.frac_ns >= 1000)
+      out.us += 1, out.frac_ns -= 1000;
     return out;
   }
   for (int k = frac_digits; k < 3; ++k)
     frac *= 10;
-  const std::int64_t ns = whole * 1000 + frac + (round_up ? 1 : 0);
-  out.ns = negative ? -ns : ns;
+  frac += round_up ? 1 : 0;
+  if (frac >= 1000)
+    whole += 1, frac -= 1000;
+  if (negative && frac != 0) {
+    out.us = -whole - 1;
+    out.frac_ns = static_cast<std::int32_t>(1000 - frac);
+  } else {
+    out.us = negative ? -whole : whole;
+    out.frac_ns = static_cast<std::int32_t>(frac);
+  }
   return out;
 }
 } // namespace

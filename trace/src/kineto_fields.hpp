@@ -53,11 +53,12 @@ std::optional<double> read_number(od::value v);
 std::optional<std::uint64_t> read_u64(od::value v);
 std::optional<std::int64_t> read_i64(od::value v);
 
-/// A JSON time in microseconds, read as exact nanoseconds from its text (a double cannot hold
-/// epoch microseconds with a fraction: 1.7e15 us has a 0.25 us ulp). `fractional` is set when the
-/// text is written as a float (a '.' or an exponent), which is how HTA tells ns-resolution traces.
+/// A JSON time in microseconds, read exactly from its text as whole us plus ns (a double
+/// cannot hold epoch microseconds with a fraction: 1.7e15 us has a 0.25 us ulp). `fractional` is
+/// set when the text is written as a float (a '.' or an exponent): HTA's ns-resolution test.
 struct time_value {
-  std::int64_t ns = 0;
+  std::int64_t us = 0;      ///< floor of the value
+  std::int32_t frac_ns = 0; ///< 0..999
   bool fractional = false;
 };
 /// Empty when `v` is not a finite JSON number (a string "123", NaN, Infinity, null).

@@ -95,8 +95,8 @@ public:
       fractional_ts_ = true;
       t_.metadata.properties.emplace_back("kineto.fractional_ts", "1");
     }
-    const auto start = ts.ns;
-    const auto end = sat_add(start, std::max<std::int64_t>(0, dur.ns));
+    const auto start = on_axis(ts);
+    const auto end = sat_add(start, std::max<std::int64_t>(0, as_duration(dur)));
     if (ph.size() != 1) {
       ++stats_.skipped_events;
       return;
@@ -126,7 +126,7 @@ public:
     }
   }
 
-  void set_base(std::int64_t base_ns) { t_.metadata.time_origin_ns = base_ns; }
+  void set_base(std::int64_t base_ns) { base_ns_ = base_ns; }
 
   void finish() {
     for (const auto& [key, name] : thread_names_) {
@@ -138,9 +138,25 @@ public:
       }
     }
     stats_.skipped_events += pending_flows_.size();
+    t_.metadata.time_origin_ns = clamp_i64(wide_int{base_ns_} + wide_int{rebase_us_} * 1000);
+    if (rebase_us_ != 0)
+      t_.metadata.properties.emplace_back("kineto.ts_rebase_us", fmt::format("{}", rebase_us_));
   }
 
 private:
+  // Epoch-microsecond timestamps (1.7e15 us) exceed the model's +-2^60 ns: the axis then starts
+  // at the whole us of the first such ts, and time_origin_ns says so.
+  std::int64_t on_axis(const time_value& t) {
+    if (!rebased_ && (t.us > (std::int64_t{1} << 40) || t.us < -(std::int64_t{1} << 40))) {
+      rebased_ = true;
+      rebase_us_ = t.us;
+    }
+    return clamp_time(wide_int{t.us - rebase_us_} * 1000 + t.frac_ns);
+  }
+  static std::int64_t as_duration(const time_value& t) {
+    return clamp_time(wide_int{t.us} * 1000 + t.frac_ns);
+  }
+
   // ts and dur must be JSON numbers: a string "123", NaN or Infinity is an error, never 0.
   time_value require_time(od::value v, std::string_view field) {
     if (auto t = read_time(v))
@@ -368,6 +384,8 @@ private:
   std::pair<std::int64_t, std::uint64_t> last_gpu_{INT64_MIN, 0};
   lane_id last_gpu_lane_ = 0;
   bool fractional_ts_ = false;
+  bool rebased_ = false;
+  std::int64_t rebase_us_ = 0, base_ns_ = 0;
   od::parser side_parser_;
 };
 } // namespace detail
