@@ -128,7 +128,8 @@ std::vector<stream_queue> queues_of(const trace& t, const rank_rows& rows) {
   for (const auto& g : rows.gpu)
     if (g.correlation != 0 && enqueued.contains(g.correlation))
       stream_of.try_emplace(g.correlation, g.stream);
-  // (time, +1 enqueue / -1 start) per stream, enqueues first on ties as HTA concatenates them.
+  // (time, +1 enqueue / -1 start) per stream; on a tie a start comes first (HTA's unstable sort
+  // leaves ties in no defined order; starts first never shows a queue that was not there).
   std::map<std::uint64_t, std::vector<std::pair<std::int64_t, int>>> changes;
   for (const auto& c : rows.cpu)
     if (enqueued.contains(c.correlation))
@@ -139,8 +140,9 @@ std::vector<stream_queue> queues_of(const trace& t, const rank_rows& rows) {
       changes[g.stream].emplace_back(g.start, -1);
   std::vector<stream_queue> out;
   for (auto& [stream, list] : changes) {
-    std::stable_sort(list.begin(), list.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first : a.second < b.second;
+    });
     std::vector<double> lengths;
     int length = 0;
     for (const auto& [time, delta] : list)
