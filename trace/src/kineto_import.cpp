@@ -144,10 +144,10 @@ public:
   }
 
 private:
-  // Epoch-microsecond timestamps (1.7e15 us) exceed the model's +-2^60 ns: the axis then starts
-  // at the whole us of the first such ts, and time_origin_ns says so.
+  // Epoch-microsecond timestamps (1.7e15 us) exceed the model's +-2^60 ns: past 2^48 us (9
+  // years) the axis starts at the whole us of the first such ts, and time_origin_ns says so.
   std::int64_t on_axis(const time_value& t) {
-    if (!rebased_ && (t.us > (std::int64_t{1} << 40) || t.us < -(std::int64_t{1} << 40))) {
+    if (!rebased_ && (t.us > (std::int64_t{1} << 48) || t.us < -(std::int64_t{1} << 48))) {
       rebased_ = true;
       rebase_us_ = t.us;
     }
