@@ -30,6 +30,7 @@ struct analyze_options {
   bool json = false;
   bool hta_compat = false;
   std::string rank_from = "auto";
+  std::string align = "base-time";
   std::string output;
   std::size_t top = 5;
 };
@@ -74,6 +75,27 @@ std::string render_text(const trace::job_analysis_result& r, std::size_t top) {
           fmt::format("    {:>12.0f} us  {:>6}x  {}  {}\n", longest[i]->sum_us, longest[i]->count,
                       to_string(longest[i]->type), longest[i]->name.substr(0, 80));
   }
+  if (!r.collectives.empty()) {
+    out += fmt::format("\nstragglers over {} collectives matched on every rank:\n",
+                       r.collectives.size());
+    for (const auto& w : r.waits)
+      out += fmt::format("  rank {}: waited {:.0f} us in total, arrived last {} time(s)\n", w.rank,
+                         w.wait_us, w.times_last);
+  }
+  if (!r.steps.empty()) {
+    out += "\nsteps (rank, step: wall / GPU busy / compute / communication, us):\n";
+    for (const auto& s : r.steps)
+      out += fmt::format("  rank {} step {}: {:.0f} / {:.0f} / {:.0f} / {:.0f}\n", s.rank, s.step,
+                         s.step_us, s.gpu_busy_us, s.compute_us, s.communication_us);
+  }
+  if (!r.deviations.empty()) {
+    out += "\nkernels where one rank deviates from the median of the ranks:\n";
+    for (std::size_t i = 0; i < std::min<std::size_t>(top, r.deviations.size()); ++i) {
+      const auto& d = r.deviations[i];
+      out += fmt::format("  rank {}: {:+.0f} us ({:.0f} vs median {:.0f})  {}\n", d.rank,
+                         d.delta_us(), d.sum_us, d.median_us, d.name.substr(0, 80));
+    }
+  }
   return out;
 }
 
@@ -95,10 +117,11 @@ void run(const analyze_options& o, command_context& context) {
   for (const auto& m : members) {
     for (const auto& w : m.loaded.warnings)
       fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), w.message, w.code);
-    ranks.push_back({m.rank, &m.loaded.trace});
+    ranks.push_back({m.rank, &m.loaded.trace, m.clock_offset_ns});
   }
   trace::analysis_options options;
   options.hta_compat = o.hta_compat;
+  options.align_collectives = o.align == "collectives";
   const auto result = trace::analyze_job(ranks, options);
   const auto text = o.json ? trace::analysis_json(result) : render_text(result, o.top);
   if (o.output.empty() || o.output == "-") {
@@ -124,6 +147,11 @@ const command_registration registration(32, [](CLI::App& app, command_context& c
   cmd->add_option("--rank-from", o->rank_from,
                   "Where a file's rank comes from: auto, distributed, file-name, position")
       ->check(CLI::IsMember({"auto", "distributed", "file-name", "position"}))
+      ->capture_default_str();
+  cmd->add_option(
+         "--align", o->align,
+         "Rank clocks: base-time (Kineto's) or collectives (ends of matching NCCL kernels)")
+      ->check(CLI::IsMember({"base-time", "collectives"}))
       ->capture_default_str();
   cmd->add_option("--top", o->top, "Kernels to list per rank in text")->capture_default_str();
   cmd->add_option("-o,--output", o->output, "Output file (default: standard output)");

@@ -25,8 +25,10 @@ std::string_view to_string(idle_category c) noexcept {
   return "other";
 }
 
-rank_analysis analyze_rank(const trace& t, int rank, const analysis_options& options) {
-  const auto rows = detail::build_rows(t, options);
+namespace detail {
+
+rank_analysis analyze_rows(const trace& t, const rank_rows& rows, int rank,
+                           const analysis_options& options) {
   rank_analysis r;
   r.rank = rank;
   r.source = t.metadata.source_path;
@@ -48,6 +50,12 @@ rank_analysis analyze_rank(const trace& t, int rank, const analysis_options& opt
   return r;
 }
 
+} // namespace detail
+
+rank_analysis analyze_rank(const trace& t, int rank, const analysis_options& options) {
+  return detail::analyze_rows(t, detail::build_rows(t, options), rank, options);
+}
+
 job_analysis_result analyze_job(std::span<const rank_trace> ranks, const analysis_options& options,
                                 unsigned threads) {
   job_analysis_result out;
@@ -58,10 +66,12 @@ job_analysis_result analyze_job(std::span<const rank_trace> ranks, const analysi
   threads = std::min<unsigned>(threads, static_cast<unsigned>(ranks.size()));
   std::atomic<std::size_t> next{0};
   std::vector<std::exception_ptr> errors(ranks.size());
+  std::vector<detail::rank_rows> rows(ranks.size());
   auto work = [&] {
     for (std::size_t i; (i = next++) < ranks.size();) {
       try {
-        out.ranks[i] = analyze_rank(*ranks[i].t, ranks[i].rank, options);
+        rows[i] = detail::build_rows(*ranks[i].t, options);
+        out.ranks[i] = detail::analyze_rows(*ranks[i].t, rows[i], ranks[i].rank, options);
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -75,8 +85,17 @@ job_analysis_result analyze_job(std::span<const rank_trace> ranks, const analysi
   for (const auto& e : errors)
     if (e)
       std::rethrow_exception(e);
+  detail::analyze_collectives(ranks, rows, out);
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    for (auto& s : detail::step_times_of(rows[i], ranks[i].rank))
+      out.steps.push_back(s);
+  // Rank order from here on (the inputs may come in any order).
   std::stable_sort(out.ranks.begin(), out.ranks.end(),
                    [](const auto& a, const auto& b) { return a.rank < b.rank; });
+  std::stable_sort(out.steps.begin(), out.steps.end(), [](const auto& a, const auto& b) {
+    return a.rank != b.rank ? a.rank < b.rank : a.step < b.step;
+  });
+  out.deviations = detail::deviations_of(out.ranks);
   std::map<std::string, double> sums;
   double total = 0;
   for (const auto& r : out.ranks)

@@ -150,6 +150,83 @@ void write_rank(json_out& j, const rank_analysis& r) {
   j.end_object();
 }
 
+void write_job_extras(json_out& j, const job_analysis_result& r) {
+  j.key("clock_offsets_ns");
+  j.begin_array();
+  for (const auto o : r.clock_offsets_ns)
+    j.integer(o);
+  j.end_array();
+  j.key("stragglers");
+  j.begin_object();
+  j.key("per_rank");
+  j.begin_array();
+  for (const auto& w : r.waits) {
+    j.begin_object();
+    j.member("rank", std::int64_t{w.rank});
+    number_or_null(j, "wait_us", w.wait_us);
+    j.key("times_last");
+    j.unsigned_integer(w.times_last);
+    j.key("wait_by_step");
+    j.begin_array();
+    for (const auto& [step, wait] : w.wait_by_step) {
+      j.begin_object();
+      j.member("step", std::int64_t{step});
+      number_or_null(j, "wait_us", wait);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  j.key("collectives");
+  j.begin_array();
+  for (const auto& c : r.collectives) {
+    j.begin_object();
+    j.member("name", c.name);
+    j.key("occurrence");
+    j.unsigned_integer(c.occurrence);
+    j.member("step", std::int64_t{c.step});
+    j.member("last_rank", std::int64_t{c.last_rank});
+    number_or_null(j, "spread_us", c.spread_us);
+    j.key("wait_us");
+    j.begin_array();
+    for (const auto w : c.wait_us)
+      j.number(w);
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  j.key("steps");
+  j.begin_array();
+  for (const auto& s : r.steps) {
+    j.begin_object();
+    j.member("rank", std::int64_t{s.rank});
+    j.member("step", std::int64_t{s.step});
+    number_or_null(j, "step_us", s.step_us);
+    number_or_null(j, "gpu_busy_us", s.gpu_busy_us);
+    number_or_null(j, "gpu_idle_us", s.gpu_idle_us());
+    number_or_null(j, "compute_us", s.compute_us);
+    number_or_null(j, "communication_us", s.communication_us);
+    number_or_null(j, "memory_us", s.memory_us);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("rank_deviations");
+  j.begin_array();
+  for (const auto& d : r.deviations) {
+    j.begin_object();
+    j.member("rank", std::int64_t{d.rank});
+    j.member("name", d.name);
+    j.member("kernel_type", to_string(d.type));
+    number_or_null(j, "sum_us", d.sum_us);
+    number_or_null(j, "median_us", d.median_us);
+    number_or_null(j, "delta_us", d.delta_us());
+    j.end_object();
+  }
+  j.end_array();
+}
+
 } // namespace
 
 std::string analysis_json(const job_analysis_result& result) {
@@ -173,6 +250,7 @@ std::string analysis_json(const job_analysis_result& result) {
   for (const auto& r : result.ranks)
     write_rank(j, r);
   j.end_array();
+  write_job_extras(j, result);
   j.end_object();
   return j.take();
 }

@@ -128,6 +128,7 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
   std::set<int> step_names;
   step_window window;
   std::vector<std::pair<int, std::int64_t>> steps;
+  std::vector<step_range> host_steps;
   for (const auto& r : t.ranges.all()) {
     if (r.kind == range_kind::gpu_sync)
       continue;
@@ -135,6 +136,8 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
       const auto start = times(r.start, r.end).start;
       step_names.insert(*n);
       steps.emplace_back(*n, start);
+      if (r.kind == range_kind::step)
+        host_steps.push_back({*n, start, times(r.start, r.end).end});
       window.last_start = steps.size() == 1 ? start : std::max(window.last_start, start);
     }
   }
@@ -190,6 +193,11 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
     if (!window.filter || start < window.last_start)
       remaining.insert(n);
   rows.steps.assign(remaining.begin(), remaining.end());
+  for (const auto& s : host_steps)
+    if (!window.filter || s.start < window.last_start)
+      rows.step_ranges.push_back(s);
+  std::stable_sort(rows.step_ranges.begin(), rows.step_ranges.end(),
+                   [](const step_range& a, const step_range& b) { return a.start < b.start; });
   return rows;
 }
 

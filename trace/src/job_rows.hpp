@@ -29,10 +29,16 @@ struct cpu_row {
   std::uint32_t correlation = 0;
 };
 
+struct step_range {
+  int step = 0;
+  std::int64_t start = 0, end = 0;
+};
+
 struct rank_rows {
   std::vector<gpu_row> gpu; ///< sorted by start (stable)
   std::vector<cpu_row> cpu; ///< calls with a correlation id, sorted by start
   std::vector<int> steps;
+  std::vector<step_range> step_ranges; ///< host ProfilerStep ranges left, by start
 };
 
 /// Builds the rows, applying HTA's rounding and last-step filtering when options.hta_compat.

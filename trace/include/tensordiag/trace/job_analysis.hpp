@@ -44,6 +44,9 @@ struct analysis_options {
   double consecutive_kernel_delay_us = 30; ///< HTA consecutive_kernel_delay
   double top_duration_ratio = 0.8;         ///< HTA duration_ratio
   std::size_t top_num_kernels = 10;        ///< HTA num_kernels
+  /// Align rank clocks on the ends of matching collectives (median offset to the first rank)
+  /// instead of the ranks' clock offsets (Kineto base time).
+  bool align_collectives = false;
 };
 
 /// pandas describe() of a series: sample std (ddof 1), linear-interpolated quartiles. Empty
@@ -119,16 +122,59 @@ struct rank_analysis {
   std::vector<stream_queue> queues;
 };
 
+/// One collective (the n-th communication kernel of one name on every rank): who came last.
+struct collective_wait {
+  std::string name;
+  std::size_t occurrence = 0;  ///< n: the n-th kernel of this name on each rank
+  int step = -1;               ///< the ProfilerStep the last rank launched it in; -1 = none
+  int last_rank = 0;           ///< the rank whose kernel started last (on the job's clock)
+  double spread_us = 0;        ///< last start minus first start
+  std::vector<double> wait_us; ///< per rank (job order): last start minus this rank's start
+};
+
+struct rank_wait {
+  int rank = 0;
+  double wait_us = 0;         ///< summed over collectives: time spent waiting for others
+  std::size_t times_last = 0; ///< collectives where this rank arrived last
+  std::vector<std::pair<int, double>> wait_by_step; ///< (step, wait us)
+};
+
+/// One ProfilerStep on one rank: how its wall time splits on the GPU.
+struct step_time {
+  int rank = 0;
+  int step = 0;
+  double step_us = 0;                                         ///< the host ProfilerStep range
+  double gpu_busy_us = 0;                                     ///< union of GPU rows within the step
+  double compute_us = 0, communication_us = 0, memory_us = 0; ///< unions per class, clipped
+  [[nodiscard]] double gpu_idle_us() const noexcept { return step_us - gpu_busy_us; }
+};
+
+/// A kernel whose total time on one rank deviates from the median over ranks.
+struct rank_deviation {
+  int rank = 0;
+  std::string name;
+  kernel_class type = kernel_class::other;
+  double sum_us = 0, median_us = 0;
+  [[nodiscard]] double delta_us() const noexcept { return sum_us - median_us; }
+};
+
 struct job_analysis_result {
   analysis_options options;
   std::vector<rank_analysis> ranks;           ///< in rank order
   std::vector<kernel_type_time> kernel_types; ///< summed over ranks, largest first
+  std::vector<std::int64_t> clock_offsets_ns; ///< per rank (input order), added to its times
+  std::vector<collective_wait> collectives;   ///< matched on every rank, in time order
+  std::vector<rank_wait> waits;               ///< per rank
+  std::vector<step_time> steps;               ///< per rank and step
+  std::vector<rank_deviation> deviations;     ///< largest |delta| first (at most 20)
 };
 
-/// One rank of a job: a finalized trace and its rank number.
+/// One rank of a job: a finalized trace, its rank number, and what to add to its times to put
+/// it on the job's clock (job_member::clock_offset_ns).
 struct rank_trace {
   int rank = 0;
   const trace* t = nullptr;
+  std::int64_t clock_offset_ns = 0;
 };
 
 /// Analyses one rank. `t` must be finalized. Thread-safe for distinct or const traces.
