@@ -72,6 +72,17 @@ TEST(JobLoad, BadInputsGiveCodedErrors) {
     EXPECT_EQ(code_of(e), "TDIAG-TR-261");
     EXPECT_NE(std::string(e.what()).find("rank 0"), std::string::npos) << e.what();
   }
+  job_load_options from_info;
+  from_info.ranks = rank_source::distributed;
+  const std::vector<std::string> rocm{
+      (two_ranks().parent_path() / "rocm_mi250").string()}; // no distributedInfo
+  try {
+    (void)load_job(rocm, from_info);
+    FAIL() << "no error";
+  } catch (const tdiag::input_error& e) {
+    EXPECT_EQ(code_of(e), "TDIAG-TR-262");
+    EXPECT_NE(std::string(e.what()).find("distributedInfo"), std::string::npos) << e.what();
+  }
 }
 
 } // namespace

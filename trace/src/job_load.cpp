@@ -125,28 +125,19 @@ std::vector<job_member> load_job(std::span<const std::string> inputs,
     auto& m = members[i];
     const int from_info = distributed_rank(m.loaded.trace);
     const int from_name = rank_from_file_name(m.path);
-    switch (options.ranks) {
-    case rank_source::automatic:
-      m.rank = from_info >= 0 ? from_info : from_name >= 0 ? from_name : static_cast<int>(i);
-      break;
-    case rank_source::distributed:
-      if (from_info < 0)
-        fail("TDIAG-TR-262", "no rank",
-             fmt::format("{}: no distributedInfo.rank in the trace", m.path.string()),
-             "use --rank-from file-name or --rank-from position");
-      m.rank = from_info;
-      break;
-    case rank_source::file_name:
-      if (from_name < 0)
-        fail("TDIAG-TR-262", "no rank",
-             fmt::format("{}: the file name states no rank (like rank-3)", m.path.string()),
-             "rename the file or use --rank-from position");
-      m.rank = from_name;
-      break;
-    case rank_source::position:
+    const bool automatic = options.ranks == rank_source::automatic;
+    m.rank = options.ranks == rank_source::position ? static_cast<int>(i)
+             : options.ranks == rank_source::distributed || (automatic && from_info >= 0)
+                 ? from_info
+                 : from_name;
+    if (automatic && m.rank < 0)
       m.rank = static_cast<int>(i);
-      break;
-    }
+    if (m.rank < 0)
+      fail("TDIAG-TR-262", "no rank",
+           fmt::format("{}: {} states no rank", m.path.string(),
+                       options.ranks == rank_source::distributed ? "the trace's distributedInfo"
+                                                                 : "the file name (like rank-3)"),
+           "use --rank-from position, or name the files by rank");
     if (const auto [it, fresh] = claimed.emplace(m.rank, i); !fresh)
       fail("TDIAG-TR-261", "rank claimed twice",
            fmt::format("{}: rank {} is also {}", m.path.string(), m.rank,
