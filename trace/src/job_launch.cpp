@@ -5,7 +5,10 @@
 // trace_counters.py), and the describe() statistics every table uses.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
+#include <span>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -55,6 +58,112 @@ double quantile(std::vector<double> values, double q) {
   const auto lo = static_cast<std::size_t>(std::floor(pos));
   const auto hi = std::min(lo + 1, values.size() - 1);
   return values[lo] + (values[hi] - values[lo]) * (pos - static_cast<double>(lo));
+}
+
+std::vector<std::size_t> numpy_argsort(std::span<const std::int64_t> v) {
+  // NumPy 1.24's aquicksort (npysort/quicksort.cpp): median-of-3 introsort, insertion sort at
+  // 16 elements, heapsort past 2*log2(n) levels. Re-written here for its tie order.
+  const auto n = static_cast<std::ptrdiff_t>(v.size());
+  std::vector<std::size_t> idx(v.size());
+  for (std::size_t i = 0; i < idx.size(); ++i)
+    idx[i] = i;
+  if (n < 2)
+    return idx;
+  auto less = [&](std::size_t a, std::size_t b) { return v[a] < v[b]; };
+  auto heapsort = [&](std::size_t* first, std::ptrdiff_t count) {
+    std::size_t* a = first - 1; // 1-based
+    for (std::ptrdiff_t l = count >> 1; l > 0; --l) {
+      const auto tmp = a[l];
+      std::ptrdiff_t i = l, j = l << 1;
+      while (j <= count) {
+        if (j < count && less(a[j], a[j + 1]))
+          ++j;
+        if (!less(tmp, a[j]))
+          break;
+        a[i] = a[j];
+        i = j;
+        j += j;
+      }
+      a[i] = tmp;
+    }
+    for (; count > 1;) {
+      const auto tmp = a[count];
+      a[count] = a[1];
+      --count;
+      std::ptrdiff_t i = 1, j = 2;
+      while (j <= count) {
+        if (j < count && less(a[j], a[j + 1]))
+          ++j;
+        if (!less(tmp, a[j]))
+          break;
+        a[i] = a[j];
+        i = j;
+        j += j;
+      }
+      a[i] = tmp;
+    }
+  };
+  int cdepth = 0;
+  for (auto m = v.size(); m >>= 1;)
+    ++cdepth;
+  cdepth *= 2;
+  std::size_t* pl = idx.data();
+  std::size_t* pr = idx.data() + n - 1;
+  std::vector<std::pair<std::size_t*, std::size_t*>> stack;
+  std::vector<int> depths;
+  for (;;) {
+    if (cdepth < 0) {
+      heapsort(pl, pr - pl + 1);
+    } else {
+      while (pr - pl > 15) {
+        std::size_t* pm = pl + ((pr - pl) >> 1);
+        if (less(*pm, *pl))
+          std::swap(*pm, *pl);
+        if (less(*pr, *pm))
+          std::swap(*pr, *pm);
+        if (less(*pm, *pl))
+          std::swap(*pm, *pl);
+        const auto vp = *pm;
+        std::size_t* pi = pl;
+        std::size_t* pj = pr - 1;
+        std::swap(*pm, *pj);
+        for (;;) {
+          do
+            ++pi;
+          while (less(*pi, vp));
+          do
+            --pj;
+          while (less(vp, *pj));
+          if (pi >= pj)
+            break;
+          std::swap(*pi, *pj);
+        }
+        std::swap(*pi, *(pr - 1));
+        if (pi - pl < pr - pi) {
+          stack.emplace_back(pi + 1, pr);
+          pr = pi - 1;
+        } else {
+          stack.emplace_back(pl, pi - 1);
+          pl = pi + 1;
+        }
+        depths.push_back(--cdepth);
+      }
+      for (std::size_t* pi = pl + 1; pi <= pr; ++pi) {
+        const auto vi = *pi;
+        std::size_t* pj = pi;
+        for (std::size_t* pk = pi - 1; pj > pl && less(vi, *pk); --pk)
+          *pj-- = *pk;
+        *pj = vi;
+      }
+    }
+    if (stack.empty())
+      break;
+    std::tie(pl, pr) = stack.back();
+    stack.pop_back();
+    cdepth = depths.back();
+    depths.pop_back();
+  }
+  return idx;
 }
 
 namespace {
@@ -128,27 +237,30 @@ std::vector<stream_queue> queues_of(const trace& t, const rank_rows& rows) {
   for (const auto& g : rows.gpu)
     if (g.correlation != 0 && enqueued.contains(g.correlation))
       stream_of.try_emplace(g.correlation, g.stream);
-  // (time, +1 enqueue / -1 start) per stream; on a tie a start comes first (HTA's unstable sort
-  // leaves ties in no defined order; starts first never shows a queue that was not there).
-  std::map<std::uint64_t, std::vector<std::pair<std::int64_t, int>>> changes;
+  // HTA concatenates the enqueue calls and then the GPU rows (each in trace order, which is
+  // start order here), sorts the whole by time with NumPy's unstable quicksort and takes each
+  // stream's rows in that order: ties between streams' rows decide the series, so the same sort.
+  std::vector<std::int64_t> times;
+  std::vector<std::pair<std::uint64_t, int>> change; // (stream, +1 enqueue / -1 start)
   for (const auto& c : rows.cpu)
     if (enqueued.contains(c.correlation))
-      if (const auto it = stream_of.find(c.correlation); it != stream_of.end())
-        changes[it->second].emplace_back(c.start, +1);
+      if (const auto it = stream_of.find(c.correlation); it != stream_of.end()) {
+        times.push_back(c.start);
+        change.emplace_back(it->second, +1);
+      }
   for (const auto& g : rows.gpu)
-    if (g.correlation != 0 && enqueued.contains(g.correlation))
-      changes[g.stream].emplace_back(g.start, -1);
-  std::vector<stream_queue> out;
-  for (auto& [stream, list] : changes) {
-    std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first < b.first : a.second < b.second;
-    });
-    std::vector<double> lengths;
-    int length = 0;
-    for (const auto& [time, delta] : list)
-      lengths.push_back(length += delta);
-    out.push_back({stream, describe(std::move(lengths))});
+    if (g.correlation != 0 && enqueued.contains(g.correlation)) {
+      times.push_back(g.start);
+      change.emplace_back(g.stream, -1);
+    }
+  std::map<std::uint64_t, std::pair<int, std::vector<double>>> series;
+  for (const auto i : numpy_argsort(times)) {
+    auto& [length, lengths] = series[change[i].first];
+    lengths.push_back(length += change[i].second);
   }
+  std::vector<stream_queue> out;
+  for (auto& [stream, s] : series)
+    out.push_back({stream, describe(std::move(s.second))});
   return out;
 }
 

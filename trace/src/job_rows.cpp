@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -161,6 +162,9 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
 
   auto add_gpu = [&](std::int64_t s, std::int64_t e, std::uint64_t stream, string_id name,
                      std::uint32_t correlation, bool is_kernel) {
+    // "stream": -1 (Event Sync, Context Sync of newer Kineto) makes a CPU row for HTA.
+    if (stream == std::numeric_limits<std::uint64_t>::max())
+      return;
     // HTA's GPU kernel filter needs a correlation; with step filtering, a kept CPU partner.
     if (window.filter && (correlation == 0 || !kept.contains(correlation)))
       return;
