@@ -117,7 +117,15 @@ std::vector<stream_idle> idle_of(const rank_rows& rows, const analysis_options& 
       by_stream[g.stream].push_back(&g); // rows.gpu is in start order already
   const auto consecutive = static_cast<std::int64_t>(options.consecutive_kernel_delay_us * 1000);
   std::vector<stream_idle> out;
-  for (const auto& [stream, list] : by_stream) {
+  for (auto& [stream, list] : by_stream) {
+    // HTA sorts each stream's rows by start with NumPy's quicksort: the same tie order.
+    std::vector<std::int64_t> starts;
+    for (const auto* g : list)
+      starts.push_back(g->start);
+    std::vector<const gpu_row*> sorted;
+    for (const auto i : numpy_argsort(starts))
+      sorted.push_back(list[i]);
+    list = std::move(sorted);
     stream_idle s;
     s.stream = stream;
     std::vector<double> gaps[3];

@@ -4,6 +4,7 @@
 // The per-rank analyses over rank_rows (private to the job_* sources).
 #pragma once
 
+#include <tensordiag/trace/detail/numpy_sort.hpp>
 #include <tensordiag/trace/job_analysis.hpp>
 
 #include <optional>
@@ -41,10 +42,6 @@ void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<ra
                          job_analysis_result& out);
 [[nodiscard]] std::vector<step_time> step_times_of(const rank_rows& rows, int rank);
 [[nodiscard]] std::vector<rank_deviation> deviations_of(const std::vector<rank_analysis>& ranks);
-
-/// The permutation NumPy 1.24's np.argsort(kind="quicksort") gives (pandas' sort_values): an
-/// unstable sort whose tie order HTA's figures inherit.
-[[nodiscard]] std::vector<std::size_t> numpy_argsort(std::span<const std::int64_t> values);
 
 /// pandas Series.quantile (linear interpolation) of unsorted values; 0 for an empty series.
 [[nodiscard]] double quantile(std::vector<double> values, double q);

@@ -1,7 +1,5 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include "job_rows.hpp"
-
 #include <tensordiag/trace/job_analysis.hpp>
 
 #include <algorithm>
@@ -11,6 +9,8 @@
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "job_breakdown.hpp"
 
 namespace tdiag::trace {
 
@@ -98,11 +98,17 @@ struct step_window {
 } // namespace
 
 std::vector<interval> merge_intervals(std::vector<interval> rows) {
+  // HTA sorts by start with NumPy's quicksort; ties matter when a -1 us row starts with another.
   std::stable_sort(rows.begin(), rows.end(),
                    [](const interval& a, const interval& b) { return a.start < b.start; });
+  std::vector<std::int64_t> starts;
+  starts.reserve(rows.size());
+  for (const auto& r : rows)
+    starts.push_back(r.start);
   std::vector<interval> out;
   std::int64_t running_end = INT64_MIN;
-  for (const auto& r : rows) {
+  for (const auto i : numpy_argsort(starts)) {
+    const auto& r = rows[i];
     if (out.empty() || r.start > running_end) {
       out.push_back(r);
     } else {
