@@ -17,37 +17,26 @@ std::vector<std::size_t> numpy_argsort(std::span<const std::int64_t> v) {
   if (n < 2)
     return idx;
   auto less = [&](std::size_t a, std::size_t b) { return v[a] < v[b]; };
+  // NumPy's aheapsort, 1-based as there: a(k) is first[k - 1].
   auto heapsort = [&](std::size_t* first, std::ptrdiff_t count) {
-    std::size_t* a = first - 1; // 1-based
-    for (std::ptrdiff_t l = count >> 1; l > 0; --l) {
-      const auto tmp = a[l];
-      std::ptrdiff_t i = l, j = l << 1;
-      while (j <= count) {
-        if (j < count && less(a[j], a[j + 1]))
+    auto a = [first](std::ptrdiff_t k) -> std::size_t& { return first[k - 1]; };
+    auto sift_down = [&](std::ptrdiff_t i, std::size_t tmp, std::ptrdiff_t size) {
+      for (std::ptrdiff_t j = i * 2; j <= size; j += j) {
+        if (j < size && less(a(j), a(j + 1)))
           ++j;
-        if (!less(tmp, a[j]))
+        if (!less(tmp, a(j)))
           break;
-        a[i] = a[j];
+        a(i) = a(j);
         i = j;
-        j += j;
       }
-      a[i] = tmp;
-    }
-    for (; count > 1;) {
-      const auto tmp = a[count];
-      a[count] = a[1];
-      --count;
-      std::ptrdiff_t i = 1, j = 2;
-      while (j <= count) {
-        if (j < count && less(a[j], a[j + 1]))
-          ++j;
-        if (!less(tmp, a[j]))
-          break;
-        a[i] = a[j];
-        i = j;
-        j += j;
-      }
-      a[i] = tmp;
+      a(i) = tmp;
+    };
+    for (std::ptrdiff_t l = count >> 1; l > 0; --l)
+      sift_down(l, a(l), count);
+    for (; count > 1; --count) {
+      const auto tmp = a(count);
+      a(count) = a(1);
+      sift_down(1, tmp, count - 1);
     }
   };
   int cdepth = 0;
