@@ -62,6 +62,8 @@ std::string format_json_double(double value) {
 }
 
 void json_out::newline_indent() {
+  if (style_ == json_style::compact)
+    return;
   out_ += '\n';
   out_.append(levels_.size() * 2, ' ');
 }
@@ -88,7 +90,7 @@ void json_out::key(std::string_view name) {
   levels_.back().empty = false;
   newline_indent();
   append_json_string(out_, name);
-  out_ += ": ";
+  out_ += style_ == json_style::compact ? ":" : ": ";
   after_key_ = true;
 }
 
@@ -145,8 +147,13 @@ void json_out::boolean(bool value) {
   out_ += value ? "true" : "false";
 }
 
+void json_out::null() {
+  before_value();
+  out_ += "null";
+}
+
 namespace {
-void append_field(std::string& out, const field_value& value) {
+void append_field(std::string& out, const field_value& value, std::string_view separator) {
   std::visit(
       [&](const auto& v) {
         using type = std::decay_t<decltype(v)>;
@@ -168,8 +175,8 @@ void append_field(std::string& out, const field_value& value) {
           out += '[';
           for (std::size_t i = 0; i < v.size(); ++i) {
             if (i != 0)
-              out += ", ";
-            append_field(out, v[i]);
+              out += separator;
+            append_field(out, v[i], separator);
           }
           out += ']';
         }
@@ -180,7 +187,7 @@ void append_field(std::string& out, const field_value& value) {
 
 void json_out::field(const field_value& value) {
   before_value();
-  append_field(out_, value);
+  append_field(out_, value, style_ == json_style::compact ? "," : ", ");
 }
 
 void json_out::raw(std::string_view json) {
@@ -190,7 +197,8 @@ void json_out::raw(std::string_view json) {
 
 std::string json_out::take() {
   TDIAG_DETAIL_ASSERT(levels_.empty(), "take() before the document is closed");
-  out_ += '\n';
+  if (style_ == json_style::pretty)
+    out_ += '\n';
   std::string result = std::move(out_);
   out_.clear();
   return result;
