@@ -292,6 +292,43 @@ const json_value* json_value::find(std::string_view name) const noexcept {
   return nullptr;
 }
 
+const json_value& json_value::operator[](std::string_view name) const noexcept {
+  static const json_value none;
+  const json_value* v = find(name);
+  return v != nullptr ? *v : none;
+}
+
+const json_value& json_value::operator[](std::size_t index) const noexcept {
+  static const json_value none;
+  return index < items.size() ? items[index] : none;
+}
+
+std::int64_t json_value::as_int() const noexcept {
+  switch (type) {
+  case kind::integer:
+    return integer;
+  case kind::unsigned_integer:
+    return static_cast<std::int64_t>(unsigned_integer);
+  case kind::floating:
+    return floating > -9.2e18 && floating < 9.2e18 ? static_cast<std::int64_t>(floating) : 0;
+  default:
+    return 0;
+  }
+}
+
+double json_value::as_double() const noexcept {
+  switch (type) {
+  case kind::integer:
+    return static_cast<double>(integer);
+  case kind::unsigned_integer:
+    return static_cast<double>(unsigned_integer);
+  case kind::floating:
+    return floating;
+  default:
+    return 0;
+  }
+}
+
 std::string_view json_value::kind_name() const noexcept {
   switch (type) {
   case kind::null:

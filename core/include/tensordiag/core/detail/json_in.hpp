@@ -61,6 +61,29 @@ struct json_value {
   [[nodiscard]] bool is_string() const noexcept { return type == kind::string; }
   /// The member `name` of an object, or nullptr.
   [[nodiscard]] const json_value* find(std::string_view name) const noexcept;
+  /// The member `name` or element `index`; a null value where there is none.
+  [[nodiscard]] const json_value& operator[](std::string_view name) const noexcept;
+  [[nodiscard]] const json_value& operator[](std::size_t index) const noexcept;
+  [[nodiscard]] std::size_t size() const noexcept { return items.size(); }
+  [[nodiscard]] auto begin() const noexcept { return items.begin(); }
+  [[nodiscard]] auto end() const noexcept { return items.end(); }
+  /// Numbers of any kind as int64 (unsigned ones wrap), uint64 or double; 0 for non-numbers.
+  [[nodiscard]] std::int64_t as_int() const noexcept;
+  [[nodiscard]] std::uint64_t as_uint() const noexcept {
+    return static_cast<std::uint64_t>(as_int());
+  }
+  [[nodiscard]] double as_double() const noexcept;
+  /// A string equal to `text`; an integer equal to `n`.
+  [[nodiscard]] bool operator==(std::string_view text) const noexcept {
+    return type == kind::string && string == text;
+  }
+  [[nodiscard]] bool operator==(const char* text) const noexcept {
+    return *this == std::string_view(text);
+  }
+  [[nodiscard]] bool operator==(std::int64_t n) const noexcept {
+    return (type == kind::integer || type == kind::unsigned_integer) && as_int() == n;
+  }
+  [[nodiscard]] bool operator==(int n) const noexcept { return *this == std::int64_t{n}; }
   /// "an object", "a string", "an integer", ... for messages.
   [[nodiscard]] std::string_view kind_name() const noexcept;
 };
