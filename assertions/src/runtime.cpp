@@ -3,6 +3,7 @@
 //
 // The runtime: per-device failure buffers, the launch path, checking, delivery, the watchdog and
 // the check at exit.
+#include <tensordiag/assertions/codes.hpp>
 #include <tensordiag/assertions/cpu_backend.hpp>
 #include <tensordiag/assertions/cuda_backend.hpp>
 #include <tensordiag/assertions/failure_buffer.hpp>
@@ -110,7 +111,7 @@ device_state& device_for(runtime_state& st, backend& be, int device) {
   }
   if (now == max_device_states) {
     diagnostic d;
-    d.code = "TDIAG-DSA-110";
+    d.code = codes::too_many_devices;
     d.title = "too many devices";
     d.message = fmt::format("tensordiag tracks at most {} devices per process", max_device_states);
     throw error(std::move(d));
@@ -154,7 +155,7 @@ device_state& device_for(runtime_state& st, backend& be, int device) {
 throw_bad_configuration(const launch_request& r, const tdiag::detail::launch_site_info& site,
                         const device_properties& p, std::string problem) {
   diagnostic d;
-  d.code = "TDIAG-DSA-101";
+  d.code = codes::bad_launch;
   d.title = "invalid launch configuration";
   d.message =
       fmt::format("invalid launch of {}: {} (grid ({},{},{}) block ({},{},{}), {} bytes "
@@ -390,7 +391,7 @@ namespace {
   using namespace tdiag::assertions::detail;
   if (!enabled) {
     diagnostic d;
-    d.code = "TDIAG-DSA-002";
+    d.code = assertions::codes::failed_runtime_disabled;
     d.title = "device assertion failed (runtime disabled)";
     d.message = "a device assertion failed and trapped the launch; TDIAG_ASSERTIONS=0 turned "
                 "the tensordiag runtime off, so no details were recorded";

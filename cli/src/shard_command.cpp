@@ -84,7 +84,7 @@ void run_check(const check_options& o, command_context& context) {
     r.metadata = make_report_metadata("tdiag shard check");
     for (const auto& e : file.errors) {
       diagnostic d;
-      d.code = std::string(codes::malformed_case);
+      d.code = std::string(dtensor::codes::malformed_case);
       d.title = "malformed case";
       d.message = fmt::format("line {}: {}", e.line, e.message);
       d.location.file = o.input;

@@ -5,6 +5,7 @@
 // (json_in.hpp, simdjson). Every problem becomes a tdiag::input_error whose one-line message is
 // "SOURCE:LINE:COL: what", with the JSON pointer of the value for a well-formed document of the
 // wrong shape.
+#include <tensordiag/core/codes.hpp>
 #include <tensordiag/core/detail/json_in.hpp>
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/report_io.hpp>
@@ -60,7 +61,7 @@ public:
                                 : schema->type == kind::object ? std::string("(an object)")
                                                                : token(*schema);
         fail(*schema, fmt::format("unsupported schema {}, expected \"{}\"", got, schema_id),
-             "TDIAG-CORE-002", "unsupported report schema");
+             codes::unsupported_schema, "unsupported report schema");
       }
     }
     check_members(root, {"schema", "metadata", "diagnostics"});
@@ -95,7 +96,7 @@ private:
   }
 
   [[noreturn]] void fail(const json_value& at, std::string_view what,
-                         std::string_view code = "TDIAG-CORE-003",
+                         std::string_view code = codes::malformed_report,
                          std::string_view title = "malformed report") const {
     std::string pointer;
     for (const auto& t : path_)
@@ -358,7 +359,7 @@ private:
 
 report parse_report_json(std::string_view text, std::string_view source_name) {
   const json_value root =
-      detail::parse_json(text, {source_name, "TDIAG-CORE-001", "invalid report JSON", hint});
+      detail::parse_json(text, {source_name, codes::invalid_json, "invalid report JSON", hint});
   return reader(text, source_name).read(root);
 }
 

@@ -150,7 +150,7 @@ TEST(ChromeExport, UnwritablePathThrowsWithCode) {
     (void)write_chrome_trace(trace{}, std::filesystem::path("/nonexistent-dir/x.json"));
     FAIL();
   } catch (const tdiag::error& e) {
-    EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-TRACE-130");
+    EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-TR-330");
   }
 }
 

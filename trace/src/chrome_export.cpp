@@ -3,6 +3,7 @@
 #include <tensordiag/core/detail/json_out.hpp>
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/chrome_export.hpp>
+#include <tensordiag/trace/codes.hpp>
 
 #include <fmt/format.h>
 
@@ -19,7 +20,7 @@ namespace {
 
 [[noreturn]] void throw_export_error(std::string_view target, int err) {
   diagnostic d;
-  d.code = "TDIAG-TRACE-130";
+  d.code = codes::cannot_write_chrome;
   d.title = "cannot write Chrome trace";
   d.message = fmt::format("cannot write Chrome trace '{}'{}{}", target, err ? ": " : "",
                           err ? std::strerror(err) : "");
