@@ -66,7 +66,7 @@ const driver_api& driver() {
 }
 
 [[noreturn]] void throw_driver_error(CUresult r, const char* call, std::size_t bytes,
-                                     const char* code) {
+                                     std::string_view code) {
   const char* name = nullptr;
   const char* text = nullptr;
   driver().get_error_name(r, &name);
