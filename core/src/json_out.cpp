@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <iterator>
 #include <type_traits>
@@ -15,7 +16,18 @@ namespace tdiag::detail {
 
 void append_json_string(std::string& out, std::string_view text) {
   out += '"';
+  // Most text (keys, names, paths) is printable ASCII: copied as one piece. Only the rest is
+  // decoded code point by code point.
+  static constexpr auto plain = [] {
+    std::array<bool, 256> table{};
+    for (int c = 0x20; c < 0x7F; ++c)
+      table[c] = c != '"' && c != '\\';
+    return table;
+  }();
   std::size_t pos = 0;
+  while (pos < text.size() && plain[static_cast<unsigned char>(text[pos])])
+    ++pos;
+  out.append(text.data(), pos);
   while (pos < text.size()) {
     const char32_t cp = decode_utf8(text, pos);
     switch (cp) {
@@ -68,6 +80,13 @@ void json_out::newline_indent() {
   out_.append(levels_.size() * 2, ' ');
 }
 
+void json_out::pending_line_break() {
+  if (line_break_) {
+    out_ += '\n';
+    line_break_ = false;
+  }
+}
+
 void json_out::before_value() {
   if (after_key_) {
     after_key_ = false;
@@ -79,6 +98,7 @@ void json_out::before_value() {
   if (!levels_.back().empty)
     out_ += ',';
   levels_.back().empty = false;
+  pending_line_break();
   newline_indent();
 }
 
@@ -88,6 +108,7 @@ void json_out::key(std::string_view name) {
   if (!levels_.back().empty)
     out_ += ',';
   levels_.back().empty = false;
+  pending_line_break();
   newline_indent();
   append_json_string(out_, name);
   out_ += style_ == json_style::compact ? ":" : ": ";
@@ -110,6 +131,7 @@ void json_out::close(char bracket) {
   TDIAG_DETAIL_ASSERT(!levels_.empty() && !after_key_, "unbalanced JSON writer calls");
   const bool empty = levels_.back().empty;
   levels_.pop_back();
+  pending_line_break();
   if (!empty)
     newline_indent();
   out_ += bracket;
@@ -129,12 +151,14 @@ void json_out::string(std::string_view text) {
 
 void json_out::integer(std::int64_t value) {
   before_value();
-  fmt::format_to(std::back_inserter(out_), "{}", value);
+  const fmt::format_int text(value);
+  out_.append(text.data(), text.size());
 }
 
 void json_out::unsigned_integer(std::uint64_t value) {
   before_value();
-  fmt::format_to(std::back_inserter(out_), "{}", value);
+  const fmt::format_int text(value);
+  out_.append(text.data(), text.size());
 }
 
 void json_out::number(double value) {
@@ -197,8 +221,9 @@ void json_out::raw(std::string_view json) {
 
 std::string json_out::take() {
   TDIAG_DETAIL_ASSERT(levels_.empty(), "take() before the document is closed");
-  if (style_ == json_style::pretty)
+  if (style_ == json_style::pretty || line_break_)
     out_ += '\n';
+  line_break_ = false;
   std::string result = std::move(out_);
   out_.clear();
   return result;

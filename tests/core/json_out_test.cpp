@@ -80,3 +80,20 @@ TEST(JsonOut, CompactStyleWritesOneLineWithoutWhiteSpace) {
   out.end_object();
   EXPECT_EQ(out.take(), R"({"id":"a\"b","list":[1,null,{}],"f":[3,0]})");
 }
+
+TEST(JsonOut, LineBreaksAndStreamingKeepTheDocumentValid) {
+  json_out out(json_style::compact);
+  std::string stored;
+  out.begin_array();
+  for (int i = 0; i < 2; ++i) {
+    out.line_break();
+    out.integer(i);
+    stored += out.written();
+    out.discard_written();
+  }
+  out.line_break();
+  out.end_array();
+  out.line_break();
+  stored += out.take();
+  EXPECT_EQ(stored, "[\n0,\n1\n]\n");
+}

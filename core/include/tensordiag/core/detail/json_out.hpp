@@ -58,6 +58,15 @@ public:
   void member(std::string_view name, std::string_view text) { key(name), string(text); }
   void member(std::string_view name, std::int64_t value) { key(name), integer(value); }
 
+  /// A newline before the next value, closing bracket or the end of the document: compact
+  /// output that stays readable line by line (one Chrome trace event per line).
+  void line_break() noexcept { line_break_ = true; }
+
+  /// For documents streamed in pieces: the bytes written so far, and dropping them once they
+  /// have been stored elsewhere (the document goes on where it was).
+  [[nodiscard]] std::string_view written() const noexcept { return out_; }
+  void discard_written() noexcept { out_.clear(); }
+
   /// The document; pretty documents end with a newline. The writer is empty afterwards.
   [[nodiscard]] std::string take();
 
@@ -69,11 +78,13 @@ private:
   void before_value();
   void close(char bracket);
   void newline_indent();
+  void pending_line_break();
 
   json_style style_;
   std::string out_;
   std::vector<level> levels_;
   bool after_key_ = false;
+  bool line_break_ = false;
 };
 
 } // namespace tdiag::detail
