@@ -3,6 +3,7 @@
 //
 // The launch path: validating a launch against the device's limits, registering it and handing
 // it to the back-end.
+#include <tensordiag/assertions/codes.hpp>
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/core/stacktrace.hpp>
 
@@ -27,7 +28,7 @@ std::uint64_t small_thread_number() noexcept {
 throw_bad_configuration(const launch_request& r, const tdiag::detail::launch_site_info& site,
                         const device_properties& p, std::string problem) {
   diagnostic d;
-  d.code = "TDIAG-DSA-101";
+  d.code = codes::bad_launch;
   d.title = "invalid launch configuration";
   d.message =
       fmt::format("invalid launch of {}: {} (grid ({},{},{}) block ({},{},{}), {} bytes "
@@ -93,7 +94,7 @@ namespace {
   using namespace tdiag::assertions::detail;
   if (!enabled) {
     diagnostic d;
-    d.code = "TDIAG-DSA-002";
+    d.code = assertions::codes::failed_runtime_disabled;
     d.title = "device assertion failed (runtime disabled)";
     d.message = "a device assertion failed and trapped the launch; TDIAG_ASSERTIONS=0 turned "
                 "the tensordiag runtime off, so no details were recorded";

@@ -3,6 +3,7 @@
 //
 // From failure records to a tdiag::report: one TDIAG-DSA-001 diagnostic per failing site with the
 // first failure's values, place and launch, the exact count, and the launch site's stack.
+#include <tensordiag/assertions/codes.hpp>
 #include <tensordiag/core/stacktrace.hpp>
 
 #include <fmt/format.h>
@@ -122,7 +123,7 @@ diagnostic site_diagnostic(const device_state& ds, const site_group& g,
     d.notes.push_back(fmt::format("the site's text could not be read from the device ({}); a "
                                   "trapped launch leaves the context unusable",
                                   unreadable));
-  d.code = "TDIAG-DSA-001";
+  d.code = codes::assertion_failed;
   d.title = "device assertion failed";
   d.location = source_location{display_path(site.file), site.line, 0, site.function};
   const failure_record* r = g.first ? &g.first->record : nullptr;
@@ -264,7 +265,7 @@ report build_report(const std::vector<device_failures>& failures, const runtime_
     if (order.empty() && f.total != 0) {
       // Claimed but neither counted nor published within the reader's wait: still a failure.
       diagnostic d;
-      d.code = "TDIAG-DSA-001";
+      d.code = codes::assertion_failed;
       d.title = "device assertion failed";
       d.message =
           fmt::format("{} device assertion failure{} on device {}; the failing thread{} had "

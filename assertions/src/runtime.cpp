@@ -3,6 +3,7 @@
 //
 // The runtime: per-device failure buffers, the launch path, checking, delivery, the watchdog and
 // the check at exit.
+#include <tensordiag/assertions/codes.hpp>
 #include <tensordiag/assertions/cpu_backend.hpp>
 #include <tensordiag/assertions/cuda_backend.hpp>
 #include <tensordiag/assertions/failure_buffer.hpp>
@@ -74,7 +75,7 @@ backend& active_backend(runtime_state& st) {
   }
   if (now == max_device_states) {
     diagnostic d;
-    d.code = "TDIAG-DSA-110";
+    d.code = codes::too_many_devices;
     d.title = "too many devices";
     d.message = fmt::format("tensordiag tracks at most {} devices per process", max_device_states);
     throw error(std::move(d));

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "site_text.hpp"
 
+#include <tensordiag/assertions/codes.hpp>
 #include <tensordiag/core/error.hpp>
 
 #include <fmt/args.h>
@@ -155,7 +156,7 @@ site_text read_site(const backend& owner, int device, std::uint64_t address) {
       device, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(address)), &d, sizeof(d));
   if (d.version != layout_version) {
     diagnostic diag;
-    diag.code = "TDIAG-DSA-003";
+    diag.code = codes::unreadable_site;
     diag.title = "unreadable assertion site";
     diag.message = fmt::format("the site descriptor at {:#x} has layout version {}, expected {}: "
                                "the kernel was built with another tensordiag version",

@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/codes.hpp>
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/report_io.hpp>
 
@@ -35,12 +36,12 @@ diagnostic file_diagnostic(std::string code, std::string title, const std::files
 report read_report_file(const std::filesystem::path& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
-    throw input_error(file_diagnostic("TDIAG-CORE-004", "cannot read report", path,
+    throw input_error(file_diagnostic(std::string(codes::cannot_read), "cannot read report", path,
                                       "is a directory, expected a report file"));
   }
   file_ptr file(std::fopen(path.c_str(), "rb"));
   if (!file) {
-    throw input_error(file_diagnostic("TDIAG-CORE-004", "cannot read report", path,
+    throw input_error(file_diagnostic(std::string(codes::cannot_read), "cannot read report", path,
                                       fmt::format("cannot open: {}", std::strerror(errno))));
   }
   std::string text;
@@ -48,7 +49,7 @@ report read_report_file(const std::filesystem::path& path) {
   for (std::size_t n; (n = std::fread(buffer, 1, sizeof(buffer), file.get())) > 0;)
     text.append(buffer, n);
   if (std::ferror(file.get())) {
-    throw input_error(file_diagnostic("TDIAG-CORE-004", "cannot read report", path,
+    throw input_error(file_diagnostic(std::string(codes::cannot_read), "cannot read report", path,
                                       fmt::format("read failed: {}", std::strerror(errno))));
   }
   return parse_report_json(text, path.string());
@@ -62,7 +63,7 @@ void write_text_file(const std::filesystem::path& path, std::string_view text) {
     const int saved = errno;
     std::error_code ignored;
     std::filesystem::remove(temp, ignored);
-    throw error(file_diagnostic("TDIAG-CORE-005", "cannot write file", path,
+    throw error(file_diagnostic(std::string(codes::cannot_write), "cannot write file", path,
                                 fmt::format("{}: {}", what, std::strerror(saved))));
   };
   {

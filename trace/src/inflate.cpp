@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/detail/inflate.hpp>
 
 #include <fmt/format.h>
@@ -15,7 +16,7 @@ namespace {
 
 [[noreturn]] void fail(std::string_view source, std::size_t offset, std::string message) {
   diagnostic d;
-  d.code = "TDIAG-TR-120";
+  d.code = codes::bad_gzip;
   d.title = "bad gzip stream";
   d.message = fmt::format("{}: compressed byte offset {}: {}", source, offset, message);
   d.add_field("file", std::string(source));

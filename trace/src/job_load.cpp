@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/job_load.hpp>
 
 #include <fmt/format.h>
@@ -25,9 +26,10 @@ bool looks_like_trace_file(const std::filesystem::path& p) {
   return false;
 }
 
-[[noreturn]] void fail(std::string code, std::string title, std::string message, std::string hint) {
+[[noreturn]] void fail(std::string_view code, std::string title, std::string message,
+                       std::string hint) {
   diagnostic d;
-  d.code = std::move(code);
+  d.code = std::string(code);
   d.title = std::move(title);
   d.message = std::move(message);
   d.hint = std::move(hint);
@@ -65,12 +67,12 @@ std::vector<std::filesystem::path> expand_job_inputs(std::span<const std::string
           out.emplace_back(g.gl_pathv[i]);
       ::globfree(&g);
     } else {
-      fail("TDIAG-TR-260", "no trace file", fmt::format("{}: no such file or folder", input),
+      fail(codes::no_trace_file, "no trace file", fmt::format("{}: no such file or folder", input),
            "pass trace files, a folder of them or a quoted glob like 'traces/rank*.json.gz'");
     }
   }
   if (out.empty())
-    fail("TDIAG-TR-260", "no trace file",
+    fail(codes::no_trace_file, "no trace file",
          fmt::format("{}: no trace file matched", inputs.empty() ? "" : inputs.front()),
          "pass trace files, a folder of them or a quoted glob like 'traces/rank*.json.gz'");
   return out;
@@ -133,13 +135,13 @@ std::vector<job_member> load_job(std::span<const std::string> inputs,
     if (automatic && m.rank < 0)
       m.rank = static_cast<int>(i);
     if (m.rank < 0)
-      fail("TDIAG-TR-262", "no rank",
+      fail(codes::no_rank, "no rank",
            fmt::format("{}: {} states no rank", m.path.string(),
                        options.ranks == rank_source::distributed ? "the trace's distributedInfo"
                                                                  : "the file name (like rank-3)"),
            "use --rank-from position, or name the files by rank");
     if (const auto [it, fresh] = claimed.emplace(m.rank, i); !fresh)
-      fail("TDIAG-TR-261", "rank claimed twice",
+      fail(codes::rank_claimed_twice, "rank claimed twice",
            fmt::format("{}: rank {} is also {}", m.path.string(), m.rank,
                        members[it->second].path.string()),
            "pass one file per rank, or use --rank-from position");

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/detail/inflate.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
 #include <tensordiag/trace/snapshot_import.hpp>
@@ -162,7 +163,7 @@ private:
     if (auto t = read_time(v))
       return *t;
     diagnostic d;
-    d.code = "TDIAG-TR-125";
+    d.code = codes::kineto_bad_number;
     d.title = "Kineto time is not a number";
     d.message = fmt::format("{}: traceEvents[{}].{}: expected a finite JSON number "
                             "(microseconds), got {}",
@@ -541,7 +542,7 @@ load_result import_kineto(std::span<const std::byte> bytes, std::string_view sou
   if (stats.skipped_events != 0) {
     diagnostic w;
     w.level = severity::note;
-    w.code = "TDIAG-TR-124";
+    w.code = codes::kineto_skipped;
     w.title = "Kineto events skipped";
     w.message =
         fmt::format("{}: {} of {} events skipped (unknown phase or a flow without its other end)",
@@ -558,7 +559,7 @@ load_result import_kineto_file(const std::filesystem::path& path, const load_opt
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) {
     diagnostic d;
-    d.code = "TDIAG-TR-100";
+    d.code = codes::cannot_open;
     d.title = "cannot read file";
     d.message = fmt::format("{}: cannot open for reading", path.string());
     d.add_field("file", path.string());

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/trace/allocation_lifetimes.hpp>
 #include <tensordiag/trace/allocation_site.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/leak_analysis.hpp>
 #include <tensordiag/trace/units.hpp>
 
@@ -192,7 +193,7 @@ report leak_report(const trace& t, const leak_result& r, std::size_t top) {
   {
     diagnostic d;
     d.level = severity::note;
-    d.code = "TDIAG-TR-212";
+    d.code = codes::live_at_end;
     d.title = "live allocations at the end";
     d.message = fmt::format("{}: {} in {} allocations alive at the end, from {} sites ({} growing)",
                             t.metadata.source_path, format_bytes(r.live_bytes), r.live.size(),
@@ -218,7 +219,7 @@ report leak_report(const trace& t, const leak_result& r, std::size_t top) {
     const auto& s = r.sites[i];
     diagnostic d;
     d.level = s.growing ? severity::warning : severity::note;
-    d.code = s.growing ? "TDIAG-TR-210" : "TDIAG-TR-211";
+    d.code = s.growing ? codes::growing_site : codes::alive_site;
     d.title = s.growing ? "memory grows at this site" : "memory alive at the end";
     d.location = frame_location(t, s.site);
     const auto where = describe_frame(t, s.site);

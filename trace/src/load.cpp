@@ -7,6 +7,7 @@
 // builtin_importers(). Sniffers must be cheap and must not throw; order matters only when two
 // sniffers could both accept a file (put the most specific first).
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
 #include <tensordiag/trace/load.hpp>
 #include <tensordiag/trace/snapshot_import.hpp>
@@ -53,7 +54,7 @@ load_result load_trace(const std::filesystem::path& path, const load_options& op
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     diagnostic d;
-    d.code = "TDIAG-TRACE-001";
+    d.code = codes::cannot_open;
     d.title = "cannot open trace file";
     d.message = fmt::format("cannot open trace file '{}'", path.string());
     d.add_field("path", path.string());
@@ -73,7 +74,7 @@ load_result load_trace(const std::filesystem::path& path, const load_options& op
   for (const auto& imp : importers())
     names += (names.empty() ? "" : ", ") + imp.name;
   diagnostic d;
-  d.code = "TDIAG-TRACE-002";
+  d.code = codes::unknown_format;
   d.title = "unknown trace format";
   d.message = fmt::format("'{}' is not a trace format tensordiag reads ({} bytes inspected)",
                           path.string(), head.size());

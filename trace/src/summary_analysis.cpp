@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/memory_series.hpp>
 #include <tensordiag/trace/summary_analysis.hpp>
 #include <tensordiag/trace/units.hpp>
@@ -149,7 +150,7 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
   {
     diagnostic d;
     d.level = severity::note;
-    d.code = "TDIAG-TR-200";
+    d.code = codes::summary;
     d.title = "trace summary";
     d.message = fmt::format("{}: {} events over {} ({})", t.metadata.source_path, total,
                             format_duration(s.span.duration()), t.metadata.format);
@@ -166,7 +167,7 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
   for (const auto& m : s.memory) {
     diagnostic d;
     d.level = severity::note;
-    d.code = "TDIAG-TR-201";
+    d.code = codes::memory_peak;
     d.title = "memory peak";
     d.message = fmt::format(
         "{}: peak allocated {} at {}, peak reserved {} at {}",
@@ -199,7 +200,7 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
     const auto& k = s.kernels[i];
     diagnostic d;
     d.level = severity::note;
-    d.code = "TDIAG-TR-202";
+    d.code = codes::kernel_time;
     d.title = "kernel time";
     const auto name = t.name(k.name);
     const double share = kernel_total > 0 ? 100.0 * static_cast<double>(k.total_ns) /
@@ -219,7 +220,7 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
   for (const auto& st : s.streams) {
     diagnostic d;
     d.level = severity::note;
-    d.code = "TDIAG-TR-203";
+    d.code = codes::stream_activity;
     d.title = "stream activity";
     d.message = fmt::format(
         "device {} stream {}: busy {:.1f}% of the GPU span ({} kernels, {} copies, {} busy)",

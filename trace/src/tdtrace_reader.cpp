@@ -5,6 +5,7 @@
 // payload a CRC of its compressed bytes, and sizes are bounded before anything is allocated.
 // Damage costs only the damaged chunk; the scan resynchronises on the next valid chunk header.
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/tdtrace_reader.hpp>
 
 #include <fmt/format.h>
@@ -93,14 +94,14 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
 
   const std::vector<std::byte> header = read_at(0, detail::file_header_size);
   if (header.size() < 8 || std::memcmp(header.data(), detail::file_magic, 8) != 0)
-    throw_bad_file("TDIAG-TRACE-101", "not a .tdtrace file",
+    throw_bad_file(std::string(codes::not_tdtrace), "not a .tdtrace file",
                    fmt::format("'{}' does not start with the .tdtrace magic", source), source,
                    "tdiag trace commands also read PyTorch snapshots and Chrome trace JSON");
   const bool verify = options.verify_checksums;
   if (header.size() < detail::file_header_size ||
       (verify && detail::get_le<std::uint32_t>(header.data() + 28) !=
                      detail::crc32_of(std::span(header).first(28))))
-    throw_bad_file("TDIAG-TRACE-101", "damaged .tdtrace header",
+    throw_bad_file(std::string(codes::not_tdtrace), "damaged .tdtrace header",
                    fmt::format("the file header of '{}' is truncated or damaged", source), source,
                    "the file cannot be read without its header");
   info.version_major = detail::get_le<std::uint16_t>(header.data() + 8);
@@ -108,7 +109,7 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
   const auto header_size = detail::get_le<std::uint32_t>(header.data() + 12);
   if (info.version_major != detail::version_major || header_size < detail::file_header_size ||
       header_size > file_size)
-    throw_bad_file("TDIAG-TRACE-102", "unsupported .tdtrace version",
+    throw_bad_file(std::string(codes::unsupported_version), "unsupported .tdtrace version",
                    fmt::format("'{}' is .tdtrace version {}.{}; this build reads {}.x", source,
                                info.version_major, info.version_minor, detail::version_major),
                    source, "open it with a newer tensordiag");
@@ -143,21 +144,23 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
     };
     if (compressed.size() != h.compressed_size ||
         (verify && detail::crc32_of(compressed) != h.payload_crc))
-      return corrupted("TDIAG-TRACE-112", "its checksum does not match");
+      return corrupted(std::string(codes::chunk_checksum), "its checksum does not match");
     // The frame states its size: check it before allocating what the header claims.
     if (ZSTD_getFrameContentSize(compressed.data(), compressed.size()) != h.uncompressed_size)
-      return corrupted("TDIAG-TRACE-113", "its zstd frame size does not match its header");
+      return corrupted(std::string(codes::undecodable_chunk),
+                       "its zstd frame size does not match its header");
     payload.resize(h.uncompressed_size);
     const std::size_t n =
         ZSTD_decompress(payload.data(), payload.size(), compressed.data(), compressed.size());
     if (ZSTD_isError(n) || n != h.uncompressed_size)
-      return corrupted("TDIAG-TRACE-113", ZSTD_isError(n)
-                                              ? fmt::format("zstd: {}", ZSTD_getErrorName(n))
-                                              : std::string("its size does not match its header"));
+      return corrupted(std::string(codes::undecodable_chunk),
+                       ZSTD_isError(n) ? fmt::format("zstd: {}", ZSTD_getErrorName(n))
+                                       : std::string("its size does not match its header"));
     try {
       detail::decode_chunk(payload, result);
     } catch (const detail::malformed& e) {
-      return corrupted("TDIAG-TRACE-113", fmt::format("undecodable content ({})", e.what()));
+      return corrupted(std::string(codes::undecodable_chunk),
+                       fmt::format("undecodable content ({})", e.what()));
     }
     ++info.chunks_loaded;
     info.chunk_offsets.push_back(pos);
@@ -181,7 +184,7 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
           !detail::decode_chunk_header(hb, h, verify) || !plausible(h) ||
           e.offset + detail::chunk_header_size + h.compressed_size > area_end) {
         warnings.push_back(make_diagnostic(
-            severity::warning, "TDIAG-TRACE-111", "corrupted chunk header",
+            severity::warning, std::string(codes::corrupted_chunk), "corrupted chunk header",
             fmt::format("the chunk the index places at offset {} of '{}' has a damaged header; "
                         "its {} events are lost",
                         e.offset, source, e.event_count),
@@ -201,7 +204,7 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
       const bool header_ok = detail::decode_chunk_header(hb, h, verify) && plausible(h);
       if (header_ok && detail::chunk_header_size + std::uint64_t{h.compressed_size} > left) {
         diagnostic d = make_diagnostic(
-            severity::warning, "TDIAG-TRACE-114", "truncated chunk",
+            severity::warning, std::string(codes::truncated_chunk), "truncated chunk",
             fmt::format("'{}' ends inside chunk {} (offset {}): {} of its {} bytes are present; "
                         "its {} events are lost",
                         source, h.sequence, pos, left,
@@ -216,7 +219,7 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
       if (!header_ok) {
         if (left < detail::chunk_header_size) {
           diagnostic d = make_diagnostic(
-              severity::warning, "TDIAG-TRACE-114", "truncated chunk",
+              severity::warning, std::string(codes::truncated_chunk), "truncated chunk",
               fmt::format("'{}' ends with {} bytes of an incomplete chunk header at offset {}",
                           source, left, pos),
               source);
@@ -250,7 +253,7 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
         if (!found)
           next = area_end;
         diagnostic d = make_diagnostic(
-            severity::warning, "TDIAG-TRACE-111", "corrupted data skipped",
+            severity::warning, std::string(codes::corrupted_chunk), "corrupted data skipped",
             fmt::format("{} bytes at offset {} of '{}' hold no valid chunk header and were "
                         "skipped",
                         next - pos, pos, source),
@@ -273,7 +276,7 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
 
   if (!footer) {
     diagnostic d = make_diagnostic(
-        severity::warning, "TDIAG-TRACE-110", "trace file was not closed",
+        severity::warning, std::string(codes::not_closed), "trace file was not closed",
         fmt::format("'{}' has no footer: its writer did not finish (crashed, killed or still "
                     "running); {} complete chunks were loaded and {} bytes were lost",
                     source, info.chunks_loaded, info.bytes_lost),
@@ -285,7 +288,7 @@ tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_vie
   } else if (info.chunks_loaded + info.chunks_corrupted + info.chunks_out_of_range <
              info.chunks_in_footer) {
     warnings.push_back(make_diagnostic(
-        severity::warning, "TDIAG-TRACE-115", "chunks missing",
+        severity::warning, std::string(codes::chunks_missing), "chunks missing",
         fmt::format("the index of '{}' lists {} chunks but only {} were found", source,
                     info.chunks_in_footer,
                     info.chunks_loaded + info.chunks_corrupted + info.chunks_out_of_range),
@@ -326,7 +329,7 @@ tdtrace_load read_tdtrace(const std::filesystem::path& path, const tdtrace_read_
   const auto size = std::filesystem::file_size(path, ec);
   if (!in || ec) {
     diagnostic d =
-        make_diagnostic(severity::error, "TDIAG-TRACE-001", "cannot open trace file",
+        make_diagnostic(severity::error, std::string(codes::cannot_open), "cannot open trace file",
                         fmt::format("cannot open trace file '{}'", path.string()), path.string());
     d.hint = "check the path and the file's permissions";
     throw input_error(std::move(d));

@@ -3,6 +3,7 @@
 //
 // The CUDA back-end. Host code only (the CUDA runtime API); compiled by the host compiler and
 // linked with CUDA::cudart. Device code lives in assert.h / detail/gpu_fail.h.
+#include <tensordiag/assertions/codes.hpp>
 #include <tensordiag/assertions/cuda_backend.hpp>
 #include <tensordiag/assertions/record.hpp>
 #include <tensordiag/core/error.hpp>
@@ -34,7 +35,7 @@ constexpr std::uint64_t slot_granularity = 256;
 
 [[noreturn]] void throw_cuda(cudaError_t e, const char* call, int device) {
   diagnostic d;
-  d.code = "TDIAG-BE-010";
+  d.code = codes::cuda_call_failed;
   d.title = "CUDA call failed";
   d.message = fmt::format("{} failed on device {}: {} ({})", call, device, cudaGetErrorName(e),
                           cudaGetErrorString(e));

@@ -4,6 +4,7 @@
 // The HIP back-end, the counterpart of cuda/cuda_backend.cpp on the HIP runtime API. Host code
 // only; compiled by hipcc (library tensordiag_assertions_hip). Device code lives in assert.h /
 // detail/gpu_fail.h. Compiled for gfx90a and gfx1030 but never run on AMD hardware.
+#include <tensordiag/assertions/codes.hpp>
 #include <tensordiag/assertions/hip_backend.hpp>
 #include <tensordiag/assertions/record.hpp>
 #include <tensordiag/core/error.hpp>
@@ -51,7 +52,7 @@ void set_reserved(buffer_header* header, void* table_device, void* table_host) {
 
 [[noreturn]] void throw_hip(hipError_t e, const char* call, int device) {
   diagnostic d;
-  d.code = "TDIAG-BE-011";
+  d.code = codes::hip_call_failed;
   d.title = "HIP call failed";
   d.message = fmt::format("{} failed on device {}: {} ({})", call, device, hipGetErrorName(e),
                           hipGetErrorString(e));

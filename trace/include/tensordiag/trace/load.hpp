@@ -5,7 +5,7 @@
 // file name): .tdtrace, and every importer listed in trace/src/load.cpp (PyTorch snapshot
 // pickles, Kineto Chrome JSON). Programs may register more formats at run time.
 //
-// Diagnostic codes: TDIAG-TRACE-001..009 are this dispatcher's; the .tdtrace reader uses
+// Diagnostic codes: TDIAG-TR-001..009 are this dispatcher's; the .tdtrace reader uses
 // TDIAG-TRACE-1xx; importers use their own ranges.
 #pragma once
 
@@ -51,7 +51,7 @@ void register_importer(importer imp);
 [[nodiscard]] std::vector<importer> importers();
 
 /// Opens `path` with the first importer whose sniff accepts its content.
-/// Throws tdiag::input_error: TDIAG-TRACE-001 when the file cannot be read, TDIAG-TRACE-002 when
+/// Throws tdiag::input_error: TDIAG-TR-001 when the file cannot be read, TDIAG-TR-002 when
 /// no importer recognises it; and whatever the chosen importer throws.
 [[nodiscard]] load_result load_trace(const std::filesystem::path& path,
                                      const load_options& options = {});

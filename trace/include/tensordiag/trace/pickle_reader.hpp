@@ -137,7 +137,7 @@ private:
 };
 
 /// The whole file as bytes, in one read of its known size. Throws tdiag::input_error
-/// (TDIAG-TR-100) when it cannot be opened.
+/// (TDIAG-TR-001) when it cannot be opened.
 [[nodiscard]] std::string read_file_bytes(const std::filesystem::path& path);
 
 } // namespace tdiag::trace
