@@ -64,7 +64,7 @@ trace::load_result load(const std::string& path) {
   return loaded;
 }
 
-void emit(report r, const analysis_options& o, command_context& context) {
+void emit(const report& r, const analysis_options& o, command_context& context) {
   const auto format = parse_report_format(o.format).value_or(report_format::text);
   const bool to_stdout = o.output.empty() || o.output == "-";
   text_options text;

@@ -24,7 +24,7 @@ namespace {
 
 class file_store final : public id_store {
 public:
-  file_store(std::filesystem::path dir, std::string key) : path_(std::move(dir) / std::move(key)) {}
+  file_store(const std::filesystem::path& dir, const std::string& key) : path_(dir / key) {}
 
 private:
   void do_publish(std::string_view blob, int) override {
@@ -68,8 +68,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<id_store> make_file_store(std::filesystem::path dir, std::string key) {
-  return std::make_unique<file_store>(std::move(dir), std::move(key));
+std::unique_ptr<id_store> make_file_store(const std::filesystem::path& dir,
+                                          const std::string& key) {
+  return std::make_unique<file_store>(dir, key);
 }
 
 } // namespace tdiag::dtensor::comm

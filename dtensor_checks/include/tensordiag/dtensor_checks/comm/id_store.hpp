@@ -34,6 +34,7 @@ private:
 
 /// The file `dir / key`. Rank 0 should remove a stale file from an earlier run first
 /// (publish() replaces it atomically; fetch() may read a stale one if it is older than the job).
-[[nodiscard]] std::unique_ptr<id_store> make_file_store(std::filesystem::path dir, std::string key);
+[[nodiscard]] std::unique_ptr<id_store> make_file_store(const std::filesystem::path& dir,
+                                                        const std::string& key);
 
 } // namespace tdiag::dtensor::comm
