@@ -88,7 +88,7 @@ void run_check(const check_options& o, command_context& context) {
 
 struct explain_options {
   std::string op;
-  std::string mesh = "";
+  std::string mesh;
   std::vector<std::string> args;
   std::string format = "text";
   bool all = false;
