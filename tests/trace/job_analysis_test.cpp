@@ -4,42 +4,115 @@
 // The job analyses against Holistic Trace Analysis 0.6.1's figures on the shared traces
 // (../shared/golden/hta/*.json, computed by HTA itself), field by field: counts exactly, times
 // and statistics within 0.5% (or HTA's own rounding of the value), and against hand-built traces.
+#include <tensordiag/core/detail/json_in.hpp>
 #include <tensordiag/trace/job_analysis.hpp>
 #include <tensordiag/trace/job_load.hpp>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace {
 
 using namespace tdiag::trace;
-using nlohmann::json;
+using json = tdiag::detail::json_value;
 
 std::filesystem::path shared() {
   return std::filesystem::path(TDIAG_SHARED_DIR);
 }
 
+// Strict access to the golden files: a member that is missing or of the wrong type throws (and
+// fails the test), never reads as null, 0 or an empty list.
+[[noreturn]] void bad_golden(const json& v, const std::string& what) {
+  throw std::runtime_error("HTA golden, byte " + std::to_string(v.offset) + ": " + what +
+                           ", found " + std::string(v.kind_name()));
+}
+const json& at(const json& v, const std::string& name) {
+  if (!v.is_object())
+    bad_golden(v, "expected an object with member \"" + name + "\"");
+  const json* m = v.find(name);
+  if (m == nullptr)
+    bad_golden(v, "no member \"" + name + "\"");
+  return *m;
+}
+const json& array(const json& v) {
+  if (!v.is_array())
+    bad_golden(v, "expected an array");
+  return v;
+}
+const json& object(const json& v) {
+  if (!v.is_object())
+    bad_golden(v, "expected an object");
+  return v;
+}
+bool is_number(const json& v) {
+  return v.type == json::kind::integer || v.type == json::kind::unsigned_integer ||
+         v.type == json::kind::floating;
+}
+double number(const json& v) {
+  if (!is_number(v))
+    bad_golden(v, "expected a number");
+  return v.as_double();
+}
+std::int64_t integer(const json& v) {
+  if (v.type != json::kind::integer)
+    bad_golden(v, "expected an integer");
+  return v.integer;
+}
+std::size_t count(const json& v) {
+  const auto n = integer(v);
+  if (n < 0)
+    bad_golden(v, "expected a count, not " + std::to_string(n));
+  return static_cast<std::size_t>(n);
+}
+std::string text(const json& v) {
+  if (!v.is_string())
+    bad_golden(v, "expected a string");
+  return v.string;
+}
+// A golden value for a failure message.
+std::string show(const json& v) {
+  if (is_number(v)) {
+    std::ostringstream out;
+    out << v.as_double();
+    return out.str();
+  }
+  return v.is_string() ? "\"" + v.string + "\"" : std::string(v.kind_name());
+}
+
+json read_golden(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw std::runtime_error("cannot open " + path.string());
+  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return tdiag::detail::parse_json(bytes, {path.string(), "TEST", "invalid HTA golden JSON", ""});
+}
+
 // Within 0.5% of HTA's value, or within `rounding` (HTA rounds some figures to 1 or 2 places).
 void expect_near(double actual, const json& expected, const std::string& what,
                  double rounding = 0.5) {
-  if (expected.is_null()) {
+  if (expected.type == json::kind::null) {
     ADD_FAILURE() << what << ": HTA has null, we have " << actual;
     return;
   }
-  const double e = expected.get<double>();
+  const double e = number(expected);
   EXPECT_LE(std::fabs(actual - e), std::max(0.005 * std::fabs(e), rounding))
       << what << ": ours " << actual << ", HTA " << e;
 }
 void expect_near(const std::optional<double>& actual, const json& expected, const std::string& what,
                  double rounding = 0.5) {
   if (!actual) {
-    EXPECT_TRUE(expected.is_null()) << what << ": ours null, HTA " << expected;
+    EXPECT_TRUE(expected.type == json::kind::null) << what << ": ours null, HTA " << show(expected);
     return;
   }
   expect_near(*actual, expected, what, rounding);
@@ -47,17 +120,17 @@ void expect_near(const std::optional<double>& actual, const json& expected, cons
 
 void expect_describe(const describe_stats& d, const json& e, const std::string& what,
                      double rounding = 0.5) {
-  EXPECT_EQ(d.count, e["count"].get<double>()) << what;
-  expect_near(d.mean, e["mean"], what + ".mean", rounding);
+  EXPECT_EQ(d.count, number(at(e, "count"))) << what;
+  expect_near(d.mean, at(e, "mean"), what + ".mean", rounding);
   if (d.count > 1)
-    expect_near(d.std, e["std"], what + ".std", rounding);
-  expect_near(d.min, e["min"], what + ".min", rounding);
-  expect_near(d.p25, e["25%"], what + ".25%", rounding);
-  expect_near(d.p50, e["50%"], what + ".50%", rounding);
-  expect_near(d.p75, e["75%"], what + ".75%", rounding);
-  expect_near(d.max, e["max"], what + ".max", rounding);
-  if (e.contains("sum"))
-    expect_near(d.sum, e["sum"], what + ".sum");
+    expect_near(d.std, at(e, "std"), what + ".std", rounding);
+  expect_near(d.min, at(e, "min"), what + ".min", rounding);
+  expect_near(d.p25, at(e, "25%"), what + ".25%", rounding);
+  expect_near(d.p50, at(e, "50%"), what + ".50%", rounding);
+  expect_near(d.p75, at(e, "75%"), what + ".75%", rounding);
+  expect_near(d.max, at(e, "max"), what + ".max", rounding);
+  if (object(e).find("sum") != nullptr)
+    expect_near(d.sum, at(e, "sum"), what + ".sum");
 }
 
 struct golden_case {
@@ -68,8 +141,7 @@ struct golden_case {
 
 golden_case run_case(const std::string& name) {
   golden_case c;
-  std::ifstream in(shared() / "golden" / "hta" / (name + ".json"));
-  c.hta = json::parse(in);
+  c.hta = read_golden(shared() / "golden" / "hta" / (name + ".json"));
   const std::vector<std::string> inputs{(shared() / "traces" / "hta" / name).string()};
   c.job = load_job(inputs);
   std::vector<rank_trace> ranks;
@@ -89,35 +161,39 @@ const rank_analysis& rank_of(const job_analysis_result& r, int rank) {
 }
 
 const json& result_of(const json& hta, const char* analysis) {
-  return hta["analyses"][analysis]["result"];
+  return at(at(at(hta, "analyses"), analysis), "result");
 }
 
 void check_temporal_and_overlap(const golden_case& c) {
-  for (const auto& row : result_of(c.hta, "temporal_breakdown")) {
-    const auto& r = rank_of(c.result, row["rank"].get<int>());
+  for (const auto& row : array(result_of(c.hta, "temporal_breakdown"))) {
+    const auto& r = rank_of(c.result, static_cast<int>(integer(at(row, "rank"))));
     const auto tag = "rank " + std::to_string(r.rank) + " temporal ";
-    expect_near(r.temporal.idle_us, row["idle_time(us)"], tag + "idle");
-    expect_near(r.temporal.compute_us, row["compute_time(us)"], tag + "compute");
-    expect_near(r.temporal.non_compute_us, row["non_compute_time(us)"], tag + "non_compute");
-    expect_near(r.temporal.kernel_us, row["kernel_time(us)"], tag + "kernel");
-    expect_near(r.temporal.pct(r.temporal.idle_us), row["idle_time_pctg"], tag + "idle%", 0.006);
+    expect_near(r.temporal.idle_us, at(row, "idle_time(us)"), tag + "idle");
+    expect_near(r.temporal.compute_us, at(row, "compute_time(us)"), tag + "compute");
+    expect_near(r.temporal.non_compute_us, at(row, "non_compute_time(us)"), tag + "non_compute");
+    expect_near(r.temporal.kernel_us, at(row, "kernel_time(us)"), tag + "kernel");
+    expect_near(r.temporal.pct(r.temporal.idle_us), at(row, "idle_time_pctg"), tag + "idle%",
+                0.006);
   }
-  for (const auto& row : result_of(c.hta, "comm_comp_overlap")) {
-    const auto& r = rank_of(c.result, row["rank"].get<int>());
-    expect_near(r.comp_comm_overlap_pct, row["comp_comm_overlap_pctg"],
+  for (const auto& row : array(result_of(c.hta, "comm_comp_overlap"))) {
+    const auto& r = rank_of(c.result, static_cast<int>(integer(at(row, "rank"))));
+    expect_near(r.comp_comm_overlap_pct, at(row, "comp_comm_overlap_pctg"),
                 "rank " + std::to_string(r.rank) + " comp_comm_overlap", 0.006);
   }
   const auto& steps = result_of(c.hta, "profiler_steps");
-  EXPECT_EQ(c.result.ranks.front().steps, steps.get<std::vector<int>>());
+  std::vector<int> hta_steps;
+  for (const auto& step : array(steps))
+    hta_steps.push_back(static_cast<int>(integer(step)));
+  EXPECT_EQ(c.result.ranks.front().steps, hta_steps);
 }
 
 void check_idle(const golden_case& c) {
   const auto& idle = result_of(c.hta, "idle_time_breakdown");
   std::size_t rows = 0;
-  for (const auto& row : idle["per_rank_stream"]) {
-    const auto& r = rank_of(c.result, row["rank"].get<int>());
-    const auto stream = row["stream"].get<std::uint64_t>();
-    const auto cat = row["idle_category"].get<std::string>();
+  for (const auto& row : array(at(idle, "per_rank_stream"))) {
+    const auto& r = rank_of(c.result, static_cast<int>(integer(at(row, "rank"))));
+    const auto stream = static_cast<std::uint64_t>(integer(at(row, "stream")));
+    const auto cat = text(at(row, "idle_category"));
     const auto tag =
         "rank " + std::to_string(r.rank) + " stream " + std::to_string(stream) + " " + cat;
     const stream_idle* s = nullptr;
@@ -126,8 +202,8 @@ void check_idle(const golden_case& c) {
     ASSERT_NE(s, nullptr) << tag;
     const int i = cat == "host_wait" ? 0 : cat == "kernel_wait" ? 1 : 2;
     EXPECT_TRUE(s->by_category[i].present) << tag;
-    expect_near(s->by_category[i].time_us, row["idle_time"], tag);
-    expect_near(s->by_category[i].ratio, row["idle_time_ratio"], tag + " ratio", 0.006);
+    expect_near(s->by_category[i].time_us, at(row, "idle_time"), tag);
+    expect_near(s->by_category[i].ratio, at(row, "idle_time_ratio"), tag + " ratio", 0.006);
     ++rows;
   }
   std::size_t ours = 0;
@@ -136,10 +212,10 @@ void check_idle(const golden_case& c) {
       for (const auto& share : s.by_category)
         ours += share.present ? 1 : 0;
   EXPECT_EQ(ours, rows);
-  for (const auto& row : idle["interval_stats"]) {
-    const auto& r = rank_of(c.result, row["rank"].get<int>());
-    const auto stream = row["stream"].get<std::uint64_t>();
-    const auto cat = row["idle_category"].get<std::string>();
+  for (const auto& row : array(at(idle, "interval_stats"))) {
+    const auto& r = rank_of(c.result, static_cast<int>(integer(at(row, "rank"))));
+    const auto stream = static_cast<std::uint64_t>(integer(at(row, "stream")));
+    const auto cat = text(at(row, "idle_category"));
     for (const auto& s : r.idle)
       if (s.stream == stream) {
         const int i = cat == "host_wait" ? 0 : cat == "kernel_wait" ? 1 : 2;
@@ -153,42 +229,45 @@ void check_idle(const golden_case& c) {
 }
 
 void check_kernel_types(const golden_case& c) {
-  for (const auto& [rank, rows] : result_of(c.hta, "kernel_type_per_rank").items()) {
+  const auto& per_rank = object(result_of(c.hta, "kernel_type_per_rank"));
+  for (std::size_t m = 0; m < per_rank.size(); ++m) {
+    const auto& rank = per_rank.names[m];
+    const auto& rows = per_rank.items[m];
     const auto& r = rank_of(c.result, std::stoi(rank));
     std::map<std::string, double> ours;
     for (const auto& k : r.kernel_types)
       ours[k.type] = k.sum_us;
-    for (const auto& row : rows)
-      expect_near(ours[row["kernel_type"].get<std::string>()], row["sum"],
-                  "rank " + rank + " " + row["kernel_type"].get<std::string>());
+    for (const auto& row : array(rows))
+      expect_near(ours[text(at(row, "kernel_type"))], at(row, "sum"),
+                  "rank " + rank + " " + text(at(row, "kernel_type")));
   }
   std::map<std::string, double> all;
   for (const auto& k : c.result.kernel_types)
     all[k.type] = k.sum_us;
   const auto& breakdown = result_of(c.hta, "kernel_breakdown");
-  for (const auto& row : breakdown["kernel_type_all_ranks"])
-    expect_near(all[row["kernel_type"].get<std::string>()], row["sum"],
-                "all ranks " + row["kernel_type"].get<std::string>());
+  for (const auto& row : array(at(breakdown, "kernel_type_all_ranks")))
+    expect_near(all[text(at(row, "kernel_type"))], at(row, "sum"),
+                "all ranks " + text(at(row, "kernel_type")));
 }
 
 void check_kernel_rows(const golden_case& c, const json& rows,
                        std::vector<kernel_summary> rank_analysis::*table, const char* label) {
   std::size_t expected = 0;
-  for (const auto& row : rows) {
-    const auto& r = rank_of(c.result, row["rank"].get<int>());
-    const auto name = row["name"].get<std::string>();
-    const auto type = row["kernel_type"].get<std::string>();
+  for (const auto& row : array(rows)) {
+    const auto& r = rank_of(c.result, static_cast<int>(integer(at(row, "rank"))));
+    const auto name = text(at(row, "name"));
+    const auto type = text(at(row, "kernel_type"));
     const kernel_summary* k = nullptr;
     for (const auto& x : r.*table)
       k = x.name == name && to_string(x.type) == type ? &x : k;
     const auto tag = std::string(label) + " rank " + std::to_string(r.rank) + " " + type + " " +
                      name.substr(0, 60);
     ASSERT_NE(k, nullptr) << tag;
-    expect_near(k->sum_us, row["sum (us)"], tag + " sum");
-    expect_near(k->max_us, row["max (us)"], tag + " max");
-    expect_near(k->min_us, row["min (us)"], tag + " min");
-    expect_near(k->mean_us, row["mean (us)"], tag + " mean");
-    expect_near(k->std_us, row["stddev"], tag + " std");
+    expect_near(k->sum_us, at(row, "sum (us)"), tag + " sum");
+    expect_near(k->max_us, at(row, "max (us)"), tag + " max");
+    expect_near(k->min_us, at(row, "min (us)"), tag + " min");
+    expect_near(k->mean_us, at(row, "mean (us)"), tag + " mean");
+    expect_near(k->std_us, at(row, "stddev"), tag + " std");
     ++expected;
   }
   std::size_t ours = 0;
@@ -198,32 +277,35 @@ void check_kernel_rows(const golden_case& c, const json& rows,
 }
 
 void check_launches(const golden_case& c) {
-  for (const auto& [rank, row] : result_of(c.hta, "cuda_kernel_launch_stats").items()) {
+  const auto& per_rank = object(result_of(c.hta, "cuda_kernel_launch_stats"));
+  for (std::size_t m = 0; m < per_rank.size(); ++m) {
+    const auto& rank = per_rank.names[m];
+    const auto& row = per_rank.items[m];
     const auto& l = rank_of(c.result, std::stoi(rank)).launches;
     const auto tag = "rank " + rank + " launches ";
-    EXPECT_EQ(l.num_launches, row["num_launches"].get<std::size_t>()) << tag;
-    EXPECT_EQ(l.short_kernels,
-              row["short_gpu_kernels (cpu_duration<=runtime_cutoff and gpu_duration<cpu_duration)"]
-                  .get<std::size_t>())
+    EXPECT_EQ(l.num_launches, count(at(row, "num_launches"))) << tag;
+    EXPECT_EQ(
+        l.short_kernels,
+        count(at(row,
+                 "short_gpu_kernels (cpu_duration<=runtime_cutoff and gpu_duration<cpu_duration)")))
         << tag;
-    EXPECT_EQ(l.runtime_outliers,
-              row["runtime_outliers (cpu_duration>runtime_cutoff)"].get<std::size_t>())
+    EXPECT_EQ(l.runtime_outliers, count(at(row, "runtime_outliers (cpu_duration>runtime_cutoff)")))
         << tag;
     EXPECT_EQ(l.launch_delay_outliers,
-              row["launch_delay_outliers (launch_delay>launch_delay_cutoff)"].get<std::size_t>())
+              count(at(row, "launch_delay_outliers (launch_delay>launch_delay_cutoff)")))
         << tag;
-    expect_describe(l.cpu_duration, row["cpu_duration"], tag + "cpu_duration");
-    expect_describe(l.gpu_duration, row["gpu_duration"], tag + "gpu_duration");
-    expect_describe(l.launch_delay, row["launch_delay"], tag + "launch_delay");
+    expect_describe(l.cpu_duration, at(row, "cpu_duration"), tag + "cpu_duration");
+    expect_describe(l.gpu_duration, at(row, "gpu_duration"), tag + "gpu_duration");
+    expect_describe(l.launch_delay, at(row, "launch_delay"), tag + "launch_delay");
   }
 }
 
 void check_queues(const golden_case& c) {
-  const auto& rows = result_of(c.hta, "queue_length")["summary_per_rank_stream"];
+  const auto& rows = at(result_of(c.hta, "queue_length"), "summary_per_rank_stream");
   std::size_t expected = 0;
-  for (const auto& row : rows) {
-    const auto& r = rank_of(c.result, row["rank"].get<int>());
-    const auto stream = row["stream"].get<std::uint64_t>();
+  for (const auto& row : array(rows)) {
+    const auto& r = rank_of(c.result, static_cast<int>(integer(at(row, "rank"))));
+    const auto stream = static_cast<std::uint64_t>(integer(at(row, "stream")));
     const stream_queue* q = nullptr;
     for (const auto& x : r.queues)
       q = x.stream == stream ? &x : q;
@@ -242,17 +324,20 @@ void check_all(const std::string& name) {
   if (!std::filesystem::exists(shared() / "golden" / "hta" / (name + ".json")))
     GTEST_SKIP() << "shared data absent: " << shared();
   const auto c = run_case(name);
-  ASSERT_EQ(c.result.ranks.size(), c.hta["load"]["info"]["ranks"].size());
-  for (const auto& [rank, info] : c.hta["load"]["info"]["per_rank"].items())
-    EXPECT_EQ(rank_of(c.result, std::stoi(rank)).gpu_rows,
-              info["gpu_events (stream != -1)"].get<std::size_t>())
-        << "rank " << rank;
+  const auto& load_info = at(at(c.hta, "load"), "info");
+  ASSERT_EQ(c.result.ranks.size(), array(at(load_info, "ranks")).size());
+  const auto& per_rank = object(at(load_info, "per_rank"));
+  for (std::size_t m = 0; m < per_rank.size(); ++m)
+    EXPECT_EQ(rank_of(c.result, std::stoi(per_rank.names[m])).gpu_rows,
+              count(at(per_rank.items[m], "gpu_events (stream != -1)")))
+        << "rank " << per_rank.names[m];
   check_temporal_and_overlap(c);
   check_idle(c);
   check_kernel_types(c);
   const auto& breakdown = result_of(c.hta, "kernel_breakdown");
-  check_kernel_rows(c, breakdown["top_kernels_hta_default"], &rank_analysis::top_kernels, "top");
-  check_kernel_rows(c, result_of(c.hta, "kernel_table_full")["all_kernels"],
+  check_kernel_rows(c, at(breakdown, "top_kernels_hta_default"), &rank_analysis::top_kernels,
+                    "top");
+  check_kernel_rows(c, at(result_of(c.hta, "kernel_table_full"), "all_kernels"),
                     &rank_analysis::kernels, "all");
   check_launches(c);
   check_queues(c);
