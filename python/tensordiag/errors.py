@@ -21,7 +21,7 @@ class Error(Exception):
 
     @property
     def code(self) -> Optional[str]:
-        """The stable code of the first diagnostic, e.g. ``TDIAG-TRACE-002``."""
+        """The stable code of the first diagnostic, e.g. ``TDIAG-TR-002``."""
         if self.report is None or len(self.report) == 0:
             return None
         return self.report.diagnostics[0].code

@@ -37,7 +37,7 @@ def test_load_detects_format(small, snapshot):
     assert small.event_count > 0
     begin, end = small.span
     assert end > begin
-    assert any(w.code == "TDIAG-TRACE-124" or w.code for w in small.warnings)
+    assert any(w.code == "TDIAG-TR-124" for w in small.warnings)
 
 
 @pytest.mark.parametrize("path", [SMALL, SNAPSHOT, OOM])
@@ -149,7 +149,7 @@ def test_bad_input_is_the_cli_line(tmp_path, tdiag):
     cli = tdiag("trace", "summary", bad)
     assert cli.returncode == 2
     assert cli.stderr.strip().splitlines()[-1] == f"tdiag: {info.value}"
-    assert info.value.code == "TDIAG-TRACE-002"
+    assert info.value.code == "TDIAG-TR-002"
     assert info.value.report.diagnostics[0].code == info.value.code
     assert isinstance(info.value, tensordiag.Error)
 
@@ -157,7 +157,7 @@ def test_bad_input_is_the_cli_line(tmp_path, tdiag):
 def test_missing_file(tmp_path):
     with pytest.raises(tensordiag.InputError) as info:
         trace.load(tmp_path / "absent.pickle")
-    assert info.value.code == "TDIAG-TRACE-001"
+    assert info.value.code == "TDIAG-TR-001"
     assert "absent.pickle" in str(info.value)
 
 
