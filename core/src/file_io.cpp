@@ -275,12 +275,18 @@ output_file::output_file(const std::filesystem::path& target) : target_(target) 
   name_ = printable(target.string());
   // Follow symlinks: the user asked for the file the link names, not for a new regular file in
   // the link's place.
-  std::error_code ec;
+  // A dangling link is followed too: the write creates the file it names.
   std::filesystem::path resolved = target;
-  if (std::filesystem::is_symlink(std::filesystem::symlink_status(target, ec)))
-    resolved = std::filesystem::weakly_canonical(target, ec);
-  if (ec)
-    resolved = target;
+  std::error_code ec;
+  for (int hops = 0; std::filesystem::is_symlink(std::filesystem::symlink_status(resolved, ec));
+       ++hops) {
+    if (hops == 40)
+      fail("too many levels of symbolic links", ELOOP);
+    const auto link = std::filesystem::read_symlink(resolved, ec);
+    if (ec)
+      fail("cannot read the symbolic link", ec.value());
+    resolved = link.is_absolute() ? link : resolved.parent_path() / link;
+  }
   struct stat st {};
   const bool exists = ::stat(resolved.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode))
