@@ -5,7 +5,6 @@ include_guard(GLOBAL)
 
 find_package(fmt 9 REQUIRED)
 find_package(Threads REQUIRED)
-find_package(nlohmann_json 3.10 REQUIRED)
 find_package(simdjson REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(ZLIB REQUIRED)

@@ -34,7 +34,13 @@ configure_package_config_file(cmake/tensordiag-config.cmake.in
   "${PROJECT_BINARY_DIR}/tensordiag-config.cmake" INSTALL_DESTINATION ${TDIAG_INSTALL_CMAKEDIR})
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/tensordiag-config-version.cmake"
   COMPATIBILITY SameMinorVersion)
+# The find modules the config includes sit beside it, in the build tree as in an install, so
+# find_package(tensordiag) works against either (tests/cmake/ checks both).
+set(tdiag_package_modules tdiag_imported.cmake tdiag_find_zstd.cmake tdiag_find_nccl.cmake)
+foreach(module IN LISTS tdiag_package_modules)
+  configure_file("${PROJECT_SOURCE_DIR}/cmake/${module}" "${PROJECT_BINARY_DIR}/${module}" COPYONLY)
+  install(FILES "${PROJECT_SOURCE_DIR}/cmake/${module}" DESTINATION ${TDIAG_INSTALL_CMAKEDIR})
+endforeach()
 install(FILES "${PROJECT_BINARY_DIR}/tensordiag-config.cmake"
               "${PROJECT_BINARY_DIR}/tensordiag-config-version.cmake"
-              "${PROJECT_SOURCE_DIR}/cmake/tdiag_find_zstd.cmake"
         DESTINATION ${TDIAG_INSTALL_CMAKEDIR})

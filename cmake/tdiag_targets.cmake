@@ -23,8 +23,30 @@ function(tdiag_add_library name)
   set_property(GLOBAL APPEND PROPERTY TDIAG_EXPORTED_LIBRARIES ${target})
 endfunction()
 
+# The shared, read-only test data (traces, golden corpus): ../shared beside the checkout unless
+# told otherwise. Tests that read it see it as the TDIAG_SHARED_DIR macro and carry the label
+# `data`; without it they skip with a reason (tests/CMakeLists.txt says so at configure time).
+set(TDIAG_DATA_DIR "${PROJECT_SOURCE_DIR}/../shared" CACHE PATH
+    "Shared test data (traces/, golden/): tests labelled data read it")
+
+# tdiag_uses_data(<out-var> <sources...>): TRUE when a source names TDIAG_SHARED_DIR.
+function(tdiag_uses_data out)
+  set(uses FALSE)
+  foreach(source IN LISTS ARGN)
+    get_filename_component(path "${source}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(EXISTS "${path}" AND NOT IS_DIRECTORY "${path}")
+      file(STRINGS "${path}" hits REGEX "TDIAG_SHARED_DIR" LIMIT_COUNT 1)
+      if(hits)
+        set(uses TRUE)
+      endif()
+    endif()
+  endforeach()
+  set(${out} ${uses} PARENT_SCOPE)
+endfunction()
+
 # tdiag_add_gtest(<lib> <file> SOURCES ... [LIBS ...] [LABELS ...] [PROPERTIES ...])
 # One executable per tested source file: tensordiag.test.<lib>.<file>, discovered test by test.
+# A test whose sources read TDIAG_SHARED_DIR gets it (TDIAG_DATA_DIR) and the label `data`.
 function(tdiag_add_gtest lib file)
   cmake_parse_arguments(arg "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   set(target tensordiag.test.${lib}.${file})
@@ -33,8 +55,12 @@ function(tdiag_add_gtest lib file)
                                           tensordiag_build_interface)
   target_compile_definitions(${target} PRIVATE
     TDIAG_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-    TDIAG_SHARED_DIR="${PROJECT_SOURCE_DIR}/../shared"
     TDIAG_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  tdiag_uses_data(uses_data ${arg_SOURCES})
+  if(uses_data)
+    target_compile_definitions(${target} PRIVATE TDIAG_SHARED_DIR="${TDIAG_DATA_DIR}")
+    list(APPEND arg_LABELS data)
+  endif()
   if(NOT arg_TIMEOUT)
     set(arg_TIMEOUT 300)
   endif()

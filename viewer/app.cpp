@@ -4,6 +4,7 @@
 
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/report_io.hpp>
+#include <tensordiag/viewer/codes.hpp>
 #include <tensordiag/viewer/format.hpp>
 #include <tensordiag/viewer/tables.hpp>
 
@@ -73,7 +74,7 @@ void app::open(std::vector<std::filesystem::path> paths) {
           j->progress.set(fmt::format("reading report {}", p.filename().string()), -1.0f);
           reports.push_back({p, read_report_file(p)});
         } else if (doc) {
-          err = load_error{shown, "TDIAG-VIEW-002", "one trace at a time",
+          err = load_error{shown, std::string(codes::one_trace), "one trace at a time",
                            fmt::format("{} is already open; {} was not loaded",
                                        doc->path.filename().string(), p.filename().string()),
                            "open the other trace in a second tdiag-view"};
@@ -83,7 +84,8 @@ void app::open(std::vector<std::filesystem::path> paths) {
       } catch (const tdiag::error& e) {
         err = to_load_error(shown, e);
       } catch (const std::exception& e) {
-        err = load_error{shown, "TDIAG-VIEW-003", "cannot open the file", e.what(), ""};
+        err = load_error{shown, std::string(codes::cannot_open), "cannot open the file", e.what(),
+                         ""};
       }
     }
     std::lock_guard lock(j->mutex);

@@ -4,6 +4,7 @@
 // GLFW + OpenGL 3 back-end, using the GLFW and OpenGL3 ImGui back-ends that Debian's
 // libimgui.a carries.
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/viewer/codes.hpp>
 
 #include <GLFW/glfw3.h>
 #include <fmt/format.h>
@@ -23,7 +24,7 @@ namespace {
 
 [[noreturn]] void fail(std::string message) {
   diagnostic d;
-  d.code = "TDIAG-VIEW-001";
+  d.code = codes::no_window;
   d.title = "cannot open a window";
   d.message = std::move(message);
   d.hint = "tdiag-view needs a display (X11 or Wayland) and OpenGL 3.3; on a headless machine "

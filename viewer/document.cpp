@@ -48,7 +48,6 @@ std::unique_ptr<document> make_document(trace::trace t, load_progress& progress)
   progress.set("laying out lanes", 0.1f);
   doc->layout = lane_layout::build(tr);
 
-  const std::int64_t end = doc->span.end;
   const auto devices = memory_curve::devices(tr);
   for (std::size_t i = 0; i < devices.size(); ++i) {
     progress.set(fmt::format("replaying allocator of device {}", devices[i]),
@@ -56,12 +55,14 @@ std::unique_ptr<document> make_document(trace::trace t, load_progress& progress)
     device_memory dm;
     dm.device = devices[i];
     dm.curve = memory_curve::build(tr, dm.device);
-    dm.allocations = pair_allocations(tr, dm.device, end);
+    dm.allocations = trace::allocation_lifetimes(tr, dm.device);
     dm.bands = allocation_bands::build(dm.allocations, 24);
-    dm.timeline = allocator_timeline::build(tr, dm.device);
-    std::vector<std::int64_t> times(dm.timeline.event_count());
+    dm.replay = std::make_unique<trace::allocator_replay>(tr, trace::memory_lane_of(tr, dm.device),
+                                                          trace::replay_options{});
+    dm.cursor.emplace(*dm.replay);
+    std::vector<std::int64_t> times(dm.replay->size());
     for (std::size_t k = 0; k < times.size(); ++k)
-      times[k] = dm.timeline.event(k).time;
+      times[k] = dm.replay->events()[k].time;
     dm.window = dense_window(times, 0.97);
     doc->memory.push_back(std::move(dm));
   }
@@ -85,7 +86,8 @@ std::unique_ptr<document> make_document(trace::trace t, load_progress& progress)
   progress.set("building tables", 0.8f);
   doc->kernels = kernels_table(tr);
   doc->sites = allocation_sites_table(tr);
-  doc->leaks = leaks_table(tr);
+  doc->leak_result = trace::find_leaks(tr);
+  doc->leaks = leaks_table(tr, doc->leak_result);
   doc->ooms = oom_table(tr);
 
   const auto assertions = tr.assertions.all();

@@ -7,9 +7,10 @@
 #pragma once
 
 #include <tensordiag/core/report.hpp>
+#include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/trace/leak_analysis.hpp>
 #include <tensordiag/trace/trace.hpp>
 #include <tensordiag/viewer/allocation_bands.hpp>
-#include <tensordiag/viewer/allocator_timeline.hpp>
 #include <tensordiag/viewer/lane_layout.hpp>
 #include <tensordiag/viewer/memory_curve.hpp>
 #include <tensordiag/viewer/table_model.hpp>
@@ -18,6 +19,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,7 +31,10 @@ struct device_memory {
   memory_curve curve;
   std::vector<allocation> allocations;
   allocation_bands bands;
-  allocator_timeline timeline;
+  /// trace's allocator replay of this device's memory lane (keyframes within a memory budget)
+  /// and the allocator view's cursor over it.
+  std::unique_ptr<trace::allocator_replay> replay;
+  std::optional<trace::replay_cursor> cursor;
   /// Where most of this device's allocator events are (the scrub strip's range).
   std::pair<std::int64_t, std::int64_t> window{0, 0};
 };
@@ -58,6 +63,7 @@ struct document {
   table_model sites;
   table_model leaks;
   table_model ooms;
+  trace::leak_result leak_result;             ///< trace::find_leaks(), what the leaks table shows
   std::vector<timeline_marker> trace_markers; ///< assertion and oom events
   /// The first view: where 97% of the events are (see dense_window()).
   std::pair<std::int64_t, std::int64_t> view_window{0, 0};

@@ -3,6 +3,7 @@
 //
 // tdiag-view: interactive viewer, headless screenshots, frame-build benchmark.
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/units.hpp>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -82,9 +83,19 @@ int main(int argc, char** argv) {
   cli.add_option("--screenshot", screenshot, "render without a visible window and write a PNG");
   cli.add_option("--view", view, "view for --screenshot: timeline, memory, allocator, tables")
       ->check(CLI::IsMember({"timeline", "memory", "allocator", "tables"}));
+  // --time reads as `tdiag trace timeline --at` does (tensordiag/trace/units.hpp: a bare number
+  // is seconds) and goes on as explicit nanoseconds, or as the percentage of the span.
   cli.add_option("--time", time,
-                 "instant for --screenshot from the trace start: 12.5ms, 3s, "
-                 "1500us, 40% (bare numbers are ms)");
+                 fmt::format("instant for --screenshot from the trace start: {}, or 40%",
+                             tdiag::trace::duration_examples))
+      ->transform([](const std::string& text) {
+        if (!tdiag::trace::parse_time_offset(text, 1))
+          throw CLI::ValidationError("--time", fmt::format("'{}' is not a time like {}", text,
+                                                           tdiag::trace::duration_examples));
+        return text.find('%') != std::string::npos
+                   ? text
+                   : fmt::format("{}ns", *tdiag::trace::parse_duration(text));
+      });
   cli.add_option("--window", window, "with --time: the time range the timeline shows (e.g. 4ms)");
   cli.add_option("--size", size, "screenshot size WIDTHxHEIGHT");
   cli.add_option("--scale", scale, "UI scale for --screenshot (fonts and sizes)");

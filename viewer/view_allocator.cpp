@@ -3,8 +3,9 @@
 //
 // The allocator view: segments and their blocks at the time cursor (memory_viz's "Allocator
 // State History"), scrubbed by dragging on the overview strip or stepping with the arrow keys.
-// The state comes from the document's allocator_timeline: a keyframe plus a short replay.
-#include <tensordiag/viewer/allocator_replay.hpp>
+// The state comes from trace's allocator_replay (the document's): a keyframe plus a short
+// replay through the view's cursor.
+#include <tensordiag/trace/allocator_replay.hpp>
 #include <tensordiag/viewer/format.hpp>
 #include <tensordiag/viewer/tables.hpp>
 
@@ -42,10 +43,10 @@ void draw_scrub_strip(view_context& ctx, device_memory& dm, float height) {
   dl->AddRectFilled(p, ImVec2(p.x + w, p.y + height), IM_COL32(30, 33, 40, 255), 4.0f);
 
   time_axis strip;
-  const auto& tl = dm.timeline;
+  const auto& replay = *dm.replay;
   // The dense part of the history: a snapshot's set-up seconds would squash the steps.
-  const std::int64_t begin = tl.event_count() ? dm.window.first : ctx.doc.span.begin;
-  const std::int64_t end = tl.event_count() ? dm.window.second : ctx.doc.span.end;
+  const std::int64_t begin = replay.size() ? dm.window.first : ctx.doc.span.begin;
+  const std::int64_t end = replay.size() ? dm.window.second : ctx.doc.span.end;
   strip.set_width(w);
   strip.set_limits(begin, std::max(end, begin + 1));
   strip.fit(begin, std::max(end, begin + 1));
@@ -85,176 +86,194 @@ void draw_scrub_strip(view_context& ctx, device_memory& dm, float height) {
   (void)font;
 }
 
-} // namespace
-
-void draw_allocator(view_context& ctx) {
-  auto& s = ctx.state;
-  auto& doc = ctx.doc;
-  const auto& t = doc.trace;
-  if (doc.memory.empty()) {
-    ImGui::TextDisabled("This trace has no allocator events.");
-    return;
-  }
-  s.memory_device = std::min(s.memory_device, doc.memory.size() - 1);
-  auto& dm = doc.memory[s.memory_device];
-  auto& tl = dm.timeline;
-  const float scale = s.ui_scale;
-  const float font = ImGui::GetFontSize();
-  const std::int64_t zero = doc.span.begin;
-
-  draw_scrub_strip(ctx, dm, std::round(64.0f * scale));
-
-  // Arrow keys step one event.
-  std::size_t n = tl.events_until(s.cursor_time);
+// Arrow keys step one event; returns how many events the state at the cursor has seen.
+std::size_t step_cursor(view_state& s, const trace::allocator_replay& replay) {
+  const auto events = replay.events();
+  std::size_t n = replay.index_at_time(s.cursor_time);
   if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) &&
       !ImGui::GetIO().WantTextInput) {
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow)) && n < tl.event_count())
-      s.cursor_time = tl.event(n).time, n = tl.events_until(s.cursor_time);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow)) && n < replay.size())
+      s.cursor_time = events[n].time, n = replay.index_at_time(s.cursor_time);
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow)) && n > 1)
-      s.cursor_time = tl.event(n - 2).time, n = tl.events_until(s.cursor_time);
+      s.cursor_time = events[n - 2].time, n = replay.index_at_time(s.cursor_time);
   }
-  const trace::allocator_state& st = tl.state_at(n);
+  return n;
+}
 
-  std::uint64_t reserved = 0, allocated = 0, pending = 0, cached = 0, largest_free = 0;
-  std::uint64_t max_segment = 1;
-  for (const auto& seg : st.segments) {
-    reserved += seg.total_size;
-    max_segment = std::max(max_segment, seg.total_size);
+// The cursor's event and the state's figures, as trace counts them (implicit segments are
+// not reserved memory).
+void draw_state_summary(const view_context& ctx, const trace::allocator_replay& replay,
+                        const trace::allocator_state& st, std::size_t n) {
+  const auto& s = ctx.state;
+  const std::int64_t zero = ctx.doc.span.begin;
+  std::uint64_t pending = 0, cached = 0, largest_free = 0;
+  for (const auto& seg : st.segments)
     for (const auto& b : seg.blocks) {
-      if (b.state == trace::block_state::active_allocated)
-        allocated += b.size;
-      else if (b.state == trace::block_state::active_pending_free)
+      if (b.state == trace::block_state::active_pending_free)
         pending += b.size;
-      else {
-        cached += b.size;
-        largest_free = std::max(largest_free, b.size);
-      }
+      else if (b.state == trace::block_state::inactive)
+        cached += b.size, largest_free = std::max(largest_free, b.size);
     }
-  }
   if (n > 0) {
-    const auto& e = tl.event(n - 1);
+    const auto& e = replay.events()[n - 1];
     ImGui::Text("t = %s   ·   event %zu of %zu: %s %s at 0x%llx",
                 format_duration(static_cast<double>(s.cursor_time - zero)).c_str(), n,
-                tl.event_count(), std::string(to_string(e.action)).c_str(),
+                replay.size(), std::string(to_string(e.action)).c_str(),
                 format_bytes(static_cast<double>(e.size)).c_str(),
                 static_cast<unsigned long long>(e.address));
   } else {
     ImGui::Text("t = %s   ·   before the first of %zu events",
-                format_duration(static_cast<double>(s.cursor_time - zero)).c_str(),
-                tl.event_count());
+                format_duration(static_cast<double>(s.cursor_time - zero)).c_str(), replay.size());
   }
   const double frag =
       cached ? 100.0 * (1.0 - static_cast<double>(largest_free) / static_cast<double>(cached))
              : 0.0;
   ImGui::Text("%zu segments   reserved %s   allocated %s   pending free %s   cached free %s   "
               "largest free block %s   fragmentation %.0f%%",
-              st.segments.size(), format_bytes(static_cast<double>(reserved)).c_str(),
-              format_bytes(static_cast<double>(allocated)).c_str(),
+              st.segments.size(), format_bytes(static_cast<double>(st.reserved_bytes())).c_str(),
+              format_bytes(static_cast<double>(st.allocated_bytes())).c_str(),
               format_bytes(static_cast<double>(pending)).c_str(),
               format_bytes(static_cast<double>(cached)).c_str(),
               format_bytes(static_cast<double>(largest_free)).c_str(), frag);
   ImGui::TextDisabled("colour: allocation site   ·   red: freed, waiting on a stream   ·   "
                       "dark: free (cached)   ·   red strip: rounding waste");
   ImGui::Separator();
+}
 
-  const float label_w = std::round(230.0f * scale);
-  const float row_h = std::round(font + 10.0f * scale);
-  ImGui::BeginChild("##segments", ImVec2(0, 0), false);
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float bar_w = std::max(ImGui::GetContentRegionAvail().x - label_w - 8.0f * scale, 50.0f);
+struct segment_hover {
+  const trace::segment* segment = nullptr;
+  const trace::block* block = nullptr;
+};
+
+// The active blocks of one segment's bar, coloured by site, with rounding waste.
+void draw_blocks(const trace::trace& t, ImDrawList* dl, const trace::segment& seg, float x0,
+                 float y0, float y1, double px_per_byte, float scale) {
   static std::unordered_map<trace::stack_id, ImU32> stack_colours;
   if (stack_colours.size() > 100'000)
     stack_colours.clear();
+  const auto x_at = [&](std::uint64_t offset) {
+    return x0 + static_cast<float>(static_cast<double>(offset) * px_per_byte);
+  };
+  float last_x = -1.0f;
+  for (const auto& b : seg.blocks) {
+    if (b.state == trace::block_state::inactive)
+      continue;
+    const float bx0 = x_at(b.address - seg.address);
+    const float bx1 = std::max(x_at(b.address - seg.address + b.size), bx0 + 1.0f);
+    if (bx1 <= last_x) // sub-pixel blocks in the same column: one is enough
+      continue;
+    last_x = bx1;
+    ImU32 col = palette::pending;
+    if (b.state == trace::block_state::active_allocated) {
+      auto it = stack_colours.find(b.stack);
+      if (it == stack_colours.end())
+        it = stack_colours.emplace(b.stack, colour_for(site_name(t, b.stack))).first;
+      col = it->second;
+    }
+    dl->AddRectFilled(ImVec2(bx0, y0), ImVec2(bx1, y1), col);
+    if (bx1 - bx0 > 3.0f)
+      dl->AddLine(ImVec2(bx1 - 0.5f, y0), ImVec2(bx1 - 0.5f, y1), IM_COL32(20, 22, 26, 255));
+    // Rounding waste: the part of the block nobody asked for.
+    if (b.requested_size != 0 && b.requested_size < b.size && bx1 - bx0 > 4.0f)
+      dl->AddRectFilled(ImVec2(x_at(b.address - seg.address + b.requested_size), y1 - 3.0f * scale),
+                        ImVec2(bx1, y1), palette::pending);
+  }
+}
+
+// One row: the segment's size and address, then its bar scaled to the largest segment.
+void draw_segment_row(const view_context& ctx, ImDrawList* dl, const trace::segment& seg,
+                      float label_w, float bar_w, float row_h, std::uint64_t max_segment,
+                      segment_hover& hover) {
+  const float scale = ctx.state.ui_scale;
+  const float font = ImGui::GetFontSize();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const std::string label =
+      fmt::format("{}{}  0x{:x}", format_bytes(static_cast<double>(seg.total_size)),
+                  seg.pool == trace::implicit_pool ? " (block)" : "", seg.address);
+  dl->AddText(ImVec2(p.x + 4 * scale, p.y + (row_h - font) * 0.5f), palette::text_dim,
+              label.c_str());
+  const float x0 = p.x + label_w;
+  const float w = std::max(bar_w * static_cast<float>(static_cast<double>(seg.total_size) /
+                                                      static_cast<double>(max_segment)),
+                           6.0f * scale);
+  const float y0 = p.y + 2.0f * scale;
+  const float y1 = p.y + row_h - 2.0f * scale;
+  dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + w, y1), palette::free_block);
+  const double px_per_byte = w / static_cast<double>(std::max<std::uint64_t>(seg.total_size, 1));
+  draw_blocks(ctx.doc.trace, dl, seg, x0, y0, y1, px_per_byte, scale);
+  dl->AddRect(ImVec2(x0, y0), ImVec2(x0 + w, y1), IM_COL32(90, 95, 105, 255));
   const ImGuiIO& io = ImGui::GetIO();
-  const trace::segment* hovered_seg = nullptr;
-  const trace::block* hovered_block = nullptr;
+  if (io.MousePos.y >= y0 && io.MousePos.y < y1 && io.MousePos.x >= x0 && io.MousePos.x < x0 + w &&
+      ImGui::IsWindowHovered()) {
+    hover.segment = &seg;
+    const auto addr = seg.address + static_cast<std::uint64_t>((io.MousePos.x - x0) / px_per_byte);
+    for (const auto& b : seg.blocks)
+      if (addr >= b.address && addr < b.address + b.size)
+        hover.block = &b;
+  }
+  ImGui::Dummy(ImVec2(label_w + w, row_h));
+}
+
+// The hovered segment and block; a click selects the block.
+void segment_tooltip(view_context& ctx, const device_memory& dm, const segment_hover& hover) {
+  auto& s = ctx.state;
+  ImGui::BeginTooltip();
+  ImGui::Text("segment 0x%llx: %s, %zu blocks",
+              static_cast<unsigned long long>(hover.segment->address),
+              format_bytes(static_cast<double>(hover.segment->total_size)).c_str(),
+              hover.segment->blocks.size());
+  if (hover.block != nullptr) {
+    ImGui::Separator();
+    ImGui::Text("block 0x%llx: %s", static_cast<unsigned long long>(hover.block->address),
+                format_bytes(static_cast<double>(hover.block->size)).c_str());
+    ImGui::TextUnformatted(state_name(hover.block->state));
+    if (hover.block->state != trace::block_state::inactive)
+      ImGui::TextUnformatted(site_name(ctx.doc.trace, hover.block->stack).c_str());
+  }
+  ImGui::EndTooltip();
+  if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && hover.block != nullptr) {
+    s.selected_block = block_selection{dm.device, hover.segment->address, *hover.block};
+    s.selected = {};
+    s.selected_allocation.reset();
+    s.selected_diagnostic.reset();
+  }
+}
+
+} // namespace
+
+void draw_allocator(view_context& ctx) {
+  auto& s = ctx.state;
+  auto& doc = ctx.doc;
+  if (doc.memory.empty()) {
+    ImGui::TextDisabled("This trace has no allocator events.");
+    return;
+  }
+  s.memory_device = std::min(s.memory_device, doc.memory.size() - 1);
+  auto& dm = doc.memory[s.memory_device];
+  const float scale = s.ui_scale;
+  draw_scrub_strip(ctx, dm, std::round(64.0f * scale));
+  const std::size_t n = step_cursor(s, *dm.replay);
+  const trace::allocator_state& st = dm.cursor->seek(n);
+  draw_state_summary(ctx, *dm.replay, st, n);
+
+  std::uint64_t max_segment = 1;
+  for (const auto& seg : st.segments)
+    max_segment = std::max(max_segment, seg.total_size);
+  const float label_w = std::round(230.0f * scale);
+  const float row_h = std::round(ImGui::GetFontSize() + 10.0f * scale);
+  ImGui::BeginChild("##segments", ImVec2(0, 0), false);
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float bar_w = std::max(ImGui::GetContentRegionAvail().x - label_w - 8.0f * scale, 50.0f);
+  segment_hover hover;
   ImGuiListClipper clipper;
   clipper.Begin(static_cast<int>(st.segments.size()), row_h);
-  while (clipper.Step()) {
-    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-      const auto& seg = st.segments[static_cast<std::size_t>(i)];
-      const ImVec2 p = ImGui::GetCursorScreenPos();
-      const std::string label =
-          fmt::format("{}{}  0x{:x}", format_bytes(static_cast<double>(seg.total_size)),
-                      seg.pool == implicit_pool ? " (block)" : "", seg.address);
-      dl->AddText(ImVec2(p.x + 4 * scale, p.y + (row_h - font) * 0.5f), palette::text_dim,
-                  label.c_str());
-      const float x0 = p.x + label_w;
-      const float w = std::max(bar_w * static_cast<float>(static_cast<double>(seg.total_size) /
-                                                          static_cast<double>(max_segment)),
-                               6.0f * scale);
-      const float y0 = p.y + 2.0f * scale;
-      const float y1 = p.y + row_h - 2.0f * scale;
-      dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + w, y1), palette::free_block);
-      const double px_per_byte =
-          w / static_cast<double>(std::max<std::uint64_t>(seg.total_size, 1));
-      float last_x = -1.0f;
-      for (const auto& b : seg.blocks) {
-        if (b.state == trace::block_state::inactive)
-          continue;
-        const float bx0 =
-            x0 + static_cast<float>(static_cast<double>(b.address - seg.address) * px_per_byte);
-        float bx1 = x0 + static_cast<float>(static_cast<double>(b.address - seg.address + b.size) *
-                                            px_per_byte);
-        bx1 = std::max(bx1, bx0 + 1.0f);
-        if (bx1 <= last_x) // sub-pixel blocks in the same column: one is enough
-          continue;
-        last_x = bx1;
-        ImU32 col = palette::pending;
-        if (b.state == trace::block_state::active_allocated) {
-          auto it = stack_colours.find(b.stack);
-          if (it == stack_colours.end())
-            it = stack_colours.emplace(b.stack, colour_for(site_name(t, b.stack))).first;
-          col = it->second;
-        }
-        dl->AddRectFilled(ImVec2(bx0, y0), ImVec2(bx1, y1), col);
-        if (bx1 - bx0 > 3.0f)
-          dl->AddLine(ImVec2(bx1 - 0.5f, y0), ImVec2(bx1 - 0.5f, y1), IM_COL32(20, 22, 26, 255));
-        // Rounding waste: the part of the block nobody asked for.
-        if (b.requested_size != 0 && b.requested_size < b.size && bx1 - bx0 > 4.0f) {
-          const float wx =
-              x0 +
-              static_cast<float>(static_cast<double>(b.address - seg.address + b.requested_size) *
-                                 px_per_byte);
-          dl->AddRectFilled(ImVec2(wx, y1 - 3.0f * scale), ImVec2(bx1, y1), palette::pending);
-        }
-      }
-      dl->AddRect(ImVec2(x0, y0), ImVec2(x0 + w, y1), IM_COL32(90, 95, 105, 255));
-      if (io.MousePos.y >= y0 && io.MousePos.y < y1 && io.MousePos.x >= x0 &&
-          io.MousePos.x < x0 + w && ImGui::IsWindowHovered()) {
-        hovered_seg = &seg;
-        const auto offset = static_cast<std::uint64_t>((io.MousePos.x - x0) / px_per_byte);
-        const std::uint64_t addr = seg.address + offset;
-        for (const auto& b : seg.blocks)
-          if (addr >= b.address && addr < b.address + b.size)
-            hovered_block = &b;
-      }
-      ImGui::Dummy(ImVec2(label_w + w, row_h));
-    }
-  }
+  while (clipper.Step())
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i)
+      draw_segment_row(ctx, dl, st.segments[static_cast<std::size_t>(i)], label_w, bar_w, row_h,
+                       max_segment, hover);
   clipper.End();
-  if (hovered_seg != nullptr) {
-    ImGui::BeginTooltip();
-    ImGui::Text("segment 0x%llx: %s, %zu blocks",
-                static_cast<unsigned long long>(hovered_seg->address),
-                format_bytes(static_cast<double>(hovered_seg->total_size)).c_str(),
-                hovered_seg->blocks.size());
-    if (hovered_block != nullptr) {
-      ImGui::Separator();
-      ImGui::Text("block 0x%llx: %s", static_cast<unsigned long long>(hovered_block->address),
-                  format_bytes(static_cast<double>(hovered_block->size)).c_str());
-      ImGui::TextUnformatted(state_name(hovered_block->state));
-      if (hovered_block->state != trace::block_state::inactive)
-        ImGui::TextUnformatted(site_name(t, hovered_block->stack).c_str());
-    }
-    ImGui::EndTooltip();
-    if (ImGui::IsMouseClicked(ImGuiMouseButton_Left) && hovered_block != nullptr) {
-      s.selected_block = block_selection{dm.device, hovered_seg->address, *hovered_block};
-      s.selected = {};
-      s.selected_allocation.reset();
-      s.selected_diagnostic.reset();
-    }
-  }
+  if (hover.segment != nullptr)
+    segment_tooltip(ctx, dm, hover);
   if (st.segments.empty())
     ImGui::TextDisabled("No segments at this time.");
   ImGui::EndChild();

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // runtime_config::from_environment(): the TDIAG_* variables of the assertions runtime.
+#include <tensordiag/assertions/codes.hpp>
 #include <tensordiag/assertions/runtime.hpp>
 
 #include <fmt/format.h>
@@ -16,7 +17,7 @@ namespace {
 [[noreturn]] void bad_value(std::string_view variable, std::string_view value,
                             std::string_view expected) {
   diagnostic d;
-  d.code = "TDIAG-DSA-100";
+  d.code = codes::bad_environment;
   d.title = "invalid environment setting";
   d.message = fmt::format("{}={} is not valid: expected {}", variable, value, expected);
   d.add_field("variable", std::string(variable));

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/assertions/assert.h>
+#include <tensordiag/assertions/codes.hpp>
 #include <tensordiag/assertions/cpu_backend.hpp>
 #include <tensordiag/assertions/cpu_device.hpp>
 #include <tensordiag/assertions/failure_buffer.hpp>
@@ -62,7 +63,7 @@ void cpu_backend::check_device(int device) const {
   if (device >= 0 && device < options_.device_count)
     return;
   diagnostic d;
-  d.code = "TDIAG-BE-003";
+  d.code = codes::bad_device_ordinal;
   d.title = "invalid device ordinal";
   d.message = fmt::format("back-end '{}' has {} device(s); ordinal {} is out of range",
                           options_.name, options_.device_count, device);
@@ -109,7 +110,7 @@ launch_status cpu_backend::do_launch(const launch_request& request) {
   check_device(request.device);
   if (request.host_invoke == nullptr) {
     diagnostic d;
-    d.code = "TDIAG-BE-004";
+    d.code = codes::not_runnable_on_cpu;
     d.title = "kernel not runnable on the CPU";
     d.message =
         "this launch came from a GPU translation unit (.cu/.hip): the CPU back-end can only "

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cpu_fiber.hpp"
 
+#include <tensordiag/assertions/codes.hpp>
 #include <tensordiag/assertions/cpu_device.hpp>
 #include <tensordiag/core/error.hpp>
 
@@ -80,7 +81,7 @@ struct fiber {
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (p == MAP_FAILED) {
       diagnostic d;
-      d.code = "TDIAG-DSA-120";
+      d.code = codes::fiber_stack;
       d.title = "cannot allocate a CPU fiber stack";
       d.message =
           fmt::format("mmap of {} bytes for a CPU-back-end thread stack failed", mapping_bytes);
@@ -229,7 +230,7 @@ launch_status run_grid(const launch_request& request, buffer_header* buffer,
   scheduler& s = local_scheduler();
   if (s.active) {
     diagnostic d;
-    d.code = "TDIAG-DSA-121";
+    d.code = codes::nested_launch;
     d.title = "kernel launched from a kernel";
     d.message = "the CPU back-end does not run launches from inside a kernel (dynamic parallelism)";
     throw error(std::move(d));

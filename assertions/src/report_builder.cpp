@@ -3,6 +3,7 @@
 //
 // From failure records to a tdiag::report: one TDIAG-DSA-001 diagnostic per failing site with the
 // first failure's values, place and launch, the exact count, and the launch site's stack.
+#include <tensordiag/assertions/codes.hpp>
 #include <tensordiag/core/stacktrace.hpp>
 
 #include <fmt/format.h>
@@ -77,6 +78,14 @@ std::string kernel_name(const launch_info& launch, const std::string& site_funct
   return name.empty() ? fmt::format("kernel@{}", launch.kernel) : name;
 }
 
+const trap_text_area* trap_area(const device_state& ds) {
+  // A non-coherent buffer's host copy still holds the header as the back-end first wrote it.
+  if (ds.buffer.host == nullptr)
+    return nullptr;
+  const auto* h = static_cast<const buffer_header*>(ds.buffer.host);
+  return reinterpret_cast<const trap_text_area*>(static_cast<std::uintptr_t>(h->reserved[2]));
+}
+
 struct site_group {
   std::uint64_t site = 0;
   std::uint64_t count = 0;
@@ -84,28 +93,37 @@ struct site_group {
   std::uint64_t records = 0;
 };
 
-diagnostic site_diagnostic(const device_state& ds, const site_group& g,
-                           const runtime_config& config, std::string_view reason) {
-  // After a trap (TDIAG_ASSERT_POLICY=trap on CUDA) the context is gone and the site text in
-  // device memory cannot be read any more; the record (block, thread, values, launch) is in
-  // host memory, so the report still says everything else.
+// The site's text: from the device, else (a trap killed the context) from the copy the trapping
+// thread saved in host memory (gpu_fail.h, save_site_text), else a placeholder; the record
+// (block, thread, values, launch) is in host memory either way. `unreadable` says why not read.
+site_text site_text_of(const device_state& ds, const site_group& g, std::string& unreadable) {
   site_text site;
-  std::string unreadable;
   try {
-    site = read_site(*ds.owner, ds.device, g.site);
+    return read_site(*ds.owner, ds.device, g.site);
   } catch (const error& e) {
     unreadable = e.what();
-    site.file = "?";
-    site.expression = fmt::format("<assertion site {:#x}: text unreadable>", g.site);
-    if (g.first != nullptr)
-      site.operand_count = g.first->record.operand_count;
   }
+  if (auto saved = saved_site(trap_area(ds), g.site)) {
+    unreadable.clear();
+    return *saved;
+  }
+  site.file = "?";
+  site.expression = fmt::format("<assertion site {:#x}: text unreadable>", g.site);
+  if (g.first != nullptr)
+    site.operand_count = g.first->record.operand_count;
+  return site;
+}
+
+diagnostic site_diagnostic(const device_state& ds, const site_group& g,
+                           const runtime_config& config, std::string_view reason) {
+  std::string unreadable;
+  const site_text site = site_text_of(ds, g, unreadable);
   diagnostic d;
   if (!unreadable.empty())
     d.notes.push_back(fmt::format("the site's text could not be read from the device ({}); a "
                                   "trapped launch leaves the context unusable",
                                   unreadable));
-  d.code = "TDIAG-DSA-001";
+  d.code = codes::assertion_failed;
   d.title = "device assertion failed";
   d.location = source_location{display_path(site.file), site.line, 0, site.function};
   const failure_record* r = g.first ? &g.first->record : nullptr;
@@ -170,8 +188,13 @@ diagnostic site_diagnostic(const device_state& ds, const site_group& g,
       if (launch->stack.size != 0)
         d.stack = symbolize(launch->stack);
     } else if (r->flags != 0) {
-      message += fmt::format(", grid id {} (launched without tdiag::launch: no launch record)",
+      message += fmt::format(", grid id {} (an unregistered launch: no grid, stream or launch "
+                             "site known)",
                              r->launch_id);
+      d.add_field("registered_launch", false);
+      d.notes.push_back("the kernel was launched without tensordiag (<<<>>>, cudaLaunchKernel, a "
+                        "library's launcher or a graph node): launch it with TDIAG_LAUNCH or "
+                        "tdiag::launch to get its grid, stream and host launch site");
     } else if (r->launch_id == 0) {
       message += ", launched without the launch registry (TDIAG_ASSERTIONS=0 or a foreign launch)";
     } else {
@@ -242,7 +265,7 @@ report build_report(const std::vector<device_failures>& failures, const runtime_
     if (order.empty() && f.total != 0) {
       // Claimed but neither counted nor published within the reader's wait: still a failure.
       diagnostic d;
-      d.code = "TDIAG-DSA-001";
+      d.code = codes::assertion_failed;
       d.title = "device assertion failed";
       d.message =
           fmt::format("{} device assertion failure{} on device {}; the failing thread{} had "
@@ -262,6 +285,7 @@ report build_report(const std::vector<device_failures>& failures, const runtime_
       first.add_field("total_failures", f.total);
       first.add_field("dropped_records", f.dropped);
       first.add_field("records_in_flight", f.in_flight);
+      first.notes.insert(first.notes.end(), f.notes.begin(), f.notes.end());
       if (f.dropped != 0)
         first.notes.push_back(fmt::format("{} failure{} had no room for a detailed record (ring of "
                                           "{}; counts stay exact)",

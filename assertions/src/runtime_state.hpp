@@ -13,7 +13,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -27,6 +29,7 @@ struct device_state {
   mapped_buffer buffer;
   std::uint32_t record_capacity = 0;
   std::uint32_t site_capacity = 0;
+  std::size_t bound_modules = 0; // registered GPU modules when the buffer was last bound
 
   std::mutex mutex;                           // serializes readers (check, watchdog, exit)
   std::atomic<std::uint64_t> seen_claimed{0}; // `claimed` when failures were last taken
@@ -35,6 +38,10 @@ struct device_state {
   std::map<std::uint64_t, std::uint64_t> acked_site_counts;
   std::set<std::uint64_t> taken_beyond_ack; // published records past an in-flight one, taken
   std::uint64_t watchdog_printed = 0;       // `claimed` the watchdog last printed
+
+  // Only for a module's fallback storage (runtime_state::fallbacks), under fallback_mutex:
+  const char* module_file = nullptr;
+  int fallback_reads = 0; // checks that still read it: -1 every one (unbound), 0 none
 };
 
 /// A failure record with the claim index it was published under.
@@ -52,6 +59,7 @@ struct device_failures {
   std::uint64_t in_flight = 0;
   std::map<std::uint64_t, std::uint64_t> site_counts; // descriptor address -> hits
   std::vector<taken_record> records;                  // in claim order
+  std::vector<std::string> notes;                     // said in the report's first diagnostic
 };
 
 inline constexpr std::size_t max_device_states = 64;
@@ -69,6 +77,10 @@ struct runtime_state {
   std::shared_ptr<backend> backend_cache;
   std::atomic<backend*> backend_fast{nullptr};
 
+  std::mutex fallback_mutex;
+  std::vector<std::unique_ptr<device_state>> fallbacks; // per (module, device); never freed
+  std::atomic<std::size_t> watched_fallbacks{0};
+
   std::mutex handler_mutex;
   failure_handler handler;
 
@@ -78,9 +90,10 @@ struct runtime_state {
   bool watchdog_stop = false;
 };
 
-/// The host shadow of one GPU module's `device_buffer` variable (see assert.h).
+/// The host shadows of one GPU module's `device_buffer` and `fallback_storage` (see assert.h).
 struct buffer_slot {
   const void* host_shadow = nullptr;
+  const void* fallback_shadow = nullptr;
   const char* file = nullptr;
 };
 struct slot_registry {
@@ -94,8 +107,47 @@ struct slot_registry {
 /// How many there are (a lock-free load: back-ends compare it on every launch).
 [[nodiscard]] std::size_t registered_buffer_slot_count() noexcept;
 
+/// A GPU back-end calls this for each registered module (index `module`) whenever it sets that
+/// module's buffer pointer on `device` (`bound`: to a buffer; else to nullptr): `fallback` is the
+/// device address of the module's fallback storage, which the next checks read.
+void watch_module_fallback(backend& be, int device, std::size_t module, void* fallback, bool bound);
+
+/// Appends what the watched fallback storages hold (see watch_module_fallback()).
+void collect_fallbacks(runtime_state& st, bool acknowledge, std::vector<device_failures>& all);
+
 /// The process-wide state, created (from the environment) on first use; never destroyed.
 runtime_state& state();
+
+/// The back-end launches go to (cached until the back-end registry changes).
+backend& active_backend(runtime_state& st);
+
+/// Creates the state of `device` on `be` (failure buffer allocated, header written, bound) unless
+/// another thread just did; `n` devices were known to the caller. Takes st.mutex.
+device_state& create_device(runtime_state& st, backend& be, int device, std::size_t n,
+                            const std::shared_ptr<backend>& owner);
+
+/// The state of `device` on `be`, created on first use. Lock-free when it exists (every launch).
+inline device_state& device_for(runtime_state& st, backend& be, int device) {
+  const std::size_t n = st.device_count.load(std::memory_order_acquire);
+  for (std::size_t i = 0; i < n; ++i) {
+    device_state* ds = st.devices[i].load(std::memory_order_acquire);
+    if (ds->owner.get() == &be && ds->device == device)
+      return *ds;
+  }
+  return create_device(st, be, device, n, nullptr);
+}
+
+/// Reads and acknowledges every new failure and builds the report; std::nullopt when none. With
+/// `bind_current`, first gives the active back-end's current device its buffer (a program whose
+/// kernels only ran through plain launches so far gets it at its first check).
+std::optional<report> take(runtime_state& st, std::string_view reason, bool bind_current);
+
+/// The check at exit (std::atexit): reports what was never checked.
+void at_exit() noexcept;
+
+/// Start and stop the watchdog thread; the caller holds st.watchdog_mutex.
+void start_watchdog_locked(runtime_state& st, std::chrono::milliseconds period);
+void stop_watchdog_locked(runtime_state& st);
 
 /// Reads everything not yet taken from `ds` and, with `acknowledge`, marks it taken.
 device_failures read_failures(device_state& ds, bool acknowledge);

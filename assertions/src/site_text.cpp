@@ -2,11 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "site_text.hpp"
 
+#include <tensordiag/assertions/codes.hpp>
 #include <tensordiag/core/error.hpp>
 
 #include <fmt/args.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace tdiag::assertions::detail {
@@ -154,7 +156,7 @@ site_text read_site(const backend& owner, int device, std::uint64_t address) {
       device, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(address)), &d, sizeof(d));
   if (d.version != layout_version) {
     diagnostic diag;
-    diag.code = "TDIAG-DSA-003";
+    diag.code = codes::unreadable_site;
     diag.title = "unreadable assertion site";
     diag.message = fmt::format("the site descriptor at {:#x} has layout version {}, expected {}: "
                                "the kernel was built with another tensordiag version",
@@ -171,6 +173,35 @@ site_text read_site(const backend& owner, int device, std::uint64_t address) {
   s.message = read_string(owner, device, d.message, d.message_length);
   s.function = read_string(owner, device, d.function, d.function_length);
   return s;
+}
+
+std::optional<site_text> saved_site(const trap_text_area* area, std::uint64_t address) {
+  if (area == nullptr || address == 0)
+    return std::nullopt;
+  for (const site_text_copy& e : area->entries) {
+    if (__atomic_load_n(&e.site, __ATOMIC_ACQUIRE) != address)
+      continue;
+    const site_descriptor& d = e.descriptor;
+    if (d.version != layout_version)
+      return std::nullopt;
+    site_text s;
+    s.kind = d.kind;
+    s.line = d.line;
+    s.site_id = d.site_id;
+    s.operand_count = d.operand_count;
+    // Four NUL-terminated strings, each at most its length (gpu_fail.h clips them to fit).
+    std::string_view rest(e.text, trap_text_bytes);
+    std::string* out[4] = {&s.file, &s.expression, &s.message, &s.function};
+    const std::uint32_t lengths[4] = {d.file_length, d.expression_length, d.message_length,
+                                      d.function_length};
+    for (int i = 0; i < 4; ++i) {
+      const std::size_t n = std::min<std::size_t>({lengths[i], rest.size(), rest.find('\0')});
+      *out[i] = std::string(rest.substr(0, n));
+      rest.remove_prefix(std::min(rest.size(), n + 1));
+    }
+    return s;
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> split_arguments(std::string_view text) {

@@ -10,6 +10,7 @@
 #include <tensordiag/core/report.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,11 @@ struct site_text {
 /// Copies the descriptor at `address` (a device address on GPUs) and its strings. Throws
 /// tdiag::error when it is not a descriptor of this layout version.
 [[nodiscard]] site_text read_site(const backend& owner, int device, std::uint64_t address);
+
+/// The copy a trapping thread saved of the site at `address` (record.hpp, trap_text_area), if
+/// any: the only text left once a trap has killed the context. `area` is host memory.
+[[nodiscard]] std::optional<site_text> saved_site(const trap_text_area* area,
+                                                  std::uint64_t address);
 
 struct named_value {
   std::string name;

@@ -3,9 +3,10 @@
 //
 // tdiag_bench_assertions_gpu_launch: (1) host cost of tdiag::launch over a raw <<<>>> launch of an
 // empty kernel, ns per launch, with and without launch-site stack capture (goals: <= +50 ns and
-// <= +250 ns); (2) time from a device failure to its report with the watchdog at 10 ms
-// (goal: <= 20 ms). Batches of 256 launches with a synchronize in between, so the launch queue
-// never fills; median over batches. `--quick`: fewer batches and samples.
+// <= +250 ns), in interleaved rounds, and what its extra runtime calls cost alone; (2) time from a
+// device failure to its report with the watchdog at 10 ms (goal: <= 20 ms). Batches of 256 launches
+// with a synchronize in between, so the launch queue never fills; median over batches. `--quick`:
+// fewer batches and samples.
 #include <tensordiag/assertions/kernel.hpp>
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/assertions/runtime.hpp>
@@ -56,23 +57,66 @@ template <typename Launch> double ns_per_launch(Launch&& launch, int batches) {
   return ns[ns.size() / 2];
 }
 
-void launch_cost(int batches) {
-  tdiag::assertions::runtime_config config;
-  config.capture_stacks = false;
-  tdiag::assertions::configure(config);
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Interleaved rounds: each round times one batch of every variant in turn, so drift of the
+// machine (clocks, other tenants) hits all of them alike; medians over rounds.
+void launch_cost(int rounds) {
+  tdiag::assertions::runtime_config off, on;
+  off.capture_stacks = false;
+  on.capture_stacks = true;
+  tdiag::assertions::configure(off);
   tdiag::launch(empty_kernel, 1, 32)(0); // binds the buffer, caches the kernel's limits
   cudaDeviceSynchronize();
-  const double raw = ns_per_launch([] { empty_kernel<<<1, 32>>>(0); }, batches);
-  const double plain = ns_per_launch([] { tdiag::launch(empty_kernel, 1, 32)(0); }, batches);
-  config.capture_stacks = true;
-  tdiag::assertions::configure(config);
-  const double stacks = ns_per_launch([] { tdiag::launch(empty_kernel, 1, 32)(0); }, batches);
-  std::printf("host launch cost, empty kernel <<<1,32>>>, median of %d batches of 256:\n", batches);
-  std::printf("  raw <<<>>>                       %8.0f ns/launch\n", raw);
-  std::printf("  tdiag::launch, no stack capture  %8.0f ns/launch (%+.0f ns, goal <= +50)\n", plain,
-              plain - raw);
+  std::vector<double> raw, plain, stacks;
+  for (int r = 0; r < rounds; ++r) {
+    raw.push_back(ns_per_launch([] { empty_kernel<<<1, 32>>>(0); }, 1));
+    tdiag::assertions::configure(off);
+    plain.push_back(ns_per_launch([] { tdiag::launch(empty_kernel, 1, 32)(0); }, 1));
+    tdiag::assertions::configure(on);
+    stacks.push_back(ns_per_launch([] { tdiag::launch(empty_kernel, 1, 32)(0); }, 1));
+  }
+  const double raw_ns = median(raw), plain_ns = median(plain), stacks_ns = median(stacks);
+  std::printf(
+      "host launch cost, empty kernel <<<1,32>>>, median of %d interleaved rounds of 256:\n",
+      rounds);
+  std::printf("  raw <<<>>>                       %8.0f ns/launch\n", raw_ns);
+  std::printf("  tdiag::launch, no stack capture  %8.0f ns/launch (%+.0f ns, goal <= +50)\n",
+              plain_ns, plain_ns - raw_ns);
   std::printf("  tdiag::launch, stack capture     %8.0f ns/launch (%+.0f ns, goal <= +250)\n",
-              stacks, stacks - raw);
+              stacks_ns, stacks_ns - raw_ns);
+}
+
+// What the registered launch's visible extra calls cost alone on this machine (ns per call,
+// median of batches): the capture query every launch makes, and the event one launch in 8 records.
+void launch_cost_parts(int batches) {
+  cudaStream_t stream = nullptr;
+  cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  cudaEvent_t event = nullptr;
+  cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+  const double capturing = ns_per_launch(
+      [&] {
+        cudaStreamCaptureStatus status{};
+        (void)cudaStreamIsCapturing(stream, &status);
+      },
+      batches);
+  const double record = ns_per_launch([&] { (void)cudaEventRecord(event, stream); }, batches);
+  const double query = ns_per_launch([&] { (void)cudaEventQuery(event); }, batches);
+  // A registered launch carries its slot in the dynamic shared memory size (1..255 bytes).
+  const double raw = ns_per_launch([] { empty_kernel<<<1, 32>>>(0); }, batches);
+  unsigned slot = 0;
+  const double sized =
+      ns_per_launch([&] { empty_kernel<<<1, 32, 1 + slot++ % 255>>>(0); }, batches);
+  std::printf("parts: <<<>>> with 1..255 bytes of dynamic shared memory %+.0f ns over none\n",
+              sized - raw);
+  std::printf("parts: cudaStreamIsCapturing %.0f ns, cudaEventRecord %.0f ns (1 launch in 8), "
+              "cudaEventQuery %.0f ns\n",
+              capturing, record, query);
+  cudaEventDestroy(event);
+  cudaStreamDestroy(stream);
 }
 
 void report_latency(int samples) {
@@ -136,7 +180,8 @@ int main(int argc, char** argv) {
     std::printf("tdiag_bench_assertions_gpu_launch: no CUDA device on this machine; skipped\n");
     return 0;
   }
-  launch_cost(quick ? 20 : 400);
+  launch_cost(quick ? 20 : 200);
+  launch_cost_parts(quick ? 20 : 200);
   report_latency(quick ? 3 : 30);
   return 0;
 }

@@ -8,9 +8,9 @@
 // - allocator scrubbing: state at successive and at random instants over a 1M-event snapshot
 //   (keyframe + replay); the peer figure is a replay from the start at each step.
 //   --small: 100k events (CTest, label benchmark).
+#include <tensordiag/trace/allocator_replay.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
 #include <tensordiag/trace/load.hpp>
-#include <tensordiag/viewer/allocator_timeline.hpp>
 #include <tensordiag/viewer/lane_layout.hpp>
 #include <tensordiag/viewer/lod.hpp>
 #include <tensordiag/viewer/synthetic_snapshot.hpp>
@@ -105,18 +105,20 @@ void bench_scrub(std::size_t events) {
   const auto t = make_snapshot_trace(events);
   const double gen_ms = ms_since(t0);
   t0 = clock_type::now();
-  auto tl = allocator_timeline::build(t, 0);
+  const tdiag::trace::allocator_replay tl(t, tdiag::trace::memory_lane_of(t, 0),
+                                          tdiag::trace::replay_options{});
+  tdiag::trace::replay_cursor cursor(tl);
   const double build_ms = ms_since(t0);
   fmt::print("scrub: {} memory events generated in {:.0f} ms; timeline with {} keyframes every {} "
              "events built in {:.0f} ms\n",
-             tl.event_count(), gen_ms, tl.keyframe_count(), tl.keyframe_interval(), build_ms);
+             tl.size(), gen_ms, tl.keyframe_count(), tl.keyframe_interval(), build_ms);
   const std::size_t steps = 400;
   std::vector<double> forward;
   std::size_t blocks = 0;
   for (std::size_t i = 0; i < steps; ++i) {
-    const std::size_t n = tl.event_count() * i / steps;
+    const std::size_t n = tl.size() * i / steps;
     t0 = clock_type::now();
-    const auto& st = tl.state_at(n);
+    const auto& st = cursor.seek(n);
     forward.push_back(ms_since(t0));
     blocks = 0;
     for (const auto& seg : st.segments)
@@ -127,20 +129,20 @@ void bench_scrub(std::size_t events) {
   for (std::size_t i = 0; i < steps; ++i) {
     h = h * 6364136223846793005ull + 1442695040888963407ull;
     t0 = clock_type::now();
-    (void)tl.state_at(static_cast<std::size_t>((h >> 17) % (tl.event_count() + 1)));
+    (void)cursor.seek(static_cast<std::size_t>((h >> 17) % (tl.size() + 1)));
     random.push_back(ms_since(t0));
   }
   std::vector<double> scratch;
   for (std::size_t i = 1; i <= 3; ++i) {
     t0 = clock_type::now();
-    (void)tl.replay_from_scratch(tl.event_count() * i / 4);
+    (void)tl.replay_from_start(tl.size() * i / 4);
     scratch.push_back(ms_since(t0));
   }
   const auto f = summarise(forward);
   const auto r = summarise(random);
   fmt::print("scrub: forward steps of {} events: mean {:.3f} ms, p99 {:.3f} ms ({} blocks live at "
              "the end)\n",
-             tl.event_count() / steps, f.mean, f.p99, blocks);
+             tl.size() / steps, f.mean, f.p99, blocks);
   fmt::print("scrub: random instants: mean {:.3f} ms, p99 {:.3f} ms (peer: replay from the start "
              "{:.1f} ms)\n",
              r.mean, r.p99, summarise(scratch).mean);

@@ -6,6 +6,7 @@
 // everything else happens on the converter thread and the writer's thread.
 #include "session.hpp"
 
+#include <tensordiag/capture/codes.hpp>
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/version.hpp>
 
@@ -96,7 +97,7 @@ void check_cupti(CUptiResult result, const char* call) {
   const char* text = nullptr;
   cuptiGetResultString(result, &text);
   diagnostic d;
-  d.code = "TDIAG-CAPTURE-001";
+  d.code = codes::cupti_failed;
   d.title = "CUPTI call failed";
   d.message = fmt::format("{} returned {} ({})", call, static_cast<int>(result),
                           text ? text : "unknown CUPTI error");

@@ -5,6 +5,7 @@
 // (a process may already hold a static one), and CUstream / CUmemoryPool are what
 // cudaStream_t / cudaMemPool_t are. The driver is looked up at run time, not linked: the library
 // (and every test linking it) must load on machines without libcuda.so.1.
+#include <tensordiag/capture/codes.hpp>
 #include <tensordiag/capture/tracing_pool.hpp>
 #include <tensordiag/core/error.hpp>
 
@@ -55,7 +56,7 @@ const driver_api& driver() {
 
 [[noreturn]] void throw_no_driver(const char* call) {
   diagnostic d;
-  d.code = "TDIAG-CAPTURE-012";
+  d.code = codes::no_driver;
   d.title = "no CUDA driver";
   d.message = fmt::format("{}: libcuda.so.1 could not be loaded or lacks stream-ordered "
                           "allocation (CUDA 11.2+ driver needed)",
@@ -65,7 +66,7 @@ const driver_api& driver() {
 }
 
 [[noreturn]] void throw_driver_error(CUresult r, const char* call, std::size_t bytes,
-                                     const char* code) {
+                                     std::string_view code) {
   const char* name = nullptr;
   const char* text = nullptr;
   driver().get_error_name(r, &name);
@@ -120,7 +121,7 @@ void* tracing_pool::allocate(std::size_t bytes, CUstream stream) {
       s->push_memory(std::move(item));
     }
     throw_driver_error(r, pool_ ? "cuMemAllocFromPoolAsync" : "cuMemAllocAsync", bytes,
-                       "TDIAG-CAPTURE-010");
+                       codes::pool_alloc_failed);
   }
   allocations_.fetch_add(1, std::memory_order_relaxed);
   const auto live = live_bytes_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
@@ -140,7 +141,7 @@ void tracing_pool::deallocate(void* p, std::size_t bytes, CUstream stream) {
               reinterpret_cast<std::uintptr_t>(pool_), name_.c_str());
   const CUresult r = driver().mem_free_async(reinterpret_cast<CUdeviceptr>(p), stream);
   if (r != CUDA_SUCCESS)
-    throw_driver_error(r, "cuMemFreeAsync", bytes, "TDIAG-CAPTURE-011");
+    throw_driver_error(r, "cuMemFreeAsync", bytes, codes::pool_free_failed);
   frees_.fetch_add(1, std::memory_order_relaxed);
   live_bytes_.fetch_sub(bytes, std::memory_order_relaxed);
 }

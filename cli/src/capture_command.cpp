@@ -5,6 +5,7 @@
 // libtdiag_capture.so injected by the CUDA driver (CUDA_INJECTION64_PATH), then loads the trace
 // it wrote and prints a one-screen summary. Needs no CUDA itself: only the library's path and,
 // for the summary, the trace library. Exits with the application's status.
+#include <tensordiag/capture/codes.hpp>
 #include <tensordiag/core/error.hpp>
 
 #if TDIAG_CLI_HAS_TRACE
@@ -80,7 +81,7 @@ fs::path find_capture_library(const std::string& given) {
   std::string tried;
   for (const auto& c : candidates)
     tried += fmt::format("{}{}", tried.empty() ? "" : ", ", c.string());
-  usage_error("TDIAG-CAPTURE-020", "capture library not found",
+  usage_error(std::string(tdiag::capture::codes::library_not_found), "capture library not found",
               fmt::format("{} is not in {}", library_name, tried),
               "Build tensordiag with CUDA and CUPTI (TDIAG_WITH_CUPTI=ON), or name the library "
               "with --library or TDIAG_CAPTURE_LIBRARY.");
@@ -114,7 +115,7 @@ int run_child(const std::vector<std::string>& command,
   pid_t pid = 0;
   if (const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
       rc != 0)
-    usage_error("TDIAG-CAPTURE-021", "cannot start the application",
+    usage_error(std::string(tdiag::capture::codes::cannot_start), "cannot start the application",
                 fmt::format("cannot start {}: {}", command.front(), std::strerror(rc)),
                 "Give the program as it would run without tdiag, after `--`.");
   int status = 0;
@@ -246,7 +247,8 @@ void print_summary(const trace::load_result& loaded, const fs::path& path) {
 
 void run_capture(const capture_args& a, command_context& context) {
   if (a.command.empty())
-    usage_error("TDIAG-CAPTURE-022", "no application to run", "nothing after `--`",
+    usage_error(std::string(tdiag::capture::codes::no_application), "no application to run",
+                "nothing after `--`",
                 "Usage: tdiag capture -o run.tdtrace [--stacks] -- ./app args...");
   const auto library = find_capture_library(a.library);
   const fs::path output = fs::absolute(a.output);

@@ -7,6 +7,7 @@
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/file_io.hpp>
 #include <tensordiag/core/report_io.hpp>
+#include <tensordiag/core/report_merge.hpp>
 
 #include <fmt/format.h>
 
@@ -50,33 +51,6 @@ void emit(const report& r, const output_options& o, command_context& context) {
   context.status = r.has_errors() ? exit_findings : exit_clean;
 }
 
-// One report from many (e.g. one per rank): the first report's metadata; a `rank` field on
-// every diagnostic that came from a report with a rank (and a `device` field when the inputs
-// name different devices), so nothing is lost; a report-level rank or device only when all
-// inputs agree on it.
-report merge(const std::vector<report>& inputs) {
-  report merged;
-  if (inputs.empty())
-    return merged;
-  merged.metadata = inputs.front().metadata;
-  for (const auto& in : inputs) {
-    if (in.metadata.rank != merged.metadata.rank)
-      merged.metadata.rank.reset();
-    if (in.metadata.device != merged.metadata.device)
-      merged.metadata.device.reset();
-  }
-  for (const auto& in : inputs) {
-    for (auto d : in.diagnostics) {
-      if (in.metadata.rank && d.find_field("rank") == nullptr)
-        d.add_field("rank", *in.metadata.rank);
-      if (in.metadata.device && !merged.metadata.device && d.find_field("device") == nullptr)
-        d.add_field("device", *in.metadata.device);
-      merged.diagnostics.push_back(std::move(d));
-    }
-  }
-  return merged;
-}
-
 struct convert_state {
   std::string input;
   output_options output;
@@ -112,7 +86,7 @@ const command_registration registration(10, [](CLI::App& app, command_context& c
     std::vector<report> reports;
     for (const auto& path : merge_data->inputs)
       reports.push_back(read_report_file(path));
-    emit(merge(reports), merge_data->output, context);
+    emit(merge_reports(reports), merge_data->output, context);
   });
 });
 

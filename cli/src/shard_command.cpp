@@ -10,6 +10,7 @@
 #  include <tensordiag/core/file_io.hpp>
 #  include <tensordiag/core/printable.hpp>
 #  include <tensordiag/core/report_io.hpp>
+#  include <tensordiag/dtensor_checks/case_check.hpp>
 #  include <tensordiag/dtensor_checks/case_io.hpp>
 #  include <tensordiag/dtensor_checks/explain.hpp>
 #  include <tensordiag/dtensor_checks/scoring.hpp>
@@ -37,60 +38,22 @@ struct check_options {
 };
 
 void run_check(const check_options& o, command_context& context) {
-  const auto file = read_case_file(o.input);
-  std::vector<case_answer> answers;
-  answers.reserve(file.cases.size());
-  for (const auto& c : file.cases)
-    answers.push_back(answer_case(c));
+  const auto check = check_cases(read_case_file(o.input));
+  const auto& file = check.file;
   for (const auto& e : file.errors) {
     fmt::print(stderr, "tdiag: {}:{}: malformed case{}: {}\n", printable(o.input), e.line,
                e.id.empty() ? "" : fmt::format(" '{}'", printable(e.id)), printable(e.message));
   }
-  std::size_t rejected = 0;
-  for (const auto& a : answers)
-    rejected += a.ok ? 0 : 1;
   if (o.format == "jsonl") {
-    // Answers in file order; a malformed line gets an error line in its place.
-    std::string text;
-    std::size_t ci = 0;
-    std::size_t ei = 0;
-    while (ci < file.cases.size() || ei < file.errors.size()) {
-      const bool take_error =
-          ei < file.errors.size() &&
-          (ci >= file.cases.size() || file.errors[ei].line < file.cases[ci].line);
-      text += take_error ? to_jsonl(file.errors[ei++]) : to_jsonl(answers[ci++]);
-      text += '\n';
-    }
-    write_output(o.output, text);
+    write_output(o.output, to_jsonl(check));
   } else {
-    report r;
-    r.metadata = make_report_metadata("tdiag shard check");
-    for (const auto& e : file.errors) {
-      diagnostic d;
-      d.code = std::string(codes::malformed_case);
-      d.title = "malformed case";
-      d.message = fmt::format("line {}: {}", e.line, e.message);
-      d.location.file = o.input;
-      d.location.line = static_cast<std::uint32_t>(e.line);
-      d.hint = "each line must be one JSON case object as described in shared/README.md";
-      r.diagnostics.push_back(std::move(d));
-    }
-    for (std::size_t i = 0; i < answers.size(); ++i) {
-      if (answers[i].ok || !answers[i].diag)
-        continue;
-      auto d = *answers[i].diag;
-      d.location.file = o.input;
-      d.location.line = static_cast<std::uint32_t>(file.cases[i].line);
-      d.add_field("id", file.cases[i].id);
-      r.diagnostics.push_back(std::move(d));
-    }
     const auto format = parse_report_format(o.format).value_or(report_format::text);
     text_options text;
     text.color = (o.output.empty() || o.output == "-") && colour_wanted(STDOUT_FILENO);
-    write_output(o.output, render(r, format, text));
+    write_output(o.output, render(check_report(check, o.input), format, text));
   }
   if (o.score) {
-    const auto s = score_answers(file.cases, answers);
+    const auto s = score_answers(file.cases, check.answers);
     fmt::print(stderr,
                "score: {}/{} cases agree with the recorded outcome ({:.2f}%): ok {}/{}, user_error "
                "rejected {}/{}, "
@@ -101,13 +64,14 @@ void run_check(const check_options& o, command_context& context) {
                s.ok_cases, 100.0 * s.comms_agreement());
   }
   fmt::print(stderr, "tdiag shard check: {} cases, {} rejected, {} malformed lines\n",
-             file.cases.size(), rejected, file.errors.size());
-  context.status = !file.errors.empty() ? exit_usage : (rejected != 0 ? exit_findings : exit_clean);
+             file.cases.size(), check.rejected, file.errors.size());
+  context.status =
+      !file.errors.empty() ? exit_usage : (check.rejected != 0 ? exit_findings : exit_clean);
 }
 
 struct explain_options {
   std::string op;
-  std::string mesh = "";
+  std::string mesh;
   std::vector<std::string> args;
   std::string format = "text";
   bool all = false;

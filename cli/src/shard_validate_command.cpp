@@ -100,7 +100,7 @@ int run_mutations(const validate_options& o) {
                      .c_str());
     if (!hit) {
       diagnostic d;
-      d.code = "TDIAG-DT-102";
+      d.code = tdiag::dtensor::codes::wrong_values;
       d.title = "a wrong rule was not caught";
       d.message =
           fmt::format("mutation {} of {} ({}) passed validation", m.name, m.op, m.description);
@@ -153,4 +153,4 @@ const command_registration registration{
 
 } // namespace
 } // namespace tdiag::cli
-#endif
+#endif #include < tensordiag / dtensor_checks / codes.hpp>

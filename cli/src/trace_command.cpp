@@ -67,7 +67,7 @@ trace::load_result load(const std::string& path) {
   return loaded;
 }
 
-void emit(report r, const analysis_options& o, command_context& context) {
+void emit(const report& r, const analysis_options& o, command_context& context) {
   const auto format = parse_report_format(o.format).value_or(report_format::text);
   const bool to_stdout = o.output.empty() || o.output == "-";
   text_options text;
@@ -84,10 +84,10 @@ report run_timeline(const analysis_options& o) {
   if (o.event >= 0)
     return trace::timeline_report(
         t, trace::timeline_after_events(t, static_cast<std::size_t>(o.event)), o.segments);
-  const auto offset = trace::parse_duration(o.at);
+  const auto offset = trace::parse_time_offset(o.at, t.span().duration());
   if (!offset)
-    throw CLI::ValidationError("--at",
-                               fmt::format("'{}' is not a duration like 1.5s, 250ms, 40us", o.at));
+    throw CLI::ValidationError("--at", fmt::format("'{}' is not a time like {}, or 40% of the span",
+                                                   o.at, trace::duration_examples));
   // Trace times lie within +-2^60 ns: a clamped offset keeps the sum from overflowing.
   constexpr std::int64_t far = std::int64_t{1} << 62;
   return trace::timeline_report(
@@ -146,8 +146,9 @@ const command_registration registration(30, [](CLI::App& app, command_context& c
   auto* tl = add_analysis(trace_app, "timeline",
                           "Allocator segments and blocks at one instant, replayed from the events",
                           1, timeline);
-  auto* at =
-      tl->add_option("--at", timeline->at, "Time since the trace's start: 1.5s, 250ms, 40us, 12ns");
+  auto* at = tl->add_option("--at", timeline->at,
+                            fmt::format("Time since the trace's start: {}, or 40% of the span",
+                                        trace::duration_examples));
   auto* ev = tl->add_option("--event", timeline->event,
                             "Instead of --at: the state after the first N memory events");
   at->excludes(ev);

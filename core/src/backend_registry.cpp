@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/backend.hpp>
+#include <tensordiag/core/codes.hpp>
 #include <tensordiag/core/error.hpp>
 
 #include <fmt/format.h>
@@ -85,7 +86,7 @@ void set_active_backend(std::string_view name) {
   std::lock_guard lock(r.mutex);
   if (!name.empty() && !find_locked(r, name)) {
     diagnostic d;
-    d.code = "TDIAG-BE-001";
+    d.code = codes::unknown_backend;
     d.title = "unknown back-end";
     d.message =
         fmt::format("no back-end named '{}' is registered (registered: {})", name, known_names(r));
@@ -112,7 +113,7 @@ std::shared_ptr<backend> select_backend() {
     if (auto b = find_locked(r, wanted))
       return b;
     diagnostic d;
-    d.code = "TDIAG-BE-001";
+    d.code = codes::unknown_backend;
     d.title = "unknown back-end";
     d.message =
         fmt::format("{} names back-end '{}', which is not registered (registered: {})",
@@ -124,7 +125,7 @@ std::shared_ptr<backend> select_backend() {
     if (e.implementation->device_count() > 0)
       return e.implementation;
   diagnostic d;
-  d.code = "TDIAG-BE-002";
+  d.code = codes::no_device_backend;
   d.title = "no back-end with a device";
   d.message =
       fmt::format("no registered back-end has a usable device (registered: {})", known_names(r));

@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/codes.hpp>
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/file_io.hpp>
 #include <tensordiag/core/printable.hpp>
@@ -24,10 +25,10 @@ namespace {
 constexpr std::string_view stdio_name = "-";
 constexpr std::uint64_t unlimited = ~std::uint64_t{0};
 
-diagnostic file_diagnostic(std::string code, std::string title, std::string_view name,
+diagnostic file_diagnostic(std::string_view code, std::string title, std::string_view name,
                            std::string_view what) {
   diagnostic d;
-  d.code = std::move(code);
+  d.code = std::string(code);
   d.title = std::move(title);
   d.message = fmt::format("{}: {}", name, what);
   d.location.file = std::string(name);
@@ -35,7 +36,7 @@ diagnostic file_diagnostic(std::string code, std::string title, std::string_view
 }
 
 [[noreturn]] void throw_read_error(std::string_view name, std::string_view what) {
-  throw input_error(file_diagnostic("TDIAG-CORE-004", "cannot read file", name, what));
+  throw input_error(file_diagnostic(codes::cannot_read, "cannot read file", name, what));
 }
 
 std::string bytes_text(std::uint64_t n) {
@@ -142,11 +143,11 @@ namespace {
 [[noreturn]] void throw_over_budget(std::string_view source, std::string_view what,
                                     std::string_view needed, std::uint64_t budget) {
   const bool from_env = std::getenv("TDIAG_MEMORY_LIMIT") != nullptr;
-  diagnostic d =
-      file_diagnostic("TDIAG-CORE-006", "input exceeds the memory budget", printable(source),
-                      fmt::format("{} needs {}; the memory budget is {} ({})", printable(what),
-                                  needed, bytes_text(budget),
-                                  from_env ? "TDIAG_MEMORY_LIMIT" : "half the available memory"));
+  diagnostic d = file_diagnostic(
+      codes::over_memory_budget, "input exceeds the memory budget", printable(source),
+      fmt::format("{} needs {}; the memory budget is {} ({})", printable(what), needed,
+                  bytes_text(budget),
+                  from_env ? "TDIAG_MEMORY_LIMIT" : "half the available memory"));
   d.add_field("budget_bytes", budget);
   d.hint = "raise the budget with TDIAG_MEMORY_LIMIT (e.g. TDIAG_MEMORY_LIMIT=16G) if the input "
            "is genuine";
@@ -332,7 +333,7 @@ void output_file::fail(std::string_view what, int err) {
     std::filesystem::remove(write_path_, ignored);
     temporary_ = false;
   }
-  throw error(file_diagnostic("TDIAG-CORE-005", "cannot write file", name_,
+  throw error(file_diagnostic(codes::cannot_write, "cannot write file", name_,
                               fmt::format("{}: {}", what, std::strerror(err))));
 }
 

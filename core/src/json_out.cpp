@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <iterator>
 #include <type_traits>
@@ -15,7 +16,18 @@ namespace tdiag::detail {
 
 void append_json_string(std::string& out, std::string_view text) {
   out += '"';
+  // Most text (keys, names, paths) is printable ASCII: copied as one piece. Only the rest is
+  // decoded code point by code point.
+  static constexpr auto plain = [] {
+    std::array<bool, 256> table{};
+    for (int c = 0x20; c < 0x7F; ++c)
+      table[c] = c != '"' && c != '\\';
+    return table;
+  }();
   std::size_t pos = 0;
+  while (pos < text.size() && plain[static_cast<unsigned char>(text[pos])])
+    ++pos;
+  out.append(text.data(), pos);
   while (pos < text.size()) {
     const char32_t cp = decode_utf8(text, pos);
     switch (cp) {
@@ -62,8 +74,17 @@ std::string format_json_double(double value) {
 }
 
 void json_out::newline_indent() {
+  if (style_ == json_style::compact)
+    return;
   out_ += '\n';
   out_.append(levels_.size() * 2, ' ');
+}
+
+void json_out::pending_line_break() {
+  if (line_break_) {
+    out_ += '\n';
+    line_break_ = false;
+  }
 }
 
 void json_out::before_value() {
@@ -77,6 +98,7 @@ void json_out::before_value() {
   if (!levels_.back().empty)
     out_ += ',';
   levels_.back().empty = false;
+  pending_line_break();
   newline_indent();
 }
 
@@ -86,9 +108,10 @@ void json_out::key(std::string_view name) {
   if (!levels_.back().empty)
     out_ += ',';
   levels_.back().empty = false;
+  pending_line_break();
   newline_indent();
   append_json_string(out_, name);
-  out_ += ": ";
+  out_ += style_ == json_style::compact ? ":" : ": ";
   after_key_ = true;
 }
 
@@ -108,6 +131,7 @@ void json_out::close(char bracket) {
   TDIAG_DETAIL_ASSERT(!levels_.empty() && !after_key_, "unbalanced JSON writer calls");
   const bool empty = levels_.back().empty;
   levels_.pop_back();
+  pending_line_break();
   if (!empty)
     newline_indent();
   out_ += bracket;
@@ -127,12 +151,14 @@ void json_out::string(std::string_view text) {
 
 void json_out::integer(std::int64_t value) {
   before_value();
-  fmt::format_to(std::back_inserter(out_), "{}", value);
+  const fmt::format_int text(value);
+  out_.append(text.data(), text.size());
 }
 
 void json_out::unsigned_integer(std::uint64_t value) {
   before_value();
-  fmt::format_to(std::back_inserter(out_), "{}", value);
+  const fmt::format_int text(value);
+  out_.append(text.data(), text.size());
 }
 
 void json_out::number(double value) {
@@ -145,8 +171,13 @@ void json_out::boolean(bool value) {
   out_ += value ? "true" : "false";
 }
 
+void json_out::null() {
+  before_value();
+  out_ += "null";
+}
+
 namespace {
-void append_field(std::string& out, const field_value& value) {
+void append_field(std::string& out, const field_value& value, std::string_view separator) {
   std::visit(
       [&](const auto& v) {
         using type = std::decay_t<decltype(v)>;
@@ -168,8 +199,8 @@ void append_field(std::string& out, const field_value& value) {
           out += '[';
           for (std::size_t i = 0; i < v.size(); ++i) {
             if (i != 0)
-              out += ", ";
-            append_field(out, v[i]);
+              out += separator;
+            append_field(out, v[i], separator);
           }
           out += ']';
         }
@@ -180,7 +211,7 @@ void append_field(std::string& out, const field_value& value) {
 
 void json_out::field(const field_value& value) {
   before_value();
-  append_field(out_, value);
+  append_field(out_, value, style_ == json_style::compact ? "," : ", ");
 }
 
 void json_out::raw(std::string_view json) {
@@ -190,7 +221,9 @@ void json_out::raw(std::string_view json) {
 
 std::string json_out::take() {
   TDIAG_DETAIL_ASSERT(levels_.empty(), "take() before the document is closed");
-  out_ += '\n';
+  if (style_ == json_style::pretty || line_break_)
+    out_ += '\n';
+  line_break_ = false;
   std::string result = std::move(out_);
   out_.clear();
   return result;

@@ -161,6 +161,7 @@ std::string run_addr2line(const std::string& module, const std::vector<std::stri
   std::vector<std::string> args = {"addr2line", "-C", "-f", "-e", module};
   args.insert(args.end(), addresses.begin(), addresses.end());
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (auto& a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);

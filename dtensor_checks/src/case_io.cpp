@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/detail/json_out.hpp>
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/file_io.hpp>
 #include <tensordiag/dtensor_checks/case_io.hpp>
@@ -393,75 +394,59 @@ case_answer answer_case(const dtensor_case& c, const op_registry& registry) {
 }
 
 namespace {
-void append_escaped(std::string& out, std::string_view s) {
-  out += '"';
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (ch) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    default:
-      if (c < 0x20)
-        out += fmt::format("\\u{:04x}", c);
-      else
-        out += ch;
-    }
-  }
-  out += '"';
+void write_strings(detail::json_out& out, const placement_list& placements) {
+  out.begin_array();
+  for (const auto& p : placements)
+    out.string(to_string(p));
+  out.end_array();
 }
 } // namespace
 
 std::string to_jsonl(const case_answer& a) {
-  std::string out = "{\"id\":";
-  append_escaped(out, a.id);
+  detail::json_out out(detail::json_style::compact);
+  out.begin_object();
+  out.member("id", a.id);
   if (a.ok) {
-    out += ",\"ok\":true,\"outputs\":[";
-    for (std::size_t i = 0; i < a.outputs.size(); ++i) {
-      if (i)
-        out += ',';
-      out += fmt::format("{{\"shape\":[{}],\"placements\":[", fmt::join(a.outputs[i].shape, ","));
-      for (std::size_t k = 0; k < a.outputs[i].placements.size(); ++k) {
-        if (k)
-          out += ',';
-        append_escaped(out, to_string(a.outputs[i].placements[k]));
-      }
-      out += "]}";
+    out.key("ok");
+    out.boolean(true);
+    out.key("outputs");
+    out.begin_array();
+    for (const auto& o : a.outputs) {
+      out.begin_object();
+      out.key("shape");
+      out.begin_array();
+      for (const auto size : o.shape)
+        out.integer(size);
+      out.end_array();
+      out.key("placements");
+      write_strings(out, o.placements);
+      out.end_object();
     }
-    out += "],\"comms\":";
-    out += comms_to_json(a.comms);
+    out.end_array();
+    out.key("comms");
+    out.raw(comms_to_json(a.comms));
   } else {
-    out += ",\"ok\":false,\"error\":";
-    append_escaped(out, a.error);
-    out += ",\"code\":";
-    append_escaped(out, a.code);
-    out += ",\"class\":";
-    append_escaped(out, to_string(a.kind));
+    out.key("ok");
+    out.boolean(false);
+    out.member("error", a.error);
+    out.member("code", a.code);
+    out.member("class", to_string(a.kind));
   }
-  out += '}';
-  return out;
+  out.end_object();
+  return out.take();
 }
 
 std::string to_jsonl(const case_read_error& e) {
-  std::string out = "{\"id\":";
-  append_escaped(out, e.id);
-  out += fmt::format(",\"ok\":false,\"line\":{},\"code\":\"{}\",\"error\":", e.line,
-                     codes::malformed_case);
-  append_escaped(out, fmt::format("line {}: {}", e.line, e.message));
-  out += '}';
-  return out;
+  detail::json_out out(detail::json_style::compact);
+  out.begin_object();
+  out.member("id", e.id);
+  out.key("ok");
+  out.boolean(false);
+  out.member("line", static_cast<std::int64_t>(e.line));
+  out.member("code", codes::malformed_case);
+  out.member("error", fmt::format("line {}: {}", e.line, e.message));
+  out.end_object();
+  return out.take();
 }
 
 } // namespace tdiag::dtensor

@@ -1,7 +1,9 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/detail/json_out.hpp>
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/dtensor_checks/explain.hpp>
+#include <tensordiag/dtensor_checks/scoring.hpp>
 
 #include <fmt/format.h>
 
@@ -33,20 +35,6 @@ std::string outputs_text(const std::vector<placement_list>& outs) {
       return fmt::format("{} x{}", parts.front(), parts.size());
   }
   return fmt::format("{}", fmt::join(parts, " "));
-}
-
-void json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-      continue;
-    }
-    out += c;
-  }
-  out += '"';
 }
 
 std::string_view trim(std::string_view s) noexcept {
@@ -143,75 +131,78 @@ std::string explain_text(const op_call& call, const propagation_result& result,
 
 std::string explain_json(const op_call& call, const propagation_result& result) {
   const auto inputs = tensor_inputs(call);
-  const auto& rule = *result.rule;
-  std::string out = "{\"op\":";
-  json_string(out, call.op);
-  out += fmt::format(",\"mesh\":[{}],\"family\":", fmt::join(call.mesh.shape(), ","));
-  json_string(out, rule.family);
-  out += ",\"candidates\":[";
-  for (std::size_t c = 0; c < result.candidates.size(); ++c) {
-    const auto& cand = result.candidates[c];
-    if (c)
-      out += ',';
-    out += "{\"outputs\":[";
-    for (std::size_t k = 0; k < cand.strategy.outputs.size(); ++k) {
-      if (k)
-        out += ',';
-      json_string(out, to_string(cand.strategy.outputs[k]));
-    }
-    out += "],\"inputs\":[";
-    for (std::size_t k = 0; k < cand.strategy.inputs.size(); ++k) {
-      if (k)
-        out += ',';
-      json_string(out, to_string(cand.strategy.inputs[k]));
-    }
-    out += "],\"costs\":[";
-    for (std::size_t k = 0; k < cand.costs.size(); ++k) {
-      if (k)
-        out += ',';
-      out += std::isinf(cand.costs[k]) ? std::string("null") : fmt::format("{}", cand.costs[k]);
-    }
-    out += "]}";
+  detail::json_out out(detail::json_style::compact);
+  const auto strings = [&](const auto& placements) {
+    out.begin_array();
+    for (const auto& p : placements)
+      out.string(to_string(p));
+    out.end_array();
+  };
+  out.begin_object();
+  out.member("op", call.op);
+  out.key("mesh");
+  out.begin_array();
+  for (const auto size : call.mesh.shape())
+    out.integer(size);
+  out.end_array();
+  out.member("family", result.rule->family);
+  out.key("candidates");
+  out.begin_array();
+  for (const auto& cand : result.candidates) {
+    out.begin_object();
+    out.key("outputs");
+    strings(cand.strategy.outputs);
+    out.key("inputs");
+    strings(cand.strategy.inputs);
+    out.key("costs");
+    out.begin_array();
+    for (const double cost : cand.costs)
+      std::isinf(cost) ? out.null() : out.number(cost);
+    out.end_array();
+    out.end_object();
   }
-  out += fmt::format("],\"chosen\":{},\"reason\":", result.chosen);
-  json_string(out, to_string(result.reason));
-  out += ",\"outputs\":[";
-  for (std::size_t k = 0; k < result.outputs.size(); ++k) {
-    if (k)
-      out += ',';
-    out +=
-        fmt::format("{{\"shape\":[{}],\"placements\":", fmt::join(result.outputs[k].shape(), ","));
-    json_string(out, to_string(result.outputs[k].placements));
-    out += '}';
+  out.end_array();
+  out.member("chosen", static_cast<std::int64_t>(result.chosen));
+  out.member("reason", to_string(result.reason));
+  out.key("outputs");
+  out.begin_array();
+  for (const auto& o : result.outputs) {
+    out.begin_object();
+    out.key("shape");
+    out.begin_array();
+    for (const auto size : o.shape())
+      out.integer(size);
+    out.end_array();
+    out.member("placements", to_string(o.placements));
+    out.end_object();
   }
-  out += "],\"plans\":[";
+  out.end_array();
+  out.key("plans");
+  out.begin_array();
   for (std::size_t k = 0; k < result.plans.size(); ++k) {
-    if (k)
-      out += ',';
-    out +=
-        fmt::format("{{\"arg_index\":{},\"steps\":[", k < inputs.size() ? inputs[k].arg_index : k);
-    for (std::size_t i = 0; i < result.plans[k].steps.size(); ++i) {
-      const auto& s = result.plans[k].steps[i];
-      if (i)
-        out += ',';
-      out += fmt::format("{{\"mesh_dim\":{},\"from\":\"{}\",\"to\":\"{}\",\"collective\":\"{}\","
-                         "\"bytes_per_rank\":{},"
-                         "\"time_us\":{}}}",
-                         s.mesh_dim, to_string(s.from), to_string(s.to), to_string(s.comm),
-                         s.bytes_per_rank, s.time_us);
+    out.begin_object();
+    out.member("arg_index", static_cast<std::int64_t>(k < inputs.size() ? inputs[k].arg_index : k));
+    out.key("steps");
+    out.begin_array();
+    for (const auto& step : result.plans[k].steps) {
+      out.begin_object();
+      out.member("mesh_dim", static_cast<std::int64_t>(step.mesh_dim));
+      out.member("from", to_string(step.from));
+      out.member("to", to_string(step.to));
+      out.member("collective", to_string(step.comm));
+      out.member("bytes_per_rank", step.bytes_per_rank);
+      out.key("time_us");
+      out.number(step.time_us);
+      out.end_object();
     }
-    out += "]}";
+    out.end_array();
+    out.end_object();
   }
-  out += "],\"comms\":{";
-  bool first = true;
-  for (auto c : {collective::all_gather, collective::all_reduce, collective::reduce_scatter,
-                 collective::all_to_all}) {
-    if (result.comms[c] == 0)
-      continue;
-    out += fmt::format("{}\"{}\":{}", first ? "" : ",", to_string(c), result.comms[c]);
-    first = false;
-  }
-  return out + "}}";
+  out.end_array();
+  out.key("comms");
+  out.raw(comms_to_json(result.comms));
+  out.end_object();
+  return out.take();
 }
 
 op_arg parse_arg(std::string_view text, std::size_t mesh_ndim) {

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/dtensor_checks/codes.hpp>
 #include <tensordiag/dtensor_checks/mesh.hpp>
 
 #include <fmt/format.h>
@@ -11,7 +12,7 @@ namespace tdiag::dtensor {
 namespace {
 [[noreturn]] void bad_mesh(std::string_view text, std::string_view why) {
   diagnostic d;
-  d.code = "TDIAG-DT-013";
+  d.code = codes::placement_count;
   d.title = "invalid device mesh";
   d.message = fmt::format("invalid device mesh '{}': {}", text, why);
   d.hint = "write the mesh shape as sizes separated by commas, e.g. --mesh 2,4";

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/dtensor_checks/codes.hpp>
 #include <tensordiag/dtensor_checks/placement.hpp>
 
 #include <fmt/format.h>
@@ -83,7 +84,7 @@ std::string to_torch_string(const placement& p) {
 namespace {
 [[noreturn]] void bad_placements(std::string message) {
   diagnostic d;
-  d.code = "TDIAG-DT-013";
+  d.code = codes::placement_count;
   d.title = "invalid placements";
   d.message = std::move(message);
   d.hint = "write placements as R, S(d) or P(sum|avg|max|min), e.g. (S(0),P(sum))";

@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/detail/json_out.hpp>
 #include <tensordiag/dtensor_checks/scoring.hpp>
 
 #include <fmt/format.h>
@@ -20,16 +21,15 @@ double corpus_score::comms_agreement() const noexcept {
 }
 
 std::string comms_to_json(const comm_counts& counts) {
-  std::string out = "{";
-  bool first = true;
+  detail::json_out out(detail::json_style::compact);
+  out.begin_object();
   for (auto c : {collective::all_gather, collective::all_reduce, collective::reduce_scatter,
                  collective::all_to_all}) {
-    if (counts[c] == 0)
-      continue;
-    out += fmt::format("{}\"{}\":{}", first ? "" : ",", to_string(c), counts[c]);
-    first = false;
+    if (counts[c] != 0)
+      out.member(to_string(c), static_cast<std::int64_t>(counts[c]));
   }
-  return out + "}";
+  out.end_object();
+  return out.take();
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/dtensor_checks/codes.hpp>
 #include <tensordiag/dtensor_checks/tensor_spec.hpp>
 
 #include <fmt/format.h>
@@ -27,7 +28,7 @@ constexpr dtype_names dtype_table[] = {
 
 [[noreturn]] void bad_spec(std::string_view text, std::string_view why) {
   diagnostic d;
-  d.code = "TDIAG-DT-013";
+  d.code = codes::placement_count;
   d.title = "invalid tensor spec";
   d.message = fmt::format("invalid tensor spec '{}': {}", text, why);
   d.hint = "write a spec as dtype[shape] (placements), e.g. 'f32[12,16] (S(0),P(sum))'";
@@ -210,7 +211,7 @@ tensor_spec parse_tensor_spec(std::string_view text, std::size_t mesh_ndim) {
 void validate_spec(const tensor_spec& spec, const device_mesh& mesh, std::string_view what) {
   auto fail = [&](std::string message, std::string hint) {
     diagnostic d;
-    d.code = "TDIAG-DT-013";
+    d.code = codes::placement_count;
     d.title = "placements do not fit the mesh";
     d.message = fmt::format("{} {}: {}", what, to_string(spec), message);
     d.hint = std::move(hint);

@@ -12,6 +12,7 @@
 #include "test_kernels.h"
 
 using namespace tdiag;
+using tdiag::test::field_of;
 using tdiag::test::Gpu;
 using tdiag::test::int_field;
 using tdiag::test::string_field;
@@ -58,6 +59,51 @@ TEST_F(Gpu, GraphReplayNamesTheCapturedKernelNode) {
     EXPECT_THAT(d.message, HasSubstr("CUDA graph replay"));
     EXPECT_THAT(d.message, HasSubstr("marker 4242"));
     EXPECT_EQ(out.get()[0], 7) << "the graph's other node ran";
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  be->destroy_stream(0, stream);
+}
+
+namespace {
+__global__ void graph_gather_kernel(const int* index, int n, int* out) {
+  const int i = index[threadIdx.x];
+  TDIAG_CHECK_INDEX(i, n);
+  out[threadIdx.x] = i;
+}
+} // namespace
+
+// Issue #24: one capture, two replays over different data; each replay's report has its own
+// values and thread, the captured kernel and its launch site.
+TEST_F(Gpu, TwoReplaysWithDifferentDataGiveTwoReports) {
+  auto be = select_backend();
+  const stream_handle stream = be->create_stream(0);
+  const auto s = static_cast<cudaStream_t>(stream);
+  tdiag::test::device_array<int> index(2), out(2);
+  ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+  TDIAG_LAUNCH(graph_gather_kernel, 1, 2, 0, stream, index.data, 16, out.data);
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess) << "the capture stayed valid";
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+
+  const int data[2][2] = {{20, 1}, {2, 33}};
+  for (int replay = 0; replay < 2; ++replay) {
+    ASSERT_EQ(cudaMemcpy(index.data, data[replay], sizeof(data[0]), cudaMemcpyHostToDevice),
+              cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, s), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess) << "the context stays usable";
+    auto r = take_failures();
+    ASSERT_TRUE(r.has_value()) << "replay " << replay;
+    const auto& d = r->diagnostics.at(0);
+    EXPECT_EQ(string_field(d, "kernel"), "graph_gather_kernel");
+    EXPECT_NE(d.find_field("graph_replay"), nullptr);
+    EXPECT_EQ(int_field(d, "site_failures"), 1);
+    EXPECT_EQ(field_of(d, "thread"), tdiag::test::triple(replay, 0, 0));
+    EXPECT_THAT(d.message, HasSubstr(replay == 0 ? "index 20" : "index 33"));
+    EXPECT_THAT(d.message, HasSubstr("CUDA graph replay"));
+    EXPECT_THAT(d.message, HasSubstr("gpu_graph_test.cu"));
+    EXPECT_EQ(out.get()[replay == 0 ? 1 : 0], replay == 0 ? 1 : 2) << "the good thread ran";
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);

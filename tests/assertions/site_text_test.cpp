@@ -2,6 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <memory>
+#include <string>
+
 #include "../../assertions/src/site_text.hpp"
 
 using namespace tdiag::assertions::detail;
@@ -54,4 +58,47 @@ TEST(SiteText, BadFormatStringsShowTheFormatAndTheValues) {
   const auto text = describe(site, &r);
   EXPECT_NE(text.headline.find("format error"), std::string::npos) << text.headline;
   EXPECT_NE(text.headline.find("x is {:q}"), std::string::npos);
+}
+
+namespace {
+// Lays out a copy as gpu_fail.h's save_site_text() does: four NUL-terminated strings in a row.
+void save(tdiag::assertions::site_text_copy& e, std::uint64_t site, std::uint32_t line,
+          const std::string (&text)[4]) {
+  e.descriptor = {};
+  e.descriptor.version = tdiag::assertions::layout_version;
+  e.descriptor.kind = tdiag::assertions::site_kind::index;
+  e.descriptor.operand_count = 2;
+  e.descriptor.line = line;
+  std::uint32_t* lengths[4] = {&e.descriptor.file_length, &e.descriptor.expression_length,
+                               &e.descriptor.message_length, &e.descriptor.function_length};
+  std::size_t used = 0;
+  for (int i = 0; i < 4; ++i) {
+    std::memcpy(e.text + used, text[i].data(), text[i].size());
+    e.text[used + text[i].size()] = 0;
+    *lengths[i] = static_cast<std::uint32_t>(text[i].size());
+    used += text[i].size() + 1;
+  }
+  e.site = site;
+}
+} // namespace
+
+TEST(SiteText, SavedSiteTextIsFoundByAddressAfterATrap) {
+  auto area = std::make_unique<tdiag::assertions::trap_text_area>();
+  *area = {};
+  save(area->entries[0], 0x1000, 7, {"a.cu", "i, n", "", "void k(int)"});
+  save(area->entries[1], 0x2000, 42, {"/src/gather.cu", "j, n", "bad {}", "void gather(int*)"});
+  area->claimed = 2;
+
+  const auto s = saved_site(area.get(), 0x2000);
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->file, "/src/gather.cu");
+  EXPECT_EQ(s->expression, "j, n");
+  EXPECT_EQ(s->message, "bad {}");
+  EXPECT_EQ(s->function, "void gather(int*)");
+  EXPECT_EQ(s->line, 42u);
+  EXPECT_EQ(s->kind, tdiag::assertions::site_kind::index);
+  EXPECT_EQ(s->operand_count, 2u);
+  EXPECT_EQ(saved_site(area.get(), 0x1000)->file, "a.cu");
+  EXPECT_FALSE(saved_site(area.get(), 0x3000).has_value()) << "a site nobody saved";
+  EXPECT_FALSE(saved_site(nullptr, 0x2000).has_value()) << "a back-end without the area";
 }

@@ -9,6 +9,9 @@
 #include <atomic>
 #include <ctime>
 
+// The line of always_fail_kernel's assertion, for tests that check the reported place.
+inline constexpr unsigned always_fail_line = __LINE__ + 3;
+
 __global__ void always_fail_kernel() {
   TDIAG_ASSERT(threadIdx.x > 1000000u);
 }

@@ -80,7 +80,8 @@ TEST_F(FileIo, ParseErrorsNameTheFile) {
     (void)tdiag::read_report_file(path);
     FAIL() << "no exception";
   } catch (const tdiag::input_error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(path.string() + ": line 1, column 11 (byte 10): ", 0), 0u)
+    EXPECT_EQ(std::string(e.what()),
+              path.string() + ":1:11: the input ends inside an array or object")
         << e.what();
   }
 }

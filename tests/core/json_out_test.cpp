@@ -63,3 +63,37 @@ TEST(JsonOut, WritesFieldValuesInline) {
   EXPECT_EQ(out.take(), "[\n  [3, 0, 0],\n  [[1], \"x\", 2.0, true],\n  {\"float\": \"nan\"},\n"
                         "  {\"float\": \"-inf\"},\n  17\n]\n");
 }
+
+TEST(JsonOut, CompactStyleWritesOneLineWithoutWhiteSpace) {
+  json_out out(json_style::compact);
+  out.begin_object();
+  out.member("id", "a\"b");
+  out.key("list");
+  out.begin_array();
+  out.integer(1);
+  out.null();
+  out.begin_object();
+  out.end_object();
+  out.end_array();
+  out.key("f");
+  out.field(tdiag::field_value(tdiag::field_value::list{std::int64_t{3}, std::int64_t{0}}));
+  out.end_object();
+  EXPECT_EQ(out.take(), R"({"id":"a\"b","list":[1,null,{}],"f":[3,0]})");
+}
+
+TEST(JsonOut, LineBreaksAndStreamingKeepTheDocumentValid) {
+  json_out out(json_style::compact);
+  std::string stored;
+  out.begin_array();
+  for (int i = 0; i < 2; ++i) {
+    out.line_break();
+    out.integer(i);
+    stored += out.written();
+    out.discard_written();
+  }
+  out.line_break();
+  out.end_array();
+  out.line_break();
+  stored += out.take();
+  EXPECT_EQ(stored, "[\n0,\n1\n]\n");
+}

@@ -39,22 +39,4 @@ TEST(IdStore, FileStoreTimesOutNamingThePath) {
   }
 }
 
-TEST(IdStore, TcpStoreServesEveryReaderOnLoopback) {
-  auto server = make_tcp_store(0, true, 10s);
-  const int port = tcp_store_port(*server);
-  ASSERT_GT(port, 0);
-  std::vector<std::string> got(3);
-  std::vector<std::thread> readers;
-  for (int r = 0; r < 3; ++r) {
-    readers.emplace_back([&, r] {
-      got[static_cast<std::size_t>(r)] = make_tcp_store(port, false)->fetch(blob.size(), 10s);
-    });
-  }
-  server->publish(blob, 3);
-  for (auto& t : readers)
-    t.join();
-  for (const auto& g : got)
-    EXPECT_EQ(g, blob);
-}
-
 } // namespace

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/trace/kineto_import.hpp>
 #include <tensordiag/trace/snapshot_import.hpp>
 
 #include <gtest/gtest.h>
@@ -20,6 +21,14 @@ allocator_state normalized(allocator_state s, bool strict = true) {
   normalize(s, strict);
   s.time = 0;
   return s;
+}
+
+memory_event make_event(memory_action action, std::uint64_t address, std::uint64_t size) {
+  memory_event e;
+  e.action = action;
+  e.address = address;
+  e.size = size;
+  return e;
 }
 
 lane_id memory_lane(const trace& t) {
@@ -101,14 +110,8 @@ TEST(AllocatorReplay, IncrementalEqualsFromScratchAtRandomPoints) {
 
 TEST(AllocatorReplay, ApplyAndUndoAreInverse) {
   allocator_state s;
-  memory_event seg;
-  seg.action = memory_action::segment_alloc;
-  seg.address = 0x1000;
-  seg.size = 0x1000;
-  memory_event a = seg;
-  a.action = memory_action::alloc;
-  a.address = 0x1400;
-  a.size = 0x100;
+  const memory_event seg = make_event(memory_action::segment_alloc, 0x1000, 0x1000);
+  const memory_event a = make_event(memory_action::alloc, 0x1400, 0x100);
   memory_event fr = a, fc = a;
   fr.action = memory_action::free_requested;
   fc.action = memory_action::free_completed;
@@ -131,6 +134,75 @@ TEST(AllocatorReplay, ApplyAndUndoAreInverse) {
   }
   // A free of a block that is not there is a mismatch.
   EXPECT_FALSE(apply_memory_event(s, fc));
+}
+
+TEST(AllocatorReplay, KinetoPlainFreesReplayThroughImplicitSegments) {
+  const auto path = shared("train_trace_small.json.gz");
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent";
+  const auto t = import_kineto_file(path).trace;
+  const auto lane = memory_lane_of(t, 0);
+  ASSERT_LT(lane, t.lanes.size());
+  const allocator_replay replay(t, lane);
+  // 489 allocs and 489 plain frees (Python: every free pairs with an earlier alloc).
+  ASSERT_EQ(replay.size(), 978u);
+  EXPECT_EQ(replay.mismatches(), 0u);
+  EXPECT_FALSE(replay.two_step_frees());
+  EXPECT_TRUE(replay.initial_state().segments.empty());
+  // Implicit segments hold blocks, not driver memory; all freed at the end.
+  std::size_t most = 0;
+  replay_cursor cursor(replay);
+  for (std::size_t i = 0; i <= replay.size(); ++i) {
+    const auto& s = cursor.seek(i);
+    most = std::max(most, s.segments.size());
+    for (const auto& seg : s.segments)
+      ASSERT_EQ(seg.pool, implicit_pool);
+    ASSERT_EQ(s.reserved_bytes(), 0u);
+  }
+  EXPECT_GT(most, 10u);
+  EXPECT_TRUE(replay.state_at(replay.size()).segments.empty());
+  EXPECT_EQ(&replay.events()[0], &t.memory.all()[replay.first_index()]);
+}
+
+TEST(AllocatorReplay, PlainFreeUndoesToAllocated) {
+  const memory_event a = make_event(memory_action::alloc, 0x5000, 0x100);
+  const memory_event f = make_event(memory_action::free_completed, 0x5000, 0x100);
+  allocator_state s;
+  EXPECT_TRUE(apply_memory_event(s, a)); // no segments reported: consistent
+  ASSERT_EQ(s.segments.size(), 1u);
+  EXPECT_EQ(s.segments[0].pool, implicit_pool);
+  EXPECT_EQ(s.allocated_bytes(), 0x100u);
+  EXPECT_TRUE(apply_memory_event(s, f));
+  EXPECT_TRUE(s.segments.empty());
+  // Backwards: a plain free was an allocated block before, not a pending one.
+  EXPECT_TRUE(undo_memory_event(s, f, false));
+  ASSERT_EQ(s.segments.size(), 1u);
+  EXPECT_EQ(s.segments[0].blocks[0].state, block_state::active_allocated);
+  EXPECT_TRUE(undo_memory_event(s, a, false));
+  EXPECT_TRUE(s.segments.empty());
+  // With reported segments, an alloc outside them is a mismatch (the block is still kept).
+  ASSERT_TRUE(apply_memory_event(s, make_event(memory_action::segment_alloc, 0x100000, 0x1000)));
+  EXPECT_FALSE(apply_memory_event(s, a));
+  EXPECT_EQ(s.allocated_bytes(), 0x100u);
+}
+
+TEST(AllocatorReplay, BudgetedKeyframesStayWithinBudgetAndAgree) {
+  const auto path = shared("train_snapshot.pickle");
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent";
+  const auto t = import_snapshot_file(path).trace;
+  replay_options o;
+  o.keyframe_budget_bytes = 64 << 10;
+  const allocator_replay replay(t, memory_lane(t), o);
+  EXPECT_GT(replay.keyframe_interval(), 64u);
+  EXPECT_LE(replay.keyframe_count(), replay.size() / replay.keyframe_interval() + 1);
+  EXPECT_EQ(replay.max_reserved(), 994050048u);
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<std::size_t> pick(0, replay.size());
+  for (int round = 0; round < 40; ++round) {
+    const auto index = pick(rng);
+    ASSERT_EQ(replay.state_at(index), replay.replay_from_start(index)) << index;
+  }
 }
 
 } // namespace

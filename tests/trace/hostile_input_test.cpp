@@ -86,7 +86,7 @@ TEST_F(HostileInput, ChunkDeclaringMoreRecordsThanTheBudgetIsSkipped) {
   EXPECT_EQ(loaded.loaded.trace.event_count(), t.event_count());
   bool skipped = false;
   for (const auto& w : loaded.loaded.warnings)
-    skipped |= w.code == "TDIAG-TRACE-113" &&
+    skipped |= w.code == "TDIAG-TR-313" &&
                w.message.find("records declared") != std::string::npos &&
                w.message.find(path.string()) != std::string::npos;
   EXPECT_TRUE(skipped);

@@ -26,6 +26,20 @@ std::vector<std::byte> read_bytes(const std::filesystem::path& path) {
   in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   return bytes;
 }
+// The whole of a gzip file, inflated through the importer's own stream.
+std::string inflate_all(std::span<const std::byte> gz) {
+  detail::gzip_stream stream(gz, "test");
+  std::string text(std::size_t{1} << 16, '\0');
+  std::size_t size = 0;
+  while (const auto n = stream.read(text.data() + size, text.size() - size)) {
+    size += n;
+    if (size == text.size())
+      text.resize(text.size() * 2);
+  }
+  text.resize(size);
+  return text;
+}
+
 std::span<const std::byte> as_bytes(std::string_view s) {
   return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
 }
@@ -167,17 +181,18 @@ TEST(KinetoImport, TruncatedAndCorruptedJsonNameTheOffset) {
   if (!std::filesystem::exists(path))
     GTEST_SKIP() << "shared data absent";
   const auto gz = read_bytes(path);
-  const auto text = detail::gunzip(gz, "small", 64, std::size_t{1} << 30);
-  for (std::size_t cut : {std::size_t{100}, std::size_t{5000}, text.size / 2, text.size - 3}) {
+  const auto text = inflate_all(gz);
+  for (std::size_t cut : {std::size_t{100}, std::size_t{5000}, text.size() / 2, text.size() - 3}) {
     try {
-      (void)import_kineto(as_bytes(text.view().substr(0, cut)), "cut.json", {}, nullptr, 4096);
+      (void)import_kineto(as_bytes(std::string_view(text).substr(0, cut)), "cut.json", {}, nullptr,
+                          4096);
       FAIL() << "no error at cut " << cut;
     } catch (const tdiag::input_error& e) {
       EXPECT_LE(error_offset(e), static_cast<std::int64_t>(cut)) << e.what();
       EXPECT_GE(error_offset(e), 0);
     }
   }
-  std::string damaged(text.view());
+  std::string damaged(text);
   const auto at = damaged.find("\"ts\"", damaged.size() / 2);
   damaged.replace(at, 4, "\"ts'"); // an unterminated key
   try {

@@ -64,7 +64,7 @@ TEST(LoadTrace, UnknownAndMissingFilesGiveCodedErrors) {
     (void)load_trace(path);
     FAIL();
   } catch (const input_error& e) {
-    EXPECT_EQ(code_of(e), "TDIAG-TRACE-002");
+    EXPECT_EQ(code_of(e), "TDIAG-TR-002");
   }
   try {
     (void)load_trace("/no/such/trace.tdtrace");

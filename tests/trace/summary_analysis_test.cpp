@@ -36,11 +36,19 @@ TEST(SummaryAnalysis, TrainingSnapshotPeaks) {
   const auto s = summarize(t);
   ASSERT_EQ(s.memory.size(), 1u);
   const auto& m = s.memory[0];
-  EXPECT_EQ(m.peak_allocated, 853600280); // after entry 1273, time_us 1796200897912847
-  EXPECT_EQ(m.peak_allocated_time, (1796200897912847 - 1796200892070881) * 1000);
+  // Requested bytes (Python: running sum of alloc - free_requested sizes) peak after entry
+  // 1273; allocated counts block sizes, as torch.cuda.memory_allocated() does.
+  EXPECT_EQ(m.peak_requested, 853600280); // after entry 1273, time_us 1796200897912847
+  EXPECT_EQ(m.peak_requested_time, (1796200897912847 - 1796200892070881) * 1000);
+  EXPECT_EQ(m.peak_allocated, 856746008);
   EXPECT_EQ(m.peak_reserved, 994050048); // all 45 segments, reached at time_us 1796200897920982
   EXPECT_EQ(m.peak_reserved_time, (1796200897920982 - 1796200892070881) * 1000);
-  EXPECT_EQ(m.final_allocated, 219471872);
+  // At the end both equal the dump: 147 active_allocated blocks of 222,617,600 bytes
+  // (requested 219,471,872).
+  EXPECT_EQ(m.final_requested, 219471872);
+  EXPECT_EQ(m.final_allocated, 222617600);
+  EXPECT_EQ(m.final_allocated,
+            static_cast<std::int64_t>(t.final_allocator_state->allocated_bytes()));
   EXPECT_EQ(count_of(s, "memory_events"), 5898u);
   EXPECT_EQ(count_of(s, "kernels"), 0u);
   EXPECT_EQ(s.span.duration(), (1796200897971579 - 1796200892070881) * 1000);

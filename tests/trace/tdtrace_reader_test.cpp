@@ -70,8 +70,8 @@ TEST(TdtraceReader, TruncationAtEveryChunkBoundaryLoadsTheCompleteChunks) {
     EXPECT_EQ(r.info.chunks_loaded, k);
     EXPECT_EQ(r.info.bytes_lost, 0u) << "cut at chunk " << k;
     EXPECT_EQ(r.loaded.trace.event_count(), expected);
-    EXPECT_TRUE(test::has_code(r.loaded.warnings, "TDIAG-TRACE-110"));
-    EXPECT_FALSE(test::has_code(r.loaded.warnings, "TDIAG-TRACE-114"));
+    EXPECT_TRUE(test::has_code(r.loaded.warnings, "TDIAG-TR-310"));
+    EXPECT_FALSE(test::has_code(r.loaded.warnings, "TDIAG-TR-314"));
     if (k < s.events.size())
       expected += s.events[k];
   }
@@ -86,8 +86,8 @@ TEST(TdtraceReader, TruncationMidChunkReportsTheLostBytes) {
       const auto r = read_tdtrace(prefix(s, cut), "cut");
       EXPECT_EQ(r.info.chunks_loaded, k) << "cut at " << cut;
       EXPECT_EQ(r.info.bytes_lost, cut - begin) << "cut at " << cut;
-      EXPECT_TRUE(test::has_code(r.loaded.warnings, "TDIAG-TRACE-114"));
-      EXPECT_TRUE(test::has_code(r.loaded.warnings, "TDIAG-TRACE-110"));
+      EXPECT_TRUE(test::has_code(r.loaded.warnings, "TDIAG-TR-314"));
+      EXPECT_TRUE(test::has_code(r.loaded.warnings, "TDIAG-TR-310"));
     }
   }
   // Cut inside the footer: every chunk is there, the footer is not.
@@ -108,7 +108,7 @@ TEST(TdtraceReader, CorruptedPayloadSkipsOnlyThatChunk) {
   EXPECT_EQ(r.info.chunks_loaded, s.offsets.size() - 2);
   EXPECT_EQ(r.loaded.trace.event_count(), s.total_events - s.events[victim]);
   EXPECT_EQ(r.info.bytes_lost, s.offsets[victim + 1] - s.offsets[victim]);
-  ASSERT_TRUE(test::has_code(r.loaded.warnings, "TDIAG-TRACE-112"));
+  ASSERT_TRUE(test::has_code(r.loaded.warnings, "TDIAG-TR-312"));
   const auto& d = r.loaded.warnings.front();
   EXPECT_EQ(d.level, severity::warning);
   ASSERT_NE(d.find_field("offset"), nullptr);
@@ -130,7 +130,7 @@ TEST(TdtraceReader, SalvageModeIgnoresDamagedChecksumsOnly) {
   bytes[s.offsets[2] + 48 + 20] ^= 0x55;
   const auto damaged = read_tdtrace(std::as_bytes(std::span(bytes)), "crc", salvage);
   EXPECT_EQ(damaged.loaded.trace.event_count(), s.total_events - s.events[2]);
-  EXPECT_TRUE(test::has_code(damaged.loaded.warnings, "TDIAG-TRACE-113"));
+  EXPECT_TRUE(test::has_code(damaged.loaded.warnings, "TDIAG-TR-313"));
 }
 
 TEST(TdtraceReader, CorruptedChunkHeaderResynchronisesOnTheNextChunk) {
@@ -139,7 +139,7 @@ TEST(TdtraceReader, CorruptedChunkHeaderResynchronisesOnTheNextChunk) {
   const std::size_t victim = 1;
   bytes[s.offsets[victim] + 5] ^= 0x01; // inside the header: its CRC fails
   const auto r = read_tdtrace(std::as_bytes(std::span(bytes)), "corrupt");
-  EXPECT_TRUE(test::has_code(r.loaded.warnings, "TDIAG-TRACE-111"));
+  EXPECT_TRUE(test::has_code(r.loaded.warnings, "TDIAG-TR-311"));
   EXPECT_EQ(r.info.chunks_loaded, s.offsets.size() - 2);
   EXPECT_EQ(r.loaded.trace.event_count(), s.total_events - s.events[victim]);
   EXPECT_EQ(r.info.bytes_lost, s.offsets[victim + 1] - s.offsets[victim]);
@@ -174,7 +174,7 @@ TEST(TdtraceReader, RejectsOtherFilesAndNewerVersions) {
     (void)read_tdtrace(std::as_bytes(std::span(junk)), "junk.json");
     FAIL();
   } catch (const input_error& e) {
-    EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-TRACE-101");
+    EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-TR-301");
   }
   std::vector<char> bytes = sample().bytes;
   bytes[8] = 9; // major version 9, with a header CRC that matches it
@@ -184,7 +184,7 @@ TEST(TdtraceReader, RejectsOtherFilesAndNewerVersions) {
     (void)read_tdtrace(std::as_bytes(std::span(bytes)), "v9");
     FAIL();
   } catch (const input_error& e) {
-    EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-TRACE-102");
+    EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-TR-302");
   }
   EXPECT_THROW((void)read_tdtrace(prefix(sample(), 20), "short"), input_error);
   EXPECT_THROW((void)read_tdtrace(std::filesystem::path("/no/such/file.tdtrace")), input_error);

@@ -104,7 +104,7 @@ TEST(TdtraceWriter, FlushMakesEventsReadableBeforeClose) {
   const auto partial = read_tdtrace(path);
   EXPECT_FALSE(partial.info.has_footer);
   EXPECT_EQ(partial.loaded.trace.event_count(), events);
-  EXPECT_TRUE(test::has_code(partial.loaded.warnings, "TDIAG-TRACE-110"));
+  EXPECT_TRUE(test::has_code(partial.loaded.warnings, "TDIAG-TR-310"));
   writer.close();
   const auto full = read_tdtrace(path);
   EXPECT_TRUE(full.info.has_footer);
@@ -156,7 +156,7 @@ TEST(TdtraceWriter, UncreatableFileThrowsWithCode) {
     tdtrace_writer writer("/nonexistent-folder/x.tdtrace");
     FAIL() << "no exception";
   } catch (const tdiag::error& e) {
-    EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-TRACE-120");
+    EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-TR-320");
   }
 }
 

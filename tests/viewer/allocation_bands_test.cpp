@@ -1,30 +1,12 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/viewer/allocation_bands.hpp>
-#include <tensordiag/viewer/synthetic_snapshot.hpp>
 
 #include <gtest/gtest.h>
 
 namespace {
 
 using namespace tdiag::view;
-
-TEST(AllocationBands, PairsAllocWithFreeCompleted) {
-  const auto t = make_snapshot_trace(3000, 4);
-  const auto allocs = pair_allocations(t, 0, t.span().end);
-  ASSERT_FALSE(allocs.empty());
-  std::size_t alive = 0;
-  for (const auto& a : allocs) {
-    EXPECT_LE(a.begin, a.end);
-    ASSERT_NE(a.alloc_event, no_event);
-    EXPECT_EQ(t.memory[a.alloc_event].action, tdiag::trace::memory_action::alloc);
-    if (a.alive_at_end)
-      ++alive;
-    else
-      EXPECT_EQ(t.memory[a.free_event].action, tdiag::trace::memory_action::free_completed);
-  }
-  EXPECT_GT(alive, 0u);
-}
 
 TEST(AllocationBands, StackedBandsShiftDownWhenALowerOneIsFreed) {
   std::vector<allocation> a(3);

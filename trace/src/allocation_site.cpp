@@ -4,6 +4,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
 namespace tdiag::trace {
 
 bool is_internal_frame(const trace& t, const frame& f) {
@@ -57,6 +61,38 @@ source_location frame_location(const trace& t, frame_id id) {
   loc.line = f.line;
   loc.function = std::string(t.name(f.function));
   return loc;
+}
+
+std::string describe_site(const trace& t, stack_id stack) {
+  return describe_frame(t, user_frame(t, stack));
+}
+
+std::vector<allocation_site_total> allocation_sites(const trace& t) {
+  std::unordered_map<stack_id, frame_id> site_of; // many events share a stack
+  std::map<frame_id, allocation_site_total> by_site;
+  const auto all = t.memory.all();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto& e = all[i];
+    if (e.action != memory_action::alloc)
+      continue;
+    auto it = site_of.find(e.stack);
+    if (it == site_of.end())
+      it = site_of.emplace(e.stack, user_frame(t, e.stack)).first;
+    auto& s = by_site[it->second];
+    if (s.count == 0 || e.size > s.largest)
+      s.largest = e.size, s.largest_event = i;
+    ++s.count;
+    s.bytes += e.size;
+  }
+  std::vector<allocation_site_total> out;
+  out.reserve(by_site.size());
+  for (auto& [site, s] : by_site) {
+    s.site = site;
+    out.push_back(s);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.bytes > b.bytes; });
+  return out;
 }
 
 std::vector<stack_frame> report_stack(const trace& t, stack_id stack, std::size_t limit) {

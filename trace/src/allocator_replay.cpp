@@ -104,6 +104,13 @@ void release(segment& seg, std::size_t i) {
   }
 }
 
+// An implicit segment lives as long as its block.
+void drop_if_idle_implicit(allocator_state& s, const segment* seg) {
+  if (seg->pool != implicit_pool || seg->active_bytes() != 0)
+    return;
+  s.segments.erase(s.segments.begin() + (seg - s.segments.data()));
+}
+
 // The block starting at `address` in state `from`: set it to `to` (or release it).
 bool transition(allocator_state& s, const memory_event& e, block_state from, block_state to) {
   auto* seg = find_segment(s, e.device, e.address);
@@ -113,16 +120,37 @@ bool transition(allocator_state& s, const memory_event& e, block_state from, blo
   if (i == seg->blocks.size() || seg->blocks[i].address != e.address)
     return false;
   const bool matched = seg->blocks[i].state == from;
-  if (to == block_state::inactive)
+  if (to == block_state::inactive) {
     release(*seg, i);
-  else
+    drop_if_idle_implicit(s, seg);
+  } else {
     seg->blocks[i].state = to;
+  }
   return matched;
 }
 
+// True when the state holds a segment the source reported (not an implicit one) on `device`.
+bool has_real_segment(const allocator_state& s, std::int32_t device) {
+  return std::any_of(s.segments.begin(), s.segments.end(), [&](const segment& seg) {
+    return seg.device == device && seg.pool != implicit_pool;
+  });
+}
+
 bool add_block(allocator_state& s, const memory_event& e, block_state state, stack_id stack) {
+  if (auto* seg = find_segment(s, e.device, e.address))
+    return carve(*seg, e.address, e.size, state, stack);
+  // Outside every segment: a source without segment events (Kineto, CUPTI) is consistent; in a
+  // snapshot it is a mismatch. Either way the block is kept, in a segment of its own size.
+  const bool consistent = !has_real_segment(s, e.device);
+  memory_event implicit = e;
+  implicit.size = std::max<std::uint64_t>(e.size, 1);
+  insert_segment(s, implicit);
   auto* seg = find_segment(s, e.device, e.address);
-  return seg != nullptr && carve(*seg, e.address, e.size, state, stack);
+  seg->pool = implicit_pool;
+  seg->type = segment_type::unknown;
+  seg->stack = no_stack;
+  seg->blocks.front() = {e.address, implicit.size, e.size, state, stack};
+  return consistent;
 }
 
 bool remove_segment(allocator_state& s, const memory_event& e) {
@@ -196,6 +224,7 @@ bool apply_memory_event(allocator_state& s, const memory_event& e) {
         seg->blocks[i].state == block_state::inactive)
       return false;
     release(*seg, i);
+    drop_if_idle_implicit(s, seg);
     return true;
   }
   case memory_action::segment_alloc:
@@ -212,16 +241,21 @@ bool apply_memory_event(allocator_state& s, const memory_event& e) {
 }
 
 bool undo_memory_event(allocator_state& s, const memory_event& e) {
+  return undo_memory_event(s, e, true);
+}
+
+bool undo_memory_event(allocator_state& s, const memory_event& e, bool two_step_frees) {
   switch (e.action) {
   case memory_action::alloc:
     return transition(s, e, block_state::active_allocated, block_state::inactive);
   case memory_action::free_requested:
     return transition(s, e, block_state::active_pending_free, block_state::active_allocated);
-  case memory_action::free_completed: {
-    // Before the free completed the block was pending (or allocated, for a plain free; the
-    // free_requested undo that follows, if any, moves it on).
-    return add_block(s, e, block_state::active_pending_free, no_stack);
-  }
+  case memory_action::free_completed:
+    // Before the free completed the block was pending when the history has two-step frees
+    // (the free_requested undo that follows moves it on), else allocated (a plain free).
+    return add_block(
+        s, e, two_step_frees ? block_state::active_pending_free : block_state::active_allocated,
+        no_stack);
   case memory_action::segment_alloc:
     return remove_segment(s, e);
   case memory_action::segment_free:
@@ -261,10 +295,45 @@ void normalize(allocator_state& s, bool strict) {
   }
 }
 
+namespace {
+
+std::size_t state_bytes(const allocator_state& s) {
+  std::size_t n = sizeof(s) + s.segments.size() * sizeof(segment);
+  for (const auto& seg : s.segments)
+    n += seg.blocks.size() * sizeof(block);
+  return n;
+}
+
+} // namespace
+
+lane_id memory_lane_of(const trace& t, std::int32_t device) noexcept {
+  for (lane_id lane = 0; lane < t.lanes.size(); ++lane)
+    if (t.lanes.at(lane).kind == lane_kind::device_memory &&
+        static_cast<std::int32_t>(t.lanes.at(lane).group) == device)
+      return lane;
+  return static_cast<lane_id>(t.lanes.size());
+}
+
 allocator_replay::allocator_replay(const trace& t, lane_id lane, std::size_t interval) {
+  replay_options o;
+  // Explicit, or about 256 keyframes at most.
+  o.keyframe_interval =
+      interval != 0 ? interval : std::max<std::size_t>(256, t.memory.lane(lane).size() / 256 + 1);
+  build(t, lane, o);
+}
+
+allocator_replay::allocator_replay(const trace& t, lane_id lane, const replay_options& options) {
+  build(t, lane, options);
+}
+
+void allocator_replay::build(const trace& t, lane_id lane, const replay_options& options) {
   events_ = t.memory.lane(lane);
+  first_index_ =
+      events_.empty() ? 0 : static_cast<std::size_t>(events_.data() - t.memory.all().data());
   device_ = lane < t.lanes.size() ? static_cast<std::int32_t>(t.lanes.at(lane).group) : 0;
-  interval_ = interval != 0 ? interval : std::max<std::size_t>(256, events_.size() / 256 + 1);
+  two_step_ = std::any_of(events_.begin(), events_.end(), [](const memory_event& e) {
+    return e.action == memory_action::free_requested;
+  });
 
   allocator_state start;
   if (t.final_allocator_state) {
@@ -274,17 +343,50 @@ allocator_replay::allocator_replay(const trace& t, lane_id lane, std::size_t int
     start.sort();
     // Backwards from the dump: undo every recorded event, newest first.
     for (std::size_t i = events_.size(); i-- > 0;)
-      mismatches_ += undo_memory_event(start, events_[i]) ? 0 : 1;
+      mismatches_ += undo_memory_event(start, events_[i], two_step_) ? 0 : 1;
   }
-  start.time = events_.empty() ? 0 : events_.front().time;
+  start.time = events_.empty() ? (t.final_allocator_state ? t.final_allocator_state->time : 0)
+                               : events_.front().time;
+
+  const bool adaptive = options.keyframe_interval == 0;
+  interval_ = options.keyframe_interval;
+  const auto budget = std::max<std::size_t>(options.keyframe_budget_bytes, 1);
+  if (adaptive) {
+    // Sized from the larger of the first and last states, so the thinning below is rare.
+    std::size_t estimate = state_bytes(start);
+    if (t.final_allocator_state)
+      estimate = std::max(estimate, state_bytes(*t.final_allocator_state));
+    const std::size_t wanted =
+        events_.size() / budget * estimate + events_.size() % budget * estimate / budget;
+    interval_ = 64;
+    while (interval_ < wanted)
+      interval_ *= 2;
+  }
   keyframes_.reserve(events_.size() / interval_ + 1);
+  std::size_t bytes = state_bytes(start);
+  max_reserved_ = start.reserved_bytes();
   keyframes_.push_back(start);
   allocator_state s = std::move(start);
   for (std::size_t i = 0; i < events_.size(); ++i) {
     mismatches_ += apply_memory_event(s, events_[i]) ? 0 : 1;
-    if ((i + 1) % interval_ == 0)
-      keyframes_.push_back(s);
+    if ((i + 1) % interval_ != 0)
+      continue;
+    max_reserved_ = std::max(max_reserved_, s.reserved_bytes());
+    keyframes_.push_back(s);
+    bytes += state_bytes(s);
+    // Over the budget: keep every other keyframe and double the interval.
+    while (adaptive && bytes > budget && keyframes_.size() > 2) {
+      std::vector<allocator_state> kept;
+      bytes = 0;
+      for (std::size_t k = 0; k < keyframes_.size(); k += 2) {
+        bytes += state_bytes(keyframes_[k]);
+        kept.push_back(std::move(keyframes_[k]));
+      }
+      keyframes_ = std::move(kept);
+      interval_ *= 2;
+    }
   }
+  max_reserved_ = std::max(max_reserved_, s.reserved_bytes());
 }
 
 allocator_state allocator_replay::state_at(std::size_t index) const {

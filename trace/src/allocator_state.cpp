@@ -33,7 +33,7 @@ std::uint64_t segment::largest_free_block() const noexcept {
 std::uint64_t allocator_state::reserved_bytes(std::int32_t device) const noexcept {
   std::uint64_t n = 0;
   for (const auto& s : segments)
-    if (device < -1 || s.device == device)
+    if ((device < -1 || s.device == device) && s.pool != implicit_pool)
       n += s.total_size;
   return n;
 }

@@ -3,6 +3,7 @@
 #include <tensordiag/core/detail/json_out.hpp>
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/chrome_export.hpp>
+#include <tensordiag/trace/codes.hpp>
 
 #include <fmt/format.h>
 
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <optional>
 #include <set>
+#include <type_traits>
 #include <unordered_map>
 
 namespace tdiag::trace {
@@ -19,7 +21,7 @@ namespace {
 
 [[noreturn]] void throw_export_error(std::string_view target, int err) {
   diagnostic d;
-  d.code = "TDIAG-TRACE-130";
+  d.code = codes::cannot_write_chrome;
   d.title = "cannot write Chrome trace";
   d.message = fmt::format("cannot write Chrome trace '{}'{}{}", target, err ? ": " : "",
                           err ? std::strerror(err) : "");
@@ -34,18 +36,51 @@ constexpr std::int64_t host_memory_pid = 0x7FFFFFF0;
 class chrome_writer {
 public:
   chrome_writer(const trace& t, std::FILE* out, std::string_view target)
-      : t_(t), out_(out), target_(target), escaped_(t.strings.size()) {}
+      : t_(t), file_(out), target_(target), escaped_(t.strings.size()) {}
 
-  // --- low-level output ---------------------------------------------------------------------
-  void raw(std::string_view s) {
-    buf_ += s;
-    if (buf_.size() >= (1u << 20))
-      flush();
+  void write(const chrome_export_options& options, chrome_export_stats& stats) {
+    out_.begin_object();
+    out_.member("displayTimeUnit", "ns");
+    out_.key("otherData");
+    out_.begin_object();
+    out_.member("format", t_.metadata.format);
+    out_.member("source", t_.metadata.source_path);
+    out_.member("time_origin_ns", t_.metadata.time_origin_ns);
+    out_.key("dropped_records");
+    out_.unsigned_integer(t_.metadata.dropped_records);
+    out_.end_object();
+    out_.key("traceEvents");
+    out_.begin_array();
+    metadata(stats);
+    kernels(stats);
+    copies(stats);
+    if (options.api_calls)
+      api_calls(stats);
+    ranges_and_instants(stats);
+    if (options.flows)
+      flows(stats);
+    memory(options, stats);
+    counters(stats);
+    out_.line_break();
+    out_.end_array();
+    out_.end_object();
+    out_.line_break();
+    const std::string rest = out_.take();
+    store(rest);
   }
-  void flush() {
-    if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), out_) != buf_.size())
+
+private:
+  // --- low-level output ---------------------------------------------------------------------
+  void store(std::string_view bytes) {
+    if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size())
       throw_export_error(target_, errno);
-    buf_.clear();
+  }
+  // Called between events: the document streams out in pieces of about 1 MiB.
+  void maybe_flush() {
+    if (out_.written().size() >= (1u << 20)) {
+      store(out_.written());
+      out_.discard_written();
+    }
   }
   // A string id as a JSON literal, escaped once per id.
   const std::string& str(string_id id) {
@@ -58,21 +93,40 @@ public:
     }
     return *e;
   }
-  static std::string literal(std::string_view text) {
-    std::string s;
-    detail::append_json_string(s, text);
-    return s;
+  void name(string_id id) {
+    out_.key("name");
+    out_.raw(str(id));
   }
-  static std::string ts(std::int64_t ns) {
+  // Microseconds with three decimals: nanoseconds exactly, as Chrome's "ts" and "dur" expect.
+  void ts(std::int64_t ns) {
     const bool negative = ns < 0;
     const std::uint64_t u =
         negative ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
-    return fmt::format("{}{}.{:03}", negative ? "-" : "", u / 1000, u % 1000);
+    microseconds("ts", negative ? "-" : "", u);
   }
-  static std::string dur(std::uint64_t ns) { return fmt::format("{}.{:03}", ns / 1000, ns % 1000); }
-  void begin_event() {
-    raw(first_ ? "\n" : ",\n");
-    first_ = false;
+  void dur(std::uint64_t ns) { microseconds("dur", "", ns); }
+  void microseconds(std::string_view key, std::string_view sign, std::uint64_t ns) {
+    char text[32];
+    const auto end = fmt::format_to_n(text, sizeof text, "{}{}.{:03}", sign, ns / 1000, ns % 1000);
+    out_.key(key);
+    out_.raw(std::string_view(text, end.out - text));
+  }
+  void triple(std::string_view key, const auto& v) {
+    out_.key(key);
+    out_.begin_array();
+    for (int i = 0; i < 3; ++i)
+      out_.unsigned_integer(v[i]);
+    out_.end_array();
+  }
+  void uint(std::string_view key, std::uint64_t v) {
+    out_.key(key);
+    out_.unsigned_integer(v);
+  }
+  void begin_event(std::string_view ph) {
+    maybe_flush();
+    out_.line_break();
+    out_.begin_object();
+    out_.member("ph", ph);
   }
 
   // --- lanes --------------------------------------------------------------------------------
@@ -90,7 +144,23 @@ public:
     const auto& ln = t_.lanes.at(l);
     return ln.kind == lane_kind::device_memory ? 0 : ln.id;
   }
-  std::string where(lane_id l) { return fmt::format("\"pid\":{},\"tid\":{}", pid(l), tid(l)); }
+  void where(lane_id l) {
+    out_.member("pid", pid(l));
+    uint("tid", tid(l));
+  }
+  void metadata_event(std::string_view what, std::int64_t pid, const lane_id* lane) {
+    maybe_flush();
+    out_.line_break();
+    out_.begin_object();
+    out_.member("name", what);
+    out_.member("ph", "M");
+    if (lane != nullptr)
+      where(*lane);
+    else
+      out_.member("pid", pid);
+    out_.key("args");
+    out_.begin_object();
+  }
 
   void metadata(chrome_export_stats& stats) {
     std::set<std::int64_t> named;
@@ -98,161 +168,227 @@ public:
       const auto& ln = t_.lanes.at(l);
       const std::int64_t p = pid(l);
       if (named.insert(p).second) {
-        std::string name;
-        if (ln.kind == lane_kind::host_thread)
-          name = fmt::format("Process {}", ln.group);
-        else
-          name = ln.group >= 0 ? fmt::format("GPU {}", ln.group) : std::string("Host memory");
-        begin_event();
-        raw(fmt::format("{{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":{},\"args\":{{\"name\":{}"
-                        "}}}}",
-                        p, literal(name)));
-        begin_event();
+        metadata_event("process_name", p, nullptr);
+        out_.member("name", ln.kind == lane_kind::host_thread ? fmt::format("Process {}", ln.group)
+                            : ln.group >= 0                   ? fmt::format("GPU {}", ln.group)
+                                                              : std::string("Host memory"));
+        out_.end_object();
+        out_.end_object();
         // GPUs above host processes, as Perfetto users expect from Kineto traces.
-        raw(fmt::format("{{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":{},\"args\":{{"
-                        "\"sort_index\":{}}}}}",
-                        p, ln.kind == lane_kind::host_thread ? 1000 + l : l));
+        metadata_event("process_sort_index", p, nullptr);
+        uint("sort_index", ln.kind == lane_kind::host_thread ? 1000 + l : l);
+        out_.end_object();
+        out_.end_object();
         stats.metadata += 2;
       }
       if (ln.kind == lane_kind::device_memory)
         continue;
-      std::string name = ln.name != no_string               ? std::string(t_.name(ln.name))
-                         : ln.kind == lane_kind::gpu_stream ? fmt::format("stream {}", ln.id)
-                                                            : fmt::format("thread {}", ln.id);
-      begin_event();
-      raw(fmt::format("{{\"name\":\"thread_name\",\"ph\":\"M\",{},\"args\":{{\"name\":{}}}}}",
-                      where(l), literal(name)));
+      metadata_event("thread_name", p, &l);
+      out_.member("name", ln.name != no_string               ? std::string(t_.name(ln.name))
+                          : ln.kind == lane_kind::gpu_stream ? fmt::format("stream {}", ln.id)
+                                                             : fmt::format("thread {}", ln.id));
+      out_.end_object();
+      out_.end_object();
       ++stats.metadata;
     }
   }
 
   // --- events -------------------------------------------------------------------------------
-  template <typename Record>
-  void complete(std::string_view cat, string_id name, const Record& r, std::string_view args) {
-    begin_event();
-    raw(fmt::format("{{\"ph\":\"X\",\"cat\":\"{}\",\"name\":{},{},\"ts\":{},\"dur\":{}", cat,
-                    str(name), where(r.lane), ts(r.start), dur(duration_of(r))));
-    if (!args.empty())
-      raw(fmt::format(",\"args\":{{{}}}", args));
-    raw("}");
+  // An "X" event; `args` writes the members of its "args" object (none: no "args").
+  template <typename Record, typename Args>
+  void complete(std::string_view cat, string_id event_name, const Record& r, Args&& args) {
+    begin_event("X");
+    out_.member("cat", cat);
+    name(event_name);
+    where(r.lane);
+    ts(r.start);
+    dur(duration_of(r));
+    write_args(args);
+    out_.end_object();
   }
-  void instant(std::string_view cat, std::string_view name_json, lane_id l, std::int64_t time,
-               std::string_view args) {
-    begin_event();
-    raw(fmt::format("{{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"{}\",\"name\":{},{},\"ts\":{}", cat,
-                    name_json, where(l), ts(time)));
-    if (!args.empty())
-      raw(fmt::format(",\"args\":{{{}}}", args));
-    raw("}");
+  template <typename Args>
+  void instant(std::string_view cat, string_id event_name, std::string_view literal_name, lane_id l,
+               std::int64_t time, Args&& args) {
+    begin_event("i");
+    out_.member("s", "t");
+    out_.member("cat", cat);
+    if (event_name != no_string)
+      name(event_name);
+    else
+      out_.member("name", literal_name);
+    where(l);
+    ts(time);
+    write_args(args);
+    out_.end_object();
+  }
+  template <typename Args> void write_args(Args& args) {
+    if constexpr (!std::is_same_v<std::decay_t<Args>, std::nullptr_t>) {
+      out_.key("args");
+      out_.begin_object();
+      args();
+      out_.end_object();
+    }
   }
 
-  void write(const chrome_export_options& options, chrome_export_stats& stats) {
-    raw("{\"displayTimeUnit\":\"ns\",\"otherData\":{");
-    raw(fmt::format("\"format\":{},\"source\":{},\"time_origin_ns\":{},\"dropped_records\":{}",
-                    literal(t_.metadata.format), literal(t_.metadata.source_path),
-                    t_.metadata.time_origin_ns, t_.metadata.dropped_records));
-    raw("},\"traceEvents\":[");
-    metadata(stats);
-
+  void kernels(chrome_export_stats& stats) {
     for (const auto& k : t_.kernels.all()) {
-      std::string args = fmt::format(
-          "\"device\":{},\"context\":{},\"stream\":{},\"correlation\":{},\"registers per "
-          "thread\":{},\"shared memory\":{},\"static shared memory\":{},\"dynamic shared "
-          "memory\":{},\"grid\":[{},{},{}],\"block\":[{},{},{}]",
-          k.device, k.context, k.stream, k.correlation, k.registers,
-          std::uint64_t{k.shared_static} + k.shared_dynamic, k.shared_static, k.shared_dynamic,
-          k.grid[0], k.grid[1], k.grid[2], k.block[0], k.block[1], k.block[2]);
-      if (k.launch_id != 0)
-        args += fmt::format(",\"tensordiag launch id\":{}", k.launch_id);
-      complete("kernel", k.name, k, args);
+      complete("kernel", k.name, k, [&] {
+        out_.member("device", std::int64_t{k.device});
+        uint("context", k.context);
+        uint("stream", k.stream);
+        uint("correlation", k.correlation);
+        uint("registers per thread", k.registers);
+        uint("shared memory", std::uint64_t{k.shared_static} + k.shared_dynamic);
+        uint("static shared memory", k.shared_static);
+        uint("dynamic shared memory", k.shared_dynamic);
+        triple("grid", k.grid);
+        triple("block", k.block);
+        if (k.launch_id != 0)
+          uint("tensordiag launch id", k.launch_id);
+      });
       ++stats.kernels;
     }
+  }
+
+  void copies(chrome_export_stats& stats) {
+    static constexpr const char* kinds[] = {"Unknown", "HtoD", "DtoH",  "DtoD",
+                                            "HtoH",    "PtoP", "Memset"};
     for (const auto& c : t_.copies.all()) {
-      static constexpr const char* kinds[] = {"Unknown", "HtoD", "DtoH",  "DtoD",
-                                              "HtoH",    "PtoP", "Memset"};
       const auto kind_index = static_cast<std::size_t>(c.kind);
       const char* kind = kind_index < std::size(kinds) ? kinds[kind_index] : "Unknown";
-      string_id name = c.name;
-      std::string fallback;
       const bool memset = c.kind == copy_kind::memset;
-      const std::string args = fmt::format(
-          "\"device\":{},\"context\":{},\"stream\":{},\"correlation\":{},\"bytes\":{},\"kind\":"
-          "\"{}\"",
-          c.device, c.context, c.stream, c.correlation, c.bytes, kind);
-      if (name == no_string) {
-        begin_event();
-        raw(fmt::format("{{\"ph\":\"X\",\"cat\":\"{}\",\"name\":{},{},\"ts\":{},\"dur\":{},"
-                        "\"args\":{{{}}}}}",
-                        memset ? "gpu_memset" : "gpu_memcpy",
-                        literal(memset ? "Memset" : fmt::format("Memcpy {}", kind)), where(c.lane),
-                        ts(c.start), dur(duration_of(c)), args));
-      } else {
-        complete(memset ? "gpu_memset" : "gpu_memcpy", name, c, args);
-      }
+      begin_event("X");
+      out_.member("cat", memset ? "gpu_memset" : "gpu_memcpy");
+      if (c.name != no_string)
+        name(c.name);
+      else
+        out_.member("name", memset ? std::string("Memset") : fmt::format("Memcpy {}", kind));
+      where(c.lane);
+      ts(c.start);
+      dur(duration_of(c));
+      out_.key("args");
+      out_.begin_object();
+      out_.member("device", std::int64_t{c.device});
+      uint("context", c.context);
+      uint("stream", c.stream);
+      uint("correlation", c.correlation);
+      uint("bytes", c.bytes);
+      out_.member("kind", kind);
+      out_.end_object();
+      out_.end_object();
       ++stats.copies;
     }
-    if (options.api_calls)
-      for (const auto& a : t_.api_calls.all()) {
-        static constexpr const char* cats[] = {"cuda_runtime", "cuda_driver", "cpu_op",
-                                               "python_function", "other"};
-        const auto ci = static_cast<std::size_t>(a.kind);
-        std::string args;
-        if (a.correlation != 0)
-          args = fmt::format("\"correlation\":{}", a.correlation);
-        if (a.cbid != 0)
-          args += fmt::format("{}\"cbid\":{}", args.empty() ? "" : ",", a.cbid);
-        complete(ci < std::size(cats) ? cats[ci] : "other", a.name, a, args);
-        ++stats.api_calls;
+  }
+
+  void api_calls(chrome_export_stats& stats) {
+    static constexpr const char* cats[] = {"cuda_runtime", "cuda_driver", "cpu_op",
+                                           "python_function", "other"};
+    for (const auto& a : t_.api_calls.all()) {
+      const auto ci = static_cast<std::size_t>(a.kind);
+      const auto cat = ci < std::size(cats) ? cats[ci] : "other";
+      if (a.correlation == 0 && a.cbid == 0) {
+        complete(cat, a.name, a, nullptr);
+      } else {
+        complete(cat, a.name, a, [&] {
+          if (a.correlation != 0)
+            uint("correlation", a.correlation);
+          if (a.cbid != 0)
+            uint("cbid", a.cbid);
+        });
       }
+      ++stats.api_calls;
+    }
+  }
+
+  void ranges_and_instants(chrome_export_stats& stats) {
+    static constexpr const char* cats[] = {"user_annotation", "gpu_user_annotation",
+                                           "user_annotation", "annotation", "other"};
     for (const auto& r : t_.ranges.all()) {
-      static constexpr const char* cats[] = {"user_annotation", "gpu_user_annotation",
-                                             "user_annotation", "annotation", "other"};
       const auto ci = static_cast<std::size_t>(r.kind);
-      complete(ci < std::size(cats) ? cats[ci] : "other", r.name, r, {});
+      complete(ci < std::size(cats) ? cats[ci] : "other", r.name, r, nullptr);
       ++stats.ranges;
     }
     for (const auto& m : t_.markers.all()) {
-      instant(m.category != no_string ? "marker" : "marker", str(m.name), m.lane, m.time,
-              m.category != no_string ? fmt::format("\"category\":{}", str(m.category)) : "");
+      if (m.category != no_string)
+        instant("marker", m.name, {}, m.lane, m.time, [&] {
+          out_.key("category");
+          out_.raw(str(m.category));
+        });
+      else
+        instant("marker", m.name, {}, m.lane, m.time, nullptr);
       ++stats.instants;
     }
     for (const auto& a : t_.assertions.all()) {
-      std::string args = fmt::format(
-          "\"site\":{},\"block\":[{},{},{}],\"thread\":[{},{},{}],\"device\":{},\"launch id\":{}",
-          str(a.site), a.block[0], a.block[1], a.block[2], a.thread[0], a.thread[1], a.thread[2],
-          a.device, a.launch_id);
-      if (a.message != no_string)
-        args += fmt::format(",\"message\":{}", str(a.message));
-      instant("assertion", literal(fmt::format("assertion failed: {}", t_.name(a.site))), a.lane,
-              a.time, args);
+      instant("assertion", no_string, fmt::format("assertion failed: {}", t_.name(a.site)), a.lane,
+              a.time, [&] {
+                out_.key("site");
+                out_.raw(str(a.site));
+                triple("block", a.block);
+                triple("thread", a.thread);
+                out_.member("device", std::int64_t{a.device});
+                uint("launch id", a.launch_id);
+                if (a.message != no_string) {
+                  out_.key("message");
+                  out_.raw(str(a.message));
+                }
+              });
       ++stats.instants;
     }
-    if (options.flows) {
-      std::uint64_t synthetic_id = std::uint64_t{1} << 40;
-      for (const auto& f : t_.flows.all()) {
-        const std::uint64_t id = f.correlation != 0 ? f.correlation : synthetic_id++;
-        begin_event();
-        raw(fmt::format(
-            "{{\"ph\":\"s\",\"id\":{},\"cat\":\"ac2g\",\"name\":\"ac2g\",{},\"ts\":{}}}", id,
-            where(f.lane), ts(f.time)));
-        begin_event();
-        raw(fmt::format("{{\"ph\":\"f\",\"bp\":\"e\",\"id\":{},\"cat\":\"ac2g\",\"name\":\"ac2g\","
-                        "{},\"ts\":{}}}",
-                        id, where(f.target_lane), ts(f.target_time)));
-        ++stats.flows;
-      }
+  }
+
+  void flows(chrome_export_stats& stats) {
+    std::uint64_t synthetic_id = std::uint64_t{1} << 40;
+    for (const auto& f : t_.flows.all()) {
+      const std::uint64_t id = f.correlation != 0 ? f.correlation : synthetic_id++;
+      begin_event("s");
+      uint("id", id);
+      out_.member("cat", "ac2g");
+      out_.member("name", "ac2g");
+      where(f.lane);
+      ts(f.time);
+      out_.end_object();
+      begin_event("f");
+      out_.member("bp", "e");
+      uint("id", id);
+      out_.member("cat", "ac2g");
+      out_.member("name", "ac2g");
+      where(f.target_lane);
+      ts(f.target_time);
+      out_.end_object();
+      ++stats.flows;
     }
-    memory(options, stats);
+  }
+
+  void counters(chrome_export_stats& stats) {
     for (const auto& c : t_.counters.all()) {
       if (!std::isfinite(c.value))
         continue;
-      begin_event();
-      raw(fmt::format("{{\"ph\":\"C\",\"name\":{},\"pid\":{},\"ts\":{},\"args\":{{\"value\":{}}}}}",
-                      str(c.name), pid(c.lane), ts(c.time), detail::format_json_double(c.value)));
+      begin_event("C");
+      name(c.name);
+      out_.member("pid", pid(c.lane));
+      ts(c.time);
+      out_.key("args");
+      out_.begin_object();
+      out_.key("value");
+      out_.number(c.value);
+      out_.end_object();
+      out_.end_object();
       ++stats.counters;
     }
-    raw("\n]}\n");
-    flush();
+  }
+
+  void memory_counter(lane_id lane, std::int64_t time, std::uint64_t allocated,
+                      std::uint64_t reserved) {
+    begin_event("C");
+    out_.member("name", "Memory");
+    out_.member("pid", pid(lane));
+    ts(time);
+    out_.key("args");
+    out_.begin_object();
+    out_.member("allocated", static_cast<std::int64_t>(allocated));
+    out_.member("reserved", static_cast<std::int64_t>(reserved));
+    out_.end_object();
+    out_.end_object();
   }
 
   // Allocated / reserved bytes per device, from the events' totals when the source has them
@@ -292,13 +428,14 @@ public:
           reserved -= size;
           break;
         case memory_action::oom:
-          instant("memory", literal("out of memory"), lane, e->time,
-                  fmt::format("\"requested bytes\":{},\"device free bytes\":{}", e->size,
-                              e->device_free));
+          instant("memory", no_string, "out of memory", lane, e->time, [&] {
+            uint("requested bytes", e->size);
+            uint("device free bytes", e->device_free);
+          });
           ++stats.instants;
           break;
         case memory_action::snapshot:
-          instant("memory", literal("snapshot"), lane, e->time, {});
+          instant("memory", no_string, "snapshot", lane, e->time, nullptr);
           ++stats.instants;
           break;
         default:
@@ -310,23 +447,17 @@ public:
           reserved = static_cast<std::uint64_t>(e->total_reserved);
         if (!options.memory_counters)
           continue;
-        begin_event();
-        raw(fmt::format("{{\"ph\":\"C\",\"name\":\"Memory\",\"pid\":{},\"ts\":{},\"args\":{{"
-                        "\"allocated\":{},\"reserved\":{}}}}}",
-                        pid(lane), ts(e->time), static_cast<std::int64_t>(allocated),
-                        static_cast<std::int64_t>(reserved)));
+        memory_counter(lane, e->time, allocated, reserved);
         ++stats.counters;
       }
     }
   }
 
-private:
   const trace& t_;
-  std::FILE* out_;
+  std::FILE* file_;
   std::string target_;
   std::vector<std::optional<std::string>> escaped_;
-  std::string buf_;
-  bool first_ = true;
+  detail::json_out out_{detail::json_style::compact};
 };
 
 } // namespace

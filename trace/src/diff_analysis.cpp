@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/trace/allocation_site.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/diff_analysis.hpp>
 #include <tensordiag/trace/leak_analysis.hpp>
 #include <tensordiag/trace/summary_analysis.hpp>
@@ -90,7 +91,7 @@ report diff_report(const trace& a, const trace& b, const diff_result& r, std::si
   {
     diagnostic d;
     d.level = severity::note;
-    d.code = "TDIAG-TR-230";
+    d.code = codes::diff;
     d.title = "trace diff";
     d.message = fmt::format(
         "{} -> {}: live at the end {} -> {} ({}), peak allocated {} -> {}, peak reserved {} -> {}",
@@ -113,7 +114,7 @@ report diff_report(const trace& a, const trace& b, const diff_result& r, std::si
     diagnostic d;
     const bool grew = s.delta() > 0;
     d.level = grew ? severity::warning : severity::note;
-    d.code = grew ? "TDIAG-TR-231" : "TDIAG-TR-232";
+    d.code = grew ? codes::site_grew : codes::site_shrank;
     d.title = grew ? "site grew" : "site shrank";
     d.message = fmt::format("{}: live {} ({} allocs) -> {} ({} allocs), {}", s.key,
                             format_bytes(static_cast<std::uint64_t>(s.a)), s.count_a,
@@ -131,7 +132,7 @@ report diff_report(const trace& a, const trace& b, const diff_result& r, std::si
     const auto& k = r.kernels[i];
     diagnostic d;
     d.level = severity::note;
-    d.code = "TDIAG-TR-233";
+    d.code = codes::kernel_time_changed;
     d.title = "kernel time changed";
     const auto mean = [](std::int64_t total, std::size_t n) {
       return n == 0 ? 0 : total / static_cast<std::int64_t>(n);

@@ -2,6 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kineto_fields.hpp"
 
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <string>
+
 #include "saturate.hpp"
 
 namespace tdiag::trace::detail {
@@ -49,6 +54,75 @@ std::optional<std::int64_t> read_i64(od::value v) {
   if (n.is_uint64())
     return static_cast<std::int64_t>(n.get_uint64());
   return to_i64(n.get_double());
+}
+
+namespace {
+// "1682725898079292", "4203669603187.439", "-12.5", "1.5e3": integer part and up to three
+// fraction digits exactly, the rest rounded half up. Exponents go through double.
+std::optional<time_value> parse_time_token(std::string_view text) {
+  time_value out;
+  std::size_t i = 0;
+  const bool negative = i < text.size() && text[i] == '-';
+  i += negative ? 1 : 0;
+  const auto digits_begin = i;
+  std::int64_t whole = 0;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    if (whole > std::numeric_limits<std::int64_t>::max() / 100)
+      return std::nullopt;
+    whole = whole * 10 + (text[i] - '0');
+  }
+  if (i == digits_begin)
+    return std::nullopt;
+  std::int64_t frac = 0;
+  int frac_digits = 0;
+  bool round_up = false;
+  if (i < text.size() && text[i] == '.') {
+    out.fractional = true;
+    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++frac_digits) {
+      if (frac_digits < 3)
+        frac = frac * 10 + (text[i] - '0');
+      else if (frac_digits == 3)
+        round_up = text[i] >= '5';
+    }
+  }
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    const std::string copy(text);
+    const double d = std::strtod(copy.c_str(), nullptr);
+    if (!std::isfinite(d) || std::fabs(d) > 9e15)
+      return std::nullopt;
+    out.fractional = true;
+    const double f = std::floor(d);
+    out.us = static_cast<std::int64_t>(f);
+    out.frac_ns = static_cast<std::int32_t>(std::llround((d - f) * 1000.0));
+    if (out.frac_ns >= 1000)
+      out.us += 1, out.frac_ns -= 1000;
+    return out;
+  }
+  for (int k = frac_digits; k < 3; ++k)
+    frac *= 10;
+  frac += round_up ? 1 : 0;
+  if (frac >= 1000)
+    whole += 1, frac -= 1000;
+  if (negative && frac != 0) {
+    out.us = -whole - 1;
+    out.frac_ns = static_cast<std::int32_t>(1000 - frac);
+  } else {
+    out.us = negative ? -whole : whole;
+    out.frac_ns = static_cast<std::int32_t>(frac);
+  }
+  return out;
+}
+} // namespace
+
+std::optional<time_value> read_time(od::value v) {
+  od::json_type type{};
+  if (v.type().get(type) != simdjson::SUCCESS || type != od::json_type::number)
+    return std::nullopt;
+  std::string_view token = v.raw_json_token();
+  while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
+                            token.back() == '\t' || token.back() == ',' || token.back() == '}'))
+    token.remove_suffix(1);
+  return parse_time_token(token);
 }
 
 namespace {

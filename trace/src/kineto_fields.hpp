@@ -52,6 +52,17 @@ track_key read_track(od::value v);
 std::optional<double> read_number(od::value v);
 std::optional<std::uint64_t> read_u64(od::value v);
 std::optional<std::int64_t> read_i64(od::value v);
+
+/// A JSON time in microseconds, read exactly from its text as whole us plus ns (a double
+/// cannot hold epoch microseconds with a fraction: 1.7e15 us has a 0.25 us ulp). `fractional` is
+/// set when the text is written as a float (a '.' or an exponent): HTA's ns-resolution test.
+struct time_value {
+  std::int64_t us = 0;      ///< floor of the value
+  std::int32_t frac_ns = 0; ///< 0..999
+  bool fractional = false;
+};
+/// Empty when `v` is not a finite JSON number (a string "123", NaN, Infinity, null).
+std::optional<time_value> read_time(od::value v);
 /// Fills what `obj` holds of the known keys (correlation, grid, Bytes, name, ...).
 void read_args(od::object obj, event_args& a);
 /// From an activity name: "Memcpy HtoD (Pageable -> Device)" -> htod.

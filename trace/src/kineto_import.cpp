@@ -1,6 +1,8 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/core/file_io.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/detail/inflate.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
 #include <tensordiag/trace/snapshot_import.hpp>
@@ -33,7 +35,7 @@ public:
 
   void event(od::object& obj) {
     std::string_view ph, cat, name;
-    double ts = 0, dur = 0;
+    time_value ts, dur;
     std::uint64_t id = 0;
     bool has_id = false;
     track_key pid, tid;
@@ -61,13 +63,13 @@ public:
         break;
       case 't':
         if (key == "ts")
-          ts = read_number(v).value_or(0);
+          ts = require_time(v, "ts");
         else if (key == "tid")
           tid = read_track(v);
         break;
       case 'd':
         if (key == "dur")
-          dur = read_number(v).value_or(0);
+          dur = require_time(v, "dur");
         break;
       case 'i':
         if (key == "id") {
@@ -91,8 +93,12 @@ public:
     ++stats_.events;
     if (!deferred_args.empty())
       reparse_args(deferred_args, args);
-    const auto start = to_ns(ts);
-    const auto end = start + std::max<std::int64_t>(0, clamp_time(std::round(dur * 1000.0)));
+    if (ts.fractional && !fractional_ts_) {
+      fractional_ts_ = true;
+      t_.metadata.properties.emplace_back("kineto.fractional_ts", "1");
+    }
+    const auto start = on_axis(ts);
+    const auto end = sat_add(start, std::max<std::int64_t>(0, as_duration(dur)));
     if (ph.size() != 1) {
       ++stats_.skipped_events;
       return;
@@ -122,7 +128,7 @@ public:
     }
   }
 
-  void set_base(std::int64_t base_ns) { t_.metadata.time_origin_ns = base_ns; }
+  void set_base(std::int64_t base_ns) { base_ns_ = base_ns; }
 
   void finish() {
     for (const auto& [key, name] : thread_names_) {
@@ -134,10 +140,40 @@ public:
       }
     }
     stats_.skipped_events += pending_flows_.size();
+    t_.metadata.time_origin_ns = clamp_i64(wide_int{base_ns_} + wide_int{rebase_us_} * 1000);
+    if (rebase_us_ != 0)
+      t_.metadata.properties.emplace_back("kineto.ts_rebase_us", fmt::format("{}", rebase_us_));
   }
 
 private:
-  static std::int64_t to_ns(double us) { return clamp_time(std::round(us * 1000.0)); }
+  // Epoch-microsecond timestamps (1.7e15 us) exceed the model's +-2^60 ns: past 2^48 us (9
+  // years) the axis starts at the whole us of the first such ts, and time_origin_ns says so.
+  std::int64_t on_axis(const time_value& t) {
+    if (!rebased_ && (t.us > (std::int64_t{1} << 48) || t.us < -(std::int64_t{1} << 48))) {
+      rebased_ = true;
+      rebase_us_ = t.us;
+    }
+    return clamp_time(wide_int{t.us - rebase_us_} * 1000 + t.frac_ns);
+  }
+  static std::int64_t as_duration(const time_value& t) {
+    return clamp_time(wide_int{t.us} * 1000 + t.frac_ns);
+  }
+
+  // ts and dur must be JSON numbers: a string "123", NaN or Infinity is an error, never 0.
+  time_value require_time(od::value v, std::string_view field) {
+    if (auto t = read_time(v))
+      return *t;
+    diagnostic d;
+    d.code = codes::kineto_bad_number;
+    d.title = "Kineto time is not a number";
+    d.message = fmt::format("{}: traceEvents[{}].{}: expected a finite JSON number "
+                            "(microseconds), got {}",
+                            t_.metadata.source_path, stats_.events, field,
+                            std::string_view(v.raw_json_token()).substr(0, 40));
+    d.add_field("path", fmt::format("traceEvents[{}].{}", stats_.events, field));
+    d.hint = "write ts and dur as plain JSON numbers, as the PyTorch profiler does";
+    throw input_error(std::move(d));
+  }
 
   std::int64_t track_number(const track_key& k) {
     if (!k.is_text)
@@ -204,6 +240,18 @@ private:
         }
       }
       t_.copies.push_back(c);
+    } else if (cat == "cuda_sync") {
+      // Stream/Event/Context Sync: the GPU waits; HTA counts these as GPU rows of their stream.
+      range_event r;
+      r.start = start;
+      r.end = end;
+      const auto device = a.has_device ? a.device : track_number(pid);
+      r.lane =
+          gpu_lane(device, a.has_stream ? a.stream : static_cast<std::uint64_t>(track_number(tid)));
+      r.name = intern(name);
+      r.kind = range_kind::gpu_sync;
+      r.correlation = static_cast<std::uint32_t>(a.correlation);
+      t_.ranges.push_back(r);
     } else if (cat == "gpu_user_annotation") {
       range_event r;
       r.start = start;
@@ -337,6 +385,9 @@ private:
   lane_id last_host_lane_ = 0;
   std::pair<std::int64_t, std::uint64_t> last_gpu_{INT64_MIN, 0};
   lane_id last_gpu_lane_ = 0;
+  bool fractional_ts_ = false;
+  bool rebased_ = false;
+  std::int64_t rebase_us_ = 0, base_ns_ = 0;
   od::parser side_parser_;
 };
 } // namespace detail
@@ -356,6 +407,21 @@ void read_top_level(od::object& top, detail::kineto_builder& builder, trace& t) 
       continue;
     if (key == "baseTimeNanoseconds") {
       builder.set_base(read_i64(v).value_or(0));
+    } else if (key == "distributedInfo") {
+      // {"backend": "nccl", "rank": 0, "world_size": 128}: kept as distributed.<key>.
+      od::object info = take(v.get_object());
+      for (auto item : info) {
+        od::field g;
+        check(std::move(item).get(g));
+        const char* graw = g.key().raw();
+        const std::string name = "distributed." + std::string(graw, std::strcspn(graw, "\""));
+        od::value gv = g.value();
+        od::json_type gt = take(gv.type());
+        if (gt == od::json_type::string)
+          t.metadata.properties.emplace_back(name, std::string(take(gv.get_string())));
+        else if (gt == od::json_type::number)
+          t.metadata.properties.emplace_back(name, fmt::format("{}", read_i64(gv).value_or(0)));
+      }
     } else if (key == "deviceProperties") {
       od::array devices = take(v.get_array());
       for (auto dev : devices) {
@@ -477,7 +543,7 @@ load_result import_kineto(std::span<const std::byte> bytes, std::string_view sou
   if (stats.skipped_events != 0) {
     diagnostic w;
     w.level = severity::note;
-    w.code = "TDIAG-TR-124";
+    w.code = codes::kineto_skipped;
     w.title = "Kineto events skipped";
     w.message =
         fmt::format("{}: {} of {} events skipped (unknown phase or a flow without its other end)",
@@ -491,20 +557,9 @@ load_result import_kineto(std::span<const std::byte> bytes, std::string_view sou
 
 load_result import_kineto_file(const std::filesystem::path& path, const load_options& options,
                                kineto_stats* stats) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) {
-    diagnostic d;
-    d.code = "TDIAG-TR-100";
-    d.title = "cannot read file";
-    d.message = fmt::format("{}: cannot open for reading", path.string());
-    d.add_field("file", path.string());
-    throw input_error(std::move(d));
-  }
-  const auto size = static_cast<std::size_t>(in.tellg());
-  in.seekg(0);
-  auto bytes = std::make_unique_for_overwrite<std::byte[]>(size);
-  in.read(reinterpret_cast<char*>(bytes.get()), static_cast<std::streamsize>(size));
-  return import_kineto({bytes.get(), size}, path.string(), options, stats);
+  // The one file reader: "-" and pipes, the memory budget, TDIAG-CORE-004 when unreadable.
+  const std::string bytes = read_input_file(path);
+  return import_kineto(std::as_bytes(std::span(bytes)), path.string(), options, stats);
 }
 
 importer kineto_importer() {

@@ -1,6 +1,8 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/allocation_lifetimes.hpp>
 #include <tensordiag/trace/allocation_site.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/leak_analysis.hpp>
 #include <tensordiag/trace/units.hpp>
 
@@ -26,16 +28,17 @@ struct key_hash {
 } // namespace
 
 std::vector<live_allocation> live_allocations(const trace& t) {
-  // The last alloc event at each (device, address) that no free followed.
-  std::unordered_map<std::pair<std::int32_t, std::uint64_t>, const memory_event*, key_hash> open;
-  for (const auto& e : t.memory.all()) {
-    const std::pair key{e.device, e.address};
-    if (e.action == memory_action::alloc)
-      open[key] = &e;
-    else if (e.action == memory_action::free_requested || e.action == memory_action::free_completed)
-      open.erase(key);
-  }
+  // Per device, the allocs the program never freed (allocation_lifetimes(), the pairing the
+  // viewer's bands use too).
+  std::unordered_map<std::pair<std::int32_t, std::uint64_t>, allocation_lifetime, key_hash> open;
   std::vector<live_allocation> out;
+  for (lane_id lane = 0; lane < t.lanes.size(); ++lane) {
+    if (t.lanes.at(lane).kind != lane_kind::device_memory)
+      continue;
+    for (const auto& a : allocation_lifetimes(t, static_cast<std::int32_t>(t.lanes.at(lane).group)))
+      if (!a.freed_by_user)
+        open[{a.device, a.address}] = a;
+  }
   if (t.final_allocator_state) {
     for (const auto& seg : t.final_allocator_state->segments) {
       for (const auto& b : seg.blocks) {
@@ -44,17 +47,17 @@ std::vector<live_allocation> live_allocations(const trace& t) {
         live_allocation a{seg.device, b.address, b.requested_size ? b.requested_size : b.size,
                           before_history, b.stack};
         if (auto it = open.find({seg.device, b.address}); it != open.end()) {
-          a.time = it->second->time;
+          a.time = it->second.begin;
           if (a.stack == no_stack)
-            a.stack = it->second->stack;
+            a.stack = it->second.stack;
         }
         out.push_back(a);
       }
     }
     return out;
   }
-  for (const auto& [key, e] : open)
-    out.push_back({e->device, e->address, e->size, e->time, e->stack});
+  for (const auto& [key, a] : open)
+    out.push_back({a.device, a.address, a.size, a.begin, a.stack});
   std::sort(out.begin(), out.end(), [](const live_allocation& a, const live_allocation& b) {
     return a.time != b.time ? a.time < b.time : a.address < b.address;
   });
@@ -91,9 +94,23 @@ std::vector<std::int64_t> iteration_starts(const trace& t, std::string* source) 
   return steps;
 }
 
+namespace {
+
+// The median of `v` (0 when empty): robust to one large static allocation in the mix.
+std::uint64_t median(std::vector<std::uint64_t> v) {
+  if (v.empty())
+    return 0;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+} // namespace
+
 leak_result find_leaks(const trace& t) {
   leak_result r;
   r.live = live_allocations(t);
+  r.from_dump = t.final_allocator_state.has_value();
   const auto starts = iteration_starts(t, &r.iteration_source);
   r.iterations = starts.empty() ? 0 : starts.size() + 1;
   const auto iteration_of = [&](std::int64_t time) -> std::int64_t {
@@ -106,11 +123,13 @@ leak_result find_leaks(const trace& t) {
   struct accum {
     leak_site site;
     std::map<stack_id, std::uint64_t> bytes_by_stack;
-    std::set<std::int64_t> iterations;
+    // Without step markers every distinct allocation time counts as one repetition.
+    std::map<std::int64_t, std::uint64_t> bytes_by_iteration;
   };
   std::map<frame_id, accum> by_site;
   for (const auto& a : r.live) {
     r.live_bytes += a.bytes;
+    r.has_stacks = r.has_stacks || a.stack != no_stack;
     auto& acc = by_site[user_frame(t, a.stack)];
     auto& s = acc.site;
     if (s.live_count == 0)
@@ -120,8 +139,8 @@ leak_result find_leaks(const trace& t) {
     s.first_time = std::min(s.first_time, a.time);
     s.last_time = std::max(s.last_time, a.time);
     acc.bytes_by_stack[a.stack] += a.bytes;
-    // Without step markers every distinct allocation time counts as one repetition.
-    acc.iterations.insert(starts.empty() ? a.time : iteration_of(a.time));
+    if (a.time != before_history)
+      acc.bytes_by_iteration[starts.empty() ? a.time : iteration_of(a.time)] += a.bytes;
   }
   for (auto& [frame, acc] : by_site) {
     auto& s = acc.site;
@@ -130,21 +149,29 @@ leak_result find_leaks(const trace& t) {
     s.stack = std::max_element(acc.bytes_by_stack.begin(), acc.bytes_by_stack.end(),
                                [](const auto& a, const auto& b) { return a.second < b.second; })
                   ->first;
-    acc.iterations.erase(-1);
-    acc.iterations.erase(before_history);
-    s.iterations = acc.iterations.size();
-    s.growth_per_iteration =
-        s.iterations == 0 ? 0 : s.live_bytes / s.iterations; // reset below if static
-    if (!starts.empty()) {
-      s.growing = s.iterations >= 3;
+    const auto& kept = acc.bytes_by_iteration;
+    s.iterations = kept.size();
+    // Growth: the median of what each repetition after the first kept here.
+    std::vector<std::uint64_t> per_iteration;
+    if (!starts.empty() && !kept.empty()) {
+      // Growing when most iterations since the first kept one kept something here.
+      const auto first = kept.begin()->first;
+      s.iteration_span = static_cast<std::size_t>(static_cast<std::int64_t>(r.iterations) - first);
+      s.coverage = static_cast<double>(s.iterations) / static_cast<double>(s.iteration_span);
+      s.growing = s.iterations >= 3 && s.coverage >= 0.5;
+      for (auto i = first + 1; i < static_cast<std::int64_t>(r.iterations); ++i) {
+        const auto it = kept.find(i);
+        per_iteration.push_back(it == kept.end() ? 0 : it->second);
+      }
     } else {
       // No markers: growing when kept allocations were made at 3+ moments spread over at
       // least a quarter of the history (setup-time weights are made in one burst).
       const auto spread = s.first_time == before_history ? 0 : s.last_time - s.first_time;
       s.growing = s.iterations >= 3 && span.duration() > 0 && spread * 4 >= span.duration();
+      for (auto it = std::next(kept.begin(), kept.empty() ? 0 : 1); it != kept.end(); ++it)
+        per_iteration.push_back(it->second);
     }
-    if (!s.growing)
-      s.growth_per_iteration = 0;
+    s.growth_per_iteration = s.growing ? median(std::move(per_iteration)) : 0;
     r.sites.push_back(s);
   }
   std::sort(r.sites.begin(), r.sites.end(), [](const leak_site& a, const leak_site& b) {
@@ -166,7 +193,7 @@ report leak_report(const trace& t, const leak_result& r, std::size_t top) {
   {
     diagnostic d;
     d.level = severity::note;
-    d.code = "TDIAG-TR-212";
+    d.code = codes::live_at_end;
     d.title = "live allocations at the end";
     d.message = fmt::format("{}: {} in {} allocations alive at the end, from {} sites ({} growing)",
                             t.metadata.source_path, format_bytes(r.live_bytes), r.live.size(),
@@ -180,21 +207,32 @@ report leak_report(const trace& t, const leak_result& r, std::size_t top) {
       d.notes.push_back(fmt::format("iterations from {}", r.iteration_source));
     else
       d.notes.push_back("no step markers: each distinct allocation time counts as one repetition");
+    if (!r.from_dump)
+      d.notes.push_back("no allocator dump: 'alive at the end' means alive when the recording "
+                        "stopped, and allocations made before it started are not seen");
+    if (!r.live.empty() && !r.has_stacks)
+      d.notes.push_back("the trace records no allocation stacks (Kineto [memory] events): "
+                        "allocations of every origin share one site");
     out.diagnostics.push_back(std::move(d));
   }
   for (std::size_t i = 0; i < std::min(top, r.sites.size()); ++i) {
     const auto& s = r.sites[i];
     diagnostic d;
     d.level = s.growing ? severity::warning : severity::note;
-    d.code = s.growing ? "TDIAG-TR-210" : "TDIAG-TR-211";
+    d.code = s.growing ? codes::growing_site : codes::alive_site;
     d.title = s.growing ? "memory grows at this site" : "memory alive at the end";
     d.location = frame_location(t, s.site);
     const auto where = describe_frame(t, s.site);
-    if (s.growing)
-      d.message =
-          fmt::format("{}: {} alive in {} allocations, growing {} per iteration over {} iterations",
-                      where, format_bytes(s.live_bytes), s.live_count,
-                      format_bytes(s.growth_per_iteration), s.iterations);
+    if (s.growing && s.iteration_span != 0)
+      d.message = fmt::format("{}: {} alive in {} allocations, growing {} per iteration (kept "
+                              "allocations from {} of the last {} iterations)",
+                              where, format_bytes(s.live_bytes), s.live_count,
+                              format_bytes(s.growth_per_iteration), s.iterations, s.iteration_span);
+    else if (s.growing)
+      d.message = fmt::format(
+          "{}: {} alive in {} allocations, growing {} per repetition over {} allocation times",
+          where, format_bytes(s.live_bytes), s.live_count, format_bytes(s.growth_per_iteration),
+          s.iterations);
     else
       d.message = fmt::format("{}: {} alive in {} allocations (not growing)", where,
                               format_bytes(s.live_bytes), s.live_count);
@@ -204,6 +242,18 @@ report leak_report(const trace& t, const leak_result& r, std::size_t top) {
     d.add_field("iterations", static_cast<std::int64_t>(s.iterations));
     d.add_field("growth_per_iteration_bytes", static_cast<std::int64_t>(s.growth_per_iteration));
     d.add_field("stacks", static_cast<std::int64_t>(s.stacks));
+    if (s.iteration_span != 0) {
+      d.add_field("iteration_span", static_cast<std::int64_t>(s.iteration_span));
+      d.add_field("coverage", s.coverage);
+    }
+    if (!s.growing && s.iterations >= 3 && s.iteration_span != 0)
+      d.notes.push_back(fmt::format(
+          "kept allocations from {} of the last {} iterations: made once each, not a growing list",
+          s.iterations, s.iteration_span));
+    if (s.growing && !r.has_stacks)
+      d.notes.push_back("unsure: without stacks this site mixes allocations of every origin; "
+                        "record a memory snapshot (torch.cuda.memory._record_memory_history) to "
+                        "see which line keeps them");
     if (s.first_time != std::numeric_limits<std::int64_t>::min())
       d.add_field("first_alloc_ns", s.first_time - t.span().begin);
     else

@@ -8,6 +8,7 @@
 // sniffers could both accept a file (put the most specific first).
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/file_io.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
 #include <tensordiag/trace/load.hpp>
 #include <tensordiag/trace/snapshot_import.hpp>
@@ -93,7 +94,7 @@ load_result load_trace(const std::filesystem::path& path, const load_options& op
       return imp.load(path, options);
     if (!imp.load_bytes) {
       diagnostic d;
-      d.code = "TDIAG-TRACE-003";
+      d.code = codes::needs_regular_file;
       d.title = "format needs a regular file";
       d.message = fmt::format("{}: the {} importer reads only regular files, not a stream",
                               in.name(), imp.name);
@@ -109,7 +110,7 @@ load_result load_trace(const std::filesystem::path& path, const load_options& op
   for (const auto& imp : importers())
     names += (names.empty() ? "" : ", ") + imp.name;
   diagnostic d;
-  d.code = "TDIAG-TRACE-002";
+  d.code = codes::unknown_format;
   d.title = "unknown trace format";
   d.message = fmt::format("'{}' is not a trace format tensordiag reads ({} bytes inspected)",
                           in.name(), head.size());

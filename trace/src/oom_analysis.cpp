@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/trace/allocation_site.hpp>
 #include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/oom_analysis.hpp>
 #include <tensordiag/trace/units.hpp>
 
@@ -107,7 +108,7 @@ report oom_report(const trace& t, const std::vector<oom_finding>& findings, std:
   if (findings.empty()) {
     diagnostic d;
     d.level = severity::note;
-    d.code = "TDIAG-TR-221";
+    d.code = codes::no_oom_event;
     d.title = "no out-of-memory event";
     d.message = fmt::format("{}: the trace records no 'oom' event", t.metadata.source_path);
     out.diagnostics.push_back(std::move(d));
@@ -116,7 +117,7 @@ report oom_report(const trace& t, const std::vector<oom_finding>& findings, std:
   for (const auto& f : findings) {
     diagnostic d;
     d.level = severity::error;
-    d.code = "TDIAG-TR-220";
+    d.code = codes::out_of_memory;
     d.title = fmt::format("out of memory: {}", to_string(f.verdict));
     const auto ask = format_bytes(f.requested);
     std::string verdict;

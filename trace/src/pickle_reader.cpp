@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/file_io.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/pickle_reader.hpp>
 
 #include <fmt/format.h>
@@ -34,10 +35,10 @@ struct pickle_parser {
   std::vector<std::uint32_t> memo;
   static constexpr std::uint32_t no_entry = 0xffffffffu;
 
-  [[noreturn]] void fail(int code, std::string_view title, std::string message,
+  [[noreturn]] void fail(std::string_view code, std::string_view title, std::string message,
                          std::string hint = {}) const {
     diagnostic d;
-    d.code = fmt::format("TDIAG-TR-{:03}", code);
+    d.code = code;
     d.title = std::string(title);
     d.message = fmt::format("{}: byte offset {}: {}", doc.source_, op_offset, message);
     d.add_field("file", doc.source_);
@@ -49,7 +50,7 @@ struct pickle_parser {
   }
 
   [[noreturn]] void truncated(std::size_t needed) const {
-    fail(101, "truncated pickle",
+    fail(codes::truncated_pickle, "truncated pickle",
          fmt::format("{} needs {} more byte(s) but the input ends at byte {}", opname(), needed,
                      size),
          "the file was cut short (an interrupted copy or dump?); re-create it");
@@ -86,7 +87,8 @@ struct pickle_parser {
 
   std::uint32_t add(kind k, std::uint64_t payload, std::uint32_t aux = 0) {
     if (doc.nodes_.size() >= limits.max_values)
-      fail(104, "pickle over limit", fmt::format("more than {} values", limits.max_values));
+      fail(codes::pickle_limit, "pickle over limit",
+           fmt::format("more than {} values", limits.max_values));
     doc.nodes_.push_back({payload, op_offset, aux, k});
     return static_cast<std::uint32_t>(doc.nodes_.size() - 1);
   }
@@ -96,25 +98,28 @@ struct pickle_parser {
   }
   void push(std::uint32_t v) {
     if (stack.size() >= limits.max_stack)
-      fail(104, "pickle over limit", fmt::format("stack deeper than {}", limits.max_stack));
+      fail(codes::pickle_limit, "pickle over limit",
+           fmt::format("stack deeper than {}", limits.max_stack));
     stack.push_back(v);
   }
   std::size_t floor() const { return marks.empty() ? 0 : marks.back(); }
   std::uint32_t pop() {
     if (stack.size() <= floor())
-      fail(102, "malformed pickle", fmt::format("{} on an empty stack", opname()));
+      fail(codes::malformed_pickle, "malformed pickle",
+           fmt::format("{} on an empty stack", opname()));
     const auto v = stack.back();
     stack.pop_back();
     return v;
   }
   std::uint32_t top() const {
     if (stack.size() <= floor())
-      fail(102, "malformed pickle", fmt::format("{} on an empty stack", opname()));
+      fail(codes::malformed_pickle, "malformed pickle",
+           fmt::format("{} on an empty stack", opname()));
     return stack.back();
   }
   std::size_t pop_mark() {
     if (marks.empty())
-      fail(102, "malformed pickle", fmt::format("{} without a MARK", opname()));
+      fail(codes::malformed_pickle, "malformed pickle", fmt::format("{} without a MARK", opname()));
     const auto m = marks.back();
     marks.pop_back();
     return m;
@@ -123,14 +128,14 @@ struct pickle_parser {
   std::vector<std::uint32_t>& container_of(std::uint32_t v, kind expected, kind alt = kind::none) {
     const auto& n = doc.nodes_[v];
     if (n.kind != expected && (alt == kind::none || n.kind != alt))
-      fail(102, "malformed pickle",
+      fail(codes::malformed_pickle, "malformed pickle",
            fmt::format("{} applied to a {} (expected {})", opname(), to_string(n.kind),
                        to_string(expected)));
     return doc.containers_[n.aux];
   }
   void grow(std::vector<std::uint32_t>& items, std::size_t extra) {
     if (items.size() + extra > limits.max_container)
-      fail(104, "pickle over limit",
+      fail(codes::pickle_limit, "pickle over limit",
            fmt::format("a container with more than {} items", limits.max_container));
   }
 
@@ -138,7 +143,7 @@ struct pickle_parser {
     if (len > size - pos)
       truncated(len - (size - pos));
     if (len > 0xffffffffu)
-      fail(104, "pickle over limit", "a string over 4 GiB");
+      fail(codes::pickle_limit, "pickle over limit", "a string over 4 GiB");
     push(add(k, pos, static_cast<std::uint32_t>(len)));
     pos += len;
   }
@@ -157,7 +162,7 @@ struct pickle_parser {
     }
     // Wider: keep the bytes; as_uint() accepts a 9-byte value with a zero top byte etc.
     if (n > 0xffffffffu)
-      fail(104, "pickle over limit", "an integer over 4 GiB");
+      fail(codes::pickle_limit, "pickle over limit", "an integer over 4 GiB");
     push(add(kind::big_integer, static_cast<std::uint64_t>(p - data),
              static_cast<std::uint32_t>(n)));
   }
@@ -165,23 +170,24 @@ struct pickle_parser {
   void memo_put(std::uint64_t index) {
     // Python numbers the memo densely; refuse far-off indices rather than allocating for them.
     if (index > memo.size() + 4096 || index >= limits.max_values)
-      fail(103, "malformed pickle", fmt::format("memo index {} out of range", index));
+      fail(codes::bad_memo, "malformed pickle", fmt::format("memo index {} out of range", index));
     if (index >= memo.size())
       memo.resize(index + 1, no_entry);
     memo[index] = top();
   }
   void memo_get(std::uint64_t index) {
     if (index >= memo.size() || memo[index] == no_entry)
-      fail(103, "malformed pickle", fmt::format("memo index {} was never stored", index));
+      fail(codes::bad_memo, "malformed pickle",
+           fmt::format("memo index {} was never stored", index));
     push(memo[index]);
   }
   std::uint64_t parse_decimal(std::string_view text) {
     std::uint64_t v = 0;
     if (text.empty() || text.size() > 18)
-      fail(102, "malformed pickle", "bad decimal memo index");
+      fail(codes::malformed_pickle, "malformed pickle", "bad decimal memo index");
     for (char c : text) {
       if (c < '0' || c > '9')
-        fail(102, "malformed pickle", "bad decimal memo index");
+        fail(codes::malformed_pickle, "malformed pickle", "bad decimal memo index");
       v = v * 10 + static_cast<std::uint64_t>(c - '0');
     }
     return v;
@@ -190,9 +196,10 @@ struct pickle_parser {
   void set_items(std::size_t mark) {
     const auto n = stack.size() - mark;
     if (n % 2 != 0)
-      fail(102, "malformed pickle", fmt::format("{} with an odd item count", opname()));
+      fail(codes::malformed_pickle, "malformed pickle",
+           fmt::format("{} with an odd item count", opname()));
     if (mark == 0 || stack.size() < mark)
-      fail(102, "malformed pickle", fmt::format("{} without a dict", opname()));
+      fail(codes::malformed_pickle, "malformed pickle", fmt::format("{} without a dict", opname()));
     auto& items = container_of(stack[mark - 1], kind::dict);
     grow(items, n);
     items.insert(items.end(), stack.begin() + static_cast<std::ptrdiff_t>(mark), stack.end());
@@ -201,7 +208,8 @@ struct pickle_parser {
   void append_items(std::size_t mark, kind k) {
     const auto n = stack.size() - mark;
     if (mark == 0 || mark <= floor())
-      fail(102, "malformed pickle", fmt::format("{} without a target", opname()));
+      fail(codes::malformed_pickle, "malformed pickle",
+           fmt::format("{} without a target", opname()));
     auto& items = container_of(stack[mark - 1], k);
     grow(items, n);
     items.insert(items.end(), stack.begin() + static_cast<std::ptrdiff_t>(mark), stack.end());
@@ -217,7 +225,8 @@ struct pickle_parser {
   }
   void build_tuple(std::size_t n) {
     if (stack.size() < floor() + n)
-      fail(102, "malformed pickle", fmt::format("{} on a short stack", opname()));
+      fail(codes::malformed_pickle, "malformed pickle",
+           fmt::format("{} on a short stack", opname()));
     build_from_mark(kind::tuple, stack.size() - n);
   }
 
@@ -230,7 +239,7 @@ struct pickle_parser {
       case 0x80: {
         const auto version = *take(1);
         if (version > 5)
-          fail(105, "unsupported pickle",
+          fail(codes::unsupported_pickle, "unsupported pickle",
                fmt::format("protocol {} (this reader knows 2 to 5)", version));
         doc.protocol_ = version;
         break;
@@ -322,7 +331,7 @@ struct pickle_parser {
         break;
       case '(':
         if (marks.size() >= limits.max_mark_depth)
-          fail(104, "pickle over limit",
+          fail(codes::pickle_limit, "pickle over limit",
                fmt::format("MARKs nested deeper than {}", limits.max_mark_depth));
         marks.push_back(stack.size());
         break;
@@ -363,7 +372,7 @@ struct pickle_parser {
       case 'd': {
         const auto mark = pop_mark();
         if ((stack.size() - mark) % 2 != 0)
-          fail(102, "malformed pickle", "DICT with an odd item count");
+          fail(codes::malformed_pickle, "malformed pickle", "DICT with an odd item count");
         build_from_mark(kind::dict, mark);
         break;
       }
@@ -411,18 +420,18 @@ struct pickle_parser {
         break;
       default:
         if (is_code_opcode(op))
-          fail(106, "unsafe pickle",
+          fail(codes::unsafe_pickle, "unsafe pickle",
                fmt::format("{} would import or call code; only plain data (dicts, lists, tuples, "
                            "str, bytes, numbers, bools, None) is read",
                            opname()),
                "tensordiag never executes pickled code; convert the object to plain data first");
-        fail(105, "unsupported pickle",
+        fail(codes::unsupported_pickle, "unsupported pickle",
              fmt::format("{} is not part of the supported subset (binary protocols 2 to 5)",
                          opname()));
       }
     }
     if (stack.size() != 1 || !marks.empty())
-      fail(102, "malformed pickle",
+      fail(codes::malformed_pickle, "malformed pickle",
            fmt::format("STOP leaves {} value(s) and {} open MARK(s); expected one value",
                        stack.size(), marks.size()));
     doc.root_ = stack.back();
@@ -461,7 +470,7 @@ struct pickle_parser {
         if (depth[c] == visiting) {
           op_offset = child.offset;
           op = 0x94;
-          fail(107, "unsafe pickle",
+          fail(codes::pickle_cycle, "unsafe pickle",
                "a container holds itself (a reference cycle through the memo)");
         }
         if (depth[c] != unknown) {
@@ -470,7 +479,7 @@ struct pickle_parser {
         }
         if (work.size() >= limits.max_depth) {
           op_offset = child.offset;
-          fail(104, "pickle over limit",
+          fail(codes::pickle_limit, "pickle over limit",
                fmt::format("containers nested deeper than {}", limits.max_depth));
         }
         depth[c] = visiting;
@@ -489,10 +498,10 @@ pickle_document pickle_document::parse(std::string bytes, std::string_view sourc
   p.data = reinterpret_cast<const std::uint8_t*>(doc.bytes_.data());
   p.size = doc.bytes_.size();
   if (p.size > limits.max_bytes)
-    p.fail(104, "pickle over limit",
+    p.fail(codes::pickle_limit, "pickle over limit",
            fmt::format("{} bytes is over the {}-byte limit", p.size, limits.max_bytes));
   if (p.size == 0)
-    p.fail(101, "truncated pickle", "the input is empty");
+    p.fail(codes::truncated_pickle, "truncated pickle", "the input is empty");
   // Every value costs at least one opcode byte, most two to nine: reserving up front saves the
   // copies (and page faults) of repeated growth on large snapshots.
   doc.nodes_.reserve(std::min(limits.max_values, p.size / 4 + 16));

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/file_io.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/snapshot_import.hpp>
 
 #include <fmt/format.h>
@@ -62,12 +63,12 @@ public:
   void build() {
     const auto root = doc_.root();
     if (!root.is_dict())
-      fail(root, 111,
+      fail(root, codes::not_a_snapshot,
            fmt::format("the pickle holds a {}, not a snapshot dict", to_string(root.kind())));
     const auto segments = root.find("segments");
     const auto traces = root.find("device_traces");
     if (!segments.valid() && !traces.valid())
-      fail(root, 111,
+      fail(root, codes::not_a_snapshot,
            "the dict has neither 'segments' nor 'device_traces': not a PyTorch memory snapshot");
     t_.metadata.format = "torch-snapshot";
     t_.metadata.source_path = doc_.source_name();
@@ -81,9 +82,9 @@ public:
   }
 
 private:
-  [[noreturn]] void fail(pickle_value where, int code, std::string message) const {
+  [[noreturn]] void fail(pickle_value where, std::string_view code, std::string message) const {
     diagnostic d;
-    d.code = fmt::format("TDIAG-TR-{:03}", code);
+    d.code = code;
     d.title = "malformed memory snapshot";
     d.message = fmt::format("{}: byte offset {}: {}", doc_.source_name(), where.offset(), message);
     d.add_field("file", doc_.source_name());
@@ -107,7 +108,8 @@ private:
   // `where` locates the message (the dict when a key is missing), `found` is what was there.
   void expect(pickle_value where, pickle_value found, bool ok, std::string_view what) const {
     if (!ok)
-      fail(where.valid() ? where : found, 112, fmt::format("{} {}", what, found_text(found)));
+      fail(where.valid() ? where : found, codes::malformed_snapshot,
+           fmt::format("{} {}", what, found_text(found)));
   }
 
   pickle_value sequence(pickle_value v, std::string_view what) const {
@@ -274,7 +276,7 @@ private:
     for (const auto& [name, count] : unknown) {
       diagnostic w;
       w.level = severity::note;
-      w.code = "TDIAG-TR-113";
+      w.code = codes::snapshot_marker;
       w.title = "snapshot action kept as a marker";
       w.message = fmt::format("{}: {} '{}' trace entr{} kept as markers (no allocator effect)",
                               doc_.source_name(), count, name, count == 1 ? "y" : "ies");
@@ -329,7 +331,8 @@ private:
     const auto state_text = str(b, "state");
     const auto state = parse_block_state(state_text);
     if (!state)
-      fail(b.find("state"), 114, fmt::format("unknown block state '{}'", state_text));
+      fail(b.find("state"), codes::unknown_block_state,
+           fmt::format("unknown block state '{}'", state_text));
     blk.state = *state;
     if (const auto frames = b.find("frames"); frames.valid()) {
       blk.stack = stack_of(frames);

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/memory_series.hpp>
 #include <tensordiag/trace/summary_analysis.hpp>
 #include <tensordiag/trace/units.hpp>
 
@@ -14,15 +15,6 @@
 
 namespace tdiag::trace {
 namespace {
-
-std::int64_t requested_bytes(const allocator_state& s) {
-  std::int64_t n = 0;
-  for (const auto& seg : s.segments)
-    for (const auto& b : seg.blocks)
-      if (b.state == block_state::active_allocated)
-        n = detail::sat_add(n, detail::signed_size(b.requested_size ? b.requested_size : b.size));
-  return n;
-}
 
 // Against the span summarize() computed once: t.span() scans every event, and this runs per
 // device (150k devices made the report quadratic).
@@ -38,61 +30,20 @@ memory_peak memory_peak_of(const trace& t, lane_id lane) {
   p.device = static_cast<std::int32_t>(t.lanes.at(lane).group);
   const auto events = t.memory.lane(lane);
   p.events = events.size();
-  bool totals = false;
   for (const auto& e : events)
-    totals = totals || e.total_allocated >= 0 || e.total_reserved >= 0;
-  const auto track = [&](std::int64_t allocated, std::int64_t reserved, std::int64_t time) {
-    if (allocated > p.peak_allocated)
-      p.peak_allocated = allocated, p.peak_allocated_time = time;
-    if (reserved > p.peak_reserved)
-      p.peak_reserved = reserved, p.peak_reserved_time = time;
-    p.final_allocated = allocated;
-    p.final_reserved = reserved;
-  };
-  if (totals) {
-    for (const auto& e : events) {
-      p.oom_events += e.action == memory_action::oom;
-      track(e.total_allocated, e.total_reserved, e.time);
-    }
-    return p;
-  }
-  // Running sums from the state before the first event (derived backwards from the dump).
-  const allocator_replay replay(t, lane);
-  const auto& initial = replay.initial_state();
-  std::int64_t allocated = requested_bytes(initial);
-  std::int64_t reserved = detail::signed_size(initial.reserved_bytes(p.device));
-  const bool two_step_frees = std::any_of(events.begin(), events.end(), [](const memory_event& e) {
-    return e.action == memory_action::free_requested;
-  });
-  track(allocated, reserved, events.empty() ? 0 : events.front().time);
-  for (const auto& e : events) {
-    const auto size = detail::signed_size(e.size);
-    switch (e.action) {
-    case memory_action::alloc:
-      allocated = detail::sat_add(allocated, size);
-      break;
-    case memory_action::free_requested:
-      allocated = detail::sat_add(allocated, -size);
-      break;
-    case memory_action::free_completed:
-      if (!two_step_frees)
-        allocated = detail::sat_add(allocated, -size);
-      break;
-    case memory_action::segment_alloc:
-    case memory_action::segment_map:
-      reserved = detail::sat_add(reserved, size);
-      break;
-    case memory_action::segment_free:
-    case memory_action::segment_unmap:
-      reserved = detail::sat_add(reserved, -size);
-      break;
-    case memory_action::oom:
-      ++p.oom_events;
-      break;
-    default:
-      break;
-    }
-    track(allocated, reserved, e.time);
+    p.oom_events += e.action == memory_action::oom;
+  // One curve for every front end: memory_series (reported totals, else the replay).
+  const auto series = memory_series_of(t, lane);
+  for (const auto& s : series.samples) {
+    if (s.allocated > p.peak_allocated)
+      p.peak_allocated = s.allocated, p.peak_allocated_time = s.time;
+    if (s.reserved > p.peak_reserved)
+      p.peak_reserved = s.reserved, p.peak_reserved_time = s.time;
+    if (s.requested > p.peak_requested)
+      p.peak_requested = s.requested, p.peak_requested_time = s.time;
+    p.final_allocated = s.allocated;
+    p.final_reserved = s.reserved;
+    p.final_requested = s.requested;
   }
   return p;
 }
@@ -201,7 +152,7 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
   {
     diagnostic d;
     d.level = severity::note;
-    d.code = "TDIAG-TR-200";
+    d.code = codes::summary;
     d.title = "trace summary";
     d.message = fmt::format("{}: {} events over {} ({})", t.metadata.source_path, total,
                             format_duration(s.span.duration()), t.metadata.format);
@@ -218,7 +169,7 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
   for (const auto& m : s.memory) {
     diagnostic d;
     d.level = severity::note;
-    d.code = "TDIAG-TR-201";
+    d.code = codes::memory_peak;
     d.title = "memory peak";
     d.message = fmt::format(
         "{}: peak allocated {} at {}, peak reserved {} at {}",
@@ -236,6 +187,10 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
     d.add_field("peak_reserved_time_ns", m.peak_reserved_time);
     d.add_field("final_allocated_bytes", m.final_allocated);
     d.add_field("final_reserved_bytes", m.final_reserved);
+    if (m.peak_requested >= 0) {
+      d.add_field("peak_requested_bytes", m.peak_requested);
+      d.add_field("final_requested_bytes", m.final_requested);
+    }
     if (m.oom_events != 0)
       d.add_field("oom_events", static_cast<std::int64_t>(m.oom_events));
     r.diagnostics.push_back(std::move(d));
@@ -247,7 +202,7 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
     const auto& k = s.kernels[i];
     diagnostic d;
     d.level = severity::note;
-    d.code = "TDIAG-TR-202";
+    d.code = codes::kernel_time;
     d.title = "kernel time";
     const auto name = t.name(k.name);
     const double share = kernel_total > 0 ? 100.0 * static_cast<double>(k.total_ns) /
@@ -267,7 +222,7 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
   for (const auto& st : s.streams) {
     diagnostic d;
     d.level = severity::note;
-    d.code = "TDIAG-TR-203";
+    d.code = codes::stream_activity;
     d.title = "stream activity";
     d.message = fmt::format(
         "device {} stream {}: busy {:.1f}% of the GPU span ({} kernels, {} copies, {} busy)",

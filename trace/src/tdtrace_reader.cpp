@@ -6,6 +6,7 @@
 // Damage costs only the damaged chunk; the scan resynchronises on the next valid chunk header.
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/file_io.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/tdtrace_reader.hpp>
 
 #include <fmt/format.h>
@@ -121,25 +122,25 @@ private:
   std::uint32_t read_header() {
     const std::vector<std::byte> header = read_at_(0, detail::file_header_size);
     if (header.size() < 8 || std::memcmp(header.data(), detail::file_magic, 8) != 0)
-      throw_bad_file("TDIAG-TRACE-101", "not a .tdtrace file",
+      throw_bad_file(std::string(codes::not_tdtrace), "not a .tdtrace file",
                      fmt::format("'{}' does not start with the .tdtrace magic", source_), source_,
                      "tdiag trace commands also read PyTorch snapshots and Chrome trace JSON");
     if (header.size() < detail::file_header_size ||
         (verify_ && detail::get_le<std::uint32_t>(header.data() + 28) !=
                         detail::crc32_of(std::span(header).first(28))))
-      throw_bad_file("TDIAG-TRACE-101", "damaged .tdtrace header",
+      throw_bad_file(std::string(codes::not_tdtrace), "damaged .tdtrace header",
                      fmt::format("the file header of '{}' is truncated or damaged", source_),
                      source_, "the file cannot be read without its header");
     info_.version_major = detail::get_le<std::uint16_t>(header.data() + 8);
     info_.version_minor = detail::get_le<std::uint16_t>(header.data() + 10);
     const auto header_size = detail::get_le<std::uint32_t>(header.data() + 12);
     if (info_.version_major != detail::version_major)
-      throw_bad_file("TDIAG-TRACE-102", "unsupported .tdtrace version",
+      throw_bad_file(std::string(codes::unsupported_version), "unsupported .tdtrace version",
                      fmt::format("'{}' is .tdtrace version {}.{}; this build reads {}.x", source_,
                                  info_.version_major, info_.version_minor, detail::version_major),
                      source_, "open it with a newer tensordiag");
     if (header_size < detail::file_header_size || header_size > info_.file_bytes)
-      throw_bad_file("TDIAG-TRACE-101", "damaged .tdtrace header",
+      throw_bad_file(std::string(codes::not_tdtrace), "damaged .tdtrace header",
                      fmt::format("the file header of '{}' declares {} bytes (at least {}, and the "
                                  "file holds {})",
                                  source_, header_size, detail::file_header_size, info_.file_bytes),
@@ -182,23 +183,26 @@ private:
     };
     if (compressed.size() != h.compressed_size ||
         (verify_ && detail::crc32_of(compressed) != h.payload_crc))
-      return corrupted("TDIAG-TRACE-112", "its checksum does not match");
+      return corrupted(std::string(codes::chunk_checksum), "its checksum does not match");
     // The frame states its size: check it before allocating what the header claims.
     if (ZSTD_getFrameContentSize(compressed.data(), compressed.size()) != h.uncompressed_size)
-      return corrupted("TDIAG-TRACE-113", "its zstd frame size does not match its header");
+      return corrupted(std::string(codes::undecodable_chunk),
+                       "its zstd frame size does not match its header");
     if (h.uncompressed_size > memory_budget())
-      return corrupted("TDIAG-TRACE-113", "its payload is larger than the memory budget");
+      return corrupted(std::string(codes::undecodable_chunk),
+                       "its payload is larger than the memory budget");
     payload_.resize(h.uncompressed_size);
     const std::size_t n =
         ZSTD_decompress(payload_.data(), payload_.size(), compressed.data(), compressed.size());
     if (ZSTD_isError(n) || n != h.uncompressed_size)
-      return corrupted("TDIAG-TRACE-113", ZSTD_isError(n)
-                                              ? fmt::format("zstd: {}", ZSTD_getErrorName(n))
-                                              : std::string("its size does not match its header"));
+      return corrupted(std::string(codes::undecodable_chunk),
+                       ZSTD_isError(n) ? fmt::format("zstd: {}", ZSTD_getErrorName(n))
+                                       : std::string("its size does not match its header"));
     try {
       detail::decode_chunk(payload_, out_.loaded.trace);
     } catch (const detail::malformed& e) {
-      return corrupted("TDIAG-TRACE-113", fmt::format("undecodable content ({})", e.what()));
+      return corrupted(std::string(codes::undecodable_chunk),
+                       fmt::format("undecodable content ({})", e.what()));
     }
     ++info_.chunks_loaded;
     info_.chunk_offsets.push_back(pos);
@@ -218,7 +222,7 @@ private:
           !detail::decode_chunk_header(hb, h, verify_) || !plausible(h) ||
           e.offset + detail::chunk_header_size + h.compressed_size > area_end_) {
         warnings_.push_back(make_diagnostic(
-            severity::warning, "TDIAG-TRACE-111", "corrupted chunk header",
+            severity::warning, std::string(codes::corrupted_chunk), "corrupted chunk header",
             fmt::format("the chunk the index places at offset {} of '{}' has a damaged header; "
                         "its {} events are lost",
                         e.offset, source_, e.event_count),
@@ -239,7 +243,7 @@ private:
           pos, static_cast<std::size_t>(std::min<std::uint64_t>(left, detail::chunk_header_size)));
       const bool header_ok = detail::decode_chunk_header(hb, h, verify_) && plausible(h);
       if (header_ok && detail::chunk_header_size + std::uint64_t{h.compressed_size} > left) {
-        warn("TDIAG-TRACE-114", "truncated chunk",
+        warn(std::string(codes::truncated_chunk), "truncated chunk",
              fmt::format("'{}' ends inside chunk {} (offset {}): {} of its {} bytes are present; "
                          "its {} events are lost",
                          source_, h.sequence, pos, left,
@@ -250,7 +254,7 @@ private:
       }
       if (!header_ok) {
         if (left < detail::chunk_header_size) {
-          warn("TDIAG-TRACE-114", "truncated chunk",
+          warn(std::string(codes::truncated_chunk), "truncated chunk",
                fmt::format("'{}' ends with {} bytes of an incomplete chunk header at offset {}",
                            source_, left, pos),
                pos, left);
@@ -258,7 +262,7 @@ private:
           return;
         }
         const std::uint64_t next = resync(pos);
-        warn("TDIAG-TRACE-111", "corrupted data skipped",
+        warn(std::string(codes::corrupted_chunk), "corrupted data skipped",
              fmt::format("{} bytes at offset {} of '{}' hold no valid chunk header and were "
                          "skipped",
                          next - pos, pos, source_),
@@ -301,7 +305,7 @@ private:
   void summarize(bool has_footer) {
     if (!has_footer) {
       diagnostic d = make_diagnostic(
-          severity::warning, "TDIAG-TRACE-110", "trace file was not closed",
+          severity::warning, std::string(codes::not_closed), "trace file was not closed",
           fmt::format("'{}' has no footer: its writer did not finish (crashed, killed or still "
                       "running); {} complete chunks were loaded and {} bytes were lost",
                       source_, info_.chunks_loaded, info_.bytes_lost),
@@ -313,7 +317,7 @@ private:
     } else if (info_.chunks_loaded + info_.chunks_corrupted + info_.chunks_out_of_range <
                info_.chunks_in_footer) {
       warnings_.push_back(make_diagnostic(
-          severity::warning, "TDIAG-TRACE-115", "chunks missing",
+          severity::warning, std::string(codes::chunks_missing), "chunks missing",
           fmt::format("the index of '{}' lists {} chunks but only {} were found", source_,
                       info_.chunks_in_footer,
                       info_.chunks_loaded + info_.chunks_corrupted + info_.chunks_out_of_range),

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/tdtrace_writer.hpp>
 #include <tensordiag/trace/trace_merge.hpp>
 
@@ -18,7 +19,7 @@ namespace {
 [[noreturn]] void throw_write_error(const std::filesystem::path& path, std::string_view what,
                                     int err) {
   diagnostic d;
-  d.code = "TDIAG-TRACE-121";
+  d.code = codes::cannot_write;
   d.title = "cannot write trace file";
   d.message = fmt::format("cannot write trace file '{}': {}{}{}", path.string(), what,
                           err ? ": " : "", err ? std::strerror(err) : "");
@@ -58,7 +59,7 @@ tdtrace_writer::tdtrace_writer(const std::filesystem::path& path, trace_metadata
   if (!file_) {
     const int err = errno;
     diagnostic d;
-    d.code = "TDIAG-TRACE-120";
+    d.code = codes::cannot_create;
     d.title = "cannot create trace file";
     d.message =
         fmt::format("cannot create trace file '{}': {}", path_.string(), std::strerror(err));

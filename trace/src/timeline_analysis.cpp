@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/trace/allocation_site.hpp>
 #include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/timeline_analysis.hpp>
 #include <tensordiag/trace/units.hpp>
 
@@ -82,7 +83,7 @@ report timeline_report(const trace& t, const timeline_result& r, std::size_t max
     }
     diagnostic d;
     d.level = severity::note;
-    d.code = "TDIAG-TR-240";
+    d.code = codes::allocator_state;
     d.title = "allocator state";
     d.message = fmt::format(
         "device {} at +{} (after {} of {} events): reserved {} in {} segments, allocated {} in {} "
@@ -113,7 +114,7 @@ report timeline_report(const trace& t, const timeline_result& r, std::size_t max
       const auto& seg = *order[i];
       diagnostic sd;
       sd.level = severity::note;
-      sd.code = "TDIAG-TR-241";
+      sd.code = codes::segment;
       sd.title = "segment";
       sd.message = fmt::format(
           "segment 0x{:x} ({}, {}): {} allocated in {} blocks, largest free block {}", seg.address,
@@ -142,7 +143,7 @@ report timeline_report(const trace& t, const timeline_result& r, std::size_t max
     if (order.size() > max_segments) {
       diagnostic more;
       more.level = severity::note;
-      more.code = "TDIAG-TR-241";
+      more.code = codes::segment;
       more.title = "segment";
       more.message = fmt::format("... and {} smaller segments", order.size() - max_segments);
       out.diagnostics.push_back(std::move(more));

@@ -4,18 +4,63 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <charconv>
 #include <cmath>
 
 namespace tdiag::trace {
+namespace {
+
+struct unit_scale {
+  std::string_view suffix;
+  double ns;
+};
+
+// Suffixes match whole (after trimming), so their order does not matter.
+constexpr std::array<unit_scale, 6> duration_units = {{{"ms", 1e6},
+                                                       {"us", 1e3},
+                                                       {"\xC2\xB5s", 1e3}, // µs (UTF-8)
+                                                       {"ns", 1.0},
+                                                       {"s", 1e9},
+                                                       {"", 1e9}}};
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && text.front() == ' ')
+    text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ')
+    text.remove_suffix(1);
+  return text;
+}
+
+// The number at the start of `text` and the rest; nullopt without a finite number.
+std::optional<std::pair<double, std::string_view>> split_number(std::string_view text) {
+  text = trim(text);
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  if (begin != end && *begin == '+')
+    ++begin;
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr == begin || !std::isfinite(value))
+    return std::nullopt;
+  return std::pair{value, trim(std::string_view(ptr, static_cast<std::size_t>(end - ptr)))};
+}
+
+std::optional<std::int64_t> to_ns(double ns) {
+  if (!(std::fabs(ns) < 4.0e18))
+    return std::nullopt; // beyond any trace (and int64)
+  return static_cast<std::int64_t>(std::llround(ns));
+}
+
+} // namespace
 
 std::string format_bytes(std::uint64_t bytes) {
-  static constexpr const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  static constexpr std::array<const char*, 6> units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   if (bytes < 1024)
     return fmt::format("{} B", bytes);
   double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024.0 && u < 5) {
+  std::size_t u = 0;
+  while (v >= 1024.0 && u + 1 < units.size()) {
     v /= 1024.0;
     ++u;
   }
@@ -23,46 +68,41 @@ std::string format_bytes(std::uint64_t bytes) {
 }
 
 std::string format_byte_delta(std::int64_t bytes) {
-  const auto magnitude = format_bytes(static_cast<std::uint64_t>(bytes < 0 ? -bytes : bytes));
-  return fmt::format("{}{}", bytes < 0 ? "-" : "+", magnitude);
+  const auto magnitude =
+      bytes < 0 ? 0 - static_cast<std::uint64_t>(bytes) : static_cast<std::uint64_t>(bytes);
+  return fmt::format("{}{}", bytes < 0 ? "-" : "+", format_bytes(magnitude));
 }
 
 std::string format_duration(std::int64_t ns) {
-  const double a = std::fabs(static_cast<double>(ns));
+  const double v = static_cast<double>(ns);
+  const double a = std::fabs(v);
   if (a < 1e3)
     return fmt::format("{} ns", ns);
-  if (a < 1e6)
-    return fmt::format("{:.3g} us", static_cast<double>(ns) / 1e3);
-  if (a < 1e9)
-    return fmt::format("{:.3g} ms", static_cast<double>(ns) / 1e6);
-  return fmt::format("{:.4g} s", static_cast<double>(ns) / 1e9);
+  // 999,950 ns is "1 ms", not "1e+03 us": a value that rounds up to 1000 moves up a unit.
+  if (a < 999.5e3)
+    return fmt::format("{:.3g} us", v / 1e3);
+  if (a < 999.5e6)
+    return fmt::format("{:.3g} ms", v / 1e6);
+  if (a < 9999.5e9)
+    return fmt::format("{:.4g} s", v / 1e9);
+  return fmt::format("{:.0f} s", v / 1e9);
 }
 
 std::optional<std::int64_t> parse_duration(std::string_view text) {
-  double value = 0;
-  const auto* begin = text.data();
-  const auto* end = text.data() + text.size();
-  if (!text.empty() && *begin == '+')
-    ++begin;
-  const auto [ptr, ec] = std::from_chars(begin, end, value);
-  if (ec != std::errc() || ptr == begin)
+  const auto number = split_number(text);
+  if (!number)
     return std::nullopt;
-  const std::string_view unit(ptr, static_cast<std::size_t>(end - ptr));
-  double scale = 0;
-  if (unit.empty() || unit == "s")
-    scale = 1e9;
-  else if (unit == "ms")
-    scale = 1e6;
-  else if (unit == "us")
-    scale = 1e3;
-  else if (unit == "ns")
-    scale = 1;
-  else
-    return std::nullopt;
-  const double ns = value * scale;
-  if (!(std::fabs(ns) < 4.0e18))
-    return std::nullopt; // beyond any trace (and int64)
-  return static_cast<std::int64_t>(std::llround(ns));
+  for (const auto& unit : duration_units)
+    if (number->second == unit.suffix)
+      return to_ns(number->first * unit.ns);
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> parse_time_offset(std::string_view text, std::int64_t span_ns) {
+  const auto number = split_number(text);
+  if (number && number->second == "%")
+    return to_ns(number->first * static_cast<double>(span_ns) / 100.0);
+  return parse_duration(text);
 }
 
 } // namespace tdiag::trace

@@ -3,6 +3,7 @@
 //
 // The CUDA back-end. Host code only (the CUDA runtime API); compiled by the host compiler and
 // linked with CUDA::cudart. Device code lives in assert.h / detail/gpu_fail.h.
+#include <tensordiag/assertions/codes.hpp>
 #include <tensordiag/assertions/cuda_backend.hpp>
 #include <tensordiag/assertions/record.hpp>
 #include <tensordiag/core/error.hpp>
@@ -34,7 +35,7 @@ constexpr std::uint64_t slot_granularity = 256;
 
 [[noreturn]] void throw_cuda(cudaError_t e, const char* call, int device) {
   diagnostic d;
-  d.code = "TDIAG-BE-010";
+  d.code = codes::cuda_call_failed;
   d.title = "CUDA call failed";
   d.message = fmt::format("{} failed on device {}: {} ({})", call, device, cudaGetErrorName(e),
                           cudaGetErrorString(e));
@@ -51,6 +52,9 @@ constexpr std::uint64_t slot_granularity = 256;
     if (const cudaError_t tdiag_detail_e = (call); tdiag_detail_e != cudaSuccess)                  \
       throw_cuda(tdiag_detail_e, #call, device);                                                   \
   } while (false)
+
+// Device set-up calls inside a stream capture (gpu/relaxed_capture_mode.hpp).
+using relaxed_capture_mode = detail::relaxed_capture_mode<detail::cuda_slot_api>;
 
 // Launch slots of one device: slot -> launch id in mapped memory, read by failing threads.
 struct device_slots {
@@ -118,12 +122,14 @@ private:
     // Slot -> launch id, then slot -> the dynamic shared memory size it was launched with: a
     // plain <<<>>> launch with an odd size decodes a slot too, and must not pass for the slot's
     // tensordiag launch (gpu_fail.h compares the two).
+    // Then the trap text area (record.hpp): host memory, readable after a trap.
     const std::size_t table_bytes = 2 * launch_slots * sizeof(std::uint64_t);
+    const std::size_t total = bytes + table_bytes + sizeof(trap_text_area);
+    relaxed_capture_mode relaxed;
     void* host = nullptr;
-    TDIAG_DETAIL_CUDA(
-        cudaHostAlloc(&host, bytes + table_bytes, cudaHostAllocMapped | cudaHostAllocPortable),
-        device);
-    std::memset(host, 0, bytes + table_bytes);
+    TDIAG_DETAIL_CUDA(cudaHostAlloc(&host, total, cudaHostAllocMapped | cudaHostAllocPortable),
+                      device);
+    std::memset(host, 0, total);
     void* dev = nullptr;
     TDIAG_DETAIL_CUDA(cudaHostGetDevicePointer(&dev, host, 0), device);
     auto& slots = *devices_.at(static_cast<std::size_t>(device));
@@ -131,6 +137,8 @@ private:
     slots.table_device = reinterpret_cast<std::uint64_t*>(static_cast<char*>(dev) + bytes);
     auto* header = static_cast<buffer_header*>(host);
     header->reserved[0] = reinterpret_cast<std::uintptr_t>(slots.table_device);
+    header->reserved[1] = reinterpret_cast<std::uintptr_t>(slots.table_device + 2 * launch_slots);
+    header->reserved[2] = reinterpret_cast<std::uintptr_t>(slots.table_host + 2 * launch_slots);
     TDIAG_DETAIL_CUDA(cudaSetDevice(previous), device);
     return mapped_buffer{host, dev, bytes, true};
   }
@@ -146,19 +154,38 @@ private:
     bind_all(device, buffer.device);
   }
 
-  // Writes the buffer address into every registered module's device_buffer on `device`.
+  // Writes the buffer address into every registered module's device_buffer on `device`, and
+  // has the runtime read each module's fallback storage, where failures went until now.
   void bind_all(int device, void* address) {
     auto& slots = *devices_.at(static_cast<std::size_t>(device));
     std::lock_guard lock(slots.mutex);
+    relaxed_capture_mode relaxed;
     int previous = 0;
     TDIAG_DETAIL_CUDA(cudaGetDevice(&previous), device);
     TDIAG_DETAIL_CUDA(cudaSetDevice(device), device);
+    const cudaStream_t stream = copy_stream_locked(slots, device);
     const auto modules = detail::registered_buffer_slots();
-    for (const auto& m : modules)
-      TDIAG_DETAIL_CUDA(cudaMemcpyToSymbol(m.host_shadow, &address, sizeof(address)), device);
+    for (std::size_t i = 0; i < modules.size(); ++i) {
+      TDIAG_DETAIL_CUDA(cudaMemcpyToSymbolAsync(modules[i].host_shadow, &address, sizeof(address),
+                                                0, cudaMemcpyHostToDevice, stream),
+                        device);
+      void* fallback = nullptr;
+      if (modules[i].fallback_shadow != nullptr)
+        TDIAG_DETAIL_CUDA(cudaGetSymbolAddress(&fallback, modules[i].fallback_shadow), device);
+      detail::watch_module_fallback(*this, device, i, fallback, address != nullptr);
+    }
+    TDIAG_DETAIL_CUDA(cudaStreamSynchronize(stream), device);
     slots.bound = address;
     slots.bound_modules = modules.size();
     TDIAG_DETAIL_CUDA(cudaSetDevice(previous), device);
+  }
+
+  // The device's private non-blocking stream for the runtime's own copies (the caller holds the
+  // device's mutex; the current device is `device`).
+  cudaStream_t copy_stream_locked(device_slots& s, int device) const {
+    if (s.copy_stream == nullptr)
+      TDIAG_DETAIL_CUDA(cudaStreamCreateWithFlags(&s.copy_stream, cudaStreamNonBlocking), device);
+    return s.copy_stream;
   }
 
   // On a private non-blocking stream: a plain cudaMemcpy goes through the legacy default stream
@@ -166,7 +193,15 @@ private:
   // that spins until its failure has been reported.
   void do_read_device_memory(int device, const void* source, void* destination,
                              std::size_t bytes) const override {
+    copy(device, destination, source, bytes);
+  }
+  void do_write_device_memory(int device, void* destination, const void* source,
+                              std::size_t bytes) override {
+    copy(device, destination, source, bytes);
+  }
+  void copy(int device, void* destination, const void* source, std::size_t bytes) const {
     auto& s = *devices_.at(static_cast<std::size_t>(device));
+    relaxed_capture_mode relaxed;
     cudaStream_t stream = nullptr;
     {
       std::lock_guard lock(s.mutex);
@@ -174,7 +209,7 @@ private:
         int previous = 0;
         TDIAG_DETAIL_CUDA(cudaGetDevice(&previous), device);
         TDIAG_DETAIL_CUDA(cudaSetDevice(device), device);
-        TDIAG_DETAIL_CUDA(cudaStreamCreateWithFlags(&s.copy_stream, cudaStreamNonBlocking), device);
+        (void)copy_stream_locked(s, device);
         TDIAG_DETAIL_CUDA(cudaSetDevice(previous), device);
       }
       stream = s.copy_stream;
@@ -182,10 +217,6 @@ private:
     TDIAG_DETAIL_CUDA(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDefault, stream),
                       device);
     TDIAG_DETAIL_CUDA(cudaStreamSynchronize(stream), device);
-  }
-  void do_write_device_memory(int device, void* destination, const void* source,
-                              std::size_t bytes) override {
-    TDIAG_DETAIL_CUDA(cudaMemcpy(destination, source, bytes, cudaMemcpyDefault), device);
   }
 
   launch_status do_launch(const launch_request& r) override {
@@ -209,6 +240,8 @@ private:
           (r.shared_memory + slot_granularity - 1) / slot_granularity * slot_granularity + slot;
       auto limit = s.dynamic_limit.find(r.kernel);
       if (limit == s.dynamic_limit.end()) {
+        // Once per kernel; may load the module lazily, which a global capture would refuse.
+        relaxed_capture_mode relaxed;
         cudaFuncAttributes attributes{};
         std::uint64_t allowed = 0;
         if (cudaFuncGetAttributes(&attributes, r.kernel) == cudaSuccess)

@@ -1,12 +1,13 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// The CUDA runtime calls behind the launch-slot pool (gpu/launch_slot_pool.hpp). Not API.
+// The CUDA runtime calls behind the launch-slot pool and the capture-mode guard (gpu/). Not API.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include "../gpu/launch_slot_pool.hpp"
+#include "../gpu/relaxed_capture_mode.hpp"
 
 namespace tdiag::assertions::detail {
 
@@ -26,6 +27,13 @@ struct cuda_slot_api {
   }
   static status_type query_event(event_type event) { return cudaEventQuery(event); }
   static void destroy_event(event_type event) { (void)cudaEventDestroy(event); }
+
+  // gpu/relaxed_capture_mode.hpp
+  using capture_mode_type = cudaStreamCaptureMode;
+  static constexpr capture_mode_type relaxed = cudaStreamCaptureModeRelaxed;
+  static status_type exchange_capture_mode(capture_mode_type* mode) {
+    return cudaThreadExchangeStreamCaptureMode(mode);
+  }
 };
 
 } // namespace tdiag::assertions::detail

@@ -4,6 +4,7 @@
 // The HIP back-end, the counterpart of cuda/cuda_backend.cpp on the HIP runtime API. Host code
 // only; compiled by hipcc (library tensordiag_assertions_hip). Device code lives in assert.h /
 // detail/gpu_fail.h. Compiled for gfx90a and gfx1030 but never run on AMD hardware.
+#include <tensordiag/assertions/codes.hpp>
 #include <tensordiag/assertions/hip_backend.hpp>
 #include <tensordiag/assertions/record.hpp>
 #include <tensordiag/core/error.hpp>
@@ -25,6 +26,8 @@ namespace tdiag::assertions {
 namespace {
 
 using launch_slot_pool = detail::launch_slot_pool<detail::hip_slot_api>;
+// Device set-up calls inside a stream capture (gpu/relaxed_capture_mode.hpp).
+using relaxed_capture_mode = detail::relaxed_capture_mode<detail::hip_slot_api>;
 constexpr std::uint32_t launch_slots = launch_slot_pool::slots;
 // As on CUDA: slots [graph_first, launch_slots) belong to launches captured into HIP graphs for
 // the life of the process, and their table values carry graph_flag (failure_origin::flags = 2).
@@ -34,10 +37,22 @@ constexpr std::uint64_t slot_granularity = 256;
 // LDS happens to leave a nonzero remainder mod 256 must not pass for a tensordiag launch, so the
 // device takes a slot's launch id only when its dispatch packet's LDS matches (gpu_fail.h).
 constexpr std::size_t table_bytes = 2 * launch_slots * sizeof(std::uint64_t);
+// After the table, in the same host-mapped allocation: the trap text area (record.hpp), which a
+// trapping thread fills so that the report still has the site's text.
+constexpr std::size_t mapped_extra = table_bytes + sizeof(trap_text_area);
+
+// Points the header's reserved words at the slot table and the trap text area behind it.
+void set_reserved(buffer_header* header, void* table_device, void* table_host) {
+  header->reserved[0] = reinterpret_cast<std::uintptr_t>(table_device);
+  header->reserved[1] =
+      reinterpret_cast<std::uintptr_t>(static_cast<char*>(table_device) + table_bytes);
+  header->reserved[2] =
+      reinterpret_cast<std::uintptr_t>(static_cast<char*>(table_host) + table_bytes);
+}
 
 [[noreturn]] void throw_hip(hipError_t e, const char* call, int device) {
   diagnostic d;
-  d.code = "TDIAG-BE-011";
+  d.code = codes::hip_call_failed;
   d.title = "HIP call failed";
   d.message = fmt::format("{} failed on device {}: {} ({})", call, device, hipGetErrorName(e),
                           hipGetErrorString(e));
@@ -178,21 +193,21 @@ private:
   mapped_buffer do_allocate_failure_buffer(int device, std::size_t bytes) override {
     auto& slots = slots_of(device);
     const device_scope scope(device);
+    relaxed_capture_mode relaxed;
     // Coherent: device writes reach the host while the kernel runs (the watchdog reads them).
     // Portable: any device may launch with it, as on CUDA.
     constexpr unsigned mapped = hipHostMallocMapped | hipHostMallocCoherent | hipHostMallocPortable;
     if (host_native_atomics(device)) {
       // Buffer and slot table in one pinned, mapped allocation: readable after a trap.
       void* host = nullptr;
-      TDIAG_DETAIL_HIP(hipHostMalloc(&host, bytes + table_bytes, mapped), device);
-      std::memset(host, 0, bytes + table_bytes);
+      TDIAG_DETAIL_HIP(hipHostMalloc(&host, bytes + mapped_extra, mapped), device);
+      std::memset(host, 0, bytes + mapped_extra);
       void* dev = nullptr;
       TDIAG_DETAIL_HIP(hipHostGetDevicePointer(&dev, host, 0), device);
       std::lock_guard lock(slots.mutex);
       slots.table_host = reinterpret_cast<std::uint64_t*>(static_cast<char*>(host) + bytes);
       slots.table_device = reinterpret_cast<std::uint64_t*>(static_cast<char*>(dev) + bytes);
-      static_cast<buffer_header*>(host)->reserved[0] =
-          reinterpret_cast<std::uintptr_t>(slots.table_device);
+      set_reserved(static_cast<buffer_header*>(host), slots.table_device, slots.table_host);
       return mapped_buffer{host, dev, bytes, true};
     }
     // Without host atomics the protocol's add and compare-and-swap must stay on the device, so
@@ -202,8 +217,8 @@ private:
     device_allocation a;
     std::unique_lock lock(slots.mutex, std::defer_lock);
     try {
-      TDIAG_DETAIL_HIP(hipHostMalloc(&a.table_host, table_bytes, mapped), device);
-      std::memset(a.table_host, 0, table_bytes);
+      TDIAG_DETAIL_HIP(hipHostMalloc(&a.table_host, mapped_extra, mapped), device);
+      std::memset(a.table_host, 0, mapped_extra);
       void* table_device = nullptr;
       TDIAG_DETAIL_HIP(hipHostGetDevicePointer(&table_device, a.table_host, 0), device);
       if (hipExtMallocWithFlags(&a.device, bytes, hipDeviceMallocFinegrained) != hipSuccess) {
@@ -216,8 +231,7 @@ private:
       // first written. Pinned, so a copy into it needs no staging.
       TDIAG_DETAIL_HIP(hipHostMalloc(&a.shadow, bytes, hipHostMallocDefault), device);
       std::memset(a.shadow, 0, bytes);
-      static_cast<buffer_header*>(a.shadow)->reserved[0] =
-          reinterpret_cast<std::uintptr_t>(table_device);
+      set_reserved(static_cast<buffer_header*>(a.shadow), table_device, a.table_host);
       write_device_memory(device, a.device, a.shadow, bytes);
       lock.lock();
       slots.separate.push_back(a); // first: if it throws, no launch sees the table
@@ -272,14 +286,26 @@ private:
     bind_all(device, buffer.device);
   }
 
-  // Writes the buffer address into every registered module's device_buffer on `device`.
+  // Writes the buffer address into every registered module's device_buffer on `device`, and
+  // has the runtime read each module's fallback storage, where failures went until now.
+  // On the private stream: a copy on the null stream would join a capture in progress.
   void bind_all(int device, void* address) {
     auto& slots = slots_of(device);
+    relaxed_capture_mode relaxed;
+    const hipStream_t stream = copy_stream(device); // before the lock: it takes it
     std::lock_guard lock(slots.mutex);
     const device_scope scope(device);
     const auto modules = detail::registered_buffer_slots();
-    for (const auto& m : modules)
-      TDIAG_DETAIL_HIP(hipMemcpyToSymbol(m.host_shadow, &address, sizeof(address)), device);
+    for (std::size_t i = 0; i < modules.size(); ++i) {
+      TDIAG_DETAIL_HIP(hipMemcpyToSymbolAsync(modules[i].host_shadow, &address, sizeof(address), 0,
+                                              hipMemcpyHostToDevice, stream),
+                       device);
+      void* fallback = nullptr;
+      if (modules[i].fallback_shadow != nullptr)
+        TDIAG_DETAIL_HIP(hipGetSymbolAddress(&fallback, modules[i].fallback_shadow), device);
+      detail::watch_module_fallback(*this, device, i, fallback, address != nullptr);
+    }
+    TDIAG_DETAIL_HIP(hipStreamSynchronize(stream), device);
     slots.bound = address;
     slots.bound_modules = modules.size();
   }
@@ -299,12 +325,14 @@ private:
   }
   void do_read_device_memory(int device, const void* source, void* destination,
                              std::size_t bytes) const override {
+    relaxed_capture_mode relaxed;
     const hipStream_t stream = copy_stream(device);
     TDIAG_DETAIL_HIP(hipMemcpyAsync(destination, source, bytes, hipMemcpyDefault, stream), device);
     TDIAG_DETAIL_HIP(hipStreamSynchronize(stream), device);
   }
   void do_write_device_memory(int device, void* destination, const void* source,
                               std::size_t bytes) override {
+    relaxed_capture_mode relaxed;
     const hipStream_t stream = copy_stream(device);
     TDIAG_DETAIL_HIP(hipMemcpyAsync(destination, source, bytes, hipMemcpyDefault, stream), device);
     TDIAG_DETAIL_HIP(hipStreamSynchronize(stream), device);

@@ -1,12 +1,13 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// The HIP runtime calls behind the launch-slot pool (gpu/launch_slot_pool.hpp). Not API.
+// The HIP runtime calls behind the launch-slot pool and the capture-mode guard (gpu/). Not API.
 #pragma once
 
 #include <hip/hip_runtime_api.h>
 
 #include "../gpu/launch_slot_pool.hpp"
+#include "../gpu/relaxed_capture_mode.hpp"
 
 namespace tdiag::assertions::detail {
 
@@ -26,6 +27,13 @@ struct hip_slot_api {
   }
   static status_type query_event(event_type event) { return hipEventQuery(event); }
   static void destroy_event(event_type event) { (void)hipEventDestroy(event); }
+
+  // gpu/relaxed_capture_mode.hpp
+  using capture_mode_type = hipStreamCaptureMode;
+  static constexpr capture_mode_type relaxed = hipStreamCaptureModeRelaxed;
+  static status_type exchange_capture_mode(capture_mode_type* mode) {
+    return hipThreadExchangeStreamCaptureMode(mode);
+  }
 };
 
 } // namespace tdiag::assertions::detail

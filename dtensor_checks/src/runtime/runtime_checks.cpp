@@ -151,7 +151,7 @@ void check_replicas(context& ctx, std::size_t m) {
   if (!same_size) {
     std::vector<std::string> sizes;
     for (int r = 0; r < n; ++r)
-      sizes.push_back(fmt::format("{}", all[static_cast<std::size_t>(2 * r)]));
+      sizes.push_back(fmt::format("{}", all[2 * static_cast<std::size_t>(r)]));
     if (c.rank() == 0) {
       add(ctx, codes::replica_divergence, "replicas have different sizes",
           fmt::format("{} {} is Replicate on {} but the group's local tensors have {} bytes (by "

@@ -50,8 +50,8 @@ void keep_current(const rule_context& ctx, candidate_strategy& c, std::size_t m,
     o[m] = p;
 }
 
-std::vector<rule_mutation> make_mutations() {
-  std::vector<rule_mutation> out;
+// Elementwise ops: linearity in each operand.
+void pointwise_mutations(std::vector<rule_mutation>& out) {
   out.push_back(
       {"add-partial-plus-replicate", "aten.add.Tensor",
        "P(sum) + R → P(sum) without partitioning the replicated operand (it is counted n times)",
@@ -68,6 +68,42 @@ std::vector<rule_mutation> make_mutations() {
        per_dim(0, is_partial, [](const rule_context& ctx, candidate_strategy& c, std::size_t m) {
          keep_current(ctx, c, m, 0);
        })});
+  out.push_back({"mul-partial-times-partial", "aten.mul.Tensor",
+                 "P(sum) · P(sum) → P(sum) (a product of sums is not "
+                 "the sum of products)",
+                 per_dim(0, is_partial_sum,
+                         [](const rule_context& ctx, candidate_strategy& c, std::size_t m) {
+                           if (ctx.inputs().size() < 2 ||
+                               ctx.input(1).placements[m] != placement::partial(reduce_op::sum))
+                             return;
+                           c.inputs[0][m] = c.inputs[1][m] = c.outputs[0][m] =
+                               placement::partial(reduce_op::sum);
+                         })});
+  out.push_back({"neg-keeps-partial-max", "aten.neg.default",
+                 "neg keeps P(max) (negation turns a max into a min)",
+                 per_dim(0, is_partial_max,
+                         [](const rule_context& ctx, candidate_strategy& c, std::size_t m) {
+                           keep_current(ctx, c, m, 0);
+                         })});
+  out.push_back({"relu-keeps-partial-sum", "aten.relu.default",
+                 "relu keeps P(sum) (relu is not additive)",
+                 per_dim(0, is_partial_sum,
+                         [](const rule_context& ctx, candidate_strategy& c, std::size_t m) {
+                           keep_current(ctx, c, m, 0);
+                         })});
+  out.push_back({"div-by-partial", "aten.div.Tensor",
+                 "R / P(sum) → P(sum) (division is not linear in the divisor)",
+                 per_dim(1, is_partial_sum,
+                         [](const rule_context& ctx, candidate_strategy& c, std::size_t m) {
+                           if (!ctx.input(0).placements[m].is_replicate())
+                             return;
+                           c.inputs[0][m] = placement::replicate();
+                           c.inputs[1][m] = c.outputs[0][m] = placement::partial(reduce_op::sum);
+                         })});
+}
+
+// Reductions and normalisations: the reduced or normalised dims.
+void reduction_mutations(std::vector<rule_mutation>& out) {
   out.push_back({"softmax-shards-its-dim", "aten._softmax.default",
                  "softmax keeps a shard of the dim it normalises over",
                  [](const rule_context& ctx, rule_result& r) {
@@ -81,17 +117,6 @@ std::vector<rule_mutation> make_mutations() {
                      }
                    }
                  }});
-  out.push_back({"mul-partial-times-partial", "aten.mul.Tensor",
-                 "P(sum) · P(sum) → P(sum) (a product of sums is not "
-                 "the sum of products)",
-                 per_dim(0, is_partial_sum,
-                         [](const rule_context& ctx, candidate_strategy& c, std::size_t m) {
-                           if (ctx.inputs().size() < 2 ||
-                               ctx.input(1).placements[m] != placement::partial(reduce_op::sum))
-                             return;
-                           c.inputs[0][m] = c.inputs[1][m] = c.outputs[0][m] =
-                               placement::partial(reduce_op::sum);
-                         })});
   out.push_back({"sum-dim-claims-replicate", "aten.sum.dim_IntList",
                  "a sum over a sharded dim claims Replicate instead of P(sum)",
                  [](const rule_context&, rule_result& r) {
@@ -122,28 +147,6 @@ std::vector<rule_mutation> make_mutations() {
                      }
                    }
                  }});
-  out.push_back({"mm-contraction-claims-replicate", "aten.mm.default",
-                 "mm over a sharded contracting dim claims Replicate instead of P(sum)",
-                 [](const rule_context&, rule_result& r) {
-                   for (auto& c : r.candidates) {
-                     for (auto& p : c.outputs[0]) {
-                       if (p == placement::partial(reduce_op::sum))
-                         p = placement::replicate();
-                     }
-                   }
-                 }});
-  out.push_back({"neg-keeps-partial-max", "aten.neg.default",
-                 "neg keeps P(max) (negation turns a max into a min)",
-                 per_dim(0, is_partial_max,
-                         [](const rule_context& ctx, candidate_strategy& c, std::size_t m) {
-                           keep_current(ctx, c, m, 0);
-                         })});
-  out.push_back({"relu-keeps-partial-sum", "aten.relu.default",
-                 "relu keeps P(sum) (relu is not additive)",
-                 per_dim(0, is_partial_sum,
-                         [](const rule_context& ctx, candidate_strategy& c, std::size_t m) {
-                           keep_current(ctx, c, m, 0);
-                         })});
   out.push_back({"amax-keeps-partial-sum", "aten.amax.default",
                  "amax keeps P(sum) (a max of sums is not a sum of maxes)",
                  per_dim(0, is_partial_sum,
@@ -166,6 +169,41 @@ std::vector<rule_mutation> make_mutations() {
                      }
                    }
                  }});
+}
+
+// Matrix products, lookups and views: contraction dims and moved dims.
+void matrix_and_view_mutations(std::vector<rule_mutation>& out) {
+  out.push_back({"mm-contraction-claims-replicate", "aten.mm.default",
+                 "mm over a sharded contracting dim claims Replicate instead of P(sum)",
+                 [](const rule_context&, rule_result& r) {
+                   for (auto& c : r.candidates) {
+                     for (auto& p : c.outputs[0]) {
+                       if (p == placement::partial(reduce_op::sum))
+                         p = placement::replicate();
+                     }
+                   }
+                 }});
+  out.push_back({"addmm-bias-not-partitioned", "aten.addmm.default",
+                 "addmm with a P(sum) product keeps a Replicate bias (it is added on every rank)",
+                 [](const rule_context&, rule_result& r) {
+                   for (auto& c : r.candidates) {
+                     for (std::size_t m = 0; m < c.outputs[0].size(); ++m) {
+                       if (c.outputs[0][m] == placement::partial(reduce_op::sum))
+                         c.inputs[0][m] = placement::replicate();
+                     }
+                   }
+                 }});
+  out.push_back({"embedding-row-shard-claims-replicate", "aten.embedding.default",
+                 "embedding over a row-sharded table claims Replicate instead of a masked P(sum)",
+                 per_dim(
+                     0, [](const placement& p) { return p.is_shard(0); },
+                     [](const rule_context&, candidate_strategy& c, std::size_t m) {
+                       c.inputs[0][m] = placement::shard(0);
+                       if (c.inputs.size() > 1)
+                         c.inputs[1][m] = placement::replicate();
+                       for (auto& o : c.outputs)
+                         o[m] = placement::replicate();
+                     })});
   out.push_back(
       {"transpose-keeps-shard-dim", "aten.transpose.int",
        "transpose does not renumber a sharded dim",
@@ -189,36 +227,13 @@ std::vector<rule_mutation> make_mutations() {
            }
          }
        }});
-  out.push_back({"embedding-row-shard-claims-replicate", "aten.embedding.default",
-                 "embedding over a row-sharded table claims Replicate instead of a masked P(sum)",
-                 per_dim(
-                     0, [](const placement& p) { return p.is_shard(0); },
-                     [](const rule_context&, candidate_strategy& c, std::size_t m) {
-                       c.inputs[0][m] = placement::shard(0);
-                       if (c.inputs.size() > 1)
-                         c.inputs[1][m] = placement::replicate();
-                       for (auto& o : c.outputs)
-                         o[m] = placement::replicate();
-                     })});
-  out.push_back({"addmm-bias-not-partitioned", "aten.addmm.default",
-                 "addmm with a P(sum) product keeps a Replicate bias (it is added on every rank)",
-                 [](const rule_context&, rule_result& r) {
-                   for (auto& c : r.candidates) {
-                     for (std::size_t m = 0; m < c.outputs[0].size(); ++m) {
-                       if (c.outputs[0][m] == placement::partial(reduce_op::sum))
-                         c.inputs[0][m] = placement::replicate();
-                     }
-                   }
-                 }});
-  out.push_back({"div-by-partial", "aten.div.Tensor",
-                 "R / P(sum) → P(sum) (division is not linear in the divisor)",
-                 per_dim(1, is_partial_sum,
-                         [](const rule_context& ctx, candidate_strategy& c, std::size_t m) {
-                           if (!ctx.input(0).placements[m].is_replicate())
-                             return;
-                           c.inputs[0][m] = placement::replicate();
-                           c.inputs[1][m] = c.outputs[0][m] = placement::partial(reduce_op::sum);
-                         })});
+}
+
+std::vector<rule_mutation> make_mutations() {
+  std::vector<rule_mutation> out;
+  pointwise_mutations(out);
+  reduction_mutations(out);
+  matrix_and_view_mutations(out);
   return out;
 }
 

@@ -4,58 +4,8 @@
 
 #include <algorithm>
 #include <numeric>
-#include <unordered_map>
 
 namespace tdiag::view {
-
-std::vector<allocation> pair_allocations(const trace::trace& t, std::int32_t device,
-                                         std::int64_t trace_end) {
-  using trace::memory_action;
-  const auto all = t.memory.all();
-  std::vector<std::uint32_t> order;
-  bool has_completed = false;
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    if (all[i].device != device)
-      continue;
-    order.push_back(static_cast<std::uint32_t>(i));
-    has_completed |= all[i].action == memory_action::free_completed;
-  }
-  // One memory lane per device is already in time order: skip the sort then.
-  const auto by_time = [&](std::uint32_t a, std::uint32_t b) { return all[a].time < all[b].time; };
-  if (!std::is_sorted(order.begin(), order.end(), by_time))
-    std::stable_sort(order.begin(), order.end(), by_time);
-  const memory_action free_action =
-      has_completed ? memory_action::free_completed : memory_action::free_requested;
-
-  std::vector<allocation> out;
-  std::unordered_map<std::uint64_t, std::size_t> live; // address -> index in out
-  for (const std::uint32_t i : order) {
-    const auto& m = all[i];
-    if (m.action == memory_action::alloc) {
-      allocation a;
-      a.address = m.address;
-      a.size = m.size;
-      a.begin = m.time;
-      a.end = std::max(trace_end, m.time);
-      a.alive_at_end = true;
-      a.device = device;
-      a.stack = m.stack;
-      a.alloc_event = i;
-      live[m.address] = out.size();
-      out.push_back(a);
-    } else if (m.action == free_action) {
-      auto it = live.find(m.address);
-      if (it == live.end())
-        continue;
-      auto& a = out[it->second];
-      a.end = m.time;
-      a.alive_at_end = false;
-      a.free_event = i;
-      live.erase(it);
-    }
-  }
-  return out;
-}
 
 allocation_bands allocation_bands::build(std::span<const allocation> allocations,
                                          std::size_t top_n) {

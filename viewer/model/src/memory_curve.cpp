@@ -1,5 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/trace/memory_series.hpp>
 #include <tensordiag/viewer/memory_curve.hpp>
 
 #include <algorithm>
@@ -32,99 +34,10 @@ void memory_curve::push_back(std::int64_t time, std::int64_t allocated, std::int
 }
 
 memory_curve memory_curve::build(const trace::trace& t, std::int32_t device) {
-  using trace::memory_action;
-  std::vector<const trace::memory_event*> events;
-  bool has_completed = false;
-  for (const auto& m : t.memory.all()) {
-    if (m.device != device)
-      continue;
-    events.push_back(&m);
-    has_completed |= m.action == memory_action::free_completed;
-  }
-  // Memory lanes are sorted by time already; events of one device may span lanes.
-  const auto by_time = [](const auto* a, const auto* b) { return a->time < b->time; };
-  if (!std::is_sorted(events.begin(), events.end(), by_time))
-    std::stable_sort(events.begin(), events.end(), by_time);
-
-  // Deltas first, then anchor: the start of a snapshot's history may be gone.
-  std::vector<std::int64_t> d_alloc(events.size(), 0);
-  std::vector<std::int64_t> d_res(events.size(), 0);
-  bool reported = false;
-  std::int64_t sum_alloc = 0;
-  std::int64_t sum_res = 0;
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const auto& m = *events[i];
-    if (m.total_allocated >= 0)
-      reported = true;
-    const auto size = static_cast<std::int64_t>(m.size);
-    switch (m.action) {
-    case memory_action::alloc:
-      d_alloc[i] = size;
-      break;
-    case memory_action::free_completed:
-      d_alloc[i] = -size;
-      break;
-    case memory_action::free_requested:
-      if (!has_completed)
-        d_alloc[i] = -size;
-      break;
-    case memory_action::segment_alloc:
-    case memory_action::segment_map:
-      d_res[i] = size;
-      break;
-    case memory_action::segment_free:
-    case memory_action::segment_unmap:
-      d_res[i] = -size;
-      break;
-    default:
-      break;
-    }
-    sum_alloc += d_alloc[i];
-    sum_res += d_res[i];
-  }
-
   memory_curve c;
-  if (reported) {
-    std::int64_t alloc = 0;
-    std::int64_t res = 0;
-    for (const auto* m : events) {
-      if (m->total_allocated >= 0)
-        alloc = m->total_allocated;
-      if (m->total_reserved >= 0)
-        res = m->total_reserved;
-      c.push_back(m->time, alloc, res);
-    }
-    return c;
-  }
-  std::int64_t alloc = 0;
-  std::int64_t res = 0;
-  if (t.final_allocator_state) {
-    const auto& fs = *t.final_allocator_state;
-    std::int64_t final_active = 0;
-    for (const auto& s : fs.segments)
-      if (s.device == device)
-        final_active += static_cast<std::int64_t>(s.active_bytes());
-    alloc = std::max<std::int64_t>(final_active - sum_alloc, 0);
-    res = std::max<std::int64_t>(static_cast<std::int64_t>(fs.reserved_bytes(device)) - sum_res, 0);
-  } else {
-    // Without an anchor, start from the lowest level the history reaches.
-    std::int64_t a = 0, r = 0, min_a = 0, min_r = 0;
-    for (std::size_t i = 0; i < events.size(); ++i) {
-      a += d_alloc[i];
-      r += d_res[i];
-      min_a = std::min(min_a, a);
-      min_r = std::min(min_r, r);
-    }
-    alloc = -min_a;
-    res = -min_r;
-  }
-  if (!events.empty())
-    c.push_back(events.front()->time, alloc, res);
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    alloc += d_alloc[i];
-    res += d_res[i];
-    c.push_back(events[i]->time, alloc, res);
-  }
+  const auto series = trace::memory_series_of(t, trace::memory_lane_of(t, device));
+  for (const auto& m : series.samples)
+    c.push_back(m.time, m.allocated, m.reserved);
   return c;
 }
 

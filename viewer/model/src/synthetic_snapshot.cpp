@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/allocator_replay.hpp>
 #include <tensordiag/trace/splitmix.hpp>
-#include <tensordiag/viewer/allocator_replay.hpp>
 #include <tensordiag/viewer/synthetic_snapshot.hpp>
 
 #include <fmt/format.h>
@@ -50,7 +50,7 @@ trace::trace make_snapshot_trace(std::size_t events, std::uint64_t seed) {
     e.size = size;
     e.stack = stack;
     e.stream = 7;
-    apply_event(state, e);
+    trace::apply_memory_event(state, e);
     t.memory.push_back(e);
   };
 

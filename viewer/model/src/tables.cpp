@@ -1,25 +1,22 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/report_io.hpp>
+#include <tensordiag/trace/allocation_site.hpp>
+#include <tensordiag/trace/allocator_replay.hpp>
 #include <tensordiag/viewer/allocation_bands.hpp>
 #include <tensordiag/viewer/format.hpp>
-#include <tensordiag/viewer/memory_curve.hpp>
 #include <tensordiag/viewer/tables.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace tdiag::view {
 namespace {
-
-bool is_library_frame(std::string_view file) {
-  return file.empty() || file == "??" || file.find("/torch/") != std::string_view::npos ||
-         file.find("site-packages") != std::string_view::npos ||
-         file.find("/lib/python") != std::string_view::npos || file.front() == '<';
-}
 
 double d(std::int64_t v) {
   return static_cast<double>(v);
@@ -28,40 +25,10 @@ double d(std::uint64_t v) {
   return static_cast<double>(v);
 }
 
-struct site_total {
-  std::uint64_t count = 0;
-  std::uint64_t bytes = 0;
-  std::uint64_t largest = 0;
-  std::uint32_t largest_event = no_event;
-};
-
 } // namespace
 
 std::string site_name(const trace::trace& t, trace::stack_id stack) {
-  const auto frames = t.stacks.stack(stack);
-  if (frames.empty())
-    return "(no stack)";
-  // The innermost user Python frame, else the innermost non-library frame, else the first.
-  trace::frame_id pick = frames.front();
-  bool found = false;
-  for (const auto f : frames) {
-    const std::string_view file = t.name(t.stacks.frame_at(f).file);
-    if (!is_library_frame(file) && file.ends_with(".py")) {
-      pick = f;
-      found = true;
-      break;
-    }
-  }
-  for (const auto f : frames) {
-    if (found)
-      break;
-    if (!is_library_frame(t.name(t.stacks.frame_at(f).file))) {
-      pick = f;
-      break;
-    }
-  }
-  const auto& fr = t.stacks.frame_at(pick);
-  return fmt::format("{} ({}:{})", t.name(fr.function), t.name(fr.file), fr.line);
+  return trace::describe_site(t, stack);
 }
 
 table_model kernels_table(const trace::trace& t) {
@@ -97,111 +64,91 @@ table_model kernels_table(const trace::trace& t) {
   return m;
 }
 
-namespace {
-
-// Totals per stack first (cheap), then merged per site name: many stacks share a site.
-std::map<std::string, site_total>
-by_site(const trace::trace& t, const std::unordered_map<trace::stack_id, site_total>& stacks) {
-  std::map<std::string, site_total> sites;
-  for (const auto& [stack, v] : stacks) {
-    auto& s = sites[site_name(t, stack)];
-    s.count += v.count;
-    s.bytes += v.bytes;
-    if (s.largest_event == no_event || v.largest > s.largest) {
-      s.largest = v.largest;
-      s.largest_event = v.largest_event;
-    }
-  }
-  return sites;
-}
-
-void add_to(site_total& s, std::uint64_t size, std::uint32_t event) {
-  ++s.count;
-  s.bytes += size;
-  if (s.largest_event == no_event || size > s.largest) {
-    s.largest = size;
-    s.largest_event = event;
-  }
-}
-
-// One row per allocation site, largest bytes first; a row leads to the site's largest event.
-table_model site_table(const trace::trace& t,
-                       const std::unordered_map<trace::stack_id, site_total>& stacks,
-                       std::string title, std::vector<std::string> columns) {
-  table_model m(std::move(title), std::move(columns));
-  for (const auto& [name, s] : by_site(t, stacks)) {
+table_model allocation_sites_table(const trace::trace& t) {
+  table_model m("Allocation sites", {"Site", "Allocations", "Bytes", "Largest"});
+  for (const auto& s : trace::allocation_sites(t)) {
     table_row r;
-    r.cells = {name, fmt::format("{}", s.count), format_bytes(d(s.bytes)),
-               format_bytes(d(s.largest))};
-    r.keys = {std::numeric_limits<double>::quiet_NaN(), d(s.count), d(s.bytes), d(s.largest)};
-    r.target = {event_kind::memory, s.largest_event};
+    r.cells = {trace::describe_frame(t, s.site), fmt::format("{}", s.count),
+               format_bytes(d(s.bytes)), format_bytes(d(s.largest))};
+    r.keys = {std::numeric_limits<double>::quiet_NaN(), d(std::uint64_t{s.count}), d(s.bytes),
+              d(s.largest)};
+    r.target = {event_kind::memory, static_cast<std::uint32_t>(s.largest_event)};
     m.add_row(std::move(r));
   }
   m.sort(2, false);
   return m;
 }
 
-} // namespace
+table_model leaks_table(const trace::trace& t) {
+  return leaks_table(t, trace::find_leaks(t));
+}
 
-table_model allocation_sites_table(const trace::trace& t) {
-  std::unordered_map<trace::stack_id, site_total> stacks;
+table_model leaks_table(const trace::trace& t, const trace::leak_result& leaks) {
+  // A row leads to the alloc event of the site's largest live allocation, when recorded.
+  std::map<std::tuple<std::int32_t, std::uint64_t, std::int64_t>, std::uint32_t> alloc_event;
   const auto all = t.memory.all();
   for (std::size_t i = 0; i < all.size(); ++i)
     if (all[i].action == trace::memory_action::alloc)
-      add_to(stacks[all[i].stack], all[i].size, static_cast<std::uint32_t>(i));
-  return site_table(t, stacks, "Allocation sites", {"Site", "Allocations", "Bytes", "Largest"});
-}
-
-table_model leaks_table(const trace::trace& t) {
-  const std::int64_t end = t.span().end;
-  std::unordered_map<trace::stack_id, site_total> stacks;
-  for (const std::int32_t dev : memory_curve::devices(t))
-    for (const auto& a : pair_allocations(t, dev, end))
-      if (a.alive_at_end)
-        add_to(stacks[a.stack], a.size, a.alloc_event);
-  return site_table(t, stacks, "Leaks (alive at end)",
-                    {"Site", "Live allocations", "Live bytes", "Largest"});
+      alloc_event[{all[i].device, all[i].address, all[i].time}] = static_cast<std::uint32_t>(i);
+  std::map<trace::frame_id, const trace::live_allocation*> largest;
+  for (const auto& a : leaks.live) {
+    auto& l = largest[trace::user_frame(t, a.stack)];
+    if (l == nullptr || a.bytes > l->bytes)
+      l = &a;
+  }
+  table_model m("Leaks (alive at end)",
+                {"Site", "Live allocations", "Live bytes", "Growth per iteration", "Verdict"});
+  for (const auto& s : leaks.sites) {
+    table_row r;
+    const std::string verdict = s.growing ? "growing" : "not growing";
+    r.cells = {trace::describe_frame(t, s.site), fmt::format("{}", s.live_count),
+               format_bytes(d(s.live_bytes)),
+               s.growing ? format_bytes(d(s.growth_per_iteration)) : std::string("-"), verdict};
+    r.keys = {std::numeric_limits<double>::quiet_NaN(), d(std::uint64_t{s.live_count}),
+              d(s.live_bytes), d(s.growth_per_iteration), s.growing ? 1.0 : 0.0};
+    r.filter_text = r.cells[0] + " " + verdict;
+    if (const auto* a = largest[s.site]) {
+      const auto it = alloc_event.find({a->device, a->address, a->time});
+      if (it != alloc_event.end())
+        r.target = {event_kind::memory, it->second};
+    }
+    m.add_row(std::move(r));
+  }
+  return m;
 }
 
 table_model oom_table(const trace::trace& t) {
+  return oom_table(t, trace::find_ooms(t));
+}
+
+table_model oom_table(const trace::trace& t, const std::vector<trace::oom_finding>& ooms) {
   table_model m("Out of memory",
                 {"Time", "Device", "Requested", "Device free", "Allocated", "Reserved", "Verdict"});
-  const auto all = t.memory.all();
   const std::int64_t origin = t.span().begin;
-  std::map<std::int32_t, memory_curve> curves;
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    const auto& e = all[i];
-    if (e.action != trace::memory_action::oom)
-      continue;
-    auto it = curves.find(e.device);
-    if (it == curves.end())
-      it = curves.emplace(e.device, memory_curve::build(t, e.device)).first;
-    const memory_column c = it->second.at(e.time);
-    const std::int64_t cached_free = c.reserved_max - c.allocated_max;
-    std::string verdict;
-    if (e.device_free >= e.size)
-      verdict = "device has room: a per-process limit (or fragmentation) refused it";
-    else if (cached_free >= static_cast<std::int64_t>(e.size))
-      verdict = "fragmentation: enough cached bytes, no block large enough";
-    else
-      verdict = "genuinely out of memory";
+  const auto all = t.memory.all();
+  for (const auto& f : ooms) {
+    const auto lane = trace::memory_lane_of(t, f.device);
+    const auto events = t.memory.lane(lane);
+    const std::string verdict(trace::to_string(f.verdict));
     table_row r;
-    r.cells = {format_duration(d(e.time - origin)),
-               fmt::format("{}", e.device),
-               format_bytes(d(e.size)),
-               format_bytes(d(e.device_free)),
-               format_bytes(d(c.allocated_max)),
-               format_bytes(d(c.reserved_max)),
+    r.cells = {format_duration(d(f.time - origin)),
+               fmt::format("{}", f.device),
+               format_bytes(d(f.requested)),
+               format_bytes(d(f.device_free)),
+               format_bytes(d(f.allocated)),
+               format_bytes(d(f.reserved)),
                verdict};
-    r.keys = {d(e.time),
-              d(static_cast<std::int64_t>(e.device)),
-              d(e.size),
-              d(e.device_free),
-              d(c.allocated_max),
-              d(c.reserved_max),
+    r.keys = {d(f.time),
+              d(static_cast<std::int64_t>(f.device)),
+              d(f.requested),
+              d(f.device_free),
+              d(f.allocated),
+              d(f.reserved),
               std::numeric_limits<double>::quiet_NaN()};
     r.filter_text = verdict;
-    r.target = {event_kind::memory, static_cast<std::uint32_t>(i)};
+    if (f.event_index < events.size())
+      r.target = {event_kind::memory,
+                  static_cast<std::uint32_t>(&events[f.event_index] - all.data())};
     m.add_row(std::move(r));
   }
   return m;

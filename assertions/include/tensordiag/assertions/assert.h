@@ -98,19 +98,41 @@ TDIAG_HOST_DEVICE constexpr bool index_in_range(const I& i, const N& n) {
 template <typename... T> TDIAG_HOST_DEVICE char (&count_operands(const T&...))[sizeof...(T) + 1];
 template <typename... T> TDIAG_HOST_DEVICE char type_check(const T&...);
 
-#if TDIAG_DEVICE_COMPILATION()
+#if TDIAG_HAS_CUDA || TDIAG_HAS_HIP
 // One buffer pointer per GPU module (internal linkage: one per translation unit in whole-program
 // mode); the host runtime finds every module's copy through the registrar below and sets it when
-// a device's buffer is bound. See docs/assertions.md, "Finding the buffer".
+// a device's buffer is bound. Until then a failing thread records into the module's own
+// fallback storage, which needs no host allocation and no call before the first launch, so a
+// kernel launched any way (<<<>>>, cudaLaunchKernel, a library's launcher, a graph node) is
+// caught from the first launch of the process. See docs/assertions.md, "Finding the buffer".
 static __device__ buffer_header* device_buffer = nullptr;
+static __device__ module_fallback fallback_storage = {
+    {buffer_magic,
+     layout_version,
+     sizeof(buffer_header),
+     module_fallback_records,
+     module_fallback_sites,
+     0,
+     -1,
+     0,
+     0,
+     0,
+     0,
+     sizeof(buffer_header),
+     sizeof(buffer_header) + module_fallback_sites * sizeof(site_counter),
+     {0, 0, 0}},
+    {},
+    {}};
+#  if TDIAG_DEVICE_COMPILATION()
 [[noreturn]] TDIAG_DEVICE void gpu_fail(buffer_header* h, const site_descriptor* site,
                                         const std::uint64_t* values, const value_type* types,
                                         std::uint32_t count);
-#elif TDIAG_HAS_CUDA || TDIAG_HAS_HIP
-static __device__ buffer_header* device_buffer = nullptr;
-extern "C" int tdiag_detail_register_buffer_slot(const void* host_shadow, const char* file);
-[[maybe_unused]] static const int buffer_slot_registered =
-    tdiag_detail_register_buffer_slot(&device_buffer, __FILE__);
+#  else
+extern "C" int tdiag_detail_register_module(const void* buffer_shadow, const void* fallback_shadow,
+                                            const char* file);
+[[maybe_unused]] static const int module_registered =
+    tdiag_detail_register_module(&device_buffer, &fallback_storage, __FILE__);
+#  endif
 #endif
 
 /// The CPU back-end's failure path (host code): records into the current launch's buffer and

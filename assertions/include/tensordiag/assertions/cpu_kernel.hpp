@@ -9,7 +9,6 @@
 
 #include <tensordiag/assertions/cpu_device.hpp>
 
-#include <atomic>
 #include <type_traits>
 
 #ifndef __global__
@@ -39,18 +38,31 @@ inline void __syncthreads() noexcept {
 }
 
 // Fibers of one block never run at the same time, but blocks of different launches may run on
-// different host threads: the atomics are real.
+// different host threads: the atomics are real. The GCC/Clang builtins, not std::atomic_ref
+// (C++20): kernel sources are C++17.
+template <typename T> inline T atomicCAS(T* address, T expected, T desired) noexcept {
+  __atomic_compare_exchange(address, &expected, &desired, false, __ATOMIC_SEQ_CST,
+                            __ATOMIC_SEQ_CST);
+  return expected;
+}
 template <typename T> inline T atomicAdd(T* address, T value) noexcept {
-  return std::atomic_ref<T>(*address).fetch_add(value);
+  if constexpr (std::is_integral_v<T>) {
+    return __atomic_fetch_add(address, value, __ATOMIC_SEQ_CST);
+  } else {
+    T seen;
+    __atomic_load(address, &seen, __ATOMIC_RELAXED);
+    T next = seen + value;
+    while (
+        !__atomic_compare_exchange(address, &seen, &next, true, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+      next = seen + value;
+    return seen;
+  }
 }
 template <typename T> inline T atomicMax(T* address, T value) noexcept {
-  std::atomic_ref<T> ref(*address);
-  T seen = ref.load();
-  while (seen < value && !ref.compare_exchange_weak(seen, value)) {
+  T seen;
+  __atomic_load(address, &seen, __ATOMIC_RELAXED);
+  while (seen < value && !__atomic_compare_exchange(address, &seen, &value, true, __ATOMIC_SEQ_CST,
+                                                    __ATOMIC_RELAXED)) {
   }
   return seen;
-}
-template <typename T> inline T atomicCAS(T* address, T expected, T desired) noexcept {
-  std::atomic_ref<T>(*address).compare_exchange_strong(expected, desired);
-  return expected;
 }

@@ -12,6 +12,11 @@
 
 #include <cstdint>
 
+// nvcc includes the CUDA runtime in every .cu; hipcc does not, and atomicAdd comes from here.
+#if TDIAG_HAS_HIP
+#  include <hip/hip_runtime.h>
+#endif
+
 namespace tdiag::assertions::detail {
 
 // --- The few atomics the protocol needs, per compiler pass ------------------------------------

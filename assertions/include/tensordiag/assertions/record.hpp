@@ -114,7 +114,7 @@ struct buffer_header {
   std::uint64_t site_overflow;  ///< failures whose site found no counter slot
   std::uint64_t sites_offset;   ///< bytes from the header to the site counters
   std::uint64_t records_offset; ///< bytes from the header to the records
-  std::uint64_t reserved[3];    ///< [0]: device address of the launch-slot table (GPU back-ends)
+  std::uint64_t reserved[3];    ///< launch-slot table, trap text area (device, host): GPU back-ends
 };
 
 static_assert(std::is_trivially_copyable_v<site_descriptor>);
@@ -124,6 +124,40 @@ static_assert(sizeof(site_descriptor) == 64, "site_descriptor layout is frozen")
 static_assert(sizeof(failure_record) == 144, "failure_record layout is frozen");
 static_assert(sizeof(site_counter) == 16, "site_counter layout is frozen");
 static_assert(sizeof(buffer_header) == 96, "buffer_header layout is frozen");
+
+/// The failure storage every GPU module defines for itself (assert.h: a constant-initialized
+/// `__device__` variable, no host allocation). A failing thread records here when the host has not
+/// bound a buffer into its module yet: a plain launch before any tensordiag call, a module loaded
+/// since the last bind. The host reads it through the module's registration.
+inline constexpr std::uint32_t module_fallback_records = 4;
+inline constexpr std::uint32_t module_fallback_sites = 8; // a power of two
+struct module_fallback {
+  buffer_header header;
+  site_counter sites[module_fallback_sites];
+  failure_record records[module_fallback_records];
+};
+static_assert(std::is_trivially_copyable_v<module_fallback>);
+static_assert(sizeof(module_fallback) == 800, "module_fallback layout is frozen");
+
+/// Site text copied into host memory by a thread that is about to trap (the trap policy): after
+/// the trap the context is dead and the descriptor's strings in device memory cannot be read.
+/// `descriptor`'s lengths are those of the copies in `text` (file, expression, message, function,
+/// each NUL-terminated, clipped to fit). `site` is stored last; 0 marks a free entry.
+inline constexpr std::uint32_t trap_text_entries = 4;
+inline constexpr std::uint32_t trap_text_bytes = 2048;
+struct site_text_copy {
+  std::uint64_t site;
+  site_descriptor descriptor;
+  char text[trap_text_bytes];
+};
+/// buffer_header::reserved[1] holds its device address, reserved[2] its host address.
+struct trap_text_area {
+  std::uint64_t claimed;
+  std::uint64_t reserved;
+  site_text_copy entries[trap_text_entries];
+};
+static_assert(std::is_trivially_copyable_v<trap_text_area>);
+static_assert(sizeof(site_text_copy) == 2120, "site_text_copy layout is frozen");
 
 /// Bytes of a buffer with the given capacities (site_capacity must be a power of two).
 constexpr std::uint64_t buffer_bytes(std::uint32_t record_capacity, std::uint32_t site_capacity) {

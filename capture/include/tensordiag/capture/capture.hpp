@@ -67,7 +67,7 @@ struct stats {
 
 /// Starts capturing into `opts.output`. Idempotent while a session runs (a second call returns
 /// false and changes nothing). Registers an atexit handler that stops the session. Throws
-/// tdiag::error (TDIAG-CAPTURE-001 CUPTI failure, TDIAG-TRACE-120 file not creatable).
+/// tdiag::error (TDIAG-CAPTURE-001 CUPTI failure, TDIAG-TR-320 file not creatable).
 TDIAG_CAPTURE_API bool start(const options& opts = options::from_environment());
 /// Flushes every CUPTI buffer (forced: incomplete ones too), writes the footer and closes the
 /// file. Idempotent; a no-op without a session. Never call from a CUPTI callback.

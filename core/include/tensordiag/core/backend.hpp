@@ -166,7 +166,7 @@ void register_backend(std::shared_ptr<backend> implementation, int priority = 0)
 [[nodiscard]] std::vector<std::string> backend_names();
 
 /// Makes `name` the back-end that select_backend() returns; an empty name restores automatic
-/// selection. Throws tdiag::error (TDIAG-BE-001) when no back-end has that name.
+/// selection. Throws tdiag::error (TDIAG-CORE-010) when no back-end has that name.
 void set_active_backend(std::string_view name);
 
 /// Changes whenever a back-end is registered or the active one is set, so callers can cache
@@ -175,7 +175,7 @@ void set_active_backend(std::string_view name);
 
 /// The back-end to launch on: the one set with set_active_backend(), else the one named by the
 /// TDIAG_BACKEND environment variable, else the highest-priority one with at least one device.
-/// Throws tdiag::error (TDIAG-BE-002) when none qualifies.
+/// Throws tdiag::error (TDIAG-CORE-011) when none qualifies.
 [[nodiscard]] std::shared_ptr<backend> select_backend();
 
 } // namespace tdiag

@@ -14,6 +14,16 @@
 #include <variant>
 #include <vector>
 
+// Memberwise equality in C++20 builds. Device-facing translation units (nvcc and hipcc default to
+// C++17, and so do PyTorch extensions) include this header through error.hpp and stacktrace.hpp;
+// they never compare reports, so there the operators are left out.
+#if __cplusplus >= 202002L
+#  define TDIAG_DETAIL_DEFAULTED_EQ(type)                                                          \
+    friend bool operator==(const type&, const type&) = default;
+#else
+#  define TDIAG_DETAIL_DEFAULTED_EQ(type)
+#endif
+
 namespace tdiag {
 
 enum class severity : std::uint8_t { note, warning, error };
@@ -46,13 +56,13 @@ struct field_value {
   field_value(const char* v) : value(std::string(v)) {}
   field_value(list v) : value(std::move(v)) {}
 
-  friend bool operator==(const field_value&, const field_value&) = default;
+  TDIAG_DETAIL_DEFAULTED_EQ(field_value)
 };
 
 struct field {
   std::string name;
   field_value value;
-  friend bool operator==(const field&, const field&) = default;
+  TDIAG_DETAIL_DEFAULTED_EQ(field)
 };
 
 struct source_location {
@@ -61,7 +71,7 @@ struct source_location {
   std::uint32_t column = 0; ///< 1-based; 0 when unknown
   std::string function;
   [[nodiscard]] bool known() const noexcept { return !file.empty(); }
-  friend bool operator==(const source_location&, const source_location&) = default;
+  TDIAG_DETAIL_DEFAULTED_EQ(source_location)
 };
 
 struct stack_frame {
@@ -70,13 +80,13 @@ struct stack_frame {
   std::uint32_t line = 0;
   std::string module;
   std::uint64_t address = 0;
-  friend bool operator==(const stack_frame&, const stack_frame&) = default;
+  TDIAG_DETAIL_DEFAULTED_EQ(stack_frame)
 };
 
 struct related_location {
   source_location location;
   std::string message;
-  friend bool operator==(const related_location&, const related_location&) = default;
+  TDIAG_DETAIL_DEFAULTED_EQ(related_location)
 };
 
 /// One finding. `code` is stable across releases (TDIAG-DSA-001, TDIAG-DT-012, ...): CI systems
@@ -101,7 +111,7 @@ struct diagnostic {
   /// The first field called `name`, or nullptr.
   [[nodiscard]] const field_value* find_field(std::string_view name) const noexcept;
 
-  friend bool operator==(const diagnostic&, const diagnostic&) = default;
+  TDIAG_DETAIL_DEFAULTED_EQ(diagnostic)
 };
 
 struct report_metadata {
@@ -112,7 +122,7 @@ struct report_metadata {
   std::int64_t pid = 0;
   std::optional<std::int64_t> rank;   ///< distributed rank, when known
   std::optional<std::int64_t> device; ///< GPU ordinal, when the report is about one device
-  friend bool operator==(const report_metadata&, const report_metadata&) = default;
+  TDIAG_DETAIL_DEFAULTED_EQ(report_metadata)
 };
 
 /// Metadata for a report made by this process now: version, time, host name, pid, and the rank
@@ -126,7 +136,9 @@ struct report {
   [[nodiscard]] std::size_t count(severity level) const noexcept;
   [[nodiscard]] bool has_errors() const noexcept { return count(severity::error) != 0; }
 
-  friend bool operator==(const report&, const report&) = default;
+  TDIAG_DETAIL_DEFAULTED_EQ(report)
 };
 
 } // namespace tdiag
+
+#undef TDIAG_DETAIL_DEFAULTED_EQ

@@ -9,6 +9,7 @@
 #include <tensordiag/trace/trace.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,19 @@ namespace tdiag::trace {
 [[nodiscard]] std::string describe_frame(const trace& t, frame_id id);
 /// The frame as a report location (file, line, function).
 [[nodiscard]] source_location frame_location(const trace& t, frame_id id);
+/// Every alloc event of one allocation site (user_frame() of its stack).
+struct allocation_site_total {
+  frame_id site = 0;
+  std::size_t count = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t largest = 0;
+  std::size_t largest_event = 0; ///< index in t.memory.all() of the largest alloc
+};
+/// Alloc events grouped by site, most bytes first (then by site id).
+[[nodiscard]] std::vector<allocation_site_total> allocation_sites(const trace& t);
+/// describe_frame(t, user_frame(t, stack)): how every front end names a stack's site.
+[[nodiscard]] std::string describe_site(const trace& t, stack_id stack);
+
 /// The stack for a diagnostic, innermost first, at most `limit` frames.
 [[nodiscard]] std::vector<stack_frame> report_stack(const trace& t, stack_id stack,
                                                     std::size_t limit = 24);

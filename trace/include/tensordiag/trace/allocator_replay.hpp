@@ -6,6 +6,8 @@
 // may have dropped early events; segments may predate the history), as MemoryViz's
 // simulate_memory does. Keyframes every N events make the state at any event index one copy
 // plus at most N replayed events; replay_cursor moves incrementally for a viewer's scrubbing.
+// Sources without segment events (Kineto [memory], CUPTI) replay through implicit segments
+// (allocator_state.hpp: implicit_pool), one per live block.
 #pragma once
 
 #include <tensordiag/trace/allocator_state.hpp>
@@ -24,10 +26,24 @@ namespace tdiag::trace {
 /// snapshot, pool_*) leave the state alone and return true.
 bool apply_memory_event(allocator_state& state, const memory_event& e);
 /// Undoes one memory event (backward in time); false on a mismatch, as apply_memory_event.
+/// `two_step_frees` says whether the history has free_requested events: undoing a
+/// free_completed then leaves the block pending, else (a plain free) allocated.
+bool undo_memory_event(allocator_state& state, const memory_event& e, bool two_step_frees);
+/// The same with two-step frees (snapshot histories).
 bool undo_memory_event(allocator_state& state, const memory_event& e);
 /// Merges adjacent inactive blocks and sorts; two states that describe the same memory compare
 /// equal after normalize() (requested sizes and stacks aside, which `strict` keeps).
 void normalize(allocator_state& state, bool strict = true);
+
+struct replay_options {
+  /// Events between keyframes; 0 picks the smallest power of two (at least 64) that keeps the
+  /// keyframes under keyframe_budget_bytes, doubling it while they outgrow the budget.
+  std::size_t keyframe_interval = 0;
+  std::size_t keyframe_budget_bytes = std::size_t{96} << 20;
+};
+
+/// The device_memory lane of `device` in a finalized trace, or no lane (t.lanes.size()).
+[[nodiscard]] lane_id memory_lane_of(const trace& t, std::int32_t device) noexcept;
 
 class allocator_replay {
 public:
@@ -35,11 +51,20 @@ public:
   /// state derived backwards from t.final_allocator_state (only that lane's device), or from
   /// an empty state. `keyframe_interval` 0 picks one (about 256 keyframes at most).
   allocator_replay(const trace& t, lane_id lane, std::size_t keyframe_interval = 0);
+  /// The same with the keyframe spacing chosen from a memory budget (replay_options).
+  allocator_replay(const trace& t, lane_id lane, const replay_options& options);
 
   [[nodiscard]] std::span<const memory_event> events() const noexcept { return events_; }
   [[nodiscard]] std::size_t size() const noexcept { return events_.size(); }
   [[nodiscard]] std::int32_t device() const noexcept { return device_; }
   [[nodiscard]] std::size_t keyframe_interval() const noexcept { return interval_; }
+  [[nodiscard]] std::size_t keyframe_count() const noexcept { return keyframes_.size(); }
+  /// Index in t.memory.all() of events()[0]: events()[i] is t.memory.all()[first_index() + i].
+  [[nodiscard]] std::size_t first_index() const noexcept { return first_index_; }
+  /// Whether the history has free_requested events (frees in two steps).
+  [[nodiscard]] bool two_step_frees() const noexcept { return two_step_; }
+  /// Largest reserved bytes over the keyframes and the final state (a scale for drawing).
+  [[nodiscard]] std::uint64_t max_reserved() const noexcept { return max_reserved_; }
 
   /// The state before any recorded event.
   [[nodiscard]] const allocator_state& initial_state() const noexcept { return keyframes_.front(); }
@@ -54,8 +79,13 @@ public:
   [[nodiscard]] std::size_t mismatches() const noexcept { return mismatches_; }
 
 private:
+  void build(const trace& t, lane_id lane, const replay_options& options);
+
   std::span<const memory_event> events_;
+  std::size_t first_index_ = 0;
   std::int32_t device_ = 0;
+  bool two_step_ = false;
+  std::uint64_t max_reserved_ = 0;
   std::size_t interval_ = 1;
   std::vector<allocator_state> keyframes_; // keyframes_[k] = state after k * interval_ events
   std::size_t mismatches_ = 0;

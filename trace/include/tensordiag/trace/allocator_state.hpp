@@ -22,6 +22,11 @@ enum class block_state : std::uint8_t {
 
 enum class segment_type : std::uint8_t { unknown = 0, small = 1, large = 2 };
 
+/// Pool id of an implicit segment: replay makes one of exactly a block's size for an alloc
+/// outside every segment when the source reports no segments (Kineto [memory], CUPTI), and
+/// drops it when the block is freed; it is not reserved memory.
+inline constexpr std::uint64_t implicit_pool = ~std::uint64_t{0};
+
 struct block {
   std::uint64_t address = 0;
   std::uint64_t size = 0;
@@ -56,7 +61,8 @@ struct allocator_state {
   std::vector<segment> segments; ///< sorted by (device, address)
   friend bool operator==(const allocator_state&, const allocator_state&) = default;
 
-  /// Sum of segment sizes (optionally of one device; device < -1 means all).
+  /// Sum of segment sizes (optionally of one device; device < -1 means all): the memory taken
+  /// from the driver, so implicit segments (pool == implicit_pool) do not count.
   [[nodiscard]] std::uint64_t reserved_bytes(std::int32_t device = -2) const noexcept;
   [[nodiscard]] std::uint64_t allocated_bytes(std::int32_t device = -2) const noexcept;
   /// The segment containing `address` on `device`, or nullptr. O(log n) when sorted.

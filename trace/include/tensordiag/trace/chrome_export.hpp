@@ -39,10 +39,10 @@ struct chrome_export_stats {
 };
 
 /// Writes `t` (finalized or not) as one JSON object to `out`. Throws tdiag::error
-/// TDIAG-TRACE-130 when writing fails.
+/// TDIAG-TR-330 when writing fails.
 chrome_export_stats write_chrome_trace(const trace& t, std::FILE* out,
                                        const chrome_export_options& options = {});
-/// The same into a file created (truncated) at `path`; TDIAG-TRACE-130 when it cannot be.
+/// The same into a file created (truncated) at `path`; TDIAG-TR-330 when it cannot be.
 chrome_export_stats write_chrome_trace(const trace& t, const std::filesystem::path& path,
                                        const chrome_export_options& options = {});
 

@@ -110,6 +110,7 @@ enum class range_kind : std::uint8_t {
   step = 2,            ///< ProfilerStep#N
   external = 3,        ///< snapshot external_annotations
   other = 4,
+  gpu_sync = 5, ///< the GPU waiting on a stream, event or context (Kineto cuda_sync)
 };
 
 /// An annotation range (NVTX, record_function, profiler step).

@@ -3,8 +3,11 @@
 //
 // `tdiag trace leaks`: the allocations still alive at the end of a trace, grouped by allocation
 // site (the innermost user frame, then the full stack), with bytes, counts and growth per
-// repeated iteration. Sites that kept allocations from many iterations (the signature of a
-// leak: a list that grows every step) come first, then static ones (weights, optimizer state).
+// repeated iteration. Sites that kept allocations from most iterations since they began (the
+// signature of a leak: a list that grows every step) come first, then static ones (weights,
+// optimizer state, workspaces). A site kept from a few scattered iterations is not growing:
+// sources without stacks (Kineto [memory]) put everything in one site, and a workspace made in
+// step 1, optimizer state made in step 2 and the last step's loss are three iterations.
 // Diagnostic codes: TDIAG-TR-210 growing site (warning), 211 static site (note), 212 overview.
 #pragma once
 
@@ -38,6 +41,11 @@ struct leak_site {
   std::uint64_t growth_per_iteration = 0;
   std::int64_t first_time = 0, last_time = 0;
   bool growing = false;
+  /// With iteration markers: iterations from the site's first kept allocation to the last
+  /// iteration of the trace, and the share of them that kept an allocation here (a leak that
+  /// grows every step is near 1). 0 without markers.
+  std::size_t iteration_span = 0;
+  double coverage = 0;
 };
 
 struct leak_result {
@@ -46,6 +54,11 @@ struct leak_result {
   std::size_t iterations = 0;   ///< iterations found in the trace (0 = no step markers)
   std::string iteration_source; ///< "ProfilerStep ranges", "annotation 'X'", or empty
   std::vector<leak_site> sites; ///< growing first, then by live bytes
+  /// Whether any live allocation has a stack (Kineto [memory] events have none: one site).
+  bool has_stacks = false;
+  /// True when `live` comes from a dumped allocator state (a snapshot); false when from allocs
+  /// without a free, i.e. alive when the recording stopped, not necessarily at exit.
+  bool from_dump = false;
 };
 
 /// Allocations alive at the end: from the dumped allocator state when there is one, else from

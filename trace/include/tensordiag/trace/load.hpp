@@ -5,7 +5,7 @@
 // file name): .tdtrace, and every importer listed in trace/src/load.cpp (PyTorch snapshot
 // pickles, Kineto Chrome JSON). Programs may register more formats at run time.
 //
-// Diagnostic codes: TDIAG-TRACE-001..009 are this dispatcher's; the .tdtrace reader uses
+// Diagnostic codes: TDIAG-TR-001..009 are this dispatcher's; the .tdtrace reader uses
 // TDIAG-TRACE-1xx; importers use their own ranges.
 #pragma once
 
@@ -59,8 +59,8 @@ void register_importer(importer imp);
 /// Opens `path` (tdiag::input_file: "-" is standard input; a pipe or FIFO is read once, as a
 /// stream, within the memory budget) with the first importer whose sniff accepts its content.
 /// Throws tdiag::input_error: TDIAG-CORE-004 when the file cannot be read, TDIAG-CORE-006 when it
-/// exceeds the memory budget, TDIAG-TRACE-002 when no importer recognises it; and whatever the
-/// chosen importer throws.
+/// exceeds the memory budget, TDIAG-TR-002 when no importer recognises it, TDIAG-TR-003 when the
+/// format needs a regular file and got a stream; and whatever the chosen importer throws.
 [[nodiscard]] load_result load_trace(const std::filesystem::path& path,
                                      const load_options& options = {});
 

@@ -7,7 +7,7 @@
 // `external_annotations` become ranges and `allocator_settings` metadata properties.
 // Times: the trace axis starts at the earliest event (time_origin_ns = its Unix-epoch ns).
 //
-// Diagnostic codes: TDIAG-TR-100..107 come from the pickle reader, TDIAG-TR-110..119 from here.
+// Diagnostic codes: TDIAG-TR-001 and 101..107 come from the pickle reader, 111..119 from here.
 #pragma once
 
 #include <tensordiag/trace/load.hpp>

@@ -31,11 +31,14 @@ struct memory_peak {
   lane_id lane = 0;
   std::int32_t device = 0;
   std::size_t events = 0;
-  /// Bytes handed to tensors (requested sizes) and reserved from the driver; -1 when unknown.
+  /// Bytes in allocated blocks (as torch.cuda.memory_allocated() counts them) and reserved
+  /// from the driver, from memory_series_of(); -1 when unknown.
   std::int64_t peak_allocated = -1, peak_allocated_time = 0;
   std::int64_t peak_reserved = -1, peak_reserved_time = 0;
   std::int64_t final_allocated = -1, final_reserved = -1;
   std::size_t oom_events = 0;
+  /// Bytes the program asked for (block sizes less rounding); -1 when the source does not say.
+  std::int64_t peak_requested = -1, peak_requested_time = 0, final_requested = -1;
 };
 
 struct stream_stat {
@@ -56,8 +59,8 @@ struct summary_result {
   std::vector<stream_stat> streams;
 };
 
-/// Peak allocated/reserved bytes of one memory lane: from the totals the events carry (Kineto)
-/// or by replaying allocation sizes from the state derived backwards (snapshots).
+/// Peak allocated/reserved bytes of one memory lane, from memory_series_of(): the totals the
+/// events carry (Kineto) or the replayed allocator state (snapshots).
 [[nodiscard]] memory_peak memory_peak_of(const trace& t, lane_id lane);
 /// Kernels grouped by name, longest total first.
 [[nodiscard]] std::vector<kernel_stat> kernel_stats(const trace& t);

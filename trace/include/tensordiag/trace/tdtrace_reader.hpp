@@ -50,9 +50,9 @@ struct tdtrace_load {
 /// True when `head` starts with the .tdtrace magic.
 [[nodiscard]] bool sniff_tdtrace(std::span<const std::byte> head) noexcept;
 
-/// Reads a file. Throws tdiag::input_error: TDIAG-TRACE-001 unreadable, TDIAG-TRACE-101 not a
-/// .tdtrace file (bad magic or header), TDIAG-TRACE-102 unsupported major version. Damage after
-/// the header is reported in loaded.warnings (TDIAG-TRACE-110..115), never thrown.
+/// Reads a file. Throws tdiag::input_error: TDIAG-TR-001 unreadable, TDIAG-TR-301 not a
+/// .tdtrace file (bad magic or header), TDIAG-TR-302 unsupported major version. Damage after
+/// the header is reported in loaded.warnings (TDIAG-TR-310..115), never thrown.
 [[nodiscard]] tdtrace_load read_tdtrace(const std::filesystem::path& path,
                                         const tdtrace_read_options& options = {});
 /// The same from bytes in memory; `source_name` names them in diagnostics.

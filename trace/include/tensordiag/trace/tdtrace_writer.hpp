@@ -53,7 +53,7 @@ struct tdtrace_writer_stats {
 class tdtrace_writer {
 public:
   /// Creates (truncates) `path`, writes the file header and starts the writer thread.
-  /// Throws tdiag::error TDIAG-TRACE-120 when the file cannot be created.
+  /// Throws tdiag::error TDIAG-TR-320 when the file cannot be created.
   explicit tdtrace_writer(const std::filesystem::path& path, trace_metadata metadata = {},
                           tdtrace_writer_options options = {});
   /// Closes the file if close() was not called; an error then is printed to stderr (a
@@ -71,7 +71,7 @@ public:
   /// Writes everything queued so far as chunks and waits until it is on disk. Thread-safe.
   void flush();
   /// Writes what is queued, the final chunk and the footer, and closes the file. Idempotent.
-  /// Throws tdiag::error TDIAG-TRACE-121 when a write failed (also for earlier failures).
+  /// Throws tdiag::error TDIAG-TR-321 when a write failed (also for earlier failures).
   void close();
 
   /// A consistent copy of the counters. Thread-safe.

@@ -81,6 +81,42 @@ TDIAG_DEVICE inline void write_hardware_ids(failure_record& r) {
 #endif
 }
 
+/// Copies at most `quota` bytes of `text` and a NUL to `out`; `length` becomes the copied length.
+/// Returns where the next string goes.
+TDIAG_DEVICE inline char* copy_text(char* out, const char* text, std::uint32_t& length,
+                                    std::uint32_t quota) {
+  const std::uint32_t n = length < quota ? length : quota;
+  for (std::uint32_t i = 0; i < n; ++i)
+    out[i] = text[i];
+  out[n] = 0;
+  length = n;
+  return out + n + 1;
+}
+
+/// Copies the site's descriptor and strings into the host-mapped trap text area (if the back-end
+/// made one), so that the report can name the site after the trap has killed the context. Only a
+/// trapping thread calls it. Its registers count against the kernel's (4 of the 6 that
+/// TDIAG_CHECK_INDEX adds in tests/assertions/register_check.cmake).
+TDIAG_DETAIL_NOINLINE TDIAG_DEVICE inline void save_site_text(buffer_header* h,
+                                                              const site_descriptor* site) {
+  auto* area = reinterpret_cast<trap_text_area*>(h->reserved[1]);
+  if (area == nullptr)
+    return;
+  const std::uint64_t n = atomic_add(&area->claimed, 1);
+  if (n >= trap_text_entries)
+    return;
+  site_text_copy& e = area->entries[n];
+  e.descriptor = *site;
+  // Room for each string with its NUL (2,048 bytes in all).
+  char* out = e.text;
+  out = copy_text(out, site->file, e.descriptor.file_length, 480);
+  out = copy_text(out, site->expression, e.descriptor.expression_length, 800);
+  out = copy_text(out, site->message, e.descriptor.message_length, 320);
+  (void)copy_text(out, site->function, e.descriptor.function_length, 444);
+  static_assert(480 + 800 + 320 + 444 + 4 == trap_text_bytes);
+  publish_store(&e.site, static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(site)));
+}
+
 /// The GPU twin of publish_failure() (same protocol: claim, count the site, write unless full,
 /// publish after a system-scope fence), writing each field straight into the record after the
 /// claim instead of gathering a failure_origin first: fewer values live at once keeps this
@@ -88,10 +124,8 @@ TDIAG_DEVICE inline void write_hardware_ids(failure_record& r) {
 [[noreturn]] TDIAG_DETAIL_NOINLINE TDIAG_DEVICE inline void
 gpu_fail(buffer_header* h, const site_descriptor* site, const std::uint64_t* values,
          const value_type* types, std::uint32_t count) {
-  if (h == nullptr) {
-    // Never silent: no buffer bound (tensordiag runtime off, or a module it never saw).
-    trap();
-  }
+  if (h == nullptr)
+    h = &fallback_storage.header; // no buffer bound into this module yet (assert.h)
   const std::uint64_t claim = atomic_add(&h->claimed, 1);
   const auto site_address = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(site));
   count_site(h, site_address, site->site_id);
@@ -122,8 +156,10 @@ gpu_fail(buffer_header* h, const site_descriptor* site, const std::uint64_t* val
     }
     publish_store(&r.sequence, claim + 1);
   }
-  if (static_cast<policy>(*static_cast<volatile std::uint32_t*>(&h->policy)) == policy::trap)
+  if (static_cast<policy>(*static_cast<volatile std::uint32_t*>(&h->policy)) == policy::trap) {
+    save_site_text(h, site);
     trap();
+  }
 #if TDIAG_HAS_CUDA
   // Stop this thread only: threads that already exited do not hold up bar.sync on sm_70+.
   asm volatile("exit;");

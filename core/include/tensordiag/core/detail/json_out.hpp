@@ -1,9 +1,11 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// A deterministic JSON writer: members in the order written, two-space indentation, one
-// trailing newline. The report JSON and SARIF writers share it so that the same report always
-// gives the same bytes (which is what makes JSON round-trips byte-for-byte). Internal.
+// The one JSON writer of tensordiag, deterministic: members in the order written; pretty
+// (two-space indentation, one trailing newline) for reports and SARIF, so that the same report
+// always gives the same bytes (which is what makes JSON round-trips byte-for-byte), or compact
+// (no white space, no newline) for JSON Lines and machine output. json_in.hpp is the matching
+// reader. Internal.
 #pragma once
 
 #include <tensordiag/core/report.hpp>
@@ -23,9 +25,16 @@ void append_json_string(std::string& out, std::string_view text);
 /// "1.0", 2.5e-7 gives "2.5e-07". Precondition: `value` is finite.
 [[nodiscard]] std::string format_json_double(double value);
 
+enum class json_style : bool {
+  pretty,  ///< `{\n  "a": [1, 2]\n}\n`
+  compact, ///< `{"a":[1,2]}`
+};
+
 /// Streams one JSON document. Calls must nest properly (TDIAG_DETAIL_ASSERT checks it in debug).
 class json_out {
 public:
+  explicit json_out(json_style style = json_style::pretty) noexcept : style_(style) {}
+
   void begin_object();
   void end_object();
   void begin_array();
@@ -38,6 +47,7 @@ public:
   void unsigned_integer(std::uint64_t value);
   void number(double value); ///< precondition: finite
   void boolean(bool value);
+  void null();
   /// A field value, inline: `17`, `2.5`, `"x"`, `[3, 0, 0]`; a non-finite float is written as
   /// `{"float": "nan"}` (or "inf", "-inf"), the encoding report.hpp documents.
   void field(const field_value& value);
@@ -48,7 +58,16 @@ public:
   void member(std::string_view name, std::string_view text) { key(name), string(text); }
   void member(std::string_view name, std::int64_t value) { key(name), integer(value); }
 
-  /// The document, with a final newline. The writer is empty afterwards.
+  /// A newline before the next value, closing bracket or the end of the document: compact
+  /// output that stays readable line by line (one Chrome trace event per line).
+  void line_break() noexcept { line_break_ = true; }
+
+  /// For documents streamed in pieces: the bytes written so far, and dropping them once they
+  /// have been stored elsewhere (the document goes on where it was).
+  [[nodiscard]] std::string_view written() const noexcept { return out_; }
+  void discard_written() noexcept { out_.clear(); }
+
+  /// The document; pretty documents end with a newline. The writer is empty afterwards.
   [[nodiscard]] std::string take();
 
 private:
@@ -59,10 +78,13 @@ private:
   void before_value();
   void close(char bracket);
   void newline_indent();
+  void pending_line_break();
 
+  json_style style_;
   std::string out_;
   std::vector<level> levels_;
   bool after_key_ = false;
+  bool line_break_ = false;
 };
 
 } // namespace tdiag::detail

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Exchanging a small blob (NCCL's unique id) from rank 0 to the other ranks of a job: through a
-// file in a shared directory (written then renamed, so readers never see half of it) or a TCP
-// store that rank 0 serves on loopback.
+// file in a shared directory (written then renamed, so readers never see half of it). Another
+// transport (a job launcher's store) implements id_store.
 #pragma once
 
 #include <chrono>
@@ -18,8 +18,8 @@ namespace tdiag::dtensor::comm {
 class id_store {
 public:
   virtual ~id_store() = default;
-  /// Rank 0: makes `blob` available to `readers` other ranks (the TCP store serves them before
-  /// returning). Throws tdiag::error (TDIAG-DT-303) on I/O failure or timeout.
+  /// Rank 0: makes `blob` available to `readers` other ranks (a store that serves them may
+  /// return only once they have it). Throws tdiag::error (TDIAG-DT-303) on I/O failure or timeout.
   void publish(std::string_view blob, int readers) { do_publish(blob, readers); }
   /// Other ranks: waits up to `timeout` for the blob of `size` bytes. Throws tdiag::error
   /// (TDIAG-DT-303) naming the path or address when it does not come.
@@ -34,15 +34,7 @@ private:
 
 /// The file `dir / key`. Rank 0 should remove a stale file from an earlier run first
 /// (publish() replaces it atomically; fetch() may read a stale one if it is older than the job).
-[[nodiscard]] std::unique_ptr<id_store> make_file_store(std::filesystem::path dir, std::string key);
-
-/// A TCP store on 127.0.0.1: rank 0 (`serve` = true) binds `port` (0 = any free port, see
-/// tcp_store_port()) when created; other ranks connect to `port` and retry until their timeout.
-[[nodiscard]] std::unique_ptr<id_store>
-make_tcp_store(int port, bool serve,
-               std::chrono::milliseconds accept_timeout = std::chrono::seconds(60));
-
-/// The port a serving TCP store listens on (0 for other stores).
-[[nodiscard]] int tcp_store_port(const id_store& store) noexcept;
+[[nodiscard]] std::unique_ptr<id_store> make_file_store(const std::filesystem::path& dir,
+                                                        const std::string& key);
 
 } // namespace tdiag::dtensor::comm

@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// gzip/zlib decompression into a buffer with simdjson's padding, for the Kineto importer (not
-// API). Errors are tdiag::input_error TDIAG-TR-120 naming the compressed byte offset.
+// Streaming gzip decompression for the Kineto importer (not API). Errors are tdiag::input_error
+// TDIAG-TR-120 naming the compressed byte offset.
 #pragma once
 
 #include <cstddef>
@@ -13,22 +13,8 @@
 
 namespace tdiag::trace::detail {
 
-/// Bytes followed by at least `padding` readable bytes (zeroed): simdjson reads past the end.
-struct padded_buffer {
-  std::unique_ptr<char[]> data;
-  std::size_t size = 0;
-  std::size_t capacity = 0; ///< allocated bytes, >= size + padding
-  [[nodiscard]] std::string_view view() const noexcept { return {data.get(), size}; }
-};
-
 /// True when `head` starts with the gzip magic 1f 8b.
 [[nodiscard]] bool is_gzip(std::span<const std::byte> head) noexcept;
-
-/// Inflates a (possibly multi-member) gzip stream. `max_output` bounds the result (a gzip bomb
-/// is refused). `source_name` names the input in errors.
-[[nodiscard]] padded_buffer gunzip(std::span<const std::byte> compressed,
-                                   std::string_view source_name, std::size_t padding,
-                                   std::size_t max_output);
 
 /// Streaming gzip decompression: read() hands out the next inflated bytes. Errors and a
 /// truncated stream throw TDIAG-TR-120 naming the compressed offset.

@@ -1,11 +1,12 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// Allocations (an alloc paired with its free) and the largest of them as stacked bands under
-// the allocated-bytes curve, as memory_viz's Active Memory Timeline draws them: each band sits
+// The largest allocations (trace::allocation_lifetimes()) as stacked bands under the
+// allocated-bytes curve, as memory_viz's Active Memory Timeline draws them: each band sits
 // on the bands below it that are alive, so a free lowers the bands above it.
 #pragma once
 
+#include <tensordiag/trace/allocation_lifetimes.hpp>
 #include <tensordiag/trace/trace.hpp>
 
 #include <cstddef>
@@ -17,25 +18,11 @@
 
 namespace tdiag::view {
 
-inline constexpr std::uint32_t no_event = std::numeric_limits<std::uint32_t>::max();
+inline constexpr std::uint32_t no_event = trace::no_memory_event;
 
-struct allocation {
-  std::uint64_t address = 0;
-  std::uint64_t size = 0;
-  std::int64_t begin = 0;
-  std::int64_t end = 0; ///< the free, or the trace's end when still alive
-  bool alive_at_end = false;
-  std::int32_t device = 0;
-  trace::stack_id stack = trace::no_stack;
-  std::uint32_t alloc_event = no_event; ///< index in trace.memory.all()
-  std::uint32_t free_event = no_event;
-};
-
-/// Pairs every alloc of `device` with the next free of the same address (free_completed, or
-/// free_requested when the source has no free_completed), in time order. Allocations still
-/// alive end at `trace_end`. Frees without an alloc (history cut by the ring buffer) are dropped.
-[[nodiscard]] std::vector<allocation> pair_allocations(const trace::trace& t, std::int32_t device,
-                                                       std::int64_t trace_end);
+/// An alloc paired with its free: trace::allocation_lifetimes() computes them (the pairing
+/// leak analysis uses); the bands only stack them.
+using allocation = trace::allocation_lifetime;
 
 class allocation_bands {
 public:

@@ -25,11 +25,9 @@ struct memory_column {
 
 class memory_curve {
 public:
-  /// The curves of `device` from the memory events of a finalized trace. Sources that report
-  /// totals (Kineto [memory]) are taken as they are; otherwise totals are accumulated from the
-  /// actions (alloc .. free_completed for allocated, segment_* for reserved) and anchored so
-  /// they end at the trace's final allocator state when it has one (the ring buffer may have
-  /// dropped the start of the history).
+  /// The curves of `device` of a finalized trace: trace::memory_series_of() of its memory lane
+  /// (reported totals, else the replayed allocator state), the numbers `tdiag trace summary`
+  /// reports. This class only draws them.
   [[nodiscard]] static memory_curve build(const trace::trace& t, std::int32_t device);
   /// Devices with memory events, ascending (host = -1 first when present).
   [[nodiscard]] static std::vector<std::int32_t> devices(const trace::trace& t);

@@ -1,0 +1,160 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// `tdiag trace analyze PATH... [--json] [--hta-compat] [--rank-from SOURCE] [-o OUT]`: the
+// whole-job analyses of the trace library (temporal and idle breakdown, kernel types, overlap,
+// launch statistics, queue length) over one trace per rank. PATH may be files, a folder or a
+// glob. Text by default; --json writes schema tensordiag.analysis/v1 (docs/analysis.md).
+// Exit status 2 for unreadable input.
+#if defined(TDIAG_CLI_HAS_TRACE)
+
+#  include <tensordiag/core/file_io.hpp>
+#  include <tensordiag/core/report_io.hpp>
+#  include <tensordiag/trace/job_analysis.hpp>
+#  include <tensordiag/trace/job_load.hpp>
+
+#  include <fmt/format.h>
+
+#  include <cstdio>
+#  include <map>
+#  include <memory>
+#  include <string>
+#  include <vector>
+
+#  include "command.hpp"
+
+namespace tdiag::cli {
+namespace {
+
+struct analyze_options {
+  std::vector<std::string> inputs;
+  bool json = false;
+  bool hta_compat = false;
+  std::string rank_from = "auto";
+  std::string align = "base-time";
+  std::string output;
+  std::size_t top = 5;
+};
+
+std::string fmt_opt(const std::optional<double>& v, const char* suffix) {
+  return v ? fmt::format("{:.2f}{}", *v, suffix) : std::string("n/a");
+}
+
+std::string render_text(const trace::job_analysis_result& r, std::size_t top) {
+  std::string out = fmt::format("job analysis: {} rank(s){}\n", r.ranks.size(),
+                                r.options.hta_compat ? " (HTA-compatible)" : "");
+  for (const auto& k : r.ranks) {
+    const auto& t = k.temporal;
+    out += fmt::format("\nrank {} ({})\n", k.rank, k.source);
+    out += fmt::format("  GPU span {:.0f} us: idle {:.0f} us ({:.2f}%), compute {:.0f} us "
+                       "({:.2f}%), non-compute {:.0f} us ({:.2f}%)\n",
+                       t.kernel_us, t.idle_us, t.pct(t.idle_us), t.compute_us, t.pct(t.compute_us),
+                       t.non_compute_us, t.pct(t.non_compute_us));
+    out += fmt::format("  communication overlapped by computation: {}\n",
+                       fmt_opt(k.comp_comm_overlap_pct, "%"));
+    const auto& l = k.launches;
+    out += fmt::format("  launches {}: short kernels {}, runtime outliers {}, launch-delay "
+                       "outliers {}; mean launch delay {}\n",
+                       l.num_launches, l.short_kernels, l.runtime_outliers, l.launch_delay_outliers,
+                       fmt_opt(l.launch_delay.mean, " us"));
+    out += "  kernel types:";
+    for (const auto& kt : k.kernel_types)
+      out += fmt::format(" {} {:.0f} us ({:.1f}%);", kt.type, kt.sum_us, kt.pct);
+    out += "\n  idle per stream (host wait / kernel wait / other, us):\n";
+    for (const auto& s : k.idle)
+      out +=
+          fmt::format("    stream {}: {:.0f} / {:.0f} / {:.0f}\n", s.stream,
+                      s.by_category[0].time_us, s.by_category[1].time_us, s.by_category[2].time_us);
+    std::vector<const trace::kernel_summary*> longest;
+    for (const auto& ks : k.kernels)
+      longest.push_back(&ks);
+    std::stable_sort(longest.begin(), longest.end(),
+                     [](const auto* a, const auto* b) { return a->sum_us > b->sum_us; });
+    out += "  top kernels:\n";
+    for (std::size_t i = 0; i < std::min(top, longest.size()); ++i)
+      out +=
+          fmt::format("    {:>12.0f} us  {:>6}x  {}  {}\n", longest[i]->sum_us, longest[i]->count,
+                      to_string(longest[i]->type), longest[i]->name.substr(0, 80));
+  }
+  if (!r.collectives.empty()) {
+    out += fmt::format("\nstragglers over {} collectives matched on every rank:\n",
+                       r.collectives.size());
+    for (const auto& w : r.waits)
+      out += fmt::format("  rank {}: waited {:.0f} us in total, arrived last {} time(s)\n", w.rank,
+                         w.wait_us, w.times_last);
+  }
+  if (!r.steps.empty()) {
+    out += "\nsteps (rank, step: wall / GPU busy / compute / communication, us):\n";
+    for (const auto& s : r.steps)
+      out += fmt::format("  rank {} step {}: {:.0f} / {:.0f} / {:.0f} / {:.0f}\n", s.rank, s.step,
+                         s.step_us, s.gpu_busy_us, s.compute_us, s.communication_us);
+  }
+  if (!r.deviations.empty()) {
+    out += "\nkernels where one rank deviates from the median of the ranks:\n";
+    for (std::size_t i = 0; i < std::min<std::size_t>(top, r.deviations.size()); ++i) {
+      const auto& d = r.deviations[i];
+      out += fmt::format("  rank {}: {:+.0f} us ({:.0f} vs median {:.0f})  {}\n", d.rank,
+                         d.delta_us(), d.sum_us, d.median_us, d.name.substr(0, 80));
+    }
+  }
+  return out;
+}
+
+trace::rank_source parse_rank_source(const std::string& s) {
+  if (s == "distributed")
+    return trace::rank_source::distributed;
+  if (s == "file-name")
+    return trace::rank_source::file_name;
+  if (s == "position")
+    return trace::rank_source::position;
+  return trace::rank_source::automatic;
+}
+
+void run(const analyze_options& o, command_context& context) {
+  trace::job_load_options load;
+  load.ranks = parse_rank_source(o.rank_from);
+  const auto members = trace::load_job(o.inputs, load);
+  std::vector<trace::rank_trace> ranks;
+  for (const auto& m : members) {
+    for (const auto& w : m.loaded.warnings)
+      fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), w.message, w.code);
+    ranks.push_back({m.rank, &m.loaded.trace, m.clock_offset_ns});
+  }
+  trace::analysis_options options;
+  options.hta_compat = o.hta_compat;
+  options.align_collectives = o.align == "collectives";
+  const auto result = trace::analyze_job(ranks, options);
+  const auto text = o.json ? trace::analysis_json(result) : render_text(result, o.top);
+  write_output(o.output, text);
+  context.status = exit_clean;
+}
+
+const command_registration registration(32, [](CLI::App& app, command_context& context) {
+  auto* trace_app = family(app, "trace", "Inspect, analyse and convert GPU traces");
+  auto o = std::make_shared<analyze_options>();
+  auto* cmd = trace_app->add_subcommand(
+      "analyze", "Whole-job analyses, one trace per rank: temporal and idle breakdown, kernel "
+                 "types, overlap, launch statistics, queue length (HTA's figures)");
+  cmd->add_option("paths", o->inputs, "Trace files, folders or globs (one file per rank)")
+      ->required();
+  cmd->add_flag("--json", o->json, "Write JSON (schema tensordiag.analysis/v1)");
+  cmd->add_flag("--hta-compat", o->hta_compat,
+                "HTA's semantics: whole-us rounding of ns traces, last ProfilerStep dropped");
+  cmd->add_option("--rank-from", o->rank_from,
+                  "Where a file's rank comes from: auto, distributed, file-name, position")
+      ->check(CLI::IsMember({"auto", "distributed", "file-name", "position"}))
+      ->capture_default_str();
+  cmd->add_option(
+         "--align", o->align,
+         "Rank clocks: base-time (Kineto's) or collectives (ends of matching NCCL kernels)")
+      ->check(CLI::IsMember({"base-time", "collectives"}))
+      ->capture_default_str();
+  cmd->add_option("--top", o->top, "Kernels to list per rank in text")->capture_default_str();
+  cmd->add_option("-o,--output", o->output, "Output file (default: standard output)");
+  cmd->callback([o, &context] { run(*o, context); });
+});
+
+} // namespace
+} // namespace tdiag::cli
+
+#endif

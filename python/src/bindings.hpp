@@ -1,0 +1,24 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The compiled module tensordiag._tensordiag: one bind_* function per library, and the
+// conversions the three share. The binding layer only converts: every figure comes from the
+// libraries.
+#pragma once
+
+#include <tensordiag/core/report.hpp>
+
+#include <pybind11/pybind11.h>
+
+namespace tdiag::python {
+
+namespace py = pybind11;
+
+void bind_report(py::module_& m);
+void bind_dtensor(py::module_& m);
+void bind_trace(py::module_& m);
+
+/// A field value as a Python bool, int, float, str or list.
+[[nodiscard]] py::object to_python(const field_value& value);
+
+} // namespace tdiag::python

@@ -1,0 +1,14 @@
+# SPDX-FileCopyrightText: 2026 tensordiag contributors
+# SPDX-License-Identifier: Apache-2.0
+from typing import Optional, Sequence
+
+from . import dtensor as dtensor
+from . import report as report
+from . import trace as trace
+from .errors import Error as Error
+from .errors import InputError as InputError
+from .errors import ShardingError as ShardingError
+
+__version__: str
+
+def main(args: Optional[Sequence[str]] = ...) -> int: ...

@@ -1,0 +1,9 @@
+# SPDX-FileCopyrightText: 2026 tensordiag contributors
+# SPDX-License-Identifier: Apache-2.0
+"""``python -m tensordiag ARGS``: the ``tdiag`` command line (same subcommands and output)."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

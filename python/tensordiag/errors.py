@@ -1,0 +1,53 @@
+# SPDX-FileCopyrightText: 2026 tensordiag contributors
+# SPDX-License-Identifier: Apache-2.0
+"""Exceptions: every error of tensordiag's libraries arrives as one of these.
+
+``str(error)`` is the same one line ``tdiag`` prints (without the ``tdiag:`` prefix), and
+``error.report`` the structured :class:`tensordiag.report.Report` behind it.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+class Error(Exception):
+    """A tensordiag error (C++ ``tdiag::error``), with its report and stable code."""
+
+    def __init__(self, message: str, report=None) -> None:
+        super().__init__(message)
+        #: The structured report (tensordiag.report.Report); None when raised from Python.
+        self.report = report
+
+    @property
+    def code(self) -> Optional[str]:
+        """The stable code of the first diagnostic, e.g. ``TDIAG-TRACE-002``."""
+        if self.report is None or len(self.report) == 0:
+            return None
+        return self.report.diagnostics[0].code
+
+    @property
+    def diagnostic(self):
+        """The first diagnostic of the report, or None."""
+        if self.report is None or len(self.report) == 0:
+            return None
+        return self.report.diagnostics[0]
+
+
+class InputError(Error):
+    """Bad input from outside: a missing, unreadable or malformed file (``tdiag`` exit 2)."""
+
+
+class ShardingError(Error):
+    """A call DTensor would reject, or one tensordiag cannot model.
+
+    The message is the explanation (op, argument, mesh dim, why, fix); ``error_class`` is
+    ``"user_error"``, ``"limitation"`` or ``"unknown_op"``.
+    """
+
+    def __init__(self, message: str, report=None, error_class: str = "user_error") -> None:
+        super().__init__(message, report)
+        self.error_class = error_class
+
+
+__all__ = ["Error", "InputError", "ShardingError"]

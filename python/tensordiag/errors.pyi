@@ -1,0 +1,20 @@
+# SPDX-FileCopyrightText: 2026 tensordiag contributors
+# SPDX-License-Identifier: Apache-2.0
+from typing import Optional
+
+from .report import Diagnostic, Report
+
+class Error(Exception):
+    report: Optional[Report]
+    def __init__(self, message: str, report: Optional[Report] = ...) -> None: ...
+    @property
+    def code(self) -> Optional[str]: ...
+    @property
+    def diagnostic(self) -> Optional[Diagnostic]: ...
+
+class InputError(Error): ...
+
+class ShardingError(Error):
+    error_class: str
+    def __init__(self, message: str, report: Optional[Report] = ...,
+                 error_class: str = ...) -> None: ...

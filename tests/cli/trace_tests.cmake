@@ -1,0 +1,93 @@
+# SPDX-FileCopyrightText: 2026 tensordiag contributors
+# SPDX-License-Identifier: Apache-2.0
+# End-to-end tests of every `tdiag trace` subcommand: summary, leaks, oom, timeline, diff and
+# export, on the fixtures in tests/data/trace and on the shared traces (label data). The expected
+# figures are the trace library's own (tests/trace/*_test.cpp check them at the API).
+if(NOT TARGET tensordiag::trace)
+  return()
+endif()
+set(fixtures "${PROJECT_SOURCE_DIR}/tests/data/trace")
+set(out "${CMAKE_CURRENT_BINARY_DIR}/trace")
+file(MAKE_DIRECTORY "${out}")
+set(tdtrace "${fixtures}/h200_torch_step.tdtrace")
+set(leaking "${fixtures}/leaking_train_snapshot.pickle")
+set(leaking_short "${fixtures}/leaking_train_snapshot_short.pickle")
+
+# --- on the fixtures ------------------------------------------------------------------------
+tdiag_cli_test(summary.tdtrace FAMILY trace EXPECT_RC 0
+  ARGS "trace|summary|${tdtrace}|--format|json"
+  CHECKS "-DJSON_FIELDS=format=tdtrace|kernels=510|flows=535|memory_events=816")
+tdiag_cli_test(summary.text FAMILY trace EXPECT_RC 0 ARGS "trace|summary|${tdtrace}|--top|2"
+  CHECKS "-DSTDOUT_REGEX=10851 events over 5.009 s \\(tdtrace\\)")
+tdiag_cli_test(leaks.growing_site FAMILY trace EXPECT_RC 0
+  ARGS "trace|leaks|${leaking}|--format|json|-o|${out}/leaks.json"
+  CHECKS "-DOUTPUT_FILE=${out}/leaks.json" -DJSON_COUNT=5
+         "-DJSON_FIELDS=site=train.py:42 (train_step)|live_allocations=8|growth_per_iteration_bytes=2097152")
+tdiag_cli_test(leaks.top FAMILY trace EXPECT_RC 0 ARGS "trace|leaks|${leaking}|--top|1|--format|json"
+  CHECKS -DJSON_COUNT=2 "-DJSON_FIELDS=live_bytes=76595200|live_allocations=26|sites=4")
+tdiag_cli_test(diff.fixtures FAMILY trace EXPECT_RC 0
+  ARGS "trace|diff|${leaking_short}|${leaking}|--format|json"
+  CHECKS "-DJSON_FIELDS=live_bytes_a=68206592|live_bytes_b=76595200|sites_changed=1")
+tdiag_cli_test(diff.one_input FAMILY trace EXPECT_RC 2 ARGS "trace|diff|${leaking}")
+
+# Export: Chrome JSON, and a .tdtrace that reads back with the same counts.
+tdiag_cli_test(export.chrome FAMILY trace EXPECT_RC 0
+  ARGS "trace|export|${tdtrace}|--chrome|${out}/h200.chrome.json"
+  CHECKS "-DOUTPUT_FILE=${out}/h200.chrome.json"
+         "-DSTDOUT_REGEX=^wrote 11393 trace events to [^:]*: 510 kernels, 25 copies, 8965 host calls")
+tdiag_cli_test(export.tdtrace FAMILY trace EXPECT_RC 0
+  ARGS "trace|export|${leaking}|--tdtrace|${out}/leaking.tdtrace"
+  CHECKS "-DOUTPUT_FILE=${out}/leaking.tdtrace" FIXTURE tdiag_cli_tdtrace)
+tdiag_cli_test(export.tdtrace_reads_back FAMILY trace EXPECT_RC 0
+  ARGS "trace|leaks|${out}/leaking.tdtrace|--format|json" NEEDS tdiag_cli_tdtrace
+  CHECKS "-DJSON_FIELDS=live_bytes=76595200|live_allocations=26|sites=4")
+tdiag_cli_test(export.no_output FAMILY trace EXPECT_RC 2 ARGS "trace|export|${tdtrace}"
+  CHECKS "-DSTDERR_REGEX=--chrome or --tdtrace is required")
+
+# Bad input: exit status 2, one line naming the file.
+tdiag_cli_test(bad_input.not_a_trace FAMILY trace EXPECT_RC 2
+  ARGS "trace|summary|${PROJECT_SOURCE_DIR}/README.md"
+  CHECKS -DONE_LINE_ERROR=ON "-DSTDERR_REGEX=README.md' is not a trace format tensordiag reads")
+tdiag_cli_test(bad_input.missing FAMILY trace EXPECT_RC 2 ARGS "trace|oom|${out}/does-not-exist.pickle"
+  CHECKS "-DSTDERR_REGEX=does-not-exist.pickle")
+
+# --- on the shared traces (TDIAG_DATA_DIR) ---------------------------------------------------
+set(oom "${TDIAG_DATA_DIR}/traces/oom_snapshot.pickle")
+if(NOT EXISTS "${oom}")
+  return()
+endif()
+tdiag_cli_test(summary.oom_snapshot FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|summary|${oom}|--format|json"
+  CHECKS "-DJSON_FIELDS=device=0|peak_allocated_bytes=2215641088|final_allocated_bytes=1678770176|oom_events=1")
+tdiag_cli_test(leaks.oom_snapshot FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|leaks|${oom}|--format|json"
+  CHECKS "-DJSON_FIELDS=live_bytes=1678770176|live_allocations=9|sites=3")
+# An OOM event is an error: exit status 1, and the verdict names the per-process cap.
+tdiag_cli_test(oom.process_limit FAMILY trace EXPECT_RC 1 LABELS data
+  ARGS "trace|oom|${oom}|--format|json"
+  CHECKS -DJSON_COUNT=1 "-DJSON_FIELDS=verdict=process_limit|requested_bytes=3221225472")
+tdiag_cli_test(oom.github FAMILY trace EXPECT_RC 1 LABELS data
+  ARGS "trace|oom|${oom}|--format|github|-o|${out}/oom.github"
+  CHECKS "-DGITHUB_FILE=${out}/oom.github")
+# A trace without an OOM event: one note saying so, exit status 0.
+tdiag_cli_test(oom.clean_trace FAMILY trace EXPECT_RC 0 ARGS "trace|oom|${leaking}"
+  CHECKS "-DSTDOUT_REGEX=leaking_train_snapshot.pickle: the trace records no 'oom' event")
+
+# Timeline: every way to name the instant means the same thing (units.hpp: bare = seconds).
+set(at_700us "-DJSON_FIELDS=time_ns=700000|event_index=16|segments=11")
+tdiag_cli_test(timeline.at_us FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|timeline|${oom}|--at|700us|--format|json" CHECKS "${at_700us}")
+tdiag_cli_test(timeline.at_ms FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|timeline|${oom}|--at|0.7ms|--format|json" CHECKS "${at_700us}")
+tdiag_cli_test(timeline.at_bare_seconds FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|timeline|${oom}|--at|0.0007|--format|json" CHECKS "${at_700us}")
+tdiag_cli_test(timeline.at_percent FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|timeline|${oom}|--at|50%|--format|json"
+  CHECKS "-DJSON_FIELDS=time_ns=939000|event_index=20")
+tdiag_cli_test(timeline.event FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|timeline|${oom}|--event|16|--segments|2|--format|json"
+  CHECKS "-DJSON_FIELDS=event_index=16|segments=11")
+tdiag_cli_test(timeline.bad_time FAMILY trace EXPECT_RC 2 LABELS data
+  ARGS "trace|timeline|${oom}|--at|soon" CHECKS "-DSTDERR_REGEX='soon' is not a time like 1.5s")
+tdiag_cli_test(timeline.no_instant FAMILY trace EXPECT_RC 2 LABELS data
+  ARGS "trace|timeline|${oom}" CHECKS "-DSTDERR_REGEX=--at or --event is required")

@@ -1,0 +1,131 @@
+# SPDX-FileCopyrightText: 2026 tensordiag contributors
+# SPDX-License-Identifier: Apache-2.0
+"""tensordiag.dtensor against `tdiag shard check/explain` on the shared corpus."""
+
+import json
+
+import pytest
+
+import tensordiag
+from tensordiag.dtensor import (DeviceMesh, Partial, Placement, Replicate, Shard, ShardingError,
+                                TensorSpec, check_cases, explain, propagate)
+
+CORPUS = "golden/dtensor_cases.jsonl"
+
+
+def test_placements_print_and_compare_like_pytorch():
+    assert repr(Shard(0)) == "Shard(dim=0)"
+    assert repr(Replicate()) == "Replicate()"
+    assert repr(Partial()) == "Partial(sum)"
+    assert str(Shard(1)) == "S(1)" and str(Replicate()) == "R" and str(Partial("max")) == "P(max)"
+    assert Shard(dim=0) == Shard(0) and Shard(0) != Shard(1) and Shard(0) != Replicate()
+    assert Partial("sum") != Partial("max") and Partial() == Partial("sum")
+    assert len({Shard(0), Shard(0), Replicate(), Partial()}) == 3
+    assert isinstance(Shard(0), Placement) and Shard(0).is_shard(0) and not Shard(0).is_shard(1)
+    assert Partial("avg").reduce_op == "avg" and Shard(2).dim == 2
+    with pytest.raises(ValueError):
+        Partial("prod")
+
+
+def test_mesh_and_spec():
+    mesh = DeviceMesh([2, 4], names=["dp", "tp"])
+    assert mesh.ndim == 2 and mesh.num_devices == 8 and mesh.coordinate(5) == [1, 1]
+    assert repr(DeviceMesh([2, 4], names=None)) == "DeviceMesh((2, 4), 'cpu', stride=(4, 1))"
+    assert mesh.names == ["dp", "tp"] and DeviceMesh([2, 4]) == DeviceMesh.parse("2,4")
+    with pytest.raises(tensordiag.InputError):
+        DeviceMesh([0])
+    spec = TensorSpec([12, 16], [Shard(0), Partial()])
+    assert spec.dtype == "float32" and spec.shape == [12, 16] and spec.stride == [16, 1]
+    assert spec.placements == [Shard(0), Partial()]
+    assert isinstance(spec.placements[0], Shard)
+    assert str(spec) == "f32[12, 16] [S(0), P(sum)]"
+    assert TensorSpec.parse("f32[12,16] (S(0),P(sum))", 2) == spec
+    assert TensorSpec([5], [Shard(0)]).local_shapes(DeviceMesh([2])) == [[3], [2]]
+    with pytest.raises(ValueError):
+        TensorSpec([4], [Shard(0)], dtype="float7")
+
+
+def test_propagate_mm_matches_explain(tdiag):
+    mesh = DeviceMesh([2, 4])
+    args = [TensorSpec([12, 1], [Shard(0), Partial()]),
+            TensorSpec([1, 16], [Partial("max"), Shard(1)])]
+    result = propagate("aten.mm.default", args, mesh)
+    assert result.op == "aten.mm.default"
+    assert [o.placements for o in result.outputs] == [[Shard(0), Partial("sum")]]
+    assert result.outputs[0].shape == [12, 16]
+    assert result.comms == {"all_gather": 1, "all_reduce": 1}
+    steps = result.plans[1].steps
+    assert [s.collective for s in steps] == ["all_gather", "all_reduce"]
+    assert steps[0].bytes_per_rank == 64 and steps[0].src == Shard(1) and steps[0].dst == Replicate()
+    cli = tdiag("shard", "explain", "mm", "--mesh", "2,4", "--arg", "f32[12,1] (S(0),P(sum))",
+                "--arg", "f32[1,16] (P(max),S(1))", check_status=0)
+    assert explain("mm", args, mesh) == cli.stdout
+    cli_json = tdiag("shard", "explain", "mm", "--mesh", "2,4", "--arg", "f32[12,1] (S(0),P(sum))",
+                     "--arg", "f32[1,16] (P(max),S(1))", "--format", "json", check_status=0)
+    assert json.loads(explain("mm", args, [2, 4], format="json")) == json.loads(cli_json.stdout)
+
+
+def test_rejection_is_a_sharding_error_with_the_cli_message(tdiag):
+    args = [TensorSpec([12, 3], [Replicate()]), TensorSpec([4, 8], [Replicate()])]
+    with pytest.raises(ShardingError) as info:
+        propagate("aten.mm.default", args, DeviceMesh([2]))
+    e = info.value
+    assert isinstance(e, tensordiag.Error)
+    assert e.code == "TDIAG-DT-002" and e.error_class == "user_error"
+    assert e.report.diagnostics[0].fields["arg"] == "mat2"
+    cli = tdiag("shard", "explain", "mm", "--mesh", "2", "--arg", "f32[12,3] (R)", "--arg",
+                "f32[4,8] (R)", check_status=1)
+    assert cli.stdout.splitlines()[0] == f"error: {e} [{e.code}]"
+    assert e.report.to_text().splitlines()[0] == cli.stdout.splitlines()[0]
+
+
+def test_unknown_op_and_bad_arguments():
+    with pytest.raises(ShardingError) as info:
+        propagate("aten.nosuchop.default", [TensorSpec([4], [Replicate()])], [2])
+    assert info.value.error_class == "unknown_op" and info.value.code == "TDIAG-DT-010"
+    with pytest.raises(TypeError):
+        propagate("mm", [object()], [2])
+
+
+def test_scalar_and_list_arguments():
+    spec = TensorSpec([1, 4, 16], [Shard(1), Replicate()])
+    result = propagate("aten.mean.dim", [spec, [1], True], DeviceMesh([2, 4]))
+    assert result.outputs[0].shape == [1, 1, 16]
+    assert result.outputs[0].placements == [Partial("avg"), Replicate()]
+    text_args = propagate("aten.mean.dim", ["f32[1,4,16] (S(1),R)", [1], True], [2, 4])
+    assert text_args.outputs == result.outputs
+
+
+def test_check_cases_matches_shard_check(shared, tdiag, tmp_path):
+    check = check_cases(shared / CORPUS)
+    cli = tdiag("shard", "check", shared / CORPUS)
+    assert cli.returncode in (0, 1)
+    assert check.to_jsonl() == cli.stdout
+    assert len(check.answers) == len(cli.stdout.splitlines())
+    assert check.rejected == sum(1 for a in check.answers if not a.ok)
+    assert f"{len(check.answers)} cases, {check.rejected} rejected" in cli.stderr
+    first = json.loads(cli.stdout.splitlines()[0])
+    a = check.answers[0]
+    assert a.id == first["id"] and a.ok == first["ok"] and a.comms == first.get("comms", {})
+    rejected = next(a for a in check.answers if not a.ok)
+    assert rejected.code.startswith("TDIAG-DT-") and rejected.error_class in ("user_error",
+                                                                              "limitation")
+    sarif = tdiag("shard", "check", shared / CORPUS, "--format", "sarif").stdout
+    ours = json.loads(check.report(str(shared / CORPUS)).to_sarif())
+    theirs = json.loads(sarif)
+    assert len(ours["runs"][0]["results"]) == len(theirs["runs"][0]["results"]) == check.rejected
+
+
+def test_check_cases_malformed_lines(tmp_path, tdiag):
+    corpus = tmp_path / "cases.jsonl"
+    corpus.write_text('{"id":"x","op":"aten.mm.default"\n')
+    check = check_cases(corpus)
+    assert check.malformed and check.malformed[0][0] == 1
+    assert check.to_jsonl() == tdiag("shard", "check", corpus, check_status=2).stdout
+
+
+def test_check_cases_unreadable(tmp_path, tdiag):
+    with pytest.raises(tensordiag.InputError) as info:
+        check_cases(tmp_path / "none.jsonl")
+    cli = tdiag("shard", "check", tmp_path / "none.jsonl", check_status=2)
+    assert cli.stderr.strip().splitlines()[-1] == f"tdiag: {info.value}"

@@ -1,0 +1,190 @@
+# SPDX-FileCopyrightText: 2026 tensordiag contributors
+# SPDX-License-Identifier: Apache-2.0
+"""tensordiag.trace against `tdiag trace` on the shared traces: the same figures."""
+
+import threading
+
+import pytest
+
+import tensordiag
+from tensordiag import trace
+from conftest import without_metadata
+
+SMALL = "traces/train_trace_small.json.gz"
+SNAPSHOT = "traces/train_snapshot.pickle"
+OOM = "traces/oom_snapshot.pickle"
+
+
+@pytest.fixture(scope="module")
+def small(shared):
+    return trace.load(shared / SMALL)
+
+
+@pytest.fixture(scope="module")
+def snapshot(shared):
+    return trace.load(shared / SNAPSHOT)
+
+
+def cli_json(tdiag, *args):
+    result = tdiag("trace", *args, "--format", "json")
+    assert result.returncode in (0, 1), result.stderr
+    return without_metadata(result.stdout)
+
+
+def test_load_detects_format(small, snapshot):
+    assert small.format == "kineto-json"
+    assert snapshot.format == "torch-snapshot"
+    assert small.event_count > 0
+    begin, end = small.span
+    assert end > begin
+    assert any(w.code == "TDIAG-TRACE-124" or w.code for w in small.warnings)
+
+
+@pytest.mark.parametrize("path", [SMALL, SNAPSHOT, OOM])
+def test_summary_matches_cli(shared, tdiag, path):
+    t = trace.load(shared / path)
+    s = t.summary()
+    assert without_metadata(s.to_json()) == cli_json(tdiag, "summary", shared / path)
+    cli_text = tdiag("trace", "summary", shared / path, "--color", "never").stdout
+    # The last line names the run's time; everything above it is the same text.
+    assert s.to_text().splitlines()[:-1] == cli_text.splitlines()[:-1]
+    assert s.to_text().splitlines()[-1].endswith(cli_text.splitlines()[-1].split(": ", 1)[1])
+
+
+def test_summary_figures(shared, tdiag, small):
+    s = small.summary(top=3)
+    doc = cli_json(tdiag, "summary", shared / SMALL, "--top", "3")
+    overview = {f["name"]: f["value"] for f in doc["diagnostics"][0]["fields"]}
+    assert overview["kernels"] == s.counts["kernels"] == len(small.kernels["start_ns"])
+    assert overview["span_ns"] == s.span[1] - s.span[0]
+    assert len(s.kernels) >= 1 and s.kernels[0]["total_ns"] >= s.kernels[-1]["total_ns"]
+
+
+def test_leaks_match_cli(shared, tdiag, snapshot):
+    leaks = snapshot.leaks()
+    assert without_metadata(leaks.to_json()) == cli_json(tdiag, "leaks", shared / SNAPSHOT)
+    assert leaks.live_bytes == sum(s["live_bytes"] for s in leaks.sites) or leaks.sites
+    assert leaks.sites and isinstance(leaks.sites[0]["site"], str)
+
+
+def test_oom_matches_cli(shared, tdiag):
+    t = trace.load(shared / OOM)
+    oom = t.oom()
+    assert without_metadata(oom.to_json()) == cli_json(tdiag, "oom", shared / OOM)
+    assert len(oom.findings) == 1
+    finding = oom.findings[0]
+    assert finding["verdict"] == "process_limit"
+    assert finding["requested"] == 3221225472
+    assert oom.report.has_errors
+
+
+def test_timeline_matches_cli(shared, tdiag, snapshot):
+    at = snapshot.timeline(at="1ms")
+    assert without_metadata(at.to_json()) == cli_json(tdiag, "timeline", shared / SNAPSHOT,
+                                                      "--at", "1ms")
+    assert at.lanes[0]["event_index"] == 4
+    by_event = snapshot.timeline(event=100)
+    assert without_metadata(by_event.to_json()) == cli_json(tdiag, "timeline", shared / SNAPSHOT,
+                                                            "--event", "100")
+    assert snapshot.timeline(at=1_000_000).lanes == at.lanes
+    with pytest.raises(ValueError):
+        snapshot.timeline()
+    with pytest.raises(ValueError, match="not a duration"):
+        snapshot.timeline(at="soon")
+
+
+def test_diff_matches_cli(shared, tdiag, small, snapshot):
+    d = small.diff(snapshot)
+    assert without_metadata(d.to_json()) == cli_json(tdiag, "diff", shared / SMALL,
+                                                     shared / SNAPSHOT)
+    assert d.live_a == small.diff(small).live_b
+
+
+def test_report_formats_are_the_cli_formats(shared, tdiag, small):
+    s = small.summary()
+    for fmt, method in [("sarif", s.to_sarif), ("junit", s.to_junit), ("github", s.to_github)]:
+        cli = tdiag("trace", "summary", shared / SMALL, "--format", fmt).stdout
+        if fmt != "github":  # SARIF and JUnit carry the run's time
+            assert len(method().splitlines()) == len(cli.splitlines())
+        else:
+            assert method() == cli
+
+
+def test_columns_are_views_without_copies(small):
+    np = pytest.importorskip("numpy")
+    cols = small.kernels
+    start, end = cols["start_ns"], cols["end_ns"]
+    assert start.dtype == np.int64 and len(start) == small.summary().counts["kernels"]
+    assert (end >= start).all()
+    assert not start.flags.owndata and not start.flags.writeable
+    assert start.strides == (88,)  # one kernel record
+    name = small.string(int(cols["name_id"][0]))
+    assert name and name in {k["name"] for k in small.summary(top=1000).kernels}
+    assert set(small.memory) >= {"time_ns", "action", "size", "total_allocated"}
+    with pytest.raises(ValueError, match="no event kind"):
+        small.events("widgets")
+
+
+def test_columns_outlive_the_trace(shared):
+    pytest.importorskip("numpy")
+    cols = trace.load(shared / SMALL).kernels  # the Trace goes away; the arrays keep it alive
+    import gc
+
+    gc.collect()
+    assert int(cols["end_ns"].max()) > 0
+
+
+def test_dataframe(small):
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(small.kernels)
+    assert len(df) == small.summary().counts["kernels"]
+    assert (df["end_ns"] - df["start_ns"]).sum() > 0
+
+
+def test_bad_input_is_the_cli_line(tmp_path, tdiag):
+    bad = tmp_path / "garbage.json"
+    bad.write_text("garbage\n")
+    with pytest.raises(tensordiag.InputError) as info:
+        trace.load(bad)
+    cli = tdiag("trace", "summary", bad)
+    assert cli.returncode == 2
+    assert cli.stderr.strip().splitlines()[-1] == f"tdiag: {info.value}"
+    assert info.value.code == "TDIAG-TR-002"
+    assert info.value.report.diagnostics[0].code == info.value.code
+    assert isinstance(info.value, tensordiag.Error)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(tensordiag.InputError) as info:
+        trace.load(tmp_path / "absent.pickle")
+    assert info.value.code == "TDIAG-CORE-004"
+    assert "absent.pickle" in str(info.value)
+
+
+def test_loads_release_the_gil(shared):
+    # Two loads in threads while this thread counts, but only while a load is inside the C++
+    # call: had the load held the GIL, this thread could not run until the call returned.
+    path = shared / "traces/train_trace_large.json.gz"
+    results, errors, loading = {}, [], [False, False]
+
+    def work(key):
+        try:
+            loading[key] = True
+            t = trace.load(path)
+            loading[key] = False
+            results[key] = t.summary().counts["kernels"]
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for th in threads:
+        th.start()
+    ticks = 0
+    while any(th.is_alive() for th in threads):
+        if loading[0] or loading[1]:
+            ticks += 1
+    for th in threads:
+        th.join()
+    assert not errors
+    assert results[0] == results[1] > 0
+    assert ticks > 1000, f"only {ticks} iterations ran during two loads: the GIL was held"

@@ -1,0 +1,67 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Expected figures from Python (pickle / json + gzip): the dump's active_allocated blocks, and
+// the last Device Type 1 [memory] event's "Total Allocated" / "Total Reserved".
+#include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/trace/kineto_import.hpp>
+#include <tensordiag/trace/memory_series.hpp>
+#include <tensordiag/trace/snapshot_import.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+namespace {
+
+using namespace tdiag::trace;
+
+std::filesystem::path shared(const char* name) {
+  return std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / name;
+}
+
+TEST(MemorySeries, SnapshotEndsAtTheDumpAndMatchesTheReplay) {
+  const auto path = shared("train_snapshot.pickle");
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent";
+  const auto t = import_snapshot_file(path).trace;
+  const auto lane = memory_lane_of(t, 0);
+  const auto series = memory_series_of(t, lane);
+  EXPECT_FALSE(series.reported);
+  ASSERT_EQ(series.samples.size(), 5899u);
+  EXPECT_EQ(series.samples.front().allocated, 0);
+  EXPECT_EQ(series.samples.back().allocated, 222617600);
+  EXPECT_EQ(series.samples.back().requested, 219471872);
+  EXPECT_EQ(series.samples.back().reserved, 994050048);
+  // The incremental totals equal the replayed state's at every 97th event.
+  const allocator_replay replay(t, lane);
+  for (std::size_t i = 0; i <= replay.size(); i += 97) {
+    const auto s = replay.state_at(i);
+    ASSERT_EQ(series.samples[i].allocated, static_cast<std::int64_t>(s.allocated_bytes())) << i;
+    ASSERT_EQ(series.samples[i].reserved, static_cast<std::int64_t>(s.reserved_bytes())) << i;
+  }
+}
+
+TEST(MemorySeries, KinetoTakesTheReportedTotals) {
+  const auto path = shared("train_trace_small.json.gz");
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent";
+  const auto t = import_kineto_file(path).trace;
+  const auto series = memory_series_of(t, memory_lane_of(t, 0));
+  EXPECT_TRUE(series.reported);
+  ASSERT_EQ(series.samples.size(), 979u);
+  EXPECT_EQ(series.samples.back().allocated, 146960384);
+  EXPECT_EQ(series.samples.back().reserved, 629145600);
+  EXPECT_EQ(series.samples.back().requested, -1);
+}
+
+TEST(MemorySeries, EmptyLaneHasNoSamples) {
+  trace t;
+  const auto lane = t.lanes.memory(3);
+  t.finalize();
+  EXPECT_TRUE(memory_series_of(t, lane).samples.empty());
+  EXPECT_EQ(memory_lane_of(t, 3), lane);
+  EXPECT_EQ(memory_lane_of(t, 4), t.lanes.size());
+}
+
+} // namespace

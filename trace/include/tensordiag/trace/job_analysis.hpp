@@ -1,0 +1,193 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Whole-job analyses of GPU traces, one rank per trace, with the figures Holistic Trace Analysis
+// (HTA) computes: temporal breakdown, idle-time breakdown per stream, kernel-type breakdown with
+// overlap, top kernels, communication-computation overlap, kernel launch statistics and queue
+// length. `hta_compat` reproduces HTA's semantics (whole-us rounding of ns-resolution traces,
+// last-ProfilerStep filtering); without it the figures are exact over the whole trace. The
+// differences are listed in docs/analysis.md.
+//
+// Times in results are microseconds (double), as HTA reports them.
+#pragma once
+
+#include <tensordiag/trace/trace.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tdiag::trace {
+
+/// HTA's kernel classes (hta/common/types.py), tested in this order: communication, memory,
+/// computation; whatever matches none is `other`.
+enum class kernel_class : std::uint8_t {
+  computation = 0,
+  communication = 1,
+  memory = 2,
+  other = 3
+};
+[[nodiscard]] kernel_class classify_kernel(std::string_view name) noexcept;
+/// "COMPUTATION", "COMMUNICATION", "MEMORY", "OTHER" (HTA's spelling).
+[[nodiscard]] std::string_view to_string(kernel_class c) noexcept;
+
+struct analysis_options {
+  /// HTA's semantics: ceil(ts)/floor(ts + dur) in whole us for traces with fractional ts, and,
+  /// with two or more ProfilerStep#N, only CPU rows before the last step and their GPU rows.
+  bool hta_compat = false;
+  double launch_runtime_cutoff_us = 50;    ///< HTA runtime_cutoff
+  double launch_delay_cutoff_us = 100;     ///< HTA launch_delay_cutoff
+  double consecutive_kernel_delay_us = 30; ///< HTA consecutive_kernel_delay
+  double top_duration_ratio = 0.8;         ///< HTA duration_ratio
+  std::size_t top_num_kernels = 10;        ///< HTA num_kernels
+  /// Align rank clocks on the ends of matching collectives (median offset to the first rank)
+  /// instead of the ranks' clock offsets (Kineto base time).
+  bool align_collectives = false;
+};
+
+/// pandas describe() of a series: sample std (ddof 1), linear-interpolated quartiles. Empty
+/// series give count 0 and no values.
+struct describe_stats {
+  std::size_t count = 0;
+  double sum = 0;
+  std::optional<double> mean, std, min, p25, p50, p75, max;
+};
+[[nodiscard]] describe_stats describe(std::vector<double> values);
+
+struct temporal_breakdown {
+  double idle_us = 0, compute_us = 0, non_compute_us = 0;
+  double kernel_us = 0; ///< span: end of the last GPU row minus start of the first
+  [[nodiscard]] double pct(double part) const noexcept {
+    return kernel_us > 0 ? 100.0 * part / kernel_us : 0.0;
+  }
+};
+
+enum class idle_category : std::uint8_t { host_wait = 0, kernel_wait = 1, other = 2 };
+[[nodiscard]] std::string_view to_string(idle_category c) noexcept;
+
+struct idle_share {
+  bool present = false; ///< some gap of the stream fell in this category (HTA's groupby)
+  double time_us = 0;
+  std::optional<double> ratio; ///< of the stream's idle time; empty for 0/0
+  describe_stats gaps;         ///< the gaps themselves (us)
+};
+struct stream_idle {
+  std::uint64_t stream = 0;
+  idle_share by_category[3]; ///< indexed by idle_category
+};
+
+struct kernel_type_time {
+  std::string type; ///< "COMPUTATION", "COMPUTATION overlapping COMMUNICATION", ...
+  double sum_us = 0;
+  double pct = 0; ///< of the rank's (or the job's) total
+};
+
+struct kernel_summary {
+  std::string name; ///< a kernel name, or "others"
+  kernel_class type = kernel_class::other;
+  std::size_t count = 0;
+  double sum_us = 0, max_us = 0, min_us = 0, mean_us = 0, std_us = 0;
+};
+
+struct launch_statistics {
+  std::size_t num_launches = 0;
+  std::size_t short_kernels = 0;         ///< cpu <= runtime cutoff and gpu < cpu
+  std::size_t runtime_outliers = 0;      ///< cpu > runtime cutoff
+  std::size_t launch_delay_outliers = 0; ///< delay > launch delay cutoff
+  describe_stats cpu_duration, gpu_duration, launch_delay;
+};
+
+struct stream_queue {
+  std::uint64_t stream = 0;
+  describe_stats length; ///< over the change points of the queue-length step series
+};
+
+struct rank_analysis {
+  int rank = 0;
+  std::string source;     ///< the file it came from
+  std::vector<int> steps; ///< ProfilerStep numbers left after filtering
+  std::size_t gpu_rows = 0;
+  std::vector<std::uint64_t> streams;
+  temporal_breakdown temporal;
+  std::vector<stream_idle> idle;
+  std::vector<kernel_type_time> kernel_types;  ///< by sum, largest first
+  std::vector<kernel_summary> kernels;         ///< every kernel by type and name, largest first
+  std::vector<kernel_summary> top_kernels;     ///< HTA's default grouping into "others"
+  std::optional<double> comp_comm_overlap_pct; ///< empty without communication
+  launch_statistics launches;
+  std::vector<stream_queue> queues;
+};
+
+/// One collective (the n-th communication kernel of one name on every rank): who came last.
+struct collective_wait {
+  std::string name;
+  std::size_t occurrence = 0;  ///< n: the n-th kernel of this name on each rank
+  int step = -1;               ///< the ProfilerStep the last rank launched it in; -1 = none
+  int last_rank = 0;           ///< the rank whose kernel started last (on the job's clock)
+  double spread_us = 0;        ///< last start minus first start
+  std::vector<double> wait_us; ///< per rank (job order): last start minus this rank's start
+};
+
+struct rank_wait {
+  int rank = 0;
+  double wait_us = 0;         ///< summed over collectives: time spent waiting for others
+  std::size_t times_last = 0; ///< collectives where this rank arrived last
+  std::vector<std::pair<int, double>> wait_by_step; ///< (step, wait us)
+};
+
+/// One ProfilerStep on one rank: how its wall time splits on the GPU.
+struct step_time {
+  int rank = 0;
+  int step = 0;
+  double step_us = 0;                                         ///< the host ProfilerStep range
+  double gpu_busy_us = 0;                                     ///< union of GPU rows within the step
+  double compute_us = 0, communication_us = 0, memory_us = 0; ///< unions per class, clipped
+  [[nodiscard]] double gpu_idle_us() const noexcept { return step_us - gpu_busy_us; }
+};
+
+/// A kernel whose total time on one rank deviates from the median over ranks.
+struct rank_deviation {
+  int rank = 0;
+  std::string name;
+  kernel_class type = kernel_class::other;
+  double sum_us = 0, median_us = 0;
+  [[nodiscard]] double delta_us() const noexcept { return sum_us - median_us; }
+};
+
+struct job_analysis_result {
+  analysis_options options;
+  std::vector<rank_analysis> ranks;           ///< in rank order
+  std::vector<kernel_type_time> kernel_types; ///< summed over ranks, largest first
+  std::vector<std::int64_t> clock_offsets_ns; ///< per rank (input order), added to its times
+  std::vector<collective_wait> collectives;   ///< matched on every rank, in time order
+  std::vector<rank_wait> waits;               ///< per rank
+  std::vector<step_time> steps;               ///< per rank and step
+  std::vector<rank_deviation> deviations;     ///< largest |delta| first (at most 20)
+};
+
+/// One rank of a job: a finalized trace, its rank number, and what to add to its times to put
+/// it on the job's clock (job_member::clock_offset_ns).
+struct rank_trace {
+  int rank = 0;
+  const trace* t = nullptr;
+  std::int64_t clock_offset_ns = 0;
+};
+
+/// Analyses one rank. `t` must be finalized. Thread-safe for distinct or const traces.
+[[nodiscard]] rank_analysis analyze_rank(const trace& t, int rank,
+                                         const analysis_options& options = {});
+/// Analyses every rank (in parallel over up to `threads` threads; 0 = hardware concurrency)
+/// and sums the kernel-type breakdown over ranks.
+[[nodiscard]] job_analysis_result analyze_job(std::span<const rank_trace> ranks,
+                                              const analysis_options& options = {},
+                                              unsigned threads = 0);
+
+/// The result as JSON, schema `tensordiag.analysis/v1` (docs/analysis.md): per rank, fields
+/// named like HTA's (idle_time_us, comp_comm_overlap_pct, num_launches, ...).
+[[nodiscard]] std::string analysis_json(const job_analysis_result& result);
+
+} // namespace tdiag::trace

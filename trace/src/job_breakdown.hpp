@@ -1,0 +1,49 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The per-rank analyses over rank_rows (private to the job_* sources).
+#pragma once
+
+#include <tensordiag/trace/detail/numpy_sort.hpp>
+#include <tensordiag/trace/job_analysis.hpp>
+
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "job_rows.hpp"
+
+namespace tdiag::trace::detail {
+
+[[nodiscard]] temporal_breakdown temporal_of(const rank_rows& rows);
+[[nodiscard]] std::vector<kernel_type_time> kernel_types_of(const rank_rows& rows);
+[[nodiscard]] std::optional<double> comm_comp_overlap_of(const rank_rows& rows);
+[[nodiscard]] std::vector<stream_idle> idle_of(const rank_rows& rows,
+                                               const analysis_options& options);
+
+struct kernel_tables {
+  std::vector<kernel_summary> all; ///< by type, then sum (largest first)
+  std::vector<kernel_summary> top; ///< HTA's default grouping, by type then name
+};
+[[nodiscard]] kernel_tables kernels_of(const trace& t, const rank_rows& rows,
+                                       const analysis_options& options);
+
+[[nodiscard]] launch_statistics launches_of(const trace& t, const rank_rows& rows,
+                                            const analysis_options& options);
+[[nodiscard]] std::vector<stream_queue> queues_of(const trace& t, const rank_rows& rows);
+
+/// Every per-rank analysis over rows built once.
+[[nodiscard]] rank_analysis analyze_rows(const trace& t, const rank_rows& rows, int rank,
+                                         const analysis_options& options);
+
+/// Beyond HTA (job_stragglers.cpp): collectives matched across ranks and who waited, GPU time
+/// per ProfilerStep, kernels whose time on one rank deviates from the other ranks.
+void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<rank_rows>& rows,
+                         job_analysis_result& out);
+[[nodiscard]] std::vector<step_time> step_times_of(const rank_rows& rows, int rank);
+[[nodiscard]] std::vector<rank_deviation> deviations_of(const std::vector<rank_analysis>& ranks);
+
+/// pandas Series.quantile (linear interpolation) of unsorted values; 0 for an empty series.
+[[nodiscard]] double quantile(std::vector<double> values, double q);
+
+} // namespace tdiag::trace::detail

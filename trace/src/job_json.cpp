@@ -1,0 +1,258 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// tensordiag.analysis/v1: the JSON form of a job analysis (documented in docs/analysis.md).
+#include <tensordiag/core/detail/json_out.hpp>
+#include <tensordiag/trace/job_analysis.hpp>
+
+#include <cmath>
+#include <map>
+
+namespace tdiag::trace {
+
+namespace {
+
+using tdiag::detail::json_out;
+
+void number_or_null(json_out& j, std::string_view key, const std::optional<double>& v) {
+  j.key(key);
+  if (v && std::isfinite(*v))
+    j.number(*v);
+  else
+    j.raw("null");
+}
+
+void write_describe(json_out& j, std::string_view key, const describe_stats& d) {
+  j.key(key);
+  j.begin_object();
+  j.key("count");
+  j.unsigned_integer(d.count);
+  number_or_null(j, "sum", d.count ? std::optional<double>(d.sum) : std::nullopt);
+  number_or_null(j, "mean", d.mean);
+  number_or_null(j, "std", d.std);
+  number_or_null(j, "min", d.min);
+  number_or_null(j, "p25", d.p25);
+  number_or_null(j, "p50", d.p50);
+  number_or_null(j, "p75", d.p75);
+  number_or_null(j, "max", d.max);
+  j.end_object();
+}
+
+void write_types(json_out& j, std::string_view key, const std::vector<kernel_type_time>& types) {
+  j.key(key);
+  j.begin_array();
+  for (const auto& k : types) {
+    j.begin_object();
+    j.member("kernel_type", k.type);
+    number_or_null(j, "sum_us", k.sum_us);
+    number_or_null(j, "pct", k.pct);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+void write_kernels(json_out& j, std::string_view key, const std::vector<kernel_summary>& list) {
+  j.key(key);
+  j.begin_array();
+  for (const auto& k : list) {
+    j.begin_object();
+    j.member("name", k.name);
+    j.member("kernel_type", to_string(k.type));
+    j.key("count");
+    j.unsigned_integer(k.count);
+    number_or_null(j, "sum_us", k.sum_us);
+    number_or_null(j, "max_us", k.max_us);
+    number_or_null(j, "min_us", k.min_us);
+    number_or_null(j, "mean_us", k.mean_us);
+    number_or_null(j, "std_us", k.std_us);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+void write_streams(json_out& j, const rank_analysis& r) {
+  std::map<std::uint64_t, const stream_idle*> idle;
+  std::map<std::uint64_t, const stream_queue*> queue;
+  for (const auto& s : r.idle)
+    idle[s.stream] = &s;
+  for (const auto& q : r.queues)
+    queue[q.stream] = &q;
+  j.key("per_stream");
+  j.begin_array();
+  for (const auto stream : r.streams) {
+    j.begin_object();
+    j.key("stream");
+    j.unsigned_integer(stream);
+    if (const auto it = idle.find(stream); it != idle.end()) {
+      static constexpr idle_category cats[] = {idle_category::host_wait, idle_category::kernel_wait,
+                                               idle_category::other};
+      j.key("idle_breakdown");
+      j.begin_object();
+      for (const auto c : cats)
+        number_or_null(j, std::string(to_string(c)) + "_us",
+                       it->second->by_category[static_cast<int>(c)].time_us);
+      j.end_object();
+      j.key("idle_ratio");
+      j.begin_object();
+      for (const auto c : cats)
+        number_or_null(j, to_string(c), it->second->by_category[static_cast<int>(c)].ratio);
+      j.end_object();
+      j.key("idle_gaps_us");
+      j.begin_object();
+      for (const auto c : cats)
+        if (it->second->by_category[static_cast<int>(c)].present)
+          write_describe(j, to_string(c), it->second->by_category[static_cast<int>(c)].gaps);
+      j.end_object();
+    }
+    if (const auto it = queue.find(stream); it != queue.end())
+      write_describe(j, "queue_length", it->second->length);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+void write_rank(json_out& j, const rank_analysis& r) {
+  j.begin_object();
+  j.member("rank", std::int64_t{r.rank});
+  j.member("source", r.source);
+  j.key("steps");
+  j.begin_array();
+  for (const auto s : r.steps)
+    j.integer(s);
+  j.end_array();
+  j.key("gpu_rows");
+  j.unsigned_integer(r.gpu_rows);
+  const auto& t = r.temporal;
+  number_or_null(j, "idle_time_us", t.idle_us);
+  number_or_null(j, "compute_time_us", t.compute_us);
+  number_or_null(j, "non_compute_time_us", t.non_compute_us);
+  number_or_null(j, "kernel_time_us", t.kernel_us);
+  number_or_null(j, "idle_time_pct", t.pct(t.idle_us));
+  number_or_null(j, "compute_time_pct", t.pct(t.compute_us));
+  number_or_null(j, "non_compute_time_pct", t.pct(t.non_compute_us));
+  number_or_null(j, "comp_comm_overlap_pct", r.comp_comm_overlap_pct);
+  const auto& l = r.launches;
+  j.key("num_launches");
+  j.unsigned_integer(l.num_launches);
+  j.key("short_kernels");
+  j.unsigned_integer(l.short_kernels);
+  j.key("runtime_outliers");
+  j.unsigned_integer(l.runtime_outliers);
+  j.key("launch_delay_outliers");
+  j.unsigned_integer(l.launch_delay_outliers);
+  write_describe(j, "cpu_duration_us", l.cpu_duration);
+  write_describe(j, "gpu_duration_us", l.gpu_duration);
+  write_describe(j, "launch_delay_us", l.launch_delay);
+  write_types(j, "kernel_types", r.kernel_types);
+  write_streams(j, r);
+  write_kernels(j, "top_kernels", r.top_kernels);
+  write_kernels(j, "kernels", r.kernels);
+  j.end_object();
+}
+
+void write_job_extras(json_out& j, const job_analysis_result& r) {
+  j.key("clock_offsets_ns");
+  j.begin_array();
+  for (const auto o : r.clock_offsets_ns)
+    j.integer(o);
+  j.end_array();
+  j.key("stragglers");
+  j.begin_object();
+  j.key("per_rank");
+  j.begin_array();
+  for (const auto& w : r.waits) {
+    j.begin_object();
+    j.member("rank", std::int64_t{w.rank});
+    number_or_null(j, "wait_us", w.wait_us);
+    j.key("times_last");
+    j.unsigned_integer(w.times_last);
+    j.key("wait_by_step");
+    j.begin_array();
+    for (const auto& [step, wait] : w.wait_by_step) {
+      j.begin_object();
+      j.member("step", std::int64_t{step});
+      number_or_null(j, "wait_us", wait);
+      j.end_object();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  j.key("collectives");
+  j.begin_array();
+  for (const auto& c : r.collectives) {
+    j.begin_object();
+    j.member("name", c.name);
+    j.key("occurrence");
+    j.unsigned_integer(c.occurrence);
+    j.member("step", std::int64_t{c.step});
+    j.member("last_rank", std::int64_t{c.last_rank});
+    number_or_null(j, "spread_us", c.spread_us);
+    j.key("wait_us");
+    j.begin_array();
+    for (const auto w : c.wait_us)
+      j.number(w);
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  j.key("steps");
+  j.begin_array();
+  for (const auto& s : r.steps) {
+    j.begin_object();
+    j.member("rank", std::int64_t{s.rank});
+    j.member("step", std::int64_t{s.step});
+    number_or_null(j, "step_us", s.step_us);
+    number_or_null(j, "gpu_busy_us", s.gpu_busy_us);
+    number_or_null(j, "gpu_idle_us", s.gpu_idle_us());
+    number_or_null(j, "compute_us", s.compute_us);
+    number_or_null(j, "communication_us", s.communication_us);
+    number_or_null(j, "memory_us", s.memory_us);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("rank_deviations");
+  j.begin_array();
+  for (const auto& d : r.deviations) {
+    j.begin_object();
+    j.member("rank", std::int64_t{d.rank});
+    j.member("name", d.name);
+    j.member("kernel_type", to_string(d.type));
+    number_or_null(j, "sum_us", d.sum_us);
+    number_or_null(j, "median_us", d.median_us);
+    number_or_null(j, "delta_us", d.delta_us());
+    j.end_object();
+  }
+  j.end_array();
+}
+
+} // namespace
+
+std::string analysis_json(const job_analysis_result& result) {
+  json_out j;
+  j.begin_object();
+  j.member("schema", "tensordiag.analysis/v1");
+  j.key("hta_compat");
+  j.boolean(result.options.hta_compat);
+  j.key("thresholds");
+  j.begin_object();
+  number_or_null(j, "launch_runtime_cutoff_us", result.options.launch_runtime_cutoff_us);
+  number_or_null(j, "launch_delay_cutoff_us", result.options.launch_delay_cutoff_us);
+  number_or_null(j, "consecutive_kernel_delay_us", result.options.consecutive_kernel_delay_us);
+  number_or_null(j, "kernel_breakdown_duration_ratio", result.options.top_duration_ratio);
+  j.key("kernel_breakdown_num_kernels");
+  j.unsigned_integer(result.options.top_num_kernels);
+  j.end_object();
+  write_types(j, "kernel_types_all_ranks", result.kernel_types);
+  j.key("ranks");
+  j.begin_array();
+  for (const auto& r : result.ranks)
+    write_rank(j, r);
+  j.end_array();
+  write_job_extras(j, result);
+  j.end_object();
+  return j.take();
+}
+
+} // namespace tdiag::trace

@@ -1,0 +1,162 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Kernel launch statistics and queue length per stream (HTA's cuda_kernel_analysis.py and
+// trace_counters.py), and the describe() statistics every table uses.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <span>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "job_breakdown.hpp"
+
+namespace tdiag::trace {
+
+describe_stats describe(std::vector<double> values) {
+  describe_stats d;
+  d.count = values.size();
+  if (values.empty())
+    return d;
+  std::sort(values.begin(), values.end());
+  double sum = 0;
+  for (const auto v : values)
+    sum += v;
+  d.sum = sum;
+  const auto n = static_cast<double>(values.size());
+  d.mean = sum / n;
+  if (values.size() > 1) {
+    double sq = 0;
+    for (const auto v : values)
+      sq += (v - *d.mean) * (v - *d.mean);
+    d.std = std::sqrt(sq / (n - 1));
+  }
+  auto at = [&](double q) {
+    const double pos = q * (n - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(pos));
+    const auto hi = std::min(lo + 1, values.size() - 1);
+    return values[lo] + (values[hi] - values[lo]) * (pos - static_cast<double>(lo));
+  };
+  d.min = values.front();
+  d.p25 = at(0.25);
+  d.p50 = at(0.5);
+  d.p75 = at(0.75);
+  d.max = values.back();
+  return d;
+}
+
+namespace detail {
+
+double quantile(std::vector<double> values, double q) {
+  if (values.empty())
+    return 0;
+  std::sort(values.begin(), values.end());
+  const double pos = q * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (values[hi] - values[lo]) * (pos - static_cast<double>(lo));
+}
+
+namespace {
+
+bool named(const trace& t, string_id id, std::initializer_list<std::string_view> names) {
+  const auto n = t.name(id);
+  return std::find(names.begin(), names.end(), n) != names.end();
+}
+
+// What HTA's launch statistics count as a launch (driver cuLaunchKernel and hip* are not).
+bool is_counted_launch(const trace& t, string_id id) {
+  return named(t, id,
+               {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync",
+                "runFunction - job_prep_and_submit_for_execution"});
+}
+
+// What HTA's queue length counts as enqueuing work on a stream.
+bool is_enqueue(const trace& t, string_id id) {
+  return named(t, id,
+               {"cudaMemsetAsync", "cudaMemcpyAsync", "cudaLaunchKernel", "cudaLaunchKernelExC",
+                "cuLaunchKernel", "runFunction - job_prep_and_submit_for_execution",
+                "hipLaunchKernel", "hipExtModuleLaunchKernel", "hipMemcpyAsync", "hipMemsetAsync",
+                "hipMemcpyWithStream", "cuLaunchKernelEx"});
+}
+
+} // namespace
+
+launch_statistics launches_of(const trace& t, const rank_rows& rows,
+                              const analysis_options& options) {
+  std::unordered_set<std::uint32_t> launch_ids;
+  for (const auto& c : rows.cpu)
+    if (is_counted_launch(t, c.name))
+      launch_ids.insert(c.correlation);
+  std::unordered_multimap<std::uint32_t, const gpu_row*> gpu_by_corr;
+  for (const auto& g : rows.gpu)
+    if (g.correlation != 0 && launch_ids.contains(g.correlation))
+      gpu_by_corr.emplace(g.correlation, &g);
+  std::vector<double> cpu, gpu, delay;
+  launch_statistics s;
+  const auto runtime_cut = options.launch_runtime_cutoff_us;
+  const auto delay_cut = options.launch_delay_cutoff_us;
+  for (const auto& c : rows.cpu) {
+    if (!launch_ids.contains(c.correlation))
+      continue;
+    const auto [first, last] = gpu_by_corr.equal_range(c.correlation);
+    for (auto it = first; it != last; ++it) {
+      const auto& g = *it->second;
+      const double cd = to_us(c.end - c.start), gd = to_us(g.end - g.start);
+      const double ld = std::max(0.0, to_us(g.start - c.end));
+      cpu.push_back(cd);
+      gpu.push_back(gd);
+      delay.push_back(ld);
+      ++s.num_launches;
+      s.short_kernels += cd <= runtime_cut && gd < cd ? 1 : 0;
+      s.runtime_outliers += cd > runtime_cut ? 1 : 0;
+      s.launch_delay_outliers += ld > delay_cut ? 1 : 0;
+    }
+  }
+  s.cpu_duration = describe(std::move(cpu));
+  s.gpu_duration = describe(std::move(gpu));
+  s.launch_delay = describe(std::move(delay));
+  return s;
+}
+
+std::vector<stream_queue> queues_of(const trace& t, const rank_rows& rows) {
+  std::unordered_map<std::uint32_t, std::uint64_t> stream_of;
+  std::unordered_set<std::uint32_t> enqueued;
+  for (const auto& c : rows.cpu)
+    if (is_enqueue(t, c.name))
+      enqueued.insert(c.correlation);
+  for (const auto& g : rows.gpu)
+    if (g.correlation != 0 && enqueued.contains(g.correlation))
+      stream_of.try_emplace(g.correlation, g.stream);
+  // HTA concatenates the enqueue calls and then the GPU rows (each in trace order, which is
+  // start order here), sorts the whole by time with NumPy's unstable quicksort and takes each
+  // stream's rows in that order: ties between streams' rows decide the series, so the same sort.
+  std::vector<std::int64_t> times;
+  std::vector<std::pair<std::uint64_t, int>> change; // (stream, +1 enqueue / -1 start)
+  for (const auto& c : rows.cpu)
+    if (enqueued.contains(c.correlation))
+      if (const auto it = stream_of.find(c.correlation); it != stream_of.end()) {
+        times.push_back(c.start);
+        change.emplace_back(it->second, +1);
+      }
+  for (const auto& g : rows.gpu)
+    if (g.correlation != 0 && enqueued.contains(g.correlation)) {
+      times.push_back(g.start);
+      change.emplace_back(g.stream, -1);
+    }
+  std::map<std::uint64_t, std::pair<int, std::vector<double>>> series;
+  for (const auto i : numpy_argsort(times)) {
+    auto& [length, lengths] = series[change[i].first];
+    lengths.push_back(length += change[i].second);
+  }
+  std::vector<stream_queue> out;
+  for (auto& [stream, s] : series)
+    out.push_back({stream, describe(std::move(s.second))});
+  return out;
+}
+
+} // namespace detail
+} // namespace tdiag::trace

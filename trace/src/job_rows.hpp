@@ -1,0 +1,58 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The rows one rank's analyses read (private to the job_* sources): what HTA holds in its
+// DataFrame after load, taken from the trace model. GPU rows are the ones HTA gives a stream:
+// kernels, memcpy/memset and cuda_sync waits. CPU rows are host calls carrying a correlation id.
+#pragma once
+
+#include <tensordiag/trace/job_analysis.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace tdiag::trace::detail {
+
+struct gpu_row {
+  std::int64_t start = 0, end = 0; ///< ns; in HTA mode whole us (end may precede start by 1 us)
+  std::uint64_t stream = 0;
+  string_id name = no_string;
+  std::uint32_t correlation = 0; ///< 0 = none
+  kernel_class type = kernel_class::other;
+  bool is_kernel = false; ///< kernel, memcpy or memset (HTA's kernel categories), not a sync
+  std::int64_t launch_start = INT64_MIN; ///< start of the correlated CPU row; INT64_MIN = none
+};
+
+struct cpu_row {
+  std::int64_t start = 0, end = 0;
+  string_id name = no_string;
+  std::uint32_t correlation = 0;
+};
+
+struct step_range {
+  int step = 0;
+  std::int64_t start = 0, end = 0;
+};
+
+struct rank_rows {
+  std::vector<gpu_row> gpu; ///< sorted by start (stable)
+  std::vector<cpu_row> cpu; ///< calls with a correlation id, sorted by start
+  std::vector<int> steps;
+  std::vector<step_range> step_ranges; ///< host ProfilerStep ranges left, by start
+};
+
+/// Builds the rows, applying HTA's rounding and last-step filtering when options.hta_compat.
+[[nodiscard]] rank_rows build_rows(const trace& t, const analysis_options& options);
+
+/// [start, end) intervals merged the way HTA's merge_kernel_intervals does (a row joins the
+/// group when it starts at or before the running maximum end), in start order.
+struct interval {
+  std::int64_t start = 0, end = 0;
+};
+[[nodiscard]] std::vector<interval> merge_intervals(std::vector<interval> rows);
+
+inline double to_us(std::int64_t ns) noexcept {
+  return static_cast<double>(ns) / 1000.0;
+}
+
+} // namespace tdiag::trace::detail
