@@ -5,13 +5,12 @@
 // `tdiag report merge A.json B.json ... [-o ALL.json]`. Exit status 1 when the report holds an
 // error-severity finding, 2 for bad usage or unreadable input (main() prints the one line).
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/core/file_io.hpp>
 #include <tensordiag/core/report_io.hpp>
 #include <tensordiag/core/report_merge.hpp>
 
 #include <fmt/format.h>
 
-#include <cstdio>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <unistd.h>
@@ -21,18 +20,6 @@
 
 namespace tdiag::cli {
 namespace {
-
-constexpr std::string_view stdio_name = "-";
-
-report read_input(const std::string& path) {
-  if (path != stdio_name)
-    return read_report_file(path);
-  std::string text;
-  char buffer[1 << 16];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof(buffer), stdin)) > 0;)
-    text.append(buffer, n);
-  return parse_report_json(text, "<stdin>");
-}
 
 struct output_options {
   std::string format = "text";
@@ -55,17 +42,12 @@ void add_output_options(CLI::App* command, output_options& o, std::string_view d
 
 void emit(const report& r, const output_options& o, command_context& context) {
   const auto format = parse_report_format(o.format).value_or(report_format::text);
-  const bool to_stdout = o.path.empty() || o.path == stdio_name;
+  const bool to_stdout = o.path.empty() || o.path == "-";
   text_options text;
   text.color =
       o.color == "always" || (o.color == "auto" && to_stdout && colour_wanted(STDOUT_FILENO));
   const std::string rendered = render(r, format, text);
-  if (to_stdout) {
-    std::fwrite(rendered.data(), 1, rendered.size(), stdout);
-    std::fflush(stdout);
-  } else {
-    write_text_file(o.path, rendered);
-  }
+  write_output(o.path, rendered);
   context.status = r.has_errors() ? exit_findings : exit_clean;
 }
 
@@ -90,19 +72,20 @@ const command_registration registration(10, [](CLI::App& app, command_context& c
       ->required();
   add_output_options(convert, convert_data->output, "text");
   convert->callback([convert_data, &context] {
-    emit(read_input(convert_data->input), convert_data->output, context);
+    emit(read_report_file(convert_data->input), convert_data->output, context);
   });
 
   auto merge_data = std::make_shared<merge_state>();
   auto* merge_app = report_app->add_subcommand(
       "merge",
       "Merge reports (e.g. one per rank) into one; diagnostics keep their rank as a field");
-  merge_app->add_option("inputs", merge_data->inputs, "Report files (JSON)")->required();
+  merge_app->add_option("inputs", merge_data->inputs, "Report files (JSON; - for standard input)")
+      ->required();
   add_output_options(merge_app, merge_data->output, "json");
   merge_app->callback([merge_data, &context] {
     std::vector<report> reports;
     for (const auto& path : merge_data->inputs)
-      reports.push_back(read_input(path));
+      reports.push_back(read_report_file(path));
     emit(merge_reports(reports), merge_data->output, context);
   });
 });

@@ -7,6 +7,8 @@
 // usage, unreadable input, malformed lines or an op without a rule.
 #ifdef TDIAG_CLI_HAS_DTENSOR_CHECKS
 #  include <tensordiag/core/error.hpp>
+#  include <tensordiag/core/file_io.hpp>
+#  include <tensordiag/core/printable.hpp>
 #  include <tensordiag/core/report_io.hpp>
 #  include <tensordiag/dtensor_checks/case_check.hpp>
 #  include <tensordiag/dtensor_checks/case_io.hpp>
@@ -28,25 +30,6 @@ namespace {
 
 using namespace tdiag::dtensor;
 
-void write_out(const std::string& path, const std::string& text) {
-  if (path.empty() || path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-  } else {
-    write_text_file(path, text);
-  }
-}
-
-case_file read_cases(const std::string& path) {
-  if (path != "-")
-    return read_case_file(path);
-  std::string text;
-  char buffer[1 << 16];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof(buffer), stdin)) > 0;)
-    text.append(buffer, n);
-  return parse_cases(text);
-}
-
 struct check_options {
   std::string input;
   std::string format = "jsonl";
@@ -55,19 +38,19 @@ struct check_options {
 };
 
 void run_check(const check_options& o, command_context& context) {
-  const auto check = check_cases(read_cases(o.input));
+  const auto check = check_cases(read_case_file(o.input));
   const auto& file = check.file;
   for (const auto& e : file.errors) {
-    fmt::print(stderr, "tdiag: {}:{}: malformed case{}: {}\n", o.input, e.line,
-               e.id.empty() ? "" : fmt::format(" '{}'", e.id), e.message);
+    fmt::print(stderr, "tdiag: {}:{}: malformed case{}: {}\n", printable(o.input), e.line,
+               e.id.empty() ? "" : fmt::format(" '{}'", printable(e.id)), printable(e.message));
   }
   if (o.format == "jsonl") {
-    write_out(o.output, to_jsonl(check));
+    write_output(o.output, to_jsonl(check));
   } else {
     const auto format = parse_report_format(o.format).value_or(report_format::text);
     text_options text;
     text.color = (o.output.empty() || o.output == "-") && colour_wanted(STDOUT_FILENO);
-    write_out(o.output, render(check_report(check, o.input), format, text));
+    write_output(o.output, render(check_report(check, o.input), format, text));
   }
   if (o.score) {
     const auto s = score_answers(file.cases, check.answers);
@@ -111,15 +94,15 @@ void run_explain(const explain_options& o, command_context& context) {
     call.args.push_back(parse_arg(a, call.mesh.ndim()));
   try {
     const auto result = propagate(call, registry);
-    write_out("", o.format == "json" ? explain_json(call, result) + "\n"
-                                     : explain_text(call, result, o.all));
+    write_output("", o.format == "json" ? explain_json(call, result) + "\n"
+                                        : explain_text(call, result, o.all));
     context.status = exit_clean;
   } catch (const sharding_error& e) {
     report r;
     r.metadata = make_report_metadata("tdiag shard explain");
     r.diagnostics.push_back(e.diag());
-    write_out("", o.format == "json" ? to_json(r)
-                                     : to_text(r, text_options{colour_wanted(STDOUT_FILENO)}));
+    write_output("", o.format == "json" ? to_json(r)
+                                        : to_text(r, text_options{colour_wanted(STDOUT_FILENO)}));
     context.status = e.error_kind() == error_class::unknown_op ? exit_usage : exit_findings;
   }
 }
@@ -153,9 +136,12 @@ const command_registration registration{
           "explain", "Explain one op call: candidates, costs, choice and plan");
       explain->add_option("op", explain_opts->op, "Op: aten.mm.default, mm, add_, ...")->required();
       explain->add_option("--mesh", explain_opts->mesh, "Mesh shape, e.g. 2,4")->required();
-      explain->add_option(
-          "--arg", explain_opts->args,
-          "Positional argument, in aten order: 'f32[12,1] (S(0),P(sum))', 1, '[1,2]', 2.0, true");
+      explain
+          ->add_option("--arg", explain_opts->args,
+                       "Positional argument, in aten order: 'f32[12,1] (S(0),P(sum))', 1, '[1,2]', "
+                       "2.0, true")
+          // One value per --arg: CLI11 would otherwise split '[2,8]' into two arguments.
+          ->allow_extra_args(false);
       explain->add_option("--format", explain_opts->format, "text or json")
           ->check(CLI::IsMember({"text", "json"}))
           ->capture_default_str();

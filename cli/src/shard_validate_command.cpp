@@ -9,6 +9,7 @@
 // unknown op.
 #ifdef TDIAG_CLI_HAS_DTENSOR_CHECKS
 #  include <tensordiag/core/error.hpp>
+#  include <tensordiag/core/file_io.hpp>
 #  include <tensordiag/core/report_io.hpp>
 #  include <tensordiag/dtensor_checks/sim/mutations.hpp>
 #  include <tensordiag/dtensor_checks/sim/strategy_grid.hpp>
@@ -42,12 +43,7 @@ void emit(const report& r, const validate_options& o) {
   text_options text;
   text.color = o.output.empty() && format == report_format::text && colour_wanted(STDOUT_FILENO);
   const auto rendered = render(r, format, text);
-  if (o.output.empty() || o.output == "-") {
-    std::fwrite(rendered.data(), 1, rendered.size(), stdout);
-    std::fflush(stdout);
-  } else {
-    write_text_file(o.output, rendered);
-  }
+  write_output(o.output, rendered);
 }
 
 sim::grid_options grid_for(const validate_options& o) {

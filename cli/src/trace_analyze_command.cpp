@@ -8,6 +8,7 @@
 // Exit status 2 for unreadable input.
 #if defined(TDIAG_CLI_HAS_TRACE)
 
+#  include <tensordiag/core/file_io.hpp>
 #  include <tensordiag/core/report_io.hpp>
 #  include <tensordiag/trace/job_analysis.hpp>
 #  include <tensordiag/trace/job_load.hpp>
@@ -124,12 +125,7 @@ void run(const analyze_options& o, command_context& context) {
   options.align_collectives = o.align == "collectives";
   const auto result = trace::analyze_job(ranks, options);
   const auto text = o.json ? trace::analysis_json(result) : render_text(result, o.top);
-  if (o.output.empty() || o.output == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-  } else {
-    write_text_file(o.output, text);
-  }
+  write_output(o.output, text);
   context.status = exit_clean;
 }
 

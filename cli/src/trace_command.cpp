@@ -14,6 +14,8 @@
 // Exit status 1 when a finding has error severity (an oom event), 2 for unreadable input.
 #if defined(TDIAG_CLI_HAS_TRACE)
 
+#  include <tensordiag/core/file_io.hpp>
+#  include <tensordiag/core/printable.hpp>
 #  include <tensordiag/core/report_io.hpp>
 #  include <tensordiag/trace/diff_analysis.hpp>
 #  include <tensordiag/trace/kineto_import.hpp>
@@ -26,6 +28,7 @@
 
 #  include <fmt/format.h>
 
+#  include <algorithm>
 #  include <cstdio>
 #  include <memory>
 #  include <string>
@@ -60,7 +63,7 @@ void add_common(CLI::App* cmd, analysis_options& o) {
 trace::load_result load(const std::string& path) {
   auto loaded = trace::load_trace(path);
   for (const auto& w : loaded.warnings)
-    fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), w.message, w.code);
+    fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), printable(w.message), w.code);
   return loaded;
 }
 
@@ -71,12 +74,7 @@ void emit(const report& r, const analysis_options& o, command_context& context) 
   text.color =
       o.color == "always" || (o.color == "auto" && to_stdout && colour_wanted(STDOUT_FILENO));
   const std::string rendered = render(r, format, text);
-  if (to_stdout) {
-    std::fwrite(rendered.data(), 1, rendered.size(), stdout);
-    std::fflush(stdout);
-  } else {
-    write_text_file(o.output, rendered);
-  }
+  write_output(o.output, rendered);
   context.status = r.has_errors() ? exit_findings : exit_clean;
 }
 
@@ -90,7 +88,10 @@ report run_timeline(const analysis_options& o) {
   if (!offset)
     throw CLI::ValidationError("--at", fmt::format("'{}' is not a time like {}, or 40% of the span",
                                                    o.at, trace::duration_examples));
-  return trace::timeline_report(t, trace::timeline_at(t, t.span().begin + *offset), o.segments);
+  // Trace times lie within +-2^60 ns: a clamped offset keeps the sum from overflowing.
+  constexpr std::int64_t far = std::int64_t{1} << 62;
+  return trace::timeline_report(
+      t, trace::timeline_at(t, t.span().begin + std::clamp(*offset, -far, far)), o.segments);
 }
 
 CLI::App* add_analysis(CLI::App* parent, const char* name, const char* help, std::size_t inputs,
@@ -101,8 +102,7 @@ CLI::App* add_analysis(CLI::App* parent, const char* name, const char* help, std
                   inputs == 1 ? "Trace file (format detected from its content)"
                               : "Two trace files, A then B")
       ->required()
-      ->expected(static_cast<int>(inputs))
-      ->check(CLI::ExistingFile);
+      ->expected(static_cast<int>(inputs));
   add_common(cmd, *o);
   return cmd;
 }

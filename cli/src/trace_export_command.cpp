@@ -7,6 +7,8 @@
 // (lost chunks) go to standard error; the exit status stays 0 when the export succeeded.
 #if defined(TDIAG_CLI_HAS_TRACE)
 
+#  include <tensordiag/core/file_io.hpp>
+#  include <tensordiag/core/printable.hpp>
 #  include <tensordiag/trace/chrome_export.hpp>
 #  include <tensordiag/trace/load.hpp>
 #  include <tensordiag/trace/tdtrace_writer.hpp>
@@ -35,21 +37,28 @@ void run_export(const export_state& s, command_context& context) {
     throw CLI::RequiredError("--chrome or --tdtrace");
   auto loaded = trace::load_trace(s.input);
   for (const auto& w : loaded.warnings)
-    fmt::print(stderr, "tdiag: warning: {} [{}]\n", w.message, w.code);
+    fmt::print(stderr, "tdiag: warning: {} [{}]\n", printable(w.message), w.code);
   const auto& t = loaded.trace;
   if (!s.chrome.empty()) {
     trace::chrome_export_options o;
     o.api_calls = !s.no_api;
     o.flows = !s.no_flows;
     o.memory_counters = !s.no_memory_counters;
-    const auto stats = trace::write_chrome_trace(t, std::filesystem::path(s.chrome), o);
+    // Through output_file: a failed export (a full disk) leaves no truncated JSON behind.
+    output_file out(s.chrome);
+    const auto stats = trace::write_chrome_trace(t, out.write_path(), o);
+    out.commit();
     fmt::print("wrote {} trace events to {}: {} kernels, {} copies, {} host calls, {} ranges, "
                "{} instants, {} flows, {} counter samples\n",
                stats.trace_events(), s.chrome, stats.kernels, stats.copies, stats.api_calls,
                stats.ranges, stats.instants, stats.flows, stats.counters);
   }
   if (!s.tdtrace.empty()) {
-    trace::write_tdtrace(s.tdtrace, t);
+    output_file out(s.tdtrace);
+    trace::tdtrace_writer_options o;
+    o.display_name = out.name();
+    trace::write_tdtrace(out.write_path(), t, o);
+    out.commit();
     fmt::print("wrote {} events to {}\n", t.event_count(), s.tdtrace);
   }
   context.status = exit_clean;
@@ -62,8 +71,7 @@ const command_registration registration(31, [](CLI::App& app, command_context& c
       "export", "Convert a trace (.tdtrace, PyTorch memory snapshot, Kineto/Chrome JSON) to "
                 "Chrome trace JSON for Perfetto, or to .tdtrace");
   cmd->add_option("file", state->input, "Trace file (format detected from its content)")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
   cmd->add_option("--chrome", state->chrome, "Write Chrome trace-event JSON here");
   cmd->add_option("--tdtrace", state->tdtrace, "Write a .tdtrace file here");
   cmd->add_flag("--no-api", state->no_api, "Leave out host runtime/driver calls and CPU ops");

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/config.hpp>
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/core/printable.hpp>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,16 @@
 
 namespace tdiag {
 namespace {
+// An error's message is one line whatever outside text it quotes (a file name with a newline, a
+// 10 MB value): escaped and cut here, the one place every thrown diagnostic passes.
+tdiag::report one_line_messages(tdiag::report r) {
+  for (auto& d : r.diagnostics) {
+    d.message = printable(d.message, error_message_max_bytes);
+    d.location.file = printable(d.location.file);
+  }
+  return r;
+}
+
 std::string first_message(const tdiag::report& r) {
   if (r.diagnostics.empty())
     return "tensordiag error (empty report)";
@@ -18,7 +29,9 @@ std::string first_message(const tdiag::report& r) {
 }
 } // namespace
 
-error::error(tdiag::report r) : std::runtime_error(first_message(r)), report_(std::move(r)) {}
+error::error(tdiag::report r)
+    : std::runtime_error(first_message(r = one_line_messages(std::move(r)))),
+      report_(std::move(r)) {}
 
 error::error(diagnostic d)
     : error([&] {

@@ -5,6 +5,7 @@
 //   ::error file=kernels/gather.cu,line=42,col=7,title=[TDIAG-DSA-001] ...::message%0A...
 // Escaping follows the runner (actions/toolkit command.ts): in the message % \r \n become
 // %25 %0D %0A; property values additionally escape : and , as %3A and %2C.
+#include <tensordiag/core/printable.hpp>
 #include <tensordiag/core/report_io.hpp>
 
 #include <fmt/format.h>
@@ -14,7 +15,8 @@
 namespace tdiag {
 namespace {
 
-// Data escapes % \r \n; a property value (property = true) also escapes : and ,.
+// Data escapes % \r \n and other control characters (\x1b); a property value (property = true) also
+// escapes : and ,.
 std::string escape(std::string_view text, bool property) {
   std::string out;
   out.reserve(text.size());
@@ -36,7 +38,8 @@ std::string escape(std::string_view text, bool property) {
       out += property ? "%2C" : ",";
       break;
     default:
-      out += c;
+      // ESC, BEL, NUL... would reach the log viewer raw: the same escape as every message.
+      out += escape_controls(std::string_view(&c, 1), true);
     }
   }
   return out;

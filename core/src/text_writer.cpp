@@ -3,6 +3,7 @@
 //
 // Human text, compiler style: `file:line:col: error: message [CODE]`, so editors and terminals
 // that understand gcc output make the location clickable.
+#include <tensordiag/core/printable.hpp>
 #include <tensordiag/core/report_io.hpp>
 
 #include <fmt/format.h>
@@ -25,19 +26,9 @@ constexpr palette colours{"\x1b[1m",  "\x1b[2m",  "\x1b[31m", "\x1b[33m",
                           "\x1b[36m", "\x1b[32m", "\x1b[0m"};
 constexpr palette plain{};
 
-// Escapes control characters (ESC above all) except newline and tab.
+// Control characters (ESC above all) escaped, except newline and tab.
 std::string clean(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if ((byte < 0x20 && c != '\n' && c != '\t') || byte == 0x7F) {
-      fmt::format_to(std::back_inserter(out), "\\x{:02x}", byte);
-    } else {
-      out += c;
-    }
-  }
-  return out;
+  return escape_controls(text, true);
 }
 
 // Continuation lines of a multi-line text line up under its first line.

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/detail/json_out.hpp>
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/core/file_io.hpp>
 #include <tensordiag/dtensor_checks/case_io.hpp>
 #include <tensordiag/dtensor_checks/propagate.hpp>
 #include <tensordiag/dtensor_checks/scoring.hpp>
@@ -9,7 +10,7 @@
 #include <fmt/format.h>
 #include <simdjson.h>
 
-#include <fstream>
+#include <algorithm>
 #include <iterator>
 
 namespace tdiag::dtensor {
@@ -116,13 +117,8 @@ tensor_spec get_tensor(od::value v, std::string_view what) {
   }
   if (!has_shape)
     malformed(fmt::format("{} has no shape", what));
-  // Keep numel representable: the product of the sizes must stay below 2^50.
-  std::int64_t n = 1;
-  for (auto s : spec.meta.shape) {
-    if (s != 0 && n > (std::int64_t{1} << 50) / s)
-      malformed(fmt::format("{} has too many elements", what));
-    n *= s;
-  }
+  if (!numel_fits(spec.meta.shape))
+    malformed(fmt::format("{} has too many elements (more than 2^50)", what));
   if (spec.meta.stride.size() != spec.meta.shape.size())
     spec.meta.stride = contiguous_strides(spec.meta.shape);
   return spec;
@@ -216,10 +212,14 @@ case_expectation get_expect(od::value v) {
       od::object comms;
       if (val.get_object().get(comms) != simdjson::SUCCESS)
         malformed("expect.comms must be an object");
+      std::vector<std::string> seen; // a repeated collective is ambiguous (and summed, overflows)
       for (auto c : comms) {
         std::string_view name;
         if (c.unescaped_key().get(name) != simdjson::SUCCESS)
           malformed("expect.comms has a bad key");
+        if (std::find(seen.begin(), seen.end(), name) != seen.end())
+          malformed(fmt::format("expect.comms names '{}' twice", name));
+        seen.emplace_back(name);
         od::value n;
         if (c.value().get(n) != simdjson::SUCCESS)
           malformed("expect.comms is not valid JSON");
@@ -366,16 +366,7 @@ case_file parse_cases(std::string_view jsonl) {
 }
 
 case_file read_case_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diagnostic d;
-    d.code = std::string(codes::malformed_case);
-    d.title = "cannot read the case file";
-    d.message = fmt::format("cannot open {}", path.string());
-    throw input_error(std::move(d));
-  }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_cases(text);
+  return parse_cases(read_input_file(path));
 }
 
 case_answer answer_case(const dtensor_case& c, const op_registry& registry) {

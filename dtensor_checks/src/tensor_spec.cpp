@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 namespace tdiag::dtensor {
 namespace {
@@ -88,8 +89,19 @@ std::string to_string(const shape_t& shape) {
 std::int64_t numel(const shape_t& shape) noexcept {
   std::int64_t n = 1;
   for (auto s : shape)
-    n *= s;
+    if (__builtin_mul_overflow(n, s, &n))
+      return std::numeric_limits<std::int64_t>::max();
   return n;
+}
+
+bool numel_fits(const shape_t& shape) noexcept {
+  std::int64_t n = 1;
+  for (auto s : shape) {
+    if (s < 0 || (s != 0 && n > max_numel / s))
+      return false;
+    n *= s;
+  }
+  return true;
 }
 
 shape_t contiguous_strides(const shape_t& shape) {
@@ -184,6 +196,8 @@ tensor_spec parse_tensor_spec(std::string_view text, std::size_t mesh_ndim) {
     if (spec.meta.shape.size() > 16)
       bad_spec(text, "more than 16 dims");
   }
+  if (!numel_fits(spec.meta.shape))
+    bad_spec(text, fmt::format("{} holds more than 2^50 elements", to_string(spec.meta.shape)));
   spec.meta.stride = contiguous_strides(spec.meta.shape);
   auto rest = trim(t.substr(close + 1));
   if (rest.empty()) {

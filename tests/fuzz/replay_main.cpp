@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -28,6 +29,9 @@ int replay(const std::filesystem::path& path) {
 } // namespace
 
 int main(int argc, char** argv) {
+  // Seeds include declared-size bombs (memo reuse, huge counts): the readers must refuse them
+  // within a small budget, as scripts/fuzz runs them, not allocate what they declare.
+  setenv("TDIAG_MEMORY_LIMIT", "256M", 0);
   int failures = 0;
   std::size_t count = 0;
   for (int i = 1; i < argc; ++i) {

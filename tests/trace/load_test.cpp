@@ -70,7 +70,7 @@ TEST(LoadTrace, UnknownAndMissingFilesGiveCodedErrors) {
     (void)load_trace("/no/such/trace.tdtrace");
     FAIL();
   } catch (const input_error& e) {
-    EXPECT_EQ(code_of(e), "TDIAG-TR-001");
+    EXPECT_EQ(code_of(e), "TDIAG-CORE-004"); // the one file reader's code
   }
 }
 

@@ -96,7 +96,7 @@ report diff_report(const trace& a, const trace& b, const diff_result& r, std::si
     d.message = fmt::format(
         "{} -> {}: live at the end {} -> {} ({}), peak allocated {} -> {}, peak reserved {} -> {}",
         a.metadata.source_path, b.metadata.source_path, bytes_or_unknown(r.live_a),
-        bytes_or_unknown(r.live_b), format_byte_delta(r.live_b - r.live_a),
+        bytes_or_unknown(r.live_b), format_byte_delta(detail::sat_sub(r.live_b, r.live_a)),
         bytes_or_unknown(r.peak_allocated_a), bytes_or_unknown(r.peak_allocated_b),
         bytes_or_unknown(r.peak_reserved_a), bytes_or_unknown(r.peak_reserved_b));
     d.add_field("live_bytes_a", r.live_a);

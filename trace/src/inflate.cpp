@@ -24,6 +24,13 @@ namespace {
   throw input_error(std::move(d));
 }
 
+// Bytes after the last member that do not start another one: a damaged or appended file, not
+// something to ignore.
+[[noreturn]] void fail_trailing(std::string_view source, std::size_t offset, std::size_t size) {
+  fail(source, offset,
+       fmt::format("{} bytes of trailing data after the last gzip member", size - offset));
+}
+
 } // namespace
 
 bool is_gzip(std::span<const std::byte> head) noexcept {
@@ -70,6 +77,8 @@ std::size_t gzip_stream::read(char* dst, std::size_t n) {
         inflateReset(&s.z); // another member follows
         continue;
       }
+      if (s.in_pos < s.in.size())
+        fail_trailing(s.source, s.in_pos, s.in.size());
       s.done = true;
       break;
     }
@@ -97,7 +106,10 @@ std::size_t gunzip_prefix(std::span<const std::byte> compressed, char* out,
       static_cast<uInt>(std::min<std::size_t>(compressed.size(), std::numeric_limits<uInt>::max()));
   z.next_out = reinterpret_cast<Bytef*>(out);
   z.avail_out = static_cast<uInt>(limit);
-  (void)inflate(&z, Z_SYNC_FLUSH);
+  // Across members: a multi-member file whose first member is short still shows its content.
+  while (z.avail_out > 0 && inflate(&z, Z_SYNC_FLUSH) == Z_STREAM_END && z.avail_in > 0 &&
+         is_gzip(std::span(reinterpret_cast<const std::byte*>(z.next_in), z.avail_in)))
+    inflateReset(&z);
   const auto n = limit - z.avail_out;
   inflateEnd(&z);
   return n;

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/core/file_io.hpp>
 #include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/detail/inflate.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
@@ -556,20 +557,9 @@ load_result import_kineto(std::span<const std::byte> bytes, std::string_view sou
 
 load_result import_kineto_file(const std::filesystem::path& path, const load_options& options,
                                kineto_stats* stats) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) {
-    diagnostic d;
-    d.code = codes::cannot_open;
-    d.title = "cannot read file";
-    d.message = fmt::format("{}: cannot open for reading", path.string());
-    d.add_field("file", path.string());
-    throw input_error(std::move(d));
-  }
-  const auto size = static_cast<std::size_t>(in.tellg());
-  in.seekg(0);
-  auto bytes = std::make_unique_for_overwrite<std::byte[]>(size);
-  in.read(reinterpret_cast<char*>(bytes.get()), static_cast<std::streamsize>(size));
-  return import_kineto({bytes.get(), size}, path.string(), options, stats);
+  // The one file reader: "-" and pipes, the memory budget, TDIAG-CORE-004 when unreadable.
+  const std::string bytes = read_input_file(path);
+  return import_kineto(std::as_bytes(std::span(bytes)), path.string(), options, stats);
 }
 
 importer kineto_importer() {

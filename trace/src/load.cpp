@@ -7,6 +7,7 @@
 // builtin_importers(). Sniffers must be cheap and must not throw; order matters only when two
 // sniffers could both accept a file (put the most specific first).
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/core/file_io.hpp>
 #include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
 #include <tensordiag/trace/load.hpp>
@@ -15,18 +16,40 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
+#include <algorithm>
+#include <cstring>
 #include <mutex>
 
 namespace tdiag::trace {
 
 namespace {
 
+// Kineto and snapshots are read whole anyway: through the one reader, from memory.
+importer from_memory(importer imp, load_result (*load)(std::span<const std::byte>, std::string_view,
+                                                       const load_options&)) {
+  imp.load = [load](const std::filesystem::path& path, const load_options& options) {
+    input_file in(path);
+    const std::string bytes = in.read_all();
+    return load(std::as_bytes(std::span(bytes)), in.name(), options);
+  };
+  imp.load_bytes = load;
+  return imp;
+}
+
 std::vector<importer> builtin_importers() {
   std::vector<importer> list;
   list.push_back(tdtrace_importer());
-  list.push_back(snapshot_importer());
-  list.push_back(kineto_importer());
+  list.push_back(from_memory(snapshot_importer(), [](std::span<const std::byte> bytes,
+                                                     std::string_view source,
+                                                     const load_options& options) {
+    return import_snapshot(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                           source, options);
+  }));
+  list.push_back(
+      from_memory(kineto_importer(), [](std::span<const std::byte> bytes, std::string_view source,
+                                        const load_options& options) {
+        return import_kineto(bytes, source, options);
+      }));
   return list;
 }
 
@@ -51,24 +74,37 @@ std::vector<importer> importers() {
 }
 
 load_result load_trace(const std::filesystem::path& path, const load_options& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diagnostic d;
-    d.code = codes::cannot_open;
-    d.title = "cannot open trace file";
-    d.message = fmt::format("cannot open trace file '{}'", path.string());
-    d.add_field("path", path.string());
-    d.hint = "check the path and the file's permissions";
-    throw input_error(std::move(d));
-  }
+  input_file in(path);
+  // A regular file is sniffed at its start and handed over by path (a .tdtrace range load reads
+  // only the chunks it needs); anything else is read once, whole, and handed over from memory.
+  std::string whole;
   std::vector<std::byte> head(sniff_bytes);
-  in.read(reinterpret_cast<char*>(head.data()), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  in.close();
+  if (in.seekable()) {
+    head.resize(in.read_at(0, head));
+  } else {
+    whole = in.read_all();
+    head.resize(std::min(head.size(), whole.size()));
+    std::memcpy(head.data(), whole.data(), head.size());
+  }
 
-  for (const auto& imp : importers())
-    if (imp.sniff && imp.sniff(head))
+  for (const auto& imp : importers()) {
+    if (!imp.sniff || !imp.sniff(head))
+      continue;
+    if (in.seekable() && imp.load)
       return imp.load(path, options);
+    if (!imp.load_bytes) {
+      diagnostic d;
+      d.code = codes::needs_regular_file;
+      d.title = "format needs a regular file";
+      d.message = fmt::format("{}: the {} importer reads only regular files, not a stream",
+                              in.name(), imp.name);
+      d.hint = "save the stream to a file first";
+      throw input_error(std::move(d));
+    }
+    if (in.seekable())
+      whole = in.read_all();
+    return imp.load_bytes(std::as_bytes(std::span(whole)), in.name(), options);
+  }
 
   std::string names;
   for (const auto& imp : importers())
@@ -77,8 +113,8 @@ load_result load_trace(const std::filesystem::path& path, const load_options& op
   d.code = codes::unknown_format;
   d.title = "unknown trace format";
   d.message = fmt::format("'{}' is not a trace format tensordiag reads ({} bytes inspected)",
-                          path.string(), head.size());
-  d.add_field("path", path.string());
+                          in.name(), head.size());
+  d.add_field("path", in.name());
   d.add_field("formats", names);
   d.hint = "tensordiag reads .tdtrace files, PyTorch memory snapshots (pickle) and PyTorch "
            "profiler / Kineto Chrome trace JSON (plain or gzip)";

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/core/file_io.hpp>
 #include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/pickle_reader.hpp>
 
@@ -8,181 +9,15 @@
 
 #include <bit>
 #include <cstring>
-#include <fstream>
+
+#include "pickle_opcodes.hpp"
 
 namespace tdiag::trace {
 namespace {
-
 using kind = pickle_kind;
-
-// Opcode names for messages; the ones we accept and the ones we refuse alike.
-std::string_view opcode_name(std::uint8_t op) noexcept {
-  switch (op) {
-  case 0x80:
-    return "PROTO";
-  case 0x95:
-    return "FRAME";
-  case '.':
-    return "STOP";
-  case 'N':
-    return "NONE";
-  case 0x88:
-    return "NEWTRUE";
-  case 0x89:
-    return "NEWFALSE";
-  case 'J':
-    return "BININT";
-  case 'K':
-    return "BININT1";
-  case 'M':
-    return "BININT2";
-  case 0x8a:
-    return "LONG1";
-  case 0x8b:
-    return "LONG4";
-  case 'G':
-    return "BINFLOAT";
-  case 0x8c:
-    return "SHORT_BINUNICODE";
-  case 'X':
-    return "BINUNICODE";
-  case 0x8d:
-    return "BINUNICODE8";
-  case 'U':
-    return "SHORT_BINSTRING";
-  case 'T':
-    return "BINSTRING";
-  case 'C':
-    return "SHORT_BINBYTES";
-  case 'B':
-    return "BINBYTES";
-  case 0x8e:
-    return "BINBYTES8";
-  case 0x96:
-    return "BYTEARRAY8";
-  case '}':
-    return "EMPTY_DICT";
-  case ']':
-    return "EMPTY_LIST";
-  case ')':
-    return "EMPTY_TUPLE";
-  case 0x8f:
-    return "EMPTY_SET";
-  case 0x90:
-    return "ADDITEMS";
-  case 0x91:
-    return "FROZENSET";
-  case '(':
-    return "MARK";
-  case '0':
-    return "POP";
-  case '1':
-    return "POP_MARK";
-  case '2':
-    return "DUP";
-  case 'a':
-    return "APPEND";
-  case 'e':
-    return "APPENDS";
-  case 'l':
-    return "LIST";
-  case 'd':
-    return "DICT";
-  case 's':
-    return "SETITEM";
-  case 'u':
-    return "SETITEMS";
-  case 't':
-    return "TUPLE";
-  case 0x85:
-    return "TUPLE1";
-  case 0x86:
-    return "TUPLE2";
-  case 0x87:
-    return "TUPLE3";
-  case 'p':
-    return "PUT";
-  case 'q':
-    return "BINPUT";
-  case 'r':
-    return "LONG_BINPUT";
-  case 'g':
-    return "GET";
-  case 'h':
-    return "BINGET";
-  case 'j':
-    return "LONG_BINGET";
-  case 0x94:
-    return "MEMOIZE";
-  case 'c':
-    return "GLOBAL";
-  case 0x93:
-    return "STACK_GLOBAL";
-  case 'R':
-    return "REDUCE";
-  case 'b':
-    return "BUILD";
-  case 'i':
-    return "INST";
-  case 'o':
-    return "OBJ";
-  case 0x81:
-    return "NEWOBJ";
-  case 0x92:
-    return "NEWOBJ_EX";
-  case 0x82:
-    return "EXT1";
-  case 0x83:
-    return "EXT2";
-  case 0x84:
-    return "EXT4";
-  case 'P':
-    return "PERSID";
-  case 'Q':
-    return "BINPERSID";
-  case 0x97:
-    return "NEXT_BUFFER";
-  case 0x98:
-    return "READONLY_BUFFER";
-  case 'I':
-    return "INT";
-  case 'L':
-    return "LONG";
-  case 'F':
-    return "FLOAT";
-  case 'S':
-    return "STRING";
-  case 'V':
-    return "UNICODE";
-  default:
-    return "";
-  }
-}
-
-bool is_code_opcode(std::uint8_t op) noexcept {
-  switch (op) {
-  case 'c':
-  case 0x93:
-  case 'R':
-  case 'b':
-  case 'i':
-  case 'o':
-  case 0x81:
-  case 0x92:
-  case 0x82:
-  case 0x83:
-  case 0x84:
-  case 'P':
-  case 'Q':
-  case 0x97:
-  case 0x98:
-    return true;
-  default:
-    return false;
-  }
-}
-
 } // namespace
+using detail::is_code_opcode;
+using detail::opcode_name;
 
 // The pickle machine. A struct (not a function) so that it can reach pickle_document's
 // internals through the friend declaration.
@@ -654,34 +489,6 @@ struct pickle_parser {
   }
 };
 
-std::string_view to_string(pickle_kind k) noexcept {
-  switch (k) {
-  case kind::none:
-    return "None";
-  case kind::boolean:
-    return "bool";
-  case kind::integer:
-    return "int";
-  case kind::big_integer:
-    return "int";
-  case kind::floating:
-    return "float";
-  case kind::string:
-    return "str";
-  case kind::bytes:
-    return "bytes";
-  case kind::list:
-    return "list";
-  case kind::tuple:
-    return "tuple";
-  case kind::dict:
-    return "dict";
-  case kind::set:
-    return "set";
-  }
-  return "?";
-}
-
 pickle_document pickle_document::parse(std::string bytes, std::string_view source_name,
                                        const pickle_limits& limits) {
   pickle_document doc;
@@ -704,130 +511,10 @@ pickle_document pickle_document::parse(std::string bytes, std::string_view sourc
   return doc;
 }
 
-std::string read_file_bytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diagnostic d;
-    d.code = codes::cannot_open;
-    d.title = "cannot read file";
-    d.message = fmt::format("{}: cannot open for reading", path.string());
-    d.add_field("file", path.string());
-    throw input_error(std::move(d));
-  }
-  // One read of the known size (istreambuf_iterator goes byte by byte).
-  in.seekg(0, std::ios::end);
-  std::string bytes(static_cast<std::size_t>(in.tellg()), '\0');
-  in.seekg(0);
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  return bytes;
-}
-
 pickle_document pickle_document::read_file(const std::filesystem::path& path,
                                            const pickle_limits& limits) {
-  return parse(read_file_bytes(path), path.string(), limits);
-}
-
-// --- pickle_value ---------------------------------------------------------------------------
-
-pickle_kind pickle_value::kind() const noexcept {
-  return doc_ ? doc_->nodes_[index_].kind : pickle_kind::none;
-}
-std::uint64_t pickle_value::offset() const noexcept {
-  return doc_ ? doc_->nodes_[index_].offset : 0;
-}
-bool pickle_value::is_sequence() const noexcept {
-  const auto k = kind();
-  return k == pickle_kind::list || k == pickle_kind::tuple || k == pickle_kind::set;
-}
-
-std::optional<bool> pickle_value::as_bool() const noexcept {
-  if (kind() != pickle_kind::boolean || !doc_)
-    return std::nullopt;
-  return doc_->nodes_[index_].payload != 0;
-}
-std::optional<std::int64_t> pickle_value::as_int() const noexcept {
-  if (!doc_)
-    return std::nullopt;
-  const auto& n = doc_->nodes_[index_];
-  if (n.kind == pickle_kind::integer || n.kind == pickle_kind::boolean)
-    return static_cast<std::int64_t>(n.payload);
-  return std::nullopt;
-}
-std::optional<std::uint64_t> pickle_value::as_uint() const noexcept {
-  if (!doc_)
-    return std::nullopt;
-  const auto& n = doc_->nodes_[index_];
-  if (n.kind == pickle_kind::integer || n.kind == pickle_kind::boolean) {
-    if (static_cast<std::int64_t>(n.payload) < 0)
-      return std::nullopt;
-    return n.payload;
-  }
-  if (n.kind == pickle_kind::big_integer) {
-    const auto* p = reinterpret_cast<const std::uint8_t*>(doc_->bytes_.data()) + n.payload;
-    if ((p[n.aux - 1] & 0x80) != 0)
-      return std::nullopt; // negative
-    for (std::size_t i = 8; i < n.aux; ++i)
-      if (p[i] != 0)
-        return std::nullopt; // wider than 64 bits
-    std::uint64_t v = 0;
-    for (std::size_t i = 0; i < 8; ++i)
-      v |= std::uint64_t{p[i]} << (8 * i);
-    return v;
-  }
-  return std::nullopt;
-}
-std::optional<double> pickle_value::as_double() const noexcept {
-  if (!doc_)
-    return std::nullopt;
-  const auto& n = doc_->nodes_[index_];
-  if (n.kind == pickle_kind::floating)
-    return std::bit_cast<double>(n.payload);
-  if (n.kind == pickle_kind::integer)
-    return static_cast<double>(static_cast<std::int64_t>(n.payload));
-  if (auto u = as_uint())
-    return static_cast<double>(*u);
-  return std::nullopt;
-}
-std::optional<std::string_view> pickle_value::as_string() const noexcept {
-  if (!doc_)
-    return std::nullopt;
-  const auto& n = doc_->nodes_[index_];
-  if (n.kind != pickle_kind::string && n.kind != pickle_kind::bytes)
-    return std::nullopt;
-  return std::string_view(doc_->bytes_.data() + n.payload, n.aux);
-}
-
-std::size_t pickle_value::size() const noexcept {
-  if (!doc_)
-    return 0;
-  const auto& n = doc_->nodes_[index_];
-  if (n.kind < pickle_kind::list)
-    return 0;
-  const auto count = doc_->containers_[n.aux].size();
-  return n.kind == pickle_kind::dict ? count / 2 : count;
-}
-pickle_value pickle_value::at(std::size_t i) const noexcept {
-  return {doc_, doc_->containers_[doc_->nodes_[index_].aux][i]};
-}
-pickle_value pickle_value::key(std::size_t i) const noexcept {
-  return {doc_, doc_->containers_[doc_->nodes_[index_].aux][2 * i]};
-}
-pickle_value pickle_value::value(std::size_t i) const noexcept {
-  return {doc_, doc_->containers_[doc_->nodes_[index_].aux][2 * i + 1]};
-}
-pickle_value pickle_value::find(std::string_view name) const noexcept {
-  if (!doc_ || kind() != pickle_kind::dict)
-    return {};
-  const auto& items = doc_->containers_[doc_->nodes_[index_].aux];
-  // Backwards: with a repeated key, Python keeps the last value.
-  for (std::size_t i = items.size() & ~std::size_t{1}; i >= 2;) {
-    i -= 2;
-    const auto& k = doc_->nodes_[items[i]];
-    if (k.kind == pickle_kind::string && k.aux == name.size() &&
-        std::memcmp(doc_->bytes_.data() + k.payload, name.data(), name.size()) == 0)
-      return {doc_, items[i + 1]};
-  }
-  return {};
+  input_file in(path);
+  return parse(in.read_all(), in.name(), limits);
 }
 
 } // namespace tdiag::trace

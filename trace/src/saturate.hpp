@@ -54,6 +54,13 @@ __extension__ using wide_int = __int128; // GCC and Clang; __extension__ keeps -
                  : std::numeric_limits<std::int64_t>::min();
   return r;
 }
+[[nodiscard]] constexpr std::int64_t sat_sub(std::int64_t a, std::int64_t b) noexcept {
+  std::int64_t r = 0;
+  if (__builtin_sub_overflow(a, b, &r))
+    return b < 0 ? std::numeric_limits<std::int64_t>::max()
+                 : std::numeric_limits<std::int64_t>::min();
+  return r;
+}
 /// A byte count as a signed value, saturated.
 [[nodiscard]] constexpr std::int64_t signed_size(std::uint64_t n) noexcept {
   return n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())

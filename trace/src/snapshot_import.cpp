@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/core/file_io.hpp>
 #include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/snapshot_import.hpp>
 
@@ -71,6 +72,7 @@ public:
            "the dict has neither 'segments' nor 'device_traces': not a PyTorch memory snapshot");
     t_.metadata.format = "torch-snapshot";
     t_.metadata.source_path = doc_.source_name();
+    check_budget(traces, segments);
     find_origin(root);
     if (traces.valid())
       read_traces(traces);
@@ -91,10 +93,23 @@ private:
     throw input_error(std::move(d));
   }
 
-  void expect(pickle_value v, bool ok, std::string_view what) const {
+  // "is missing", "is a dict", "is an int wider than 64 bits": what was found instead.
+  static std::string found_text(pickle_value v) {
+    if (!v.valid())
+      return "is missing";
+    if (v.kind() == pickle_kind::big_integer)
+      return "is an int wider than 64 bits";
+    const auto kind = to_string(v.kind());
+    const bool vowel = kind.find_first_of("aeiouAEIOU") == 0;
+    return fmt::format("is {} {}", vowel ? "an" : "a", kind);
+  }
+
+  void expect(pickle_value v, bool ok, std::string_view what) const { expect(v, v, ok, what); }
+  // `where` locates the message (the dict when a key is missing), `found` is what was there.
+  void expect(pickle_value where, pickle_value found, bool ok, std::string_view what) const {
     if (!ok)
-      fail(v, codes::malformed_snapshot,
-           fmt::format("{} is a {}", what, v.valid() ? to_string(v.kind()) : "missing value"));
+      fail(where.valid() ? where : found, codes::malformed_snapshot,
+           fmt::format("{} {}", what, found_text(found)));
   }
 
   pickle_value sequence(pickle_value v, std::string_view what) const {
@@ -112,7 +127,7 @@ private:
       return *u;
     if (auto i = v.as_int())
       return static_cast<std::uint64_t>(*i);
-    expect(v.valid() ? v : dict, false, fmt::format("'{}' (expected an int)", key));
+    expect(v.valid() ? v : dict, v, false, fmt::format("'{}' (expected an int)", key));
     return 0;
   }
   std::int64_t i64(pickle_value dict, std::string_view key,
@@ -124,7 +139,7 @@ private:
       return *i;
     if (auto d = v.as_double())
       return detail::to_i64(*d);
-    expect(v.valid() ? v : dict, false, fmt::format("'{}' (expected an int)", key));
+    expect(v.valid() ? v : dict, v, false, fmt::format("'{}' (expected an int)", key));
     return 0;
   }
   std::string_view str(pickle_value dict, std::string_view key,
@@ -136,6 +151,24 @@ private:
       return *s;
     expect(v, false, fmt::format("'{}' (expected a str)", key));
     return {};
+  }
+
+  // The memo lets a small file list one object a billion times: what the lists expand to is
+  // counted (in time linear in the file) before anything walks or allocates it.
+  void check_budget(pickle_value traces, pickle_value segments) const {
+    std::uint64_t entries = 0, blocks = 0;
+    for (std::size_t d = 0; traces.is_sequence() && d < traces.size(); ++d)
+      if (const auto events = traces.at(d); events.is_sequence())
+        entries += events.size();
+    check_memory_budget(doc_.source_name(),
+                        fmt::format("device_traces listing {} entries", entries),
+                        entries * sizeof(memory_event));
+    for (std::size_t i = 0; segments.is_sequence() && i < segments.size(); ++i)
+      if (const auto b = segments.at(i).find("blocks"); b.is_sequence())
+        blocks += b.size();
+    const std::uint64_t n = segments.is_sequence() ? segments.size() : 0;
+    check_memory_budget(doc_.source_name(), fmt::format("{} segments listing {} blocks", n, blocks),
+                        n * sizeof(segment) + blocks * sizeof(block));
   }
 
   // Snapshot times are Unix-epoch microseconds; the trace axis starts at the earliest event.
@@ -196,10 +229,10 @@ private:
 
   void read_traces(pickle_value traces) {
     sequence(traces, "device_traces");
-    std::size_t total = 0;
+    std::uint64_t total = 0;
     for (std::size_t d = 0; d < traces.size(); ++d)
       total += sequence(traces.at(d), "device_traces[i]").size();
-    t_.memory.reserve(total);
+    t_.memory.reserve(static_cast<std::size_t>(total));
     std::map<std::string, std::size_t> unknown;
     for (std::size_t d = 0; d < traces.size(); ++d) {
       const auto events = traces.at(d);
@@ -395,7 +428,8 @@ load_result import_snapshot(std::string bytes, std::string_view source_name,
 }
 
 load_result import_snapshot_file(const std::filesystem::path& path, const load_options& options) {
-  return import_snapshot(read_file_bytes(path), path.string(), options);
+  input_file in(path);
+  return import_snapshot(in.read_all(), in.name(), options);
 }
 
 importer snapshot_importer() {

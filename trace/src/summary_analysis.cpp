@@ -16,8 +16,10 @@
 namespace tdiag::trace {
 namespace {
 
-std::string relative(const trace& t, std::int64_t time) {
-  return fmt::format("+{}", format_duration(time - t.span().begin));
+// Against the span summarize() computed once: t.span() scans every event, and this runs per
+// device (150k devices made the report quadratic).
+std::string relative(const summary_result& s, std::int64_t time) {
+  return fmt::format("+{}", format_duration(detail::sat_sub(time, s.span.begin)));
 }
 
 } // namespace
@@ -121,7 +123,7 @@ summary_result summarize(const trace& t) {
     std::int64_t cur_begin = spans.front().first, cur_end = spans.front().second;
     for (const auto& [b, e] : spans) {
       if (b > cur_end) {
-        st.busy_ns += cur_end - cur_begin;
+        st.busy_ns = detail::sat_add(st.busy_ns, cur_end - cur_begin);
         cur_begin = b;
       }
       cur_end = std::max(cur_end, e);
@@ -174,9 +176,9 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
         m.device < 0 ? std::string("host memory") : fmt::format("device {}", m.device),
         m.peak_allocated < 0 ? "unknown"
                              : format_bytes(static_cast<std::uint64_t>(m.peak_allocated)),
-        relative(t, m.peak_allocated_time),
+        relative(s, m.peak_allocated_time),
         m.peak_reserved < 0 ? "unknown" : format_bytes(static_cast<std::uint64_t>(m.peak_reserved)),
-        relative(t, m.peak_reserved_time));
+        relative(s, m.peak_reserved_time));
     d.add_field("device", m.device);
     d.add_field("memory_events", static_cast<std::int64_t>(m.events));
     d.add_field("peak_allocated_bytes", m.peak_allocated);

@@ -5,6 +5,11 @@
 // Each column is one field of every record, varint-coded as a plain value, a delta from the
 // previous record's value, or a difference from an earlier field of the same record (end -
 // start). Sorted lanes make most deltas 0 or tiny, which zstd then squeezes to a few bits.
+#include <tensordiag/core/file_io.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -15,6 +20,7 @@
 #include <zlib.h>
 
 #include "record_ids.hpp"
+#include "saturate.hpp"
 #include "tdtrace_format.hpp"
 #include "tdtrace_schema.hpp"
 
@@ -232,12 +238,32 @@ void encode_store(std::string& out, std::uint8_t kind, std::span<const Record> r
   out += body;
 }
 
+// Times from a file obey the importers' invariant (within +-2^60 ns, saturate.hpp), so the
+// analyses' differences and spans of them never overflow, whatever a chunk holds.
+template <typename Record> void clamp_times(Record& r) noexcept {
+  if constexpr (requires { r.start; })
+    r.start = clamp_time(wide_int{r.start});
+  if constexpr (requires { r.end; })
+    r.end = clamp_time(wide_int{r.end});
+  if constexpr (requires { r.time; })
+    r.time = clamp_time(wide_int{r.time});
+}
+
 template <typename Record> std::vector<Record> decode_store(byte_reader& in) {
   constexpr auto fields = schema<Record>();
   const std::size_t count = in.count();
   const std::size_t field_count = in.count();
   if (count > 0 && field_count == 0)
     throw malformed("event section without columns");
+  // Every known column holds at least one byte per record, and the records must fit the memory
+  // budget: a chunk declaring 260M records in a few compressed bytes is skipped, not allocated.
+  const std::size_t columns = std::min(field_count, fields.size());
+  if (columns > 0 && count > in.left() / columns)
+    throw malformed(fmt::format("{} records declared in {} bytes of columns", count, in.left()));
+  if (count > memory_budget() / sizeof(Record))
+    throw malformed(fmt::format("{} records declared: {} bytes, over the memory budget ({} bytes; "
+                                "TDIAG_MEMORY_LIMIT)",
+                                count, count * sizeof(Record), memory_budget()));
   std::vector<Record> records(count);
   for (std::size_t i = 0; i < field_count; ++i) {
     byte_reader column(in.bytes(in.varint()));
@@ -267,6 +293,8 @@ template <typename Record> std::vector<Record> decode_store(byte_reader& in) {
     if (!column.done())
       throw malformed("column longer than its records");
   }
+  for (Record& r : records)
+    clamp_times(r);
   return records;
 }
 

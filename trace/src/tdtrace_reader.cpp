@@ -5,6 +5,7 @@
 // payload a CRC of its compressed bytes, and sizes are bounded before anything is allocated.
 // Damage costs only the damaged chunk; the scan resynchronises on the next valid chunk header.
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/core/file_io.hpp>
 #include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/tdtrace_reader.hpp>
 
@@ -13,7 +14,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
+#include <type_traits>
 
 #include "tdtrace_format.hpp"
 
@@ -84,225 +85,261 @@ bool overlaps(const std::optional<time_span>& range, std::int64_t t_min, std::in
 }
 
 // The scan over one file, whatever holds its bytes. read_at(offset, n) returns up to n bytes.
-template <typename ReadAt>
-tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_view source,
-                      const tdtrace_read_options& options) {
-  tdtrace_load out;
-  auto& info = out.info;
-  auto& warnings = out.loaded.warnings;
-  info.file_bytes = file_size;
+// One method per step: header, chunk, indexed (range) load, sequential scan, resync, summary.
+template <typename ReadAt> class tdtrace_scan {
+public:
+  tdtrace_scan(std::uint64_t file_size, ReadAt& read_at, std::string_view source,
+               const tdtrace_read_options& options)
+      : read_at_(read_at), source_(source), options_(options), verify_(options.verify_checksums),
+        info_(out_.info), warnings_(out_.loaded.warnings) {
+    info_.file_bytes = file_size;
+  }
 
-  const std::vector<std::byte> header = read_at(0, detail::file_header_size);
-  if (header.size() < 8 || std::memcmp(header.data(), detail::file_magic, 8) != 0)
-    throw_bad_file(std::string(codes::not_tdtrace), "not a .tdtrace file",
-                   fmt::format("'{}' does not start with the .tdtrace magic", source), source,
-                   "tdiag trace commands also read PyTorch snapshots and Chrome trace JSON");
-  const bool verify = options.verify_checksums;
-  if (header.size() < detail::file_header_size ||
-      (verify && detail::get_le<std::uint32_t>(header.data() + 28) !=
-                     detail::crc32_of(std::span(header).first(28))))
-    throw_bad_file(std::string(codes::not_tdtrace), "damaged .tdtrace header",
-                   fmt::format("the file header of '{}' is truncated or damaged", source), source,
-                   "the file cannot be read without its header");
-  info.version_major = detail::get_le<std::uint16_t>(header.data() + 8);
-  info.version_minor = detail::get_le<std::uint16_t>(header.data() + 10);
-  const auto header_size = detail::get_le<std::uint32_t>(header.data() + 12);
-  if (info.version_major != detail::version_major || header_size < detail::file_header_size ||
-      header_size > file_size)
-    throw_bad_file(std::string(codes::unsupported_version), "unsupported .tdtrace version",
-                   fmt::format("'{}' is .tdtrace version {}.{}; this build reads {}.x", source,
-                               info.version_major, info.version_minor, detail::version_major),
-                   source, "open it with a newer tensordiag");
+  tdtrace_load run() {
+    const std::uint32_t header_size = read_header();
+    const auto footer = parse_footer(info_.file_bytes, read_at_);
+    info_.has_footer = footer.has_value();
+    area_end_ = footer ? footer->offset : info_.file_bytes;
+    if (footer)
+      info_.chunks_in_footer = static_cast<std::uint32_t>(footer->entries.size());
+    if (footer && options_.range)
+      load_indexed(*footer);
+    else
+      scan(header_size);
+    summarize(footer.has_value());
+    auto& m = out_.loaded.trace.metadata;
+    if (!m.format.empty() && m.format != "tdtrace")
+      m.properties.emplace_back("recorded_format", m.format);
+    m.format = "tdtrace";
+    m.source_path = std::string(source_);
+    if (options_.finalize)
+      out_.loaded.trace.finalize();
+    return std::move(out_);
+  }
 
-  const auto footer = parse_footer(file_size, read_at);
-  info.has_footer = footer.has_value();
-  const std::uint64_t area_end = footer ? footer->offset : file_size;
-  if (footer)
-    info.chunks_in_footer = static_cast<std::uint32_t>(footer->entries.size());
+private:
+  // The file header; returns the header size it declares. Throws for a file that cannot be read.
+  std::uint32_t read_header() {
+    const std::vector<std::byte> header = read_at_(0, detail::file_header_size);
+    if (header.size() < 8 || std::memcmp(header.data(), detail::file_magic, 8) != 0)
+      throw_bad_file(std::string(codes::not_tdtrace), "not a .tdtrace file",
+                     fmt::format("'{}' does not start with the .tdtrace magic", source_), source_,
+                     "tdiag trace commands also read PyTorch snapshots and Chrome trace JSON");
+    if (header.size() < detail::file_header_size ||
+        (verify_ && detail::get_le<std::uint32_t>(header.data() + 28) !=
+                        detail::crc32_of(std::span(header).first(28))))
+      throw_bad_file(std::string(codes::not_tdtrace), "damaged .tdtrace header",
+                     fmt::format("the file header of '{}' is truncated or damaged", source_),
+                     source_, "the file cannot be read without its header");
+    info_.version_major = detail::get_le<std::uint16_t>(header.data() + 8);
+    info_.version_minor = detail::get_le<std::uint16_t>(header.data() + 10);
+    const auto header_size = detail::get_le<std::uint32_t>(header.data() + 12);
+    if (info_.version_major != detail::version_major)
+      throw_bad_file(std::string(codes::unsupported_version), "unsupported .tdtrace version",
+                     fmt::format("'{}' is .tdtrace version {}.{}; this build reads {}.x", source_,
+                                 info_.version_major, info_.version_minor, detail::version_major),
+                     source_, "open it with a newer tensordiag");
+    if (header_size < detail::file_header_size || header_size > info_.file_bytes)
+      throw_bad_file(std::string(codes::not_tdtrace), "damaged .tdtrace header",
+                     fmt::format("the file header of '{}' declares {} bytes (at least {}, and the "
+                                 "file holds {})",
+                                 source_, header_size, detail::file_header_size, info_.file_bytes),
+                     source_, "the file cannot be read without its header");
+    return header_size;
+  }
 
-  trace& result = out.loaded.trace;
-  std::vector<std::byte> payload;
+  static bool plausible(const chunk_header& h) {
+    return h.compressed_size <= detail::max_chunk_payload &&
+           h.uncompressed_size <= detail::max_chunk_payload;
+  }
+
+  void warn(std::string code, std::string title, std::string message, std::uint64_t offset,
+            std::uint64_t bytes_lost) {
+    diagnostic d = make_diagnostic(severity::warning, std::move(code), std::move(title),
+                                   std::move(message), source_);
+    d.add_field("offset", offset);
+    d.add_field("bytes_lost", bytes_lost);
+    warnings_.push_back(std::move(d));
+  }
 
   // Loads the chunk at `pos` whose header is `h`; false if it was skipped as corrupted.
-  auto load_chunk = [&](std::uint64_t pos, const chunk_header& h) {
+  bool load_chunk(std::uint64_t pos, const chunk_header& h) {
     const std::vector<std::byte> compressed =
-        read_at(pos + detail::chunk_header_size, h.compressed_size);
+        read_at_(pos + detail::chunk_header_size, h.compressed_size);
     const std::uint64_t chunk_bytes = detail::chunk_header_size + h.compressed_size;
     auto corrupted = [&](std::string code, std::string what) {
       diagnostic d = make_diagnostic(
           severity::warning, std::move(code), "corrupted chunk skipped",
           fmt::format("chunk {} at offset {} of '{}' was skipped: {}; its {} events are lost",
-                      h.sequence, pos, source, what, h.event_count),
-          source);
+                      h.sequence, pos, source_, what, h.event_count),
+          source_);
       d.add_field("offset", pos);
       d.add_field("chunk", h.sequence);
       d.add_field("events_lost", h.event_count);
-      warnings.push_back(std::move(d));
-      ++info.chunks_corrupted;
-      info.bytes_lost += chunk_bytes;
+      warnings_.push_back(std::move(d));
+      ++info_.chunks_corrupted;
+      info_.bytes_lost += chunk_bytes;
       return false;
     };
     if (compressed.size() != h.compressed_size ||
-        (verify && detail::crc32_of(compressed) != h.payload_crc))
+        (verify_ && detail::crc32_of(compressed) != h.payload_crc))
       return corrupted(std::string(codes::chunk_checksum), "its checksum does not match");
     // The frame states its size: check it before allocating what the header claims.
     if (ZSTD_getFrameContentSize(compressed.data(), compressed.size()) != h.uncompressed_size)
       return corrupted(std::string(codes::undecodable_chunk),
                        "its zstd frame size does not match its header");
-    payload.resize(h.uncompressed_size);
+    if (h.uncompressed_size > memory_budget())
+      return corrupted(std::string(codes::undecodable_chunk),
+                       "its payload is larger than the memory budget");
+    payload_.resize(h.uncompressed_size);
     const std::size_t n =
-        ZSTD_decompress(payload.data(), payload.size(), compressed.data(), compressed.size());
+        ZSTD_decompress(payload_.data(), payload_.size(), compressed.data(), compressed.size());
     if (ZSTD_isError(n) || n != h.uncompressed_size)
       return corrupted(std::string(codes::undecodable_chunk),
                        ZSTD_isError(n) ? fmt::format("zstd: {}", ZSTD_getErrorName(n))
                                        : std::string("its size does not match its header"));
     try {
-      detail::decode_chunk(payload, result);
+      detail::decode_chunk(payload_, out_.loaded.trace);
     } catch (const detail::malformed& e) {
       return corrupted(std::string(codes::undecodable_chunk),
                        fmt::format("undecodable content ({})", e.what()));
     }
-    ++info.chunks_loaded;
-    info.chunk_offsets.push_back(pos);
+    ++info_.chunks_loaded;
+    info_.chunk_offsets.push_back(pos);
     return true;
-  };
-  auto plausible = [](const chunk_header& h) {
-    return h.compressed_size <= detail::max_chunk_payload &&
-           h.uncompressed_size <= detail::max_chunk_payload;
-  };
+  }
 
-  if (footer && options.range) {
-    // Range load through the index: untouched chunks are never read.
-    for (const auto& e : footer->entries) {
-      if (!overlaps(options.range, e.t_min, e.t_max)) {
-        ++info.chunks_out_of_range;
+  // Range load through the index: untouched chunks are never read.
+  void load_indexed(const footer_view& footer) {
+    for (const auto& e : footer.entries) {
+      if (!overlaps(options_.range, e.t_min, e.t_max)) {
+        ++info_.chunks_out_of_range;
         continue;
       }
       chunk_header h;
-      const auto hb = read_at(e.offset, detail::chunk_header_size);
-      if (e.offset + detail::chunk_header_size > area_end ||
-          !detail::decode_chunk_header(hb, h, verify) || !plausible(h) ||
-          e.offset + detail::chunk_header_size + h.compressed_size > area_end) {
-        warnings.push_back(make_diagnostic(
+      const auto hb = read_at_(e.offset, detail::chunk_header_size);
+      if (e.offset + detail::chunk_header_size > area_end_ ||
+          !detail::decode_chunk_header(hb, h, verify_) || !plausible(h) ||
+          e.offset + detail::chunk_header_size + h.compressed_size > area_end_) {
+        warnings_.push_back(make_diagnostic(
             severity::warning, std::string(codes::corrupted_chunk), "corrupted chunk header",
             fmt::format("the chunk the index places at offset {} of '{}' has a damaged header; "
                         "its {} events are lost",
-                        e.offset, source, e.event_count),
-            source));
-        ++info.chunks_corrupted;
+                        e.offset, source_, e.event_count),
+            source_));
+        ++info_.chunks_corrupted;
         continue;
       }
       load_chunk(e.offset, h);
     }
-  } else {
-    std::uint64_t pos = header_size;
-    while (pos < area_end) {
+  }
+
+  // Every chunk from the header on, skipping damage.
+  void scan(std::uint64_t pos) {
+    while (pos < area_end_) {
       chunk_header h;
-      const std::uint64_t left = area_end - pos;
-      const auto hb = read_at(
+      const std::uint64_t left = area_end_ - pos;
+      const auto hb = read_at_(
           pos, static_cast<std::size_t>(std::min<std::uint64_t>(left, detail::chunk_header_size)));
-      const bool header_ok = detail::decode_chunk_header(hb, h, verify) && plausible(h);
+      const bool header_ok = detail::decode_chunk_header(hb, h, verify_) && plausible(h);
       if (header_ok && detail::chunk_header_size + std::uint64_t{h.compressed_size} > left) {
-        diagnostic d = make_diagnostic(
-            severity::warning, std::string(codes::truncated_chunk), "truncated chunk",
-            fmt::format("'{}' ends inside chunk {} (offset {}): {} of its {} bytes are present; "
-                        "its {} events are lost",
-                        source, h.sequence, pos, left,
-                        detail::chunk_header_size + h.compressed_size, h.event_count),
-            source);
-        d.add_field("offset", pos);
-        d.add_field("bytes_lost", left);
-        warnings.push_back(std::move(d));
-        info.bytes_lost += left;
-        break;
+        warn(std::string(codes::truncated_chunk), "truncated chunk",
+             fmt::format("'{}' ends inside chunk {} (offset {}): {} of its {} bytes are present; "
+                         "its {} events are lost",
+                         source_, h.sequence, pos, left,
+                         detail::chunk_header_size + h.compressed_size, h.event_count),
+             pos, left);
+        info_.bytes_lost += left;
+        return;
       }
       if (!header_ok) {
         if (left < detail::chunk_header_size) {
-          diagnostic d = make_diagnostic(
-              severity::warning, std::string(codes::truncated_chunk), "truncated chunk",
-              fmt::format("'{}' ends with {} bytes of an incomplete chunk header at offset {}",
-                          source, left, pos),
-              source);
-          d.add_field("offset", pos);
-          d.add_field("bytes_lost", left);
-          warnings.push_back(std::move(d));
-          info.bytes_lost += left;
-          break;
+          warn(std::string(codes::truncated_chunk), "truncated chunk",
+               fmt::format("'{}' ends with {} bytes of an incomplete chunk header at offset {}",
+                           source_, left, pos),
+               pos, left);
+          info_.bytes_lost += left;
+          return;
         }
-        // Resynchronise: the next offset holding a chunk header with a valid CRC.
-        std::uint64_t next = pos + 1;
-        bool found = false;
-        constexpr std::size_t window = 1 << 16;
-        while (next < area_end && !found) {
-          const auto w = read_at(next, static_cast<std::size_t>(std::min<std::uint64_t>(
-                                           area_end - next, window + detail::chunk_header_size)));
-          std::size_t i = 0;
-          for (; i < std::min(w.size(), window); ++i) {
-            chunk_header probe;
-            if (w[i] == std::byte{'T'} &&
-                detail::decode_chunk_header(std::span(w).subspan(i), probe, verify) &&
-                plausible(probe)) {
-              found = true;
-              break;
-            }
-          }
-          next += i;
-          if (w.size() <= detail::chunk_header_size)
-            break;
-        }
-        if (!found)
-          next = area_end;
-        diagnostic d = make_diagnostic(
-            severity::warning, std::string(codes::corrupted_chunk), "corrupted data skipped",
-            fmt::format("{} bytes at offset {} of '{}' hold no valid chunk header and were "
-                        "skipped",
-                        next - pos, pos, source),
-            source);
-        d.add_field("offset", pos);
-        d.add_field("bytes_lost", next - pos);
-        warnings.push_back(std::move(d));
-        ++info.chunks_corrupted;
-        info.bytes_lost += next - pos;
+        const std::uint64_t next = resync(pos);
+        warn(std::string(codes::corrupted_chunk), "corrupted data skipped",
+             fmt::format("{} bytes at offset {} of '{}' hold no valid chunk header and were "
+                         "skipped",
+                         next - pos, pos, source_),
+             pos, next - pos);
+        ++info_.chunks_corrupted;
+        info_.bytes_lost += next - pos;
         pos = next;
         continue;
       }
-      if (overlaps(options.range, h.t_min, h.t_max))
+      if (overlaps(options_.range, h.t_min, h.t_max))
         load_chunk(pos, h);
       else
-        ++info.chunks_out_of_range;
+        ++info_.chunks_out_of_range;
       pos += detail::chunk_header_size + h.compressed_size;
     }
   }
 
-  if (!footer) {
-    diagnostic d = make_diagnostic(
-        severity::warning, std::string(codes::not_closed), "trace file was not closed",
-        fmt::format("'{}' has no footer: its writer did not finish (crashed, killed or still "
-                    "running); {} complete chunks were loaded and {} bytes were lost",
-                    source, info.chunks_loaded, info.bytes_lost),
-        source);
-    d.add_field("chunks_loaded", info.chunks_loaded);
-    d.add_field("bytes_lost", info.bytes_lost);
-    d.hint = "events still in the writer's memory when it stopped are not in the file";
-    warnings.push_back(std::move(d));
-  } else if (info.chunks_loaded + info.chunks_corrupted + info.chunks_out_of_range <
-             info.chunks_in_footer) {
-    warnings.push_back(make_diagnostic(
-        severity::warning, std::string(codes::chunks_missing), "chunks missing",
-        fmt::format("the index of '{}' lists {} chunks but only {} were found", source,
-                    info.chunks_in_footer,
-                    info.chunks_loaded + info.chunks_corrupted + info.chunks_out_of_range),
-        source));
+  // The next offset after `pos` holding a chunk header with a valid CRC, or the area's end.
+  std::uint64_t resync(std::uint64_t pos) {
+    std::uint64_t next = pos + 1;
+    constexpr std::size_t window = 1 << 16;
+    while (next < area_end_) {
+      const auto w = read_at_(next, static_cast<std::size_t>(std::min<std::uint64_t>(
+                                        area_end_ - next, window + detail::chunk_header_size)));
+      for (std::size_t i = 0; i < std::min(w.size(), window); ++i) {
+        chunk_header probe;
+        if (w[i] == std::byte{'T'} &&
+            detail::decode_chunk_header(std::span(w).subspan(i), probe, verify_) &&
+            plausible(probe))
+          return next + i;
+      }
+      next += std::min(w.size(), window);
+      if (w.size() <= detail::chunk_header_size)
+        break;
+    }
+    return area_end_;
   }
 
-  auto& m = result.metadata;
-  if (!m.format.empty() && m.format != "tdtrace")
-    m.properties.emplace_back("recorded_format", m.format);
-  m.format = "tdtrace";
-  m.source_path = std::string(source);
-  if (options.finalize)
-    result.finalize();
-  return out;
+  // What the scan could not load, as warnings.
+  void summarize(bool has_footer) {
+    if (!has_footer) {
+      diagnostic d = make_diagnostic(
+          severity::warning, std::string(codes::not_closed), "trace file was not closed",
+          fmt::format("'{}' has no footer: its writer did not finish (crashed, killed or still "
+                      "running); {} complete chunks were loaded and {} bytes were lost",
+                      source_, info_.chunks_loaded, info_.bytes_lost),
+          source_);
+      d.add_field("chunks_loaded", info_.chunks_loaded);
+      d.add_field("bytes_lost", info_.bytes_lost);
+      d.hint = "events still in the writer's memory when it stopped are not in the file";
+      warnings_.push_back(std::move(d));
+    } else if (info_.chunks_loaded + info_.chunks_corrupted + info_.chunks_out_of_range <
+               info_.chunks_in_footer) {
+      warnings_.push_back(make_diagnostic(
+          severity::warning, std::string(codes::chunks_missing), "chunks missing",
+          fmt::format("the index of '{}' lists {} chunks but only {} were found", source_,
+                      info_.chunks_in_footer,
+                      info_.chunks_loaded + info_.chunks_corrupted + info_.chunks_out_of_range),
+          source_));
+    }
+  }
+
+  ReadAt& read_at_;
+  std::string_view source_;
+  const tdtrace_read_options& options_;
+  bool verify_;
+  tdtrace_load out_;
+  tdtrace_file_info& info_;
+  std::vector<diagnostic>& warnings_;
+  std::uint64_t area_end_ = 0;
+  std::vector<std::byte> payload_;
+};
+
+template <typename ReadAt>
+tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_view source,
+                      const tdtrace_read_options& options) {
+  return tdtrace_scan<std::remove_reference_t<ReadAt>>(file_size, read_at, source, options).run();
 }
 
 } // namespace
@@ -324,44 +361,42 @@ tdtrace_load read_tdtrace(std::span<const std::byte> bytes, std::string_view sou
 }
 
 tdtrace_load read_tdtrace(const std::filesystem::path& path, const tdtrace_read_options& options) {
-  std::ifstream in(path, std::ios::binary);
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (!in || ec) {
-    diagnostic d =
-        make_diagnostic(severity::error, std::string(codes::cannot_open), "cannot open trace file",
-                        fmt::format("cannot open trace file '{}'", path.string()), path.string());
-    d.hint = "check the path and the file's permissions";
-    throw input_error(std::move(d));
+  input_file in(path);
+  if (!in.seekable()) {
+    // A pipe or FIFO: read once, whole, within the memory budget.
+    const std::string bytes = in.read_all();
+    return read_tdtrace(std::as_bytes(std::span(bytes)), in.name(), options);
   }
   auto read_at = [&](std::uint64_t offset, std::uint64_t n) {
     std::vector<std::byte> buf;
-    if (offset >= size)
+    if (offset >= in.size())
       return buf;
-    buf.resize(static_cast<std::size_t>(std::min<std::uint64_t>(n, size - offset)));
-    in.clear();
-    in.seekg(static_cast<std::streamoff>(offset));
-    in.read(reinterpret_cast<char*>(buf.data()), static_cast<std::streamsize>(buf.size()));
-    buf.resize(static_cast<std::size_t>(in.gcount()));
+    buf.resize(static_cast<std::size_t>(std::min<std::uint64_t>(n, in.size() - offset)));
+    buf.resize(in.read_at(offset, buf));
     return buf;
   };
-  return read_any(size, read_at, path.string(), options);
+  return read_any(in.size(), read_at, in.name(), options);
 }
 
 importer tdtrace_importer() {
   importer imp;
   imp.name = "tdtrace";
   imp.sniff = [](std::span<const std::byte> head) { return sniff_tdtrace(head); };
-  imp.load = [](const std::filesystem::path& path, const load_options& options) {
-    tdtrace_read_options o;
-    o.finalize = false;
-    auto loaded = read_tdtrace(path, o).loaded;
+  const auto finish = [](load_result loaded, const load_options& options) {
     // A capture writes API calls and kernels as CUPTI delivers them, and no flows: derive the
     // launch -> kernel arrows from their correlation ids here (flows a file carries are kept).
     loaded.trace.link_flows_by_correlation();
     if (options.finalize)
       loaded.trace.finalize();
     return loaded;
+  };
+  static const tdtrace_read_options unfinalized{.finalize = false};
+  imp.load = [finish](const std::filesystem::path& path, const load_options& options) {
+    return finish(read_tdtrace(path, unfinalized).loaded, options);
+  };
+  imp.load_bytes = [finish](std::span<const std::byte> bytes, std::string_view source,
+                            const load_options& options) {
+    return finish(read_tdtrace(bytes, source, unfinalized).loaded, options);
   };
   return imp;
 }

@@ -51,7 +51,9 @@ struct tdtrace_writer::chunk_builder {
 
 tdtrace_writer::tdtrace_writer(const std::filesystem::path& path, trace_metadata metadata,
                                tdtrace_writer_options options)
-    : options_(options), path_(path), metadata_(std::move(metadata)),
+    : options_(options),
+      path_(options.display_name.empty() ? path : std::filesystem::path(options.display_name)),
+      metadata_(std::move(metadata)),
       builder_(std::make_unique<chunk_builder>(options.compression_level)) {
   file_ = std::fopen(path.c_str(), "wb");
   if (!file_) {
@@ -59,8 +61,9 @@ tdtrace_writer::tdtrace_writer(const std::filesystem::path& path, trace_metadata
     diagnostic d;
     d.code = codes::cannot_create;
     d.title = "cannot create trace file";
-    d.message = fmt::format("cannot create trace file '{}': {}", path.string(), std::strerror(err));
-    d.add_field("path", path.string());
+    d.message =
+        fmt::format("cannot create trace file '{}': {}", path_.string(), std::strerror(err));
+    d.add_field("path", path_.string());
     d.hint = "check that the folder exists and is writable";
     throw error(std::move(d));
   }
@@ -131,8 +134,10 @@ void tdtrace_writer::close() {
   {
     std::lock_guard lock(mutex_);
     if (closed_) {
-      if (failure_)
+      if (failure_ && !failure_thrown_) {
+        failure_thrown_ = true;
         std::rethrow_exception(failure_);
+      }
       return;
     }
     closing_ = true;
@@ -143,8 +148,10 @@ void tdtrace_writer::close() {
     thread_.join();
   std::lock_guard lock(mutex_);
   closed_ = true;
-  if (failure_)
+  if (failure_) {
+    failure_thrown_ = true;
     std::rethrow_exception(failure_);
+  }
 }
 
 tdtrace_writer_stats tdtrace_writer::stats() const {

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 
+#include "saturate.hpp"
+
 namespace tdiag::trace {
 namespace {
 
@@ -62,7 +64,9 @@ report timeline_report(const trace& t, const timeline_result& r, std::size_t max
                        std::size_t max_blocks) {
   report out;
   out.metadata = make_report_metadata();
-  const auto at = format_duration(r.time - t.span().begin);
+  // One span scan for the report (it walks every event); the offset saturates for any time.
+  const std::int64_t since_start = detail::sat_sub(r.time, t.span().begin);
+  const auto at = format_duration(since_start);
   for (const auto& l : r.lanes) {
     const auto& s = l.state;
     std::uint64_t free_bytes = 0, largest = 0, pending = 0;
@@ -88,7 +92,7 @@ report timeline_report(const trace& t, const timeline_result& r, std::size_t max
         s.segments.size(), format_bytes(s.allocated_bytes()), allocated_blocks,
         format_bytes(free_bytes), format_bytes(largest));
     d.add_field("device", l.device);
-    d.add_field("time_ns", r.time - t.span().begin);
+    d.add_field("time_ns", since_start);
     d.add_field("event_index", static_cast<std::int64_t>(l.event_index));
     d.add_field("reserved_bytes", static_cast<std::int64_t>(s.reserved_bytes()));
     d.add_field("allocated_bytes", static_cast<std::int64_t>(s.allocated_bytes()));

@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // Tensor and indexing ops (_tensor_ops.py, _embedding_ops.py): cat, split and embedding.
+#include <tensordiag/core/file_io.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -96,9 +98,23 @@ rule_result split_rule(const rule_context& ctx) {
              "pass a split_size of at least 1");
   }
   const auto size = nd > 0 ? in.shape()[static_cast<std::size_t>(dim)] : 1;
-  const auto pieces = std::max<std::int64_t>(1, (size + split - 1) / split);
+  // size / split rounded up, without size + split - 1 overflowing.
+  const auto pieces = std::max<std::int64_t>(1, size / split + (size % split != 0 ? 1 : 0));
+  // Each piece is an output shape and placement list: f32[2^40] in size-1 pieces would need
+  // terabytes. Refused against the memory budget before anything is allocated.
+  const std::uint64_t per_piece = sizeof(tensor_meta) + 2 * sizeof(std::int64_t) * in.ndim() +
+                                  sizeof(placement) * (in.placements.size() + 1);
+  if (static_cast<std::uint64_t>(pieces) > memory_budget() / per_piece) {
+    ctx.fail(error_class::limitation, codes::bad_arguments, "too many split pieces",
+             fmt::format("{}: split_size {} cuts {} into {} pieces, {} bytes to describe; the "
+                         "memory budget is {} bytes (TDIAG_MEMORY_LIMIT)",
+                         ctx.short_op(), split, ctx.describe_input(0), pieces,
+                         static_cast<std::uint64_t>(pieces) * per_piece, memory_budget()),
+             "use a larger split_size");
+  }
   const auto target = replicate_dim(in.placements, dim);
   rule_result r;
+  r.outputs.reserve(static_cast<std::size_t>(pieces));
   candidate_strategy c;
   for (std::int64_t i = 0; i < pieces; ++i) {
     shape_t s = in.shape();

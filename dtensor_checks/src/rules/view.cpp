@@ -274,7 +274,8 @@ rule_result view_rule(const rule_context& ctx) {
     } else if (out[i] < 0) {
       view_size_error(ctx, in, size, fmt::format("dim {} is negative", i));
     } else {
-      known *= out[i];
+      if (__builtin_mul_overflow(known, out[i], &known)) // sizes from outside: [2^40, 2^40]
+        view_size_error(ctx, in, size, "the sizes hold more than 2^63 elements");
     }
   }
   if (infer >= 0) {

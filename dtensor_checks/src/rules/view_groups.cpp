@@ -2,6 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "view_groups.hpp"
 
+#include <limits>
+
 namespace tdiag::dtensor::detail {
 
 dim_map view_groups(const shape_t& from, const shape_t& to) {
@@ -36,12 +38,15 @@ dim_map view_groups(const shape_t& from, const shape_t& to) {
         if (f < t) {
           if (fi >= fn)
             break; // numel mismatch; the caller checked it
-          f *= from[fi];
+          // Saturating: only a zero-size view reaches here with sizes whose product overflows.
+          if (__builtin_mul_overflow(f, from[fi], &f))
+            f = std::numeric_limits<std::int64_t>::max();
           from_group.push_back(static_cast<std::int64_t>(fi++));
         } else {
           if (ti >= tn)
             break;
-          t *= to[ti];
+          if (__builtin_mul_overflow(t, to[ti], &t))
+            t = std::numeric_limits<std::int64_t>::max();
           to_group.push_back(to[ti++]);
         }
       }

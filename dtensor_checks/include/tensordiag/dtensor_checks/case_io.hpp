@@ -57,7 +57,8 @@ struct case_file {
 
 /// Parses a whole JSONL text; blank lines are skipped. Never throws for bad lines.
 [[nodiscard]] case_file parse_cases(std::string_view jsonl);
-/// Reads and parses a file; throws tdiag::input_error when it cannot be read.
+/// Reads (tdiag::read_input_file: "-" is standard input, within the memory budget) and parses a
+/// file; throws tdiag::input_error when it cannot be read.
 [[nodiscard]] case_file read_case_file(const std::filesystem::path& path);
 /// Parses one case line; throws tdiag::input_error with a message on malformed input.
 [[nodiscard]] dtensor_case parse_case_line(std::string_view line);

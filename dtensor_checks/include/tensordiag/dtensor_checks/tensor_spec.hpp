@@ -42,7 +42,13 @@ using shape_t = std::vector<std::int64_t>;
 
 /// `[12, 16]`.
 [[nodiscard]] std::string to_string(const shape_t& shape);
+/// The product of the sizes, saturating at INT64_MAX (sizes from outside can be anything).
 [[nodiscard]] std::int64_t numel(const shape_t& shape) noexcept;
+/// Most elements a tensor read from outside (a case file, a --arg spec) may hold: 2^50, so that
+/// sizes, strides, element and byte counts of it and of its shards never overflow.
+inline constexpr std::int64_t max_numel = std::int64_t{1} << 50;
+/// True when every size is non-negative and numel(shape) <= max_numel.
+[[nodiscard]] bool numel_fits(const shape_t& shape) noexcept;
 /// Contiguous (row-major) strides of `shape`.
 [[nodiscard]] shape_t contiguous_strides(const shape_t& shape);
 

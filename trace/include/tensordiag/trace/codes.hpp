@@ -11,6 +11,7 @@
 namespace tdiag::trace::codes {
 inline constexpr std::string_view cannot_open = "TDIAG-TR-001";
 inline constexpr std::string_view unknown_format = "TDIAG-TR-002";
+inline constexpr std::string_view needs_regular_file = "TDIAG-TR-003";
 inline constexpr std::string_view truncated_pickle = "TDIAG-TR-101";
 inline constexpr std::string_view malformed_pickle = "TDIAG-TR-102";
 inline constexpr std::string_view bad_memo = "TDIAG-TR-103";
@@ -62,6 +63,7 @@ inline constexpr std::string_view cannot_write_chrome = "TDIAG-TR-330";
 inline constexpr code_entry table[] = {
     {cannot_open, "cannot open the trace file"},
     {unknown_format, "unknown trace format"},
+    {needs_regular_file, "the trace format needs a regular file"},
     {truncated_pickle, "truncated pickle"},
     {malformed_pickle, "malformed pickle"},
     {bad_memo, "malformed pickle: bad memo index"},

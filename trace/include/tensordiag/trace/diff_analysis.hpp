@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,14 @@ struct diff_row {
   std::string key;           ///< site ("train.py:42 (main)") or kernel name
   std::int64_t a = 0, b = 0; ///< bytes (sites) or total ns (kernels)
   std::size_t count_a = 0, count_b = 0;
-  [[nodiscard]] std::int64_t delta() const noexcept { return b - a; }
+  /// b - a, saturating within +-INT64_MAX (so std::abs of it is defined).
+  [[nodiscard]] std::int64_t delta() const noexcept {
+    constexpr std::int64_t most = std::numeric_limits<std::int64_t>::max();
+    std::int64_t d = 0;
+    if (__builtin_sub_overflow(b, a, &d) || d == -most - 1)
+      return b > a ? most : -most;
+    return d;
+  }
 };
 
 struct diff_result {

@@ -40,8 +40,14 @@ struct importer {
   std::string name; ///< short format name, e.g. "tdtrace", "kineto-json"
   /// True when `head` (the start of the raw file, maybe gzip-compressed) is this format.
   std::function<bool(std::span<const std::byte> head)> sniff;
-  /// Loads the file; throws tdiag::input_error for input it cannot read.
+  /// Loads the file; throws tdiag::input_error for input it cannot read. May be empty when
+  /// load_bytes is set.
   std::function<load_result(const std::filesystem::path& path, const load_options& options)> load;
+  /// Loads the whole input already in memory (a pipe, a FIFO, standard input, or any file when
+  /// `load` is empty); `source` names it in messages. Empty: the format reads only regular files.
+  std::function<load_result(std::span<const std::byte> bytes, std::string_view source,
+                            const load_options& options)>
+      load_bytes;
 };
 
 /// Adds an importer tried after the built-in ones. Thread-safe.
@@ -50,9 +56,11 @@ void register_importer(importer imp);
 /// The built-in importers (in the order they are tried) followed by the registered ones.
 [[nodiscard]] std::vector<importer> importers();
 
-/// Opens `path` with the first importer whose sniff accepts its content.
-/// Throws tdiag::input_error: TDIAG-TR-001 when the file cannot be read, TDIAG-TR-002 when
-/// no importer recognises it; and whatever the chosen importer throws.
+/// Opens `path` (tdiag::input_file: "-" is standard input; a pipe or FIFO is read once, as a
+/// stream, within the memory budget) with the first importer whose sniff accepts its content.
+/// Throws tdiag::input_error: TDIAG-CORE-004 when the file cannot be read, TDIAG-CORE-006 when it
+/// exceeds the memory budget, TDIAG-TR-002 when no importer recognises it, TDIAG-TR-003 when the
+/// format needs a regular file and got a stream; and whatever the chosen importer throws.
 [[nodiscard]] load_result load_trace(const std::filesystem::path& path,
                                      const load_options& options = {});
 

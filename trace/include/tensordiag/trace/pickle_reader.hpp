@@ -136,8 +136,4 @@ private:
   int protocol_ = 0;
 };
 
-/// The whole file as bytes, in one read of its known size. Throws tdiag::input_error
-/// (TDIAG-TR-001) when it cannot be opened.
-[[nodiscard]] std::string read_file_bytes(const std::filesystem::path& path);
-
 } // namespace tdiag::trace

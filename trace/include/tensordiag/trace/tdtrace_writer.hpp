@@ -36,6 +36,9 @@ struct tdtrace_writer_options {
   bool drop_when_full = false;
   /// A partial chunk is written after this long without a full one (0 = only when full).
   std::chrono::milliseconds flush_interval{1000};
+  /// The file as error messages name it (default: the path written), e.g. the target of
+  /// `-o` while the bytes go to its temporary file.
+  std::string display_name;
 };
 
 struct tdtrace_writer_stats {
@@ -96,8 +99,9 @@ private:
   std::uint64_t flush_requested_ = 0;
   std::uint64_t flush_done_ = 0;
   std::exception_ptr failure_;
-  trace_metadata metadata_;    // guarded by mutex_
-  tdtrace_writer_stats stats_; // guarded by mutex_
+  bool failure_thrown_ = false; // close() throws a failure once; the destructor then stays quiet
+  trace_metadata metadata_;     // guarded by mutex_
+  tdtrace_writer_stats stats_;  // guarded by mutex_
 
   // Writer-thread state.
   std::unique_ptr<chunk_builder> builder_;

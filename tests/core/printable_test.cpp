@@ -1,0 +1,61 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/core/printable.hpp>
+#include <tensordiag/core/report_io.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+TEST(Printable, EscapesEveryControlCharacter) {
+  EXPECT_EQ(tdiag::printable(std::string("a\nb\tc\x1b[31m\a\x7f") + '\0'),
+            "a\\x0ab\\x09c\\x1b[31m\\x07\\x7f\\x00");
+  EXPECT_EQ(tdiag::escape_controls("a\nb\tc\x1b", true), "a\nb\tc\\x1b");
+  EXPECT_EQ(tdiag::printable("plain"), "plain");
+}
+
+TEST(Printable, CutsTheMiddleOfLongValues) {
+  const std::string value = "start" + std::string(10'000'000, 'x') + "end";
+  const auto shown = tdiag::printable(value, 100);
+  EXPECT_LT(shown.size(), 140u);
+  EXPECT_EQ(shown.rfind("startxx", 0), 0u);
+  EXPECT_EQ(shown.substr(shown.size() - 5), "xxend");
+  EXPECT_NE(shown.find("bytes cut]"), std::string::npos);
+}
+
+TEST(Printable, NeverSplitsAUtf8Character) {
+  std::string value;
+  for (int i = 0; i < 100; ++i)
+    value += "\xc3\xa9"; // é
+  const auto shown = tdiag::printable(value, 51);
+  const auto cut = shown.find("...[");
+  ASSERT_NE(cut, std::string::npos);
+  EXPECT_EQ(cut % 2, 0u);
+  EXPECT_EQ((shown.size() - shown.find("]...") - 4) % 2, 0u);
+}
+
+TEST(Printable, ThrownErrorsAreOneLine) {
+  tdiag::diagnostic d;
+  d.code = "TDIAG-CORE-004";
+  d.message = "bad\nfile" + std::string(1'000'000, 'v') + ": what is wrong";
+  const tdiag::error e(d);
+  const std::string what = e.what();
+  EXPECT_EQ(what.find('\n'), std::string::npos);
+  EXPECT_LE(what.size(), tdiag::error_message_max_bytes + 40);
+  EXPECT_EQ(what.rfind("bad\\x0afile", 0), 0u);
+  EXPECT_EQ(what.substr(what.size() - 15), ": what is wrong");
+  EXPECT_EQ(e.report().diagnostics.at(0).message, what);
+}
+
+TEST(Printable, GithubAnnotationsCarryNoRawControlBytes) {
+  tdiag::report r;
+  tdiag::diagnostic d;
+  d.code = "TDIAG-X-001";
+  d.message = std::string("op\x1b[2J\a") + '\0' + "name";
+  r.diagnostics.push_back(d);
+  const auto out = tdiag::to_github(r);
+  for (const char c : out)
+    EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 || c == '\n') << static_cast<int>(c);
+  EXPECT_NE(out.find("op\\x1b[2J\\x07\\x00name"), std::string::npos) << out;
+}
