@@ -135,10 +135,13 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
 def _package_files(build_dir: str):
     package = os.path.join(build_dir, "python", NAME)
     files = []
-    for path in sorted(glob.glob(os.path.join(package, "*"))):
-        if os.path.isfile(path) and not path.endswith(".pyc"):
-            files.append((path, f"{NAME}/{os.path.basename(path)}"))
-    if not any(os.path.basename(p).startswith("_tensordiag") for p, _ in files):
+    for root, dirs, names in os.walk(package):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(names):
+            if not name.endswith(".pyc"):
+                path = os.path.join(root, name)
+                files.append((path, f"{NAME}/{os.path.relpath(path, package)}"))
+    if not any(arc.startswith(f"{NAME}/_tensordiag") for _, arc in files):
         raise RuntimeError(f"tdiag_build: the module _tensordiag was not built in {package}")
     # Libraries staged for a machine without our Debian packages, found through RPATH $ORIGIN.
     for path in sorted(glob.glob(os.path.join(REPO, ".devlibs", "lib", "*.so.*"))):

@@ -1,0 +1,64 @@
+# SPDX-FileCopyrightText: 2026 tensordiag contributors
+# SPDX-License-Identifier: Apache-2.0
+"""tensordiag in a PyTorch program, one line each (PyTorch >= 2.4; docs/pytorch.md).
+
+- ``with record_dtensor("run.jsonl"):`` records every DTensor op of unmodified code (op,
+  placements, the output placements and redistributions PyTorch chose, the user's source line)
+  in the case format, for ``tdiag shard check`` / ``tdiag shard report``; it also explains
+  DTensor errors, as ``explain_errors()`` alone does.
+- ``with explain_errors():`` re-raises a DTensor sharding error with tensordiag's explanation
+  (op, argument, mesh dim, placements, why, fix, code), PyTorch's error chained.
+- ``watch_oom("oom/")`` writes the snapshot and tensordiag's OOM report at every CUDA
+  out-of-memory and prints the top sites.
+- ``check_replicas(module)`` / ``check_shards(dtensor)``: runtime checks of real ranks (or of
+  the ranks ``LocalTensorMode`` simulates), as tensordiag's runtime checks report them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Iterator, Union
+
+try:
+    import torch
+except ImportError as e:  # pragma: no cover - only without torch
+    raise ImportError(f"tensordiag.torch needs PyTorch >= 2.4, which is not installed ({e})") from e
+
+_version = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+if _version < (2, 4):
+    raise ImportError(f"tensordiag.torch needs PyTorch >= 2.4 (DTensor in "
+                      f"torch.distributed.tensor); this is {torch.__version__}")
+
+from ._oom import OomWatch, watch_oom  # noqa: E402
+from ._record import DTensorMode, Recording  # noqa: E402
+from ._runtime import check_replicas, check_shards  # noqa: E402
+
+
+@contextlib.contextmanager
+def record_dtensor(path: Union[str, "os.PathLike[str]", None] = "dtensor_ops.jsonl", *,
+                   explain: bool = True) -> Iterator[Recording]:
+    """Records every DTensor op run inside the block; writes ``path`` (JSONL, the case format)
+    when the block ends, also when it ends with an exception. ``path=None`` keeps the records
+    in memory only (``Recording.records``, ``Recording.save(path)``). With ``explain`` (the
+    default), DTensor errors are re-raised with tensordiag's explanation."""
+    recording = Recording(path)
+    try:
+        with DTensorMode(recording, explain):
+            yield recording
+    finally:
+        if recording.path is not None:
+            recording.save()
+
+
+@contextlib.contextmanager
+def explain_errors() -> Iterator[None]:
+    """Inside the block, a DTensor op that PyTorch rejects raises an exception that is both
+    ``tensordiag.ShardingError`` (``.report``, ``.code``, ``.pytorch_error``) and PyTorch's own
+    exception type, its message PyTorch's first line followed by tensordiag's explanation."""
+    with DTensorMode(None, True):
+        yield
+
+
+__all__ = ["record_dtensor", "explain_errors", "Recording", "watch_oom", "OomWatch",
+           "check_replicas", "check_shards"]

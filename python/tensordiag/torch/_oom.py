@@ -1,0 +1,101 @@
+# SPDX-FileCopyrightText: 2026 tensordiag contributors
+# SPDX-License-Identifier: Apache-2.0
+"""OOM forensics: allocation history on, and at an out-of-memory the snapshot, our OOM report
+and the top sites, written from PyTorch's out-of-memory observer (so it runs even when the
+program catches ``torch.OutOfMemoryError``)."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+import threading
+from typing import List
+
+import torch
+
+from .. import trace as _trace
+
+
+class OomWatch:
+    """What ``watch_oom`` set up; ``events`` lists one dict per out-of-memory seen (paths of
+    the snapshot and reports, the request, the OOM verdict)."""
+
+    def __init__(self, directory: str, top: int, stream) -> None:
+        self.directory = directory
+        self.top = top
+        self.stream = stream
+        self.events: List[dict] = []
+        self.active = True
+        self.errors: List[str] = []
+        self._lock = threading.Lock()
+
+    def stop(self) -> None:
+        """Stops writing reports (PyTorch has no way to detach an observer) and turns the
+        allocation history off."""
+        self.active = False
+        torch.cuda.memory._record_memory_history(enabled=None)
+
+    def __enter__(self) -> "OomWatch":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def _observe(self, device: int, requested: int, limit: int, free: int) -> None:
+        if not self.active:
+            return
+        with self._lock:
+            try:
+                self._write(device, requested, limit, free)
+            except Exception as e:  # never turn PyTorch's OOM into a second, different error
+                self.errors.append(f"{type(e).__name__}: {e}")
+                print(f"tensordiag.torch.watch_oom: could not write the OOM report: {e}",
+                      file=self.stream)
+
+    def _write(self, device: int, requested: int, limit: int, free: int) -> None:
+        n = len(self.events) + 1
+        rank = ""
+        if torch.distributed.is_available() and torch.distributed.is_initialized():
+            rank = f"_rank{torch.distributed.get_rank()}"
+        base = os.path.join(self.directory, f"oom{rank}_{os.getpid()}_{n}")
+        os.makedirs(self.directory, exist_ok=True)
+        snapshot = torch.cuda.memory._snapshot()
+        with open(base + ".pickle", "wb") as f:
+            pickle.dump(snapshot, f)
+        result = _trace.load(base + ".pickle").oom()
+        with open(base + ".txt", "w", encoding="utf-8") as f:
+            f.write(result.to_text())
+        with open(base + ".json", "w", encoding="utf-8") as f:
+            f.write(result.to_json())
+        finding = result.findings[-1] if result.findings else None
+        event = {"device": device, "requested": requested, "limit": limit, "device_free": free,
+                 "snapshot": base + ".pickle", "text": base + ".txt", "json": base + ".json",
+                 "finding": finding, "report": result.report}
+        self.events.append(event)
+        # The report's first line (the verdict) and its first `top` live sites, as tdiag prints them.
+        lines = result.to_text().splitlines()
+        sites = [line.strip() for line in lines if line.lstrip().startswith("note: live:")]
+        out = ["tensordiag: " + (lines[0] if lines else "CUDA out of memory")]
+        out += [f"  {i}. {site[len('note: live: '):]}" for i, site in
+                enumerate(sites[: self.top], 1)]
+        out.append(f"  report: {event['text']} (JSON {event['json']}, "
+                   f"snapshot {event['snapshot']})")
+        print("\n".join(out), file=self.stream, flush=True)
+
+
+def watch_oom(directory: str = "oom", *, top: int = 3, max_entries: int = 100_000,
+              stream=None) -> OomWatch:
+    """Turns on allocation history (``torch.cuda.memory._record_memory_history``, Python and
+    C++ stacks) and, on every CUDA out-of-memory, writes ``DIR/oom_*.pickle`` (the snapshot),
+    ``.txt`` and ``.json`` (tensordiag's OOM report: what was live by site, fragmentation,
+    the request that failed) and prints the top ``top`` sites to ``stream`` (stderr)."""
+    if not torch.cuda.is_available():
+        raise RuntimeError("tensordiag.torch.watch_oom: CUDA is not available")
+    watch = OomWatch(os.fspath(directory), top, stream if stream is not None else sys.stderr)
+    torch.cuda.memory._record_memory_history(max_entries=max_entries)
+    torch._C._cuda_attach_out_of_memory_observer(watch._observe)
+    return watch
+
+
+__all__ = ["OomWatch", "watch_oom"]
