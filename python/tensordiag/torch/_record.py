@@ -249,9 +249,12 @@ class DTensorMode(TorchDispatchMode):
     # since autograd attaches the node after the op returns), and its backward ops are recorded
     # at that line.
     def _remember_outputs(self, result, origin: _Origin) -> None:
+        if not torch.is_grad_enabled():
+            return
         source = origin.source()
+        # Below autograd an output does not require grad yet: every output is remembered.
         for leaf in [result] if isinstance(result, DTensor) else pytree.tree_leaves(result):
-            if isinstance(leaf, DTensor) and leaf.requires_grad:
+            if isinstance(leaf, DTensor):
                 self._producers[leaf] = source
 
     def _annotate_inputs(self, flat_args) -> None:
