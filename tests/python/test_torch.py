@@ -191,6 +191,19 @@ def test_check_replicas_under_local_tensor_mode_names_the_divergent_ranks(mesh):
     assert all(d.fields["mesh_dim"] == 0 for d in report.diagnostics)
 
 
+def test_records_under_local_tensor_mode(mesh):
+    from torch.distributed._local_tensor import LocalTensorMode
+    with LocalTensorMode(8):
+        m = init_device_mesh("cpu", (2, 4))
+        a = distribute_tensor(torch.randn(8, 16), m, [Shard(0), Shard(1)])
+        b = distribute_tensor(torch.randn(16, 4), m, [Replicate(), Replicate()])
+        with tt.record_dtensor(None) as rec:
+            (a @ b).relu()
+    ops = [r["op"] for r in rec.records]
+    assert ops[:2] == ["aten.mm.default", "aten.relu.default"], ops
+    assert rec.records[1]["redistributions"][0]["collective"] == "all_reduce"
+
+
 def test_check_shards_under_local_tensor_mode(mesh):
     from torch.distributed._local_tensor import LocalTensorMode
     with LocalTensorMode(8) as mode:
