@@ -10,6 +10,8 @@
 
 #if TDIAG_CLI_HAS_TRACE
 #  include <tensordiag/trace/load.hpp>
+#  include <tensordiag/trace/tdtrace_writer.hpp>
+#  include <tensordiag/trace/trace_merge.hpp>
 #endif
 
 #include <fmt/format.h>
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "torch_hook.hpp"
 
 extern char** environ;
 
@@ -41,6 +44,7 @@ struct capture_args {
   bool stacks = false;
   bool no_runtime_api = false;
   bool no_driver_api = false;
+  bool no_torch_history = false;
   std::string library;
   std::vector<std::string> command;
 };
@@ -245,6 +249,69 @@ void print_summary(const trace::load_result& loaded, const fs::path& path) {
 }
 #endif
 
+// PyTorch's caching allocator hands out blocks of the segments CUDA sees; CUPTI sees only the
+// segments. The hook (capture/python/sitecustomize.py, embedded) makes a PyTorch application
+// record the allocator's history and dump it at exit beside the trace, as
+// `<output>.torch-<pid>.pickle`; merge_torch_histories() then puts its blocks into the trace.
+struct torch_hook {
+  fs::path dir; ///< a fresh temporary folder holding sitecustomize.py; empty when not used
+  ~torch_hook() {
+    std::error_code ec;
+    if (!dir.empty())
+      fs::remove_all(dir, ec);
+  }
+};
+
+void add_torch_hook(torch_hook& hook, const capture_args& a, const fs::path& output,
+                    std::vector<std::pair<std::string, std::string>>& env) {
+  std::string pattern = (fs::temp_directory_path() / "tdiag-capture-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    fmt::print(stderr,
+               "tdiag capture: warning: no temporary folder for the PyTorch hook ({}); "
+               "PyTorch's allocator blocks are not captured\n",
+               std::strerror(errno));
+    return;
+  }
+  hook.dir = pattern;
+  if (std::FILE* f = std::fopen((hook.dir / "sitecustomize.py").c_str(), "w")) {
+    std::fputs(torch_hook_source, f);
+    std::fclose(f);
+  }
+  const char* existing = std::getenv("PYTHONPATH");
+  env.emplace_back("PYTHONPATH",
+                   existing && *existing ? hook.dir.string() + ":" + existing : hook.dir.string());
+  env.emplace_back("TDIAG_CAPTURE_TORCH_SNAPSHOT", output.string() + ".torch-{pid}.pickle");
+  env.emplace_back("TDIAG_CAPTURE_TORCH_STACKS", a.stacks ? "all" : "python");
+}
+
+#if TDIAG_CLI_HAS_TRACE
+// Each process's allocator history goes into that process's trace (matched by capture.pid).
+void merge_torch_histories(const std::vector<fs::path>& traces, const fs::path& output) {
+  for (const auto& path : traces) {
+    auto loaded = trace::load_trace(path);
+    const std::string* pid = loaded.trace.metadata.property("capture.pid");
+    if (pid == nullptr)
+      continue;
+    const fs::path history = output.string() + ".torch-" + *pid + ".pickle";
+    std::error_code ec;
+    if (!fs::exists(history, ec))
+      continue;
+    const auto snapshot = trace::load_trace(history);
+    const auto merged = trace::merge_allocator_history(loaded.trace, snapshot.trace);
+    loaded.trace.metadata.properties.emplace_back("capture.torch_history",
+                                                  std::to_string(merged.events));
+    loaded.trace.finalize();
+    const fs::path partial = path.string() + ".partial";
+    trace::write_tdtrace(partial, loaded.trace);
+    fs::rename(partial, path);
+    fs::remove(history, ec);
+    fmt::print("torch     process {}: {} caching-allocator events from PyTorch's allocation "
+               "history merged ({} ns clock offset)\n",
+               *pid, merged.events, merged.offset_ns);
+  }
+}
+#endif
+
 void run_capture(const capture_args& a, command_context& context) {
   if (a.command.empty())
     usage_error(std::string(tdiag::capture::codes::no_application), "no application to run",
@@ -264,6 +331,9 @@ void run_capture(const capture_args& a, command_context& context) {
       {"TDIAG_CAPTURE_RUNTIME_API", a.no_runtime_api ? "0" : "1"},
       {"TDIAG_CAPTURE_DRIVER_API", a.no_driver_api ? "0" : "1"},
   };
+  torch_hook hook;
+  if (!a.no_torch_history)
+    add_torch_hook(hook, a, output, env);
   const int status = run_child(a.command, env);
   std::string command_text;
   for (const auto& c : a.command)
@@ -278,6 +348,9 @@ void run_capture(const capture_args& a, command_context& context) {
     return;
   }
 #if TDIAG_CLI_HAS_TRACE
+  auto traces = sibling_traces(output);
+  traces.insert(traces.begin(), output);
+  merge_torch_histories(traces, output);
   print_summary(trace::load_trace(output), output);
 #else
   fmt::print("trace     {} (this tdiag has no trace library: no summary)\n", output.string());
@@ -295,6 +368,9 @@ const command_registration registration{
       cmd->add_flag("--stacks", args->stacks, "Host stack of every kernel launch and allocation");
       cmd->add_flag("--no-runtime-api", args->no_runtime_api, "Leave out CUDA runtime API calls");
       cmd->add_flag("--no-driver-api", args->no_driver_api, "Leave out CUDA driver API calls");
+      cmd->add_flag("--no-torch-history", args->no_torch_history,
+                    "Leave out PyTorch's caching-allocator blocks (a PyTorch application's "
+                    "allocation history, merged into the trace)");
       cmd->add_option("--library", args->library,
                       "libtdiag_capture.so to inject (default: beside tdiag, in ../lib)");
       cmd->add_option("command", args->command, "The application and its arguments, after --")

@@ -11,6 +11,7 @@
 #  include <tensordiag/core/error.hpp>
 #  include <tensordiag/core/file_io.hpp>
 #  include <tensordiag/core/report_io.hpp>
+#  include <tensordiag/dtensor_checks/codes.hpp>
 #  include <tensordiag/dtensor_checks/sim/mutations.hpp>
 #  include <tensordiag/dtensor_checks/sim/strategy_grid.hpp>
 
@@ -153,4 +154,4 @@ const command_registration registration{
 
 } // namespace
 } // namespace tdiag::cli
-#endif #include < tensordiag / dtensor_checks / codes.hpp>
+#endif

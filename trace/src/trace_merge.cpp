@@ -3,6 +3,7 @@
 #include <tensordiag/trace/trace_merge.hpp>
 
 #include "record_ids.hpp"
+#include "saturate.hpp"
 
 namespace tdiag::trace {
 namespace {
@@ -131,6 +132,32 @@ void merge_trace(trace& into, const trace& from) {
   m.dropped_records += from.metadata.dropped_records;
   m.properties.insert(m.properties.end(), from.metadata.properties.begin(),
                       from.metadata.properties.end());
+}
+
+history_merge merge_allocator_history(trace& captured, const trace& history) {
+  history_merge out;
+  if (captured.metadata.time_origin_ns != 0 && history.metadata.time_origin_ns != 0)
+    out.offset_ns = detail::clamp_time(detail::wide_int{history.metadata.time_origin_ns} -
+                                       captured.metadata.time_origin_ns);
+  id_remapper map(captured, history);
+  for (memory_event e : history.memory.all()) {
+    switch (e.action) {
+    case memory_action::alloc:
+    case memory_action::free_requested:
+    case memory_action::free_completed:
+    case memory_action::oom:
+      break;
+    default:
+      ++out.segment_events;
+      continue;
+    }
+    e.time = detail::clamp_time(detail::wide_int{e.time} + out.offset_ns);
+    map.remap(e);
+    captured.memory.push_back(e);
+    ++out.events;
+  }
+  captured.metadata.dropped_records += history.metadata.dropped_records;
+  return out;
 }
 
 } // namespace tdiag::trace

@@ -42,4 +42,18 @@ private:
 /// allocator state when `into` has none. `into` needs finalize() afterwards.
 void merge_trace(trace& into, const trace& from);
 
+/// What merge_allocator_history added.
+struct history_merge {
+  std::size_t events = 0;         ///< block allocs, frees and OOMs added
+  std::size_t segment_events = 0; ///< the history's own segment events, left out
+  std::int64_t offset_ns = 0;     ///< added to the history's times (from the two epoch origins)
+};
+
+/// Adds a caching allocator's history (a PyTorch memory snapshot: block allocations, frees and
+/// OOMs with their stacks) to a captured trace whose segments (cudaMalloc, cudaFree) CUPTI
+/// recorded from the start: the history's segment events are left out (the capture has them
+/// all, the history only those since recording began), its times moved onto the capture's
+/// axis by the difference of the two Unix-epoch origins. Call finalize() afterwards.
+history_merge merge_allocator_history(trace& captured, const trace& history);
+
 } // namespace tdiag::trace
