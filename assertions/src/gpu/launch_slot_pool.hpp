@@ -12,8 +12,8 @@
 // until it launches again; when none is free a launch gets slot 0 and its failures are reported
 // as not registered. Not thread-safe: the back-end holds the device's mutex. Not API.
 //
-// The algorithm is shared by the CUDA and HIP back-ends; `Api` (cuda/cuda_slot_api.hpp,
-// hip/hip_slot_api.hpp) supplies the runtime: event_type, stream_type (both pointers, nullptr =
+// The algorithm is shared by the CUDA and HIP back-ends; `Api` (cuda/cuda_backend.cpp,
+// hip/hip_backend.cpp) supplies the runtime: event_type, stream_type (both pointers, nullptr =
 // none), status_type with constants `success` and `not_ready`, and static functions
 // create_event(event_type*) (an event without timing), record_event(event, stream),
 // query_event(event) returning a status_type, destroy_event(event).
