@@ -5,6 +5,10 @@
 // launch, without and with launch-site stack capture (goals: <= 50 ns and <= 250 ns). The raw
 // launch is the back-end's own launch hook with the same request, so the difference is exactly
 // what tensordiag adds: back-end lookup, validation, registry record, stack capture.
+// Third, the CUDA/HIP back-end source (assertions/src/gpu/gpu_backend.hpp) over a pretend runtime
+// whose calls cost nothing (tests/assertions/stub_gpu_api.h): tensordiag's registration path up
+// to the runtime's launch call, and how many other runtime calls a launch makes on average (each
+// costs 60 to 320 ns on the H200 host; the GPU benchmark, gpu_launch_bench.cu, times them).
 // Usage: launch_overhead_bench [--quick]
 #include <tensordiag/assertions/cpu_backend.hpp>
 #include <tensordiag/assertions/kernel.hpp>
@@ -18,6 +22,8 @@
 #include <cstring>
 #include <time.h>
 #include <vector>
+
+#include "../../tests/assertions/stub_gpu_api.h"
 
 namespace {
 
@@ -126,6 +132,33 @@ int main(int argc, char** argv) {
   const figures null_figures = measure([&] { null->launch(none); });
   const double null_raw_ns = null_figures.raw, null_plain_ns = null_figures.plain,
                null_stack_ns = null_figures.stack;
+
+  // The GPU back-end over the stub runtime: the peer is the stub's launch call alone.
+  using tdiag::test::stub_counts;
+  using tdiag::test::stub_gpu_api;
+  auto stub = std::make_shared<tdiag::assertions::detail::gpu_backend<stub_gpu_api>>();
+  tdiag::register_backend(stub, -1000);
+  tdiag::set_active_backend("stub");
+  tdiag::test::stub_stream user_stream;
+  auto stub_raw = [&] {
+    (void)stub_gpu_api::launch_kernel(raw.kernel, raw.grid, raw.block, args, 0, nullptr);
+  };
+  const figures stub_legacy = measure(stub_raw);
+  auto td_user = [&] { tdiag::launch(empty_kernel, 1, 1, 0, &user_stream)(0); };
+  auto no_stacks = tdiag::assertions::configuration();
+  no_stacks.capture_stacks = false; // measure() ends with stack capture on
+  tdiag::assertions::configure(no_stacks);
+  td_user();
+  stub_counts.reset();
+  const double stub_user_ns = median_ns_per_call(td_user, calls, repeats);
+  const double per_launch = static_cast<double>(stub_counts.launches.load());
+  const double user_queries = static_cast<double>(stub_counts.capture_queries.load()) / per_launch;
+  stub_counts.reset();
+  (void)median_ns_per_call(td_launch, calls, repeats); // counts the legacy stream's calls
+  const double legacy_queries =
+      static_cast<double>(stub_counts.capture_queries.load()) / per_launch;
+  const double records = static_cast<double>(stub_counts.event_records.load()) / per_launch;
+  const double queries = static_cast<double>(stub_counts.event_queries.load()) / per_launch;
   tdiag::set_active_backend("cpu");
 
   // The registry alone, the part of the overhead that scales with what is recorded.
@@ -156,6 +189,19 @@ int main(int argc, char** argv) {
   fmt::print(
       "  tdiag::launch, with stack capture    {:8.1f} ns  overhead {:+7.1f} ns (goal <= 250)\n",
       null_stack_ns, null_stack_ns - null_raw_ns);
+  fmt::print("on the CUDA/HIP back-end source over a stub runtime, median ns per launch:\n");
+  fmt::print("  stub runtime launch call (peer)      {:8.1f} ns\n", stub_legacy.raw);
+  fmt::print(
+      "  tdiag::launch, no stack capture      {:8.1f} ns  overhead {:+7.1f} ns (goal <= 50)\n",
+      stub_legacy.plain, stub_legacy.plain - stub_legacy.raw);
+  fmt::print(
+      "  tdiag::launch, with stack capture    {:8.1f} ns  overhead {:+7.1f} ns (goal <= 250)\n",
+      stub_legacy.stack, stub_legacy.stack - stub_legacy.raw);
+  fmt::print("  the same on a user stream, no stack  {:8.1f} ns  overhead {:+7.1f} ns\n",
+             stub_user_ns, stub_user_ns - stub_legacy.raw);
+  fmt::print("  runtime calls per launch besides the launch: capture query {:.2f} (legacy stream "
+             "{:.2f}), event record {:.3f}, event query {:.3f}\n",
+             user_queries, legacy_queries, records, queries);
   fmt::print("  launch_registry::record alone        {:8.1f} ns\n", record_ns);
   fmt::print("  capture_raw_stack + record           {:8.1f} ns\n", capture_ns);
   (void)tdiag::take_failures();
