@@ -415,7 +415,7 @@ private:
     // The kernel is already launched: a failing event record is no launch failure (the slot just
     // stays out of use; the context is broken and the next call says so).
     if (slot != 0 && !captured)
-      (void)s.pool.launched(slot, r.launch_id, stream);
+      (void)s.pool.launched(slot, stream);
     return launch_status::ok;
   }
 
