@@ -81,6 +81,65 @@ template <typename F> double median_ns_per_call(F&& f, int calls, int repeats) {
   return samples[samples.size() / 2];
 }
 
+struct figures {
+  double raw = 1e300, plain = 1e300, stack = 1e300;
+};
+
+struct stub_figures {
+  figures legacy; // the legacy stream (nullptr): no capture query
+  double user_ns = 0;
+  double user_queries = 0, legacy_queries = 0, records = 0, queries = 0; // per launch
+};
+
+// tdiag::launch on the GPU back-end over the stub runtime; the peer is the stub's launch call
+// alone. `measure` is main's interleaved rounds; leaves the CPU back-end active.
+template <typename Measure>
+stub_figures measure_stub_backend(Measure& measure, void** args, int calls, int repeats) {
+  using tdiag::test::stub_counts;
+  using tdiag::test::stub_gpu_api;
+  auto stub = std::make_shared<tdiag::assertions::detail::gpu_backend<stub_gpu_api>>();
+  tdiag::register_backend(stub, -1000);
+  tdiag::set_active_backend("stub");
+  stub_figures f;
+  f.legacy = measure([&] {
+    (void)stub_gpu_api::launch_kernel(reinterpret_cast<const void*>(&empty_kernel), {}, {}, args, 0,
+                                      nullptr);
+  });
+  tdiag::test::stub_stream user_stream;
+  auto td_user = [&] { tdiag::launch(empty_kernel, 1, 1, 0, &user_stream)(0); };
+  auto no_stacks = tdiag::assertions::configuration();
+  no_stacks.capture_stacks = false; // measure() ends with stack capture on
+  tdiag::assertions::configure(no_stacks);
+  td_user();
+  stub_counts.reset();
+  f.user_ns = median_ns_per_call(td_user, calls, repeats);
+  const double launches = static_cast<double>(stub_counts.launches.load());
+  f.user_queries = static_cast<double>(stub_counts.capture_queries.load()) / launches;
+  stub_counts.reset(); // the same number of launches again, on the legacy stream
+  (void)median_ns_per_call([] { tdiag::launch(empty_kernel, 1, 1)(0); }, calls, repeats);
+  f.legacy_queries = static_cast<double>(stub_counts.capture_queries.load()) / launches;
+  f.records = static_cast<double>(stub_counts.event_records.load()) / launches;
+  f.queries = static_cast<double>(stub_counts.event_queries.load()) / launches;
+  tdiag::set_active_backend("cpu");
+  return f;
+}
+
+void print_stub_backend(const stub_figures& f) {
+  fmt::print("on the CUDA/HIP back-end source over a stub runtime, median ns per launch:\n");
+  fmt::print("  stub runtime launch call (peer)      {:8.1f} ns\n", f.legacy.raw);
+  fmt::print(
+      "  tdiag::launch, no stack capture      {:8.1f} ns  overhead {:+7.1f} ns (goal <= 50)\n",
+      f.legacy.plain, f.legacy.plain - f.legacy.raw);
+  fmt::print(
+      "  tdiag::launch, with stack capture    {:8.1f} ns  overhead {:+7.1f} ns (goal <= 250)\n",
+      f.legacy.stack, f.legacy.stack - f.legacy.raw);
+  fmt::print("  the same on a user stream, no stack  {:8.1f} ns  overhead {:+7.1f} ns\n", f.user_ns,
+             f.user_ns - f.legacy.raw);
+  fmt::print("  runtime calls per launch besides the launch: capture query {:.2f} (legacy stream "
+             "{:.2f}), event record {:.3f}, event query {:.3f}\n",
+             f.user_queries, f.legacy_queries, f.records, f.queries);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -101,9 +160,6 @@ int main(int argc, char** argv) {
 
   // Raw launches, then tdiag::launch without and with stack capture, interleaved over three rounds
   // so that frequency changes hit all of them alike; the best median of each.
-  struct figures {
-    double raw = 1e300, plain = 1e300, stack = 1e300;
-  };
   auto measure = [&](auto&& raw_fn) {
     figures f;
     auto config = tdiag::assertions::configuration();
@@ -133,33 +189,9 @@ int main(int argc, char** argv) {
   const double null_raw_ns = null_figures.raw, null_plain_ns = null_figures.plain,
                null_stack_ns = null_figures.stack;
 
-  // The GPU back-end over the stub runtime: the peer is the stub's launch call alone.
-  using tdiag::test::stub_counts;
-  using tdiag::test::stub_gpu_api;
-  auto stub = std::make_shared<tdiag::assertions::detail::gpu_backend<stub_gpu_api>>();
-  tdiag::register_backend(stub, -1000);
-  tdiag::set_active_backend("stub");
-  tdiag::test::stub_stream user_stream;
-  auto stub_raw = [&] {
-    (void)stub_gpu_api::launch_kernel(raw.kernel, raw.grid, raw.block, args, 0, nullptr);
-  };
-  const figures stub_legacy = measure(stub_raw);
-  auto td_user = [&] { tdiag::launch(empty_kernel, 1, 1, 0, &user_stream)(0); };
-  auto no_stacks = tdiag::assertions::configuration();
-  no_stacks.capture_stacks = false; // measure() ends with stack capture on
-  tdiag::assertions::configure(no_stacks);
-  td_user();
-  stub_counts.reset();
-  const double stub_user_ns = median_ns_per_call(td_user, calls, repeats);
-  const double per_launch = static_cast<double>(stub_counts.launches.load());
-  const double user_queries = static_cast<double>(stub_counts.capture_queries.load()) / per_launch;
-  stub_counts.reset();
-  (void)median_ns_per_call(td_launch, calls, repeats); // counts the legacy stream's calls
-  const double legacy_queries =
-      static_cast<double>(stub_counts.capture_queries.load()) / per_launch;
-  const double records = static_cast<double>(stub_counts.event_records.load()) / per_launch;
-  const double queries = static_cast<double>(stub_counts.event_queries.load()) / per_launch;
+  // The CUDA/HIP back-end source over the stub runtime.
   tdiag::set_active_backend("cpu");
+  const stub_figures stub = measure_stub_backend(measure, args, calls, repeats);
 
   // The registry alone, the part of the overhead that scales with what is recorded.
   tdiag::assertions::launch_registry registry(4096);
@@ -189,19 +221,7 @@ int main(int argc, char** argv) {
   fmt::print(
       "  tdiag::launch, with stack capture    {:8.1f} ns  overhead {:+7.1f} ns (goal <= 250)\n",
       null_stack_ns, null_stack_ns - null_raw_ns);
-  fmt::print("on the CUDA/HIP back-end source over a stub runtime, median ns per launch:\n");
-  fmt::print("  stub runtime launch call (peer)      {:8.1f} ns\n", stub_legacy.raw);
-  fmt::print(
-      "  tdiag::launch, no stack capture      {:8.1f} ns  overhead {:+7.1f} ns (goal <= 50)\n",
-      stub_legacy.plain, stub_legacy.plain - stub_legacy.raw);
-  fmt::print(
-      "  tdiag::launch, with stack capture    {:8.1f} ns  overhead {:+7.1f} ns (goal <= 250)\n",
-      stub_legacy.stack, stub_legacy.stack - stub_legacy.raw);
-  fmt::print("  the same on a user stream, no stack  {:8.1f} ns  overhead {:+7.1f} ns\n",
-             stub_user_ns, stub_user_ns - stub_legacy.raw);
-  fmt::print("  runtime calls per launch besides the launch: capture query {:.2f} (legacy stream "
-             "{:.2f}), event record {:.3f}, event query {:.3f}\n",
-             user_queries, legacy_queries, records, queries);
+  print_stub_backend(stub);
   fmt::print("  launch_registry::record alone        {:8.1f} ns\n", record_ns);
   fmt::print("  capture_raw_stack + record           {:8.1f} ns\n", capture_ns);
   (void)tdiag::take_failures();
