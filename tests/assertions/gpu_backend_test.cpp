@@ -4,6 +4,10 @@
 // The GPU back-end source shared by CUDA and HIP (assertions/src/gpu/gpu_backend.hpp) over a
 // pretend runtime (stub_gpu_api.h): where the launch slot goes, which runtime calls a launch
 // makes, and how a failed call is reported. The real runtimes run it in the gpu-labelled tests.
+#include <tensordiag/assertions/kernel.hpp>
+#include <tensordiag/assertions/launch.hpp>
+#include <tensordiag/assertions/runtime.hpp>
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -113,7 +117,56 @@ TEST_F(GpuBackend, CapturedLaunchKeepsAGraphSlot) {
   EXPECT_EQ(table[slot], 9u | (1ull << 63)); // the graph replays its slot: never reused
 }
 
+__global__ void stub_kernel(int) {}
+
+TEST(GpuBackendRuntime, CapturedLaunchIsKeptWithItsCaptureForGood) {
+  // Through the whole runtime: a launch captured into a graph stays findable with its capture
+  // after the ring has gone round and after configure() started a new one, whose ids go on.
+  auto stub = std::make_shared<stub_backend>();
+  tdiag::register_backend(stub, -1000);
+  tdiag::set_active_backend("stub");
+  tdiag::assertions::runtime_config config;
+  config.print = false;
+  config.launches = 16;
+  tdiag::assertions::configure(config);
+  tdiag::test::stub_stream stream;
+  stream.capturing = true;
+  TDIAG_LAUNCH(stub_kernel, 1, 1, 0, &stream, 0);
+  const std::uint64_t id = tdiag::assertions::launches().next_id() - 1;
+  stream.capturing = false;
+  for (int i = 0; i < 100; ++i)
+    TDIAG_LAUNCH(stub_kernel, 1, 1, 0, &stream, i);
+  tdiag::assertions::configure(config);
+  EXPECT_GT(tdiag::assertions::launches().next_id(), id + 100) << "ids go on after configure()";
+  EXPECT_FALSE(tdiag::assertions::launches().find(id).has_value());
+  const auto pinned = tdiag::assertions::detail::find_graph_launch(id);
+  tdiag::set_active_backend("");
+  tdiag::assertions::configure(tdiag::assertions::runtime_config{});
+  ASSERT_TRUE(pinned.has_value());
+  EXPECT_EQ(pinned->info.launch_id, id);
+  EXPECT_STREQ(pinned->info.kernel_name, "stub_kernel");
+  EXPECT_EQ(pinned->capture_id, 77u);
+  EXPECT_EQ(pinned->graph, &stream);
+  EXPECT_FALSE(tdiag::assertions::detail::find_graph_launch(id + 1).has_value());
+}
+
 thread_local std::uint64_t launching = 0; // the id this thread is launching now
+
+TEST_F(GpuBackend, GraphSlotsMoveToANewBuffer) {
+  // configure() gives a device a new buffer and slot table; a graph captured before replays its
+  // slot, so the new table must still name the captured launch (the old one is kept too).
+  tdiag::test::stub_stream stream;
+  stream.capturing = true;
+  const std::uint32_t slot = launch(5, 0, &stream);
+  const std::uint32_t normal = launch(6);
+  const tdiag::mapped_buffer second = be.allocate_failure_buffer(0, 4096);
+  const auto* header = static_cast<const tdiag::assertions::buffer_header*>(second.host);
+  const auto* moved = reinterpret_cast<const std::uint64_t*>(header->reserved[0]);
+  EXPECT_EQ(moved[slot], 5u | (1ull << 63));
+  EXPECT_EQ(moved[slots + slot], table[slots + slot]);
+  EXPECT_EQ(moved[normal], 0u) << "ordinary slots start free";
+  be.free_failure_buffer(0, second);
+}
 
 TEST_F(GpuBackend, ConcurrentLaunchesFindTheirOwnIdInTheSlotTheyCarry) {
   // At the moment of each launch call, the slot its shared memory size carries must name that

@@ -106,6 +106,16 @@ struct cuda_api {
     return e;
   }
 
+  static status_type capture_of(stream_type s, std::uint64_t* id, const void** graph) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    unsigned long long capture = 0;
+    cudaGraph_t g = nullptr;
+    const status_type e = cudaStreamGetCaptureInfo(s, &status, &capture, &g);
+    *id = capture;
+    *graph = g;
+    return e;
+  }
+
   // The device reads %dynamic_smem_size, the dynamic part alone.
   static status_type shared_memory_of(const void* kernel, kernel_lds* out) {
     cudaFuncAttributes a{};

@@ -23,7 +23,8 @@
 //               src, n, stream), symbol_address(void**, symbol)
 //   streams:    create_stream(stream_type*) (non-blocking), destroy_stream(s),
 //               stream_synchronize(s), device_synchronize(), never_captured(s) -> bool (a handle
-//               no capture can hold: the legacy stream), is_capturing(s, bool*)
+//               no capture can hold: the legacy stream), is_capturing(s, bool*),
+//               capture_of(s, std::uint64_t* capture id, const void** graph)
 //   launches:   shared_memory_of(kernel, kernel_lds*) and launch_kernel(kernel, grid, block, args,
 //               shared, stream), with grid and block as tdiag::extent3.
 // Not API.
@@ -209,6 +210,17 @@ private:
         reinterpret_cast<std::uintptr_t>(static_cast<char*>(table_host) + table_bytes);
   }
 
+  // A graph replays its slot for good, also after configure() gave the device a new buffer and
+  // table: the graph slots' entries move to the new table (the caller holds the device's mutex).
+  static void carry_graph_slots(const device_slots& slots, std::uint64_t* table) {
+    if (slots.table_host == nullptr)
+      return;
+    for (std::uint32_t slot = pool_type::graph_first; slot < launch_slots; ++slot) {
+      table[launch_slots + slot] = slots.table_host[launch_slots + slot];
+      table[slot] = slots.table_host[slot];
+    }
+  }
+
   mapped_buffer do_allocate_failure_buffer(int device, std::size_t bytes) override {
     auto& slots = slots_of(device);
     const device_scope scope(device);
@@ -222,6 +234,7 @@ private:
       void* dev = nullptr;
       call(Api::host_device_pointer(&dev, host), "HostGetDevicePointer", device);
       std::lock_guard lock(slots.mutex);
+      carry_graph_slots(slots, reinterpret_cast<std::uint64_t*>(static_cast<char*>(host) + bytes));
       slots.table_host = reinterpret_cast<std::uint64_t*>(static_cast<char*>(host) + bytes);
       slots.table_device = reinterpret_cast<std::uint64_t*>(static_cast<char*>(dev) + bytes);
       set_reserved(static_cast<buffer_header*>(host), slots.table_device, slots.table_host);
@@ -252,6 +265,7 @@ private:
       write_device_memory(device, a.device, a.shadow, bytes);
       lock.lock();
       slots.separate.push_back(a); // first: if it throws, no launch sees the table
+      carry_graph_slots(slots, static_cast<std::uint64_t*>(a.table_host));
       slots.table_host = static_cast<std::uint64_t*>(a.table_host);
       slots.table_device = static_cast<std::uint64_t*>(table_device);
     } catch (...) {
@@ -387,6 +401,19 @@ private:
     return active;
   }
 
+  // A launch that took a graph slot: its capture sequence and graph go with it for good (asked
+  // only here, at capture time; a replay makes no call at all).
+  static void pin_captured(std::uint64_t launch_id, stream_type stream) {
+    std::uint64_t capture_id = 0;
+    const void* graph = nullptr;
+    if (Api::capture_of(stream, &capture_id, &graph) != Api::success) {
+      Api::clear_error(); // the launch stands; its report just lacks the capture's id
+      capture_id = 0;
+      graph = nullptr;
+    }
+    pin_graph_launch(launch_id, capture_id, graph);
+  }
+
   launch_status do_launch(const launch_request& r) override {
     auto& s = slots_of(r.device);
     if (registered_buffer_slot_count() != s.bound_modules && s.bound != nullptr)
@@ -416,6 +443,8 @@ private:
     // stays out of use; the context is broken and the next call says so).
     if (slot != 0 && !captured)
       (void)s.pool.launched(slot, stream);
+    if (slot != 0 && captured)
+      pin_captured(r.launch_id, stream);
     return launch_status::ok;
   }
 

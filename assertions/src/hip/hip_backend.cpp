@@ -131,6 +131,16 @@ struct hip_api {
     return e;
   }
 
+  static status_type capture_of(stream_type s, std::uint64_t* id, const void** graph) {
+    hipStreamCaptureStatus status = hipStreamCaptureStatusNone;
+    unsigned long long capture = 0;
+    hipGraph_t g = nullptr;
+    const status_type e = hipStreamGetCaptureInfo_v2(s, &status, &capture, &g);
+    *id = capture;
+    *graph = g;
+    return e;
+  }
+
   // Unlike CUDA the device sees only the total LDS, static + dynamic (gpu_fail.h).
   static status_type shared_memory_of(const void* kernel, kernel_lds* out) {
     hipFuncAttributes a{};
