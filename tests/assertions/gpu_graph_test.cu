@@ -74,6 +74,16 @@ __global__ void graph_gather_kernel(const int* index, int n, int* out) {
   TDIAG_CHECK_INDEX(i, n);
   out[threadIdx.x] = i;
 }
+
+// One graph_gather_kernel launch (16 entries) captured on `stream`, instantiated.
+void capture_gather(stream_handle stream, int* index, int* out, cudaGraph_t* graph,
+                    cudaGraphExec_t* exec) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+  TDIAG_LAUNCH(graph_gather_kernel, 1, 2, 0, stream, index, 16, out);
+  ASSERT_EQ(cudaStreamEndCapture(s, graph), cudaSuccess) << "the capture stayed valid";
+  ASSERT_EQ(cudaGraphInstantiate(exec, *graph, 0), cudaSuccess);
+}
 } // namespace
 
 // Issue #24: one capture, two replays over different data; each replay's report has its own
@@ -83,12 +93,9 @@ TEST_F(Gpu, TwoReplaysWithDifferentDataGiveTwoReports) {
   const stream_handle stream = be->create_stream(0);
   const auto s = static_cast<cudaStream_t>(stream);
   tdiag::test::device_array<int> index(2), out(2);
-  ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
-  TDIAG_LAUNCH(graph_gather_kernel, 1, 2, 0, stream, index.data, 16, out.data);
   cudaGraph_t graph = nullptr;
-  ASSERT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess) << "the capture stayed valid";
   cudaGraphExec_t exec = nullptr;
-  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  ASSERT_NO_FATAL_FAILURE(capture_gather(stream, index.data, out.data, &graph, &exec));
 
   const int data[2][2] = {{20, 1}, {2, 33}};
   for (int replay = 0; replay < 2; ++replay) {
@@ -127,12 +134,9 @@ TEST_F(Gpu, LateReplayAfterTheRingWentRoundStillNamesTheKernel) {
   const stream_handle stream = be->create_stream(0);
   const auto s = static_cast<cudaStream_t>(stream);
   tdiag::test::device_array<int> index(2), out(2);
-  ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
-  TDIAG_LAUNCH(graph_gather_kernel, 1, 2, 0, stream, index.data, 16, out.data);
   cudaGraph_t graph = nullptr;
-  ASSERT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess);
   cudaGraphExec_t exec = nullptr;
-  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  ASSERT_NO_FATAL_FAILURE(capture_gather(stream, index.data, out.data, &graph, &exec));
   for (int i = 0; i < 200; ++i)
     launch(graph_fill_kernel, 1, 32, 0, stream)(out.data, 2, i);
   reset(config); // a new launch ring
