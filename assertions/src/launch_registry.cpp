@@ -35,9 +35,9 @@ struct launch_registry::slot {
   std::atomic<std::uint64_t> words[words_per_entry];
 };
 
-launch_registry::launch_registry(std::uint32_t capacity)
+launch_registry::launch_registry(std::uint32_t capacity, std::uint64_t first_id)
     : capacity_(std::bit_ceil(capacity < 2 ? 2u : capacity)),
-      slots_(std::make_unique<slot[]>(capacity_)) {}
+      slots_(std::make_unique<slot[]>(capacity_)), next_(first_id < 1 ? 1 : first_id) {}
 
 launch_registry::~launch_registry() = default;
 

@@ -152,23 +152,35 @@ diagnostic site_diagnostic(const device_state& ds, const site_group& g,
     d.add_field("device_timestamp_ns", r->timestamp_ns);
     // flags: 0 = tdiag::launch, 1 = plain <<<>>> (launch_id is %gridid), 2 = replay of a launch
     // captured into a CUDA graph (launch_id is the captured launch).
+    // A graph's launch is pinned at capture (runtime.cpp): the ring may have lost it since.
     const bool graph_replay = r->flags == 2;
-    const auto launch =
-        r->flags == 0 || graph_replay ? state().registry->find(r->launch_id) : std::nullopt;
+    const auto pinned = graph_replay ? find_graph_launch(r->launch_id) : std::nullopt;
+    const auto launch = pinned                          ? std::optional(pinned->info)
+                        : r->flags == 0 || graph_replay ? state().registry->find(r->launch_id)
+                                                        : std::nullopt;
     d.add_field("launch_id", r->launch_id);
+    std::string graph;
     if (graph_replay) {
       d.add_field("graph_replay", true);
-      d.notes.push_back(fmt::format("the kernel ran as a node of a CUDA graph replay; the node was "
-                                    "captured from launch #{}",
-                                    r->launch_id));
+      if (pinned && pinned->capture_id != 0) {
+        graph = fmt::format(" (capture #{} into graph {})", pinned->capture_id, pinned->graph);
+        d.add_field("graph_capture_id", pinned->capture_id);
+        d.add_field("graph", fmt::format("{}", pinned->graph));
+      }
+      d.notes.push_back(
+          fmt::format("the kernel ran as a node of a CUDA graph replay{}; the node was "
+                      "captured from launch #{}; which replay is not known (the "
+                      "graph launch call is not intercepted)",
+                      graph, r->launch_id));
     }
     if (launch) {
       const std::string kernel = kernel_name(*launch, where_fn);
-      message +=
-          fmt::format(", {}launch #{} of {} grid {} block {} stream {} on device {}",
-                      graph_replay ? "CUDA graph replay of the kernel node captured from " : "",
-                      launch->launch_id, kernel, triple(launch->grid), triple(launch->block),
-                      reinterpret_cast<const void*>(launch->stream), launch->device);
+      message += fmt::format(
+          ", {}launch #{} of {} grid {} block {} stream {} on device {}",
+          graph_replay ? fmt::format("CUDA graph replay{} of the kernel node captured from ", graph)
+                       : std::string(),
+          launch->launch_id, kernel, triple(launch->grid), triple(launch->block),
+          reinterpret_cast<const void*>(launch->stream), launch->device);
       d.add_field("kernel", kernel);
       d.add_field("grid", list3(launch->grid.x, launch->grid.y, launch->grid.z));
       d.add_field("block_dim", list3(launch->block.x, launch->block.y, launch->block.z));

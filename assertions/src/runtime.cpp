@@ -50,6 +50,24 @@ namespace {
 
 } // namespace
 
+void pin_graph_launch(std::uint64_t launch_id, std::uint64_t capture_id, const void* graph) {
+  runtime_state& st = state();
+  const auto info = st.registry->find(launch_id);
+  if (!info)
+    return; // registered moments ago on this thread: only a configure() in between loses it
+  std::lock_guard lock(st.graph_mutex);
+  st.graph_launches[launch_id] = graph_launch{*info, capture_id, graph};
+}
+
+std::optional<graph_launch> find_graph_launch(std::uint64_t launch_id) {
+  runtime_state& st = state();
+  std::lock_guard lock(st.graph_mutex);
+  const auto found = st.graph_launches.find(launch_id);
+  if (found == st.graph_launches.end())
+    return std::nullopt;
+  return found->second;
+}
+
 backend& active_backend(runtime_state& st) {
   const std::uint64_t generation = backend_registry_generation();
   backend* fast = st.backend_fast.load(std::memory_order_acquire);
@@ -150,8 +168,9 @@ void configure(const runtime_config& config) {
     }
     st.device_count.store(0, std::memory_order_release);
     st.config = config;
+    const std::uint64_t next_id = st.registry->next_id();
     st.retired_registries.push_back(std::move(st.registry));
-    st.registry = std::make_unique<launch_registry>(config.launches);
+    st.registry = std::make_unique<launch_registry>(config.launches, next_id);
   }
   // Bind fresh buffers at once, so that even plain <<<>>> launches record into the new ones.
   for (const auto& [owner, device] : in_use)

@@ -64,6 +64,15 @@ struct device_failures {
 
 inline constexpr std::size_t max_device_states = 64;
 
+/// A launch captured into a graph, with the capture it belonged to. Its graph slot keeps its
+/// launch id for the life of the process, so the launch is kept as long: the ring would lose it
+/// after TDIAG_LAUNCH_RECORDS later launches, and configure() starts a new ring.
+struct graph_launch {
+  launch_info info;
+  std::uint64_t capture_id = 0; ///< the runtime's id of the capture sequence (unique per process)
+  const void* graph = nullptr;  ///< the graph being captured into (cudaGraph_t / hipGraph_t)
+};
+
 struct runtime_state {
   std::mutex mutex; // configuration, device creation, backend cache
   runtime_config config;
@@ -80,6 +89,9 @@ struct runtime_state {
   std::mutex fallback_mutex;
   std::vector<std::unique_ptr<device_state>> fallbacks; // per (module, device); never freed
   std::atomic<std::size_t> watched_fallbacks{0};
+
+  std::mutex graph_mutex;
+  std::map<std::uint64_t, graph_launch> graph_launches; // by launch id; 32 graph slots a device
 
   std::mutex handler_mutex;
   failure_handler handler;
@@ -114,6 +126,14 @@ void watch_module_fallback(backend& be, int device, std::size_t module, void* fa
 
 /// Appends what the watched fallback storages hold (see watch_module_fallback()).
 void collect_fallbacks(runtime_state& st, bool acknowledge, std::vector<device_failures>& all);
+
+/// A GPU back-end calls this when launch `launch_id` (just registered) took a graph slot while
+/// being captured into `graph` by capture sequence `capture_id`. Only at capture, never on a
+/// replay or an ordinary launch.
+void pin_graph_launch(std::uint64_t launch_id, std::uint64_t capture_id, const void* graph);
+
+/// The graph launch pinned under `launch_id`, if any.
+[[nodiscard]] std::optional<graph_launch> find_graph_launch(std::uint64_t launch_id);
 
 /// The process-wide state, created (from the environment) on first use; never destroyed.
 runtime_state& state();

@@ -3,7 +3,8 @@
 //
 // tdiag_bench_assertions_gpu_launch: (1) host cost of tdiag::launch over a raw <<<>>> launch of an
 // empty kernel, ns per launch, with and without launch-site stack capture (goals: <= +50 ns and
-// <= +250 ns), in interleaved rounds, and what its extra runtime calls cost alone; (2) time from a
+// <= +250 ns), on the legacy stream and on a user stream (which costs a capture query), in
+// interleaved rounds, and what its extra runtime calls cost alone; (2) time from a
 // device failure to its report with the watchdog at 10 ms (goal: <= 20 ms). Batches of 256 launches
 // with a synchronize in between, so the launch queue never fills; median over batches. `--quick`:
 // fewer batches and samples.
@@ -69,17 +70,25 @@ void launch_cost(int rounds) {
   off.capture_stacks = false;
   on.capture_stacks = true;
   tdiag::assertions::configure(off);
+  cudaStream_t stream = nullptr; // a user stream: capture status is asked at every launch
+  cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
   tdiag::launch(empty_kernel, 1, 32)(0); // binds the buffer, caches the kernel's limits
+  tdiag::launch(empty_kernel, 1, 32, 0, stream)(0);
   cudaDeviceSynchronize();
-  std::vector<double> raw, plain, stacks;
+  std::vector<double> raw, plain, stacks, raw_stream, plain_stream;
   for (int r = 0; r < rounds; ++r) {
     raw.push_back(ns_per_launch([] { empty_kernel<<<1, 32>>>(0); }, 1));
     tdiag::assertions::configure(off);
     plain.push_back(ns_per_launch([] { tdiag::launch(empty_kernel, 1, 32)(0); }, 1));
     tdiag::assertions::configure(on);
     stacks.push_back(ns_per_launch([] { tdiag::launch(empty_kernel, 1, 32)(0); }, 1));
+    raw_stream.push_back(ns_per_launch([&] { empty_kernel<<<1, 32, 0, stream>>>(0); }, 1));
+    tdiag::assertions::configure(off);
+    plain_stream.push_back(
+        ns_per_launch([&] { tdiag::launch(empty_kernel, 1, 32, 0, stream)(0); }, 1));
   }
   const double raw_ns = median(raw), plain_ns = median(plain), stacks_ns = median(stacks);
+  const double raw_stream_ns = median(raw_stream), plain_stream_ns = median(plain_stream);
   std::printf(
       "host launch cost, empty kernel <<<1,32>>>, median of %d interleaved rounds of 256:\n",
       rounds);
@@ -88,6 +97,10 @@ void launch_cost(int rounds) {
               plain_ns, plain_ns - raw_ns);
   std::printf("  tdiag::launch, stack capture     %8.0f ns/launch (%+.0f ns, goal <= +250)\n",
               stacks_ns, stacks_ns - raw_ns);
+  std::printf("  raw <<<>>> on a user stream      %8.0f ns/launch\n", raw_stream_ns);
+  std::printf("  tdiag::launch, user stream       %8.0f ns/launch (%+.0f ns, no stack capture)\n",
+              plain_stream_ns, plain_stream_ns - raw_stream_ns);
+  cudaStreamDestroy(stream);
 }
 
 // What the registered launch's visible extra calls cost alone on this machine (ns per call,

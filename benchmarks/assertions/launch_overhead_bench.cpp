@@ -5,6 +5,10 @@
 // launch, without and with launch-site stack capture (goals: <= 50 ns and <= 250 ns). The raw
 // launch is the back-end's own launch hook with the same request, so the difference is exactly
 // what tensordiag adds: back-end lookup, validation, registry record, stack capture.
+// Third, the CUDA/HIP back-end source (assertions/src/gpu/gpu_backend.hpp) over a pretend runtime
+// whose calls cost nothing (tests/assertions/stub_gpu_api.h): tensordiag's registration path up
+// to the runtime's launch call, and how many other runtime calls a launch makes on average (each
+// costs 60 to 320 ns on the H200 host; the GPU benchmark, gpu_launch_bench.cu, times them).
 // Usage: launch_overhead_bench [--quick]
 #include <tensordiag/assertions/cpu_backend.hpp>
 #include <tensordiag/assertions/kernel.hpp>
@@ -18,6 +22,8 @@
 #include <cstring>
 #include <time.h>
 #include <vector>
+
+#include "../../tests/assertions/stub_gpu_api.h"
 
 namespace {
 
@@ -75,6 +81,65 @@ template <typename F> double median_ns_per_call(F&& f, int calls, int repeats) {
   return samples[samples.size() / 2];
 }
 
+struct figures {
+  double raw = 1e300, plain = 1e300, stack = 1e300;
+};
+
+struct stub_figures {
+  figures legacy; // the legacy stream (nullptr): no capture query
+  double user_ns = 0;
+  double user_queries = 0, legacy_queries = 0, records = 0, queries = 0; // per launch
+};
+
+// tdiag::launch on the GPU back-end over the stub runtime; the peer is the stub's launch call
+// alone. `measure` is main's interleaved rounds; leaves the CPU back-end active.
+template <typename Measure>
+stub_figures measure_stub_backend(Measure& measure, void** args, int calls, int repeats) {
+  using tdiag::test::stub_counts;
+  using tdiag::test::stub_gpu_api;
+  auto stub = std::make_shared<tdiag::assertions::detail::gpu_backend<stub_gpu_api>>();
+  tdiag::register_backend(stub, -1000);
+  tdiag::set_active_backend("stub");
+  stub_figures f;
+  f.legacy = measure([&] {
+    (void)stub_gpu_api::launch_kernel(reinterpret_cast<const void*>(&empty_kernel), {}, {}, args, 0,
+                                      nullptr);
+  });
+  tdiag::test::stub_stream user_stream;
+  auto td_user = [&] { tdiag::launch(empty_kernel, 1, 1, 0, &user_stream)(0); };
+  auto no_stacks = tdiag::assertions::configuration();
+  no_stacks.capture_stacks = false; // measure() ends with stack capture on
+  tdiag::assertions::configure(no_stacks);
+  td_user();
+  stub_counts.reset();
+  f.user_ns = median_ns_per_call(td_user, calls, repeats);
+  const double launches = static_cast<double>(stub_counts.launches.load());
+  f.user_queries = static_cast<double>(stub_counts.capture_queries.load()) / launches;
+  stub_counts.reset(); // the same number of launches again, on the legacy stream
+  (void)median_ns_per_call([] { tdiag::launch(empty_kernel, 1, 1)(0); }, calls, repeats);
+  f.legacy_queries = static_cast<double>(stub_counts.capture_queries.load()) / launches;
+  f.records = static_cast<double>(stub_counts.event_records.load()) / launches;
+  f.queries = static_cast<double>(stub_counts.event_queries.load()) / launches;
+  tdiag::set_active_backend("cpu");
+  return f;
+}
+
+void print_stub_backend(const stub_figures& f) {
+  fmt::print("on the CUDA/HIP back-end source over a stub runtime, median ns per launch:\n");
+  fmt::print("  stub runtime launch call (peer)      {:8.1f} ns\n", f.legacy.raw);
+  fmt::print(
+      "  tdiag::launch, no stack capture      {:8.1f} ns  overhead {:+7.1f} ns (goal <= 50)\n",
+      f.legacy.plain, f.legacy.plain - f.legacy.raw);
+  fmt::print(
+      "  tdiag::launch, with stack capture    {:8.1f} ns  overhead {:+7.1f} ns (goal <= 250)\n",
+      f.legacy.stack, f.legacy.stack - f.legacy.raw);
+  fmt::print("  the same on a user stream, no stack  {:8.1f} ns  overhead {:+7.1f} ns\n", f.user_ns,
+             f.user_ns - f.legacy.raw);
+  fmt::print("  runtime calls per launch besides the launch: capture query {:.2f} (legacy stream "
+             "{:.2f}), event record {:.3f}, event query {:.3f}\n",
+             f.user_queries, f.legacy_queries, f.records, f.queries);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -95,9 +160,6 @@ int main(int argc, char** argv) {
 
   // Raw launches, then tdiag::launch without and with stack capture, interleaved over three rounds
   // so that frequency changes hit all of them alike; the best median of each.
-  struct figures {
-    double raw = 1e300, plain = 1e300, stack = 1e300;
-  };
   auto measure = [&](auto&& raw_fn) {
     figures f;
     auto config = tdiag::assertions::configuration();
@@ -126,7 +188,10 @@ int main(int argc, char** argv) {
   const figures null_figures = measure([&] { null->launch(none); });
   const double null_raw_ns = null_figures.raw, null_plain_ns = null_figures.plain,
                null_stack_ns = null_figures.stack;
+
+  // The CUDA/HIP back-end source over the stub runtime.
   tdiag::set_active_backend("cpu");
+  const stub_figures stub = measure_stub_backend(measure, args, calls, repeats);
 
   // The registry alone, the part of the overhead that scales with what is recorded.
   tdiag::assertions::launch_registry registry(4096);
@@ -156,6 +221,7 @@ int main(int argc, char** argv) {
   fmt::print(
       "  tdiag::launch, with stack capture    {:8.1f} ns  overhead {:+7.1f} ns (goal <= 250)\n",
       null_stack_ns, null_stack_ns - null_raw_ns);
+  print_stub_backend(stub);
   fmt::print("  launch_registry::record alone        {:8.1f} ns\n", record_ns);
   fmt::print("  capture_raw_stack + record           {:8.1f} ns\n", capture_ns);
   (void)tdiag::take_failures();

@@ -2,11 +2,14 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // A failing assertion inside a CUDA graph replay (label gpu): the captured launch keeps a launch
-// slot of its own, so every replay is attributed to the captured kernel and marked as a replay.
+// slot of its own, so every replay is attributed to the captured kernel and marked as a replay,
+// with the capture sequence and the graph it was captured into.
 #include <tensordiag/assertions/launch.hpp>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <cstdio>
 
 #include "gpu_support.h"
 #include "test_kernels.h"
@@ -71,6 +74,16 @@ __global__ void graph_gather_kernel(const int* index, int n, int* out) {
   TDIAG_CHECK_INDEX(i, n);
   out[threadIdx.x] = i;
 }
+
+// One graph_gather_kernel launch (16 entries) captured on `stream`, instantiated.
+void capture_gather(stream_handle stream, int* index, int* out, cudaGraph_t* graph,
+                    cudaGraphExec_t* exec) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
+  TDIAG_LAUNCH(graph_gather_kernel, 1, 2, 0, stream, index, 16, out);
+  ASSERT_EQ(cudaStreamEndCapture(s, graph), cudaSuccess) << "the capture stayed valid";
+  ASSERT_EQ(cudaGraphInstantiate(exec, *graph, 0), cudaSuccess);
+}
 } // namespace
 
 // Issue #24: one capture, two replays over different data; each replay's report has its own
@@ -80,12 +93,9 @@ TEST_F(Gpu, TwoReplaysWithDifferentDataGiveTwoReports) {
   const stream_handle stream = be->create_stream(0);
   const auto s = static_cast<cudaStream_t>(stream);
   tdiag::test::device_array<int> index(2), out(2);
-  ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal), cudaSuccess);
-  TDIAG_LAUNCH(graph_gather_kernel, 1, 2, 0, stream, index.data, 16, out.data);
   cudaGraph_t graph = nullptr;
-  ASSERT_EQ(cudaStreamEndCapture(s, &graph), cudaSuccess) << "the capture stayed valid";
   cudaGraphExec_t exec = nullptr;
-  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  ASSERT_NO_FATAL_FAILURE(capture_gather(stream, index.data, out.data, &graph, &exec));
 
   const int data[2][2] = {{20, 1}, {2, 33}};
   for (int replay = 0; replay < 2; ++replay) {
@@ -101,10 +111,46 @@ TEST_F(Gpu, TwoReplaysWithDifferentDataGiveTwoReports) {
     EXPECT_EQ(int_field(d, "site_failures"), 1);
     EXPECT_EQ(field_of(d, "thread"), tdiag::test::triple(replay, 0, 0));
     EXPECT_THAT(d.message, HasSubstr(replay == 0 ? "index 20" : "index 33"));
-    EXPECT_THAT(d.message, HasSubstr("CUDA graph replay"));
+    EXPECT_THAT(d.message, HasSubstr("CUDA graph replay (capture #"));
     EXPECT_THAT(d.message, HasSubstr("gpu_graph_test.cu"));
+    EXPECT_GT(int_field(d, "graph_capture_id"), 0) << "the capture sequence is named";
+    char graph_text[32];
+    std::snprintf(graph_text, sizeof(graph_text), "%p", static_cast<void*>(graph));
+    EXPECT_EQ(string_field(d, "graph"), graph_text) << "the graph captured into";
     EXPECT_EQ(out.get()[replay == 0 ? 1 : 0], replay == 0 ? 1 : 2) << "the good thread ran";
   }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  be->destroy_stream(0, stream);
+}
+
+// The captured launch is kept for good: a replay long after capture, once the launch ring has gone
+// round many times and configure() has started a new one, still names the kernel and launch site.
+TEST_F(Gpu, LateReplayAfterTheRingWentRoundStillNamesTheKernel) {
+  auto config = quiet();
+  config.launches = 16;
+  reset(config);
+  auto be = select_backend();
+  const stream_handle stream = be->create_stream(0);
+  const auto s = static_cast<cudaStream_t>(stream);
+  tdiag::test::device_array<int> index(2), out(2);
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_NO_FATAL_FAILURE(capture_gather(stream, index.data, out.data, &graph, &exec));
+  for (int i = 0; i < 200; ++i)
+    launch(graph_fill_kernel, 1, 32, 0, stream)(out.data, 2, i);
+  reset(config); // a new launch ring
+  const int data[2] = {3, 99};
+  ASSERT_EQ(cudaMemcpy(index.data, data, sizeof(data), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(exec, s), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+  auto r = take_failures();
+  ASSERT_TRUE(r.has_value());
+  const auto& d = r->diagnostics.at(0);
+  EXPECT_EQ(string_field(d, "kernel"), "graph_gather_kernel");
+  EXPECT_NE(d.find_field("graph_replay"), nullptr);
+  EXPECT_THAT(d.message, HasSubstr("index 99"));
+  EXPECT_THAT(d.message, HasSubstr("gpu_graph_test.cu"));
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   be->destroy_stream(0, stream);

@@ -142,6 +142,38 @@ TEST_F(Gpu, EightHostThreadsTimesEightStreamsAttribution) {
     be->destroy_stream(0, s);
 }
 
+// Host threads sharing one stream take launch ids in one order and may launch in the other; the
+// slots go round many times (1,200 launches, 223 normal slots), and each failure must still name
+// its own launch (grid.x = thread + 1, the marker names the thread).
+TEST_F(Gpu, FourHostThreadsOnOneStreamAttribution) {
+  auto config = quiet();
+  config.records = 256;
+  reset(config);
+  auto be = select_backend();
+  const stream_handle stream = be->create_stream(0);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < 4; ++t)
+    workers.emplace_back([&, t] {
+      for (int i = 0; i < 300; ++i) {
+        const bool fail = i % 50 == 49;
+        launch(marker_kernel, t + 1, 1, 0,
+               stream)(fail ? static_cast<long long>(1000 * t + i) : -1LL);
+      }
+    });
+  for (auto& w : workers)
+    w.join();
+  cudaStreamSynchronize(static_cast<cudaStream_t>(stream));
+  const auto events = assertions::take_failure_events();
+  ASSERT_EQ(events.size(), 6u * (1 + 2 + 3 + 4)); // 6 failing launches a thread, t + 1 blocks
+  for (const auto& e : events) {
+    const auto marker = static_cast<long long>(e.record.values[0]);
+    ASSERT_TRUE(e.launch.has_value()) << marker;
+    EXPECT_EQ(e.launch->grid.x, static_cast<unsigned>(marker / 1000 + 1)) << marker;
+    EXPECT_EQ(e.launch->stream, reinterpret_cast<std::uintptr_t>(stream)) << marker;
+  }
+  be->destroy_stream(0, stream);
+}
+
 // A plain launch whose dynamic shared memory size decodes as a slot is not taken for that slot's
 // tensordiag launch: tdiag::launch recorded a different size with the slot (here the tdiag
 // launches use no shared memory, so their sizes are the slot numbers themselves).

@@ -4,8 +4,8 @@
 // Lets the calling thread make the runtime calls that set up a device (allocation, symbol copies,
 // a kernel's attributes) while a stream capture is in progress: a first launch or check inside a
 // global-mode capture must not invalidate it (PyTorch's allocator does the same around
-// cudaMalloc). Shared by the CUDA and HIP back-ends; `Api` (cuda/cuda_slot_api.hpp,
-// hip/hip_slot_api.hpp) supplies capture_mode_type, the constant `relaxed` and
+// cudaMalloc). Shared by the CUDA and HIP back-ends; `Api` (cuda/cuda_backend.cpp,
+// hip/hip_backend.cpp) supplies capture_mode_type, the constant `relaxed` and
 // exchange_capture_mode(capture_mode_type*). Not API.
 #pragma once
 

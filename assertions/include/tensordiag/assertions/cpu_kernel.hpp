@@ -11,6 +11,8 @@
 
 #include <type_traits>
 
+// CUDA's own names, on purpose: the kernel sources are CUDA's (and a type cannot be parenthesised).
+// NOLINTBEGIN(bugprone-reserved-identifier, bugprone-macro-parentheses)
 #ifndef __global__
 #  define __global__
 #endif
@@ -36,6 +38,7 @@
 inline void __syncthreads() noexcept {
   ::tdiag::assertions::cpu::sync_threads();
 }
+// NOLINTEND(bugprone-reserved-identifier, bugprone-macro-parentheses)
 
 // Fibers of one block never run at the same time, but blocks of different launches may run on
 // different host threads: the atomics are real. The GCC/Clang builtins, not std::atomic_ref

@@ -42,8 +42,10 @@ static_assert(std::is_trivially_copyable_v<launch_info>);
 /// Thread-safe and lock-free: each slot is a sequence lock over relaxed atomic words.
 class launch_registry {
 public:
-  /// `capacity` launches are kept (rounded up to a power of two, at least 2).
-  explicit launch_registry(std::uint32_t capacity);
+  /// `capacity` launches are kept (rounded up to a power of two, at least 2). Ids start at
+  /// `first_id` (at least 1): a registry that replaces another continues its ids, so that a launch
+  /// id never names two launches in one process (a graph slot keeps its id for good).
+  explicit launch_registry(std::uint32_t capacity, std::uint64_t first_id = 1);
   ~launch_registry();
   launch_registry(const launch_registry&) = delete;
   launch_registry& operator=(const launch_registry&) = delete;

@@ -17,9 +17,9 @@ TDIAG_DEVICE inline void trap() {
 }
 
 /// Launch id of the running grid. tdiag::launch encodes a launch-slot index in the low 8 bits of
-/// the dynamic shared memory size (rounded to 256 + slot); the slot table after the buffer's
-/// reserved words maps slot -> launch id (bit 63 set for a launch captured into a graph). Slot 0
-/// means "not launched through tensordiag": the record then carries the hardware grid id and
+/// the dynamic shared memory size (padded until it is slot mod 256); the slot table after the
+/// buffer's reserved words maps slot -> launch id (bit 63 set for a launch captured into a graph).
+/// Slot 0 means "not launched through tensordiag": the record then carries the hardware grid id and
 /// flags = 1, and the host says so.
 TDIAG_DEVICE inline void current_launch(buffer_header* h, failure_origin& o) {
 #if TDIAG_HAS_CUDA
