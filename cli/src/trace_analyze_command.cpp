@@ -34,6 +34,8 @@ struct analyze_options {
   std::string align = "base-time";
   std::string output;
   std::size_t top = 5;
+  std::optional<std::string> cp_annotation;
+  int cp_instance = -1;
 };
 
 std::string fmt_opt(const std::optional<double>& v, const char* suffix) {
@@ -123,6 +125,8 @@ void run(const analyze_options& o, command_context& context) {
   trace::analysis_options options;
   options.hta_compat = o.hta_compat;
   options.align_collectives = o.align == "collectives";
+  options.critical_path_annotation = o.cp_annotation;
+  options.critical_path_instance = o.cp_instance;
   const auto result = trace::analyze_job(ranks, options);
   const auto text = o.json ? trace::analysis_json(result) : render_text(result, o.top);
   write_output(o.output, text);
@@ -149,6 +153,13 @@ const command_registration registration(32, [](CLI::App& app, command_context& c
          "Rank clocks: base-time (Kineto's) or collectives (ends of matching NCCL kernels)")
       ->check(CLI::IsMember({"base-time", "collectives"}))
       ->capture_default_str();
+  cmd->add_option("--critical-path-annotation", o->cp_annotation,
+                  "Critical path of the range whose name contains this (\"\" = whole trace; "
+                  "default: ProfilerStep when the trace has steps, else the whole trace)");
+  cmd->add_option("--critical-path-instance", o->cp_instance,
+                  "Which instance of that annotation, by start (default: 1 with two or more "
+                  "steps, else 0)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--top", o->top, "Kernels to list per rank in text")->capture_default_str();
   cmd->add_option("-o,--output", o->output, "Output file (default: standard output)");
   cmd->callback([o, &context] { run(*o, context); });

@@ -70,6 +70,42 @@ void write_kernels(json_out& j, std::string_view key, const std::vector<kernel_s
   j.end_array();
 }
 
+void write_critical_path(json_out& j, const critical_path_result& c) {
+  j.key("critical_path");
+  j.begin_object();
+  j.member("annotation", c.annotation);
+  j.member("instance", std::int64_t{c.instance});
+  j.key("computed");
+  j.raw(c.computed ? "true" : "false");
+  if (!c.computed)
+    j.member("reason", c.reason);
+  j.member("instance_name", c.instance_name);
+  number_or_null(j, "window_start_us", c.window_start_us);
+  number_or_null(j, "window_end_us", c.window_end_us);
+  j.key("graph_nodes");
+  j.unsigned_integer(c.graph_nodes);
+  j.key("graph_edges");
+  j.unsigned_integer(c.graph_edges);
+  j.key("path_edges");
+  j.unsigned_integer(c.path_edges);
+  number_or_null(j, "total_us", c.total_us);
+  number_or_null(j, "path_start_us", c.path_start_us);
+  number_or_null(j, "path_end_us", c.path_end_us);
+  j.key("bound_by_us");
+  j.begin_object();
+  for (std::size_t b = 0; b < path_bound_count; ++b)
+    number_or_null(j, to_string(static_cast<path_bound>(b)), c.bound_by_us[b]);
+  j.end_object();
+  j.key("edges_by_bound");
+  j.begin_object();
+  for (std::size_t b = 0; b < path_bound_count; ++b) {
+    j.key(to_string(static_cast<path_bound>(b)));
+    j.unsigned_integer(c.edges_by_bound[b]);
+  }
+  j.end_object();
+  j.end_object();
+}
+
 void write_streams(json_out& j, const rank_analysis& r) {
   std::map<std::uint64_t, const stream_idle*> idle;
   std::map<std::uint64_t, const stream_queue*> queue;
@@ -147,6 +183,7 @@ void write_rank(json_out& j, const rank_analysis& r) {
   write_streams(j, r);
   write_kernels(j, "top_kernels", r.top_kernels);
   write_kernels(j, "kernels", r.kernels);
+  write_critical_path(j, r.critical_path);
   j.end_object();
 }
 

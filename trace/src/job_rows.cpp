@@ -119,17 +119,21 @@ std::vector<interval> merge_intervals(std::vector<interval> rows) {
   return out;
 }
 
-rank_rows build_rows(const trace& t, const analysis_options& options) {
+row_clock::row_clock(const trace& t, const analysis_options& options) {
   const auto* fractional = t.metadata.property("kineto.fractional_ts");
-  const bool round = options.hta_compat && fractional && *fractional == "1";
-  std::int64_t rebase = 0;
+  round_ = options.hta_compat && fractional && *fractional == "1";
   if (const auto* r = t.metadata.property("kineto.ts_rebase_us"))
-    std::from_chars(r->data(), r->data() + r->size(), rebase);
-  auto times = [round, rebase](std::int64_t s, std::int64_t e) {
-    if (round)
-      round_like_hta(s, e, rebase);
-    return interval{s, e};
-  };
+    std::from_chars(r->data(), r->data() + r->size(), rebase_);
+}
+
+interval row_clock::operator()(std::int64_t start, std::int64_t end) const noexcept {
+  if (round_)
+    round_like_hta(start, end, rebase_);
+  return {start, end};
+}
+
+rank_rows build_rows(const trace& t, const analysis_options& options) {
+  const row_clock times(t, options);
 
   // ProfilerStep#N ranges (host or GPU annotations: HTA matches them by name).
   std::set<int> step_names;
@@ -151,6 +155,8 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
   window.filter = options.hta_compat && step_names.size() >= 2;
 
   rank_rows rows;
+  rows.step_filter = window.filter;
+  rows.last_step_start = window.last_start;
   std::unordered_set<std::uint32_t> kept;
   std::unordered_map<std::uint32_t, std::int64_t> launch_start;
   for (const auto& a : t.api_calls.all()) {

@@ -1,0 +1,240 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// HTA's critical path analysis of one iteration (CriticalPathAnalysis.critical_path_analysis):
+// the window of one annotation instance, the host rows that start in it and the GPU rows they
+// launched, the graph (job_critical_path_graph.cpp), its longest path and what bounds it.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "job_breakdown.hpp"
+#include "job_critical_path.hpp"
+
+namespace tdiag::trace {
+
+std::string_view to_string(path_bound b) noexcept {
+  switch (b) {
+  case path_bound::cpu:
+    return "cpu_bound";
+  case path_bound::gpu_compute:
+    return "gpu_compute_bound";
+  case path_bound::gpu_communication:
+    return "gpu_communication_bound";
+  case path_bound::kernel_kernel_overhead:
+    return "gpu_kernel_kernel_overhead";
+  case path_bound::kernel_launch_overhead:
+    return "gpu_kernel_launch_overhead";
+  case path_bound::none:
+    break;
+  }
+  return "none";
+}
+
+namespace detail {
+
+namespace {
+
+bool is_lock_call(std::string_view n) {
+  return n == "cudaHostAlloc" || n == "cudaLaunchKernel" || n == "cudaMemcpyAsync";
+}
+
+bool is_blocking_call(std::string_view n) {
+  return n == "cudaDeviceSynchronize" || n == "cudaStreamSynchronize" || n == "cudaEventQuery" ||
+         n == "cudaEventSynchronize" || n == "cudaMemcpy" || n == "cudaMemcpyAsync";
+}
+
+bool is_host_range(range_kind k) {
+  return k == range_kind::user_annotation || k == range_kind::step || k == range_kind::other;
+}
+
+struct window {
+  std::int64_t start = 0, end = 0;
+  std::string name;
+};
+
+// HTA's selection: the instance-th row (by start) whose name contains the annotation, or the
+// whole trace for "". Host ranges follow the last-step filter; GPU annotations are kept.
+std::optional<window> find_window(const trace& t, const rank_rows& rows, const row_clock& clock,
+                                  const std::string& annotation, int instance,
+                                  std::string& reason) {
+  window w;
+  if (annotation.empty()) {
+    w.start = INT64_MAX;
+    w.end = INT64_MIN;
+    for (const auto& a : t.api_calls.all()) {
+      const auto iv = clock(a.start, a.end);
+      if (rows.step_filter && iv.start >= rows.last_step_start)
+        continue;
+      w.start = std::min(w.start, iv.start);
+      w.end = std::max(w.end, iv.end);
+    }
+    for (const auto& g : rows.gpu) {
+      w.start = std::min(w.start, g.start);
+      w.end = std::max(w.end, g.end);
+    }
+    if (w.start > w.end) {
+      reason = "the trace has no events";
+      return std::nullopt;
+    }
+    return w;
+  }
+  std::vector<std::pair<interval, string_id>> found;
+  for (const auto& r : t.ranges.all()) {
+    if (r.kind == range_kind::gpu_sync ||
+        t.name(r.name).find(annotation) == std::string_view::npos)
+      continue;
+    const auto iv = clock(r.start, r.end);
+    if (is_host_range(r.kind) && rows.step_filter && iv.start >= rows.last_step_start)
+      continue;
+    found.emplace_back(iv, r.name);
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& a, const auto& b) { return a.first.start < b.first.start; });
+  if (instance < 0 || static_cast<std::size_t>(instance) >= found.size()) {
+    reason = found.empty() ? fmt::format("no annotation contains '{}'", annotation)
+                           : fmt::format("'{}' has {} instance(s), not an instance {}",
+                                         annotation, found.size(), instance);
+    return std::nullopt;
+  }
+  w.start = found[instance].first.start;
+  w.end = found[instance].first.end;
+  w.name = std::string(t.name(found[instance].second));
+  return w;
+}
+
+// The events of the window, host rows first (by start), then GPU rows: HTA's clipped frame.
+std::vector<cp_event> window_events(const trace& t, const rank_rows& rows, const row_clock& clock,
+                                    const window& w) {
+  std::vector<cp_event> events;
+  auto in_window = [&](const interval& iv) {
+    return iv.start >= w.start && iv.start <= w.end && iv.end > iv.start &&
+           !(rows.step_filter && iv.start >= rows.last_step_start);
+  };
+  for (const auto& a : t.api_calls.all()) {
+    const auto iv = clock(a.start, a.end);
+    if (!in_window(iv))
+      continue;
+    cp_event e;
+    e.start = iv.start;
+    e.end = iv.end;
+    e.name = a.name;
+    e.process = a.process;
+    e.thread = a.thread;
+    e.correlation = a.correlation;
+    e.node = a.kind == api_kind::cpu_op || a.kind == api_kind::runtime ||
+             a.kind == api_kind::driver;
+    e.op_or_annotation = a.kind == api_kind::cpu_op;
+    const auto name = t.name(a.name);
+    e.lock = e.node && is_lock_call(name);
+    e.blocking = e.node && is_blocking_call(name);
+    events.push_back(e);
+  }
+  for (const auto& r : t.ranges.all()) {
+    if (!is_host_range(r.kind) || r.lane >= t.lanes.size())
+      continue;
+    const auto iv = clock(r.start, r.end);
+    if (!in_window(iv))
+      continue;
+    cp_event e;
+    e.start = iv.start;
+    e.end = iv.end;
+    e.name = r.name;
+    e.process = t.lanes.at(r.lane).group;
+    e.thread = t.lanes.at(r.lane).id;
+    e.op_or_annotation = r.kind != range_kind::other;
+    events.push_back(e);
+  }
+  std::stable_sort(events.begin(), events.end(),
+                   [](const cp_event& a, const cp_event& b) { return a.start < b.start; });
+  std::unordered_map<std::uint32_t, std::int32_t> launch;
+  for (std::size_t i = 0; i < events.size(); ++i)
+    if (events[i].correlation != 0)
+      launch.try_emplace(events[i].correlation, static_cast<std::int32_t>(i));
+  for (const auto& g : rows.gpu) {
+    // GPU rows launched from the window. HTA gives Stream Wait Event rows no node (their
+    // cudaEventRecord partner is not in the trace model, so they add no edge either).
+    const auto it = g.correlation != 0 ? launch.find(g.correlation) : launch.end();
+    if (it == launch.end() || t.name(g.name) == "Stream Wait Event")
+      continue;
+    cp_event e;
+    e.start = g.start;
+    e.end = g.end;
+    e.name = g.name;
+    e.thread = g.stream;
+    e.correlation = g.correlation;
+    e.partner = it->second;
+    e.gpu = true;
+    e.node = true;
+    e.kernel = g.is_kernel;
+    events.push_back(e);
+  }
+  return events;
+}
+
+path_bound bound_of(const cp_graph& g, const trace& t, const cp_edge& e) {
+  switch (e.type) {
+  case cp_edge_type::kernel_kernel:
+    return path_bound::kernel_kernel_overhead;
+  case cp_edge_type::launch_delay:
+    return path_bound::kernel_launch_overhead;
+  case cp_edge_type::dependency:
+  case cp_edge_type::sync:
+    return path_bound::none;
+  case cp_edge_type::operator_kernel:
+    break;
+  }
+  if (e.attributed < 0 || !g.events()[e.attributed].gpu)
+    return path_bound::cpu;
+  return classify_kernel(t.name(g.events()[e.attributed].name)) == kernel_class::communication
+             ? path_bound::gpu_communication
+             : path_bound::gpu_compute;
+}
+
+} // namespace
+
+critical_path_result critical_path_of(const trace& t, const rank_rows& rows,
+                                      const analysis_options& options) {
+  critical_path_result r;
+  const bool has_steps = !rows.steps.empty();
+  r.annotation = options.critical_path_annotation.value_or(has_steps ? "ProfilerStep" : "");
+  r.instance = options.critical_path_instance >= 0 ? options.critical_path_instance
+               : has_steps && rows.steps.size() >= 2 ? 1
+                                                     : 0;
+  const row_clock clock(t, options);
+  const auto w = find_window(t, rows, clock, r.annotation, r.instance, r.reason);
+  if (!w)
+    return r;
+  r.instance_name = w->name;
+  r.window_start_us = to_us(w->start);
+  r.window_end_us = to_us(w->end);
+
+  cp_graph g(window_events(t, rows, clock, *w));
+  add_host_edges(g, t);
+  const auto queue = queue_points_of(t, rows);
+  add_gpu_edges(g, t, queue.at_enqueue, queue.at_start);
+  r.graph_nodes = g.nodes().size();
+  r.graph_edges = g.edges().size();
+  const auto path = g.longest_path();
+  if (!path.error.empty()) {
+    r.reason = path.error;
+    return r;
+  }
+  r.computed = true;
+  r.total_us = to_us(path.length);
+  r.path_edges = path.edges.size();
+  if (!path.edges.empty()) {
+    r.path_start_us = to_us(g.nodes()[g.edges()[path.edges.front()].from].ts);
+    r.path_end_us = to_us(g.nodes()[g.edges()[path.edges.back()].to].ts);
+  }
+  for (const auto i : path.edges) {
+    const auto& e = g.edges()[i];
+    const auto b = static_cast<std::size_t>(bound_of(g, t, e));
+    r.bound_by_us[b] += to_us(e.weight);
+    ++r.edges_by_bound[b];
+  }
+  return r;
+}
+
+} // namespace detail
+} // namespace tdiag::trace
