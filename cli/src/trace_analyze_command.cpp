@@ -3,9 +3,9 @@
 //
 // `tdiag trace analyze PATH... [--json] [--hta-compat] [--rank-from SOURCE] [-o OUT]`: the
 // whole-job analyses of the trace library (temporal and idle breakdown, kernel types, overlap,
-// launch statistics, queue length) over one trace per rank. PATH may be files, a folder or a
-// glob. Text by default; --json writes schema tensordiag.analysis/v1 (docs/analysis.md).
-// Exit status 2 for unreadable input.
+// launch statistics, queue length, critical path) over one trace per rank. PATH may be files, a
+// folder or a glob. Text by default; --json writes schema tensordiag.analysis/v1
+// (docs/analysis.md). Exit status 2 for unreadable input.
 #if defined(TDIAG_CLI_HAS_TRACE)
 
 #  include <tensordiag/core/file_io.hpp>
@@ -42,6 +42,25 @@ std::string fmt_opt(const std::optional<double>& v, const char* suffix) {
   return v ? fmt::format("{:.2f}{}", *v, suffix) : std::string("n/a");
 }
 
+std::string render_critical_path(const trace::critical_path_result& c) {
+  const auto window = c.annotation.empty()
+                          ? std::string("whole trace")
+                          : fmt::format("'{}' instance {}", c.annotation, c.instance);
+  if (!c.computed)
+    return fmt::format("  critical path ({}): not computed: {}\n", window, c.reason);
+  std::string out = fmt::format("  critical path ({}): {:.0f} us over {} edges, bound by", window,
+                                c.total_us, c.path_edges);
+  const char* sep = " ";
+  for (std::size_t b = 0; b + 1 < trace::path_bound_count; ++b)
+    if (const auto us = c.bound_by_us[b]; us != 0) {
+      out +=
+          fmt::format("{}{} {:.0f} us ({:.1f}%)", sep, to_string(static_cast<trace::path_bound>(b)),
+                      us, c.total_us > 0 ? 100.0 * us / c.total_us : 0.0);
+      sep = ", ";
+    }
+  return out + "\n";
+}
+
 std::string render_text(const trace::job_analysis_result& r, std::size_t top) {
   std::string out = fmt::format("job analysis: {} rank(s){}\n", r.ranks.size(),
                                 r.options.hta_compat ? " (HTA-compatible)" : "");
@@ -59,6 +78,7 @@ std::string render_text(const trace::job_analysis_result& r, std::size_t top) {
                        "outliers {}; mean launch delay {}\n",
                        l.num_launches, l.short_kernels, l.runtime_outliers, l.launch_delay_outliers,
                        fmt_opt(l.launch_delay.mean, " us"));
+    out += render_critical_path(k.critical_path);
     out += "  kernel types:";
     for (const auto& kt : k.kernel_types)
       out += fmt::format(" {} {:.0f} us ({:.1f}%);", kt.type, kt.sum_us, kt.pct);

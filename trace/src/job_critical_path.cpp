@@ -4,12 +4,13 @@
 // HTA's critical path analysis of one iteration (CriticalPathAnalysis.critical_path_analysis):
 // the window of one annotation instance, the host rows that start in it and the GPU rows they
 // launched, the graph (job_critical_path_graph.cpp), its longest path and what bounds it.
+#include "job_critical_path.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "job_breakdown.hpp"
-#include "job_critical_path.hpp"
 
 namespace tdiag::trace {
 
@@ -54,7 +55,7 @@ struct window {
 };
 
 // HTA's selection: the instance-th row (by start) whose name contains the annotation, or the
-// whole trace for "". Host ranges follow the last-step filter; GPU annotations are kept.
+// whole trace for "". Host rows follow the last-step filter; GPU annotations are kept.
 std::optional<window> find_window(const trace& t, const rank_rows& rows, const row_clock& clock,
                                   const std::string& annotation, int instance,
                                   std::string& reason) {
@@ -81,20 +82,30 @@ std::optional<window> find_window(const trace& t, const rank_rows& rows, const r
   }
   std::vector<std::pair<interval, string_id>> found;
   for (const auto& r : t.ranges.all()) {
-    if (r.kind == range_kind::gpu_sync ||
-        t.name(r.name).find(annotation) == std::string_view::npos)
+    if (r.kind == range_kind::gpu_sync || t.name(r.name).find(annotation) == std::string_view::npos)
       continue;
     const auto iv = clock(r.start, r.end);
     if (is_host_range(r.kind) && rows.step_filter && iv.start >= rows.last_step_start)
       continue;
     found.emplace_back(iv, r.name);
   }
+  // HTA matches every row's name: operators and kernels too.
+  for (const auto& a : t.api_calls.all()) {
+    if (t.name(a.name).find(annotation) == std::string_view::npos)
+      continue;
+    const auto iv = clock(a.start, a.end);
+    if (!(rows.step_filter && iv.start >= rows.last_step_start))
+      found.emplace_back(iv, a.name);
+  }
+  for (const auto& g : rows.gpu)
+    if (t.name(g.name).find(annotation) != std::string_view::npos)
+      found.emplace_back(interval{g.start, g.end}, g.name);
   std::stable_sort(found.begin(), found.end(),
                    [](const auto& a, const auto& b) { return a.first.start < b.first.start; });
   if (instance < 0 || static_cast<std::size_t>(instance) >= found.size()) {
     reason = found.empty() ? fmt::format("no annotation contains '{}'", annotation)
-                           : fmt::format("'{}' has {} instance(s), not an instance {}",
-                                         annotation, found.size(), instance);
+                           : fmt::format("'{}' has {} instance(s), not an instance {}", annotation,
+                                         found.size(), instance);
     return std::nullopt;
   }
   w.start = found[instance].first.start;
@@ -122,8 +133,8 @@ std::vector<cp_event> window_events(const trace& t, const rank_rows& rows, const
     e.process = a.process;
     e.thread = a.thread;
     e.correlation = a.correlation;
-    e.node = a.kind == api_kind::cpu_op || a.kind == api_kind::runtime ||
-             a.kind == api_kind::driver;
+    e.node =
+        a.kind == api_kind::cpu_op || a.kind == api_kind::runtime || a.kind == api_kind::driver;
     e.op_or_annotation = a.kind == api_kind::cpu_op;
     const auto name = t.name(a.name);
     e.lock = e.node && is_lock_call(name);
@@ -198,7 +209,7 @@ critical_path_result critical_path_of(const trace& t, const rank_rows& rows,
   critical_path_result r;
   const bool has_steps = !rows.steps.empty();
   r.annotation = options.critical_path_annotation.value_or(has_steps ? "ProfilerStep" : "");
-  r.instance = options.critical_path_instance >= 0 ? options.critical_path_instance
+  r.instance = options.critical_path_instance >= 0   ? options.critical_path_instance
                : has_steps && rows.steps.size() >= 2 ? 1
                                                      : 0;
   const row_clock clock(t, options);

@@ -32,10 +32,10 @@ struct cp_event {
   std::uint32_t correlation = 0;
   std::int32_t partner = -1; ///< GPU row: its launch call (an event index); -1 = none
   bool gpu = false;
-  bool node = false;     ///< has a start and an end node in the graph
-  bool blocking = false; ///< a synchronising runtime call (its time is the GPU's)
-  bool lock = false;     ///< takes the CUDA runtime lock
-  bool kernel = false;   ///< GPU kernel, memcpy or memset (not a sync)
+  bool node = false;             ///< has a start and an end node in the graph
+  bool blocking = false;         ///< a synchronising runtime call (its time is the GPU's)
+  bool lock = false;             ///< takes the CUDA runtime lock
+  bool kernel = false;           ///< GPU kernel, memcpy or memset (not a sync)
   bool op_or_annotation = false; ///< a cpu_op or user_annotation (HTA's forward/backward test)
 };
 
@@ -48,7 +48,7 @@ struct cp_node {
 struct cp_edge {
   std::uint32_t from = 0, to = 0;
   cp_edge_type type = cp_edge_type::dependency;
-  std::int64_t weight = 0;     ///< ns; what HTA's breakdown sums (may be negative)
+  std::int64_t weight = 0;      ///< ns; what HTA's breakdown sums (may be negative)
   std::int32_t attributed = -1; ///< the event the time belongs to; -1 = none
 };
 
@@ -88,7 +88,8 @@ private:
 /// The graph's edges from host rows: runtime lock, then call stacks per thread.
 void add_host_edges(cp_graph& g, const trace& t);
 /// The graph's edges from GPU rows: kernels, launch and kernel-kernel delays, syncs.
-void add_gpu_edges(cp_graph& g, const trace& t, const std::unordered_map<std::uint32_t, int>& at_enqueue,
+void add_gpu_edges(cp_graph& g, const trace& t,
+                   const std::unordered_map<std::uint32_t, int>& at_enqueue,
                    const std::unordered_map<std::uint32_t, int>& at_start);
 
 } // namespace tdiag::trace::detail

@@ -260,8 +260,8 @@ void add_stack_edges(cp_graph& g, const std::vector<std::int32_t>& thread_events
       return;
     const auto node = enter ? g.start_of(e) : g.end_of(e);
     if (have_last && !shares_runtime_lock(g, last, node)) {
-      const auto type = enter && depth == 0 ? cp_edge_type::dependency
-                                            : cp_edge_type::operator_kernel;
+      const auto type =
+          enter && depth == 0 ? cp_edge_type::dependency : cp_edge_type::operator_kernel;
       const bool zero = !enter && g.events()[e].blocking;
       g.attribute(g.add(last, node, type, zero), last_parent);
     }

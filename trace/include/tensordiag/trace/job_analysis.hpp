@@ -133,13 +133,13 @@ struct critical_path_result {
   std::string reason;
   std::string annotation; ///< "" = the whole trace
   int instance = 0;
-  std::string instance_name;                       ///< the range chosen
-  double window_start_us = 0, window_end_us = 0;   ///< on the rank's own axis
-  std::size_t graph_nodes = 0, graph_edges = 0;    ///< the graph built
-  std::size_t path_edges = 0;                      ///< edges on the path
-  double total_us = 0;                             ///< the path's length
-  double path_start_us = 0, path_end_us = 0;       ///< its first and last node
-  double bound_by_us[path_bound_count] = {};       ///< by path_bound
+  std::string instance_name;                     ///< the range chosen
+  double window_start_us = 0, window_end_us = 0; ///< on the rank's own axis
+  std::size_t graph_nodes = 0, graph_edges = 0;  ///< the graph built
+  std::size_t path_edges = 0;                    ///< edges on the path
+  double total_us = 0;                           ///< the path's length
+  double path_start_us = 0, path_end_us = 0;     ///< its first and last node
+  double bound_by_us[path_bound_count] = {};     ///< by path_bound
   std::size_t edges_by_bound[path_bound_count] = {};
 };
 
