@@ -224,6 +224,7 @@ critical_path_result critical_path_of(const trace& t, const rank_rows& rows,
   add_host_edges(g, t);
   const auto queue = queue_points_of(t, rows);
   add_gpu_edges(g, t, queue.at_enqueue, queue.at_start);
+  g.finish();
   r.graph_nodes = g.nodes().size();
   r.graph_edges = g.edges().size();
   const auto path = g.longest_path();

@@ -62,9 +62,12 @@ public:
   [[nodiscard]] std::uint32_t start_of(std::int32_t event) const { return start_[event]; }
   [[nodiscard]] std::uint32_t end_of(std::int32_t event) const { return end_[event]; }
 
-  /// Adds (or, as networkx does, replaces) the edge from -> to; returns its index.
+  /// Adds the edge from -> to; returns its index (valid until finish()).
   std::size_t add(std::uint32_t from, std::uint32_t to, cp_edge_type type,
                   bool zero_weight = false);
+  /// Merges edges added twice between the same nodes (the later one's type and weight, as
+  /// networkx replaces an edge's attributes). Call once, after the last add().
+  void finish();
   /// HTA's edge attribution (CPGraph._attribute_edge) with the source's parent event.
   void attribute(std::size_t edge, std::int32_t src_parent);
 
@@ -82,7 +85,6 @@ private:
   std::vector<cp_node> nodes_; ///< sorted by (ts, event)
   std::vector<std::uint32_t> start_, end_;
   std::vector<cp_edge> edges_;
-  std::unordered_map<std::uint64_t, std::uint32_t> edge_index_;
 };
 
 /// The graph's edges from host rows: runtime lock, then call stacks per thread.

@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The critical-path graph of HTA (hta/analyzers/critical_path_analysis.py, CPGraph), built
-// over flat arrays: two nodes per event sorted by time, edges in one vector (a hash index
-// replaces an edge added twice, as networkx does), and the longest path by one pass over a
-// topological order (Kahn's), as networkx's dag_longest_path computes it.
+// over flat arrays: two nodes per event sorted by time, edges in one vector (an edge added twice
+// is merged once the graph is built, as networkx replaces it), and the longest path by one pass
+// over a topological order (Kahn's), as networkx's dag_longest_path computes it.
 #include <algorithm>
 #include <deque>
 #include <map>
@@ -43,23 +43,53 @@ cp_graph::cp_graph(std::vector<cp_event> events) : events_(std::move(events)) {
   for (std::size_t n = 0; n < nodes_.size(); ++n)
     (nodes_[n].is_start ? start_ : end_)[nodes_[n].event] = static_cast<std::uint32_t>(n);
   edges_.reserve(nodes_.size() * 2);
-  edge_index_.reserve(nodes_.size() * 2);
 }
 
 std::size_t cp_graph::add(std::uint32_t from, std::uint32_t to, cp_edge_type type,
                           bool zero_weight) {
   const bool weightless =
       type == cp_edge_type::dependency || type == cp_edge_type::sync || zero_weight;
-  cp_edge e{from, to, type, weightless ? 0 : nodes_[to].ts - nodes_[from].ts, -1};
-  const auto key = (std::uint64_t{from} << 32) | to;
-  const auto [it, fresh] = edge_index_.try_emplace(key, static_cast<std::uint32_t>(edges_.size()));
-  if (fresh) {
-    edges_.push_back(e);
-  } else {
-    e.attributed = edges_[it->second].attributed; // networkx keeps the edge, new attributes
-    edges_[it->second] = e;
+  edges_.push_back({from, to, type, weightless ? 0 : nodes_[to].ts - nodes_[from].ts, -1});
+  return edges_.size() - 1;
+}
+
+void cp_graph::finish() {
+  // Edges grouped by source (a counting sort keeps their order); a second edge between the same
+  // two nodes replaces the first's type and weight in the first's place, as networkx does.
+  const auto n = nodes_.size();
+  std::vector<std::uint32_t> begin(n + 1, 0), by_source(edges_.size());
+  for (const auto& e : edges_)
+    ++begin[e.from + 1];
+  for (std::size_t i = 0; i < n; ++i)
+    begin[i + 1] += begin[i];
+  std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
+  for (std::size_t i = 0; i < edges_.size(); ++i)
+    by_source[fill[edges_[i].from]++] = static_cast<std::uint32_t>(i);
+  constexpr auto none = static_cast<std::uint32_t>(-1);
+  std::vector<std::uint32_t> first(n, none);
+  std::vector<bool> dropped(edges_.size(), false);
+  for (std::size_t u = 0; u < n; ++u) {
+    for (auto k = begin[u]; k < begin[u + 1]; ++k) {
+      const auto i = by_source[k];
+      auto& f = first[edges_[i].to];
+      if (f == none) {
+        f = i;
+        continue;
+      }
+      const auto attributed =
+          edges_[i].attributed >= 0 ? edges_[i].attributed : edges_[f].attributed;
+      edges_[f] = edges_[i];
+      edges_[f].attributed = attributed;
+      dropped[i] = true;
+    }
+    for (auto k = begin[u]; k < begin[u + 1]; ++k)
+      first[edges_[by_source[k]].to] = none;
   }
-  return it->second;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < edges_.size(); ++i)
+    if (!dropped[i])
+      edges_[kept++] = edges_[i];
+  edges_.resize(kept);
 }
 
 void cp_graph::attribute(std::size_t edge, std::int32_t src_parent) {
