@@ -79,6 +79,13 @@ std::string render_text(const trace::job_analysis_result& r, std::size_t top) {
                        l.num_launches, l.short_kernels, l.runtime_outliers, l.launch_delay_outliers,
                        fmt_opt(l.launch_delay.mean, " us"));
     out += render_critical_path(k.critical_path);
+    if (!k.memory_bw.empty()) {
+      out += "  memory bandwidth (GB/s, mean / max over the summed series):";
+      for (const auto& m : k.memory_bw)
+        out +=
+            fmt::format(" {} {} / {};", m.name, fmt_opt(m.gbps.mean, ""), fmt_opt(m.gbps.max, ""));
+      out += "\n";
+    }
     out += "  kernel types:";
     for (const auto& kt : k.kernel_types)
       out += fmt::format(" {} {:.0f} us ({:.1f}%);", kt.type, kt.sum_us, kt.pct);

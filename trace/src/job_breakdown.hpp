@@ -40,6 +40,10 @@ struct queue_points {
 };
 [[nodiscard]] queue_points queue_points_of(const trace& t, const rank_rows& rows);
 
+/// HTA's memory bandwidth summary (job_memory_bw.cpp).
+[[nodiscard]] std::vector<memory_bandwidth> memory_bw_of(const trace& t, const rank_rows& rows,
+                                                         const analysis_options& options);
+
 /// HTA's critical path of one iteration (job_critical_path.cpp).
 [[nodiscard]] critical_path_result critical_path_of(const trace& t, const rank_rows& rows,
                                                     const analysis_options& options);

@@ -183,6 +183,15 @@ void write_rank(json_out& j, const rank_analysis& r) {
   write_streams(j, r);
   write_kernels(j, "top_kernels", r.top_kernels);
   write_kernels(j, "kernels", r.kernels);
+  j.key("memory_bw");
+  j.begin_array();
+  for (const auto& m : r.memory_bw) {
+    j.begin_object();
+    j.member("name", m.name);
+    write_describe(j, "gbps", m.gbps);
+    j.end_object();
+  }
+  j.end_array();
   write_critical_path(j, r.critical_path);
   j.end_object();
 }

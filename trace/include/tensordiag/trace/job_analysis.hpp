@@ -111,6 +111,15 @@ struct stream_queue {
   describe_stats length; ///< over the change points of the queue-length step series
 };
 
+/// HTA's memory bandwidth summary of one kind of memory operation ("Memcpy HtoD", "Memcpy
+/// DtoH", "Memcpy DtoD", "Memset", "Memcpy Unknown" for other names).
+struct memory_bandwidth {
+  std::string name;
+  /// Over the positive points of the summed bandwidth series: +GB/s at each operation's start,
+  /// -GB/s at its end, summed over time across the rank's streams.
+  describe_stats gbps;
+};
+
 /// What bounds the critical path (HTA's CPGraph.summary() categories).
 enum class path_bound : std::uint8_t {
   cpu = 0,                    ///< "cpu_bound": host operators and runtime calls
@@ -157,6 +166,7 @@ struct rank_analysis {
   std::optional<double> comp_comm_overlap_pct; ///< empty without communication
   launch_statistics launches;
   std::vector<stream_queue> queues;
+  std::vector<memory_bandwidth> memory_bw; ///< by name; empty without memcpy/memset
   critical_path_result critical_path;
 };
 
