@@ -22,6 +22,7 @@
 #  include <vector>
 
 #  include "command.hpp"
+#  include "trace_job.hpp"
 
 namespace tdiag::cli {
 namespace {
@@ -142,13 +143,8 @@ trace::rank_source parse_rank_source(const std::string& s) {
 void run(const analyze_options& o, command_context& context) {
   trace::job_load_options load;
   load.ranks = parse_rank_source(o.rank_from);
-  const auto members = trace::load_job(o.inputs, load);
-  std::vector<trace::rank_trace> ranks;
-  for (const auto& m : members) {
-    for (const auto& w : m.loaded.warnings)
-      fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), w.message, w.code);
-    ranks.push_back({m.rank, &m.loaded.trace, m.clock_offset_ns});
-  }
+  const auto members = load_trace_job(o.inputs, load);
+  const auto ranks = rank_traces(members);
   trace::analysis_options options;
   options.hta_compat = o.hta_compat;
   options.align_collectives = o.align == "collectives";

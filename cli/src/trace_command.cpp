@@ -18,6 +18,7 @@
 #  include <tensordiag/core/printable.hpp>
 #  include <tensordiag/core/report_io.hpp>
 #  include <tensordiag/trace/diff_analysis.hpp>
+#  include <tensordiag/trace/job_diff.hpp>
 #  include <tensordiag/trace/kineto_import.hpp>
 #  include <tensordiag/trace/leak_analysis.hpp>
 #  include <tensordiag/trace/load.hpp>
@@ -35,6 +36,7 @@
 #  include <unistd.h>
 
 #  include "command.hpp"
+#  include "trace_job.hpp"
 
 namespace tdiag::cli {
 namespace {
@@ -92,6 +94,27 @@ report run_timeline(const analysis_options& o) {
   constexpr std::int64_t far = std::int64_t{1} << 62;
   return trace::timeline_report(
       t, trace::timeline_at(t, t.span().begin + std::clamp(*offset, -far, far)), o.segments);
+}
+
+// A and B are each a trace or a job (a folder or a glob): the memory and kernel diff of every
+// rank both have, then the op-level diff over the whole jobs.
+report run_diff(const analysis_options& o) {
+  const auto a = load_trace_job({o.inputs.at(0)});
+  const auto b = load_trace_job({o.inputs.at(1)});
+  report r;
+  r.metadata = make_report_metadata();
+  for (const auto& ma : a)
+    for (const auto& mb : b)
+      if (ma.rank == mb.rank || (a.size() == 1 && b.size() == 1)) {
+        auto part = trace::diff_report(ma.loaded.trace, mb.loaded.trace,
+                                       trace::diff_traces(ma.loaded.trace, mb.loaded.trace), o.top);
+        for (auto& d : part.diagnostics)
+          r.diagnostics.push_back(std::move(d));
+      }
+  const auto ops = trace::diff_ops(rank_traces(a), rank_traces(b));
+  if (!ops.rows.empty())
+    trace::add_op_diff(r, ops, o.inputs.at(0), o.inputs.at(1), o.top);
+  return r;
 }
 
 CLI::App* add_analysis(CLI::App* parent, const char* name, const char* help, std::size_t inputs,
@@ -161,16 +184,13 @@ const command_registration registration(30, [](CLI::App& app, command_context& c
   });
 
   add_analysis(trace_app, "diff",
-               "What grew and shrank between two snapshots or traces, by site and by kernel", 2,
-               diff)
+               "What grew and shrank between two snapshots, traces or jobs: by site, by kernel, "
+               "and every op by count and time (HTA's trace diff)",
+               2, diff)
       ->add_option("--top", diff->top, "Rows to list per table")
       ->capture_default_str();
-  trace_app->get_subcommand("diff")->callback([diff, &context] {
-    const auto a = load(diff->inputs.at(0));
-    const auto b = load(diff->inputs.at(1));
-    emit(trace::diff_report(a.trace, b.trace, trace::diff_traces(a.trace, b.trace), diff->top),
-         *diff, context);
-  });
+  trace_app->get_subcommand("diff")->callback(
+      [diff, &context] { emit(run_diff(*diff), *diff, context); });
 });
 
 } // namespace
