@@ -50,6 +50,7 @@ struct analysis_options {
   std::string at;
   long long event = -1;
   std::size_t segments = 20;
+  std::string ops_json; ///< diff: the whole op table as tensordiag.op-diff/v1
 };
 
 void add_common(CLI::App* cmd, analysis_options& o) {
@@ -112,6 +113,8 @@ report run_diff(const analysis_options& o) {
           r.diagnostics.push_back(std::move(d));
       }
   const auto ops = trace::diff_ops(rank_traces(a), rank_traces(b));
+  if (!o.ops_json.empty())
+    write_output(o.ops_json, trace::op_diff_json(ops));
   if (!ops.rows.empty())
     trace::add_op_diff(r, ops, o.inputs.at(0), o.inputs.at(1), o.top);
   return r;
@@ -189,6 +192,9 @@ const command_registration registration(30, [](CLI::App& app, command_context& c
                2, diff)
       ->add_option("--top", diff->top, "Rows to list per table")
       ->capture_default_str();
+  trace_app->get_subcommand("diff")->add_option(
+      "--ops-json", diff->ops_json,
+      "Also write every op's counts and times (schema tensordiag.op-diff/v1) to this file");
   trace_app->get_subcommand("diff")->callback(
       [diff, &context] { emit(run_diff(*diff), *diff, context); });
 });

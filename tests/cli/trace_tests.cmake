@@ -114,5 +114,8 @@ tdiag_cli_test(diff.ops FAMILY trace EXPECT_RC 0 LABELS data
   ARGS "trace|diff|${hta}/two_ranks/sampled_rank-0.json.gz|${hta}/two_ranks/sampled_rank-1.json.gz|--format|json"
   CHECKS "-DJSON_FIELDS=ops_added=4|ops_removed=27|ops_increased=25|ops_decreased=41|ops_unchanged=306")
 tdiag_cli_test(diff.jobs FAMILY trace EXPECT_RC 0 LABELS data
-  ARGS "trace|diff|${hta}/two_ranks|${hta}/two_ranks|--format|json"
+  ARGS "trace|diff|${hta}/two_ranks|${hta}/two_ranks|--format|json|--ops-json|${out}/ops.json"
   CHECKS "-DJSON_FIELDS=ops_added=0|ops_removed=0|ops_unchanged=403")
+tdiag_cli_test(diff.ops_json FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|diff|${hta}/two_ranks/sampled_rank-0.json.gz|${hta}/two_ranks/sampled_rank-1.json.gz|--ops-json|${out}/ops01.json"
+  CHECKS "-DOUTPUT_FILE=${out}/ops01.json" "-DJSON_MEMBERS=schema=tensordiag.op-diff/v1")
