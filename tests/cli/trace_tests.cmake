@@ -119,3 +119,14 @@ tdiag_cli_test(diff.jobs FAMILY trace EXPECT_RC 0 LABELS data
 tdiag_cli_test(diff.ops_json FAMILY trace EXPECT_RC 0 LABELS data
   ARGS "trace|diff|${hta}/two_ranks/sampled_rank-0.json.gz|${hta}/two_ranks/sampled_rank-1.json.gz|--ops-json|${out}/ops01.json"
   CHECKS "-DOUTPUT_FILE=${out}/ops01.json" "-DJSON_MEMBERS=schema=tensordiag.op-diff/v1")
+# Every command takes a job: one section per rank, each finding naming its rank.
+tdiag_cli_test(summary.job FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|summary|${hta}/two_ranks|--top|1|--format|json"
+  CHECKS "-DJSON_FIELDS=rank=0|kernels=1154|runtime_calls=1204")
+tdiag_cli_test(summary.job_text FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|summary|${hta}/two_ranks/sampled_rank-*.json.gz|--top|1"
+  CHECKS "-DSTDOUT_REGEX=note: rank 0: [^\n]*sampled_rank-0.json.gz: 4811 events[^\n]*\n.*note: rank 1: ")
+tdiag_cli_test(export.job FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|export|${hta}/two_ranks|--chrome|${out}/two_ranks.json"
+  CHECKS "-DOUTPUT_FILE=${out}/two_ranks.rank1.json"
+         "-DSTDOUT_REGEX=wrote [0-9]+ trace events to [^\n]*two_ranks.rank0.json.*two_ranks.rank1.json")
