@@ -10,13 +10,12 @@
 
 #include <string>
 
+#include "trace_test_support.hpp"
+
 namespace {
 
 using namespace tdiag::trace;
-
-std::span<const std::byte> as_bytes(std::string_view s) {
-  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
+using tdiag::trace::test::as_bytes;
 
 critical_path_result path_of(std::string_view json, const analysis_options& options = {}) {
   const auto loaded = import_kineto(as_bytes(json), "iteration.json");

@@ -10,13 +10,12 @@
 
 #include <string>
 
+#include "trace_test_support.hpp"
+
 namespace {
 
 using namespace tdiag::trace;
-
-std::span<const std::byte> as_bytes(std::string_view s) {
-  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
+using tdiag::trace::test::as_bytes;
 
 // Run A: aten::mm twice (10 + 10 us) launching gemm twice (20 + 20 us), aten::relu once (5 us).
 // Run B: aten::mm three times (10 each) with gemm three times (25 each), aten::gelu once (6 us).

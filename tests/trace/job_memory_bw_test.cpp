@@ -10,13 +10,12 @@
 
 #include <string>
 
+#include "trace_test_support.hpp"
+
 namespace {
 
 using namespace tdiag::trace;
-
-std::span<const std::byte> as_bytes(std::string_view s) {
-  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
+using tdiag::trace::test::as_bytes;
 
 // Two overlapping host-to-device copies on two streams, 1 GB/s over [10, 20) us and 2 GB/s over
 // [15, 25) us, then a memset of 1 GB/s over [30, 31) us. The HtoD series steps 1, 3, 2, 0 GB/s:
