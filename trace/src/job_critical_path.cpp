@@ -114,6 +114,16 @@ std::optional<window> find_window(const trace& t, const rank_rows& rows, const r
   return w;
 }
 
+cp_event row_event(const interval& iv, string_id name, std::int64_t process, std::uint64_t thread) {
+  cp_event e;
+  e.start = iv.start;
+  e.end = iv.end;
+  e.name = name;
+  e.process = process;
+  e.thread = thread;
+  return e;
+}
+
 // The events of the window, host rows first (by start), then GPU rows: HTA's clipped frame.
 std::vector<cp_event> window_events(const trace& t, const rank_rows& rows, const row_clock& clock,
                                     const window& w) {
@@ -126,12 +136,7 @@ std::vector<cp_event> window_events(const trace& t, const rank_rows& rows, const
     const auto iv = clock(a.start, a.end);
     if (!in_window(iv))
       continue;
-    cp_event e;
-    e.start = iv.start;
-    e.end = iv.end;
-    e.name = a.name;
-    e.process = a.process;
-    e.thread = a.thread;
+    auto e = row_event(iv, a.name, a.process, a.thread);
     e.correlation = a.correlation;
     e.node =
         a.kind == api_kind::cpu_op || a.kind == api_kind::runtime || a.kind == api_kind::driver;
@@ -147,12 +152,7 @@ std::vector<cp_event> window_events(const trace& t, const rank_rows& rows, const
     const auto iv = clock(r.start, r.end);
     if (!in_window(iv))
       continue;
-    cp_event e;
-    e.start = iv.start;
-    e.end = iv.end;
-    e.name = r.name;
-    e.process = t.lanes.at(r.lane).group;
-    e.thread = t.lanes.at(r.lane).id;
+    auto e = row_event(iv, r.name, t.lanes.at(r.lane).group, t.lanes.at(r.lane).id);
     e.op_or_annotation = r.kind != range_kind::other;
     events.push_back(e);
   }
@@ -168,11 +168,7 @@ std::vector<cp_event> window_events(const trace& t, const rank_rows& rows, const
     const auto it = g.correlation != 0 ? launch.find(g.correlation) : launch.end();
     if (it == launch.end() || t.name(g.name) == "Stream Wait Event")
       continue;
-    cp_event e;
-    e.start = g.start;
-    e.end = g.end;
-    e.name = g.name;
-    e.thread = g.stream;
+    auto e = row_event({g.start, g.end}, g.name, 0, g.stream);
     e.correlation = g.correlation;
     e.partner = it->second;
     e.gpu = true;
