@@ -246,6 +246,11 @@ int compare_points(const stack_point& x, const stack_point& y) {
   return x.start ? -1 : 1;
 }
 
+// The children list of event e is at e + 1; the root's (e = -1) at 0.
+std::size_t slot_of(std::int32_t e) {
+  return e < 0 ? 0 : static_cast<std::size_t>(e) + 1;
+}
+
 // One host thread's call stack as a tree (parent, first child, next sibling), then the DFS of
 // HTA's _construct_graph_from_call_stack over it.
 void add_stack_edges(cp_graph& g, const std::vector<std::int32_t>& thread_events) {
@@ -272,7 +277,7 @@ void add_stack_edges(cp_graph& g, const std::vector<std::int32_t>& thread_events
     }
     const auto up = stack.empty() ? -1 : stack.back();
     parent[p.event] = up;
-    const auto slot = static_cast<std::size_t>(up + 1); // slot 0 is the root
+    const auto slot = slot_of(up);
     if (last_child[slot] < 0)
       first[slot] = p.event;
     else
@@ -300,24 +305,25 @@ void add_stack_edges(cp_graph& g, const std::vector<std::int32_t>& thread_events
     last_parent = parent[e];
     depth += enter ? 1 : -1;
   };
-  // Iterative DFS: (event, entered?) pairs.
-  std::vector<std::pair<std::int32_t, bool>> todo;
+  // Iterative DFS: each frame holds the next child to enter.
+  struct frame {
+    std::int32_t event, child;
+  };
+  std::vector<frame> todo;
   for (auto c = first[0]; c >= 0; c = next[c]) {
-    todo.emplace_back(c, false);
+    visit(c, true);
+    todo.push_back({c, first[slot_of(c)]});
     while (!todo.empty()) {
-      auto& [e, entered] = todo.back();
-      if (entered) {
-        visit(e, false);
+      auto& f = todo.back();
+      if (f.child < 0) {
+        visit(f.event, false);
         todo.pop_back();
         continue;
       }
-      entered = true;
-      visit(e, true);
-      std::vector<std::int32_t> kids;
-      for (auto k = first[static_cast<std::size_t>(e + 1)]; k >= 0; k = next[k])
-        kids.push_back(k);
-      for (auto k = kids.rbegin(); k != kids.rend(); ++k)
-        todo.emplace_back(*k, false);
+      const auto k = f.child;
+      f.child = next[k];
+      visit(k, true);
+      todo.push_back({k, first[slot_of(k)]});
     }
   }
 }
