@@ -179,6 +179,52 @@ std::vector<cp_event> window_events(const trace& t, const rank_rows& rows, const
   return events;
 }
 
+bool is_launch_call(std::string_view n) {
+  return n == "cudaLaunchKernel" || n == "cudaLaunchKernelExC" || n == "cuLaunchKernel" ||
+         n == "cuLaunchKernelEx" || n == "cudaMemcpyAsync" || n == "cudaMemsetAsync";
+}
+
+event_links event_links_of(const trace& t, const rank_rows& rows) {
+  std::unordered_map<std::uint32_t, std::uint64_t> kernel_stream, wait_stream;
+  for (const auto& g : rows.gpu)
+    if (g.correlation != 0)
+      (g.is_kernel ? kernel_stream : wait_stream).try_emplace(g.correlation, g.stream);
+  event_links links;
+  // Host calls are stored by thread (lane), in time order within one.
+  lane_id lane = no_lane;
+  std::uint32_t last_launch = 0, recorded = 0;
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> waiting; // (stream, src kernel)
+  for (const auto& a : t.api_calls.all()) {
+    if (a.lane != lane) {
+      lane = a.lane;
+      last_launch = recorded = 0;
+      waiting.clear();
+    }
+    if (a.kind != api_kind::runtime && a.kind != api_kind::driver)
+      continue;
+    const auto name = t.name(a.name);
+    if (name == "cudaEventRecord") {
+      recorded = last_launch;
+    } else if (name == "cudaStreamWaitEvent" && recorded != 0) {
+      const auto s = wait_stream.find(a.correlation);
+      if (s != wait_stream.end() && kernel_stream.at(recorded) != s->second)
+        waiting.emplace_back(s->second, recorded);
+    } else if (name == "cudaEventSynchronize" && recorded != 0) {
+      links.sync[a.correlation] = recorded;
+    } else if (const auto k = kernel_stream.find(a.correlation);
+               k != kernel_stream.end() && is_launch_call(name)) {
+      std::erase_if(waiting, [&](const auto& w) {
+        if (w.first != k->second)
+          return false;
+        links.wait[a.correlation] = w.second;
+        return true;
+      });
+      last_launch = a.correlation;
+    }
+  }
+  return links;
+}
+
 path_bound bound_of(const cp_graph& g, const trace& t, const cp_edge& e) {
   switch (e.type) {
   case cp_edge_type::kernel_kernel:
@@ -219,7 +265,7 @@ critical_path_result critical_path_of(const trace& t, const rank_rows& rows,
   cp_graph g(window_events(t, rows, clock, *w));
   add_host_edges(g, t);
   const auto queue = queue_points_of(t, rows);
-  add_gpu_edges(g, t, queue.at_enqueue, queue.at_start);
+  add_gpu_edges(g, t, event_links_of(t, rows), queue.at_enqueue, queue.at_start);
   g.finish();
   r.graph_nodes = g.nodes().size();
   r.graph_edges = g.edges().size();

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -358,48 +359,74 @@ void add_host_edges(cp_graph& g, const trace& t) {
     add_stack_edges(g, events);
 }
 
-void add_gpu_edges(cp_graph& g, const trace& t,
+void add_gpu_edges(cp_graph& g, const trace& t, const event_links& links,
                    const std::unordered_map<std::uint32_t, int>& at_enqueue,
                    const std::unordered_map<std::uint32_t, int>& at_start) {
   // Kernels by start, syncs by end (a Stream Sync may overlap the copy it waits for).
   std::vector<std::int32_t> rows;
+  std::unordered_map<std::uint32_t, std::int32_t> kernel_of; // correlation -> kernel event
   for (std::size_t i = 0; i < g.events().size(); ++i)
-    if (g.events()[i].gpu && g.events()[i].node)
+    if (const auto& e = g.events()[i]; e.gpu && e.node) {
       rows.push_back(static_cast<std::int32_t>(i));
+      if (e.kernel)
+        kernel_of.try_emplace(e.correlation, static_cast<std::int32_t>(i));
+    }
   auto key = [&](std::int32_t i) {
     const auto& e = g.events()[i];
     return e.kernel ? e.start : e.end;
   };
   std::stable_sort(rows.begin(), rows.end(),
                    [&](std::int32_t a, std::int32_t b) { return key(a) < key(b); });
+  // The end node of the kernel an event link points at, if that kernel is in the window.
+  auto linked_end = [&](const std::unordered_map<std::uint32_t, std::uint32_t>& map,
+                        std::uint32_t correlation) -> std::optional<std::uint32_t> {
+    const auto link = map.find(correlation);
+    if (link == map.end())
+      return std::nullopt;
+    const auto src = kernel_of.find(link->second);
+    if (src == kernel_of.end())
+      return std::nullopt;
+    return g.end_of(src->second);
+  };
   std::map<std::uint64_t, std::uint32_t> last; // stream -> end node of its last kernel
   for (const auto i : rows) {
     const auto& e = g.events()[i];
     if (!e.kernel) {
-      // Stream Sync waits for its stream, Context Sync for all; event syncs need the recorded
-      // event's stream, which the trace model does not keep.
+      // Stream Sync waits for its stream, Context Sync for all, Event Sync for the kernel its
+      // event follows; each edge goes to the end of the host call that waited.
       const auto name = t.name(e.name);
-      const bool context = name == "Context Sync";
-      if ((!context && name != "Stream Sync") || e.partner < 0 || !g.events()[e.partner].node)
+      if (e.partner < 0 || !g.events()[e.partner].node)
         continue;
-      for (const auto& [stream, node] : last)
-        if (context || stream == e.thread)
-          g.add(node, g.end_of(e.partner), cp_edge_type::sync);
+      const bool context = name == "Context Sync";
+      if (name == "Event Sync") {
+        if (const auto src = linked_end(links.sync, g.events()[e.partner].correlation))
+          g.add(*src, g.end_of(e.partner), cp_edge_type::sync);
+      } else if (context || name == "Stream Sync") {
+        for (const auto& [stream, node] : last)
+          if (context || stream == e.thread)
+            g.add(node, g.end_of(e.partner), cp_edge_type::sync);
+      }
       continue;
     }
     const auto start = g.start_of(i);
     g.attribute(g.add(start, g.end_of(i), cp_edge_type::operator_kernel), -1);
+    // A kernel after a cudaStreamWaitEvent waits for the kernel the event follows.
+    const auto waited = linked_end(links.wait, e.correlation);
+    if (waited)
+      g.add(*waited, start, cp_edge_type::sync);
+    const auto& nodes = g.nodes();
     const auto prev = last.find(e.thread);
     const auto enq = at_enqueue.find(e.correlation);
     const auto began = at_start.find(e.correlation);
     const bool idle_stream = enq != at_enqueue.end() && enq->second == 1 &&
                              began != at_start.end() && began->second == 0;
-    const auto& nodes = g.nodes();
     if (idle_stream && e.partner >= 0 && g.events()[e.partner].node &&
-        (prev == last.end() || nodes[prev->second].ts < g.events()[e.partner].start)) {
+        (prev == last.end() || nodes[prev->second].ts < g.events()[e.partner].start) &&
+        (!waited || nodes[*waited].ts < g.events()[e.partner].start)) {
       g.add(g.start_of(e.partner), start, cp_edge_type::launch_delay);
     } else if (prev != last.end() &&
-               nodes[start].ts - nodes[prev->second].ts < kernel_kernel_threshold_ns) {
+               nodes[start].ts - nodes[prev->second].ts < kernel_kernel_threshold_ns &&
+               (!waited || nodes[*waited].ts < nodes[prev->second].ts)) {
       g.attribute(g.add(prev->second, start, cp_edge_type::kernel_kernel), -1);
     }
     last[e.thread] = g.end_of(i);
