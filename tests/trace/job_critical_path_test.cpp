@@ -97,6 +97,39 @@ TEST(JobCriticalPath, QueuedKernelsChainThroughTheirGap) {
   EXPECT_DOUBLE_EQ(bound(r, path_bound::gpu_communication), 18);
 }
 
+// Stream 8 waits for stream 7 through a CUDA event: aten::x [10, 30] launches A on stream 7
+// (call [20, 21], kernel [30, 80]), records an event [21, 22], makes stream 8 wait for it
+// ([22, 23], its Stream Wait Event row on stream 8) and launches B there ([25, 26], kernel
+// [80, 100]). B is reachable only through the wait: x start -> launch start (10, cpu) -> A start
+// (10, launch) -> A end (50) -> B start (0, the sync) -> B end (20) = 90 us.
+constexpr std::string_view event_wait = R"({"traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "aten::x", "pid": 1, "tid": 1, "ts": 10, "dur": 20},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+  "ts": 20, "dur": 1, "args": {"correlation": 1}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaEventRecord", "pid": 1, "tid": 1,
+  "ts": 21, "dur": 1, "args": {"correlation": 2}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", "pid": 1, "tid": 1,
+  "ts": 22, "dur": 1, "args": {"correlation": 3}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+  "ts": 25, "dur": 1, "args": {"correlation": 4}},
+ {"ph": "X", "cat": "kernel", "name": "a_kernel", "pid": 0, "tid": 7, "ts": 30, "dur": 50,
+  "args": {"stream": 7, "correlation": 1}},
+ {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 8, "ts": 23,
+  "dur": 0, "args": {"stream": 8, "correlation": 3, "wait_on_stream": 7}},
+ {"ph": "X", "cat": "kernel", "name": "b_kernel", "pid": 0, "tid": 8, "ts": 80, "dur": 20,
+  "args": {"stream": 8, "correlation": 4}}
+]})";
+
+TEST(JobCriticalPath, StreamWaitEventLinksTheStreams) {
+  const auto r = path_of(event_wait);
+  ASSERT_TRUE(r.computed) << r.reason;
+  EXPECT_DOUBLE_EQ(r.total_us, 90);
+  EXPECT_DOUBLE_EQ(bound(r, path_bound::gpu_compute), 70);
+  EXPECT_DOUBLE_EQ(bound(r, path_bound::kernel_launch_overhead), 10);
+  EXPECT_DOUBLE_EQ(bound(r, path_bound::cpu), 10);
+  EXPECT_EQ(r.edges_by_bound[static_cast<std::size_t>(path_bound::none)], 1u); // the wait
+}
+
 TEST(JobCriticalPath, AnnotationAndInstanceChooseTheWindow) {
   analysis_options options;
   options.critical_path_annotation = "ProfilerStep";

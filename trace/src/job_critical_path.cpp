@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "job_breakdown.hpp"
 
@@ -176,6 +177,23 @@ std::vector<cp_event> window_events(const trace& t, const rank_rows& rows, const
     e.kernel = g.is_kernel;
     events.push_back(e);
   }
+  // Event and Context Sync rows of newer Kineto have stream -1: HTA keeps them as host rows of
+  // the window (no nodes) and still reads them as syncs.
+  for (const auto& r : t.ranges.all()) {
+    if (r.kind != range_kind::gpu_sync || r.lane >= t.lanes.size() ||
+        t.lanes.at(r.lane).id != std::numeric_limits<std::uint64_t>::max())
+      continue;
+    const auto name = t.name(r.name);
+    const auto it = r.correlation != 0 ? launch.find(r.correlation) : launch.end();
+    if ((name != "Event Sync" && name != "Context Sync") || it == launch.end() ||
+        !in_window(clock(r.start, r.end)))
+      continue;
+    auto e = row_event(clock(r.start, r.end), r.name, 0, t.lanes.at(r.lane).id);
+    e.correlation = r.correlation;
+    e.partner = it->second;
+    e.gpu = true;
+    events.push_back(e);
+  }
   return events;
 }
 
@@ -209,7 +227,7 @@ event_links event_links_of(const trace& t, const rank_rows& rows) {
       const auto s = wait_stream.find(a.correlation);
       if (s != wait_stream.end() && kernel_stream.at(recorded) != s->second)
         waiting.emplace_back(s->second, recorded);
-    } else if (name == "cudaEventSynchronize" && recorded != 0) {
+    } else if ((name == "cudaEventSynchronize" || name == "cudaEventQuery") && recorded != 0) {
       links.sync[a.correlation] = recorded;
     } else if (const auto k = kernel_stream.find(a.correlation);
                k != kernel_stream.end() && is_launch_call(name)) {

@@ -91,13 +91,14 @@ private:
 void add_host_edges(cp_graph& g, const trace& t);
 /// CUDA event synchronisation, by correlation ids: the kernel a recorded event follows, for the
 /// kernel launched after a cudaStreamWaitEvent on the waiting stream (`wait`) and for a
-/// cudaEventSynchronize call (`sync`). Kineto names the record of each wait
-/// (wait_on_cuda_event_record_corr_id) but the trace model does not keep it, so the record is
-/// the thread's last cudaEventRecord before the wait, and its stream that of the thread's last
-/// launch before the record (PyTorch records on the current stream).
+/// cudaEventSynchronize or cudaEventQuery call (`sync`, read where an Event Sync row names it).
+/// Kineto names the record of each wait (wait_on_cuda_event_record_corr_id) but the trace model
+/// does not keep it, so the record is the thread's last cudaEventRecord before the wait, and its
+/// stream that of the thread's last launch before the record (PyTorch records on the current
+/// stream).
 struct event_links {
   std::unordered_map<std::uint32_t, std::uint32_t> wait; ///< dest kernel -> src kernel
-  std::unordered_map<std::uint32_t, std::uint32_t> sync; ///< cudaEventSynchronize -> src kernel
+  std::unordered_map<std::uint32_t, std::uint32_t> sync; ///< the host call -> src kernel
 };
 
 /// The graph's edges from GPU rows: kernels, launch and kernel-kernel delays, syncs.

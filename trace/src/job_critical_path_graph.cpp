@@ -366,7 +366,7 @@ void add_gpu_edges(cp_graph& g, const trace& t, const event_links& links,
   std::vector<std::int32_t> rows;
   std::unordered_map<std::uint32_t, std::int32_t> kernel_of; // correlation -> kernel event
   for (std::size_t i = 0; i < g.events().size(); ++i)
-    if (const auto& e = g.events()[i]; e.gpu && e.node) {
+    if (const auto& e = g.events()[i]; e.gpu && (e.node || !e.kernel)) {
       rows.push_back(static_cast<std::int32_t>(i));
       if (e.kernel)
         kernel_of.try_emplace(e.correlation, static_cast<std::int32_t>(i));
