@@ -425,4 +425,26 @@ TEST(JobAnalysisHta, RocmMi250AgreesWithHta) {
   check_all("rocm_mi250");
 }
 
+// The large H200 trace has no golden file; these are HTA 0.6.1's critical_path_analysis(rank=0,
+// annotation="", instance_id=None) figures on it, run live (22.7 s; docs/analysis.md).
+TEST(JobAnalysisHta, CriticalPathOfTheLargeTraceIsHtas) {
+  const auto path = shared() / "traces" / "train_trace_large.json.gz";
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent: " << path;
+  const auto loaded = load_trace(path);
+  analysis_options options;
+  options.hta_compat = true;
+  const auto cp = analyze_rank(loaded.trace, 0, options).critical_path;
+  ASSERT_TRUE(cp.computed) << cp.reason;
+  EXPECT_EQ(cp.annotation, "");
+  EXPECT_EQ(cp.graph_edges, 279437u);
+  EXPECT_EQ(cp.path_edges, 245913u);
+  EXPECT_DOUBLE_EQ(cp.total_us, 920523);
+  EXPECT_DOUBLE_EQ(cp.bound_by_us[static_cast<std::size_t>(path_bound::cpu)], 920421);
+  EXPECT_DOUBLE_EQ(cp.bound_by_us[static_cast<std::size_t>(path_bound::gpu_compute)], 87);
+  EXPECT_DOUBLE_EQ(cp.bound_by_us[static_cast<std::size_t>(path_bound::kernel_kernel_overhead)], 2);
+  EXPECT_DOUBLE_EQ(cp.bound_by_us[static_cast<std::size_t>(path_bound::kernel_launch_overhead)],
+                   13);
+}
+
 } // namespace
