@@ -1,10 +1,11 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// `tdiag trace analyze PATH... [--json] [--hta-compat] [--rank-from SOURCE] [-o OUT]`: the
-// whole-job analyses of the trace library (temporal and idle breakdown, kernel types, overlap,
-// launch statistics, queue length, critical path) over one trace per rank. PATH may be files, a
-// folder or a glob. Text by default; --json writes schema tensordiag.analysis/v1
+// `tdiag trace analyze PATH... [--json] [--hta-compat] [--rank-from SOURCE]
+// [--critical-path-annotation TEXT] [--critical-path-instance N] [-o OUT]`: the whole-job
+// analyses of the trace library (temporal and idle breakdown, kernel types, overlap, launch
+// statistics, queue length, memory bandwidth, critical path) over one trace per rank. PATH may
+// be files, a folder or a glob. Text by default; --json writes schema tensordiag.analysis/v1
 // (docs/analysis.md). Exit status 2 for unreadable input.
 #if defined(TDIAG_CLI_HAS_TRACE)
 
@@ -161,7 +162,8 @@ const command_registration registration(32, [](CLI::App& app, command_context& c
   auto o = std::make_shared<analyze_options>();
   auto* cmd = trace_app->add_subcommand(
       "analyze", "Whole-job analyses, one trace per rank: temporal and idle breakdown, kernel "
-                 "types, overlap, launch statistics, queue length (HTA's figures)");
+                 "types, overlap, launch statistics, queue length, memory bandwidth, critical "
+                 "path (HTA's figures), stragglers, steps, rank deviations");
   cmd->add_option("paths", o->inputs, "Trace files, folders or globs (one file per rank)")
       ->required();
   cmd->add_flag("--json", o->json, "Write JSON (schema tensordiag.analysis/v1)");
