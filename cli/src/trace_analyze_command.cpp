@@ -1,11 +1,12 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// `tdiag trace analyze PATH... [--json] [--hta-compat] [--rank-from SOURCE] [-o OUT]`: the
-// whole-job analyses of the trace library (temporal and idle breakdown, kernel types, overlap,
-// launch statistics, queue length) over one trace per rank. PATH may be files, a folder or a
-// glob. Text by default; --json writes schema tensordiag.analysis/v1 (docs/analysis.md).
-// Exit status 2 for unreadable input.
+// `tdiag trace analyze PATH... [--json] [--hta-compat] [--rank-from SOURCE]
+// [--critical-path-annotation TEXT] [--critical-path-instance N] [-o OUT]`: the whole-job
+// analyses of the trace library (temporal and idle breakdown, kernel types, overlap, launch
+// statistics, queue length, memory bandwidth, critical path) over one trace per rank. PATH may
+// be files, a folder or a glob. Text by default; --json writes schema tensordiag.analysis/v1
+// (docs/analysis.md). Exit status 2 for unreadable input.
 #if defined(TDIAG_CLI_HAS_TRACE)
 
 #  include <tensordiag/core/file_io.hpp>
@@ -22,6 +23,7 @@
 #  include <vector>
 
 #  include "command.hpp"
+#  include "trace_job.hpp"
 
 namespace tdiag::cli {
 namespace {
@@ -34,10 +36,31 @@ struct analyze_options {
   std::string align = "base-time";
   std::string output;
   std::size_t top = 5;
+  std::optional<std::string> cp_annotation;
+  int cp_instance = -1;
 };
 
 std::string fmt_opt(const std::optional<double>& v, const char* suffix) {
   return v ? fmt::format("{:.2f}{}", *v, suffix) : std::string("n/a");
+}
+
+std::string render_critical_path(const trace::critical_path_result& c) {
+  const auto window = c.annotation.empty()
+                          ? std::string("whole trace")
+                          : fmt::format("'{}' instance {}", c.annotation, c.instance);
+  if (!c.computed)
+    return fmt::format("  critical path ({}): not computed: {}\n", window, c.reason);
+  std::string out = fmt::format("  critical path ({}): {:.0f} us over {} edges, bound by", window,
+                                c.total_us, c.path_edges);
+  const char* sep = " ";
+  for (std::size_t b = 0; b + 1 < trace::path_bound_count; ++b)
+    if (const auto us = c.bound_by_us[b]; us != 0) {
+      out +=
+          fmt::format("{}{} {:.0f} us ({:.1f}%)", sep, to_string(static_cast<trace::path_bound>(b)),
+                      us, c.total_us > 0 ? 100.0 * us / c.total_us : 0.0);
+      sep = ", ";
+    }
+  return out + "\n";
 }
 
 std::string render_text(const trace::job_analysis_result& r, std::size_t top) {
@@ -57,6 +80,14 @@ std::string render_text(const trace::job_analysis_result& r, std::size_t top) {
                        "outliers {}; mean launch delay {}\n",
                        l.num_launches, l.short_kernels, l.runtime_outliers, l.launch_delay_outliers,
                        fmt_opt(l.launch_delay.mean, " us"));
+    out += render_critical_path(k.critical_path);
+    if (!k.memory_bw.empty()) {
+      out += "  memory bandwidth (GB/s, mean / max over the summed series):";
+      for (const auto& m : k.memory_bw)
+        out +=
+            fmt::format(" {} {} / {};", m.name, fmt_opt(m.gbps.mean, ""), fmt_opt(m.gbps.max, ""));
+      out += "\n";
+    }
     out += "  kernel types:";
     for (const auto& kt : k.kernel_types)
       out += fmt::format(" {} {:.0f} us ({:.1f}%);", kt.type, kt.sum_us, kt.pct);
@@ -113,16 +144,13 @@ trace::rank_source parse_rank_source(const std::string& s) {
 void run(const analyze_options& o, command_context& context) {
   trace::job_load_options load;
   load.ranks = parse_rank_source(o.rank_from);
-  const auto members = trace::load_job(o.inputs, load);
-  std::vector<trace::rank_trace> ranks;
-  for (const auto& m : members) {
-    for (const auto& w : m.loaded.warnings)
-      fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), w.message, w.code);
-    ranks.push_back({m.rank, &m.loaded.trace, m.clock_offset_ns});
-  }
+  const auto members = load_trace_job(o.inputs, load);
+  const auto ranks = rank_traces(members);
   trace::analysis_options options;
   options.hta_compat = o.hta_compat;
   options.align_collectives = o.align == "collectives";
+  options.critical_path_annotation = o.cp_annotation;
+  options.critical_path_instance = o.cp_instance;
   const auto result = trace::analyze_job(ranks, options);
   const auto text = o.json ? trace::analysis_json(result) : render_text(result, o.top);
   write_output(o.output, text);
@@ -134,7 +162,8 @@ const command_registration registration(32, [](CLI::App& app, command_context& c
   auto o = std::make_shared<analyze_options>();
   auto* cmd = trace_app->add_subcommand(
       "analyze", "Whole-job analyses, one trace per rank: temporal and idle breakdown, kernel "
-                 "types, overlap, launch statistics, queue length (HTA's figures)");
+                 "types, overlap, launch statistics, queue length, memory bandwidth, critical "
+                 "path (HTA's figures), stragglers, steps, rank deviations");
   cmd->add_option("paths", o->inputs, "Trace files, folders or globs (one file per rank)")
       ->required();
   cmd->add_flag("--json", o->json, "Write JSON (schema tensordiag.analysis/v1)");
@@ -149,6 +178,13 @@ const command_registration registration(32, [](CLI::App& app, command_context& c
          "Rank clocks: base-time (Kineto's) or collectives (ends of matching NCCL kernels)")
       ->check(CLI::IsMember({"base-time", "collectives"}))
       ->capture_default_str();
+  cmd->add_option("--critical-path-annotation", o->cp_annotation,
+                  "Critical path of the range whose name contains this (\"\" = whole trace; "
+                  "default: ProfilerStep when the trace has steps, else the whole trace)");
+  cmd->add_option("--critical-path-instance", o->cp_instance,
+                  "Which instance of that annotation, by start (default: 1 with two or more "
+                  "steps, else 0)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--top", o->top, "Kernels to list per rank in text")->capture_default_str();
   cmd->add_option("-o,--output", o->output, "Output file (default: standard output)");
   cmd->callback([o, &context] { run(*o, context); });

@@ -3,14 +3,17 @@
 //
 // `tdiag trace summary|leaks|oom|timeline|diff`: the analyses of the trace library over any
 // trace tensordiag reads (format detected by content: PyTorch memory snapshots, Kineto/Chrome
-// JSON plain or gzip, .tdtrace), rendered as text, JSON, GitHub, JUnit or SARIF.
+// JSON plain or gzip, .tdtrace), rendered as text, JSON, GitHub, JUnit or SARIF. PATH... is a
+// job: files, folders or globs, one trace per rank; with several ranks each finding names its
+// rank (and carries a `rank` field).
 //
-//   tdiag trace summary FILE [--top N]
-//   tdiag trace leaks FILE [--top N]
-//   tdiag trace oom FILE
-//   tdiag trace timeline FILE (--at TIME | --event N) [--segments N]
-//   tdiag trace diff A B [--top N]
+//   tdiag trace summary PATH... [--top N]
+//   tdiag trace leaks PATH... [--top N]
+//   tdiag trace oom PATH...
+//   tdiag trace timeline PATH... (--at TIME | --event N) [--segments N]
+//   tdiag trace diff A B [--top N] [--ops-json OUT]    (A, B: a trace, a folder or a glob)
 //   common: [--format text|json|github|junit|sarif] [-o OUT] [--color auto|always|never]
+//           [--rank-from auto|distributed|file-name|position]
 // Exit status 1 when a finding has error severity (an oom event), 2 for unreadable input.
 #if defined(TDIAG_CLI_HAS_TRACE)
 
@@ -18,6 +21,7 @@
 #  include <tensordiag/core/printable.hpp>
 #  include <tensordiag/core/report_io.hpp>
 #  include <tensordiag/trace/diff_analysis.hpp>
+#  include <tensordiag/trace/job_diff.hpp>
 #  include <tensordiag/trace/kineto_import.hpp>
 #  include <tensordiag/trace/leak_analysis.hpp>
 #  include <tensordiag/trace/load.hpp>
@@ -31,10 +35,12 @@
 #  include <algorithm>
 #  include <cstdio>
 #  include <memory>
+#  include <span>
 #  include <string>
 #  include <unistd.h>
 
 #  include "command.hpp"
+#  include "trace_job.hpp"
 
 namespace tdiag::cli {
 namespace {
@@ -48,6 +54,8 @@ struct analysis_options {
   std::string at;
   long long event = -1;
   std::size_t segments = 20;
+  std::string ops_json; ///< diff: the whole op table as tensordiag.op-diff/v1
+  std::string rank_from = "auto";
 };
 
 void add_common(CLI::App* cmd, analysis_options& o) {
@@ -58,13 +66,42 @@ void add_common(CLI::App* cmd, analysis_options& o) {
   cmd->add_option("--color", o.color, "Colour in text output: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
+  cmd->add_option("--rank-from", o.rank_from,
+                  "Where a file's rank comes from: auto, distributed, file-name, position")
+      ->check(CLI::IsMember({"auto", "distributed", "file-name", "position"}))
+      ->capture_default_str();
 }
 
-trace::load_result load(const std::string& path) {
-  auto loaded = trace::load_trace(path);
-  for (const auto& w : loaded.warnings)
-    fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), printable(w.message), w.code);
-  return loaded;
+trace::rank_source parse_rank_from(const std::string& s) {
+  return s == "distributed" ? trace::rank_source::distributed
+         : s == "file-name" ? trace::rank_source::file_name
+         : s == "position"  ? trace::rank_source::position
+                            : trace::rank_source::automatic;
+}
+
+// One report per rank, joined: a one-trace job reads as before; with several ranks every
+// finding says its rank first ("rank 3: ...") and carries a `rank` field.
+template <typename Fn> report per_rank(const std::vector<trace::job_member>& job, Fn&& fn) {
+  if (job.size() == 1)
+    return fn(job.front().loaded.trace);
+  report out;
+  out.metadata = make_report_metadata();
+  for (const auto& m : job) {
+    auto part = fn(m.loaded.trace);
+    for (auto& d : part.diagnostics) {
+      d.message = fmt::format("rank {}: {}", m.rank, d.message);
+      d.add_field("rank", std::int64_t{m.rank});
+      out.diagnostics.push_back(std::move(d));
+    }
+  }
+  return out;
+}
+
+std::vector<trace::job_member> load(const analysis_options& o,
+                                    std::span<const std::string> inputs) {
+  trace::job_load_options options;
+  options.ranks = parse_rank_from(o.rank_from);
+  return load_trace_job({inputs.begin(), inputs.end()}, options);
 }
 
 void emit(const report& r, const analysis_options& o, command_context& context) {
@@ -78,9 +115,7 @@ void emit(const report& r, const analysis_options& o, command_context& context) 
   context.status = r.has_errors() ? exit_findings : exit_clean;
 }
 
-report run_timeline(const analysis_options& o) {
-  const auto loaded = load(o.inputs.at(0));
-  const auto& t = loaded.trace;
+report timeline_of(const trace::trace& t, const analysis_options& o) {
   if (o.event >= 0)
     return trace::timeline_report(
         t, trace::timeline_after_events(t, static_cast<std::size_t>(o.event)), o.segments);
@@ -94,15 +129,39 @@ report run_timeline(const analysis_options& o) {
       t, trace::timeline_at(t, t.span().begin + std::clamp(*offset, -far, far)), o.segments);
 }
 
+// A and B are each a trace or a job (a folder or a glob): the memory and kernel diff of every
+// rank both have, then the op-level diff over the whole jobs.
+report run_diff(const analysis_options& o) {
+  const auto a = load(o, std::span(o.inputs).first(1));
+  const auto b = load(o, std::span(o.inputs).subspan(1, 1));
+  report r;
+  r.metadata = make_report_metadata();
+  for (const auto& ma : a)
+    for (const auto& mb : b)
+      if (ma.rank == mb.rank || (a.size() == 1 && b.size() == 1)) {
+        auto part = trace::diff_report(ma.loaded.trace, mb.loaded.trace,
+                                       trace::diff_traces(ma.loaded.trace, mb.loaded.trace), o.top);
+        for (auto& d : part.diagnostics)
+          r.diagnostics.push_back(std::move(d));
+      }
+  const auto ops = trace::diff_ops(rank_traces(a), rank_traces(b));
+  if (!o.ops_json.empty())
+    write_output(o.ops_json, trace::op_diff_json(ops));
+  if (!ops.rows.empty())
+    trace::add_op_diff(r, ops, o.inputs.at(0), o.inputs.at(1), o.top);
+  return r;
+}
+
 CLI::App* add_analysis(CLI::App* parent, const char* name, const char* help, std::size_t inputs,
                        std::shared_ptr<analysis_options>& o) {
   o = std::make_shared<analysis_options>();
   auto* cmd = parent->add_subcommand(name, help);
-  cmd->add_option(inputs == 1 ? "file" : "files", o->inputs,
-                  inputs == 1 ? "Trace file (format detected from its content)"
-                              : "Two trace files, A then B")
+  cmd->add_option(inputs == 1 ? "paths" : "files", o->inputs,
+                  inputs == 1 ? "Trace files, folders or globs: a job, one trace per rank "
+                                "(format detected from the content)"
+                              : "A then B: each a trace file, or a folder or glob of a job")
       ->required()
-      ->expected(static_cast<int>(inputs));
+      ->expected(inputs == 1 ? -1 : static_cast<int>(inputs));
   add_common(cmd, *o);
   return cmd;
 }
@@ -118,8 +177,11 @@ const command_registration registration(30, [](CLI::App& app, command_context& c
       ->add_option("--top", summary->top, "Kernels to list")
       ->capture_default_str();
   trace_app->get_subcommand("summary")->callback([summary, &context] {
-    const auto loaded = load(summary->inputs.at(0));
-    emit(trace::summary_report(loaded.trace, trace::summarize(loaded.trace), summary->top),
+    const auto job = load(*summary, summary->inputs);
+    emit(per_rank(job,
+                  [&](const trace::trace& t) {
+                    return trace::summary_report(t, trace::summarize(t), summary->top);
+                  }),
          *summary, context);
   });
 
@@ -129,9 +191,12 @@ const command_registration registration(30, [](CLI::App& app, command_context& c
       ->add_option("--top", leaks->top, "Sites to list")
       ->capture_default_str();
   trace_app->get_subcommand("leaks")->callback([leaks, &context] {
-    const auto loaded = load(leaks->inputs.at(0));
-    emit(trace::leak_report(loaded.trace, trace::find_leaks(loaded.trace), leaks->top), *leaks,
-         context);
+    const auto job = load(*leaks, leaks->inputs);
+    emit(per_rank(job,
+                  [&](const trace::trace& t) {
+                    return trace::leak_report(t, trace::find_leaks(t), leaks->top);
+                  }),
+         *leaks, context);
   });
 
   add_analysis(
@@ -139,8 +204,10 @@ const command_registration registration(30, [](CLI::App& app, command_context& c
       "Explain each out-of-memory event: fragmentation, a per-process limit, or a full device", 1,
       oom);
   trace_app->get_subcommand("oom")->callback([oom, &context] {
-    const auto loaded = load(oom->inputs.at(0));
-    emit(trace::oom_report(loaded.trace, trace::find_ooms(loaded.trace)), *oom, context);
+    const auto job = load(*oom, oom->inputs);
+    emit(per_rank(job,
+                  [](const trace::trace& t) { return trace::oom_report(t, trace::find_ooms(t)); }),
+         *oom, context);
   });
 
   auto* tl = add_analysis(trace_app, "timeline",
@@ -157,20 +224,22 @@ const command_registration registration(30, [](CLI::App& app, command_context& c
   tl->callback([timeline, &context] {
     if (timeline->at.empty() && timeline->event < 0)
       throw CLI::RequiredError("--at or --event");
-    emit(run_timeline(*timeline), *timeline, context);
+    const auto job = load(*timeline, timeline->inputs);
+    emit(per_rank(job, [&](const trace::trace& t) { return timeline_of(t, *timeline); }), *timeline,
+         context);
   });
 
   add_analysis(trace_app, "diff",
-               "What grew and shrank between two snapshots or traces, by site and by kernel", 2,
-               diff)
+               "What grew and shrank between two snapshots, traces or jobs: by site, by kernel, "
+               "and every op by count and time (HTA's trace diff)",
+               2, diff)
       ->add_option("--top", diff->top, "Rows to list per table")
       ->capture_default_str();
-  trace_app->get_subcommand("diff")->callback([diff, &context] {
-    const auto a = load(diff->inputs.at(0));
-    const auto b = load(diff->inputs.at(1));
-    emit(trace::diff_report(a.trace, b.trace, trace::diff_traces(a.trace, b.trace), diff->top),
-         *diff, context);
-  });
+  trace_app->get_subcommand("diff")->add_option(
+      "--ops-json", diff->ops_json,
+      "Also write every op's counts and times (schema tensordiag.op-diff/v1) to this file");
+  trace_app->get_subcommand("diff")->callback(
+      [diff, &context] { emit(run_diff(*diff), *diff, context); });
 });
 
 } // namespace

@@ -1,30 +1,33 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// `tdiag trace export FILE (--chrome OUT.json | --tdtrace OUT.tdtrace) [--no-api] [--no-flows]
-// [--no-memory-counters]`: any trace tensordiag reads (.tdtrace, PyTorch snapshot, Kineto JSON)
-// as Chrome trace JSON for Perfetto / chrome://tracing, or as a .tdtrace file. Load warnings
+// `tdiag trace export PATH... (--chrome OUT.json | --tdtrace OUT.tdtrace) [--no-api]
+// [--no-flows] [--no-memory-counters]`: any trace tensordiag reads (.tdtrace, PyTorch snapshot,
+// Kineto JSON) as Chrome trace JSON for Perfetto / chrome://tracing, or as a .tdtrace file; a
+// job (several files, a folder, a glob) as one output per rank, OUT.rankN.EXT. Load warnings
 // (lost chunks) go to standard error; the exit status stays 0 when the export succeeded.
 #if defined(TDIAG_CLI_HAS_TRACE)
 
 #  include <tensordiag/core/file_io.hpp>
-#  include <tensordiag/core/printable.hpp>
 #  include <tensordiag/trace/chrome_export.hpp>
 #  include <tensordiag/trace/load.hpp>
 #  include <tensordiag/trace/tdtrace_writer.hpp>
 
 #  include <fmt/format.h>
 
+#  include <filesystem>
 #  include <memory>
 #  include <string>
+#  include <vector>
 
 #  include "command.hpp"
+#  include "trace_job.hpp"
 
 namespace tdiag::cli {
 namespace {
 
 struct export_state {
-  std::string input;
+  std::vector<std::string> inputs;
   std::string chrome;
   std::string tdtrace;
   bool no_api = false;
@@ -32,35 +35,50 @@ struct export_state {
   bool no_memory_counters = false;
 };
 
-void run_export(const export_state& s, command_context& context) {
-  if (s.chrome.empty() && s.tdtrace.empty())
-    throw CLI::RequiredError("--chrome or --tdtrace");
-  auto loaded = trace::load_trace(s.input);
-  for (const auto& w : loaded.warnings)
-    fmt::print(stderr, "tdiag: warning: {} [{}]\n", printable(w.message), w.code);
-  const auto& t = loaded.trace;
-  if (!s.chrome.empty()) {
+// With several ranks, rank N goes to OUT with ".rankN" before its extension (job.json ->
+// job.rank3.json).
+std::string rank_path(const std::string& out, const trace::job_member& m, std::size_t ranks) {
+  if (ranks == 1)
+    return out;
+  std::filesystem::path p(out);
+  const auto ext = p.extension().string();
+  p.replace_extension();
+  return fmt::format("{}.rank{}{}", p.string(), m.rank, ext);
+}
+
+void export_one(const export_state& s, const trace::trace& t, const std::string& chrome,
+                const std::string& tdtrace) {
+  if (!chrome.empty()) {
     trace::chrome_export_options o;
     o.api_calls = !s.no_api;
     o.flows = !s.no_flows;
     o.memory_counters = !s.no_memory_counters;
     // Through output_file: a failed export (a full disk) leaves no truncated JSON behind.
-    output_file out(s.chrome);
+    output_file out(chrome);
     const auto stats = trace::write_chrome_trace(t, out.write_path(), o);
     out.commit();
     fmt::print("wrote {} trace events to {}: {} kernels, {} copies, {} host calls, {} ranges, "
                "{} instants, {} flows, {} counter samples\n",
-               stats.trace_events(), s.chrome, stats.kernels, stats.copies, stats.api_calls,
+               stats.trace_events(), chrome, stats.kernels, stats.copies, stats.api_calls,
                stats.ranges, stats.instants, stats.flows, stats.counters);
   }
-  if (!s.tdtrace.empty()) {
-    output_file out(s.tdtrace);
+  if (!tdtrace.empty()) {
+    output_file out(tdtrace);
     trace::tdtrace_writer_options o;
     o.display_name = out.name();
     trace::write_tdtrace(out.write_path(), t, o);
     out.commit();
-    fmt::print("wrote {} events to {}\n", t.event_count(), s.tdtrace);
+    fmt::print("wrote {} events to {}\n", t.event_count(), tdtrace);
   }
+}
+
+void run_export(const export_state& s, command_context& context) {
+  if (s.chrome.empty() && s.tdtrace.empty())
+    throw CLI::RequiredError("--chrome or --tdtrace");
+  const auto job = load_trace_job(s.inputs);
+  for (const auto& m : job)
+    export_one(s, m.loaded.trace, s.chrome.empty() ? "" : rank_path(s.chrome, m, job.size()),
+               s.tdtrace.empty() ? "" : rank_path(s.tdtrace, m, job.size()));
   context.status = exit_clean;
 }
 
@@ -70,7 +88,8 @@ const command_registration registration(31, [](CLI::App& app, command_context& c
   auto* cmd = trace_app->add_subcommand(
       "export", "Convert a trace (.tdtrace, PyTorch memory snapshot, Kineto/Chrome JSON) to "
                 "Chrome trace JSON for Perfetto, or to .tdtrace");
-  cmd->add_option("file", state->input, "Trace file (format detected from its content)")
+  cmd->add_option("paths", state->inputs,
+                  "Trace files, folders or globs (a job: one output per rank, OUT.rankN.EXT)")
       ->required();
   cmd->add_option("--chrome", state->chrome, "Write Chrome trace-event JSON here");
   cmd->add_option("--tdtrace", state->tdtrace, "Write a .tdtrace file here");

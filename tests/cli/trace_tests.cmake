@@ -91,3 +91,42 @@ tdiag_cli_test(timeline.bad_time FAMILY trace EXPECT_RC 2 LABELS data
   ARGS "trace|timeline|${oom}|--at|soon" CHECKS "-DSTDERR_REGEX='soon' is not a time like 1.5s")
 tdiag_cli_test(timeline.no_instant FAMILY trace EXPECT_RC 2 LABELS data
   ARGS "trace|timeline|${oom}" CHECKS "-DSTDERR_REGEX=--at or --event is required")
+
+# Whole-job analysis and the op diff on HTA's traces: the figures HTA 0.6.1 computes
+# (../shared/golden/hta/; tests/trace/job_analysis_test.cpp checks them all at the API).
+set(hta "${TDIAG_DATA_DIR}/traces/hta")
+tdiag_cli_test(analyze.critical_path_text FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|analyze|${hta}/two_ranks|--hta-compat"
+  CHECKS "-DSTDOUT_REGEX=critical path \\('ProfilerStep' instance 0\\): 301476 us over 3527 edges, bound by cpu_bound 300492 us")
+tdiag_cli_test(analyze.critical_path_json FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|analyze|${hta}/critical_path_simple_add|--hta-compat|--json|--critical-path-annotation|measure|--critical-path-instance|1"
+  CHECKS "-DSTDOUT_REGEX=\"graph_edges\": 415,[^}]*\"total_us\": 241724[^}]*\"bound_by_us\": {\n *\"cpu_bound\": 241190[^}]*\"gpu_compute_bound\": 508")
+tdiag_cli_test(analyze.memory_bw_json FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|analyze|${hta}/critical_path_simple_add|--json"
+  CHECKS "-DSTDOUT_REGEX=\"memory_bw\": \\[\n *{\n *\"name\": \"Memcpy HtoD\",\n *\"gbps\": {\n *\"count\": 16,")
+tdiag_cli_test(analyze.critical_path_no_annotation FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|analyze|${hta}/rocm_mi250|--critical-path-annotation|nowhere"
+  CHECKS "-DSTDOUT_REGEX=critical path \\('nowhere' instance 1\\): not computed: no annotation contains 'nowhere'")
+tdiag_cli_test(analyze.no_input FAMILY trace EXPECT_RC 2 ARGS "trace|analyze|${out}/no-such-folder"
+  CHECKS -DONE_LINE_ERROR=ON "-DSTDERR_REGEX=no-such-folder: no such file or folder")
+# The op diff of two runs (two files) and of two jobs (two folders).
+tdiag_cli_test(diff.ops FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|diff|${hta}/two_ranks/sampled_rank-0.json.gz|${hta}/two_ranks/sampled_rank-1.json.gz|--format|json"
+  CHECKS "-DJSON_FIELDS=ops_added=4|ops_removed=27|ops_increased=25|ops_decreased=41|ops_unchanged=306")
+tdiag_cli_test(diff.jobs FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|diff|${hta}/two_ranks|${hta}/two_ranks|--format|json|--ops-json|${out}/ops.json"
+  CHECKS "-DJSON_FIELDS=ops_added=0|ops_removed=0|ops_unchanged=403")
+tdiag_cli_test(diff.ops_json FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|diff|${hta}/two_ranks/sampled_rank-0.json.gz|${hta}/two_ranks/sampled_rank-1.json.gz|--ops-json|${out}/ops01.json"
+  CHECKS "-DOUTPUT_FILE=${out}/ops01.json" "-DJSON_MEMBERS=schema=tensordiag.op-diff/v1")
+# Every command takes a job: one section per rank, each finding naming its rank.
+tdiag_cli_test(summary.job FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|summary|${hta}/two_ranks|--top|1|--format|json"
+  CHECKS "-DJSON_FIELDS=rank=0|kernels=1154|runtime_calls=1204")
+tdiag_cli_test(summary.job_text FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|summary|${hta}/two_ranks/sampled_rank-*.json.gz|--top|1"
+  CHECKS "-DSTDOUT_REGEX=note: rank 0: [^\n]*sampled_rank-0.json.gz: 4811 events[^\n]*\n.*note: rank 1: ")
+tdiag_cli_test(export.job FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|export|${hta}/two_ranks|--chrome|${out}/two_ranks.json"
+  CHECKS "-DOUTPUT_FILE=${out}/two_ranks.rank1.json"
+         "-DSTDOUT_REGEX=wrote [0-9]+ trace events to [^\n]*two_ranks.rank0.json.*two_ranks.rank1.json")

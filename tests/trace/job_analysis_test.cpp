@@ -139,6 +139,17 @@ struct golden_case {
   job_analysis_result result;
 };
 
+// The critical-path arguments the golden harness used (../shared/golden/hta/README.md).
+void critical_path_arguments(const std::string& name, analysis_options& options) {
+  if (name == "critical_path_simple_add") {
+    options.critical_path_annotation = "[param|pytorch.model.alex_net|0|0|0|measure|forward]";
+    options.critical_path_instance = 1;
+  } else if (name == "rocm_mi250") {
+    options.critical_path_annotation = "ProfilerStep";
+    options.critical_path_instance = 1;
+  }
+}
+
 golden_case run_case(const std::string& name) {
   golden_case c;
   c.hta = read_golden(shared() / "golden" / "hta" / (name + ".json"));
@@ -149,6 +160,7 @@ golden_case run_case(const std::string& name) {
     ranks.push_back({m.rank, &m.loaded.trace});
   analysis_options options;
   options.hta_compat = true;
+  critical_path_arguments(name, options);
   c.result = analyze_job(ranks, options, 2);
   return c;
 }
@@ -320,6 +332,64 @@ void check_queues(const golden_case& c) {
   EXPECT_EQ(ours, expected);
 }
 
+// HTA's critical path of the first rank: the same graph (edge count), the same path (edge count
+// and length) and the same split of its time (bound_by_us, HTA's CPGraph.summary()).
+void check_critical_path(const golden_case& c) {
+  const auto& hta = result_of(c.hta, "critical_path");
+  const auto& r = rank_of(c.result, static_cast<int>(integer(at(hta, "rank"))));
+  const auto& cp = r.critical_path;
+  ASSERT_TRUE(cp.computed) << cp.reason;
+  EXPECT_EQ(cp.annotation, text(at(hta, "annotation")));
+  EXPECT_EQ(cp.instance, integer(at(hta, "instance_id")));
+  const auto& w = at(hta, "window");
+  EXPECT_EQ(cp.instance_name, text(at(w, "instance_name")));
+  expect_near(cp.window_end_us - cp.window_start_us, at(w, "dur"), "critical path window");
+  EXPECT_EQ(cp.graph_edges, count(at(hta, "graph_edges")));
+  EXPECT_EQ(cp.path_edges, count(at(hta, "path_edges")));
+  expect_near(cp.total_us, at(hta, "total_length_us"), "critical path length");
+  expect_near(cp.path_end_us - cp.path_start_us, at(hta, "path_span_us"), "critical path span");
+  const auto& bound = object(at(hta, "bound_by_us"));
+  double ours_total = 0, hta_total = 0;
+  for (std::size_t b = 0; b < path_bound_count; ++b) {
+    const auto name = std::string(to_string(static_cast<path_bound>(b)));
+    const auto* e = bound.find(name == "none" ? "(none: dependency/sync edges)" : name);
+    if (e != nullptr) {
+      expect_near(cp.bound_by_us[b], *e, "critical path " + name);
+      hta_total += number(*e);
+    } else {
+      EXPECT_EQ(cp.bound_by_us[b], 0) << "critical path " << name << ": HTA has none";
+    }
+    ours_total += cp.bound_by_us[b];
+  }
+  expect_near(ours_total, at(hta, "sum_edge_weights_us (CPEdge.weight, as in breakdown)"),
+              "critical path breakdown sum");
+  EXPECT_GT(hta_total, 0);
+}
+
+// HTA's memory bandwidth summary: the same kinds and the same number of points. The values
+// are not compared: HTA reads Kineto's "memory bandwidth (GB/s)" argument, computed from the
+// true ns duration, which the trace model does not keep; on these whole-us traces the
+// bandwidth from bytes and the rounded duration is up to 50% off for the shortest copies.
+void check_memory_bw(const golden_case& c) {
+  const auto& bw = at(at(c.hta, "analyses"), "memory_bw_summary");
+  std::size_t expected = 0;
+  if (text(at(bw, "status")) == "ok")
+    for (const auto& row : array(at(bw, "result"))) {
+      const auto& r = rank_of(c.result, static_cast<int>(integer(at(row, "rank"))));
+      const auto name = text(at(row, "name"));
+      const memory_bandwidth* m = nullptr;
+      for (const auto& x : r.memory_bw)
+        m = x.name == name ? &x : m;
+      ASSERT_NE(m, nullptr) << "rank " << r.rank << " memory bandwidth " << name;
+      EXPECT_EQ(m->gbps.count, number(at(row, "count"))) << "rank " << r.rank << " " << name;
+      ++expected;
+    }
+  std::size_t ours = 0;
+  for (const auto& r : c.result.ranks)
+    ours += r.memory_bw.size();
+  EXPECT_EQ(ours, expected);
+}
+
 void check_all(const std::string& name) {
   if (!std::filesystem::exists(shared() / "golden" / "hta" / (name + ".json")))
     GTEST_SKIP() << "shared data absent: " << shared();
@@ -341,6 +411,8 @@ void check_all(const std::string& name) {
                     &rank_analysis::kernels, "all");
   check_launches(c);
   check_queues(c);
+  check_memory_bw(c);
+  check_critical_path(c);
 }
 
 TEST(JobAnalysisHta, TwoRanksAgreeWithHta) {
@@ -351,6 +423,28 @@ TEST(JobAnalysisHta, CriticalPathSimpleAddAgreesWithHta) {
 }
 TEST(JobAnalysisHta, RocmMi250AgreesWithHta) {
   check_all("rocm_mi250");
+}
+
+// The large H200 trace has no golden file; these are HTA 0.6.1's critical_path_analysis(rank=0,
+// annotation="", instance_id=None) figures on it, run live (22.7 s; docs/analysis.md).
+TEST(JobAnalysisHta, CriticalPathOfTheLargeTraceIsHtas) {
+  const auto path = shared() / "traces" / "train_trace_large.json.gz";
+  if (!std::filesystem::exists(path))
+    GTEST_SKIP() << "shared data absent: " << path;
+  const auto loaded = load_trace(path);
+  analysis_options options;
+  options.hta_compat = true;
+  const auto cp = analyze_rank(loaded.trace, 0, options).critical_path;
+  ASSERT_TRUE(cp.computed) << cp.reason;
+  EXPECT_EQ(cp.annotation, "");
+  EXPECT_EQ(cp.graph_edges, 279437u);
+  EXPECT_EQ(cp.path_edges, 245913u);
+  EXPECT_DOUBLE_EQ(cp.total_us, 920523);
+  EXPECT_DOUBLE_EQ(cp.bound_by_us[static_cast<std::size_t>(path_bound::cpu)], 920421);
+  EXPECT_DOUBLE_EQ(cp.bound_by_us[static_cast<std::size_t>(path_bound::gpu_compute)], 87);
+  EXPECT_DOUBLE_EQ(cp.bound_by_us[static_cast<std::size_t>(path_bound::kernel_kernel_overhead)], 2);
+  EXPECT_DOUBLE_EQ(cp.bound_by_us[static_cast<std::size_t>(path_bound::kernel_launch_overhead)],
+                   13);
 }
 
 } // namespace

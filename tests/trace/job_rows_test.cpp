@@ -10,13 +10,12 @@
 
 #include <string>
 
+#include "trace_test_support.hpp"
+
 namespace {
 
 using namespace tdiag::trace;
-
-std::span<const std::byte> as_bytes(std::string_view s) {
-  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
+using tdiag::trace::test::as_bytes;
 
 TEST(JobRows, KernelClassesFollowHta) {
   EXPECT_EQ(classify_kernel("ncclKernel_AllReduce_RING_LL_Sum_float"), kernel_class::communication);

@@ -16,7 +16,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <span>
 #include <string>
+#include <string_view>
 #include <unistd.h>
 #include <vector>
 
@@ -122,6 +124,11 @@ inline std::filesystem::path temp_path(const std::string& name) {
 
 inline bool has_code(const std::vector<diagnostic>& ds, std::string_view code) {
   return std::any_of(ds.begin(), ds.end(), [&](const diagnostic& d) { return d.code == code; });
+}
+
+/// Text (a hand-written trace) as the bytes an importer reads.
+inline std::span<const std::byte> as_bytes(std::string_view text) {
+  return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
 }
 
 } // namespace tdiag::trace::test

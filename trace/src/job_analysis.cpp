@@ -47,6 +47,8 @@ rank_analysis analyze_rows(const trace& t, const rank_rows& rows, int rank,
   r.comp_comm_overlap_pct = detail::comm_comp_overlap_of(rows);
   r.launches = detail::launches_of(t, rows, options);
   r.queues = detail::queues_of(t, rows);
+  r.memory_bw = detail::memory_bw_of(t, rows, options);
+  r.critical_path = detail::critical_path_of(t, rows, options);
   return r;
 }
 

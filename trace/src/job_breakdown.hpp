@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "job_rows.hpp"
@@ -31,6 +32,21 @@ struct kernel_tables {
 [[nodiscard]] launch_statistics launches_of(const trace& t, const rank_rows& rows,
                                             const analysis_options& options);
 [[nodiscard]] std::vector<stream_queue> queues_of(const trace& t, const rank_rows& rows);
+
+/// The queue length of a launch's stream right after the launch call enqueued it and right
+/// after its GPU row started, by correlation id (the points of HTA's series).
+struct queue_points {
+  std::unordered_map<std::uint32_t, int> at_enqueue, at_start;
+};
+[[nodiscard]] queue_points queue_points_of(const trace& t, const rank_rows& rows);
+
+/// HTA's memory bandwidth summary (job_memory_bw.cpp).
+[[nodiscard]] std::vector<memory_bandwidth> memory_bw_of(const trace& t, const rank_rows& rows,
+                                                         const analysis_options& options);
+
+/// HTA's critical path of one iteration (job_critical_path.cpp).
+[[nodiscard]] critical_path_result critical_path_of(const trace& t, const rank_rows& rows,
+                                                    const analysis_options& options);
 
 /// Every per-rank analysis over rows built once.
 [[nodiscard]] rank_analysis analyze_rows(const trace& t, const rank_rows& rows, int rank,

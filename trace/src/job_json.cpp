@@ -14,6 +14,11 @@ namespace {
 
 using tdiag::detail::json_out;
 
+void unsigned_member(json_out& j, std::string_view key, std::uint64_t n) {
+  j.key(key);
+  j.unsigned_integer(n);
+}
+
 void number_or_null(json_out& j, std::string_view key, const std::optional<double>& v) {
   j.key(key);
   if (v && std::isfinite(*v))
@@ -25,8 +30,7 @@ void number_or_null(json_out& j, std::string_view key, const std::optional<doubl
 void write_describe(json_out& j, std::string_view key, const describe_stats& d) {
   j.key(key);
   j.begin_object();
-  j.key("count");
-  j.unsigned_integer(d.count);
+  unsigned_member(j, "count", d.count);
   number_or_null(j, "sum", d.count ? std::optional<double>(d.sum) : std::nullopt);
   number_or_null(j, "mean", d.mean);
   number_or_null(j, "std", d.std);
@@ -58,8 +62,7 @@ void write_kernels(json_out& j, std::string_view key, const std::vector<kernel_s
     j.begin_object();
     j.member("name", k.name);
     j.member("kernel_type", to_string(k.type));
-    j.key("count");
-    j.unsigned_integer(k.count);
+    unsigned_member(j, "count", k.count);
     number_or_null(j, "sum_us", k.sum_us);
     number_or_null(j, "max_us", k.max_us);
     number_or_null(j, "min_us", k.min_us);
@@ -68,6 +71,39 @@ void write_kernels(json_out& j, std::string_view key, const std::vector<kernel_s
     j.end_object();
   }
   j.end_array();
+}
+
+void write_critical_path(json_out& j, const critical_path_result& c) {
+  j.key("critical_path");
+  j.begin_object();
+  j.member("annotation", c.annotation);
+  j.member("instance", std::int64_t{c.instance});
+  j.key("computed");
+  j.raw(c.computed ? "true" : "false");
+  if (!c.computed)
+    j.member("reason", c.reason);
+  j.member("instance_name", c.instance_name);
+  number_or_null(j, "window_start_us", c.window_start_us);
+  number_or_null(j, "window_end_us", c.window_end_us);
+  unsigned_member(j, "graph_nodes", c.graph_nodes);
+  unsigned_member(j, "graph_edges", c.graph_edges);
+  unsigned_member(j, "path_edges", c.path_edges);
+  number_or_null(j, "total_us", c.total_us);
+  number_or_null(j, "path_start_us", c.path_start_us);
+  number_or_null(j, "path_end_us", c.path_end_us);
+  j.key("bound_by_us");
+  j.begin_object();
+  for (std::size_t b = 0; b < path_bound_count; ++b)
+    number_or_null(j, to_string(static_cast<path_bound>(b)), c.bound_by_us[b]);
+  j.end_object();
+  j.key("edges_by_bound");
+  j.begin_object();
+  for (std::size_t b = 0; b < path_bound_count; ++b) {
+    j.key(to_string(static_cast<path_bound>(b)));
+    j.unsigned_integer(c.edges_by_bound[b]);
+  }
+  j.end_object();
+  j.end_object();
 }
 
 void write_streams(json_out& j, const rank_analysis& r) {
@@ -81,8 +117,7 @@ void write_streams(json_out& j, const rank_analysis& r) {
   j.begin_array();
   for (const auto stream : r.streams) {
     j.begin_object();
-    j.key("stream");
-    j.unsigned_integer(stream);
+    unsigned_member(j, "stream", stream);
     if (const auto it = idle.find(stream); it != idle.end()) {
       static constexpr idle_category cats[] = {idle_category::host_wait, idle_category::kernel_wait,
                                                idle_category::other};
@@ -120,8 +155,7 @@ void write_rank(json_out& j, const rank_analysis& r) {
   for (const auto s : r.steps)
     j.integer(s);
   j.end_array();
-  j.key("gpu_rows");
-  j.unsigned_integer(r.gpu_rows);
+  unsigned_member(j, "gpu_rows", r.gpu_rows);
   const auto& t = r.temporal;
   number_or_null(j, "idle_time_us", t.idle_us);
   number_or_null(j, "compute_time_us", t.compute_us);
@@ -132,14 +166,10 @@ void write_rank(json_out& j, const rank_analysis& r) {
   number_or_null(j, "non_compute_time_pct", t.pct(t.non_compute_us));
   number_or_null(j, "comp_comm_overlap_pct", r.comp_comm_overlap_pct);
   const auto& l = r.launches;
-  j.key("num_launches");
-  j.unsigned_integer(l.num_launches);
-  j.key("short_kernels");
-  j.unsigned_integer(l.short_kernels);
-  j.key("runtime_outliers");
-  j.unsigned_integer(l.runtime_outliers);
-  j.key("launch_delay_outliers");
-  j.unsigned_integer(l.launch_delay_outliers);
+  unsigned_member(j, "num_launches", l.num_launches);
+  unsigned_member(j, "short_kernels", l.short_kernels);
+  unsigned_member(j, "runtime_outliers", l.runtime_outliers);
+  unsigned_member(j, "launch_delay_outliers", l.launch_delay_outliers);
   write_describe(j, "cpu_duration_us", l.cpu_duration);
   write_describe(j, "gpu_duration_us", l.gpu_duration);
   write_describe(j, "launch_delay_us", l.launch_delay);
@@ -147,6 +177,16 @@ void write_rank(json_out& j, const rank_analysis& r) {
   write_streams(j, r);
   write_kernels(j, "top_kernels", r.top_kernels);
   write_kernels(j, "kernels", r.kernels);
+  j.key("memory_bw");
+  j.begin_array();
+  for (const auto& m : r.memory_bw) {
+    j.begin_object();
+    j.member("name", m.name);
+    write_describe(j, "gbps", m.gbps);
+    j.end_object();
+  }
+  j.end_array();
+  write_critical_path(j, r.critical_path);
   j.end_object();
 }
 
@@ -164,8 +204,7 @@ void write_job_extras(json_out& j, const job_analysis_result& r) {
     j.begin_object();
     j.member("rank", std::int64_t{w.rank});
     number_or_null(j, "wait_us", w.wait_us);
-    j.key("times_last");
-    j.unsigned_integer(w.times_last);
+    unsigned_member(j, "times_last", w.times_last);
     j.key("wait_by_step");
     j.begin_array();
     for (const auto& [step, wait] : w.wait_by_step) {
@@ -183,8 +222,7 @@ void write_job_extras(json_out& j, const job_analysis_result& r) {
   for (const auto& c : r.collectives) {
     j.begin_object();
     j.member("name", c.name);
-    j.key("occurrence");
-    j.unsigned_integer(c.occurrence);
+    unsigned_member(j, "occurrence", c.occurrence);
     j.member("step", std::int64_t{c.step});
     j.member("last_rank", std::int64_t{c.last_rank});
     number_or_null(j, "spread_us", c.spread_us);
@@ -241,8 +279,7 @@ std::string analysis_json(const job_analysis_result& result) {
   number_or_null(j, "launch_delay_cutoff_us", result.options.launch_delay_cutoff_us);
   number_or_null(j, "consecutive_kernel_delay_us", result.options.consecutive_kernel_delay_us);
   number_or_null(j, "kernel_breakdown_duration_ratio", result.options.top_duration_ratio);
-  j.key("kernel_breakdown_num_kernels");
-  j.unsigned_integer(result.options.top_num_kernels);
+  unsigned_member(j, "kernel_breakdown_num_kernels", result.options.top_num_kernels);
   j.end_object();
   write_types(j, "kernel_types_all_ranks", result.kernel_types);
   j.key("ranks");

@@ -122,7 +122,10 @@ launch_statistics launches_of(const trace& t, const rank_rows& rows,
   return s;
 }
 
-std::vector<stream_queue> queues_of(const trace& t, const rank_rows& rows) {
+namespace {
+
+// Walks HTA's queue-length series: fn(stream, correlation, enqueue?, length after the change).
+template <typename Fn> void walk_queue(const trace& t, const rank_rows& rows, Fn&& fn) {
   std::unordered_map<std::uint32_t, std::uint64_t> stream_of;
   std::unordered_set<std::uint32_t> enqueued;
   for (const auto& c : rows.cpu)
@@ -135,27 +138,49 @@ std::vector<stream_queue> queues_of(const trace& t, const rank_rows& rows) {
   // start order here), sorts the whole by time with NumPy's unstable quicksort and takes each
   // stream's rows in that order: ties between streams' rows decide the series, so the same sort.
   std::vector<std::int64_t> times;
-  std::vector<std::pair<std::uint64_t, int>> change; // (stream, +1 enqueue / -1 start)
+  struct change {
+    std::uint64_t stream;
+    std::uint32_t correlation;
+    int delta; // +1 enqueue, -1 start on the GPU
+  };
+  std::vector<change> changes;
   for (const auto& c : rows.cpu)
     if (enqueued.contains(c.correlation))
       if (const auto it = stream_of.find(c.correlation); it != stream_of.end()) {
         times.push_back(c.start);
-        change.emplace_back(it->second, +1);
+        changes.push_back({it->second, c.correlation, +1});
       }
   for (const auto& g : rows.gpu)
     if (g.correlation != 0 && enqueued.contains(g.correlation)) {
       times.push_back(g.start);
-      change.emplace_back(g.stream, -1);
+      changes.push_back({g.stream, g.correlation, -1});
     }
-  std::map<std::uint64_t, std::pair<int, std::vector<double>>> series;
+  std::unordered_map<std::uint64_t, int> length;
   for (const auto i : numpy_argsort(times)) {
-    auto& [length, lengths] = series[change[i].first];
-    lengths.push_back(length += change[i].second);
+    const auto& c = changes[i];
+    fn(c.stream, c.correlation, c.delta > 0, length[c.stream] += c.delta);
   }
+}
+
+} // namespace
+
+std::vector<stream_queue> queues_of(const trace& t, const rank_rows& rows) {
+  std::map<std::uint64_t, std::vector<double>> series;
+  walk_queue(t, rows, [&](std::uint64_t stream, std::uint32_t, bool, int length) {
+    series[stream].push_back(length);
+  });
   std::vector<stream_queue> out;
   for (auto& [stream, s] : series)
-    out.push_back({stream, describe(std::move(s.second))});
+    out.push_back({stream, describe(std::move(s))});
   return out;
+}
+
+queue_points queue_points_of(const trace& t, const rank_rows& rows) {
+  queue_points q;
+  walk_queue(t, rows, [&](std::uint64_t, std::uint32_t correlation, bool enqueue, int length) {
+    (enqueue ? q.at_enqueue : q.at_start)[correlation] = length;
+  });
+  return q;
 }
 
 } // namespace detail

@@ -119,17 +119,21 @@ std::vector<interval> merge_intervals(std::vector<interval> rows) {
   return out;
 }
 
-rank_rows build_rows(const trace& t, const analysis_options& options) {
+row_clock::row_clock(const trace& t, const analysis_options& options) {
   const auto* fractional = t.metadata.property("kineto.fractional_ts");
-  const bool round = options.hta_compat && fractional && *fractional == "1";
-  std::int64_t rebase = 0;
+  round_ = options.hta_compat && fractional && *fractional == "1";
   if (const auto* r = t.metadata.property("kineto.ts_rebase_us"))
-    std::from_chars(r->data(), r->data() + r->size(), rebase);
-  auto times = [round, rebase](std::int64_t s, std::int64_t e) {
-    if (round)
-      round_like_hta(s, e, rebase);
-    return interval{s, e};
-  };
+    std::from_chars(r->data(), r->data() + r->size(), rebase_);
+}
+
+interval row_clock::operator()(std::int64_t start, std::int64_t end) const noexcept {
+  if (round_)
+    round_like_hta(start, end, rebase_);
+  return {start, end};
+}
+
+rank_rows build_rows(const trace& t, const analysis_options& options) {
+  const row_clock times(t, options);
 
   // ProfilerStep#N ranges (host or GPU annotations: HTA matches them by name).
   std::set<int> step_names;
@@ -151,6 +155,8 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
   window.filter = options.hta_compat && step_names.size() >= 2;
 
   rank_rows rows;
+  rows.step_filter = window.filter;
+  rows.last_step_start = window.last_start;
   std::unordered_set<std::uint32_t> kept;
   std::unordered_map<std::uint32_t, std::int64_t> launch_start;
   for (const auto& a : t.api_calls.all()) {
@@ -167,7 +173,7 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
                    [](const cpu_row& a, const cpu_row& b) { return a.start < b.start; });
 
   auto add_gpu = [&](std::int64_t s, std::int64_t e, std::uint64_t stream, string_id name,
-                     std::uint32_t correlation, bool is_kernel) {
+                     std::uint32_t correlation, bool is_kernel, std::uint64_t bytes = 0) {
     // "stream": -1 (Event Sync, Context Sync of newer Kineto) makes a CPU row for HTA.
     if (stream == std::numeric_limits<std::uint64_t>::max())
       return;
@@ -183,6 +189,8 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
     g.correlation = correlation;
     g.type = classify_kernel(t.name(name));
     g.is_kernel = is_kernel;
+    // bytes per ns is GB/s (1e9 bytes), what Kineto writes as "memory bandwidth (GB/s)".
+    g.bandwidth_gbps = e > s ? static_cast<double>(bytes) / static_cast<double>(e - s) : 0.0;
     if (const auto it = launch_start.find(correlation);
         correlation != 0 && it != launch_start.end())
       g.launch_start = it->second;
@@ -191,7 +199,7 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
   for (const auto& k : t.kernels.all())
     add_gpu(k.start, k.end, k.stream, k.name, k.correlation, true);
   for (const auto& c : t.copies.all())
-    add_gpu(c.start, c.end, c.stream, c.name, c.correlation, true);
+    add_gpu(c.start, c.end, c.stream, c.name, c.correlation, true, c.bytes);
   for (const auto& r : t.ranges.all())
     if (r.kind == range_kind::gpu_sync && r.lane < t.lanes.size())
       add_gpu(r.start, r.end, t.lanes.at(r.lane).id, r.name, r.correlation, false);

@@ -42,6 +42,8 @@ inline constexpr std::string_view diff = "TDIAG-TR-230";
 inline constexpr std::string_view site_grew = "TDIAG-TR-231";
 inline constexpr std::string_view site_shrank = "TDIAG-TR-232";
 inline constexpr std::string_view kernel_time_changed = "TDIAG-TR-233";
+inline constexpr std::string_view op_diff = "TDIAG-TR-234";
+inline constexpr std::string_view op_changed = "TDIAG-TR-235";
 inline constexpr std::string_view allocator_state = "TDIAG-TR-240";
 inline constexpr std::string_view segment = "TDIAG-TR-241";
 inline constexpr std::string_view no_trace_file = "TDIAG-TR-260";
@@ -94,6 +96,8 @@ inline constexpr code_entry table[] = {
     {site_grew, "site grew"},
     {site_shrank, "site shrank"},
     {kernel_time_changed, "kernel time changed"},
+    {op_diff, "op diff of two runs"},
+    {op_changed, "an op's count or time changed"},
     {allocator_state, "allocator state"},
     {segment, "segment"},
     {no_trace_file, "no trace file matched"},

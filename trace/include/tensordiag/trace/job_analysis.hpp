@@ -47,6 +47,11 @@ struct analysis_options {
   /// Align rank clocks on the ends of matching collectives (median offset to the first rank)
   /// instead of the ranks' clock offsets (Kineto base time).
   bool align_collectives = false;
+  /// The critical path's window: the `critical_path_instance`-th range (by start) whose name
+  /// contains this annotation; "" = the whole trace. Unset: HTA's rule, "ProfilerStep" when
+  /// the trace has one (instance 1 with two or more steps left, else 0), else the whole trace.
+  std::optional<std::string> critical_path_annotation;
+  int critical_path_instance = -1; ///< -1 = HTA's rule above
 };
 
 /// pandas describe() of a series: sample std (ddof 1), linear-interpolated quartiles. Empty
@@ -106,6 +111,47 @@ struct stream_queue {
   describe_stats length; ///< over the change points of the queue-length step series
 };
 
+/// HTA's memory bandwidth summary of one kind of memory operation ("Memcpy HtoD", "Memcpy
+/// DtoH", "Memcpy DtoD", "Memset", "Memcpy Unknown" for other names).
+struct memory_bandwidth {
+  std::string name;
+  /// Over the positive points of the summed bandwidth series: +GB/s at each operation's start,
+  /// -GB/s at its end, summed over time across the rank's streams.
+  describe_stats gbps;
+};
+
+/// What bounds the critical path (HTA's CPGraph.summary() categories).
+enum class path_bound : std::uint8_t {
+  cpu = 0,                    ///< "cpu_bound": host operators and runtime calls
+  gpu_compute = 1,            ///< "gpu_compute_bound"
+  gpu_communication = 2,      ///< "gpu_communication_bound": NCCL and other collectives
+  kernel_kernel_overhead = 3, ///< "gpu_kernel_kernel_overhead": gaps between kernels of a stream
+  kernel_launch_overhead = 4, ///< "gpu_kernel_launch_overhead": launch call to kernel start
+  none = 5,                   ///< dependency and sync edges (weigh 0)
+};
+inline constexpr std::size_t path_bound_count = 6;
+/// HTA's names: "cpu_bound", "gpu_compute_bound", ..., "none".
+[[nodiscard]] std::string_view to_string(path_bound b) noexcept;
+
+/// HTA's critical path analysis of one iteration: a graph whose nodes are the starts and ends
+/// of host operators, runtime calls and GPU rows, and whose edges are their durations, nesting,
+/// the CUDA runtime lock, kernel launches, kernel-to-kernel order on a stream and stream/context
+/// syncs; its longest path, and what the path's time is spent on.
+struct critical_path_result {
+  bool computed = false; ///< false: `reason` says why (no such annotation, invalid graph)
+  std::string reason;
+  std::string annotation; ///< "" = the whole trace
+  int instance = 0;
+  std::string instance_name;                     ///< the range chosen
+  double window_start_us = 0, window_end_us = 0; ///< on the rank's own axis
+  std::size_t graph_nodes = 0, graph_edges = 0;  ///< the graph built
+  std::size_t path_edges = 0;                    ///< edges on the path
+  double total_us = 0;                           ///< the path's length
+  double path_start_us = 0, path_end_us = 0;     ///< its first and last node
+  double bound_by_us[path_bound_count] = {};     ///< by path_bound
+  std::size_t edges_by_bound[path_bound_count] = {};
+};
+
 struct rank_analysis {
   int rank = 0;
   std::string source;     ///< the file it came from
@@ -120,6 +166,8 @@ struct rank_analysis {
   std::optional<double> comp_comm_overlap_pct; ///< empty without communication
   launch_statistics launches;
   std::vector<stream_queue> queues;
+  std::vector<memory_bandwidth> memory_bw; ///< by name; empty without memcpy/memset
+  critical_path_result critical_path;
 };
 
 /// One collective (the n-th communication kernel of one name on every rank): who came last.

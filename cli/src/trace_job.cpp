@@ -1,0 +1,34 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#if defined(TDIAG_CLI_HAS_TRACE)
+
+#  include "trace_job.hpp"
+
+#  include <tensordiag/core/printable.hpp>
+
+#  include <fmt/format.h>
+
+#  include <cstdio>
+
+namespace tdiag::cli {
+
+std::vector<trace::job_member> load_trace_job(const std::vector<std::string>& inputs,
+                                              const trace::job_load_options& options) {
+  auto job = trace::load_job(inputs, options);
+  for (const auto& m : job)
+    for (const auto& w : m.loaded.warnings)
+      fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), printable(w.message), w.code);
+  return job;
+}
+
+std::vector<trace::rank_trace> rank_traces(const std::vector<trace::job_member>& job) {
+  std::vector<trace::rank_trace> ranks;
+  ranks.reserve(job.size());
+  for (const auto& m : job)
+    ranks.push_back({m.rank, &m.loaded.trace, m.clock_offset_ns});
+  return ranks;
+}
+
+} // namespace tdiag::cli
+
+#endif // TDIAG_CLI_HAS_TRACE

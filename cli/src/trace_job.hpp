@@ -1,0 +1,28 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The one way `tdiag trace` commands read their input: a job (files, a folder or a glob, one
+// trace per rank) through trace::load_job, each trace's import warnings printed on stderr.
+#pragma once
+
+#if defined(TDIAG_CLI_HAS_TRACE)
+
+#  include <tensordiag/trace/job_analysis.hpp>
+#  include <tensordiag/trace/job_load.hpp>
+
+#  include <string>
+#  include <vector>
+
+namespace tdiag::cli {
+
+/// Loads the job, prints every trace's warnings ("tdiag: warning: ... [CODE]"); throws what
+/// trace::load_job throws.
+[[nodiscard]] std::vector<trace::job_member>
+load_trace_job(const std::vector<std::string>& inputs, const trace::job_load_options& options = {});
+
+/// The ranks of a loaded job, for the analyses (each with its clock offset).
+[[nodiscard]] std::vector<trace::rank_trace> rank_traces(const std::vector<trace::job_member>& job);
+
+} // namespace tdiag::cli
+
+#endif // TDIAG_CLI_HAS_TRACE
