@@ -365,6 +365,7 @@ sim_args make_inputs(const op_call& call, const reference_op& reference, std::mt
       args.push_back(sim_arg::of_float(a.float_value));
       break;
     case arg_kind::none:
+    case arg_kind::string_value: // no reference op reads a string kwarg
       args.emplace_back();
       break;
     }
