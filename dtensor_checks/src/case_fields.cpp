@@ -32,7 +32,7 @@ std::vector<std::int64_t> get_ints(od::value v, std::string_view what, bool size
     od::value x;
     if (item.get(x) != simdjson::SUCCESS)
       malformed(fmt::format("{} is not valid JSON", what));
-    const auto n = get_int(x, what);
+    const auto n = get_int(x, fmt::format("{}[{}]", what, out.size()));
     if (n < -max_dim_size || n > max_dim_size || (sizes && n < 0))
       malformed(fmt::format("{} has {} out of range", what, n));
     out.push_back(n);

@@ -14,6 +14,13 @@
 namespace tdiag::dtensor {
 namespace {
 
+// The report's byte format; a comm_report built by hand may have none.
+bytes_formatter formatter(const comm_report& r) {
+  if (r.format_bytes)
+    return r.format_bytes;
+  return [](std::int64_t n) { return fmt::format("{} bytes", n); };
+}
+
 std::size_t shown(const comm_report& r, std::size_t top) {
   return top == 0 ? r.lines.size() : std::min(top, r.lines.size());
 }
@@ -171,7 +178,7 @@ void write_line_json(detail::json_out& out, const comm_line& line, std::size_t r
 } // namespace
 
 std::string to_text(const comm_report& r, std::size_t top) {
-  const auto& fb = r.format_bytes;
+  const auto fb = formatter(r);
   const auto n = shown(r, top);
   std::string out =
       fmt::format("{}: {} records ({} op calls); {} source lines redistributed {} per rank in {} "
@@ -245,6 +252,7 @@ std::string to_json(const comm_report& r, std::size_t top) {
 }
 
 report to_report(const comm_report& r, std::size_t top) {
+  const auto fb = formatter(r);
   report rep;
   rep.metadata = make_report_metadata("tdiag shard report");
   for (std::size_t i = 0; i < shown(r, top); ++i) {
@@ -253,8 +261,9 @@ report to_report(const comm_report& r, std::size_t top) {
     d.level = severity::warning;
     d.code = std::string(codes::recorded_redistribution);
     d.title = "this line makes PyTorch redistribute";
-    d.message = fmt::format("{} redistributes {} bytes per rank in {} collectives ({}) before {}",
-                            where(l.source), l.bytes, l.count, comms_text(l.comms), ops_text(l));
+    d.message =
+        fmt::format("{} redistributes {} per rank in {} collectives ({}) before {}",
+                    where(l.source), fb(l.bytes), l.count, comms_text(l.comms), ops_text(l));
     d.location.file = l.source.file.empty() ? r.source : l.source.file;
     d.location.line = static_cast<std::uint32_t>(l.source.line);
     d.location.function = l.source.function;
@@ -263,7 +272,7 @@ report to_report(const comm_report& r, std::size_t top) {
     d.add_field("count", l.count);
     for (const auto& c : l.causes) {
       d.notes.push_back(fmt::format("{} {} {}: {} per call × {} calls", c.op, arg_text(c),
-                                    to_string(c.arrived), c.bytes_per_call, c.calls));
+                                    to_string(c.arrived), fb(c.bytes_per_call), c.calls));
       if (c.fix && d.hint.empty())
         d.hint = c.suggestion;
       else
