@@ -180,10 +180,10 @@ void write_line_json(detail::json_out& out, const comm_line& line, std::size_t r
 std::string to_text(const comm_report& r, std::size_t top) {
   const auto fb = formatter(r);
   const auto n = shown(r, top);
-  std::string out =
-      fmt::format("{}: {} records ({} op calls); {} source lines redistributed {} per rank in {} "
-                  "collectives\n",
-                  r.source, r.records, r.calls, r.lines.size(), fb(r.bytes), r.count);
+  std::string out = fmt::format(
+      "{} records ({} op calls); {} source lines redistributed {} per rank in {} collectives "
+      "({})\n",
+      r.records, r.calls, r.lines.size(), fb(r.bytes), r.count, r.source);
   if (!r.lines.empty()) {
     out += fmt::format("\n{:>3}  {:>12}  {:>6}  {:<28}  {:<40}  {}\n", "#", "bytes/rank", "count",
                        "collectives", "source line", "ops");

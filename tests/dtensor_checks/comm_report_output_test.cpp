@@ -27,8 +27,8 @@ bool has(const std::string& text, std::string_view part) {
 TEST(CommReportText, ShowsTheRankedTableFirstThenTheDetails) {
   const auto text = to_text(mlp());
   EXPECT_EQ(text.substr(0, text.find('\n')),
-            "mlp_recording.jsonl: 15 records (600 op calls); 2 source lines redistributed 3840 "
-            "KiB per rank in 80 collectives");
+            "15 records (600 op calls); 2 source lines redistributed 3840 KiB per rank in 80 "
+            "collectives (mlp_recording.jsonl)");
   const auto row1 = text.find("  1      2560 KiB      40  all_gather×40");
   const auto row2 = text.find("  2      1280 KiB      40  all_reduce×40");
   const auto detail1 = text.find("1. samples/dtensor_mlp/train.py:41 in forward: h = x @ self.w1");
