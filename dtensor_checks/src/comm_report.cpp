@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -20,6 +21,18 @@ namespace {
 
 std::string plain_bytes(std::int64_t bytes) {
   return fmt::format("{} bytes", bytes);
+}
+
+// Sums and products of recorded counts saturate: a recording is outside input, and its sizes
+// and call counts are only bounded one by one.
+constexpr std::int64_t saturated = std::numeric_limits<std::int64_t>::max();
+std::int64_t sat_add(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  return __builtin_add_overflow(a, b, &out) ? saturated : out;
+}
+std::int64_t sat_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  return __builtin_mul_overflow(a, b, &out) ? saturated : out;
 }
 
 placement_list unmasked(placement_list ps) {
@@ -196,7 +209,7 @@ void add_record(const dtensor_case& c, line_builder& b, const bytes_formatter& f
       cause.steps = steps;
       for (const auto& s : steps) {
         cause.comms.add(s.comm);
-        cause.bytes_per_call += s.bytes_per_rank;
+        cause.bytes_per_call = sat_add(cause.bytes_per_call, s.bytes_per_rank);
       }
       try {
         cause.fix = find_fix(c, arg, item, registry);
@@ -204,8 +217,8 @@ void add_record(const dtensor_case& c, line_builder& b, const bytes_formatter& f
         cause.fix.reset(); // propagation rejects or does not know the recorded call
       }
     }
-    cause.calls += c.calls;
-    cause.bytes += cause.bytes_per_call * c.calls;
+    cause.calls = sat_add(cause.calls, c.calls);
+    cause.bytes = sat_add(cause.bytes, sat_mul(cause.bytes_per_call, c.calls));
     cause.ids.push_back(c.id);
     if (fresh || cause.suggestion.empty())
       cause.suggestion = suggestion(cause, fix_reason(c, cause, registry), format_bytes);
@@ -291,7 +304,7 @@ comm_report build_comm_report(const case_file& file, std::string source,
   std::map<std::pair<std::string, std::int64_t>, line_builder> lines;
   for (const auto& c : file.cases) {
     ++r.records;
-    r.calls += c.calls;
+    r.calls = sat_add(r.calls, c.calls);
     compare(c, r, registry);
     if (std::none_of(c.redistributions.begin(), c.redistributions.end(),
                      [](const auto& s) { return s.comm != collective::none; }))
@@ -304,16 +317,18 @@ comm_report build_comm_report(const case_file& file, std::string source,
   }
   for (auto& [where, b] : lines) {
     for (auto& [key, cause] : b.causes) {
-      b.line.bytes += cause.bytes;
-      b.line.count += static_cast<std::int64_t>(cause.steps.size()) * cause.calls;
+      b.line.bytes = sat_add(b.line.bytes, cause.bytes);
+      b.line.count = sat_add(b.line.count,
+                             sat_mul(static_cast<std::int64_t>(cause.steps.size()), cause.calls));
       for (std::size_t k = 0; k < cause.comms.by_kind.size(); ++k)
-        b.line.comms.by_kind[k] += cause.comms.by_kind[k] * cause.calls;
+        b.line.comms.by_kind[k] =
+            sat_add(b.line.comms.by_kind[k], sat_mul(cause.comms.by_kind[k], cause.calls));
       b.line.causes.push_back(std::move(cause));
     }
     std::stable_sort(b.line.causes.begin(), b.line.causes.end(),
                      [](const comm_cause& x, const comm_cause& y) { return x.bytes > y.bytes; });
-    r.bytes += b.line.bytes;
-    r.count += b.line.count;
+    r.bytes = sat_add(r.bytes, b.line.bytes);
+    r.count = sat_add(r.count, b.line.count);
     r.lines.push_back(std::move(b.line));
   }
   std::stable_sort(r.lines.begin(), r.lines.end(), [](const comm_line& x, const comm_line& y) {

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 
 namespace {
 using namespace tdiag::dtensor;
@@ -171,6 +172,21 @@ TEST(CommReport, SaysWhenNoFixIsKnown) {
             "communicates or changes its output");
   EXPECT_EQ(r.lines[1].causes.at(0).suggestion,
             "no fix known: tensordiag has no sharding rule for aten.foo.default");
+}
+
+TEST(CommReport, SaturatesHugeRecordedCounts) {
+  constexpr std::string_view huge =
+      R"x(,"redistributions":[{"arg":0,"mesh_dim":0,"from":"S(0)","to":"R","collective":"all_gather","bytes_per_rank":9223372036854775807}],"calls":9223372036854775807)x";
+  const auto line =
+      record("a1", "aten.foo.default", relu_args, R"x({"ok":true,"comms":{}})x", huge);
+  const auto r = build_comm_report(parse_cases(line + line), "rec.jsonl");
+  constexpr auto max = std::numeric_limits<std::int64_t>::max();
+  EXPECT_EQ(r.calls, max);
+  ASSERT_EQ(r.lines.size(), 1u);
+  EXPECT_EQ(r.lines[0].bytes, max);
+  EXPECT_EQ(r.lines[0].count, max);
+  EXPECT_EQ(r.lines[0].comms[collective::all_gather], max);
+  EXPECT_EQ(r.bytes, max);
 }
 
 } // namespace
