@@ -24,21 +24,15 @@ std::int64_t get_int(od::value v, std::string_view what) {
 }
 
 std::vector<std::int64_t> get_ints(od::value v, std::string_view what, bool sizes) {
-  od::array arr;
-  if (v.get_array().get(arr) != simdjson::SUCCESS)
-    malformed(fmt::format("{} must be a list of integers", what));
   std::vector<std::int64_t> out;
-  for (auto item : arr) {
-    od::value x;
-    if (item.get(x) != simdjson::SUCCESS)
-      malformed(fmt::format("{} is not valid JSON", what));
+  for_each_item(v, what, "a list of integers", [&](od::value x) {
     const auto n = get_int(x, fmt::format("{}[{}]", what, out.size()));
     if (n < -max_dim_size || n > max_dim_size || (sizes && n < 0))
       malformed(fmt::format("{} has {} out of range", what, n));
     out.push_back(n);
     if (out.size() > max_list)
       malformed(fmt::format("{} is too long", what));
-  }
+  });
   return out;
 }
 
@@ -58,55 +52,27 @@ placement get_placement(od::value v, std::string_view what) {
 }
 
 placement_list get_placements(od::value v, std::string_view what) {
-  od::array arr;
-  if (v.get_array().get(arr) != simdjson::SUCCESS)
-    malformed(fmt::format("{} must be a list of strings", what));
   placement_list out;
-  for (auto item : arr) {
-    od::value x;
-    if (item.get(x) != simdjson::SUCCESS)
-      malformed(fmt::format("{} is not valid JSON", what));
+  for_each_item(v, what, "a list of strings", [&](od::value x) {
     const auto p = get_placement(x, what);
     if (out.size() == placement_list::capacity)
       malformed(fmt::format("{} has more than {} entries", what, placement_list::capacity));
     out.push_back(p);
-  }
+  });
   return out;
 }
 
 std::vector<std::string> get_strings(od::value v, std::string_view what) {
-  od::array arr;
-  if (v.get_array().get(arr) != simdjson::SUCCESS)
-    malformed(fmt::format("{} must be a list of strings", what));
   std::vector<std::string> out;
-  for (auto item : arr) {
-    od::value x;
-    if (item.get(x) != simdjson::SUCCESS)
-      malformed(fmt::format("{} is not valid JSON", what));
+  for_each_item(v, what, "a list of strings", [&](od::value x) {
     out.emplace_back(get_string(x, what));
     if (out.size() > placement_list::capacity)
       malformed(fmt::format("{} has more than {} entries", what, placement_list::capacity));
-  }
+  });
   return out;
 }
 
 namespace {
-
-// Calls `on_field(key, value)` for every member of the object `v` named `what`.
-template <typename OnField> void for_each_field(od::value v, std::string_view what, OnField on) {
-  od::object obj;
-  if (v.get_object().get(obj) != simdjson::SUCCESS)
-    malformed(fmt::format("{} must be an object", what));
-  for (auto field : obj) {
-    std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS)
-      malformed(fmt::format("{} has a bad key", what));
-    od::value val;
-    if (field.value().get(val) != simdjson::SUCCESS)
-      malformed(fmt::format("{}.{} is not valid JSON", what, key));
-    on(key, val);
-  }
-}
 
 std::size_t get_index(od::value v, std::string_view what) {
   const auto n = get_int(v, what);
@@ -178,18 +144,12 @@ source_frame get_source(od::value v) {
 }
 
 std::vector<recorded_redistribution> get_redistributions(od::value v) {
-  od::array arr;
-  if (v.get_array().get(arr) != simdjson::SUCCESS)
-    malformed("redistributions must be a list");
   std::vector<recorded_redistribution> out;
-  for (auto item : arr) {
-    od::value x;
-    if (item.get(x) != simdjson::SUCCESS)
-      malformed("redistributions is not valid JSON");
+  for_each_item(v, "redistributions", "a list", [&](od::value x) {
     out.push_back(get_redistribution(x, fmt::format("redistributions[{}]", out.size())));
     if (out.size() > max_list)
       malformed("redistributions is too long");
-  }
+  });
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include <tensordiag/dtensor_checks/case_io.hpp>
 
+#include <fmt/format.h>
 #include <simdjson.h>
 
 #include <cstdint>
@@ -23,6 +24,37 @@ inline constexpr std::int64_t max_dim_size = std::int64_t{1} << 40;
 inline constexpr std::size_t max_list = 4096;
 
 [[noreturn]] void malformed(std::string message);
+
+/// Calls `on(key, value)` for every member of the object `v` named `what`.
+template <typename OnField> void for_each_field(od::value v, std::string_view what, OnField on) {
+  od::object obj;
+  if (v.get_object().get(obj) != simdjson::SUCCESS)
+    malformed(fmt::format("{} must be an object", what));
+  for (auto field : obj) {
+    std::string_view key;
+    if (field.unescaped_key().get(key) != simdjson::SUCCESS)
+      malformed(fmt::format("{} has a bad key", what));
+    od::value val;
+    if (field.value().get(val) != simdjson::SUCCESS)
+      malformed(fmt::format("{}.{} is not valid JSON", what, key));
+    on(key, val);
+  }
+}
+
+/// Calls `on(value)` for every element of the array `v` named `what`, which must be `expected`
+/// (`a list of integers`).
+template <typename OnItem>
+void for_each_item(od::value v, std::string_view what, std::string_view expected, OnItem on) {
+  od::array arr;
+  if (v.get_array().get(arr) != simdjson::SUCCESS)
+    malformed(fmt::format("{} must be {}", what, expected));
+  for (auto item : arr) {
+    od::value x;
+    if (item.get(x) != simdjson::SUCCESS)
+      malformed(fmt::format("{} is not valid JSON", what));
+    on(x);
+  }
+}
 
 [[nodiscard]] std::int64_t get_int(od::value v, std::string_view what);
 /// A list of integers within ±max_dim_size (non-negative when `sizes`).

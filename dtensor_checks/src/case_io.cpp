@@ -23,18 +23,9 @@ using namespace case_json;
 constexpr std::size_t max_ndim = 16;
 
 tensor_spec get_tensor(od::value v, std::string_view what) {
-  od::object obj;
-  if (v.get_object().get(obj) != simdjson::SUCCESS)
-    malformed(fmt::format("{} must be an object", what));
   tensor_spec spec;
   bool has_shape = false;
-  for (auto field : obj) {
-    std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS)
-      malformed(fmt::format("{} has a bad key", what));
-    od::value val;
-    if (field.value().get(val) != simdjson::SUCCESS)
-      malformed(fmt::format("{} is not valid JSON", what));
+  for_each_field(v, what, [&](std::string_view key, od::value val) {
     if (key == "shape") {
       spec.meta.shape = get_ints(val, fmt::format("{}.shape", what), true);
       if (spec.meta.shape.size() > max_ndim)
@@ -51,7 +42,7 @@ tensor_spec get_tensor(od::value v, std::string_view what) {
     } else if (key == "stride") {
       spec.meta.stride = get_ints(val, fmt::format("{}.stride", what), false);
     }
-  }
+  });
   if (!has_shape)
     malformed(fmt::format("{} has no shape", what));
   if (!numel_fits(spec.meta.shape))
@@ -62,37 +53,22 @@ tensor_spec get_tensor(od::value v, std::string_view what) {
 }
 
 op_arg get_arg(od::value v, std::size_t index) {
-  od::object obj;
   const auto what = fmt::format("args[{}]", index);
-  if (v.get_object().get(obj) != simdjson::SUCCESS)
-    malformed(fmt::format("{} must be an object", what));
   op_arg arg;
   bool seen = false;
-  for (auto field : obj) {
-    std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS)
-      malformed(fmt::format("{} has a bad key", what));
-    od::value val;
-    if (field.value().get(val) != simdjson::SUCCESS)
-      malformed(fmt::format("{} is not valid JSON", what));
+  for_each_field(v, what, [&](std::string_view key, od::value val) {
     if (seen)
       malformed(fmt::format("{} must have exactly one key", what));
     seen = true;
     if (key == "tensor") {
       arg = op_arg::of(get_tensor(val, what + ".tensor"));
     } else if (key == "tensors") {
-      od::array arr;
-      if (val.get_array().get(arr) != simdjson::SUCCESS)
-        malformed(fmt::format("{}.tensors must be a list", what));
       std::vector<tensor_spec> specs;
-      for (auto item : arr) {
-        od::value x;
-        if (item.get(x) != simdjson::SUCCESS)
-          malformed(fmt::format("{} is not valid JSON", what));
+      for_each_item(val, what + ".tensors", "a list", [&](od::value x) {
         specs.push_back(get_tensor(x, fmt::format("{}.tensors[{}]", what, specs.size())));
         if (specs.size() > max_list)
           malformed(fmt::format("{} has too many tensors", what));
-      }
+      });
       arg = op_arg::of(std::move(specs));
     } else if (key == "int") {
       arg = op_arg::of_int(get_int(val, what + ".int"));
@@ -115,59 +91,35 @@ op_arg get_arg(od::value v, std::size_t index) {
     } else {
       malformed(fmt::format("{}: unknown argument kind '{}'", what, key));
     }
-  }
+  });
   if (!seen)
     malformed(fmt::format("{} is empty", what));
   return arg;
 }
 
 case_expectation get_expect(od::value v) {
-  od::object obj;
-  if (v.get_object().get(obj) != simdjson::SUCCESS)
-    malformed("expect must be an object");
   case_expectation e;
-  for (auto field : obj) {
-    std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS)
-      malformed("expect has a bad key");
-    od::value val;
-    if (field.value().get(val) != simdjson::SUCCESS)
-      malformed("expect is not valid JSON");
+  for_each_field(v, "expect", [&](std::string_view key, od::value val) {
     if (key == "ok") {
       if (val.get_bool().get(e.ok) != simdjson::SUCCESS)
         malformed("expect.ok must be a bool");
     } else if (key == "outputs") {
-      od::array arr;
-      if (val.get_array().get(arr) != simdjson::SUCCESS)
-        malformed("expect.outputs must be a list");
-      for (auto item : arr) {
-        od::value x;
-        if (item.get(x) != simdjson::SUCCESS)
-          malformed("expect.outputs is not valid JSON");
+      for_each_item(val, "expect.outputs", "a list", [&](od::value x) {
         auto spec = get_tensor(x, fmt::format("expect.outputs[{}]", e.outputs.size()));
         e.outputs.push_back({std::move(spec.meta.shape), std::move(spec.placements)});
-      }
+      });
     } else if (key == "comms") {
-      od::object comms;
-      if (val.get_object().get(comms) != simdjson::SUCCESS)
-        malformed("expect.comms must be an object");
       std::vector<std::string> seen; // a repeated collective is ambiguous (and summed, overflows)
-      for (auto c : comms) {
-        std::string_view name;
-        if (c.unescaped_key().get(name) != simdjson::SUCCESS)
-          malformed("expect.comms has a bad key");
+      for_each_field(val, "expect.comms", [&](std::string_view name, od::value n) {
         if (std::find(seen.begin(), seen.end(), name) != seen.end())
           malformed(fmt::format("expect.comms names '{}' twice", name));
         seen.emplace_back(name);
-        od::value n;
-        if (c.value().get(n) != simdjson::SUCCESS)
-          malformed("expect.comms is not valid JSON");
         const auto count = get_int(n, fmt::format("expect.comms.{}", name));
         const auto kind = parse_collective(name);
         if (!kind || *kind == collective::none)
           malformed(fmt::format("expect.comms: unknown collective '{}'", name));
         e.comms.add(*kind, count);
-      }
+      });
     } else if (key == "class") {
       e.error_class = std::string(get_string(val, "expect.class"));
     } else if (key == "error_type") {
@@ -175,7 +127,7 @@ case_expectation get_expect(od::value v) {
     } else if (key == "error") {
       e.error = std::string(get_string(val, "expect.error"));
     }
-  }
+  });
   return e;
 }
 
@@ -221,17 +173,11 @@ dtensor_case parse_with(od::parser& parser, simdjson::padded_string_view json,
     } else if (key == "calls") {
       c.calls = get_int(val, "calls");
     } else if (key == "args") {
-      od::array arr;
-      if (val.get_array().get(arr) != simdjson::SUCCESS)
-        malformed("args must be a list");
-      for (auto item : arr) {
-        od::value x;
-        if (item.get(x) != simdjson::SUCCESS)
-          malformed("args is not valid JSON");
+      for_each_item(val, "args", "a list", [&](od::value x) {
         c.call.args.push_back(get_arg(x, c.call.args.size()));
         if (c.call.args.size() > 64)
           malformed("too many args");
-      }
+      });
       has_args = true;
     } else if (key == "expect") {
       c.expect = get_expect(val);
