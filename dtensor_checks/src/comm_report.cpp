@@ -156,14 +156,13 @@ std::string suggestion(const comm_cause& c, const std::string& reason,
   return text;
 }
 
-// Why no fix is known for the cause's record.
-std::string fix_reason(const dtensor_case& c, const comm_cause& cause,
-                       const op_registry& registry) {
-  if (registry.find(c.call.op) == nullptr)
-    return fmt::format("tensordiag has no sharding rule for {}", c.call.op);
+// Why no fix is known for the cause.
+std::string fix_reason(const comm_cause& cause, const op_registry& registry) {
+  if (registry.find(cause.op) == nullptr)
+    return fmt::format("tensordiag has no sharding rule for {}", cause.op);
   return fmt::format("under every placement of {} that the strategies of {} allow, with the other "
                      "arguments as they are, the op still communicates or changes its output",
-                     arg_label(cause), c.call.op);
+                     arg_label(cause), cause.op);
 }
 
 using cause_key =
@@ -185,8 +184,7 @@ struct line_builder {
 };
 
 // Adds the redistributions of one record to its line, one cause per redistributed input.
-void add_record(const dtensor_case& c, line_builder& b, const bytes_formatter& format_bytes,
-                const op_registry& registry) {
+void add_record(const dtensor_case& c, line_builder& b, const op_registry& registry) {
   std::map<std::pair<std::size_t, std::size_t>, std::vector<recorded_redistribution>> by_input;
   for (const auto& r : c.redistributions) {
     if (r.comm != collective::none) // a local chunk or partition moves nothing between ranks
@@ -220,8 +218,6 @@ void add_record(const dtensor_case& c, line_builder& b, const bytes_formatter& f
     cause.calls = sat_add(cause.calls, c.calls);
     cause.bytes = sat_add(cause.bytes, sat_mul(cause.bytes_per_call, c.calls));
     cause.ids.push_back(c.id);
-    if (fresh || cause.suggestion.empty())
-      cause.suggestion = suggestion(cause, fix_reason(c, cause, registry), format_bytes);
   }
 }
 
@@ -313,10 +309,11 @@ comm_report build_comm_report(const case_file& file, std::string source,
     auto& b = lines[{frame.file, frame.line}];
     if (b.causes.empty())
       b.line.source = frame;
-    add_record(c, b, fmt_bytes, registry);
+    add_record(c, b, registry);
   }
   for (auto& [where, b] : lines) {
     for (auto& [key, cause] : b.causes) {
+      cause.suggestion = suggestion(cause, fix_reason(cause, registry), fmt_bytes);
       b.line.bytes = sat_add(b.line.bytes, cause.bytes);
       b.line.count = sat_add(b.line.count,
                              sat_mul(static_cast<std::int64_t>(cause.steps.size()), cause.calls));

@@ -189,4 +189,34 @@ TEST(CommReport, SaturatesHugeRecordedCounts) {
   EXPECT_EQ(r.bytes, max);
 }
 
+TEST(CommReport, NamesTheListItemAndGroupsRecordsWithoutASource) {
+  // cat([S(1), R], dim=1) on [4]: the first list item is all-gathered.
+  const std::string line =
+      R"x({"id":"c1","op":"aten.cat.default","mesh":[4],"args":[{"tensors":[{"shape":[4,8],"placements":["S(1)"]},{"shape":[4,8],"placements":["R"]}]},{"int":1}],)x"
+      R"x("expect":{"ok":true,"outputs":[{"shape":[4,16],"placements":["R"]}],"comms":{"all_gather":1}},)x"
+      R"x("redistributions":[{"arg":0,"item":0,"mesh_dim":0,"from":"S(1)","to":"R","collective":"all_gather","bytes_per_rank":128}],"calls":2})x"
+      "\n";
+  const auto r = build_comm_report(parse_cases(line + line), "rec.jsonl");
+  EXPECT_TRUE(r.findings.empty());
+  ASSERT_EQ(r.lines.size(), 1u);
+  EXPECT_TRUE(r.lines[0].source.file.empty());
+  EXPECT_EQ(r.lines[0].bytes, 128 * 4);
+  ASSERT_EQ(r.lines[0].causes.size(), 1u);
+  const auto& c = r.lines[0].causes[0];
+  EXPECT_EQ(c.item, std::optional<std::size_t>(0));
+  EXPECT_EQ(c.arg_name, "tensors");
+  EXPECT_EQ(c.ids, (std::vector<std::string>{"c1", "c1"}));
+  EXPECT_EQ(c.calls, 4);
+  ASSERT_TRUE(c.fix.has_value());
+  EXPECT_EQ(c.suggestion, "produce `tensors` (arg 0) item 0 as R on mesh dim 0 (it arrives as "
+                          "S(1)), so aten.cat.default needs no all_gather: saves 128 bytes per "
+                          "rank per call × 4 calls");
+  const auto text = to_text(r, 0);
+  EXPECT_NE(text.find("1. (no source recorded)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten.cat.default arg 0 (tensors) item 0 [S(1)]"), std::string::npos) << text;
+  const auto rep = to_report(r);
+  ASSERT_EQ(rep.diagnostics.size(), 1u);
+  EXPECT_EQ(rep.diagnostics[0].location.file, "rec.jsonl");
+}
+
 } // namespace
