@@ -88,7 +88,9 @@ std::optional<placement_fix> find_fix(const dtensor_case& c, std::size_t arg,
   std::tuple<bool, std::size_t> best_rank{true, 0};
   std::vector<placement_list> tried;
   for (const auto& cand : base.candidates) {
-    const auto& p = cand.strategy.inputs.at(k);
+    if (k >= cand.strategy.inputs.size())
+      continue;
+    const auto& p = cand.strategy.inputs[k];
     if (p == current || std::find(tried.begin(), tried.end(), p) != tried.end())
       continue;
     tried.push_back(p);
