@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "test_support.hpp"
+
 namespace {
 using namespace tdiag::dtensor;
 
@@ -141,12 +143,8 @@ TEST(ParseCases, NamesTheWrongFieldOfARecording) {
   }
 }
 
-std::filesystem::path fixture() {
-  return std::filesystem::path(TDIAG_SOURCE_DIR) / "tests/data/dtensor/mlp_recording.jsonl";
-}
-
 TEST(ReadCaseFile, ReadsTheRecordingFixture) {
-  const auto file = read_case_file_strict(fixture());
+  const auto file = read_case_file_strict(test::mlp_recording());
   ASSERT_EQ(file.cases.size(), 15u);
   EXPECT_TRUE(file.errors.empty());
   const auto& first = file.cases[0];

@@ -10,13 +10,13 @@
 
 #include <filesystem>
 
+#include "test_support.hpp"
+
 namespace {
 using namespace tdiag::dtensor;
 
 comm_report mlp() {
-  const auto path =
-      std::filesystem::path(TDIAG_SOURCE_DIR) / "tests/data/dtensor/mlp_recording.jsonl";
-  return build_comm_report(read_case_file_strict(path), "mlp_recording.jsonl",
+  return build_comm_report(read_case_file_strict(test::mlp_recording()), "mlp_recording.jsonl",
                            [](std::int64_t b) { return std::to_string(b / 1024) + " KiB"; });
 }
 

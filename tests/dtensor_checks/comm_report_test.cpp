@@ -12,13 +12,13 @@
 #include <filesystem>
 #include <limits>
 
+#include "test_support.hpp"
+
 namespace {
 using namespace tdiag::dtensor;
 
 comm_report mlp() {
-  const auto path =
-      std::filesystem::path(TDIAG_SOURCE_DIR) / "tests/data/dtensor/mlp_recording.jsonl";
-  return build_comm_report(read_case_file_strict(path), "mlp_recording.jsonl");
+  return build_comm_report(read_case_file_strict(test::mlp_recording()), "mlp_recording.jsonl");
 }
 
 TEST(CommReport, RanksTheSourceLinesByBytes) {
@@ -77,9 +77,7 @@ TEST(CommReport, AgreesWithTheRecordingAndCountsWhatItDoesNotCover) {
 }
 
 TEST(CommReport, UsesTheGivenByteFormat) {
-  const auto path =
-      std::filesystem::path(TDIAG_SOURCE_DIR) / "tests/data/dtensor/mlp_recording.jsonl";
-  const auto r = build_comm_report(read_case_file(path), "x",
+  const auto r = build_comm_report(read_case_file(test::mlp_recording()), "x",
                                    [](std::int64_t b) { return std::to_string(b / 1024) + "K"; });
   EXPECT_NE(r.lines[0].causes[0].suggestion.find("saves 64K per rank per call × 40 calls"),
             std::string::npos);
