@@ -89,7 +89,8 @@ recorded_redistribution get_redistribution(od::value v, std::string_view what) {
     if (key == "arg") {
       r.arg = get_index(val, name), has[0] = true;
     } else if (key == "item") {
-      r.item = get_index(val, name);
+      if (!is_null(val))
+        r.item = get_index(val, name);
     } else if (key == "mesh_dim") {
       r.mesh_dim = get_index(val, name), has[1] = true;
     } else if (key == "from") {
@@ -125,6 +126,8 @@ source_frame get_source(od::value v) {
   source_frame s;
   bool has_file = false;
   for_each_field(v, "source", [&](std::string_view key, od::value val) {
+    if (key != "file" && is_null(val))
+      return; // line, function or code unknown
     if (key == "file") {
       s.file = std::string(get_string(val, "source.file"));
       has_file = true;

@@ -25,6 +25,12 @@ inline constexpr std::size_t max_list = 4096;
 
 [[noreturn]] void malformed(std::string message);
 
+/// True for JSON null: an optional field written as null (Python's None) is absent.
+[[nodiscard]] inline bool is_null(od::value& v) {
+  bool null = false;
+  return v.is_null().get(null) == simdjson::SUCCESS && null;
+}
+
 /// Calls `on(key, value)` for every member of the object `v` named `what`.
 template <typename OnField> void for_each_field(od::value v, std::string_view what, OnField on) {
   od::object obj;

@@ -154,7 +154,11 @@ dtensor_case parse_with(od::parser& parser, simdjson::padded_string_view json,
     od::value val;
     if (field.value().get(val) != simdjson::SUCCESS)
       malformed(fmt::format("'{}' is not valid JSON", key));
-    if (key == "id") {
+    const bool optional =
+        key == "mesh_dim_names" || key == "source" || key == "redistributions" || key == "calls";
+    if (optional && is_null(val)) {
+      continue; // a recording's optional field written as None
+    } else if (key == "id") {
       c.id = std::string(get_string(val, "id"));
       id_out = c.id;
     } else if (key == "op") {

@@ -89,6 +89,19 @@ TEST(ParseCases, ReadsARecording) {
   EXPECT_EQ(r.comm, collective::all_gather);
   EXPECT_EQ(r.bytes_per_rank, 128);
   EXPECT_EQ(c.calls, 40);
+  // Optional fields written as null (Python's None) are absent.
+  const auto nulls = parse_case_line(
+      R"x({"id":"n","op":"aten.relu.default","mesh":[4],"mesh_dim_names":null,"args":[{"tensor":{"shape":[8],"placements":["S(0)"]}}],"source":{"file":"a.py","line":null,"function":null,"code":null},"redistributions":[{"arg":0,"item":null,"mesh_dim":0,"from":"S(0)","to":"R","collective":"all_gather","bytes_per_rank":32}],"calls":null})x");
+  EXPECT_TRUE(nulls.call.mesh.names().empty());
+  EXPECT_EQ(*nulls.source, (source_frame{"a.py", 0, "", ""}));
+  EXPECT_FALSE(nulls.redistributions.at(0).item.has_value());
+  EXPECT_EQ(nulls.calls, 1);
+  EXPECT_FALSE(parse_case_line(R"x({"id":"n","op":"a","mesh":[4],"args":[],"source":null})x")
+                   .source.has_value());
+  EXPECT_EQ(parse_cases(R"x({"id":"n","op":"a","mesh":[4],"args":[],"source":{"file":null}})x")
+                .errors.at(0)
+                .message,
+            "source.file must be a string");
   // The golden corpus's lines keep their defaults.
   const auto g = parse_case_line(good);
   EXPECT_FALSE(g.source.has_value());
