@@ -5,8 +5,9 @@
 // where a recorded DTensor program (tensordiag.torch.record_dtensor) communicates and why — the
 // user's source lines ranked by redistributed bytes, the op and argument that forced each, the
 // placement change that avoids it where propagation knows one, and the ops on which our
-// propagation disagrees with PyTorch. Text by default; --json writes
-// tensordiag.shard_report/v1; --to renders the findings as a tensordiag report. Exit status 0
+// propagation disagrees with PyTorch. The ranked text by default; --json writes
+// tensordiag.shard_report/v1; --to renders the findings as a tensordiag report (TDIAG-DT-401 per
+// line, then the disagreements), in any of its formats. Exit status 0
 // (the report is information), 2 for bad usage or an unreadable or malformed recording.
 #ifdef TDIAG_CLI_HAS_DTENSOR_CHECKS
 #  include <tensordiag/core/file_io.hpp>
@@ -39,7 +40,7 @@ void run_report(const report_options& o, command_context& context) {
   });
   if (o.json) {
     write_output(o.output, to_json(r, o.top));
-  } else if (!o.to.empty() && o.to != "text") {
+  } else if (!o.to.empty()) {
     write_output(o.output, render(to_report(r, o.top), *parse_report_format(o.to), {}));
   } else {
     write_output(o.output, to_text(r, o.top));
@@ -59,7 +60,8 @@ const command_registration registration{
                       "Recording (JSONL case format with source lines; - for stdin)")
           ->required();
       auto* json = cmd->add_flag("--json", o->json, "Write JSON (tensordiag.shard_report/v1)");
-      cmd->add_option("--to", o->to, "The findings as a report: text, json, github, junit, sarif")
+      cmd->add_option("--to", o->to,
+                      "The findings as a tensordiag report: text, json, github, junit, sarif")
           ->check(CLI::IsMember({"text", "json", "github", "junit", "sarif"}))
           ->excludes(json);
       cmd->add_option("--top", o->top, "Source lines to list (0: all)")->capture_default_str();

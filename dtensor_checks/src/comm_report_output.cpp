@@ -261,9 +261,11 @@ report to_report(const comm_report& r, std::size_t top) {
     d.level = severity::warning;
     d.code = std::string(codes::recorded_redistribution);
     d.title = "this line makes PyTorch redistribute";
-    d.message =
-        fmt::format("{} redistributes {} per rank in {} collectives ({}) before {}",
-                    where(l.source), fb(l.bytes), l.count, comms_text(l.comms), ops_text(l));
+    // The location names the line; the message says what it costs.
+    d.message = fmt::format("{} {} per rank in {} collectives ({}) before {}",
+                            l.source.file.empty() ? "ops recorded without a source redistribute"
+                                                  : "this line redistributes",
+                            fb(l.bytes), l.count, comms_text(l.comms), ops_text(l));
     d.location.file = l.source.file.empty() ? r.source : l.source.file;
     d.location.line = static_cast<std::uint32_t>(l.source.line);
     d.location.function = l.source.function;

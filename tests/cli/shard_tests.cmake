@@ -61,6 +61,9 @@ tdiag_cli_test(report.sarif FAMILY shard EXPECT_RC 0
 tdiag_cli_test(report.github FAMILY shard EXPECT_RC 0
   ARGS "shard|report|${recording}|--to|github|-o|${out}/mlp_report.github"
   CHECKS "-DGITHUB_FILE=${out}/mlp_report.github")
+tdiag_cli_test(report.core_text FAMILY shard EXPECT_RC 0
+  ARGS "shard|report|${recording}|--to|text|--top|1"
+  CHECKS "-DSTDOUT_REGEX=^samples/dtensor_mlp/train.py:41: warning: this line redistributes 2.50 MiB per rank in 40 collectives \\(all_gather×40\\) before aten.mm.default \\[TDIAG-DT-401\\]\n.*  hint: produce `self` \\(arg 0\\) as R on mesh dim 1 \\(tp\\)")
 tdiag_cli_test(report.core_json FAMILY shard EXPECT_RC 0 ARGS "shard|report|${recording}|--to|json"
   CHECKS -DJSON_COUNT=2 "-DJSON_FIELDS=rank=1|bytes=2621440|count=40")
 tdiag_cli_test(report.malformed FAMILY shard EXPECT_RC 2

@@ -104,8 +104,8 @@ TEST(CommReportCore, LocatesEachLineAtTheUsersSource) {
   EXPECT_EQ(d.location.file, "samples/dtensor_mlp/train.py");
   EXPECT_EQ(d.location.line, 41u);
   EXPECT_EQ(d.location.function, "forward");
-  EXPECT_EQ(d.message, "samples/dtensor_mlp/train.py:41 redistributes 2560 KiB per rank in "
-                       "40 collectives (all_gather×40) before aten.mm.default");
+  EXPECT_EQ(d.message, "this line redistributes 2560 KiB per rank in 40 collectives "
+                       "(all_gather×40) before aten.mm.default");
   EXPECT_EQ(d.hint, mlp().lines[0].causes[0].suggestion);
   ASSERT_NE(d.find_field("bytes"), nullptr);
   EXPECT_EQ(std::get<std::int64_t>(d.find_field("bytes")->value), 2621440);

@@ -215,6 +215,9 @@ TEST(CommReport, NamesTheListItemAndGroupsRecordsWithoutASource) {
   const auto rep = to_report(r);
   ASSERT_EQ(rep.diagnostics.size(), 1u);
   EXPECT_EQ(rep.diagnostics[0].location.file, "rec.jsonl");
+  EXPECT_EQ(rep.diagnostics[0].message, "ops recorded without a source redistribute 512 bytes "
+                                        "per rank in 4 collectives (all_gather×4) before "
+                                        "aten.cat.default");
 }
 
 } // namespace
