@@ -13,108 +13,36 @@
 #include <algorithm>
 #include <iterator>
 
+#include "case_fields.hpp"
+
 namespace tdiag::dtensor {
 namespace {
 
-namespace od = simdjson::ondemand;
+using namespace case_json;
 
-// Bounds that keep every later computation (numel, local views) far from overflow.
-constexpr std::int64_t max_dim_size = std::int64_t{1} << 40;
 constexpr std::size_t max_ndim = 16;
-constexpr std::size_t max_list = 4096;
-
-[[noreturn]] void malformed(std::string message) {
-  diagnostic d;
-  d.code = std::string(codes::malformed_case);
-  d.title = "malformed case";
-  d.message = std::move(message);
-  throw input_error(std::move(d));
-}
-
-std::int64_t get_int(od::value v, std::string_view what) {
-  std::int64_t x = 0;
-  if (v.get_int64().get(x) != simdjson::SUCCESS)
-    malformed(fmt::format("{} must be an integer", what));
-  return x;
-}
-
-std::vector<std::int64_t> get_ints(od::value v, std::string_view what, bool sizes) {
-  od::array arr;
-  if (v.get_array().get(arr) != simdjson::SUCCESS)
-    malformed(fmt::format("{} must be a list of integers", what));
-  std::vector<std::int64_t> out;
-  for (auto item : arr) {
-    od::value x;
-    if (item.get(x) != simdjson::SUCCESS)
-      malformed(fmt::format("{} is not valid JSON", what));
-    const auto n = get_int(x, what);
-    if (n < -max_dim_size || n > max_dim_size || (sizes && n < 0))
-      malformed(fmt::format("{} has {} out of range", what, n));
-    out.push_back(n);
-    if (out.size() > max_list)
-      malformed(fmt::format("{} is too long", what));
-  }
-  return out;
-}
-
-std::string_view get_string(od::value v, std::string_view what) {
-  std::string_view s;
-  if (v.get_string().get(s) != simdjson::SUCCESS)
-    malformed(fmt::format("{} must be a string", what));
-  return s;
-}
-
-placement_list get_placements(od::value v, std::string_view what) {
-  od::array arr;
-  if (v.get_array().get(arr) != simdjson::SUCCESS)
-    malformed(fmt::format("{} must be a list of strings", what));
-  placement_list out;
-  for (auto item : arr) {
-    od::value x;
-    if (item.get(x) != simdjson::SUCCESS)
-      malformed(fmt::format("{} is not valid JSON", what));
-    const auto text = get_string(x, what);
-    auto p = parse_placement(text);
-    if (!p)
-      malformed(
-          fmt::format("{}: '{}' is not a placement (R, S(d), P(sum|avg|max|min))", what, text));
-    if (out.size() == placement_list::capacity)
-      malformed(fmt::format("{} has more than {} entries", what, placement_list::capacity));
-    out.push_back(*p);
-  }
-  return out;
-}
 
 tensor_spec get_tensor(od::value v, std::string_view what) {
-  od::object obj;
-  if (v.get_object().get(obj) != simdjson::SUCCESS)
-    malformed(fmt::format("{} must be an object", what));
   tensor_spec spec;
   bool has_shape = false;
-  for (auto field : obj) {
-    std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS)
-      malformed(fmt::format("{} has a bad key", what));
-    od::value val;
-    if (field.value().get(val) != simdjson::SUCCESS)
-      malformed(fmt::format("{} is not valid JSON", what));
+  for_each_field(v, what, [&](std::string_view key, od::value val) {
     if (key == "shape") {
-      spec.meta.shape = get_ints(val, "shape", true);
+      spec.meta.shape = get_ints(val, fmt::format("{}.shape", what), true);
       if (spec.meta.shape.size() > max_ndim)
         malformed(fmt::format("{} has more than {} dims", what, max_ndim));
       has_shape = true;
     } else if (key == "dtype") {
-      const auto name = get_string(val, "dtype");
+      const auto name = get_string(val, fmt::format("{}.dtype", what));
       auto t = parse_dtype(name);
       if (!t)
         malformed(fmt::format("{}: unknown dtype '{}'", what, name));
       spec.meta.type = *t;
     } else if (key == "placements") {
-      spec.placements = get_placements(val, "placements");
+      spec.placements = get_placements(val, fmt::format("{}.placements", what));
     } else if (key == "stride") {
-      spec.meta.stride = get_ints(val, "stride", false);
+      spec.meta.stride = get_ints(val, fmt::format("{}.stride", what), false);
     }
-  }
+  });
   if (!has_shape)
     malformed(fmt::format("{} has no shape", what));
   if (!numel_fits(spec.meta.shape))
@@ -125,42 +53,27 @@ tensor_spec get_tensor(od::value v, std::string_view what) {
 }
 
 op_arg get_arg(od::value v, std::size_t index) {
-  od::object obj;
   const auto what = fmt::format("args[{}]", index);
-  if (v.get_object().get(obj) != simdjson::SUCCESS)
-    malformed(fmt::format("{} must be an object", what));
   op_arg arg;
   bool seen = false;
-  for (auto field : obj) {
-    std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS)
-      malformed(fmt::format("{} has a bad key", what));
-    od::value val;
-    if (field.value().get(val) != simdjson::SUCCESS)
-      malformed(fmt::format("{} is not valid JSON", what));
+  for_each_field(v, what, [&](std::string_view key, od::value val) {
     if (seen)
       malformed(fmt::format("{} must have exactly one key", what));
     seen = true;
     if (key == "tensor") {
-      arg = op_arg::of(get_tensor(val, what));
+      arg = op_arg::of(get_tensor(val, what + ".tensor"));
     } else if (key == "tensors") {
-      od::array arr;
-      if (val.get_array().get(arr) != simdjson::SUCCESS)
-        malformed(fmt::format("{}.tensors must be a list", what));
       std::vector<tensor_spec> specs;
-      for (auto item : arr) {
-        od::value x;
-        if (item.get(x) != simdjson::SUCCESS)
-          malformed(fmt::format("{} is not valid JSON", what));
-        specs.push_back(get_tensor(x, what));
+      for_each_item(val, what + ".tensors", "a list", [&](od::value x) {
+        specs.push_back(get_tensor(x, fmt::format("{}.tensors[{}]", what, specs.size())));
         if (specs.size() > max_list)
           malformed(fmt::format("{} has too many tensors", what));
-      }
+      });
       arg = op_arg::of(std::move(specs));
     } else if (key == "int") {
-      arg = op_arg::of_int(get_int(val, what));
+      arg = op_arg::of_int(get_int(val, what + ".int"));
     } else if (key == "ints") {
-      arg = op_arg::of_ints(get_ints(val, what, false));
+      arg = op_arg::of_ints(get_ints(val, what + ".ints", false));
     } else if (key == "float") {
       double d = 0;
       if (val.get_double().get(d) != simdjson::SUCCESS)
@@ -173,68 +86,40 @@ op_arg get_arg(od::value v, std::size_t index) {
       arg = op_arg::of_bool(b);
     } else if (key == "none") {
       arg = op_arg{};
+    } else if (key == "str") {
+      arg = op_arg::of_string(std::string(get_string(val, what + ".str")));
     } else {
       malformed(fmt::format("{}: unknown argument kind '{}'", what, key));
     }
-  }
+  });
   if (!seen)
     malformed(fmt::format("{} is empty", what));
   return arg;
 }
 
 case_expectation get_expect(od::value v) {
-  od::object obj;
-  if (v.get_object().get(obj) != simdjson::SUCCESS)
-    malformed("expect must be an object");
   case_expectation e;
-  for (auto field : obj) {
-    std::string_view key;
-    if (field.unescaped_key().get(key) != simdjson::SUCCESS)
-      malformed("expect has a bad key");
-    od::value val;
-    if (field.value().get(val) != simdjson::SUCCESS)
-      malformed("expect is not valid JSON");
+  for_each_field(v, "expect", [&](std::string_view key, od::value val) {
     if (key == "ok") {
       if (val.get_bool().get(e.ok) != simdjson::SUCCESS)
         malformed("expect.ok must be a bool");
     } else if (key == "outputs") {
-      od::array arr;
-      if (val.get_array().get(arr) != simdjson::SUCCESS)
-        malformed("expect.outputs must be a list");
-      for (auto item : arr) {
-        od::value x;
-        if (item.get(x) != simdjson::SUCCESS)
-          malformed("expect.outputs is not valid JSON");
-        auto spec = get_tensor(x, "expect.outputs");
+      for_each_item(val, "expect.outputs", "a list", [&](od::value x) {
+        auto spec = get_tensor(x, fmt::format("expect.outputs[{}]", e.outputs.size()));
         e.outputs.push_back({std::move(spec.meta.shape), std::move(spec.placements)});
-      }
+      });
     } else if (key == "comms") {
-      od::object comms;
-      if (val.get_object().get(comms) != simdjson::SUCCESS)
-        malformed("expect.comms must be an object");
       std::vector<std::string> seen; // a repeated collective is ambiguous (and summed, overflows)
-      for (auto c : comms) {
-        std::string_view name;
-        if (c.unescaped_key().get(name) != simdjson::SUCCESS)
-          malformed("expect.comms has a bad key");
+      for_each_field(val, "expect.comms", [&](std::string_view name, od::value n) {
         if (std::find(seen.begin(), seen.end(), name) != seen.end())
           malformed(fmt::format("expect.comms names '{}' twice", name));
         seen.emplace_back(name);
-        od::value n;
-        if (c.value().get(n) != simdjson::SUCCESS)
-          malformed("expect.comms is not valid JSON");
-        const auto count = get_int(n, "expect.comms");
-        if (name == "all_gather")
-          e.comms.add(collective::all_gather, count);
-        else if (name == "all_reduce")
-          e.comms.add(collective::all_reduce, count);
-        else if (name == "reduce_scatter")
-          e.comms.add(collective::reduce_scatter, count);
-        else if (name == "all_to_all")
-          e.comms.add(collective::all_to_all, count);
-        else
+        const auto count = get_int(n, fmt::format("expect.comms.{}", name));
+        const auto kind = parse_collective(name);
+        if (!kind || *kind == collective::none)
           malformed(fmt::format("expect.comms: unknown collective '{}'", name));
-      }
+        e.comms.add(*kind, count);
+      });
     } else if (key == "class") {
       e.error_class = std::string(get_string(val, "expect.class"));
     } else if (key == "error_type") {
@@ -242,7 +127,7 @@ case_expectation get_expect(od::value v) {
     } else if (key == "error") {
       e.error = std::string(get_string(val, "expect.error"));
     }
-  }
+  });
   return e;
 }
 
@@ -259,8 +144,9 @@ dtensor_case parse_with(od::parser& parser, simdjson::padded_string_view json,
   }
   dtensor_case c;
   bool has_op = false;
-  bool has_mesh = false;
   bool has_args = false;
+  std::optional<std::vector<std::int64_t>> mesh;
+  std::vector<std::string> mesh_names;
   for (auto field : obj) {
     std::string_view key;
     if (field.unescaped_key().get(key) != simdjson::SUCCESS)
@@ -268,34 +154,34 @@ dtensor_case parse_with(od::parser& parser, simdjson::padded_string_view json,
     od::value val;
     if (field.value().get(val) != simdjson::SUCCESS)
       malformed(fmt::format("'{}' is not valid JSON", key));
-    if (key == "id") {
+    const bool optional =
+        key == "mesh_dim_names" || key == "source" || key == "redistributions" || key == "calls";
+    if (optional && is_null(val)) {
+      continue; // a recording's optional field written as None
+    } else if (key == "id") {
       c.id = std::string(get_string(val, "id"));
       id_out = c.id;
     } else if (key == "op") {
       c.call.op = std::string(get_string(val, "op"));
       has_op = true;
     } else if (key == "mesh") {
-      auto sizes = get_ints(val, "mesh", true);
-      if (sizes.empty() || sizes.size() > 8)
+      mesh = get_ints(val, "mesh", true);
+      if (mesh->empty() || mesh->size() > 8)
         malformed("mesh must have 1 to 8 dims");
-      try {
-        c.call.mesh = device_mesh(std::move(sizes));
-      } catch (const input_error& e) {
-        malformed(e.what());
-      }
-      has_mesh = true;
+    } else if (key == "mesh_dim_names") {
+      mesh_names = get_strings(val, "mesh_dim_names");
+    } else if (key == "source") {
+      c.source = get_source(val);
+    } else if (key == "redistributions") {
+      c.redistributions = get_redistributions(val);
+    } else if (key == "calls") {
+      c.calls = get_int(val, "calls");
     } else if (key == "args") {
-      od::array arr;
-      if (val.get_array().get(arr) != simdjson::SUCCESS)
-        malformed("args must be a list");
-      for (auto item : arr) {
-        od::value x;
-        if (item.get(x) != simdjson::SUCCESS)
-          malformed("args is not valid JSON");
+      for_each_item(val, "args", "a list", [&](od::value x) {
         c.call.args.push_back(get_arg(x, c.call.args.size()));
         if (c.call.args.size() > 64)
           malformed("too many args");
-      }
+      });
       has_args = true;
     } else if (key == "expect") {
       c.expect = get_expect(val);
@@ -304,10 +190,19 @@ dtensor_case parse_with(od::parser& parser, simdjson::padded_string_view json,
   // simdjson 3.0 has no document::at_end(); trailing bytes after the object are ignored.
   if (!has_op)
     malformed("missing 'op'");
-  if (!has_mesh)
+  if (!mesh)
     malformed("missing 'mesh'");
   if (!has_args)
     malformed("missing 'args'");
+  if (!mesh_names.empty() && mesh_names.size() != mesh->size())
+    malformed(fmt::format("mesh_dim_names has {} names for a {}-D mesh", mesh_names.size(),
+                          mesh->size()));
+  try {
+    c.call.mesh = device_mesh(std::move(*mesh), std::move(mesh_names));
+  } catch (const input_error& e) {
+    malformed(e.what());
+  }
+  check_recording(c);
   return c;
 }
 
@@ -367,6 +262,22 @@ case_file parse_cases(std::string_view jsonl) {
 
 case_file read_case_file(const std::filesystem::path& path) {
   return parse_cases(read_input_file(path));
+}
+
+case_file read_case_file_strict(const std::filesystem::path& path) {
+  auto file = read_case_file(path);
+  if (!file.errors.empty()) {
+    const auto& e = file.errors.front();
+    diagnostic d;
+    d.code = std::string(codes::malformed_case);
+    d.title = "malformed case";
+    d.message = fmt::format("{}:{}: malformed case{}: {}", path.string(), e.line,
+                            e.id.empty() ? "" : fmt::format(" '{}'", e.id), e.message);
+    d.location.file = path.string();
+    d.location.line = static_cast<std::uint32_t>(e.line);
+    throw input_error(std::move(d));
+  }
+  return file;
 }
 
 case_answer answer_case(const dtensor_case& c, const op_registry& registry) {

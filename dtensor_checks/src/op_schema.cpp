@@ -22,6 +22,8 @@ std::string_view to_string(arg_kind kind) noexcept {
     return "bool";
   case arg_kind::none:
     return "none";
+  case arg_kind::string_value:
+    return "str";
   }
   return "none";
 }
@@ -62,6 +64,12 @@ op_arg op_arg::of_bool(bool v) {
   a.int_value = v ? 1 : 0;
   return a;
 }
+op_arg op_arg::of_string(std::string v) {
+  op_arg a;
+  a.kind = arg_kind::string_value;
+  a.text = std::move(v);
+  return a;
+}
 
 std::string to_string(const op_arg& arg) {
   switch (arg.kind) {
@@ -86,6 +94,8 @@ std::string to_string(const op_arg& arg) {
     return arg.int_value ? "True" : "False";
   case arg_kind::none:
     return "None";
+  case arg_kind::string_value:
+    return fmt::format("'{}'", arg.text);
   }
   return "None";
 }

@@ -25,6 +25,17 @@ std::string_view to_string(collective c) noexcept {
   return "local";
 }
 
+std::optional<collective> parse_collective(std::string_view text) noexcept {
+  if (text == "none" || text == "local")
+    return collective::none;
+  for (auto c : {collective::all_gather, collective::all_reduce, collective::reduce_scatter,
+                 collective::all_to_all}) {
+    if (text == to_string(c))
+      return c;
+  }
+  return std::nullopt;
+}
+
 std::int64_t comm_counts::total() const noexcept {
   std::int64_t n = 0;
   for (std::size_t i = 1; i < by_kind.size(); ++i)

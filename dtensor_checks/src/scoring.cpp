@@ -10,7 +10,7 @@ namespace tdiag::dtensor {
 double corpus_score::agreement() const noexcept {
   if (total == 0)
     return 1.0;
-  return static_cast<double>(ok_agree + user_error_rejected + limitation_cases) /
+  return static_cast<double>(ok_agree + user_error_rejected + limitation_cases + unknown_cases) /
          static_cast<double>(total);
 }
 
@@ -76,6 +76,10 @@ corpus_score score_answers(const std::vector<dtensor_case>& cases,
       ++s.limitation_cases;
       if (!a.ok)
         ++s.limitation_rejected;
+    } else if (e.error_class.empty()) {
+      ++s.unknown_cases;
+      if (!a.ok)
+        ++s.unknown_rejected;
     } else {
       ++s.user_error_cases;
       if (!a.ok) {

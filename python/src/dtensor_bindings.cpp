@@ -2,8 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/dtensor_checks/case_check.hpp>
+#include <tensordiag/dtensor_checks/comm_report.hpp>
 #include <tensordiag/dtensor_checks/explain.hpp>
 #include <tensordiag/dtensor_checks/propagate.hpp>
+#include <tensordiag/trace/units.hpp>
 
 #include <pybind11/stl.h>
 #include <string>
@@ -306,6 +308,93 @@ void bind_cases(py::module_& m) {
       py::arg("text"), py::call_guard<py::gil_scoped_release>());
 }
 
+py::object optional_index(const std::optional<std::size_t>& i) {
+  return i ? py::object(py::int_(*i)) : py::object(py::none());
+}
+
+void bind_comm_parts(py::module_& m) {
+  py::class_<recorded_redistribution>(m, "RecordedRedistribution",
+                                      "One mesh-dim transform PyTorch ran on an input.")
+      .def_readonly("arg", &recorded_redistribution::arg)
+      .def_property_readonly(
+          "item", [](const recorded_redistribution& r) { return optional_index(r.item); })
+      .def_readonly("mesh_dim", &recorded_redistribution::mesh_dim)
+      .def_property_readonly(
+          "src", [](const recorded_redistribution& r) { return placement_object(r.from); })
+      .def_property_readonly(
+          "dst", [](const recorded_redistribution& r) { return placement_object(r.to); })
+      .def_property_readonly("collective",
+                             [](const recorded_redistribution& r) {
+                               return r.comm == collective::none ? std::string("none")
+                                                                 : std::string(to_string(r.comm));
+                             })
+      .def_readonly("bytes_per_rank", &recorded_redistribution::bytes_per_rank);
+
+  py::class_<placement_fix>(m, "PlacementFix", "A placement that avoids a redistribution.")
+      .def_property_readonly("placements",
+                             [](const placement_fix& f) { return placement_objects(f.placements); })
+      .def_property_readonly("output",
+                             [](const placement_fix& f) { return placement_objects(f.output); })
+      .def_readonly("same_output", &placement_fix::same_output);
+
+  py::class_<comm_cause>(m, "CommCause", "The redistributions of one argument of one op.")
+      .def_readonly("op", &comm_cause::op)
+      .def_readonly("arg", &comm_cause::arg)
+      .def_property_readonly("item", [](const comm_cause& c) { return optional_index(c.item); })
+      .def_readonly("arg_name", &comm_cause::arg_name)
+      .def_property_readonly("arrived",
+                             [](const comm_cause& c) { return placement_objects(c.arrived); })
+      .def_readonly("redistributions", &comm_cause::steps)
+      .def_property_readonly("comms", [](const comm_cause& c) { return comms_dict(c.comms); })
+      .def_readonly("bytes_per_call", &comm_cause::bytes_per_call)
+      .def_readonly("calls", &comm_cause::calls)
+      .def_readonly("bytes", &comm_cause::bytes)
+      .def_readonly("ids", &comm_cause::ids)
+      .def_readonly("fix", &comm_cause::fix)
+      .def_readonly("suggestion", &comm_cause::suggestion);
+
+  py::class_<comm_line>(m, "CommLine", "One user source line that redistributed.")
+      .def_property_readonly("file", [](const comm_line& l) { return l.source.file; })
+      .def_property_readonly("line", [](const comm_line& l) { return l.source.line; })
+      .def_property_readonly("function", [](const comm_line& l) { return l.source.function; })
+      .def_property_readonly("code", [](const comm_line& l) { return l.source.code; })
+      .def_readonly("bytes", &comm_line::bytes)
+      .def_readonly("count", &comm_line::count)
+      .def_property_readonly("comms", [](const comm_line& l) { return comms_dict(l.comms); })
+      .def_readonly("causes", &comm_line::causes);
+}
+
+void bind_comm_report(py::module_& m) {
+  bind_comm_parts(m);
+  py::class_<comm_report>(m, "CommReport", "Where a recorded DTensor program communicates.")
+      .def_readonly("source", &comm_report::source)
+      .def_readonly("lines", &comm_report::lines)
+      .def_readonly("records", &comm_report::records)
+      .def_readonly("calls", &comm_report::calls)
+      .def_readonly("bytes", &comm_report::bytes)
+      .def_readonly("count", &comm_report::count)
+      .def_readonly("checked", &comm_report::checked)
+      .def_readonly("agree", &comm_report::agree)
+      .def_readonly("not_covered", &comm_report::not_covered)
+      .def_readonly("findings", &comm_report::findings)
+      .def_property_readonly("report", [](const comm_report& r) { return to_report(r, 0); })
+      .def(
+          "to_text", [](const comm_report& r, std::size_t top) { return to_text(r, top); },
+          py::arg("top") = 10, "As `tdiag shard report` prints it.")
+      .def(
+          "to_json", [](const comm_report& r, std::size_t top) { return to_json(r, top); },
+          py::arg("top") = 0, "As `tdiag shard report --json` (tensordiag.shard_report/v1).");
+
+  m.def(
+      "shard_report",
+      [](const std::string& path) {
+        return build_comm_report(read_case_file_strict(path), path, [](std::int64_t b) {
+          return trace::format_bytes(static_cast<std::uint64_t>(b < 0 ? 0 : b));
+        });
+      },
+      py::arg("path"), py::call_guard<py::gil_scoped_release>());
+}
+
 } // namespace
 
 void bind_dtensor(py::module_& m) {
@@ -313,6 +402,7 @@ void bind_dtensor(py::module_& m) {
   bind_mesh_and_spec(m);
   bind_propagation(m);
   bind_cases(m);
+  bind_comm_report(m);
 }
 
 } // namespace tdiag::python

@@ -26,6 +26,11 @@ RedistributionPlan = core.RedistributionPlan
 RedistributeStep = core.RedistributeStep
 CaseAnswer = core.CaseAnswer
 CaseCheck = core.CaseCheck
+CommReport = core.CommReport
+CommLine = core.CommLine
+CommCause = core.CommCause
+PlacementFix = core.PlacementFix
+RecordedRedistribution = core.RecordedRedistribution
 
 
 class Shard(Placement):
@@ -92,8 +97,22 @@ def check_cases_text(text: str) -> CaseCheck:
     return core.check_cases_text(text)
 
 
+def report(path) -> CommReport:
+    """Where a recorded DTensor program communicates and why, as ``tdiag shard report``.
+
+    ``path`` is a recording (``tensordiag.torch.record_dtensor``'s JSONL case file). The result
+    holds ``lines`` (user source lines ranked by redistributed bytes, each with the ``causes``:
+    op, argument, placements, collectives and the ``fix`` propagation knows), ``findings``
+    (disagreements with PyTorch), ``not_covered`` ops, ``.report`` (a tensordiag.report.Report),
+    ``to_text(top)`` and ``to_json(top)``. Raises InputError naming file:line for a malformed
+    recording.
+    """
+    return core.shard_report(str(path))
+
+
 __all__ = [
     "Placement", "Shard", "Replicate", "Partial", "DeviceMesh", "TensorSpec", "Propagation",
     "RedistributionPlan", "RedistributeStep", "CaseAnswer", "CaseCheck", "ShardingError",
-    "propagate", "explain", "check_cases", "check_cases_text",
+    "CommReport", "CommLine", "CommCause", "PlacementFix", "RecordedRedistribution",
+    "propagate", "explain", "check_cases", "check_cases_text", "report",
 ]

@@ -13,7 +13,8 @@
 #   STDOUT_REGEX        a regular expression stdout must match
 #   JSON_COUNT          a tensordiag report (OUTPUT_FILE, else stdout) with this many diagnostics
 #   JSON_FIELDS         name=value pairs separated by '|' that one diagnostic of that report has
-#   JSON_MEMBERS        key=value pairs separated by '|': top-level members of that JSON document
+#   JSON_MEMBERS        key=value pairs separated by '|': members of that JSON document, a key
+#                       path's parts separated by '/' (lines/0/line)
 cmake_policy(VERSION 3.25)
 string(REPLACE "|" ";" args "${ARGS}")
 execute_process(COMMAND "${TDIAG}" ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -96,7 +97,8 @@ if(DEFINED JSON_MEMBERS)
   string(REPLACE "|" ";" wanted "${JSON_MEMBERS}")
   foreach(pair IN LISTS wanted)
     string(REGEX MATCH "^([^=]+)=(.*)$" ignored "${pair}")
-    string(JSON value ERROR_VARIABLE missing GET "${json}" ${CMAKE_MATCH_1})
+    string(REPLACE "/" ";" member_path "${CMAKE_MATCH_1}")
+    string(JSON value ERROR_VARIABLE missing GET "${json}" ${member_path})
     if(missing OR NOT value STREQUAL CMAKE_MATCH_2)
       message(FATAL_ERROR "${CMAKE_MATCH_1} is '${value}', expected '${CMAKE_MATCH_2}'\n${shown}")
     endif()
@@ -104,7 +106,7 @@ if(DEFINED JSON_MEMBERS)
 endif()
 
 if(DEFINED GITHUB_FILE)
-  file(STRINGS "${GITHUB_FILE}" lines)
+  file(STRINGS "${GITHUB_FILE}" lines ENCODING UTF-8)
   list(LENGTH lines count)
   if(count EQUAL 0)
     message(FATAL_ERROR "${GITHUB_FILE}: no workflow commands")

@@ -43,3 +43,43 @@ tdiag_cli_test(validate.mutations FAMILY shard EXPECT_RC 0 ARGS "shard|validate|
   CHECKS "-DSTDERR_REGEX=16 of 16 wrong rules caught")
 tdiag_cli_test(validate.unknown_op FAMILY shard EXPECT_RC 2 ARGS "shard|validate|--op|nosuch"
   CHECKS "-DSTDERR_REGEX=no sharding rule for nosuch")
+
+# report: the hand-written MLP recording (tests/data/dtensor): the ranked lines, the fix, the JSON
+# schema, and the findings in every report format; a malformed recording is one line, exit 2.
+set(recording "${PROJECT_SOURCE_DIR}/tests/data/dtensor/mlp_recording.jsonl")
+tdiag_cli_test(report.text FAMILY shard EXPECT_RC 0 ARGS "shard|report|${recording}"
+  CHECKS "-DSTDOUT_REGEX=^15 records \\(600 op calls\\); 2 source lines redistributed 3.75 MiB per rank in 80 collectives \\([^\n]*mlp_recording.jsonl\\)\n.*  1      2.50 MiB      40  all_gather×40 +samples/dtensor_mlp/train.py:41 +aten.mm.default\n  2      1.25 MiB      40  all_reduce×40 +samples/dtensor_mlp/train.py:52 .*fix: produce `self` \\(arg 0\\) as R on mesh dim 1 \\(tp\\) \\(it arrives as S\\(1\\)\\), so aten.mm.default needs no all_gather: saves 64.00 KiB per rank per call × 40 calls\n.*propagation: 14 recorded ops checked, 14 agree with PyTorch, 0 findings; 1 not covered \\(aten.addcmul_.default ×1\\)")
+tdiag_cli_test(report.top FAMILY shard EXPECT_RC 0 ARGS "shard|report|${recording}|--top|1"
+  CHECKS "-DSTDOUT_REGEX=\\.\\.\\. 1 more lines \\(--top 0 lists all\\)")
+tdiag_cli_test(report.json FAMILY shard EXPECT_RC 0
+  ARGS "shard|report|${recording}|--json|-o|${out}/mlp_report.json"
+  CHECKS "-DOUTPUT_FILE=${out}/mlp_report.json"
+         "-DJSON_MEMBERS=schema=tensordiag.shard_report/v1|records=15|calls=600|bytes=3932160|lines/0/line=41|lines/0/bytes=2621440|lines/0/causes/0/arg_name=self|lines/0/causes/0/redistributions/0/collective=all_gather|lines/0/causes/0/fix/placements/1=R|lines/1/line=52|propagation/agree=14")
+tdiag_cli_test(report.sarif FAMILY shard EXPECT_RC 0
+  ARGS "shard|report|${recording}|--to|sarif|-o|${out}/mlp_report.sarif"
+  CHECKS "-DOUTPUT_FILE=${out}/mlp_report.sarif" FIXTURE tdiag_cli_shard_sarif)
+tdiag_cli_test(report.github FAMILY shard EXPECT_RC 0
+  ARGS "shard|report|${recording}|--to|github|-o|${out}/mlp_report.github"
+  CHECKS "-DGITHUB_FILE=${out}/mlp_report.github")
+tdiag_cli_test(report.core_text FAMILY shard EXPECT_RC 0
+  ARGS "shard|report|${recording}|--to|text|--top|1"
+  CHECKS "-DSTDOUT_REGEX=^samples/dtensor_mlp/train.py:41: warning: this line redistributes 2.50 MiB per rank in 40 collectives \\(all_gather×40\\) before aten.mm.default \\[TDIAG-DT-401\\]\n.*  hint: produce `self` \\(arg 0\\) as R on mesh dim 1 \\(tp\\)")
+tdiag_cli_test(report.core_json FAMILY shard EXPECT_RC 0 ARGS "shard|report|${recording}|--to|json"
+  CHECKS -DJSON_COUNT=2 "-DJSON_FIELDS=rank=1|bytes=2621440|count=40")
+tdiag_cli_test(report.malformed FAMILY shard EXPECT_RC 2
+  ARGS "shard|report|${cases}/bad_recording.jsonl"
+  CHECKS -DONE_LINE_ERROR=ON
+         "-DSTDERR_REGEX=bad_recording.jsonl:1: malformed case 'r1': calls must be an integer\n$")
+tdiag_cli_test(report.json_and_to FAMILY shard EXPECT_RC 2
+  ARGS "shard|report|${recording}|--json|--to|sarif")
+# check works on a recording: the op without a rule is its one rejection.
+tdiag_cli_test(check.recording FAMILY shard EXPECT_RC 1 ARGS "shard|check|${recording}|--score"
+  CHECKS "-DSTDERR_REGEX=score: 14/15 cases agree.*15 cases, 1 rejected, 0 malformed lines")
+if(TDIAG_PYTHON3)
+  add_test(NAME tensordiag.test.cli.shard.report.sarif_schema
+           COMMAND "${TDIAG_PYTHON3}" "${CMAKE_CURRENT_SOURCE_DIR}/validate_json.py"
+                   "${PROJECT_SOURCE_DIR}/tests/data/sarif-schema-2.1.0.json"
+                   "${out}/mlp_report.sarif")
+  set_tests_properties(tensordiag.test.cli.shard.report.sarif_schema PROPERTIES
+                       LABELS cli FIXTURES_REQUIRED tdiag_cli_shard_sarif SKIP_RETURN_CODE 77)
+endif()

@@ -70,6 +70,22 @@ TEST(ScoreAnswers, CountsRejectedUserErrorsAsAgreement) {
   EXPECT_DOUBLE_EQ(s.agreement(), 1.0);
 }
 
+TEST(ScoreAnswers, ScoresAnUnclassifiedRejectionEitherWay) {
+  dtensor_case c;
+  c.id = "u";
+  c.call.op = "aten.mm.default";
+  c.expect = case_expectation{};
+  c.expect->ok = false; // a recording without `class`
+  case_answer accepted;
+  accepted.ok = true;
+  const auto s = score_answers({c, c}, {accepted, case_answer{}});
+  EXPECT_EQ(s.unknown_cases, 2u);
+  EXPECT_EQ(s.unknown_rejected, 1u);
+  EXPECT_EQ(s.user_error_cases, 0u);
+  EXPECT_TRUE(s.disagreements.empty());
+  EXPECT_DOUBLE_EQ(s.agreement(), 1.0);
+}
+
 TEST(ScoreAnswers, ComparesShapesAndPlacements) {
   dtensor_case c;
   c.id = "y";

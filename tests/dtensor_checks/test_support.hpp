@@ -7,11 +7,17 @@
 #include <tensordiag/dtensor_checks/explain.hpp>
 #include <tensordiag/dtensor_checks/propagate.hpp>
 
+#include <filesystem>
 #include <initializer_list>
 #include <string>
 #include <string_view>
 
 namespace tdiag::dtensor::test {
+
+/// The hand-written recording of a 2-D tensor-parallel MLP (tests/data/dtensor).
+inline std::filesystem::path mlp_recording() {
+  return std::filesystem::path(TDIAG_SOURCE_DIR) / "tests/data/dtensor/mlp_recording.jsonl";
+}
 
 /// `call("aten.mm.default", "2,4", {"f32[12,1] (S(0),P(sum))", "f32[1,16] (R,S(1))"})`: every
 /// argument in `tdiag shard explain --arg` notation.

@@ -7,8 +7,9 @@ import json
 import pytest
 
 import tensordiag
+from conftest import SOURCE_DIR
 from tensordiag.dtensor import (DeviceMesh, Partial, Placement, Replicate, Shard, ShardingError,
-                                TensorSpec, check_cases, explain, propagate)
+                                TensorSpec, check_cases, explain, propagate, report)
 
 CORPUS = "golden/dtensor_cases.jsonl"
 
@@ -128,4 +129,68 @@ def test_check_cases_unreadable(tmp_path, tdiag):
     with pytest.raises(tensordiag.InputError) as info:
         check_cases(tmp_path / "none.jsonl")
     cli = tdiag("shard", "check", tmp_path / "none.jsonl", check_status=2)
+    assert cli.stderr.strip().splitlines()[-1] == f"tdiag: {info.value}"
+
+
+RECORDING = "tests/data/dtensor/mlp_recording.jsonl"
+
+
+def test_report_ranks_lines_names_the_argument_and_the_fix(tdiag):
+    path = SOURCE_DIR / RECORDING
+    r = report(path)
+    assert (r.records, r.calls, r.bytes, r.count) == (15, 600, 3932160, 80)
+    assert [(l.file, l.line) for l in r.lines] == [("samples/dtensor_mlp/train.py", 41),
+                                                   ("samples/dtensor_mlp/train.py", 52)]
+    first = r.lines[0]
+    assert (first.bytes, first.count, first.comms) == (65536 * 40, 40, {"all_gather": 40})
+    assert first.function == "forward" and first.code == "h = x @ self.w1"
+    cause = first.causes[0]
+    assert (cause.op, cause.arg, cause.item, cause.arg_name) == ("aten.mm.default", 0, None, "self")
+    assert cause.arrived == [Shard(0), Shard(1)]
+    step = cause.redistributions[0]
+    assert (step.mesh_dim, step.src, step.dst, step.collective, step.bytes_per_rank) == (
+        1, Shard(1), Replicate(), "all_gather", 65536)
+    assert (cause.bytes_per_call, cause.calls, cause.bytes, cause.ids) == (65536, 40, 2621440,
+                                                                           ["r000001"])
+    assert cause.fix.placements == [Shard(0), Replicate()] and cause.fix.same_output
+    assert cause.suggestion.endswith("needs no all_gather: saves 64.00 KiB per rank per call × "
+                                     "40 calls")
+    assert (r.checked, r.agree, r.findings) == (14, 14, [])
+    assert r.not_covered == {"aten.addcmul_.default": 1}
+    # The same text, JSON and report as the CLI.
+    assert r.to_text() == tdiag("shard", "report", path, check_status=0).stdout
+    assert r.to_text(1) == tdiag("shard", "report", path, "--top", "1", check_status=0).stdout
+    assert json.loads(r.to_json()) == json.loads(
+        tdiag("shard", "report", path, "--json", check_status=0).stdout)
+    doc = json.loads(r.to_json(1))
+    assert doc["schema"] == "tensordiag.shard_report/v1" and len(doc["lines"]) == 1
+    assert isinstance(r.report, tensordiag.report.Report)
+    codes = [d.code for d in r.report.diagnostics]
+    assert codes == ["TDIAG-DT-401", "TDIAG-DT-401"]
+    assert r.report.diagnostics[0].hint == cause.suggestion
+    sarif = json.loads(tdiag("shard", "report", path, "--to", "sarif", check_status=0).stdout)
+    assert len(sarif["runs"][0]["results"]) == len(json.loads(r.report.to_sarif())["runs"][0][
+        "results"]) == 2
+
+
+def test_report_findings_and_malformed_recordings(tmp_path, tdiag):
+    rec = tmp_path / "rec.jsonl"
+    rec.write_text(json.dumps({
+        "id": "r1", "op": "aten.mm.default", "mesh": [4],
+        "args": [{"tensor": {"shape": [8, 8], "placements": ["S(0)"]}},
+                 {"tensor": {"shape": [8, 8], "placements": ["S(0)"]}}],
+        "expect": {"ok": True, "outputs": [{"shape": [8, 8], "placements": ["R"]}],
+                   "comms": {"all_gather": 1}},
+        "source": {"file": "m.py", "line": 7}}) + "\n")
+    r = report(rec)
+    assert [d.code for d in r.findings] == ["TDIAG-DT-402"]
+    assert r.findings[0].message == ("aten.mm.default: PyTorch produced [8, 8] [R], tensordiag's "
+                                     "propagation [8, 8] [S(0)]")
+    assert r.lines == [] and r.checked == 1 and r.agree == 0
+    assert "TDIAG-DT-402 m.py:7: aten.mm.default" in r.to_text()
+    rec.write_text('{"id":"r1","op":"aten.relu.default","mesh":[4],"args":[],"calls":0}\n')
+    with pytest.raises(tensordiag.InputError) as info:
+        report(rec)
+    assert str(info.value) == f"{rec}:1: malformed case 'r1': calls must be at least 1, not 0"
+    cli = tdiag("shard", "report", rec, check_status=2)
     assert cli.stderr.strip().splitlines()[-1] == f"tdiag: {info.value}"

@@ -28,107 +28,142 @@ struct view_propagation {
   placement_list output;
 };
 
-// `op_text` describes the view for messages, e.g. `view [6, 3]→[18]`.
-view_propagation propagate_dims(const rule_context& ctx, const tensor_spec& in, const dim_map& map,
-                                bool strict, const std::string& op_text) {
-  const auto& mesh = ctx.mesh();
-  const auto nm = mesh.ndim();
-  const auto& ps = in.placements;
-  std::vector<bool> seen(in.ndim(), false);
-  for (const auto& s : map) {
-    for (auto d : s.dims)
-      seen[static_cast<std::size_t>(d)] = true;
-  }
-  std::vector<std::vector<bool>> shardable(in.ndim());
-  for (std::size_t d = 0; d < in.ndim(); ++d)
-    shardable[d].assign(nm, seen[d]);
-  auto sharding_mesh_dim = [&](std::int64_t d) -> std::ptrdiff_t {
-    for (std::size_t m = 0; m < ps.size(); ++m) {
-      if (ps[m].is_shard(static_cast<std::int32_t>(d)))
+// What every step of propagate_dims() sees: the call, the input, the view's description for
+// messages (`view [6, 3]→[18]`), and which input dim may stay sharded on which mesh dim.
+struct dims_state {
+  const rule_context& ctx;
+  const tensor_spec& in;
+  bool strict = false;
+  const std::string& op_text;
+  std::vector<std::vector<bool>> shardable; ///< [input dim][mesh dim]
+
+  [[nodiscard]] const placement_list& ps() const noexcept { return in.placements; }
+  // The mesh dim that shards input dim `d`, or -1.
+  [[nodiscard]] std::ptrdiff_t sharding_mesh_dim(std::int64_t d) const {
+    for (std::size_t m = 0; m < ps().size(); ++m) {
+      if (ps()[m].is_shard(static_cast<std::int32_t>(d)))
         return static_cast<std::ptrdiff_t>(m);
     }
     return -1;
-  };
-  auto flatten_first = [&](const std::vector<std::int64_t>& dims) -> std::int64_t {
-    for (std::size_t i = 0; i < dims.size(); ++i) {
-      const auto d = dims[i];
-      bool can_shard = true;
-      const auto m = sharding_mesh_dim(d);
-      if (i > 0) {
+  }
+};
+
+// The fields every view diagnostic carries, then the rejection.
+[[noreturn]] void fail_view(const dims_state& st, error_class cls, diagnostic diag,
+                            std::size_t mesh_dim) {
+  diag.add_field("arg_index", std::int64_t{0});
+  diag.add_field("arg", st.ctx.arg_name(0));
+  diag.add_field("mesh_dim", static_cast<std::int64_t>(mesh_dim));
+  diag.add_field("placements", to_string(st.ps()));
+  diag.add_field("shape", to_string(st.in.shape()));
+  st.ctx.fail(cls, std::move(diag));
+}
+
+// A strict view merging input dim `d`, sharded on mesh dim `m`, into an earlier dim.
+[[noreturn]] void flatten_sharded(const dims_state& st, const std::vector<std::int64_t>& dims,
+                                  std::int64_t d, std::size_t m) {
+  const auto& ps = st.ps();
+  std::vector<std::string> merged;
+  for (auto x : dims)
+    merged.push_back(fmt::format("{} (size {})", x, st.in.shape()[static_cast<std::size_t>(x)]));
+  auto relaxed = ps;
+  for (auto& p : relaxed) {
+    if (p.is_shard(static_cast<std::int32_t>(d)))
+      p = placement::replicate();
+  }
+  auto diag = make_diagnostic(
+      codes::flatten_sharded, st.ctx.call().op, error_class::user_error,
+      "view would merge a sharded dim that is not the leftmost of its group",
+      fmt::format("{}: {}: dims {} would be merged into one output dim, and dim {} is {} "
+                  "on {}; only the "
+                  "leftmost dim of a merged group may stay sharded, because each rank's "
+                  "slice of dim {} is "
+                  "not a contiguous block of the merged dim. A strict view cannot reshard.",
+                  st.op_text, st.ctx.describe_input(0), fmt::join(merged, ", "), d,
+                  to_string(ps[m]), st.ctx.mesh().dim_label(m), d),
+      fmt::format("x.redistribute(mesh, {}) before the view, or use x.reshape(...) which "
+                  "redistributes "
+                  "by itself",
+                  placement_names(relaxed)));
+  fail_view(st, error_class::user_error, std::move(diag), m);
+}
+
+// A strict view merging the unevenly sharded leading dim `d` (mesh dim `m`) with later dims.
+[[noreturn]] void flatten_uneven(const dims_state& st, const std::vector<std::int64_t>& dims,
+                                 std::int64_t d, std::size_t m) {
+  const auto& ps = st.ps();
+  const auto size = st.in.shape()[static_cast<std::size_t>(d)];
+  const auto n = st.ctx.mesh().size(m);
+  std::vector<std::int64_t> chunks;
+  for (std::int64_t r = 0; r < n; ++r)
+    chunks.push_back(chunk_of(size, n, r).size);
+  auto relaxed = ps;
+  relaxed[m] = placement::replicate();
+  auto diag = make_diagnostic(
+      codes::flatten_uneven, st.ctx.call().op, error_class::user_error,
+      "view would merge an unevenly sharded dim",
+      fmt::format("{}: {}: dim {} (size {}) is {} on {} ({} ranks), so the ranks hold [{}] rows; "
+                  "merging "
+                  "it with dims {} would give ranks blocks that do not line up with an even "
+                  "split of "
+                  "the merged dim. A strict view cannot reshard.",
+                  st.op_text, st.ctx.describe_input(0), d, size, to_string(ps[m]),
+                  st.ctx.mesh().dim_label(m), n, fmt::join(chunks, ", "),
+                  fmt::join(std::vector<std::int64_t>(dims.begin() + 1, dims.end()), ", ")),
+      fmt::format("x.redistribute(mesh, {}) before the view, pad dim {} to a multiple of "
+                  "{}, or use "
+                  "x.reshape(...)",
+                  placement_names(relaxed), d, n));
+  fail_view(st, error_class::user_error, std::move(diag), m);
+}
+
+// A sharded size-1 input dim that the view broadcasts (mesh dim `m` shards it).
+[[noreturn]] void expand_sharded(const dims_state& st, const placement& p, std::size_t m) {
+  // PyTorch fails here with a bare KeyError (`0`): a sharded size-1 dim is broadcast.
+  auto relaxed = st.ps();
+  relaxed[m] = placement::replicate();
+  auto diag = make_diagnostic(
+      codes::expand_sharded, st.ctx.call().op, error_class::limitation,
+      "expand of a sharded size-1 dim",
+      fmt::format("{}: {}: dim {} has size 1 and is {} on {} (only one rank holds its "
+                  "element), but it is "
+                  "broadcast to a larger size; PyTorch does not replicate it by itself",
+                  st.op_text, st.ctx.describe_input(0), p.dim, to_string(p),
+                  st.ctx.mesh().dim_label(m)),
+      fmt::format("x.redistribute(mesh, {}) before expanding (a size-1 dim gains nothing from "
+                  "sharding)",
+                  placement_names(relaxed)));
+  fail_view(st, error_class::limitation, std::move(diag), m);
+}
+
+// A group of input dims merged into one output dim: only the leftmost may stay sharded, and only
+// when it splits evenly; a strict view refuses either instead. Returns the leftmost dim.
+std::int64_t flatten_first(dims_state& st, const std::vector<std::int64_t>& dims) {
+  const auto nm = st.ctx.mesh_ndim();
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    const auto d = dims[i];
+    bool can_shard = true;
+    const auto m = st.sharding_mesh_dim(d);
+    if (i > 0) {
+      can_shard = false;
+      if (st.strict && m >= 0)
+        flatten_sharded(st, dims, d, static_cast<std::size_t>(m));
+    } else if (m >= 0) {
+      const auto size = st.in.shape()[static_cast<std::size_t>(d)];
+      if (size % st.ctx.mesh().size(static_cast<std::size_t>(m)) != 0) {
         can_shard = false;
-        if (strict && m >= 0) {
-          std::vector<std::string> merged;
-          for (auto x : dims)
-            merged.push_back(
-                fmt::format("{} (size {})", x, in.shape()[static_cast<std::size_t>(x)]));
-          auto relaxed = ps;
-          for (auto& p : relaxed) {
-            if (p.is_shard(static_cast<std::int32_t>(d)))
-              p = placement::replicate();
-          }
-          auto diag = make_diagnostic(
-              codes::flatten_sharded, ctx.call().op, error_class::user_error,
-              "view would merge a sharded dim that is not the leftmost of its group",
-              fmt::format("{}: {}: dims {} would be merged into one output dim, and dim {} is {} "
-                          "on {}; only the "
-                          "leftmost dim of a merged group may stay sharded, because each rank's "
-                          "slice of dim {} is "
-                          "not a contiguous block of the merged dim. A strict view cannot reshard.",
-                          op_text, ctx.describe_input(0), fmt::join(merged, ", "), d,
-                          to_string(ps[static_cast<std::size_t>(m)]),
-                          mesh.dim_label(static_cast<std::size_t>(m)), d),
-              fmt::format("x.redistribute(mesh, {}) before the view, or use x.reshape(...) which "
-                          "redistributes "
-                          "by itself",
-                          placement_names(relaxed)));
-          diag.add_field("arg_index", std::int64_t{0});
-          diag.add_field("arg", ctx.arg_name(0));
-          diag.add_field("mesh_dim", static_cast<std::int64_t>(m));
-          diag.add_field("placements", to_string(ps));
-          diag.add_field("shape", to_string(in.shape()));
-          ctx.fail(error_class::user_error, std::move(diag));
-        }
-      } else if (m >= 0) {
-        const auto size = in.shape()[static_cast<std::size_t>(d)];
-        const auto n = mesh.size(static_cast<std::size_t>(m));
-        if (size % n != 0) {
-          can_shard = false;
-          if (strict) {
-            std::vector<std::int64_t> chunks;
-            for (std::int64_t r = 0; r < n; ++r)
-              chunks.push_back(chunk_of(size, n, r).size);
-            auto relaxed = ps;
-            relaxed[static_cast<std::size_t>(m)] = placement::replicate();
-            auto diag = make_diagnostic(
-                codes::flatten_uneven, ctx.call().op, error_class::user_error,
-                "view would merge an unevenly sharded dim",
-                fmt::format(
-                    "{}: {}: dim {} (size {}) is {} on {} ({} ranks), so the ranks hold [{}] rows; "
-                    "merging "
-                    "it with dims {} would give ranks blocks that do not line up with an even "
-                    "split of "
-                    "the merged dim. A strict view cannot reshard.",
-                    op_text, ctx.describe_input(0), d, size,
-                    to_string(ps[static_cast<std::size_t>(m)]),
-                    mesh.dim_label(static_cast<std::size_t>(m)), n, fmt::join(chunks, ", "),
-                    fmt::join(std::vector<std::int64_t>(dims.begin() + 1, dims.end()), ", ")),
-                fmt::format("x.redistribute(mesh, {}) before the view, pad dim {} to a multiple of "
-                            "{}, or use "
-                            "x.reshape(...)",
-                            placement_names(relaxed), d, n));
-            diag.add_field("arg_index", std::int64_t{0});
-            diag.add_field("arg", ctx.arg_name(0));
-            diag.add_field("mesh_dim", static_cast<std::int64_t>(m));
-            diag.add_field("placements", to_string(ps));
-            diag.add_field("shape", to_string(in.shape()));
-            ctx.fail(error_class::user_error, std::move(diag));
-          }
-        }
+        if (st.strict)
+          flatten_uneven(st, dims, d, static_cast<std::size_t>(m));
       }
-      shardable[static_cast<std::size_t>(d)].assign(nm, can_shard);
     }
-    return dims.front();
-  };
+    st.shardable[static_cast<std::size_t>(d)].assign(nm, can_shard);
+  }
+  return dims.front();
+}
+
+// Input dim → the output dim a Shard of it follows to.
+std::map<std::int64_t, std::int64_t> follow_dims(dims_state& st, const dim_map& map) {
+  const auto& mesh = st.ctx.mesh();
   std::map<std::int64_t, std::int64_t> shard_dim_map;
   for (std::size_t o = 0; o < map.size(); ++o) {
     const auto& s = map[o];
@@ -138,18 +173,18 @@ view_propagation propagate_dims(const rule_context& ctx, const tensor_spec& in, 
       in_dim = s.dims.front();
       break;
     case dim_kind::flatten:
-      in_dim = flatten_first(s.dims);
+      in_dim = flatten_first(st, s.dims);
       break;
     case dim_kind::split: {
       std::int64_t inner = -1;
       if (s.dims.size() == 1)
         inner = s.dims.front();
       else if (s.dims.size() > 1)
-        inner = flatten_first(s.dims);
+        inner = flatten_first(st, s.dims);
       if (s.split_id == 0 && inner >= 0) {
         const auto out_size = s.group[0];
-        for (std::size_t m = 0; m < nm; ++m)
-          shardable[static_cast<std::size_t>(inner)][m] = out_size % mesh.size(m) == 0;
+        for (std::size_t m = 0; m < mesh.ndim(); ++m)
+          st.shardable[static_cast<std::size_t>(inner)][m] = out_size % mesh.size(m) == 0;
         in_dim = inner;
       }
       break;
@@ -161,10 +196,27 @@ view_propagation propagate_dims(const rule_context& ctx, const tensor_spec& in, 
     if (in_dim >= 0)
       shard_dim_map[in_dim] = static_cast<std::int64_t>(o);
   }
+  return shard_dim_map;
+}
+
+// `op_text` describes the view for messages, e.g. `view [6, 3]→[18]`.
+view_propagation propagate_dims(const rule_context& ctx, const tensor_spec& in, const dim_map& map,
+                                bool strict, const std::string& op_text) {
+  const auto nm = ctx.mesh_ndim();
+  const auto& ps = in.placements;
+  std::vector<bool> seen(in.ndim(), false);
+  for (const auto& s : map) {
+    for (auto d : s.dims)
+      seen[static_cast<std::size_t>(d)] = true;
+  }
+  dims_state st{ctx, in, strict, op_text, std::vector<std::vector<bool>>(in.ndim())};
+  for (std::size_t d = 0; d < in.ndim(); ++d)
+    st.shardable[d].assign(nm, seen[d]);
+  const auto shard_dim_map = follow_dims(st, map);
   view_propagation r;
   for (std::size_t m = 0; m < ps.size(); ++m) {
     const auto& p = ps[m];
-    r.input_target.push_back(p.is_shard() && !shardable[static_cast<std::size_t>(p.dim)][m]
+    r.input_target.push_back(p.is_shard() && !st.shardable[static_cast<std::size_t>(p.dim)][m]
                                  ? placement::replicate()
                                  : p);
   }
@@ -175,27 +227,8 @@ view_propagation propagate_dims(const rule_context& ctx, const tensor_spec& in, 
       continue;
     }
     auto it = shard_dim_map.find(p.dim);
-    if (it == shard_dim_map.end()) {
-      // PyTorch fails here with a bare KeyError (`0`): a sharded size-1 dim is broadcast.
-      auto relaxed = ps;
-      relaxed[m] = placement::replicate();
-      auto diag = make_diagnostic(
-          codes::expand_sharded, ctx.call().op, error_class::limitation,
-          "expand of a sharded size-1 dim",
-          fmt::format("{}: {}: dim {} has size 1 and is {} on {} (only one rank holds its "
-                      "element), but it is "
-                      "broadcast to a larger size; PyTorch does not replicate it by itself",
-                      op_text, ctx.describe_input(0), p.dim, to_string(p), mesh.dim_label(m)),
-          fmt::format("x.redistribute(mesh, {}) before expanding (a size-1 dim gains nothing from "
-                      "sharding)",
-                      placement_names(relaxed)));
-      diag.add_field("arg_index", std::int64_t{0});
-      diag.add_field("arg", ctx.arg_name(0));
-      diag.add_field("mesh_dim", static_cast<std::int64_t>(m));
-      diag.add_field("placements", to_string(ps));
-      diag.add_field("shape", to_string(in.shape()));
-      ctx.fail(error_class::limitation, std::move(diag));
-    }
+    if (it == shard_dim_map.end())
+      expand_sharded(st, p, m);
     r.output.push_back(placement::shard(static_cast<std::int32_t>(it->second)));
   }
   return r;

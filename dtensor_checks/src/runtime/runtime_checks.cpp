@@ -131,6 +131,115 @@ std::string value_text(const unsigned char* p, dtype type) {
   }
 }
 
+// Rank 0 reports a Replicate mesh dim whose ranks hold different byte counts (`sizes` by
+// coordinate along mesh dim m).
+void report_sizes(context& ctx, std::size_t m, const std::vector<std::int64_t>& all, int n) {
+  std::vector<std::string> sizes;
+  for (int r = 0; r < n; ++r)
+    sizes.push_back(fmt::format("{}", all[2 * static_cast<std::size_t>(r)]));
+  if (ctx.comms.dim(m).rank() != 0)
+    return;
+  add(ctx, codes::replica_divergence, "replicas have different sizes",
+      fmt::format("{} {} is Replicate on {} but the group's local tensors have {} bytes (by "
+                  "coordinate)",
+                  ctx.options.tensor_name, to_string(ctx.spec), ctx.comms.mesh().dim_label(m),
+                  fmt::join(sizes, ", ")),
+      "every rank of a Replicate mesh dim must hold the same tensor")
+      .add_field("mesh_dim", static_cast<std::int64_t>(m));
+}
+
+// Second pass: block hashes find the first block of `block_bytes` that differs anywhere in the
+// group along mesh dim m.
+std::int64_t first_differing_block(context& ctx, std::size_t m, std::int64_t block_bytes) {
+  auto& c = ctx.comms.dim(m);
+  const auto n = c.size();
+  auto hashes = ctx.backend.block_hashes(ctx.local.data, ctx.local.bytes(), block_bytes);
+  const auto count = static_cast<std::int64_t>(hashes.size());
+  std::vector<std::uint64_t> every(hashes.size() * static_cast<std::size_t>(n));
+  c.all_gather(hashes.data(), every.data(), count, dtype::int64);
+  std::int64_t first = -1;
+  for (std::int64_t b = 0; b < count && first < 0; ++b) {
+    for (int r = 1; r < n; ++r) {
+      if (every[static_cast<std::size_t>(r * count + b)] != every[static_cast<std::size_t>(b)])
+        first = b;
+    }
+  }
+  return first < 0 ? 0 : first; // equal block hashes but different totals: scan block 0
+}
+
+// The ranks of the group holding the majority value of element e of the gathered block; a tie
+// goes to the value of coordinate 0. Empty when all ranks agree.
+std::vector<int> majority_of(const std::vector<unsigned char>& group, std::int64_t block_bytes,
+                             std::int64_t e, std::int64_t esize, int n) {
+  std::map<std::string, std::vector<int>> by_value;
+  for (int r = 0; r < n; ++r) {
+    const auto* p = group.data() + static_cast<std::size_t>(r * block_bytes + e * esize);
+    by_value[std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(esize))]
+        .push_back(r);
+  }
+  if (by_value.size() == 1)
+    return {};
+  const std::vector<int>* majority = nullptr;
+  for (const auto& [v, ranks] : by_value) {
+    if (!majority || ranks.size() > majority->size() ||
+        (ranks.size() == majority->size() && ranks.front() == 0)) {
+      majority = &ranks;
+    }
+  }
+  return *majority;
+}
+
+// This rank's element e of the gathered block (at byte `offset` of the local tensor) differs
+// from the majority's: the finding, with local, flat and global indices and the agreeing ranks.
+void report_divergence(context& ctx, std::size_t m, const std::vector<unsigned char>& group,
+                       std::int64_t block_bytes, std::int64_t offset, std::int64_t e,
+                       const std::vector<int>& majority) {
+  const auto& c = ctx.comms.dim(m);
+  const auto& mesh = ctx.comms.mesh();
+  const auto esize = itemsize(ctx.local.type);
+  const auto flat = offset / esize + e;
+  const auto index = unflatten(flat, ctx.local.shape);
+  const auto view = local_shape_and_offset(ctx.spec, mesh, ctx.comms.coordinate());
+  shape_t global = index;
+  for (std::size_t d = 0; d < global.size() && d < view.offset.size(); ++d)
+    global[d] += view.offset[d];
+  auto coord_of = [&](int r) {
+    auto coord = ctx.comms.coordinate();
+    coord[m] = r;
+    std::int64_t w = 0;
+    for (std::size_t k = 0; k < coord.size(); ++k)
+      w = w * mesh.size(k) + coord[k];
+    return w;
+  };
+  std::vector<std::int64_t> agree;
+  for (int r : majority)
+    agree.push_back(coord_of(r));
+  const auto* mine_p = group.data() + static_cast<std::size_t>(c.rank() * block_bytes + e * esize);
+  const auto* ref_p =
+      group.data() + static_cast<std::size_t>(majority.front() * block_bytes + e * esize);
+  auto& d = add(
+      ctx, codes::replica_divergence, "replicated tensor differs across ranks",
+      fmt::format(
+          "rank {} {} is Replicate on {} but differs from ranks {}: first difference at local "
+          "element {} (flat {}, global {}): rank {} has {}, ranks {} have {}",
+          ctx.rank(), ctx.options.tensor_name, mesh.dim_label(m), fmt::join(agree, ", "),
+          to_string(index), flat, to_string(global), ctx.rank(), value_text(mine_p, ctx.local.type),
+          fmt::join(agree, ", "), value_text(ref_p, ctx.local.type)),
+      "a replica diverged: look for a rank-dependent op (dropout seed, non-deterministic kernel, "
+      "a "
+      "missed all-reduce) on this rank; broadcast from a good rank to resync");
+  d.add_field("mesh_dim", static_cast<std::int64_t>(m));
+  d.add_field("index", to_string(index));
+  d.add_field("flat_index", flat);
+  d.add_field("global_index", to_string(global));
+  field_value::list others;
+  for (auto r : agree)
+    others.emplace_back(r);
+  d.add_field("agreeing_ranks", std::move(others));
+}
+
+// First pass: sizes and whole-tensor hashes; then the differing block; then, in that block's
+// gathered bytes, the first element where ranks differ.
 void check_replicas(context& ctx, std::size_t m) {
   auto& c = ctx.comms.dim(m);
   const auto n = c.size();
@@ -147,42 +256,16 @@ void check_replicas(context& ctx, std::size_t m) {
   }
   if (same)
     return;
-  const auto& mesh = ctx.comms.mesh();
   if (!same_size) {
-    std::vector<std::string> sizes;
-    for (int r = 0; r < n; ++r)
-      sizes.push_back(fmt::format("{}", all[2 * static_cast<std::size_t>(r)]));
-    if (c.rank() == 0) {
-      add(ctx, codes::replica_divergence, "replicas have different sizes",
-          fmt::format("{} {} is Replicate on {} but the group's local tensors have {} bytes (by "
-                      "coordinate)",
-                      ctx.options.tensor_name, to_string(ctx.spec), mesh.dim_label(m),
-                      fmt::join(sizes, ", ")),
-          "every rank of a Replicate mesh dim must hold the same tensor")
-          .add_field("mesh_dim", static_cast<std::int64_t>(m));
-    }
+    report_sizes(ctx, m, all, n);
     return;
   }
-  // Second pass: block hashes find the first block that differs anywhere in the group.
   const auto esize = itemsize(ctx.local.type);
   const auto numel_local = numel(ctx.local.shape);
   const auto blocks = std::max<std::int64_t>(1, std::min(ctx.options.hash_blocks, numel_local));
   const auto per_block = ((numel_local + blocks - 1) / blocks);
   const auto block_bytes = ((per_block * esize + 3) / 4) * 4;
-  auto hashes = ctx.backend.block_hashes(ctx.local.data, bytes, block_bytes);
-  const auto count = static_cast<std::int64_t>(hashes.size());
-  std::vector<std::uint64_t> every(hashes.size() * static_cast<std::size_t>(n));
-  c.all_gather(hashes.data(), every.data(), count, dtype::int64);
-  std::int64_t first = -1;
-  for (std::int64_t b = 0; b < count && first < 0; ++b) {
-    for (int r = 1; r < n; ++r) {
-      if (every[static_cast<std::size_t>(r * count + b)] != every[static_cast<std::size_t>(b)])
-        first = b;
-    }
-  }
-  if (first < 0)
-    first = 0; // equal block hashes but different totals cannot happen; scan block 0
-  // Third pass: gather that block's bytes and find the first element where ranks differ.
+  const auto first = first_differing_block(ctx, m, block_bytes);
   const auto offset = first * block_bytes;
   const auto len = std::min(block_bytes, bytes - offset);
   std::vector<unsigned char> block(static_cast<std::size_t>(block_bytes), 0);
@@ -190,65 +273,11 @@ void check_replicas(context& ctx, std::size_t m) {
   std::vector<unsigned char> group(block.size() * static_cast<std::size_t>(n));
   c.all_gather(block.data(), group.data(), block_bytes, dtype::uint8);
   for (std::int64_t e = 0; e * esize < len; ++e) {
-    std::map<std::string, std::vector<int>> by_value;
-    for (int r = 0; r < n; ++r) {
-      const auto* p = group.data() + static_cast<std::size_t>(r * block_bytes + e * esize);
-      by_value[std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(esize))]
-          .push_back(r);
-    }
-    if (by_value.size() == 1)
+    const auto majority = majority_of(group, block_bytes, e, esize, n);
+    if (majority.empty())
       continue;
-    // The majority value is taken as correct; a tie goes to the value of coordinate 0.
-    const std::vector<int>* majority = nullptr;
-    for (const auto& [v, ranks] : by_value) {
-      if (!majority || ranks.size() > majority->size() ||
-          (ranks.size() == majority->size() && ranks.front() == 0)) {
-        majority = &ranks;
-      }
-    }
-    if (std::find(majority->begin(), majority->end(), c.rank()) != majority->end())
-      return;
-    const auto flat = offset / esize + e;
-    const auto index = unflatten(flat, ctx.local.shape);
-    const auto view = local_shape_and_offset(ctx.spec, mesh, ctx.comms.coordinate());
-    shape_t global = index;
-    for (std::size_t d = 0; d < global.size() && d < view.offset.size(); ++d)
-      global[d] += view.offset[d];
-    auto coord_of = [&](int r) {
-      auto coord = ctx.comms.coordinate();
-      coord[m] = r;
-      std::int64_t w = 0;
-      for (std::size_t k = 0; k < coord.size(); ++k)
-        w = w * mesh.size(k) + coord[k];
-      return w;
-    };
-    std::vector<std::int64_t> agree;
-    for (int r : *majority)
-      agree.push_back(coord_of(r));
-    const auto* mine_p =
-        group.data() + static_cast<std::size_t>(c.rank() * block_bytes + e * esize);
-    const auto* ref_p =
-        group.data() + static_cast<std::size_t>(majority->front() * block_bytes + e * esize);
-    auto& d = add(
-        ctx, codes::replica_divergence, "replicated tensor differs across ranks",
-        fmt::format(
-            "rank {} {} is Replicate on {} but differs from ranks {}: first difference at local "
-            "element {} (flat {}, global {}): rank {} has {}, ranks {} have {}",
-            ctx.rank(), ctx.options.tensor_name, mesh.dim_label(m), fmt::join(agree, ", "),
-            to_string(index), flat, to_string(global), ctx.rank(),
-            value_text(mine_p, ctx.local.type), fmt::join(agree, ", "),
-            value_text(ref_p, ctx.local.type)),
-        "a replica diverged: look for a rank-dependent op (dropout seed, non-deterministic kernel, "
-        "a "
-        "missed all-reduce) on this rank; broadcast from a good rank to resync");
-    d.add_field("mesh_dim", static_cast<std::int64_t>(m));
-    d.add_field("index", to_string(index));
-    d.add_field("flat_index", flat);
-    d.add_field("global_index", to_string(global));
-    field_value::list others;
-    for (auto r : agree)
-      others.emplace_back(r);
-    d.add_field("agreeing_ranks", std::move(others));
+    if (std::find(majority.begin(), majority.end(), c.rank()) == majority.end())
+      report_divergence(ctx, m, group, block_bytes, offset, e, majority);
     return;
   }
 }

@@ -92,24 +92,29 @@ validation_result fail(std::string_view code, std::string title, std::string mes
   return v;
 }
 
-validation_result run_claim(const op_call& call, const strategy_claim& claim,
-                            const reference_op& ref, const validation_options& options) {
-  const auto& mesh = call.mesh;
-  const auto& s = claim.strategy;
-  const auto inputs = tensor_inputs(call);
-  if (s.inputs.size() != inputs.size() || s.outputs.empty()) {
-    dtensor::detail::throw_input(
-        codes::tensor_misuse, "strategy does not fit the call",
-        fmt::format(
-            "{}: the strategy lists {} inputs and {} outputs; the call has {} tensor inputs",
-            call.op, s.inputs.size(), s.outputs.size(), inputs.size()));
-  }
-  std::mt19937_64 rng(options.seed ^ mix(std::hash<std::string>{}(call.op)));
-  sim_args full = make_inputs(call, ref, rng);
+// The claim's inputs and outputs, as every step of run_claim() sees them.
+struct claim_run {
+  const op_call& call;
+  const strategy_claim& claim;
+  const reference_op& ref;
+  const validation_options& options;
+  std::vector<tensor_input> inputs;
+  std::vector<tensor_spec> in_specs;
+  std::vector<tensor_spec> out_specs;
 
-  // The reference: float tensors promoted to float64.
-  sim_args full64 = full;
-  for (auto& a : full64) {
+  [[nodiscard]] const candidate_strategy& strategy() const noexcept { return claim.strategy; }
+  [[nodiscard]] const device_mesh& mesh() const noexcept { return call.mesh; }
+  [[nodiscard]] validation_result failed(std::string_view code, std::string title,
+                                         std::string message, std::string hint) const {
+    return fail(code, std::move(title), std::move(message), std::move(hint), call, claim.strategy);
+  }
+};
+
+// The reference outputs on the full inputs, float tensors promoted to float64; nullopt when the
+// reference rejects them (the claim is then not applicable).
+std::optional<std::vector<dense_tensor>> reference_outputs(sim_args full, const reference_op& ref,
+                                                           validation_result& not_applicable) {
+  for (auto& a : full) {
     if (a.kind == arg_kind::tensor && a.tensor.is_floating())
       a.tensor = a.tensor.to(dtype::float64);
     for (auto& t : a.tensors) {
@@ -117,21 +122,21 @@ validation_result run_claim(const op_call& call, const strategy_claim& claim,
         t = t.to(dtype::float64);
     }
   }
-  std::vector<dense_tensor> expected;
   try {
-    expected = ref.run(full64);
+    return ref.run(full);
   } catch (const tdiag::error& e) {
-    validation_result v;
-    v.status = validation_status::not_applicable;
-    v.failure = e.report().diagnostics.front();
-    return v;
+    not_applicable.status = validation_status::not_applicable;
+    not_applicable.failure = e.report().diagnostics.front();
+    return std::nullopt;
   }
+}
 
-  // Every rank's local inputs: the claimed placements, with mesh dims the op gathers itself
-  // replaced by Replicate.
-  std::vector<tensor_spec> in_specs;
+// Every rank's local input pieces: the claimed placements, with mesh dims the op gathers itself
+// replaced by Replicate. Fills run.in_specs and run.out_specs.
+std::vector<std::vector<dense_tensor>> distribute_inputs(claim_run& run, const sim_args& full) {
+  const auto& s = run.strategy();
   std::vector<std::vector<dense_tensor>> pieces;
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
+  for (std::size_t k = 0; k < run.inputs.size(); ++k) {
     auto ps = s.inputs[k];
     // A masked partial input (embedding's indices) holds the replicated indices; the local op
     // masks them against its rows, as PyTorch's _MaskPartial does.
@@ -139,37 +144,44 @@ validation_result run_claim(const op_call& call, const strategy_claim& claim,
       if (p.is_partial() && p.masked)
         p = placement::replicate();
     }
-    for (const auto& c : claim.op_collectives) {
+    for (const auto& c : run.claim.op_collectives) {
       if (c.comm == collective::all_gather && c.mesh_dim < ps.size() && ps[c.mesh_dim].is_shard()) {
         ps[c.mesh_dim] = placement::replicate();
       }
     }
-    in_specs.push_back(tensor_spec{inputs[k].spec->meta, s.inputs[k]});
-    const auto& arg = full[inputs[k].arg_index];
-    const auto& t = inputs[k].in_list ? arg.tensors[inputs[k].list_index] : arg.tensor;
-    pieces.push_back(distribute(t, ps, mesh, options.seed ^ mix(k + 1)));
+    run.in_specs.push_back(tensor_spec{run.inputs[k].spec->meta, s.inputs[k]});
+    const auto& arg = full[run.inputs[k].arg_index];
+    const auto& t = run.inputs[k].in_list ? arg.tensors[run.inputs[k].list_index] : arg.tensor;
+    pieces.push_back(distribute(t, ps, run.mesh(), run.options.seed ^ mix(k + 1)));
   }
-  std::vector<tensor_spec> out_specs;
-  for (std::size_t j = 0; j < claim.outputs.size(); ++j) {
-    out_specs.push_back(
-        tensor_spec{claim.outputs[j], s.outputs.size() == 1 ? s.outputs[0] : s.outputs.at(j)});
+  for (std::size_t j = 0; j < run.claim.outputs.size(); ++j) {
+    run.out_specs.push_back(
+        tensor_spec{run.claim.outputs[j], s.outputs.size() == 1 ? s.outputs[0] : s.outputs.at(j)});
   }
+  return pieces;
+}
 
-  const auto ranks = mesh.num_devices();
-  std::vector<std::vector<dense_tensor>> local_out(claim.outputs.size());
-  for (std::int64_t r = 0; r < ranks; ++r) {
+// Runs the op on every rank's pieces; local_out[j] gets output j of every rank, rank order.
+std::optional<validation_result> run_ranks(const claim_run& run, const sim_args& full,
+                                           const std::vector<std::vector<dense_tensor>>& pieces,
+                                           std::vector<std::vector<dense_tensor>>& local_out) {
+  const auto& call = run.call;
+  const auto& mesh = run.mesh();
+  const auto& s = run.strategy();
+  local_out.assign(run.claim.outputs.size(), {});
+  for (std::int64_t r = 0; r < mesh.num_devices(); ++r) {
     sim_args local = full;
-    for (std::size_t k = 0; k < inputs.size(); ++k) {
-      auto& arg = local[inputs[k].arg_index];
-      (inputs[k].in_list ? arg.tensors[inputs[k].list_index] : arg.tensor) =
+    for (std::size_t k = 0; k < run.inputs.size(); ++k) {
+      auto& arg = local[run.inputs[k].arg_index];
+      (run.inputs[k].in_list ? arg.tensors[run.inputs[k].list_index] : arg.tensor) =
           pieces[k][static_cast<std::size_t>(r)];
     }
     std::vector<dense_tensor> outs;
     try {
-      const local_context ctx{call, in_specs, out_specs, mesh, r};
-      outs = ref.run_local ? ref.run_local(local, ctx) : ref.run(local);
+      const local_context ctx{call, run.in_specs, run.out_specs, mesh, r};
+      outs = run.ref.run_local ? run.ref.run_local(local, ctx) : run.ref.run(local);
     } catch (const tdiag::error& e) {
-      return fail(
+      return run.failed(
           codes::local_op_failed, "the op fails on a rank's local pieces",
           fmt::format("{} with strategy {} on mesh {}: rank {} (coordinate {}) cannot run the op "
                       "on its local "
@@ -177,118 +189,162 @@ validation_result run_claim(const op_call& call, const strategy_claim& claim,
                       call.op, to_string(s), mesh.to_string(), r, to_string(mesh.coordinate(r)),
                       e.what()),
           "the claimed input placements leave a rank with pieces the op cannot take; replicate the "
-          "dims the op needs whole",
-          call, s);
+          "dims the op needs whole");
     }
-    if (outs.size() != claim.outputs.size()) {
-      return fail(
+    if (outs.size() != run.claim.outputs.size()) {
+      return run.failed(
           codes::wrong_local_shape, "a rank produces a different number of outputs",
           fmt::format(
               "{} with strategy {} on mesh {}: rank {} produces {} outputs, the claim has {}",
-              call.op, to_string(s), mesh.to_string(), r, outs.size(), claim.outputs.size()),
-          "the op's output count depends on a sharded size; replicate that dim", call, s);
+              call.op, to_string(s), mesh.to_string(), r, outs.size(), run.claim.outputs.size()),
+          "the op's output count depends on a sharded size; replicate that dim");
     }
     for (std::size_t j = 0; j < outs.size(); ++j)
       local_out[j].push_back(std::move(outs[j]));
   }
+  return std::nullopt;
+}
 
+// Output j's local pieces do not assemble under the claimed placements.
+validation_result assembly_failure(const claim_run& run, std::size_t j,
+                                   const assembly_issue& issue) {
+  const auto& call = run.call;
+  const auto& mesh = run.mesh();
+  const auto& s = run.strategy();
+  const auto& spec = run.out_specs[j];
+  auto label = mesh.dim_label(issue.mesh_dim);
+  if (issue.what == assembly_issue::kind::local_shape) {
+    auto v = run.failed(
+        codes::wrong_local_shape, "a rank's local output does not fit the claimed placements",
+        fmt::format("{} with strategy {} on mesh {}: output {} claims {} for global shape {}, so "
+                    "rank "
+                    "{} "
+                    "(coordinate {}) should hold a local {} but holds {}; {} placement {} breaks",
+                    call.op, to_string(s), mesh.to_string(), j, to_string(spec.placements),
+                    to_string(spec.shape()), issue.rank, to_string(mesh.coordinate(issue.rank)),
+                    to_string(issue.expected_shape), to_string(issue.actual_shape), label,
+                    to_string(spec.placements[issue.mesh_dim])),
+        "the output is sharded differently than claimed on that mesh dim");
+    v.failure->add_field("rank", issue.rank);
+    v.failure->add_field("mesh_dim", static_cast<std::int64_t>(issue.mesh_dim));
+    v.broken_mesh_dims = {issue.mesh_dim};
+    return v;
+  }
+  auto v = run.failed(
+      codes::replica_mismatch, "ranks claimed to be replicas disagree",
+      fmt::format(
+          "{} with strategy {} on mesh {}: output {} claims {} on {}, but rank {} holds {} and "
+          "rank {} holds {} at index {} (of the tensor gathered over later mesh dims)",
+          call.op, to_string(s), mesh.to_string(), j, to_string(spec.placements[issue.mesh_dim]),
+          label, issue.rank, fmt_value(issue.value), issue.other_rank, fmt_value(issue.other_value),
+          to_string(issue.index)),
+      fmt::format(
+          "the output is not Replicate on {}: it is still a pending reduction or a shard there",
+          label));
+  v.failure->add_field("rank", issue.rank);
+  v.failure->add_field("other_rank", issue.other_rank);
+  v.failure->add_field("mesh_dim", static_cast<std::int64_t>(issue.mesh_dim));
+  v.failure->add_field("index", to_string(issue.index));
+  v.failure->add_field("expected", issue.other_value);
+  v.failure->add_field("actual", issue.value);
+  v.broken_mesh_dims = {issue.mesh_dim};
+  return v;
+}
+
+// Output j assembled to `got`; the first element that differs from the reference `want`.
+std::optional<validation_result> compare_values(const claim_run& run, std::size_t j,
+                                                const dense_tensor& want, const dense_tensor& got,
+                                                const std::vector<dense_tensor>& locals) {
+  const auto& call = run.call;
+  const auto& mesh = run.mesh();
+  const auto& s = run.strategy();
+  const auto& spec = run.out_specs[j];
+  if (want.shape() != got.shape()) {
+    return run.failed(codes::wrong_local_shape, "assembled output has the wrong shape",
+                      fmt::format("{} with strategy {} on mesh {}: output {} assembles to shape {} "
+                                  "but the reference gives {}",
+                                  call.op, to_string(s), mesh.to_string(), j,
+                                  to_string(got.shape()), to_string(want.shape())),
+                      "the rule's output shape is wrong");
+  }
+  const double rtol = rtol_for(spec.meta.type, run.options);
+  double scale = 1e-30;
+  for (std::int64_t i = 0; i < want.numel(); ++i) {
+    if (std::isfinite(want.flat(i)))
+      scale = std::max(scale, std::abs(want.flat(i)));
+  }
+  for (std::int64_t i = 0; i < want.numel(); ++i) {
+    const double e = want.flat(i);
+    const double a = got.flat(i);
+    if ((std::isnan(e) && std::isnan(a)) || e == a ||
+        std::abs(a - e) <= rtol * (std::abs(e) + scale))
+      continue;
+    shape_t index(want.ndim());
+    auto rest = i;
+    for (std::size_t d = want.ndim(); d-- > 0;) {
+      index[d] = rest % want.shape()[d];
+      rest /= want.shape()[d];
+    }
+    const auto site = locate(locals, spec, mesh, index);
+    auto v = run.failed(
+        codes::wrong_values, "the strategy computes wrong values",
+        fmt::format("{} with strategy {} on mesh {}: output {} element {} should be {} (float64 "
+                    "reference "
+                    "on the full tensors) but the claimed placements {} assemble to {}{}",
+                    call.op, to_string(s), mesh.to_string(), j, to_string(index), fmt_value(e),
+                    to_string(spec.placements), fmt_value(a),
+                    site.rank >= 0
+                        ? fmt::format("; rank {} (coordinate {}) holds it at local index {} = {}",
+                                      site.rank, to_string(mesh.coordinate(site.rank)),
+                                      to_string(site.local_index), fmt_value(site.local_value))
+                        : std::string()),
+        "the op does not commute with the claimed placements; fix the rule for the mesh dims "
+        "named");
+    v.failure->add_field("output", static_cast<std::int64_t>(j));
+    v.failure->add_field("index", to_string(index));
+    v.failure->add_field("expected", e);
+    v.failure->add_field("actual", a);
+    if (site.rank >= 0) {
+      v.failure->add_field("rank", site.rank);
+      v.failure->add_field("local_index", to_string(site.local_index));
+    }
+    return v;
+  }
+  return std::nullopt;
+}
+
+// Reference on the full inputs, the op on every rank's pieces, the pieces assembled under the
+// claimed output placements and compared element by element.
+validation_result run_claim(const op_call& call, const strategy_claim& claim,
+                            const reference_op& ref, const validation_options& options) {
+  claim_run run{call, claim, ref, options, tensor_inputs(call), {}, {}};
+  const auto& s = claim.strategy;
+  if (s.inputs.size() != run.inputs.size() || s.outputs.empty()) {
+    dtensor::detail::throw_input(
+        codes::tensor_misuse, "strategy does not fit the call",
+        fmt::format(
+            "{}: the strategy lists {} inputs and {} outputs; the call has {} tensor inputs",
+            call.op, s.inputs.size(), s.outputs.size(), run.inputs.size()));
+  }
+  std::mt19937_64 rng(options.seed ^ mix(std::hash<std::string>{}(call.op)));
+  const sim_args full = make_inputs(call, ref, rng);
+  validation_result not_applicable;
+  const auto expected = reference_outputs(full, ref, not_applicable);
+  if (!expected)
+    return not_applicable;
+  const auto pieces = distribute_inputs(run, full);
+  std::vector<std::vector<dense_tensor>> local_out;
+  if (auto failure = run_ranks(run, full, pieces, local_out))
+    return std::move(*failure);
   for (std::size_t j = 0; j < claim.outputs.size(); ++j) {
-    const auto& spec = out_specs[j];
-    const double rtol = rtol_for(spec.meta.type, options);
+    const auto& spec = run.out_specs[j];
     assembly_issue issue;
-    auto got = assemble(local_out[j], spec.placements, mesh, spec.shape(), rtol, issue);
-    if (!got) {
-      auto label = mesh.dim_label(issue.mesh_dim);
-      if (issue.what == assembly_issue::kind::local_shape) {
-        auto v = fail(
-            codes::wrong_local_shape, "a rank's local output does not fit the claimed placements",
-            fmt::format(
-                "{} with strategy {} on mesh {}: output {} claims {} for global shape {}, so rank "
-                "{} "
-                "(coordinate {}) should hold a local {} but holds {}; {} placement {} breaks",
-                call.op, to_string(s), mesh.to_string(), j, to_string(spec.placements),
-                to_string(spec.shape()), issue.rank, to_string(mesh.coordinate(issue.rank)),
-                to_string(issue.expected_shape), to_string(issue.actual_shape), label,
-                to_string(spec.placements[issue.mesh_dim])),
-            "the output is sharded differently than claimed on that mesh dim", call, s);
-        v.failure->add_field("rank", issue.rank);
-        v.failure->add_field("mesh_dim", static_cast<std::int64_t>(issue.mesh_dim));
-        v.broken_mesh_dims = {issue.mesh_dim};
-        return v;
-      }
-      auto v = fail(
-          codes::replica_mismatch, "ranks claimed to be replicas disagree",
-          fmt::format(
-              "{} with strategy {} on mesh {}: output {} claims {} on {}, but rank {} holds {} and "
-              "rank {} holds {} at index {} (of the tensor gathered over later mesh dims)",
-              call.op, to_string(s), mesh.to_string(), j,
-              to_string(spec.placements[issue.mesh_dim]), label, issue.rank, fmt_value(issue.value),
-              issue.other_rank, fmt_value(issue.other_value), to_string(issue.index)),
-          fmt::format(
-              "the output is not Replicate on {}: it is still a pending reduction or a shard there",
-              label),
-          call, s);
-      v.failure->add_field("rank", issue.rank);
-      v.failure->add_field("other_rank", issue.other_rank);
-      v.failure->add_field("mesh_dim", static_cast<std::int64_t>(issue.mesh_dim));
-      v.failure->add_field("index", to_string(issue.index));
-      v.failure->add_field("expected", issue.other_value);
-      v.failure->add_field("actual", issue.value);
-      v.broken_mesh_dims = {issue.mesh_dim};
-      return v;
-    }
-    const auto& want = expected.at(j);
-    if (want.shape() != got->shape()) {
-      return fail(codes::wrong_local_shape, "assembled output has the wrong shape",
-                  fmt::format("{} with strategy {} on mesh {}: output {} assembles to shape {} but "
-                              "the reference gives {}",
-                              call.op, to_string(s), mesh.to_string(), j, to_string(got->shape()),
-                              to_string(want.shape())),
-                  "the rule's output shape is wrong", call, s);
-    }
-    double scale = 1e-30;
-    for (std::int64_t i = 0; i < want.numel(); ++i) {
-      if (std::isfinite(want.flat(i)))
-        scale = std::max(scale, std::abs(want.flat(i)));
-    }
-    for (std::int64_t i = 0; i < want.numel(); ++i) {
-      const double e = want.flat(i);
-      const double a = got->flat(i);
-      if ((std::isnan(e) && std::isnan(a)) || e == a ||
-          std::abs(a - e) <= rtol * (std::abs(e) + scale))
-        continue;
-      shape_t index(want.ndim());
-      auto rest = i;
-      for (std::size_t d = want.ndim(); d-- > 0;) {
-        index[d] = rest % want.shape()[d];
-        rest /= want.shape()[d];
-      }
-      const auto site = locate(local_out[j], spec, mesh, index);
-      auto v = fail(
-          codes::wrong_values, "the strategy computes wrong values",
-          fmt::format("{} with strategy {} on mesh {}: output {} element {} should be {} (float64 "
-                      "reference "
-                      "on the full tensors) but the claimed placements {} assemble to {}{}",
-                      call.op, to_string(s), mesh.to_string(), j, to_string(index), fmt_value(e),
-                      to_string(spec.placements), fmt_value(a),
-                      site.rank >= 0
-                          ? fmt::format("; rank {} (coordinate {}) holds it at local index {} = {}",
-                                        site.rank, to_string(mesh.coordinate(site.rank)),
-                                        to_string(site.local_index), fmt_value(site.local_value))
-                          : std::string()),
-          "the op does not commute with the claimed placements; fix the rule for the mesh dims "
-          "named",
-          call, s);
-      v.failure->add_field("output", static_cast<std::int64_t>(j));
-      v.failure->add_field("index", to_string(index));
-      v.failure->add_field("expected", e);
-      v.failure->add_field("actual", a);
-      if (site.rank >= 0) {
-        v.failure->add_field("rank", site.rank);
-        v.failure->add_field("local_index", to_string(site.local_index));
-      }
-      return v;
-    }
+    auto got = assemble(local_out[j], spec.placements, call.mesh, spec.shape(),
+                        rtol_for(spec.meta.type, options), issue);
+    if (!got)
+      return assembly_failure(run, j, issue);
+    if (auto failure = compare_values(run, j, expected->at(j), *got, local_out[j]))
+      return std::move(*failure);
   }
   return {};
 }
@@ -365,6 +421,7 @@ sim_args make_inputs(const op_call& call, const reference_op& reference, std::mt
       args.push_back(sim_arg::of_float(a.float_value));
       break;
     case arg_kind::none:
+    case arg_kind::string_value: // no reference op reads a string kwarg
       args.emplace_back();
       break;
     }

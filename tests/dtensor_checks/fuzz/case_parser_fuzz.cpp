@@ -2,11 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // libFuzzer target for the case reader and the spec notation: the input is parsed as JSONL
-// cases (each readable case is also propagated and answered) and, line by line, as placement,
+// cases (each readable case is also propagated and answered, and the whole file reported as a
+// recording by tdiag shard report) and, line by line, as placement,
 // spec, mesh and --arg notation. Any input must be answered or rejected with a diagnostic,
 // never crash, leak or hit undefined behaviour.
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/dtensor_checks/case_io.hpp>
+#include <tensordiag/dtensor_checks/comm_report.hpp>
 #include <tensordiag/dtensor_checks/explain.hpp>
 #include <tensordiag/dtensor_checks/propagate.hpp>
 
@@ -32,6 +34,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   for (const auto& e : file.errors)
     (void)to_jsonl(e);
+  // A recording's report: grouping, fixes (propagation of every candidate) and renderings.
+  const auto comm = build_comm_report(file, "fuzz");
+  (void)to_text(comm, 0);
+  (void)to_json(comm, 0);
+  (void)to_report(comm, 0);
   std::size_t start = 0;
   while (start < text.size()) {
     auto end = text.find('\n', start);

@@ -1,9 +1,11 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// The case corpus (../shared/README.md): JSONL cases in, JSONL answers out. Reading uses
-// simdjson's on-demand parser; a malformed line is reported with its line number and the rest
-// still read.
+// The case corpus (../shared/README.md): JSONL cases in, JSONL answers out. A recording of a
+// PyTorch program (tensordiag.torch.record_dtensor) is a case file whose lines also carry the
+// user's source line, the redistributions PyTorch ran and a call count (docs/dtensor.md). Reading
+// uses simdjson's on-demand parser; a malformed line is reported with its line number and the
+// field that is wrong, and the rest still read.
 #pragma once
 
 #include <tensordiag/dtensor_checks/errors.hpp>
@@ -31,16 +33,41 @@ struct case_expectation {
   bool ok = true;
   std::vector<output_record> outputs;
   comm_counts comms;
-  std::string error_class; ///< `user_error` or `limitation` when !ok
+  std::string error_class; ///< `user_error` or `limitation` when !ok; empty = unknown
   std::string error_type;  ///< `RuntimeError`, `AssertionError`, ...
   std::string error;       ///< PyTorch's message
 };
 
+/// The user's frame that issued a recorded op (the first frame outside torch and tensordiag).
+struct source_frame {
+  std::string file;
+  std::int64_t line = 0; ///< 1-based; 0 when unknown
+  std::string function;
+  std::string code; ///< the source text of the line
+  friend bool operator==(const source_frame&, const source_frame&) = default;
+};
+
+/// One mesh-dim transform PyTorch ran on an input of a recorded op before the op.
+struct recorded_redistribution {
+  std::size_t arg = 0;             ///< index into op_call::args
+  std::optional<std::size_t> item; ///< the element of a `tensors` argument
+  std::size_t mesh_dim = 0;
+  placement from;
+  placement to;
+  collective comm = collective::none;
+  std::int64_t bytes_per_rank = 0; ///< as redistribute_step::bytes_per_rank
+  friend bool operator==(const recorded_redistribution&, const recorded_redistribution&) = default;
+};
+
 struct dtensor_case {
   std::string id;
-  op_call call;
+  op_call call; ///< the mesh carries `mesh_dim_names` when the line has them
   std::optional<case_expectation> expect;
   std::size_t line = 0; ///< 1-based line in the file
+  // A recording's extra fields (absent in the golden corpus).
+  std::optional<source_frame> source;
+  std::vector<recorded_redistribution> redistributions; ///< for one call
+  std::int64_t calls = 1; ///< identical records merged by the recorder
 };
 
 /// A line that could not be read.
@@ -60,6 +87,9 @@ struct case_file {
 /// Reads (tdiag::read_input_file: "-" is standard input, within the memory budget) and parses a
 /// file; throws tdiag::input_error when it cannot be read.
 [[nodiscard]] case_file read_case_file(const std::filesystem::path& path);
+/// read_case_file() that also throws tdiag::input_error (TDIAG-DT-020) for the first malformed
+/// line, as one line `PATH:LINE: malformed case 'ID': what is wrong`.
+[[nodiscard]] case_file read_case_file_strict(const std::filesystem::path& path);
 /// Parses one case line; throws tdiag::input_error with a message on malformed input.
 [[nodiscard]] dtensor_case parse_case_line(std::string_view line);
 

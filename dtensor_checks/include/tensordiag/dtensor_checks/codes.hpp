@@ -3,7 +3,8 @@
 //
 // The registry of dtensor_checks' stable diagnostic codes, TDIAG-DT-NNN: 0NN sharding
 // propagation (errors.hpp), 1NN numerical validation on a simulated mesh, 2NN runtime checks on
-// real ranks, 3NN communicators and plan execution. Never renumber: CI suppressions key on them.
+// real ranks, 3NN communicators and plan execution, 4NN reports on recorded programs
+// (comm_report.hpp). Never renumber: CI suppressions key on them.
 #pragma once
 
 #include <tensordiag/core/codes.hpp>
@@ -40,6 +41,10 @@ inline constexpr std::string_view comm_failed = "TDIAG-DT-301";
 inline constexpr std::string_view nccl_failed = "TDIAG-DT-302";
 inline constexpr std::string_view id_exchange = "TDIAG-DT-303";
 inline constexpr std::string_view plan_execution = "TDIAG-DT-304";
+inline constexpr std::string_view recorded_redistribution = "TDIAG-DT-401";
+inline constexpr std::string_view recorded_outputs = "TDIAG-DT-402";
+inline constexpr std::string_view recorded_comms = "TDIAG-DT-403";
+inline constexpr std::string_view recorded_rejection = "TDIAG-DT-404";
 
 /// Every code of dtensor_checks.
 inline constexpr code_entry table[] = {
@@ -74,5 +79,9 @@ inline constexpr code_entry table[] = {
     {nccl_failed, "an NCCL call returned an error"},
     {id_exchange, "the NCCL unique id could not be exchanged"},
     {plan_execution, "a plan step cannot be executed"},
+    {recorded_redistribution, "a source line made PyTorch redistribute"},
+    {recorded_outputs, "PyTorch's output placements differ from ours"},
+    {recorded_comms, "PyTorch's collectives differ from ours"},
+    {recorded_rejection, "PyTorch and tensordiag disagree on rejecting"},
 };
 } // namespace tdiag::dtensor::codes

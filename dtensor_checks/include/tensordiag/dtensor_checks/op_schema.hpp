@@ -21,7 +21,8 @@ enum class arg_kind : std::uint8_t {
   ints,
   float_value,
   bool_value,
-  none
+  none,
+  string_value ///< a flattened string kwarg of a recording (`approximate="tanh"`)
 };
 
 [[nodiscard]] std::string_view to_string(arg_kind kind) noexcept;
@@ -34,6 +35,7 @@ struct op_arg {
   std::int64_t int_value = 0;       ///< kind == int_value (also bool as 0/1)
   std::vector<std::int64_t> ints;   ///< kind == ints
   double float_value = 0.0;         ///< kind == float_value
+  std::string text;                 ///< kind == string_value
 
   [[nodiscard]] static op_arg of(tensor_spec spec);
   [[nodiscard]] static op_arg of(std::vector<tensor_spec> specs);
@@ -41,10 +43,11 @@ struct op_arg {
   [[nodiscard]] static op_arg of_ints(std::vector<std::int64_t> v);
   [[nodiscard]] static op_arg of_float(double v);
   [[nodiscard]] static op_arg of_bool(bool v);
+  [[nodiscard]] static op_arg of_string(std::string v);
   [[nodiscard]] bool is_tensor() const noexcept { return kind == arg_kind::tensor; }
 };
 
-/// `f32[4, 2] (R)`, `[f32[4] (R), f32[2] (R)]`, `3`, `[1, 2]`, `2.0`, `True`, `None`.
+/// `f32[4, 2] (R)`, `[f32[4] (R), f32[2] (R)]`, `3`, `[1, 2]`, `2.0`, `True`, `None`, `'tanh'`.
 [[nodiscard]] std::string to_string(const op_arg& arg);
 /// PyTorch's form inside "Sharding propagation failed for ...": `Spec(f32[4, 2](R))`, `[1, 2]`.
 [[nodiscard]] std::string to_torch_string(const op_arg& arg);

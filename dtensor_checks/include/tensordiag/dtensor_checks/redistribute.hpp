@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,9 @@ namespace tdiag::dtensor {
 enum class collective : std::uint8_t { none, all_gather, all_reduce, reduce_scatter, all_to_all };
 
 [[nodiscard]] std::string_view to_string(collective c) noexcept;
+/// The inverse of to_string(collective), also taking `none` for a local step; std::nullopt for
+/// anything else.
+[[nodiscard]] std::optional<collective> parse_collective(std::string_view text) noexcept;
 
 /// What a step cannot do (PyTorch raises at redistribution time).
 enum class step_problem : std::uint8_t {

@@ -3,7 +3,8 @@
 //
 // Scoring answers against the corpus as ../shared/README.md describes: ok cases agree when the
 // outputs (shapes and placements) are equal, user_error cases when rejected; limitation cases
-// go either way; collective counts are scored apart over the ok cases.
+// (and rejections a recording could not classify) go either way; collective counts are scored apart
+// over the ok cases.
 #pragma once
 
 #include <tensordiag/dtensor_checks/case_io.hpp>
@@ -28,12 +29,14 @@ struct corpus_score {
   std::size_t user_error_rejected = 0;
   std::size_t limitation_cases = 0;
   std::size_t limitation_rejected = 0;
-  std::size_t comms_agree = 0; ///< among ok cases whose outputs agree or not
+  std::size_t unknown_cases = 0;    ///< rejected by PyTorch without a `class` (a recording)
+  std::size_t unknown_rejected = 0; ///< scored like limitations: either answer agrees
+  std::size_t comms_agree = 0;      ///< among ok cases whose outputs agree or not
   std::map<std::string, op_score> per_op;
   std::vector<std::string> disagreements;       ///< `id op: why`
   std::vector<std::string> comms_disagreements; ///< `id op: ours vs theirs`
 
-  /// (ok_agree + user_error_rejected + limitation_cases) / total.
+  /// (ok_agree + user_error_rejected + limitation_cases + unknown_cases) / total.
   [[nodiscard]] double agreement() const noexcept;
   /// comms_agree / ok_cases.
   [[nodiscard]] double comms_agreement() const noexcept;

@@ -1,0 +1,340 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Building a comm_report: group the recorded redistributions by user line and cause, look for a
+// placement that avoids each (propagating the call with it), and compare every record with our
+// propagation. The renderings are in comm_report_output.cpp.
+#include <tensordiag/dtensor_checks/comm_report.hpp>
+#include <tensordiag/dtensor_checks/propagate.hpp>
+#include <tensordiag/dtensor_checks/scoring.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <tuple>
+#include <utility>
+
+namespace tdiag::dtensor {
+namespace {
+
+std::string plain_bytes(std::int64_t bytes) {
+  return fmt::format("{} bytes", bytes);
+}
+
+// Sums and products of recorded counts saturate: a recording is outside input, and its sizes
+// and call counts are only bounded one by one.
+constexpr std::int64_t saturated = std::numeric_limits<std::int64_t>::max();
+std::int64_t sat_add(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  return __builtin_add_overflow(a, b, &out) ? saturated : out;
+}
+std::int64_t sat_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  return __builtin_mul_overflow(a, b, &out) ? saturated : out;
+}
+
+placement_list unmasked(placement_list ps) {
+  for (auto& p : ps)
+    p.masked = false;
+  return ps;
+}
+
+// The flattened input index (tensor_inputs order) of args[arg] (item k of a list).
+std::size_t input_index(const op_call& call, std::size_t arg, std::optional<std::size_t> item) {
+  const auto inputs = tensor_inputs(call);
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    if (inputs[k].arg_index == arg && inputs[k].list_index == item.value_or(0))
+      return k;
+  }
+  return inputs.size();
+}
+
+tensor_spec& input_spec(op_call& call, std::size_t arg, std::optional<std::size_t> item) {
+  auto& a = call.args.at(arg);
+  return a.kind == arg_kind::tensors ? a.tensors.at(item.value_or(0)) : a.tensor;
+}
+
+// True when `from` becomes `to` by local steps only (a chunk or a partition).
+bool converts_locally(const device_mesh& mesh, const tensor_meta& meta, const placement_list& from,
+                      const placement_list& to) {
+  const auto plan =
+      plan_redistribution(mesh, meta, from, to, mesh_topology::build(mesh), plan_options{});
+  return plan.first_problem() == nullptr &&
+         std::all_of(plan.steps.begin(), plan.steps.end(),
+                     [](const redistribute_step& s) { return s.comm == collective::none; });
+}
+
+// What PyTorch produced for the first output, else what our propagation produces.
+std::optional<placement_list> wanted_output(const dtensor_case& c, const propagation_result& base) {
+  if (c.expect && c.expect->ok && !c.expect->outputs.empty())
+    return unmasked(c.expect->outputs.front().placements);
+  if (!base.outputs.empty())
+    return unmasked(base.outputs.front().placements);
+  return std::nullopt;
+}
+
+// The candidates' placements for input k, tried in PyTorch's order: the one that keeps the
+// output and changes the fewest mesh dims wins.
+std::optional<placement_fix> find_fix(const dtensor_case& c, std::size_t arg,
+                                      std::optional<std::size_t> item,
+                                      const op_registry& registry) {
+  const auto k = input_index(c.call, arg, item);
+  const auto base = propagate(c.call, registry);
+  const auto want = wanted_output(c, base);
+  const auto& current = tensor_inputs(c.call).at(k).spec->placements;
+  std::optional<placement_fix> best;
+  std::tuple<bool, std::size_t> best_rank{true, 0};
+  std::vector<placement_list> tried;
+  for (const auto& cand : base.candidates) {
+    if (k >= cand.strategy.inputs.size())
+      continue;
+    const auto& p = cand.strategy.inputs[k];
+    if (p == current || std::find(tried.begin(), tried.end(), p) != tried.end())
+      continue;
+    tried.push_back(p);
+    op_call call = c.call;
+    input_spec(call, arg, item).placements = p;
+    propagation_result r;
+    try {
+      r = propagate(call, registry);
+    } catch (const sharding_error&) {
+      continue;
+    }
+    if (r.comms.total() != 0 || r.outputs.empty())
+      continue;
+    placement_fix fix{p, unmasked(r.outputs.front().placements), true};
+    fix.same_output = !want || fix.output == *want;
+    if (!fix.same_output && !converts_locally(call.mesh, r.outputs.front().meta, fix.output, *want))
+      continue;
+    std::size_t changed = 0;
+    for (std::size_t m = 0; m < p.size(); ++m)
+      changed += p[m] == current[m] ? 0 : 1;
+    const std::tuple<bool, std::size_t> rank{!fix.same_output, changed};
+    if (!best || rank < best_rank) {
+      best = std::move(fix);
+      best_rank = rank;
+    }
+  }
+  return best;
+}
+
+std::string arg_label(const comm_cause& c) {
+  auto label = c.arg_name.empty() ? fmt::format("arg {}", c.arg)
+                                  : fmt::format("`{}` (arg {})", c.arg_name, c.arg);
+  return c.item ? fmt::format("{} item {}", label, *c.item) : label;
+}
+
+std::string suggestion(const comm_cause& c, const std::string& reason,
+                       const bytes_formatter& format_bytes) {
+  if (!c.fix)
+    return fmt::format("no fix known: {}", reason);
+  const auto& fix = *c.fix;
+  std::vector<std::string> dims;
+  std::vector<std::string> was;
+  for (std::size_t m = 0; m < fix.placements.size(); ++m) {
+    if (fix.placements[m] == c.arrived[m])
+      continue;
+    dims.push_back(fmt::format("{} on {}", to_string(fix.placements[m]), c.mesh.dim_label(m)));
+    was.push_back(to_string(c.arrived[m]));
+  }
+  std::vector<std::string> kinds;
+  for (const auto& s : c.steps) {
+    const auto name = std::string(to_string(s.comm));
+    if (s.comm != collective::none && std::find(kinds.begin(), kinds.end(), name) == kinds.end())
+      kinds.push_back(name);
+  }
+  auto text = fmt::format("produce {} as {} (it arrives as {}), so {} needs no {}: saves {} per "
+                          "rank per call × {} calls",
+                          arg_label(c), fmt::join(dims, " and "), fmt::join(was, ", "), c.op,
+                          kinds.empty() ? std::string("redistribution")
+                                        : fmt::format("{}", fmt::join(kinds, " or ")),
+                          format_bytes(c.bytes_per_call), c.calls);
+  if (!fix.same_output)
+    text += fmt::format("; its output becomes {}, which converts to the recorded one without "
+                        "communication",
+                        to_string(fix.output));
+  return text;
+}
+
+// Why no fix is known for the cause.
+std::string fix_reason(const comm_cause& cause, const op_registry& registry) {
+  if (registry.find(cause.op) == nullptr)
+    return fmt::format("tensordiag has no sharding rule for {}", cause.op);
+  return fmt::format("under every placement of {} that the strategies of {} allow, with the other "
+                     "arguments as they are, the op still communicates or changes its output",
+                     arg_label(cause), cause.op);
+}
+
+using cause_key =
+    std::tuple<std::string, std::size_t, std::size_t, std::string, std::vector<std::string>>;
+
+cause_key key_of(const dtensor_case& c, std::size_t arg, std::optional<std::size_t> item,
+                 const std::vector<recorded_redistribution>& steps) {
+  std::vector<std::string> parts;
+  for (const auto& s : steps)
+    parts.push_back(fmt::format("{} {} {} {} {}", s.mesh_dim, to_string(s.from), to_string(s.to),
+                                to_string(s.comm), s.bytes_per_rank));
+  op_call copy = c.call;
+  return {c.call.op, arg, item ? *item + 1 : 0, to_string(input_spec(copy, arg, item)), parts};
+}
+
+struct line_builder {
+  comm_line line;
+  std::map<cause_key, comm_cause> causes;
+};
+
+// Adds the redistributions of one record to its line, one cause per redistributed input.
+void add_record(const dtensor_case& c, line_builder& b, const op_registry& registry) {
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<recorded_redistribution>> by_input;
+  for (const auto& r : c.redistributions) {
+    if (r.comm != collective::none) // a local chunk or partition moves nothing between ranks
+      by_input[{r.arg, r.item ? *r.item + 1 : 0}].push_back(r);
+  }
+  const auto* rule = registry.find(c.call.op);
+  for (auto& [where, steps] : by_input) {
+    const auto arg = where.first;
+    const auto item = steps.front().item;
+    auto [it, fresh] = b.causes.try_emplace(key_of(c, arg, item, steps));
+    auto& cause = it->second;
+    if (fresh) {
+      op_call copy = c.call;
+      cause.op = c.call.op;
+      cause.mesh = c.call.mesh;
+      cause.arg = arg;
+      cause.item = item;
+      cause.arg_name = rule != nullptr && arg < rule->arg_names.size() ? rule->arg_names[arg] : "";
+      cause.arrived = input_spec(copy, arg, item).placements;
+      cause.steps = steps;
+      for (const auto& s : steps) {
+        cause.comms.add(s.comm);
+        cause.bytes_per_call = sat_add(cause.bytes_per_call, s.bytes_per_rank);
+      }
+      try {
+        cause.fix = find_fix(c, arg, item, registry);
+      } catch (const sharding_error&) {
+        cause.fix.reset(); // propagation rejects or does not know the recorded call
+      }
+    }
+    cause.calls = sat_add(cause.calls, c.calls);
+    cause.bytes = sat_add(cause.bytes, sat_mul(cause.bytes_per_call, c.calls));
+    cause.ids.push_back(c.id);
+  }
+}
+
+std::string outputs_text(const std::vector<output_record>& outs) {
+  std::vector<std::string> parts;
+  for (const auto& o : outs)
+    parts.push_back(fmt::format("{} {}", to_string(o.shape), to_string(o.placements)));
+  return parts.empty() ? std::string("no outputs") : fmt::format("{}", fmt::join(parts, "; "));
+}
+
+diagnostic finding(const dtensor_case& c, const std::string& source, std::string_view code,
+                   std::string title, std::string message) {
+  diagnostic d;
+  d.level = severity::warning;
+  d.code = std::string(code);
+  d.title = std::move(title);
+  d.message = std::move(message);
+  if (c.source && !c.source->file.empty()) {
+    d.location.file = c.source->file;
+    d.location.line = static_cast<std::uint32_t>(c.source->line);
+    d.location.function = c.source->function;
+  } else {
+    d.location.file = source;
+    d.location.line = static_cast<std::uint32_t>(c.line);
+  }
+  d.add_field("id", c.id);
+  d.add_field("op", c.call.op);
+  d.add_field("record", fmt::format("{}:{}", source, c.line));
+  d.hint = "tensordiag's model of this op differs from PyTorch 2.11 here, so its fix proposals for "
+           "the op may be wrong; report the record (the line of the recording) to tensordiag";
+  return d;
+}
+
+// Compares one record with our propagation; counts it and adds a finding when they disagree.
+void compare(const dtensor_case& c, comm_report& r, const op_registry& registry) {
+  if (!c.expect)
+    return;
+  const auto& e = *c.expect;
+  const auto a = answer_case(c, registry);
+  if (!a.ok && a.kind == error_class::unknown_op) {
+    ++r.not_covered[c.call.op];
+    return;
+  }
+  ++r.checked;
+  const auto size = r.findings.size();
+  if (e.ok && !a.ok) {
+    r.findings.push_back(finding(
+        c, r.source, codes::recorded_rejection, "PyTorch ran an op that tensordiag rejects",
+        fmt::format("{}: PyTorch ran it and produced {}, but tensordiag rejects it ({}): {}",
+                    c.call.op, outputs_text(e.outputs), a.code, a.error)));
+  } else if (!e.ok && a.ok && e.error_class != "limitation") {
+    r.findings.push_back(finding(
+        c, r.source, codes::recorded_rejection, "PyTorch rejected an op that tensordiag accepts",
+        fmt::format("{}: PyTorch rejected it ({}: {}), but tensordiag accepts it with {}",
+                    c.call.op, e.error_type.empty() ? "error" : e.error_type,
+                    e.error.substr(0, 200), outputs_text(a.outputs))));
+  } else if (e.ok && a.ok) {
+    if (a.outputs != e.outputs)
+      r.findings.push_back(finding(
+          c, r.source, codes::recorded_outputs, "PyTorch's output placements differ from ours",
+          fmt::format("{}: PyTorch produced {}, tensordiag's propagation {}", c.call.op,
+                      outputs_text(e.outputs), outputs_text(a.outputs))));
+    if (a.comms != e.comms)
+      r.findings.push_back(
+          finding(c, r.source, codes::recorded_comms, "PyTorch's collectives differ from ours",
+                  fmt::format("{}: PyTorch ran {}, tensordiag's plan runs {}", c.call.op,
+                              comms_to_json(e.comms), comms_to_json(a.comms))));
+  }
+  r.agree += r.findings.size() == size ? 1 : 0;
+}
+
+} // namespace
+
+comm_report build_comm_report(const case_file& file, std::string source,
+                              const bytes_formatter& format_bytes, const op_registry& registry) {
+  comm_report r;
+  r.source = std::move(source);
+  r.format_bytes = format_bytes ? format_bytes : bytes_formatter(plain_bytes);
+  const auto& fmt_bytes = r.format_bytes;
+  std::map<std::pair<std::string, std::int64_t>, line_builder> lines;
+  for (const auto& c : file.cases) {
+    ++r.records;
+    r.calls = sat_add(r.calls, c.calls);
+    compare(c, r, registry);
+    if (std::none_of(c.redistributions.begin(), c.redistributions.end(),
+                     [](const auto& s) { return s.comm != collective::none; }))
+      continue;
+    const auto frame = c.source.value_or(source_frame{});
+    auto& b = lines[{frame.file, frame.line}];
+    if (b.causes.empty())
+      b.line.source = frame;
+    add_record(c, b, registry);
+  }
+  for (auto& [where, b] : lines) {
+    for (auto& [key, cause] : b.causes) {
+      cause.suggestion = suggestion(cause, fix_reason(cause, registry), fmt_bytes);
+      b.line.bytes = sat_add(b.line.bytes, cause.bytes);
+      b.line.count = sat_add(b.line.count,
+                             sat_mul(static_cast<std::int64_t>(cause.steps.size()), cause.calls));
+      for (std::size_t k = 0; k < cause.comms.by_kind.size(); ++k)
+        b.line.comms.by_kind[k] =
+            sat_add(b.line.comms.by_kind[k], sat_mul(cause.comms.by_kind[k], cause.calls));
+      b.line.causes.push_back(std::move(cause));
+    }
+    std::stable_sort(b.line.causes.begin(), b.line.causes.end(),
+                     [](const comm_cause& x, const comm_cause& y) { return x.bytes > y.bytes; });
+    r.bytes = sat_add(r.bytes, b.line.bytes);
+    r.count = sat_add(r.count, b.line.count);
+    r.lines.push_back(std::move(b.line));
+  }
+  std::stable_sort(r.lines.begin(), r.lines.end(), [](const comm_line& x, const comm_line& y) {
+    return std::tie(y.bytes, y.count, x.source.file, x.source.line) <
+           std::tie(x.bytes, x.count, y.source.file, y.source.line);
+  });
+  return r;
+}
+
+} // namespace tdiag::dtensor
