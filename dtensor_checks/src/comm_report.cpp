@@ -77,9 +77,9 @@ std::optional<placement_list> wanted_output(const dtensor_case& c, const propaga
 
 // The candidates' placements for input k, tried in PyTorch's order: the one that keeps the
 // output and changes the fewest mesh dims wins.
-std::optional<placement_fix> find_fix(const dtensor_case& c, std::size_t arg,
-                                      std::optional<std::size_t> item,
-                                      const op_registry& registry) {
+std::optional<placement_fix> find_own_fix(const dtensor_case& c, std::size_t arg,
+                                          std::optional<std::size_t> item,
+                                          const op_registry& registry) {
   const auto k = input_index(c.call, arg, item);
   const auto base = propagate(c.call, registry);
   const auto want = wanted_output(c, base);
@@ -120,10 +120,137 @@ std::optional<placement_fix> find_fix(const dtensor_case& c, std::size_t arg,
   return best;
 }
 
+// Bytes per rank (and the first collective) to bring `from` to `to`; nullopt when PyTorch could
+// not (a Shard→Partial step).
+std::optional<std::pair<std::int64_t, collective>> conversion_cost(const device_mesh& mesh,
+                                                                   const tensor_meta& meta,
+                                                                   const placement_list& from,
+                                                                   const placement_list& to) {
+  const auto plan =
+      plan_redistribution(mesh, meta, from, to, mesh_topology::build(mesh), plan_options{});
+  if (plan.first_problem() != nullptr)
+    return std::nullopt;
+  std::pair<std::int64_t, collective> cost{0, collective::none};
+  for (const auto& s : plan.steps) {
+    if (s.comm == collective::none)
+      continue;
+    cost.first = sat_add(cost.first, s.bytes_per_rank);
+    if (cost.second == collective::none)
+      cost.second = s.comm;
+  }
+  return cost;
+}
+
+// Another tensor argument (not a list item) placed as one of the candidates' inputs, the rest as
+// recorded: the op then runs with no communication, and bringing its output to the recorded
+// placements costs less than the redistribution did. The cheapest wins, then the fewest dims.
+std::optional<placement_fix> find_other_fix(const dtensor_case& c, std::size_t k,
+                                            std::int64_t bytes_per_call,
+                                            const op_registry& registry,
+                                            const std::vector<std::string>& names) {
+  const auto base = propagate(c.call, registry);
+  const auto want = wanted_output(c, base);
+  const auto inputs = tensor_inputs(c.call);
+  std::optional<placement_fix> best;
+  std::pair<std::int64_t, std::size_t> best_rank{0, 0};
+  for (std::size_t j = 0; j < inputs.size(); ++j) {
+    const auto arg = inputs[j].arg_index;
+    if (j == k || c.call.args.at(arg).kind != arg_kind::tensor)
+      continue;
+    const auto& current = c.call.args[arg].tensor.placements;
+    std::vector<placement_list> tried;
+    for (const auto& cand : base.candidates) {
+      if (j >= cand.strategy.inputs.size())
+        continue;
+      const auto& p = cand.strategy.inputs[j];
+      if (p == current || std::find(tried.begin(), tried.end(), p) != tried.end())
+        continue;
+      tried.push_back(p);
+      op_call call = c.call;
+      call.args[arg].tensor.placements = p;
+      propagation_result r;
+      try {
+        r = propagate(call, registry);
+      } catch (const sharding_error&) {
+        continue;
+      }
+      // Every input already where the strategy wants it: not even a local chunk.
+      if (r.comms.total() != 0 || r.outputs.empty() ||
+          std::any_of(r.plans.begin(), r.plans.end(),
+                      [](const redistribution_plan& plan) { return !plan.steps.empty(); }))
+        continue;
+      const auto out = unmasked(r.outputs.front().placements);
+      const auto cost = want ? conversion_cost(call.mesh, r.outputs.front().meta, out, *want)
+                             : std::optional<std::pair<std::int64_t, collective>>{{0, {}}};
+      if (!cost || cost->first >= bytes_per_call)
+        continue;
+      std::size_t changed = 0;
+      for (std::size_t m = 0; m < p.size(); ++m)
+        changed += p[m] == current[m] ? 0 : 1;
+      const std::pair<std::int64_t, std::size_t> rank{cost->first, changed};
+      if (!best || rank < best_rank) {
+        placement_fix fix{p, out, !want || out == *want};
+        fix.other_arg = arg;
+        fix.other_arg_name = arg < names.size() ? names[arg] : "";
+        fix.other_was = current;
+        fix.output_bytes = cost->first;
+        fix.output_comm = cost->second;
+        if (want)
+          fix.recorded_output = *want;
+        best = std::move(fix);
+        best_rank = rank;
+      }
+    }
+  }
+  return best;
+}
+
+// The fix for one redistributed argument: its own placement, unless that is only PyTorch's
+// target (the communication would move to its producer) and another argument's placement
+// avoids the redistribution for less.
+std::optional<placement_fix> find_fix(const dtensor_case& c, const comm_cause& cause,
+                                      const op_registry& registry,
+                                      const std::vector<std::string>& names) {
+  auto own = find_own_fix(c, cause.arg, cause.item, registry);
+  placement_list target = cause.arrived;
+  for (const auto& s : cause.steps)
+    if (s.mesh_dim < target.size())
+      target[s.mesh_dim] = s.to;
+  if (own && unmasked(own->placements) == unmasked(target))
+    own->moves_communication = true;
+  if (own && !own->moves_communication)
+    return own;
+  auto other = find_other_fix(c, input_index(c.call, cause.arg, cause.item), cause.bytes_per_call,
+                              registry, names);
+  return other ? other : own;
+}
+
 std::string arg_label(const comm_cause& c) {
   auto label = c.arg_name.empty() ? fmt::format("arg {}", c.arg)
                                   : fmt::format("`{}` (arg {})", c.arg_name, c.arg);
   return c.item ? fmt::format("{} item {}", label, *c.item) : label;
+}
+
+std::string other_arg_suggestion(const comm_cause& c, const placement_fix& fix,
+                                 const bytes_formatter& format_bytes) {
+  std::vector<std::string> dims;
+  for (std::size_t m = 0; m < fix.placements.size(); ++m)
+    if (fix.placements[m] != fix.other_was[m])
+      dims.push_back(fmt::format("{} on {}", to_string(fix.placements[m]), c.mesh.dim_label(m)));
+  const auto name = fix.other_arg_name.empty()
+                        ? fmt::format("arg {}", *fix.other_arg)
+                        : fmt::format("`{}` (arg {})", fix.other_arg_name, *fix.other_arg);
+  auto text = fmt::format("place {} as {} (it is {}), so {} needs no redistribution of {}", name,
+                          fmt::join(dims, " and "), to_string(fix.other_was), c.op, arg_label(c));
+  if (fix.output_bytes == 0)
+    return text + fmt::format(": saves {} per rank per call × {} calls",
+                              format_bytes(c.bytes_per_call), c.calls);
+  return text +
+         fmt::format("; its output becomes {}, and bringing it to the recorded {} takes a {} "
+                     "of {} per rank instead of {} per call × {} calls",
+                     to_string(fix.output), to_string(fix.recorded_output),
+                     to_string(fix.output_comm), format_bytes(fix.output_bytes),
+                     format_bytes(c.bytes_per_call), c.calls);
 }
 
 std::string suggestion(const comm_cause& c, const std::string& reason,
@@ -131,6 +258,8 @@ std::string suggestion(const comm_cause& c, const std::string& reason,
   if (!c.fix)
     return fmt::format("no fix known: {}", reason);
   const auto& fix = *c.fix;
+  if (fix.other_arg)
+    return other_arg_suggestion(c, fix, format_bytes);
   std::vector<std::string> dims;
   std::vector<std::string> was;
   for (std::size_t m = 0; m < fix.placements.size(); ++m) {
@@ -155,6 +284,9 @@ std::string suggestion(const comm_cause& c, const std::string& reason,
     text += fmt::format("; its output becomes {}, which converts to the recorded one without "
                         "communication",
                         to_string(fix.output));
+  if (fix.moves_communication)
+    text += "; this is the placement PyTorch redistributes to, so whatever produces it would "
+            "communicate instead";
   return text;
 }
 
@@ -212,7 +344,8 @@ void add_record(const dtensor_case& c, line_builder& b, const op_registry& regis
         cause.bytes_per_call = sat_add(cause.bytes_per_call, s.bytes_per_rank);
       }
       try {
-        cause.fix = find_fix(c, arg, item, registry);
+        static const std::vector<std::string> no_names;
+        cause.fix = find_fix(c, cause, registry, rule != nullptr ? rule->arg_names : no_names);
       } catch (const sharding_error&) {
         cause.fix.reset(); // propagation rejects or does not know the recorded call
       }

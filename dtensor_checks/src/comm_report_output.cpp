@@ -72,7 +72,9 @@ void write_cause(std::string& out, const comm_cause& c, const bytes_formatter& f
                      format_bytes(c.bytes));
   for (const auto& s : c.steps)
     out += fmt::format("     {}\n", step_text(s, c.mesh, format_bytes));
-  out += fmt::format("     {}: {}\n", c.fix ? "fix" : "no fix", c.suggestion);
+  // The suggestion says itself when no fix is known.
+  out +=
+      c.fix ? fmt::format("     fix: {}\n", c.suggestion) : fmt::format("     {}\n", c.suggestion);
 }
 
 void write_propagation(std::string& out, const comm_report& r) {

@@ -3,6 +3,7 @@
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/allocation_site.hpp>
 #include <tensordiag/trace/diff_analysis.hpp>
+#include <tensordiag/trace/job_diff.hpp>
 #include <tensordiag/trace/leak_analysis.hpp>
 #include <tensordiag/trace/load.hpp>
 #include <tensordiag/trace/oom_analysis.hpp>
@@ -219,6 +220,11 @@ py::tuple diff(const trace_ptr& a, const trace_ptr& b, std::size_t top) {
       [&] {
         auto d = diff_traces(a->t(), b->t());
         auto r = diff_report(a->t(), b->t(), d, top);
+        // As `tdiag trace diff A B`: the op-level diff of the two runs follows.
+        const rank_trace ra{0, &a->t(), 0}, rb{0, &b->t(), 0};
+        const auto ops = diff_ops(std::span(&ra, 1), std::span(&rb, 1));
+        if (!ops.rows.empty())
+          add_op_diff(r, ops, a->t().metadata.source_path, b->t().metadata.source_path, top);
         return std::pair{std::move(d), std::move(r)};
       },
       [](const diff_result& d) { return diff_data(d); });

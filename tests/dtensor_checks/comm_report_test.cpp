@@ -61,7 +61,11 @@ TEST(CommReport, NamesTheArgumentAndProposesTheFix) {
   EXPECT_TRUE(c.fix->same_output);
   EXPECT_EQ(c.suggestion,
             "produce `self` (arg 0) as R on mesh dim 1 (tp) (it arrives as S(1)), so "
-            "aten.mm.default needs no all_gather: saves 65536 bytes per rank per call × 40 calls");
+            "aten.mm.default needs no all_gather: saves 65536 bytes per rank per call × 40 calls; "
+            "this is the placement PyTorch redistributes to, so whatever produces it would "
+            "communicate instead");
+  EXPECT_TRUE(c.fix->moves_communication);
+  EXPECT_FALSE(c.fix->other_arg.has_value());
   const auto& loss = r.lines[1].causes.at(0);
   EXPECT_EQ(loss.arg, 1u);
   EXPECT_EQ(loss.arg_name, "other");
@@ -187,6 +191,34 @@ TEST(CommReport, SaturatesHugeRecordedCounts) {
   EXPECT_EQ(r.bytes, max);
 }
 
+TEST(CommReport, ProposesTheOtherArgumentWhenTheRedistributedOneWouldOnlyMoveIt) {
+  // h [S(0), S(1)] @ w2 [R, S(1)] on [2, 4] (samples/dtensor_mlp's bad w2): PyTorch gathers h on
+  // tp. Gathering h anywhere else costs the same; w2 row-sharded (Megatron) needs no gather, and
+  // its pending sum reaches the recorded [S(0), S(1)] by a reduce_scatter of a quarter the bytes.
+  const std::string line =
+      R"x({"id":"m2","op":"aten.mm.default","mesh":[2,4],"mesh_dim_names":["dp","tp"],)x"
+      R"x("args":[{"tensor":{"shape":[64,1024],"dtype":"float32","placements":["S(0)","S(1)"]}},)x"
+      R"x({"tensor":{"shape":[1024,256],"dtype":"float32","placements":["R","S(1)"]}}],)x"
+      R"x("expect":{"ok":true,"outputs":[{"shape":[64,256],"placements":["S(0)","S(1)"]}],"comms":{"all_gather":1}},)x"
+      R"x("source":{"file":"train.py","line":38,"function":"forward","code":"return h @ self.w2"},)x"
+      R"x("redistributions":[{"arg":0,"mesh_dim":1,"from":"S(1)","to":"R","collective":"all_gather","bytes_per_rank":131072}],"calls":4})x"
+      "\n";
+  const auto r = build_comm_report(parse_cases(line), "rec.jsonl");
+  ASSERT_EQ(r.lines.size(), 1u);
+  const auto& c = r.lines[0].causes.at(0);
+  ASSERT_TRUE(c.fix.has_value());
+  EXPECT_EQ(c.fix->other_arg, std::optional<std::size_t>(1));
+  EXPECT_EQ(to_string(c.fix->placements), "[R, S(0)]");
+  EXPECT_EQ(to_string(c.fix->output), "[S(0), P(sum)]");
+  EXPECT_EQ(c.fix->output_comm, collective::reduce_scatter);
+  EXPECT_EQ(c.fix->output_bytes, 32 * 256 * 4); // the [32, 256] f32 pending sum
+  EXPECT_EQ(c.suggestion,
+            "place `mat2` (arg 1) as S(0) on mesh dim 1 (tp) (it is [R, S(1)]), so "
+            "aten.mm.default needs no redistribution of `self` (arg 0); its output becomes "
+            "[S(0), P(sum)], and bringing it to the recorded [S(0), S(1)] takes a reduce_scatter "
+            "of 32768 bytes per rank instead of 131072 bytes per call × 4 calls");
+}
+
 TEST(CommReport, NamesTheListItemAndGroupsRecordsWithoutASource) {
   // cat([S(1), R], dim=1) on [4]: the first list item is all-gathered.
   const std::string line =
@@ -208,7 +240,8 @@ TEST(CommReport, NamesTheListItemAndGroupsRecordsWithoutASource) {
   ASSERT_TRUE(c.fix.has_value());
   EXPECT_EQ(c.suggestion, "produce `tensors` (arg 0) item 0 as R on mesh dim 0 (it arrives as "
                           "S(1)), so aten.cat.default needs no all_gather: saves 128 bytes per "
-                          "rank per call × 4 calls");
+                          "rank per call × 4 calls; this is the placement PyTorch redistributes "
+                          "to, so whatever produces it would communicate instead");
   const auto text = to_text(r, 0);
   EXPECT_NE(text.find("1. (no source recorded)\n"), std::string::npos) << text;
   EXPECT_NE(text.find("aten.cat.default arg 0 (tensors) item 0 [S(1)]"), std::string::npos) << text;

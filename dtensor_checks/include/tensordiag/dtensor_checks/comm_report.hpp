@@ -32,8 +32,21 @@ struct placement_fix {
   placement_list placements; ///< the argument's proposed placements, every mesh dim
   placement_list output;     ///< the op's first output under them
   /// The output equals what PyTorch produced; otherwise it converts to that without
-  /// communication (a local chunk or partition).
+  /// communication (a local chunk or partition), or, for a fix on another argument, with
+  /// `output_bytes` of communication.
   bool same_output = true;
+  /// The fix changes another argument (index into the op's args), not the redistributed one:
+  /// placed as `placements`, it lets the op run without the redistribution (Megatron's
+  /// row-parallel weight, for a gather of column-sharded activations).
+  std::optional<std::size_t> other_arg;
+  std::string other_arg_name;
+  placement_list other_was;      ///< that argument's recorded placements
+  std::int64_t output_bytes = 0; ///< per rank per call, to bring the output to the recorded one
+  collective output_comm = collective::none;
+  placement_list recorded_output; ///< what PyTorch produced (for a fix on another argument)
+  /// A fix on the redistributed argument that is PyTorch's own target: the op needs no
+  /// redistribution, but whatever produces the argument would have to communicate instead.
+  bool moves_communication = false;
 };
 
 /// The redistributions of one argument of one op on one source line, merged over records.
