@@ -79,10 +79,10 @@ std::string inplace_reason(const rule_context& ctx, const placement& from, const
                                 inplace_reason(ctx, self.placements[m], result[m])));
   }
   auto message =
-      fmt::format("{} {} on mesh {}: an in-place op must keep self's placements, and {}:\n  {}", op,
+      fmt::format("{} {} on mesh {}: an in-place op must keep self's placements, and {}: {}", op,
                   ctx.describe_input(0), ctx.mesh().to_string(),
                   lines.size() == 1 ? "one mesh dim would change" : "these mesh dims would change",
-                  fmt::join(lines, "\n  "));
+                  fmt::join(lines, "; "));
   auto hint = fmt::format(
       "use the out-of-place op (y = torch.{}(...), placements {}), or redistribute self first: "
       "x = x.redistribute(mesh, {}) and then call {}",
