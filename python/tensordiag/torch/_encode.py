@@ -91,17 +91,29 @@ def key(flat_args: List[Any]) -> Tuple:
     return tuple(_leaf_key(a) for a in flat_args)
 
 
-def dtensor_positions(flat_args: List[Any]) -> Dict[int, Tuple[int, Optional[int]]]:
-    """id(local tensor) -> (argument index, list item) for every DTensor argument."""
-    out: Dict[int, Tuple[int, Optional[int]]] = {}
-    for i, a in enumerate(flat_args):
-        if isinstance(a, DTensor):
-            out.setdefault(id(a._local_tensor), (i, None))
-        elif isinstance(a, (list, tuple)):
-            for k, x in enumerate(a):
+class Positions:
+    """Where each DTensor argument sits (argument index, list item), found from the local tensor
+    DTensor redistributes or, failing that, from its spec."""
+
+    __slots__ = ("by_local", "specs")
+
+    def __init__(self, flat_args: List[Any]) -> None:
+        self.by_local: Dict[int, Tuple[int, Optional[int]]] = {}
+        self.specs: List[Tuple[Any, Tuple[int, Optional[int]]]] = []
+        for i, a in enumerate(flat_args):
+            for k, x in enumerate(a) if isinstance(a, (list, tuple)) else [(None, a)]:
                 if isinstance(x, DTensor):
-                    out.setdefault(id(x._local_tensor), (i, k))
-    return out
+                    self.by_local.setdefault(id(x._local_tensor), (i, k))
+                    self.specs.append((x._spec, (i, k)))
+
+    def find(self, local_tensor, spec) -> Tuple[int, Optional[int]]:
+        where = self.by_local.get(id(local_tensor))
+        if where is not None:
+            return where
+        for known, where in self.specs:
+            if known == spec:
+                return where
+        return self.specs[0][1] if self.specs else (0, None)
 
 
 def tensor(t) -> Dict[str, Any]:

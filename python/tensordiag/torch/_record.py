@@ -106,7 +106,7 @@ class _Call:
 
     __slots__ = ("positions", "redistributions", "record")
 
-    def __init__(self, positions: Dict[int, Tuple[int, Optional[int]]], record: bool) -> None:
+    def __init__(self, positions: _encode.Positions, record: bool) -> None:
         self.positions = positions
         self.redistributions: List[Dict[str, Any]] = []
         self.record = record
@@ -136,9 +136,9 @@ def _seen(local_tensor, current_spec, target_spec) -> None:
     call = getattr(_local, "call", None)
     if call is None or not call.record:
         return
-    arg, item = call.positions.get(id(local_tensor), (None, None))
+    arg, item = call.positions.find(local_tensor, current_spec)
     for step in _transforms(current_spec, target_spec):
-        entry = {"arg": arg if arg is not None else -1}
+        entry: Dict[str, Any] = {"arg": arg}
         if item is not None:
             entry["item"] = item
         entry.update(step)
@@ -151,7 +151,8 @@ def _implicit(local_tensor, current_spec, target_spec, *args, **kwargs):
 
 
 def _explicit(local_tensor, current_spec, target_spec, *args, **kwargs):
-    recorder = getattr(_local, "recorder", None)
+    # Backward runs on autograd's threads, where only the innermost recorder entered is known.
+    recorder = getattr(_local, "recorder", None) or _innermost
     if getattr(_local, "call", None) is not None:  # inside an op's own dispatch
         _seen(local_tensor, current_spec, target_spec)
     elif recorder is not None:
@@ -163,6 +164,7 @@ _ORIGINAL_IMPLICIT = _dispatch.redistribute_local_tensor
 _ORIGINAL_EXPLICIT = _redistribute.redistribute_local_tensor
 _installed = 0
 _install_lock = threading.Lock()
+_innermost: Optional["DTensorMode"] = None  # the last recorder entered, on any thread
 
 
 def _install() -> None:
@@ -193,16 +195,20 @@ class DTensorMode(TorchDispatchMode):
         self._producers = WeakIdKeyDictionary()  # forward output -> the source that made it
 
     def __enter__(self):
+        global _innermost
         _install()
         self._previous = getattr(_local, "recorder", None)
-        _local.recorder = self
+        self._previous_innermost = _innermost
+        _local.recorder = _innermost = self
         return super().__enter__()
 
     def __exit__(self, *exc):
+        global _innermost
         try:
             return super().__exit__(*exc)
         finally:
             _local.recorder = self._previous
+            _innermost = self._previous_innermost
             _uninstall()
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -218,7 +224,7 @@ class DTensorMode(TorchDispatchMode):
             record = self.recording._count(key)
             if origin.node is None:
                 self._annotate_inputs(flat_args)
-        call = _Call(_encode.dtensor_positions(flat_args), record)
+        call = _Call(_encode.Positions(flat_args), record)
         outer = getattr(_local, "call", None)
         _local.call = call
         try:
