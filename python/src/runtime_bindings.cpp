@@ -12,13 +12,12 @@
 #include <tensordiag/dtensor_checks/runtime/runtime_checks.hpp>
 #include <tensordiag/dtensor_checks/runtime/scan_backend.hpp>
 
-#include <pybind11/pybind11.h>
-#include <pybind11/stl.h>
-
 #include <fmt/format.h>
 
 #include <cstring>
 #include <mutex>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include "bindings.hpp"
 
@@ -72,8 +71,8 @@ report check_simulated(const std::vector<py::buffer>& locals, const std::vector<
                        const std::string& name, bool replicas, bool shapes_check, bool nonfinite) {
   if (locals.size() != shapes.size() ||
       static_cast<std::int64_t>(locals.size()) != mesh.num_devices())
-    throw py::value_error(fmt::format("{} local tensors for a mesh of {} ranks", locals.size(),
-                                      mesh.num_devices()));
+    throw py::value_error(
+        fmt::format("{} local tensors for a mesh of {} ranks", locals.size(), mesh.num_devices()));
   std::vector<owned_local> owned;
   for (std::size_t r = 0; r < locals.size(); ++r)
     owned.push_back(local_of(locals[r], shapes[r], type));
@@ -117,8 +116,8 @@ private:
   static void copy_back(const py::object& result, void* out, std::size_t bytes) {
     const std::string data = result.cast<std::string>();
     if (data.size() != bytes)
-      throw py::value_error(fmt::format("a collective returned {} bytes, {} expected",
-                                        data.size(), bytes));
+      throw py::value_error(
+          fmt::format("a collective returned {} bytes, {} expected", data.size(), bytes));
     std::memcpy(out, data.data(), bytes);
   }
   std::size_t size_of(std::int64_t count, dtype type) const {
@@ -132,7 +131,8 @@ private:
   void do_reduce_scatter(const void* send, void* recv, std::int64_t count, dtype type,
                          reduce_op op) override {
     copy_back(impl_.attr("reduce_scatter")(bytes_of(send, count * size(), type),
-                                           std::string(to_string(type)), std::string(to_string(op))),
+                                           std::string(to_string(type)),
+                                           std::string(to_string(op))),
               recv, size_of(count, type));
   }
   void do_all_reduce(void* data, std::int64_t count, dtype type, reduce_op op) override {
@@ -146,9 +146,9 @@ private:
               recv, size_of(count, type) * static_cast<std::size_t>(size()));
   }
   void do_broadcast(void* data, std::int64_t count, dtype type, int root) override {
-    copy_back(impl_.attr("broadcast")(bytes_of(data, count, type), std::string(to_string(type)),
-                                      root),
-              data, size_of(count, type));
+    copy_back(
+        impl_.attr("broadcast")(bytes_of(data, count, type), std::string(to_string(type)), root),
+        data, size_of(count, type));
   }
   void do_barrier() override { impl_.attr("barrier")(); }
   std::unique_ptr<communicator> do_split(int color, int key) override {
@@ -161,10 +161,9 @@ private:
   py::object impl_;
 };
 
-report check_with(py::object impl, int rank, int size, const py::buffer& data,
-                  const shape_t& shape, const std::string& type, const tensor_spec& spec,
-                  const device_mesh& mesh, const std::string& name, bool replicas,
-                  bool shapes_check, bool nonfinite) {
+report check_with(py::object impl, int rank, int size, const py::buffer& data, const shape_t& shape,
+                  const std::string& type, const tensor_spec& spec, const device_mesh& mesh,
+                  const std::string& name, bool replicas, bool shapes_check, bool nonfinite) {
   const owned_local local = local_of(data, shape, type);
   python_communicator world(std::move(impl), rank, size);
   const comm::mesh_communicators comms(world, mesh);
@@ -176,9 +175,9 @@ report check_with(py::object impl, int rank, int size, const py::buffer& data,
 } // namespace
 
 void bind_runtime(py::module_& m) {
-  m.def("check_simulated", &check_simulated, py::arg("locals"), py::arg("shapes"),
-        py::arg("dtype"), py::arg("spec"), py::arg("mesh"), py::arg("name"),
-        py::arg("replicas") = true, py::arg("shapes_check") = true, py::arg("nonfinite") = true,
+  m.def("check_simulated", &check_simulated, py::arg("locals"), py::arg("shapes"), py::arg("dtype"),
+        py::arg("spec"), py::arg("mesh"), py::arg("name"), py::arg("replicas") = true,
+        py::arg("shapes_check") = true, py::arg("nonfinite") = true,
         "Runtime checks over every simulated rank's local data (one thread per rank); the "
         "merged report.");
   m.def("check_with", &check_with, py::arg("communicator"), py::arg("rank"), py::arg("size"),
