@@ -304,14 +304,27 @@ std::size_t state_bytes(const allocator_state& s) {
   return n;
 }
 
+// The final state's segments of `device`. finalize() sorts them by (device, address), so a
+// finalized trace takes one binary search: a replay per memory lane of a trace with 150k devices
+// stays linear overall instead of scanning every segment per lane.
+std::vector<segment> device_segments(const trace& t, std::int32_t device) {
+  const auto& all = t.final_allocator_state->segments;
+  if (t.finalized()) {
+    const auto same = std::ranges::equal_range(all, device, {}, &segment::device);
+    return {same.begin(), same.end()};
+  }
+  std::vector<segment> out;
+  for (const auto& seg : all)
+    if (seg.device == device)
+      out.push_back(seg);
+  return out;
+}
+
 } // namespace
 
 lane_id memory_lane_of(const trace& t, std::int32_t device) noexcept {
-  for (lane_id lane = 0; lane < t.lanes.size(); ++lane)
-    if (t.lanes.at(lane).kind == lane_kind::device_memory &&
-        static_cast<std::int32_t>(t.lanes.at(lane).group) == device)
-      return lane;
-  return static_cast<lane_id>(t.lanes.size());
+  const auto lane = t.lanes.find_memory(device);
+  return lane == no_lane ? static_cast<lane_id>(t.lanes.size()) : lane;
 }
 
 allocator_replay::allocator_replay(const trace& t, lane_id lane, std::size_t interval) {
@@ -336,11 +349,11 @@ void allocator_replay::build(const trace& t, lane_id lane, const replay_options&
   });
 
   allocator_state start;
+  std::size_t final_bytes = 0; // this device's share of the final state
   if (t.final_allocator_state) {
-    for (const auto& seg : t.final_allocator_state->segments)
-      if (seg.device == device_)
-        start.segments.push_back(seg);
+    start.segments = device_segments(t, device_);
     start.sort();
+    final_bytes = state_bytes(start);
     // Backwards from the dump: undo every recorded event, newest first.
     for (std::size_t i = events_.size(); i-- > 0;)
       mismatches_ += undo_memory_event(start, events_[i], two_step_) ? 0 : 1;
@@ -353,9 +366,7 @@ void allocator_replay::build(const trace& t, lane_id lane, const replay_options&
   const auto budget = std::max<std::size_t>(options.keyframe_budget_bytes, 1);
   if (adaptive) {
     // Sized from the larger of the first and last states, so the thinning below is rare.
-    std::size_t estimate = state_bytes(start);
-    if (t.final_allocator_state)
-      estimate = std::max(estimate, state_bytes(*t.final_allocator_state));
+    const std::size_t estimate = std::max(state_bytes(start), final_bytes);
     const std::size_t wanted =
         events_.size() / budget * estimate + events_.size() % budget * estimate / budget;
     interval_ = 64;
