@@ -310,8 +310,13 @@ std::size_t state_bytes(const allocator_state& s) {
 std::vector<segment> device_segments(const trace& t, std::int32_t device) {
   const auto& all = t.final_allocator_state->segments;
   if (t.finalized()) {
-    const auto same = std::ranges::equal_range(all, device, {}, &segment::device);
-    return {same.begin(), same.end()};
+    // std::ranges::equal_range would do, but clang 14 with libstdc++ 12 rejects its subrange.
+    struct by_device {
+      bool operator()(const segment& s, std::int32_t d) const noexcept { return s.device < d; }
+      bool operator()(std::int32_t d, const segment& s) const noexcept { return d < s.device; }
+    };
+    const auto [lo, hi] = std::equal_range(all.begin(), all.end(), device, by_device{});
+    return {lo, hi};
   }
   std::vector<segment> out;
   for (const auto& seg : all)
