@@ -3,13 +3,15 @@
 //
 // Scale of the analyses that were quadratic on hostile input (issue 18 item 4): a Kineto trace
 // with N threads, each with an event and a thread_name (at f37b310 every name scanned every
-// lane: 250k threads in 2.5 MB ran past 60 s), and a timeline over a trace with N devices,
-// each with a dumped segment and a memory event (every per-device replay scanned the whole
-// dump). Prints seconds per size and the growth from N to 2N: about 2 is linear, 4 quadratic.
-// CTest runs --small under a 30 s timeout, which a quadratic version at 200k cannot meet.
+// lane: 250k threads in 2.5 MB ran past 60 s); a timeline and the live allocations over a trace
+// with N devices, each with a dumped segment and a memory event (every per-device replay
+// scanned the whole dump, every device's alloc/free pairing the span of the whole trace).
+// Prints seconds per size and the growth from N/2 to N: about 2 is linear, 4 quadratic. CTest
+// runs --small under a 30 s timeout, which a quadratic version at 200k cannot meet.
 //
 //   tdiag_bench_trace_hostile_scale_bench [--small]
 #include <tensordiag/trace/kineto_import.hpp>
+#include <tensordiag/trace/leak_analysis.hpp>
 #include <tensordiag/trace/timeline_analysis.hpp>
 
 #include <fmt/format.h>
@@ -47,7 +49,8 @@ double kineto_seconds(int n) {
   return s;
 }
 
-double timeline_seconds(int n) {
+// N devices, each with one memory event and a dumped segment holding it.
+trace devices_trace(int n) {
   trace t;
   allocator_state dump;
   for (int d = 0; d < n; ++d) {
@@ -68,6 +71,11 @@ double timeline_seconds(int n) {
   }
   t.final_allocator_state = std::move(dump);
   t.finalize();
+  return t;
+}
+
+double timeline_seconds(int n) {
+  const auto t = devices_trace(n);
   const auto t0 = clock_type::now();
   const auto r = timeline_at(t, n);
   const double s = std::chrono::duration<double>(clock_type::now() - t0).count();
@@ -76,11 +84,21 @@ double timeline_seconds(int n) {
   return s;
 }
 
+double leaks_seconds(int n) {
+  const auto t = devices_trace(n);
+  const auto t0 = clock_type::now();
+  const auto live = live_allocations(t);
+  const double s = std::chrono::duration<double>(clock_type::now() - t0).count();
+  if (live.size() != static_cast<std::size_t>(n))
+    fmt::print(stderr, "unexpected live allocation count {}\n", live.size());
+  return s;
+}
+
 template <typename Run> void row(const char* what, const std::vector<int>& sizes, Run&& run) {
   double previous = 0;
   for (const int n : sizes) {
     const double s = run(n);
-    fmt::print("{:<28} N={:>7}  {:8.3f} s  {:7.0f} ns/item", what, n, s, s * 1e9 / n);
+    fmt::print("{:<30} N={:>7}  {:8.3f} s  {:7.0f} ns/item", what, n, s, s * 1e9 / n);
     if (previous > 0)
       fmt::print("  x{:.1f} from N/2", s / previous);
     fmt::print("\n");
@@ -98,5 +116,6 @@ int main(int argc, char** argv) {
   fmt::print("peer (f37b310, quadratic): 250k Kineto threads or 150k devices past 60 s\n");
   row("kineto threads + names", sizes, kineto_seconds);
   row("timeline over devices", sizes, timeline_seconds);
+  row("live allocations over devices", sizes, leaks_seconds);
   return 0;
 }
