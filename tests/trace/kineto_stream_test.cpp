@@ -75,6 +75,27 @@ TEST(KinetoStream, TruncatedTopLevelObjectIsNamed) {
   EXPECT_NE(d.message.find("truncated"), std::string::npos) << d.message;
 }
 
+// Not "ended early" (issue 18 item 9): a non-object event, a stray byte between events and a
+// mismatched bracket are named with the event's index, small inputs and long ones alike.
+TEST(KinetoStream, NonObjectEventsAndStrayBytesAreNamed) {
+  for (const int n : {1, 500}) {
+    const auto head = R"({"traceEvents": [)" + events(n);
+    const auto at = std::to_string(n);
+    for (const auto& [json, what] : {
+             std::pair{head + R"(, "str"]})", "traceEvents[" + at + "] is a string, not an event"},
+             std::pair{head + ", 7]}", "traceEvents[" + at + "] is a number"},
+             std::pair{head + std::string(1, '\0') + "]}",
+                       "\\x00 after traceEvents[" + std::to_string(n - 1) + "] where ','"},
+             std::pair{head + R"(, {"ph": "X"]})", "']' closes a '{' in traceEvents[" + at + "]"},
+         }) {
+      const auto d = refusal(json, "odd.json");
+      EXPECT_EQ(d.code, "TDIAG-TR-121") << d.message;
+      EXPECT_NE(d.message.find("odd.json: byte offset"), std::string::npos) << d.message;
+      EXPECT_NE(d.message.find(what), std::string::npos) << what << " / " << d.message;
+    }
+  }
+}
+
 // A 16 MiB string (in an event, before the events, or after them) under a 4 MiB budget.
 TEST(KinetoStream, OneHugeValueStaysWithinTheMemoryBudget) {
   setenv("TDIAG_MEMORY_LIMIT", "4M", 1);

@@ -124,6 +124,25 @@ std::size_t find_cut(const char* b, std::size_t lo, std::size_t hi) {
   return npos;
 }
 
+// What a JSON value starting with `c` is, for messages.
+std::string value_kind(char c) {
+  switch (c) {
+  case '"':
+    return "a string";
+  case '[':
+    return "an array";
+  case 't':
+  case 'f':
+    return "a boolean";
+  case 'n':
+    return "null";
+  default:
+    if (c == '-' || (c >= '0' && c <= '9'))
+      return "a number";
+    return fmt::format("not JSON (byte {})", printable(std::string_view(&c, 1)));
+  }
+}
+
 // Strings and escapes of a byte scan: step() is true while `c` belongs to a string, quotes
 // included.
 struct string_state {
@@ -311,6 +330,48 @@ private:
     return good_cut;
   }
 
+  // No run of whole elements parses and the last one is not followed by the array's ']': the
+  // comma after the first element, so that it is parsed alone (and what follows it is named
+  // next round). Fails with what is after it when that is neither ',' nor ']'.
+  template <typename Restore>
+  std::size_t after_first_element(std::size_t pos, simdjson::error_code code,
+                                  const Restore& restore) {
+    const char* b = w_.data();
+    string_state str;
+    std::string open; // the brackets the element has open
+    std::size_t i = pos;
+    for (; i < w_.size(); ++i) {
+      const char c = b[i];
+      if (str.step(c))
+        continue;
+      if (c == '{' || c == '[') {
+        open.push_back(c);
+      } else if (c == '}' || c == ']') {
+        if (open.back() != (c == '}' ? '{' : '[')) {
+          restore();
+          fail(source_, w_.base() + i, 121,
+               fmt::format("'{}' closes a '{}' in traceEvents[{}]", c, open.back(), handed_));
+        }
+        open.pop_back();
+        if (open.empty())
+          break;
+      }
+    }
+    std::size_t k = i + 1;
+    while (k < w_.size() && is_ws(b[k]))
+      ++k;
+    if (i < w_.size() && k < w_.size() && b[k] == ',')
+      return k;
+    restore();
+    if (i < w_.size() && k < w_.size() && b[k] != ']')
+      fail(source_, w_.base() + k, 121,
+           fmt::format("{} after traceEvents[{}] where ',' or ']' belongs",
+                       printable(std::string_view(b + k, 1)), handed_));
+    fail(source_, w_.base() + pos, 121,
+         simdjson::error_message(code == simdjson::SUCCESS ? simdjson::INCOMPLETE_ARRAY_OR_OBJECT
+                                                           : code));
+  }
+
   struct window_result {
     bool failed = false;
     simdjson::error_code code = simdjson::SUCCESS;
@@ -340,6 +401,7 @@ private:
           od::object obj;
           json_check(item.get_object().get(obj));
           callbacks_.on_event(obj);
+          ++handed_;
           r.good = location(end + 1);
         }
       } catch (const json_failure& f) {
@@ -365,6 +427,10 @@ private:
         array_end_ = pos + 1;
         return;
       }
+      if (pos < w_.size() && w_.data()[pos] != '{')
+        fail(source_, w_.base() + pos, 121,
+             fmt::format("traceEvents[{}] is {}, not an event object", handed_,
+                         value_kind(w_.data()[pos])));
       if (!w_.eof() && w_.size() - pos < target_) {
         w_.drop_front(pos - 1); // keep one byte before the window for its '['
         pos = 1;
@@ -383,12 +449,8 @@ private:
         end = last_close(pos, begin, code);
         if (end == npos) {
           end = longest_good_run(pos, begin);
-          if (end == npos) {
-            restore();
-            fail(source_, w_.base() + pos, 121,
-                 simdjson::error_message(
-                     code == simdjson::SUCCESS ? simdjson::INCOMPLETE_ARRAY_OR_OBJECT : code));
-          }
+          if (end == npos)
+            end = after_first_element(pos, code, restore);
           last = false;
         }
       } else {
@@ -482,6 +544,7 @@ private:
   std::string prefix_;
   std::size_t target_ = 0;
   std::size_t array_end_ = npos; // index in the window just after the closing ']'
+  std::size_t handed_ = 0;       // events passed to on_event so far
   od::parser parser_;
   od::document doc_;
   od::array events_;
