@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -249,6 +250,30 @@ TEST(KinetoImport, ThreadNamesNameTheirLanes) {
   ASSERT_NE(gpu, no_lane);
   EXPECT_EQ(r.trace.name(lanes.at(gpu).name), "stream 7");
   EXPECT_EQ(lanes.find_host(5, 5), no_lane);
+}
+
+// Many small events (a 62 MB gzip can inflate to 20 GiB of them): the model itself is held to
+// the memory budget as it grows, one line naming the file instead of bad_alloc.
+TEST(KinetoImport, ModelGrowsWithinTheMemoryBudget) {
+  std::string json = R"({"traceEvents": [)";
+  for (int i = 0; i < 70000; ++i)
+    json += fmt::format(
+        R"({{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":{},"dur":1}},)", i);
+  json.back() = ']';
+  json += "}";
+  setenv("TDIAG_MEMORY_LIMIT", "2M", 1);
+  try {
+    (void)import_kineto(as_bytes(json), "many.json");
+    ADD_FAILURE() << "70000 events within a 2 MiB budget";
+  } catch (const tdiag::input_error& e) {
+    const auto& d = e.report().diagnostics.front();
+    EXPECT_EQ(d.code, "TDIAG-CORE-006");
+    EXPECT_NE(d.message.find("many.json: the model of its first 65536 events needs"),
+              std::string::npos)
+        << d.message;
+  }
+  unsetenv("TDIAG_MEMORY_LIMIT");
+  EXPECT_EQ(import_kineto(as_bytes(json), "many.json").trace.api_calls.size(), 70000u);
 }
 
 } // namespace

@@ -40,6 +40,11 @@ public:
     } catch (const bad_field& f) {
       fail_field(fmt::format("traceEvents[{}].{}", stats_.events, f.path), f);
     }
+    // A 62 MB gzip can hold 20 GiB of events: the model grows within the memory budget.
+    if ((stats_.events & 0xFFFF) == 0)
+      check_memory_budget(t_.metadata.source_path,
+                          fmt::format("the model of its first {} events", stats_.events),
+                          t_.memory_bytes());
   }
 
   /// One line naming the file and the field: "x.json: traceEvents[7].args.Bytes: expected a JSON
