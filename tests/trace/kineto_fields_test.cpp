@@ -95,6 +95,20 @@ TEST(KinetoFields, NonNumericFieldsAreRejectedWithTheirPath) {
       R"({"traceEvents": [{"ph": "i", "name": "[memory]", "pid": 0, "tid": 0, "ts": 1,)"
       R"( "args": {"Device Type": 1, "Device Id": 0, "Addr": 64, "Bytes": "123"}}]})";
   EXPECT_THROW((void)import_kineto(as_bytes(memory), "m.json"), tdiag::input_error);
+  // args before "ph" are re-parsed from a copy: the message must not read the freed copy
+  // (found by the fuzzer under ASan).
+  const std::string early =
+      R"({"traceEvents": [{"args": {"Bytes": -92233"X"72036854775808}, "ph": "i", "ts": 1,)"
+      R"( "name": "[memory]", "pid": 0, "tid": 0}]})";
+  try {
+    (void)import_kineto(as_bytes(early), "early.json");
+    ADD_FAILURE() << "accepted a broken Bytes";
+  } catch (const tdiag::input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("early.json: traceEvents[0].args.Bytes: expected a JSON "
+                                         "integer, got -92233"),
+              std::string::npos)
+        << e.what();
+  }
   const std::string base = R"({"baseTimeNanoseconds": "12", "traceEvents": []})";
   try {
     (void)import_kineto(as_bytes(base), "b.json");

@@ -25,7 +25,7 @@ namespace {
 constexpr std::string_view integer_expected = "a JSON integer";
 
 [[noreturn]] void throw_bad(od::value v, std::string_view path, std::string_view expected) {
-  throw bad_field{path, token_text(v), expected};
+  throw bad_field{path, std::string(token_text(v)), expected};
 }
 
 // A JSON number of any type, or the value of a "0x1f" string (ROCm writes stream ids so).

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "kineto_stream.hpp"
@@ -52,8 +53,9 @@ struct event_args {
 /// true or null where a number is due). Thrown by the readers below; the importer turns it into
 /// one line naming the file and the field's path (traceEvents[N].args.Bytes).
 struct bad_field {
-  std::string_view path;  ///< the key, "args.Bytes" for an args field
-  std::string_view token; ///< the value as written (a view into the window)
+  std::string_view path; ///< the key, "args.Bytes" for an args field (a literal)
+  std::string token;     ///< the value as written, copied: args re-parsed from a copy are gone
+                         ///< by the time the message is built
   std::string_view expected;
 };
 

@@ -136,9 +136,9 @@ private:
         break;
       }
     }
-    ++stats_.events;
     if (!deferred_args.empty())
       reparse_args(deferred_args, args);
+    ++stats_.events;
     if (ts.fractional && !fractional_ts_) {
       fractional_ts_ = true;
       t_.metadata.properties.emplace_back("kineto.fractional_ts", "1");
@@ -191,7 +191,7 @@ private:
   static time_value require_time(od::value v, std::string_view field) {
     if (auto t = read_time(v))
       return *t;
-    throw bad_field{field, token_text(v), "a finite JSON number of microseconds"};
+    throw bad_field{field, std::string(token_text(v)), "a finite JSON number of microseconds"};
   }
 
   std::int64_t track_number(const track_key& k) {
