@@ -244,4 +244,27 @@ TEST(AllocatorReplay, EachDeviceStartsFromItsOwnSegments) {
   EXPECT_EQ(memory_lane_of(t, devices), t.lanes.size()); // no such device
 }
 
+// A damaged snapshot can hold a zero-size segment: an alloc at its address lands in an implicit
+// segment of its own instead of dereferencing a failed look-up (found by the fuzzer, UBSan).
+TEST(AllocatorReplay, AllocBesideAZeroSizeSegmentIsKept) {
+  allocator_state s;
+  segment empty;
+  empty.address = 0x1000;
+  empty.blocks.push_back({0x1000, 0, 0, block_state::inactive, no_stack});
+  s.segments.push_back(empty);
+  EXPECT_FALSE(apply_memory_event(s, make_event(memory_action::alloc, 0x1000, 0x10)));
+  EXPECT_EQ(s.allocated_bytes(), 0x10u);
+  EXPECT_EQ(s.segments.size(), 2u);
+}
+
+// Pages mapped below an existing segment make a new expandable segment, not the last one.
+TEST(AllocatorReplay, MappedPagesMarkTheirOwnSegmentExpandable) {
+  allocator_state s;
+  ASSERT_TRUE(apply_memory_event(s, make_event(memory_action::segment_alloc, 0x900000, 0x1000)));
+  ASSERT_TRUE(apply_memory_event(s, make_event(memory_action::segment_map, 0x100000, 0x1000)));
+  ASSERT_EQ(s.segments.size(), 2u);
+  EXPECT_TRUE(s.segments[0].is_expandable);  // 0x100000
+  EXPECT_FALSE(s.segments[1].is_expandable); // 0x900000
+}
+
 } // namespace

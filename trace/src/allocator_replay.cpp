@@ -23,7 +23,8 @@ std::vector<segment>::iterator segment_at(allocator_state& s, std::int32_t devic
              : s.segments.end();
 }
 
-void insert_segment(allocator_state& s, const memory_event& e) {
+// Inserts a segment of [e.address, e.address + e.size) in (device, address) order; returns it.
+segment& insert_segment(allocator_state& s, const memory_event& e) {
   segment seg;
   seg.device = e.device;
   seg.address = e.address;
@@ -39,7 +40,7 @@ void insert_segment(allocator_state& s, const memory_event& e) {
       s.segments.begin(), s.segments.end(), seg, [](const segment& a, const segment& b) {
         return a.device != b.device ? a.device < b.device : a.address < b.address;
       });
-  s.segments.insert(it, std::move(seg));
+  return *s.segments.insert(it, std::move(seg));
 }
 
 // Index of the block containing `address`, or blocks.size().
@@ -144,12 +145,13 @@ bool add_block(allocator_state& s, const memory_event& e, block_state state, sta
   const bool consistent = !has_real_segment(s, e.device);
   memory_event implicit = e;
   implicit.size = std::max<std::uint64_t>(e.size, 1);
-  insert_segment(s, implicit);
-  auto* seg = find_segment(s, e.device, e.address);
-  seg->pool = implicit_pool;
-  seg->type = segment_type::unknown;
-  seg->stack = no_stack;
-  seg->blocks.front() = {e.address, implicit.size, e.size, state, stack};
+  // The inserted segment itself: a find by address may return another one at the same address
+  // (a zero-size segment in a damaged snapshot), or none.
+  segment& seg = insert_segment(s, implicit);
+  seg.pool = implicit_pool;
+  seg.type = segment_type::unknown;
+  seg.stack = no_stack;
+  seg.blocks.front() = {e.address, implicit.size, e.size, state, stack};
   return consistent;
 }
 
@@ -182,8 +184,7 @@ bool map_pages(allocator_state& s, const memory_event& e) {
       return true;
     }
   }
-  insert_segment(s, e);
-  s.segments.back().is_expandable = true;
+  insert_segment(s, e).is_expandable = true; // not segments.back(): the order is by address
   return true;
 }
 
