@@ -57,29 +57,35 @@ std::string_view command_for(severity level) noexcept {
   return "error";
 }
 
+// A huge value (a 10 MB op name) with its middle cut, as the text format shows it; escape()
+// then handles its control characters.
+std::string cut(std::string_view text) {
+  return text.size() > report_text_max_bytes ? printable_lines(text) : std::string(text);
+}
+
 // The annotation body: the message, then what the text format shows below it.
 std::string body(const diagnostic& d) {
-  std::string out = d.message.empty() ? d.title : d.message;
+  std::string out = cut(d.message.empty() ? d.title : d.message);
   auto it = std::back_inserter(out);
   if (!d.location.function.empty())
-    fmt::format_to(it, "\nin {}", d.location.function);
+    fmt::format_to(it, "\nin {}", cut(d.location.function));
   for (const auto& f : d.fields)
-    fmt::format_to(it, "\n{} = {}", f.name, to_text(f.value));
+    fmt::format_to(it, "\n{} = {}", cut(f.name), cut(to_text(f.value)));
   for (const auto& note : d.notes)
-    fmt::format_to(it, "\nnote: {}", note);
+    fmt::format_to(it, "\nnote: {}", cut(note));
   if (!d.hint.empty())
-    fmt::format_to(it, "\nhint: {}", d.hint);
+    fmt::format_to(it, "\nhint: {}", cut(d.hint));
   for (const auto& rel : d.related) {
-    fmt::format_to(it, "\nrelated: {}", rel.location.file);
+    fmt::format_to(it, "\nrelated: {}", cut(rel.location.file));
     if (rel.location.line != 0)
       fmt::format_to(it, ":{}", rel.location.line);
-    fmt::format_to(it, ": {}", rel.message);
+    fmt::format_to(it, ": {}", cut(rel.message));
   }
   for (std::size_t i = 0; i < d.stack.size(); ++i) {
     const auto& frame = d.stack[i];
-    fmt::format_to(it, "\n#{} {}", i, frame.function.empty() ? "??" : frame.function);
+    fmt::format_to(it, "\n#{} {}", i, frame.function.empty() ? "??" : cut(frame.function));
     if (!frame.file.empty())
-      fmt::format_to(it, " at {}:{}", frame.file, frame.line);
+      fmt::format_to(it, " at {}:{}", cut(frame.file), frame.line);
   }
   return out;
 }
@@ -93,7 +99,7 @@ std::string to_github(const report& r) {
     std::string properties;
     const auto add = [&](std::string_view name, std::string_view value) {
       fmt::format_to(std::back_inserter(properties), "{}{}={}", properties.empty() ? " " : ",",
-                     name, escape(value, true));
+                     name, escape(cut(value), true));
     };
     if (!d.location.file.empty()) {
       add("file", d.location.file);

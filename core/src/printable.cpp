@@ -36,10 +36,12 @@ std::string escape_controls(std::string_view text, bool keep_lines) {
   return out;
 }
 
-std::string printable(std::string_view text, std::size_t max_bytes) {
+namespace {
+
+std::string cut_escaped(std::string_view text, std::size_t max_bytes, bool keep_lines) {
   std::string out;
   if (text.size() <= max_bytes) {
-    append_escaped(out, text, false);
+    append_escaped(out, text, keep_lines);
     return out;
   }
   // Two thirds of the room for the start (the file or value), one third for the end (what is
@@ -50,10 +52,20 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
     --head;
   while (tail < text.size() && is_continuation(text[tail]))
     ++tail;
-  append_escaped(out, text.substr(0, head), false);
+  append_escaped(out, text.substr(0, head), keep_lines);
   fmt::format_to(std::back_inserter(out), "...[{} bytes cut]...", tail - head);
-  append_escaped(out, text.substr(tail), false);
+  append_escaped(out, text.substr(tail), keep_lines);
   return out;
+}
+
+} // namespace
+
+std::string printable(std::string_view text, std::size_t max_bytes) {
+  return cut_escaped(text, max_bytes, false);
+}
+
+std::string printable_lines(std::string_view text, std::size_t max_bytes) {
+  return cut_escaped(text, max_bytes, true);
 }
 
 } // namespace tdiag

@@ -26,9 +26,9 @@ constexpr palette colours{"\x1b[1m",  "\x1b[2m",  "\x1b[31m", "\x1b[33m",
                           "\x1b[36m", "\x1b[32m", "\x1b[0m"};
 constexpr palette plain{};
 
-// Control characters (ESC above all) escaped, except newline and tab.
+// Control characters (ESC above all) escaped, except newline and tab; a huge value cut.
 std::string clean(std::string_view text) {
-  return escape_controls(text, true);
+  return printable_lines(text);
 }
 
 // Continuation lines of a multi-line text line up under its first line.

@@ -59,3 +59,31 @@ TEST(Printable, GithubAnnotationsCarryNoRawControlBytes) {
     EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 || c == '\n') << static_cast<int>(c);
   EXPECT_NE(out.find("op\\x1b[2J\\x07\\x00name"), std::string::npos) << out;
 }
+
+TEST(Printable, LinesKeepNewlinesAndTabsAndCut) {
+  EXPECT_EQ(tdiag::printable_lines("a\nb\tc\x1b\r"), "a\nb\tc\\x1b\\x0d");
+  const auto shown = tdiag::printable_lines("top\n" + std::string(100'000, 'y') + "\nend", 600);
+  EXPECT_LT(shown.size(), 640u);
+  EXPECT_EQ(shown.rfind("top\nyyy", 0), 0u);
+  EXPECT_EQ(shown.substr(shown.size() - 4), "\nend");
+}
+
+// A 10 MB op name from a trace is cut in the human-readable formats (in the message, a field's
+// value and the file name); the JSON report keeps it whole, as data.
+TEST(Printable, HumanFormatsCutHugeValues) {
+  tdiag::report r;
+  tdiag::diagnostic d;
+  d.code = "TDIAG-X-002";
+  const std::string name = "kernel_" + std::string(10'000'000, 'k') + "_end\x1b";
+  d.message = "#1 of kernel time: " + name;
+  d.add_field("kernel", name);
+  d.location.file = name;
+  r.diagnostics.push_back(d);
+  for (const auto& out : {tdiag::to_text(r), tdiag::to_github(r)}) {
+    EXPECT_LT(out.size(), 8 * tdiag::report_text_max_bytes);
+    EXPECT_NE(out.find("bytes cut]..."), std::string::npos);
+    EXPECT_NE(out.find("_end\\x1b"), std::string::npos);
+    EXPECT_EQ(out.find('\x1b'), std::string::npos);
+  }
+  EXPECT_NE(tdiag::to_json(r).find(std::string(10'000'000, 'k')), std::string::npos);
+}

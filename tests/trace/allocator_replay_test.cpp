@@ -206,3 +206,65 @@ TEST(AllocatorReplay, BudgetedKeyframesStayWithinBudgetAndAgree) {
 }
 
 } // namespace
+
+namespace {
+
+// Device d has d + 1 segments in the dump, listed out of order; each replay starts from its own
+// device's segments only (one binary search per lane after finalize(), not a scan of all).
+TEST(AllocatorReplay, EachDeviceStartsFromItsOwnSegments) {
+  trace t;
+  constexpr std::int32_t devices = 5;
+  allocator_state dump;
+  for (std::int32_t d = devices; d-- > 0;) {
+    (void)t.lanes.memory(d);
+    for (std::int32_t k = 0; k <= d; ++k) {
+      segment s;
+      s.device = d;
+      s.address = 0x100000u * static_cast<std::uint64_t>(k + 1);
+      s.total_size = 0x1000;
+      s.blocks.push_back({});
+      s.blocks.back().address = s.address;
+      s.blocks.back().size = s.total_size;
+      dump.segments.push_back(s);
+    }
+  }
+  t.final_allocator_state = dump;
+  t.finalize();
+  for (std::int32_t d = 0; d < devices; ++d) {
+    const auto lane = memory_lane_of(t, d);
+    ASSERT_LT(lane, t.lanes.size()) << d;
+    EXPECT_EQ(t.lanes.at(lane).group, d);
+    const allocator_replay replay(t, lane);
+    const auto& start = replay.initial_state().segments;
+    ASSERT_EQ(start.size(), static_cast<std::size_t>(d + 1)) << d;
+    for (const auto& s : start)
+      EXPECT_EQ(s.device, d);
+    EXPECT_EQ(replay.initial_state().reserved_bytes(), 0x1000u * static_cast<unsigned>(d + 1));
+  }
+  EXPECT_EQ(memory_lane_of(t, devices), t.lanes.size()); // no such device
+}
+
+// A damaged snapshot can hold a zero-size segment: an alloc at its address lands in an implicit
+// segment of its own instead of dereferencing a failed look-up (found by the fuzzer, UBSan).
+TEST(AllocatorReplay, AllocBesideAZeroSizeSegmentIsKept) {
+  allocator_state s;
+  segment empty;
+  empty.address = 0x1000;
+  empty.blocks.push_back({0x1000, 0, 0, block_state::inactive, no_stack});
+  s.segments.push_back(empty);
+  EXPECT_FALSE(apply_memory_event(s, make_event(memory_action::alloc, 0x1000, 0x10)));
+  EXPECT_EQ(s.allocated_bytes(), 0x10u);
+  EXPECT_EQ(s.segments.size(), 2u);
+}
+
+// Pages mapped below an existing segment make a new expandable segment, not the last one.
+TEST(AllocatorReplay, MappedPagesMarkTheirOwnSegmentExpandable) {
+  allocator_state s;
+  ASSERT_TRUE(apply_memory_event(s, make_event(memory_action::segment_alloc, 0x900000, 0x1000)));
+  ASSERT_TRUE(apply_memory_event(s, make_event(memory_action::segment_map, 0x100000, 0x1000)));
+  ASSERT_EQ(s.segments.size(), 2u);
+  EXPECT_TRUE(s.segments[0].is_expandable);  // 0x100000
+  EXPECT_FALSE(s.segments[1].is_expandable); // 0x900000
+}
+
+} // namespace

@@ -1,8 +1,9 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// Kineto times are read strictly and exactly (issue 18 item 10): a string, NaN or Infinity is
-// an error naming the field's path, never a silent 0; fractions keep their nanoseconds.
+// Kineto numbers are read strictly (issue 18 item 10): a string, NaN, Infinity, true or null
+// where a number is due is an error naming the field's path, never a silent 0; times are read
+// exactly and keep their nanoseconds.
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
 
@@ -52,10 +53,81 @@ TEST(KinetoFields, NonNumericTimesAreRejectedWithTheirPath) {
       EXPECT_NE(d.message.find(field), std::string::npos) << d.message;
     }
   }
-  // NaN and Infinity are not JSON: the parser rejects them before the event is read.
-  for (const auto* ts : {"NaN", "Infinity"})
-    EXPECT_THROW((void)import_kineto(as_bytes(one_kernel(ts, "1")), "bad.json"), tdiag::input_error)
-        << ts;
+  // NaN and Infinity are not JSON: refused with the field's path too, never read as 0.
+  for (const auto* ts : {"NaN", "Infinity", "-Infinity"}) {
+    try {
+      (void)import_kineto(as_bytes(one_kernel(ts, "1")), "bad.json");
+      ADD_FAILURE() << "accepted ts " << ts;
+    } catch (const tdiag::input_error& e) {
+      EXPECT_NE(std::string(e.what()).find("bad.json: traceEvents[0].ts: expected a finite"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+// Every other numeric field read is as strict: ids, sizes, devices, grids, pid/tid.
+TEST(KinetoFields, NonNumericFieldsAreRejectedWithTheirPath) {
+  const std::string head = R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", )";
+  for (const auto& [fields, path] : {
+           std::pair{R"("pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"device": NaN})",
+                     "traceEvents[0].args.device: expected a JSON integer, got NaN"},
+           std::pair{R"("pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"grid": [1, "2", 1]})",
+                     "traceEvents[0].args.grid: expected a JSON integer, got \"2\""},
+           std::pair{R"("pid": true, "tid": 7, "ts": 1, "dur": 1})",
+                     "traceEvents[0].pid: expected a JSON number or string, got true"},
+           std::pair{R"("pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"correlation": null})",
+                     "traceEvents[0].args.correlation: expected a JSON integer, got null"},
+           std::pair{R"("pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"stream": "0xZZ"})",
+                     "traceEvents[0].args.stream"},
+       }) {
+    const auto json = head + fields + "}]}";
+    try {
+      (void)import_kineto(as_bytes(json), "bad.json");
+      ADD_FAILURE() << "accepted " << fields;
+    } catch (const tdiag::input_error& e) {
+      EXPECT_EQ(e.report().diagnostics.front().code, "TDIAG-TR-125");
+      EXPECT_NE(std::string(e.what()).find(std::string("bad.json: ") + path), std::string::npos)
+          << e.what();
+    }
+  }
+  const std::string memory =
+      R"({"traceEvents": [{"ph": "i", "name": "[memory]", "pid": 0, "tid": 0, "ts": 1,)"
+      R"( "args": {"Device Type": 1, "Device Id": 0, "Addr": 64, "Bytes": "123"}}]})";
+  EXPECT_THROW((void)import_kineto(as_bytes(memory), "m.json"), tdiag::input_error);
+  // args before "ph" are re-parsed from a copy: the message must not read the freed copy
+  // (found by the fuzzer under ASan).
+  const std::string early =
+      R"({"traceEvents": [{"args": {"Bytes": -92233"X"72036854775808}, "ph": "i", "ts": 1,)"
+      R"( "name": "[memory]", "pid": 0, "tid": 0}]})";
+  try {
+    (void)import_kineto(as_bytes(early), "early.json");
+    ADD_FAILURE() << "accepted a broken Bytes";
+  } catch (const tdiag::input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("early.json: traceEvents[0].args.Bytes: expected a JSON "
+                                         "integer, got -92233"),
+              std::string::npos)
+        << e.what();
+  }
+  const std::string base = R"({"baseTimeNanoseconds": "12", "traceEvents": []})";
+  try {
+    (void)import_kineto(as_bytes(base), "b.json");
+    ADD_FAILURE() << "accepted a string baseTimeNanoseconds";
+  } catch (const tdiag::input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("b.json: baseTimeNanoseconds: expected"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// ROCm writes stream ids as hex strings ("0x0"): read as the number, not refused, not 0.
+TEST(KinetoFields, HexStreamStringsAreNumbers) {
+  const std::string json =
+      R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7,)"
+      R"( "ts": 1, "dur": 1, "args": {"stream": "0x1f", "device": 0}}]})";
+  const auto r = import_kineto(as_bytes(json), "rocm.json");
+  ASSERT_EQ(r.trace.kernels.size(), 1u);
+  EXPECT_EQ(r.trace.kernels.all().front().stream, 31u);
 }
 
 } // namespace

@@ -64,4 +64,20 @@ TEST(MemorySeries, EmptyLaneHasNoSamples) {
   EXPECT_EQ(memory_lane_of(t, 4), t.lanes.size());
 }
 
+// Two allocations of nearly 2^63 bytes each: the running totals saturate instead of
+// overflowing (signed overflow is undefined; the fuzzers found it under UBSan).
+TEST(MemorySeries, HugeSizesSaturate) {
+  const std::string json = R"({"traceEvents": [
+    {"ph": "i", "name": "[memory]", "pid": 0, "tid": 0, "ts": 1, "args": {"Device Type": 1,
+     "Device Id": 0, "Addr": 4096, "Bytes": 9223372036854775807}},
+    {"ph": "i", "name": "[memory]", "pid": 0, "tid": 0, "ts": 2, "args": {"Device Type": 1,
+     "Device Id": 0, "Addr": 64, "Bytes": 4000}}]})";
+  const auto t = import_kineto(std::as_bytes(std::span(json)), "huge.json").trace;
+  const auto series = memory_series_of(t, memory_lane_of(t, 0));
+  ASSERT_FALSE(series.samples.empty());
+  EXPECT_EQ(series.samples.back().allocated, INT64_MAX);
+  for (const auto& sample : series.samples)
+    EXPECT_GE(sample.allocated, 0);
+}
+
 } // namespace

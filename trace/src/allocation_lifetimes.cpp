@@ -9,6 +9,11 @@
 namespace tdiag::trace {
 
 std::vector<allocation_lifetime> allocation_lifetimes(const trace& t, std::int32_t device) {
+  return allocation_lifetimes(t, device, t.span().end);
+}
+
+std::vector<allocation_lifetime> allocation_lifetimes(const trace& t, std::int32_t device,
+                                                      std::int64_t trace_end) {
   std::vector<allocation_lifetime> out;
   const auto lane = memory_lane_of(t, device);
   const auto events = t.memory.lane(lane);
@@ -20,7 +25,6 @@ std::vector<allocation_lifetime> allocation_lifetimes(const trace& t, std::int32
   });
   const memory_action ending =
       has_completed ? memory_action::free_completed : memory_action::free_requested;
-  const std::int64_t trace_end = t.span().end;
   std::unordered_map<std::uint64_t, std::size_t> open; // address -> index in out
   for (std::size_t i = 0; i < events.size(); ++i) {
     const auto& e = events[i];

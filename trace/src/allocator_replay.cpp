@@ -23,7 +23,8 @@ std::vector<segment>::iterator segment_at(allocator_state& s, std::int32_t devic
              : s.segments.end();
 }
 
-void insert_segment(allocator_state& s, const memory_event& e) {
+// Inserts a segment of [e.address, e.address + e.size) in (device, address) order; returns it.
+segment& insert_segment(allocator_state& s, const memory_event& e) {
   segment seg;
   seg.device = e.device;
   seg.address = e.address;
@@ -39,7 +40,7 @@ void insert_segment(allocator_state& s, const memory_event& e) {
       s.segments.begin(), s.segments.end(), seg, [](const segment& a, const segment& b) {
         return a.device != b.device ? a.device < b.device : a.address < b.address;
       });
-  s.segments.insert(it, std::move(seg));
+  return *s.segments.insert(it, std::move(seg));
 }
 
 // Index of the block containing `address`, or blocks.size().
@@ -144,12 +145,13 @@ bool add_block(allocator_state& s, const memory_event& e, block_state state, sta
   const bool consistent = !has_real_segment(s, e.device);
   memory_event implicit = e;
   implicit.size = std::max<std::uint64_t>(e.size, 1);
-  insert_segment(s, implicit);
-  auto* seg = find_segment(s, e.device, e.address);
-  seg->pool = implicit_pool;
-  seg->type = segment_type::unknown;
-  seg->stack = no_stack;
-  seg->blocks.front() = {e.address, implicit.size, e.size, state, stack};
+  // The inserted segment itself: a find by address may return another one at the same address
+  // (a zero-size segment in a damaged snapshot), or none.
+  segment& seg = insert_segment(s, implicit);
+  seg.pool = implicit_pool;
+  seg.type = segment_type::unknown;
+  seg.stack = no_stack;
+  seg.blocks.front() = {e.address, implicit.size, e.size, state, stack};
   return consistent;
 }
 
@@ -182,8 +184,7 @@ bool map_pages(allocator_state& s, const memory_event& e) {
       return true;
     }
   }
-  insert_segment(s, e);
-  s.segments.back().is_expandable = true;
+  insert_segment(s, e).is_expandable = true; // not segments.back(): the order is by address
   return true;
 }
 
@@ -304,14 +305,32 @@ std::size_t state_bytes(const allocator_state& s) {
   return n;
 }
 
+// The final state's segments of `device`. finalize() sorts them by (device, address), so a
+// finalized trace takes one binary search: a replay per memory lane of a trace with 150k devices
+// stays linear overall instead of scanning every segment per lane.
+std::vector<segment> device_segments(const trace& t, std::int32_t device) {
+  const auto& all = t.final_allocator_state->segments;
+  if (t.finalized()) {
+    // std::ranges::equal_range would do, but clang 14 with libstdc++ 12 rejects its subrange.
+    struct by_device {
+      bool operator()(const segment& s, std::int32_t d) const noexcept { return s.device < d; }
+      bool operator()(std::int32_t d, const segment& s) const noexcept { return d < s.device; }
+    };
+    const auto [lo, hi] = std::equal_range(all.begin(), all.end(), device, by_device{});
+    return {lo, hi};
+  }
+  std::vector<segment> out;
+  for (const auto& seg : all)
+    if (seg.device == device)
+      out.push_back(seg);
+  return out;
+}
+
 } // namespace
 
 lane_id memory_lane_of(const trace& t, std::int32_t device) noexcept {
-  for (lane_id lane = 0; lane < t.lanes.size(); ++lane)
-    if (t.lanes.at(lane).kind == lane_kind::device_memory &&
-        static_cast<std::int32_t>(t.lanes.at(lane).group) == device)
-      return lane;
-  return static_cast<lane_id>(t.lanes.size());
+  const auto lane = t.lanes.find_memory(device);
+  return lane == no_lane ? static_cast<lane_id>(t.lanes.size()) : lane;
 }
 
 allocator_replay::allocator_replay(const trace& t, lane_id lane, std::size_t interval) {
@@ -336,11 +355,11 @@ void allocator_replay::build(const trace& t, lane_id lane, const replay_options&
   });
 
   allocator_state start;
+  std::size_t final_bytes = 0; // this device's share of the final state
   if (t.final_allocator_state) {
-    for (const auto& seg : t.final_allocator_state->segments)
-      if (seg.device == device_)
-        start.segments.push_back(seg);
+    start.segments = device_segments(t, device_);
     start.sort();
+    final_bytes = state_bytes(start);
     // Backwards from the dump: undo every recorded event, newest first.
     for (std::size_t i = events_.size(); i-- > 0;)
       mismatches_ += undo_memory_event(start, events_[i], two_step_) ? 0 : 1;
@@ -353,9 +372,7 @@ void allocator_replay::build(const trace& t, lane_id lane, const replay_options&
   const auto budget = std::max<std::size_t>(options.keyframe_budget_bytes, 1);
   if (adaptive) {
     // Sized from the larger of the first and last states, so the thinning below is rare.
-    std::size_t estimate = state_bytes(start);
-    if (t.final_allocator_state)
-      estimate = std::max(estimate, state_bytes(*t.final_allocator_state));
+    const std::size_t estimate = std::max(state_bytes(start), final_bytes);
     const std::size_t wanted =
         events_.size() / budget * estimate + events_.size() % budget * estimate / budget;
     interval_ = 64;

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kineto_fields.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -11,49 +12,95 @@
 
 namespace tdiag::trace::detail {
 
-track_key read_track(od::value v) {
+std::string_view token_text(od::value v) {
+  std::string_view token = v.raw_json_token();
+  while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
+                            token.back() == '\t' || token.back() == ',' || token.back() == '}' ||
+                            token.back() == ']'))
+    token.remove_suffix(1);
+  return token;
+}
+
+namespace {
+constexpr std::string_view integer_expected = "a JSON integer";
+
+[[noreturn]] void throw_bad(od::value v, std::string_view path, std::string_view expected) {
+  throw bad_field{path, std::string(token_text(v)), expected};
+}
+
+// A JSON number of any type, or the value of a "0x1f" string (ROCm writes stream ids so).
+struct integer_value {
+  enum class kind : std::uint8_t { u64, i64, f64 } type = kind::u64;
+  std::uint64_t u = 0;
+  std::int64_t i = 0;
+  double d = 0;
+};
+
+integer_value number_of(od::value v, std::string_view path) {
+  od::json_type type{};
+  if (v.type().get(type) != simdjson::SUCCESS)
+    throw_bad(v, path, integer_expected); // NaN, Infinity, other bare words
+  integer_value out;
+  od::number n;
+  if (type == od::json_type::number && v.get_number().get(n) == simdjson::SUCCESS) {
+    if (n.is_uint64())
+      out.u = n.get_uint64();
+    else if (n.is_int64())
+      out.type = integer_value::kind::i64, out.i = n.get_int64();
+    else
+      out.type = integer_value::kind::f64, out.d = n.get_double();
+    return out;
+  }
+  std::string_view text;
+  if (type == od::json_type::string && v.get_string().get(text) == simdjson::SUCCESS &&
+      text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    const char* last = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data() + 2, last, out.u, 16);
+    if (ec == std::errc{} && ptr == last)
+      return out;
+  }
+  throw_bad(v, path, integer_expected);
+}
+} // namespace
+
+track_key read_track(od::value v, std::string_view path) {
   track_key k;
   od::json_type type{};
-  check(v.type().get(type));
+  if (v.type().get(type) != simdjson::SUCCESS ||
+      (type != od::json_type::string && type != od::json_type::number))
+    throw_bad(v, path, "a JSON number or string");
   if (type == od::json_type::string) {
     k.text = take(v.get_string());
     k.is_text = true;
-  } else if (type == od::json_type::number) {
-    od::number n = take(v.get_number());
-    k.number = n.is_double()   ? to_i64(n.get_double())
-               : n.is_uint64() ? static_cast<std::int64_t>(n.get_uint64())
-                               : n.get_int64();
+  } else {
+    k.number = read_i64(v, path);
   }
   return k;
 }
 
-std::optional<double> read_number(od::value v) {
-  od::number n;
-  if (v.get_number().get(n) != simdjson::SUCCESS)
-    return std::nullopt;
-  if (n.is_uint64())
-    return static_cast<double>(n.get_uint64());
-  return n.as_double();
+std::uint64_t read_u64(od::value v, std::string_view path) {
+  const auto n = number_of(v, path);
+  switch (n.type) {
+  case integer_value::kind::u64:
+    return n.u;
+  case integer_value::kind::i64:
+    return static_cast<std::uint64_t>(n.i); // -1 stays all ones, as Kineto means it
+  case integer_value::kind::f64:
+    break;
+  }
+  return to_u64(n.d);
 }
-std::optional<std::uint64_t> read_u64(od::value v) {
-  od::number n;
-  if (v.get_number().get(n) != simdjson::SUCCESS)
-    return std::nullopt;
-  if (n.is_uint64())
-    return n.get_uint64();
-  if (n.is_int64())
-    return static_cast<std::uint64_t>(n.get_int64());
-  return to_u64(n.get_double());
-}
-std::optional<std::int64_t> read_i64(od::value v) {
-  od::number n;
-  if (v.get_number().get(n) != simdjson::SUCCESS)
-    return std::nullopt;
-  if (n.is_int64())
-    return n.get_int64();
-  if (n.is_uint64())
-    return static_cast<std::int64_t>(n.get_uint64());
-  return to_i64(n.get_double());
+std::int64_t read_i64(od::value v, std::string_view path) {
+  const auto n = number_of(v, path);
+  switch (n.type) {
+  case integer_value::kind::u64:
+    return signed_size(n.u);
+  case integer_value::kind::i64:
+    return n.i;
+  case integer_value::kind::f64:
+    break;
+  }
+  return to_i64(n.d);
 }
 
 namespace {
@@ -118,25 +165,21 @@ std::optional<time_value> read_time(od::value v) {
   od::json_type type{};
   if (v.type().get(type) != simdjson::SUCCESS || type != od::json_type::number)
     return std::nullopt;
-  std::string_view token = v.raw_json_token();
-  while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
-                            token.back() == '\t' || token.back() == ',' || token.back() == '}'))
-    token.remove_suffix(1);
-  return parse_time_token(token);
+  return parse_time_token(token_text(v));
 }
 
 namespace {
-void read_dims(od::value v, std::uint32_t (&out)[3]) {
+void read_dims(od::value v, std::uint32_t (&out)[3], std::string_view path) {
   od::array a;
   if (v.get_array().get(a) != simdjson::SUCCESS)
-    return;
+    throw_bad(v, path, "an array of integers");
   std::size_t i = 0;
   for (auto item : a) {
     od::value x;
     check(item.get(x));
-    const auto n = read_u64(x);
-    if (i < 3 && n)
-      out[i] = static_cast<std::uint32_t>(*n);
+    const auto n = read_u64(x, path);
+    if (i < 3)
+      out[i] = static_cast<std::uint32_t>(n);
     ++i;
   }
 }
@@ -152,64 +195,64 @@ void read_args(od::object obj, event_args& a) {
     switch (key.raw()[0]) {
     case 'c':
       if (key == "correlation")
-        a.correlation = read_u64(v).value_or(0);
+        a.correlation = read_u64(v, "args.correlation");
       else if (key == "context")
-        a.context = read_u64(v).value_or(0);
+        a.context = read_u64(v, "args.context");
       else if (key == "cbid")
-        a.cbid = read_u64(v).value_or(0);
+        a.cbid = read_u64(v, "args.cbid");
       break;
     case 'E':
       if (key == "External id")
-        a.external_id = read_u64(v).value_or(0);
+        a.external_id = read_u64(v, "args.External id");
       break;
     case 'd':
       if (key == "device") {
-        a.device = read_i64(v).value_or(-1);
+        a.device = read_i64(v, "args.device");
         a.has_device = true;
       }
       break;
     case 's':
       if (key == "stream") {
-        a.stream = read_u64(v).value_or(0);
+        a.stream = read_u64(v, "args.stream");
         a.has_stream = true;
       } else if (key == "shared memory")
-        a.shared_memory = read_i64(v).value_or(0);
+        a.shared_memory = read_i64(v, "args.shared memory");
       else if (key == "sort_index")
-        a.sort_index = read_i64(v).value_or(0);
+        a.sort_index = read_i64(v, "args.sort_index");
       break;
     case 'r':
       if (key == "registers per thread")
-        a.registers = read_i64(v).value_or(0);
+        a.registers = read_i64(v, "args.registers per thread");
       break;
     case 'g':
       if (key == "grid")
-        read_dims(v, a.grid);
+        read_dims(v, a.grid, "args.grid");
       break;
     case 'b':
       if (key == "block")
-        read_dims(v, a.block);
+        read_dims(v, a.block, "args.block");
       else if (key == "bytes")
-        a.bytes = read_u64(v).value_or(0);
+        a.bytes = read_u64(v, "args.bytes");
       break;
     case 'A':
       if (key == "Addr")
-        a.addr = read_u64(v).value_or(0);
+        a.addr = read_u64(v, "args.Addr");
       break;
     case 'B':
       if (key == "Bytes")
-        a.mem_bytes = read_i64(v).value_or(0);
+        a.mem_bytes = read_i64(v, "args.Bytes");
       break;
     case 'T':
       if (key == "Total Allocated")
-        a.total_allocated = read_i64(v).value_or(-1);
+        a.total_allocated = read_i64(v, "args.Total Allocated");
       else if (key == "Total Reserved")
-        a.total_reserved = read_i64(v).value_or(-1);
+        a.total_reserved = read_i64(v, "args.Total Reserved");
       break;
     case 'D':
       if (key == "Device Type")
-        a.device_type = read_i64(v).value_or(-1);
+        a.device_type = read_i64(v, "args.Device Type");
       else if (key == "Device Id")
-        a.device_id = read_i64(v).value_or(-1);
+        a.device_id = read_i64(v, "args.Device Id");
       break;
     case 'n':
       if (key == "name") {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "kineto_stream.hpp"
@@ -48,10 +49,25 @@ struct event_args {
   std::int64_t sort_index = 0;
 };
 
-track_key read_track(od::value v);
-std::optional<double> read_number(od::value v);
-std::optional<std::uint64_t> read_u64(od::value v);
-std::optional<std::int64_t> read_i64(od::value v);
+/// A known field whose value is not what Kineto writes there (a string "123", NaN, Infinity,
+/// true or null where a number is due). Thrown by the readers below; the importer turns it into
+/// one line naming the file and the field's path (traceEvents[N].args.Bytes).
+struct bad_field {
+  std::string_view path; ///< the key, "args.Bytes" for an args field (a literal)
+  std::string token;     ///< the value as written, copied: args re-parsed from a copy are gone
+                         ///< by the time the message is built
+  std::string_view expected;
+};
+
+/// pid/tid: a number or a string; anything else throws bad_field.
+track_key read_track(od::value v, std::string_view path);
+/// Integers: a JSON number (a double is truncated and saturated, a uint64 above INT64_MAX
+/// saturates for read_i64) or a "0x..." hex string (ROCm writes streams so). Anything else
+/// throws bad_field naming `path`.
+std::uint64_t read_u64(od::value v, std::string_view path);
+std::int64_t read_i64(od::value v, std::string_view path);
+/// `v` as written, for messages (simdjson leaves the separator after a scalar's token).
+std::string_view token_text(od::value v);
 
 /// A JSON time in microseconds, read exactly from its text as whole us plus ns (a double
 /// cannot hold epoch microseconds with a fraction: 1.7e15 us has a 0.25 us ulp). `fractional` is
@@ -63,7 +79,8 @@ struct time_value {
 };
 /// Empty when `v` is not a finite JSON number (a string "123", NaN, Infinity, null).
 std::optional<time_value> read_time(od::value v);
-/// Fills what `obj` holds of the known keys (correlation, grid, Bytes, name, ...).
+/// Fills what `obj` holds of the known keys (correlation, grid, Bytes, name, ...). Throws
+/// bad_field (path "args.KEY") for a known key with a value of the wrong type.
 void read_args(od::object obj, event_args& a);
 /// From an activity name: "Memcpy HtoD (Pageable -> Device)" -> htod.
 copy_kind parse_copy_kind(std::string_view name, bool memset);

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/file_io.hpp>
+#include <tensordiag/core/printable.hpp>
 #include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/detail/inflate.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
@@ -34,6 +35,51 @@ public:
   }
 
   void event(od::object& obj) {
+    try {
+      read_event(obj);
+    } catch (const bad_field& f) {
+      fail_field(fmt::format("traceEvents[{}].{}", stats_.events, f.path), f);
+    }
+    // A 62 MB gzip can hold 20 GiB of events: the model grows within the memory budget.
+    if ((stats_.events & 0xFFFF) == 0)
+      check_memory_budget(t_.metadata.source_path,
+                          fmt::format("the model of its first {} events", stats_.events),
+                          t_.memory_bytes());
+  }
+
+  /// One line naming the file and the field: "x.json: traceEvents[7].args.Bytes: expected a JSON
+  /// integer, got \"123\"" (TDIAG-TR-125).
+  [[noreturn]] void fail_field(const std::string& path, const bad_field& f) const {
+    diagnostic d;
+    d.code = codes::kineto_bad_number;
+    d.title = "Kineto field is not a number";
+    d.message = fmt::format("{}: {}: expected {}, got {}", t_.metadata.source_path, path,
+                            f.expected, printable(f.token, 64));
+    d.add_field("file", t_.metadata.source_path);
+    d.add_field("path", path);
+    d.hint = "write times, ids and sizes as plain JSON numbers, as the PyTorch profiler does";
+    throw input_error(std::move(d));
+  }
+
+  void set_base(std::int64_t base_ns) { base_ns_ = base_ns; }
+
+  void finish() {
+    // A thread_name names the host thread and the GPU stream of its (pid, tid), if they exist:
+    // one look-up each, so 250k names over 250k lanes stay linear (log).
+    for (const auto& [key, name] : thread_names_) {
+      const auto id = static_cast<std::uint64_t>(key.second);
+      for (const auto l : {t_.lanes.find_host(key.first, id), t_.lanes.find_gpu(key.first, id)})
+        if (l != no_lane)
+          t_.lanes.set_name(l, name);
+    }
+    stats_.skipped_events += pending_flows_.size();
+    t_.metadata.time_origin_ns = clamp_i64(wide_int{base_ns_} + wide_int{rebase_us_} * 1000);
+    if (rebase_us_ != 0)
+      t_.metadata.properties.emplace_back("kineto.ts_rebase_us", fmt::format("{}", rebase_us_));
+  }
+
+private:
+  void read_event(od::object& obj) {
     std::string_view ph, cat, name;
     time_value ts, dur;
     std::uint64_t id = 0;
@@ -51,7 +97,7 @@ public:
         if (key == "ph")
           ph = take(v.get_string());
         else if (key == "pid")
-          pid = read_track(v);
+          pid = read_track(v, "pid");
         break;
       case 'c':
         if (key == "cat")
@@ -65,7 +111,7 @@ public:
         if (key == "ts")
           ts = require_time(v, "ts");
         else if (key == "tid")
-          tid = read_track(v);
+          tid = read_track(v, "tid");
         break;
       case 'd':
         if (key == "dur")
@@ -73,7 +119,7 @@ public:
         break;
       case 'i':
         if (key == "id") {
-          id = read_u64(v).value_or(0);
+          id = read_u64(v, "id");
           has_id = true;
         }
         break;
@@ -90,9 +136,9 @@ public:
         break;
       }
     }
-    ++stats_.events;
     if (!deferred_args.empty())
       reparse_args(deferred_args, args);
+    ++stats_.events;
     if (ts.fractional && !fractional_ts_) {
       fractional_ts_ = true;
       t_.metadata.properties.emplace_back("kineto.fractional_ts", "1");
@@ -128,24 +174,6 @@ public:
     }
   }
 
-  void set_base(std::int64_t base_ns) { base_ns_ = base_ns; }
-
-  void finish() {
-    for (const auto& [key, name] : thread_names_) {
-      for (lane_id l = 0; l < t_.lanes.size(); ++l) {
-        const auto& ln = t_.lanes.at(l);
-        if (ln.kind != lane_kind::device_memory && ln.group == key.first &&
-            ln.id == static_cast<std::uint64_t>(key.second))
-          t_.lanes.set_name(l, name);
-      }
-    }
-    stats_.skipped_events += pending_flows_.size();
-    t_.metadata.time_origin_ns = clamp_i64(wide_int{base_ns_} + wide_int{rebase_us_} * 1000);
-    if (rebase_us_ != 0)
-      t_.metadata.properties.emplace_back("kineto.ts_rebase_us", fmt::format("{}", rebase_us_));
-  }
-
-private:
   // Epoch-microsecond timestamps (1.7e15 us) exceed the model's +-2^60 ns: past 2^48 us (9
   // years) the axis starts at the whole us of the first such ts, and time_origin_ns says so.
   std::int64_t on_axis(const time_value& t) {
@@ -153,26 +181,17 @@ private:
       rebased_ = true;
       rebase_us_ = t.us;
     }
-    return clamp_time(wide_int{t.us - rebase_us_} * 1000 + t.frac_ns);
+    return clamp_time((wide_int{t.us} - rebase_us_) * 1000 + t.frac_ns);
   }
   static std::int64_t as_duration(const time_value& t) {
     return clamp_time(wide_int{t.us} * 1000 + t.frac_ns);
   }
 
   // ts and dur must be JSON numbers: a string "123", NaN or Infinity is an error, never 0.
-  time_value require_time(od::value v, std::string_view field) {
+  static time_value require_time(od::value v, std::string_view field) {
     if (auto t = read_time(v))
       return *t;
-    diagnostic d;
-    d.code = codes::kineto_bad_number;
-    d.title = "Kineto time is not a number";
-    d.message = fmt::format("{}: traceEvents[{}].{}: expected a finite JSON number "
-                            "(microseconds), got {}",
-                            t_.metadata.source_path, stats_.events, field,
-                            std::string_view(v.raw_json_token()).substr(0, 40));
-    d.add_field("path", fmt::format("traceEvents[{}].{}", stats_.events, field));
-    d.hint = "write ts and dur as plain JSON numbers, as the PyTorch profiler does";
-    throw input_error(std::move(d));
+    throw bad_field{field, std::string(token_text(v)), "a finite JSON number of microseconds"};
   }
 
   std::int64_t track_number(const track_key& k) {
@@ -299,7 +318,9 @@ private:
       m.lane = t_.lanes.memory(m.device);
       m.action = a.mem_bytes >= 0 ? memory_action::alloc : memory_action::free_completed;
       m.address = a.addr;
-      m.size = static_cast<std::uint64_t>(a.mem_bytes >= 0 ? a.mem_bytes : -a.mem_bytes);
+      // Negated as unsigned: -INT64_MIN does not fit an int64.
+      const auto magnitude = static_cast<std::uint64_t>(a.mem_bytes);
+      m.size = a.mem_bytes >= 0 ? magnitude : std::uint64_t{0} - magnitude;
       m.total_allocated = a.total_allocated;
       m.total_reserved = a.total_reserved;
       m.correlation = static_cast<std::uint32_t>(a.external_id);
@@ -406,7 +427,7 @@ void read_top_level(od::object& top, detail::kineto_builder& builder, trace& t) 
     if (key == "traceEvents")
       continue;
     if (key == "baseTimeNanoseconds") {
-      builder.set_base(read_i64(v).value_or(0));
+      builder.set_base(read_i64(v, "baseTimeNanoseconds"));
     } else if (key == "distributedInfo") {
       // {"backend": "nccl", "rank": 0, "world_size": 128}: kept as distributed.<key>.
       od::object info = take(v.get_object());
@@ -420,16 +441,17 @@ void read_top_level(od::object& top, detail::kineto_builder& builder, trace& t) 
         if (gt == od::json_type::string)
           t.metadata.properties.emplace_back(name, std::string(take(gv.get_string())));
         else if (gt == od::json_type::number)
-          t.metadata.properties.emplace_back(name, fmt::format("{}", read_i64(gv).value_or(0)));
+          t.metadata.properties.emplace_back(name,
+                                             fmt::format("{}", read_i64(gv, "distributedInfo")));
       }
     } else if (key == "deviceProperties") {
       od::array devices = take(v.get_array());
       for (auto dev : devices) {
-        event_args a;
         od::object o = take(dev.get_object());
-        read_args(o, a); // picks up "name"
-        if (!a.name.empty())
-          t.metadata.properties.emplace_back("device.name", std::string(a.name));
+        std::string_view name;
+        if (o.find_field_unordered("name").get_string().get(name) == simdjson::SUCCESS &&
+            !name.empty())
+          t.metadata.properties.emplace_back("device.name", std::string(name));
       }
     } else {
       od::json_type vt = take(v.type());
@@ -478,7 +500,13 @@ void parse_stream(detail::byte_source& src, std::string_view source, trace& t, k
   detail::kineto_builder builder(t, stats);
   detail::stream_callbacks callbacks;
   callbacks.on_event = [&](od::object& obj) { builder.event(obj); };
-  callbacks.on_top_level = [&](od::object& top) { read_top_level(top, builder, t); };
+  callbacks.on_top_level = [&](od::object& top) {
+    try {
+      read_top_level(top, builder, t);
+    } catch (const bad_field& f) {
+      builder.fail_field(std::string(f.path), f);
+    }
+  };
   stats.json_bytes = detail::stream_trace_events(src, source, callbacks, window);
   builder.finish();
 }

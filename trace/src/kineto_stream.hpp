@@ -40,8 +40,9 @@ struct stream_callbacks {
 };
 
 /// Streams the trace; returns the number of JSON bytes read. Throws tdiag::input_error
-/// (TDIAG-TR-121..123) naming the byte offset in the JSON text. `window` is the initial window
-/// size (it grows to hold one huge event if need be).
+/// (TDIAG-TR-121..123) naming the byte offset in the JSON text, also for anything but white
+/// space after the top-level value. `window` is the initial window size; it grows to hold one
+/// huge event if need be, within the memory budget (TDIAG-CORE-006 past it).
 std::size_t stream_trace_events(byte_source& src, std::string_view source_name,
                                 const stream_callbacks& callbacks,
                                 std::size_t window = std::size_t{4} << 20);

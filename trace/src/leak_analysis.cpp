@@ -32,10 +32,12 @@ std::vector<live_allocation> live_allocations(const trace& t) {
   // viewer's bands use too).
   std::unordered_map<std::pair<std::int32_t, std::uint64_t>, allocation_lifetime, key_hash> open;
   std::vector<live_allocation> out;
+  const std::int64_t trace_end = t.span().end; // once: 150k devices must not rescan the events
   for (lane_id lane = 0; lane < t.lanes.size(); ++lane) {
     if (t.lanes.at(lane).kind != lane_kind::device_memory)
       continue;
-    for (const auto& a : allocation_lifetimes(t, static_cast<std::int32_t>(t.lanes.at(lane).group)))
+    const auto device = static_cast<std::int32_t>(t.lanes.at(lane).group);
+    for (const auto& a : allocation_lifetimes(t, device, trace_end))
       if (!a.freed_by_user)
         open[{a.device, a.address}] = a;
   }

@@ -84,9 +84,11 @@ memory_series memory_series_of(const trace& t, lane_id lane) {
     const totals before = window(s, out.device, lo, hi);
     apply_memory_event(s, e);
     const totals after = window(s, out.device, lo, hi);
-    now.allocated += after.allocated - before.allocated;
-    now.requested += after.requested - before.requested;
-    now.reserved += after.reserved - before.reserved;
+    // Window totals are saturated sums (>= 0), so their difference fits; the running total
+    // saturates too: sizes near 2^63 from a file must not overflow (found by the fuzzers).
+    now.allocated = detail::sat_add(now.allocated, after.allocated - before.allocated);
+    now.requested = detail::sat_add(now.requested, after.requested - before.requested);
+    now.reserved = detail::sat_add(now.reserved, after.reserved - before.reserved);
     out.samples.push_back({e.time, now.allocated, now.requested, now.reserved});
   }
   return out;

@@ -73,6 +73,14 @@ std::size_t trace::event_count() const noexcept {
   return n;
 }
 
+std::uint64_t trace::memory_bytes() const noexcept {
+  std::uint64_t n = strings.text_bytes();
+  for_each_store([&](const auto& store) {
+    n += 2 * std::uint64_t{store.size()} * sizeof(*store.all().data());
+  });
+  return n;
+}
+
 time_span trace::span() const noexcept {
   std::int64_t lo = std::numeric_limits<std::int64_t>::max();
   std::int64_t hi = std::numeric_limits<std::int64_t>::min();

@@ -22,6 +22,15 @@ inline constexpr std::size_t error_message_max_bytes = 1024;
 [[nodiscard]] std::string printable(std::string_view text,
                                     std::size_t max_bytes = printable_max_bytes);
 
+/// Longest text (a message, a field's value, a file name) the human-readable report formats (text,
+/// GitHub workflow commands) show before its middle is cut: a 10 MB op name is not echoed whole.
+inline constexpr std::size_t report_text_max_bytes = 4096;
+
+/// printable() for text that may span lines (a message, a hint): newline and tab are kept, every
+/// other control character escaped, the middle cut past `max_bytes`.
+[[nodiscard]] std::string printable_lines(std::string_view text,
+                                          std::size_t max_bytes = report_text_max_bytes);
+
 /// Escapes control characters as printable() does, except newline and tab when `keep_lines`;
 /// never cuts.
 [[nodiscard]] std::string escape_controls(std::string_view text, bool keep_lines = false);

@@ -34,5 +34,9 @@ struct allocation_lifetime {
 /// dropped. `t` must be finalized.
 [[nodiscard]] std::vector<allocation_lifetime> allocation_lifetimes(const trace& t,
                                                                     std::int32_t device);
+/// The same with the end of the trace given (what t.span().end returns): a caller going over
+/// every device computes it once, so many devices stay linear in the events.
+[[nodiscard]] std::vector<allocation_lifetime>
+allocation_lifetimes(const trace& t, std::int32_t device, std::int64_t trace_end);
 
 } // namespace tdiag::trace

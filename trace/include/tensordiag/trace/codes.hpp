@@ -82,7 +82,7 @@ inline constexpr code_entry table[] = {
     {truncated_kineto, "truncated Kineto trace"},
     {no_trace_events, "not a Chrome/Kineto trace: no traceEvents"},
     {kineto_skipped, "Kineto events skipped"},
-    {kineto_bad_number, "Kineto time or duration is not a number"},
+    {kineto_bad_number, "Kineto field is not a number"},
     {summary, "trace summary"},
     {memory_peak, "memory peak"},
     {kernel_time, "kernel time"},
