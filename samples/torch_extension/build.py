@@ -5,7 +5,7 @@
     python3 samples/torch_extension/build.py <prefix>     # prefix/include, prefix/lib
 
 The prefix holds the public headers and the static libraries (tdiag_assertions, tdiag_core)
-with fmt; nothing else of tensordiag is needed. Prints the module's path."""
+with fmt and simdjson (tdiag_core's JSON reader); nothing else of tensordiag is needed. Prints the module's path."""
 import os
 import sys
 
@@ -27,7 +27,7 @@ def build(prefix: str, build_dir: str | None = None, verbose: bool = False):
         sources=[os.path.join(HERE, "gather_rows_op.cpp"), os.path.join(HERE, "gather_rows.cu")],
         extra_include_paths=[include, HERE],
         extra_ldflags=[f"-L{lib}", f"-Wl,-rpath,{lib}", "-ltdiag_assertions", "-ltdiag_core",
-                       "-lfmt", "-ldl"],
+                       "-lfmt", "-lsimdjson", "-ldl"],
         build_directory=build_dir,
         verbose=verbose,
     )
