@@ -114,6 +114,82 @@ site_text site_text_of(const device_state& ds, const site_group& g, std::string&
   return site;
 }
 
+// The failing thread's block, thread and SM, and the launch it belongs to as far as it is known:
+// registered, a CUDA graph replay of a captured launch, a plain launch, or one the ring lost.
+void describe_launch(diagnostic& d, std::string& message, const failure_record* r,
+                     const std::string& where_fn) {
+  message += fmt::format(", block {} thread {}", triple(r->block), triple(r->thread));
+  d.add_field("block", list3(r->block[0], r->block[1], r->block[2]));
+  d.add_field("thread", list3(r->thread[0], r->thread[1], r->thread[2]));
+  d.add_field("sm", r->sm);
+  d.add_field("lane", r->lane);
+  d.add_field("device_timestamp_ns", r->timestamp_ns);
+  // flags: 0 = tdiag::launch, 1 = plain <<<>>> (launch_id is %gridid), 2 = replay of a launch
+  // captured into a CUDA graph (launch_id is the captured launch).
+  // A graph's launch is pinned at capture (runtime.cpp): the ring may have lost it since.
+  const bool graph_replay = r->flags == 2;
+  const auto pinned = graph_replay ? find_graph_launch(r->launch_id) : std::nullopt;
+  const auto launch = pinned                          ? std::optional(pinned->info)
+                      : r->flags == 0 || graph_replay ? state().registry->find(r->launch_id)
+                                                      : std::nullopt;
+  d.add_field("launch_id", r->launch_id);
+  std::string graph;
+  if (graph_replay) {
+    d.add_field("graph_replay", true);
+    if (pinned && pinned->capture_id != 0) {
+      graph = fmt::format(" (capture #{} into graph {})", pinned->capture_id, pinned->graph);
+      d.add_field("graph_capture_id", pinned->capture_id);
+      d.add_field("graph", fmt::format("{}", pinned->graph));
+    }
+    d.notes.push_back(fmt::format("the kernel ran as a node of a CUDA graph replay{}; the node was "
+                                  "captured from launch #{}; which replay is not known (the "
+                                  "graph launch call is not intercepted)",
+                                  graph, r->launch_id));
+  }
+  if (launch) {
+    const std::string kernel = kernel_name(*launch, where_fn);
+    message += fmt::format(
+        ", {}launch #{} of {} grid {} block {} stream {} on device {}",
+        graph_replay ? fmt::format("CUDA graph replay{} of the kernel node captured from ", graph)
+                     : std::string(),
+        launch->launch_id, kernel, triple(launch->grid), triple(launch->block),
+        reinterpret_cast<const void*>(launch->stream), launch->device);
+    d.add_field("kernel", kernel);
+    d.add_field("grid", list3(launch->grid.x, launch->grid.y, launch->grid.z));
+    d.add_field("block_dim", list3(launch->block.x, launch->block.y, launch->block.z));
+    d.add_field("shared_memory", launch->shared_memory);
+    d.add_field("stream", fmt::format("{}", reinterpret_cast<const void*>(launch->stream)));
+    d.add_field("device", launch->device);
+    d.add_field("host_thread", launch->host_thread);
+    d.add_field("launch_time_ns", ticks_to_realtime_ns(launch->host_ticks));
+    if (launch->file != nullptr) {
+      const std::string fn = launch->function ? launch->function : "";
+      message +=
+          fmt::format(", launched from {}:{} {}()", display_path(launch->file), launch->line, fn);
+      d.related.push_back({source_location{display_path(launch->file), launch->line, 0, fn},
+                           "kernel launched here"});
+      d.add_field("launch_site", fmt::format("{}:{}", display_path(launch->file), launch->line));
+    }
+    if (launch->stack.size != 0)
+      d.stack = symbolize(launch->stack);
+  } else if (r->flags != 0) {
+    message += fmt::format(", grid id {} (an unregistered launch: no grid, stream or launch "
+                           "site known)",
+                           r->launch_id);
+    d.add_field("registered_launch", false);
+    d.notes.push_back("the kernel was launched without tensordiag (<<<>>>, cudaLaunchKernel, a "
+                      "library's launcher or a graph node): launch it with TDIAG_LAUNCH or "
+                      "tdiag::launch to get its grid, stream and host launch site");
+  } else if (r->launch_id == 0) {
+    message += ", launched without the launch registry (TDIAG_ASSERTIONS=0 or a foreign launch)";
+  } else {
+    message += fmt::format(", launch #{} (no longer in the launch registry, which keeps the last "
+                           "{} launches; raise TDIAG_LAUNCH_RECORDS)",
+                           r->launch_id, state().registry->capacity());
+    d.notes.push_back("launch details were overwritten by later launches");
+  }
+}
+
 diagnostic site_diagnostic(const device_state& ds, const site_group& g,
                            const runtime_config& config, std::string_view reason) {
   std::string unreadable;
@@ -144,77 +220,7 @@ diagnostic site_diagnostic(const device_state& ds, const site_group& g,
     d.add_field(fmt::format("value {}", v.name), v.value);
 
   if (r != nullptr) {
-    message += fmt::format(", block {} thread {}", triple(r->block), triple(r->thread));
-    d.add_field("block", list3(r->block[0], r->block[1], r->block[2]));
-    d.add_field("thread", list3(r->thread[0], r->thread[1], r->thread[2]));
-    d.add_field("sm", r->sm);
-    d.add_field("lane", r->lane);
-    d.add_field("device_timestamp_ns", r->timestamp_ns);
-    // flags: 0 = tdiag::launch, 1 = plain <<<>>> (launch_id is %gridid), 2 = replay of a launch
-    // captured into a CUDA graph (launch_id is the captured launch).
-    // A graph's launch is pinned at capture (runtime.cpp): the ring may have lost it since.
-    const bool graph_replay = r->flags == 2;
-    const auto pinned = graph_replay ? find_graph_launch(r->launch_id) : std::nullopt;
-    const auto launch = pinned                          ? std::optional(pinned->info)
-                        : r->flags == 0 || graph_replay ? state().registry->find(r->launch_id)
-                                                        : std::nullopt;
-    d.add_field("launch_id", r->launch_id);
-    std::string graph;
-    if (graph_replay) {
-      d.add_field("graph_replay", true);
-      if (pinned && pinned->capture_id != 0) {
-        graph = fmt::format(" (capture #{} into graph {})", pinned->capture_id, pinned->graph);
-        d.add_field("graph_capture_id", pinned->capture_id);
-        d.add_field("graph", fmt::format("{}", pinned->graph));
-      }
-      d.notes.push_back(
-          fmt::format("the kernel ran as a node of a CUDA graph replay{}; the node was "
-                      "captured from launch #{}; which replay is not known (the "
-                      "graph launch call is not intercepted)",
-                      graph, r->launch_id));
-    }
-    if (launch) {
-      const std::string kernel = kernel_name(*launch, where_fn);
-      message += fmt::format(
-          ", {}launch #{} of {} grid {} block {} stream {} on device {}",
-          graph_replay ? fmt::format("CUDA graph replay{} of the kernel node captured from ", graph)
-                       : std::string(),
-          launch->launch_id, kernel, triple(launch->grid), triple(launch->block),
-          reinterpret_cast<const void*>(launch->stream), launch->device);
-      d.add_field("kernel", kernel);
-      d.add_field("grid", list3(launch->grid.x, launch->grid.y, launch->grid.z));
-      d.add_field("block_dim", list3(launch->block.x, launch->block.y, launch->block.z));
-      d.add_field("shared_memory", launch->shared_memory);
-      d.add_field("stream", fmt::format("{}", reinterpret_cast<const void*>(launch->stream)));
-      d.add_field("device", launch->device);
-      d.add_field("host_thread", launch->host_thread);
-      d.add_field("launch_time_ns", ticks_to_realtime_ns(launch->host_ticks));
-      if (launch->file != nullptr) {
-        const std::string fn = launch->function ? launch->function : "";
-        message +=
-            fmt::format(", launched from {}:{} {}()", display_path(launch->file), launch->line, fn);
-        d.related.push_back({source_location{display_path(launch->file), launch->line, 0, fn},
-                             "kernel launched here"});
-        d.add_field("launch_site", fmt::format("{}:{}", display_path(launch->file), launch->line));
-      }
-      if (launch->stack.size != 0)
-        d.stack = symbolize(launch->stack);
-    } else if (r->flags != 0) {
-      message += fmt::format(", grid id {} (an unregistered launch: no grid, stream or launch "
-                             "site known)",
-                             r->launch_id);
-      d.add_field("registered_launch", false);
-      d.notes.push_back("the kernel was launched without tensordiag (<<<>>>, cudaLaunchKernel, a "
-                        "library's launcher or a graph node): launch it with TDIAG_LAUNCH or "
-                        "tdiag::launch to get its grid, stream and host launch site");
-    } else if (r->launch_id == 0) {
-      message += ", launched without the launch registry (TDIAG_ASSERTIONS=0 or a foreign launch)";
-    } else {
-      message += fmt::format(", launch #{} (no longer in the launch registry, which keeps the last "
-                             "{} launches; raise TDIAG_LAUNCH_RECORDS)",
-                             r->launch_id, state().registry->capacity());
-      d.notes.push_back("launch details were overwritten by later launches");
-    }
+    describe_launch(d, message, r, where_fn);
   } else {
     message += " (no detailed record: the record ring was full; raise TDIAG_ASSERT_RECORDS)";
   }

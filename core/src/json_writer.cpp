@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "diagnostic_json.hpp"
+
 namespace tdiag {
 namespace {
 
@@ -67,15 +69,7 @@ void write_diagnostic(detail::json_out& out, const diagnostic& d) {
     }
     out.end_array();
   }
-  if (!d.notes.empty()) {
-    out.key("notes");
-    out.begin_array();
-    for (const auto& note : d.notes)
-      out.string(note);
-    out.end_array();
-  }
-  if (!d.hint.empty())
-    out.member("hint", d.hint);
+  detail::write_notes_and_hint(out, d);
   if (!d.related.empty()) {
     out.key("related");
     out.begin_array();

@@ -11,6 +11,8 @@
 
 #include <map>
 
+#include "diagnostic_json.hpp"
+
 namespace tdiag {
 namespace {
 
@@ -107,15 +109,7 @@ void write_properties(detail::json_out& out, const diagnostic& d) {
     }
     out.end_object();
   }
-  if (!d.notes.empty()) {
-    out.key("notes");
-    out.begin_array();
-    for (const auto& note : d.notes)
-      out.string(note);
-    out.end_array();
-  }
-  if (!d.hint.empty())
-    out.member("hint", d.hint);
+  detail::write_notes_and_hint(out, d);
   out.end_object();
 }
 

@@ -4,148 +4,93 @@
 
 namespace tdiag::trace::detail {
 
-// Opcode names for messages; the ones we accept and the ones we refuse alike.
+namespace {
+
+struct opcode_entry {
+  std::uint8_t op;
+  std::string_view name;
+};
+
+// Every opcode of pickle protocols 0-5, the ones we accept and the ones we refuse alike.
+constexpr opcode_entry opcode_names[] = {
+    {0x80, "PROTO"},
+    {0x95, "FRAME"},
+    {'.', "STOP"},
+    {'N', "NONE"},
+    {0x88, "NEWTRUE"},
+    {0x89, "NEWFALSE"},
+    {'J', "BININT"},
+    {'K', "BININT1"},
+    {'M', "BININT2"},
+    {0x8a, "LONG1"},
+    {0x8b, "LONG4"},
+    {'G', "BINFLOAT"},
+    {0x8c, "SHORT_BINUNICODE"},
+    {'X', "BINUNICODE"},
+    {0x8d, "BINUNICODE8"},
+    {'U', "SHORT_BINSTRING"},
+    {'T', "BINSTRING"},
+    {'C', "SHORT_BINBYTES"},
+    {'B', "BINBYTES"},
+    {0x8e, "BINBYTES8"},
+    {0x96, "BYTEARRAY8"},
+    {'}', "EMPTY_DICT"},
+    {']', "EMPTY_LIST"},
+    {')', "EMPTY_TUPLE"},
+    {0x8f, "EMPTY_SET"},
+    {0x90, "ADDITEMS"},
+    {0x91, "FROZENSET"},
+    {'(', "MARK"},
+    {'0', "POP"},
+    {'1', "POP_MARK"},
+    {'2', "DUP"},
+    {'a', "APPEND"},
+    {'e', "APPENDS"},
+    {'l', "LIST"},
+    {'d', "DICT"},
+    {'s', "SETITEM"},
+    {'u', "SETITEMS"},
+    {'t', "TUPLE"},
+    {0x85, "TUPLE1"},
+    {0x86, "TUPLE2"},
+    {0x87, "TUPLE3"},
+    {'p', "PUT"},
+    {'q', "BINPUT"},
+    {'r', "LONG_BINPUT"},
+    {'g', "GET"},
+    {'h', "BINGET"},
+    {'j', "LONG_BINGET"},
+    {0x94, "MEMOIZE"},
+    {'c', "GLOBAL"},
+    {0x93, "STACK_GLOBAL"},
+    {'R', "REDUCE"},
+    {'b', "BUILD"},
+    {'i', "INST"},
+    {'o', "OBJ"},
+    {0x81, "NEWOBJ"},
+    {0x92, "NEWOBJ_EX"},
+    {0x82, "EXT1"},
+    {0x83, "EXT2"},
+    {0x84, "EXT4"},
+    {'P', "PERSID"},
+    {'Q', "BINPERSID"},
+    {0x97, "NEXT_BUFFER"},
+    {0x98, "READONLY_BUFFER"},
+    {'I', "INT"},
+    {'L', "LONG"},
+    {'F', "FLOAT"},
+    {'S', "STRING"},
+    {'V', "UNICODE"},
+};
+
+} // namespace
+
+// Opcode names for messages ("" for a byte that is no opcode).
 std::string_view opcode_name(std::uint8_t op) noexcept {
-  switch (op) {
-  case 0x80:
-    return "PROTO";
-  case 0x95:
-    return "FRAME";
-  case '.':
-    return "STOP";
-  case 'N':
-    return "NONE";
-  case 0x88:
-    return "NEWTRUE";
-  case 0x89:
-    return "NEWFALSE";
-  case 'J':
-    return "BININT";
-  case 'K':
-    return "BININT1";
-  case 'M':
-    return "BININT2";
-  case 0x8a:
-    return "LONG1";
-  case 0x8b:
-    return "LONG4";
-  case 'G':
-    return "BINFLOAT";
-  case 0x8c:
-    return "SHORT_BINUNICODE";
-  case 'X':
-    return "BINUNICODE";
-  case 0x8d:
-    return "BINUNICODE8";
-  case 'U':
-    return "SHORT_BINSTRING";
-  case 'T':
-    return "BINSTRING";
-  case 'C':
-    return "SHORT_BINBYTES";
-  case 'B':
-    return "BINBYTES";
-  case 0x8e:
-    return "BINBYTES8";
-  case 0x96:
-    return "BYTEARRAY8";
-  case '}':
-    return "EMPTY_DICT";
-  case ']':
-    return "EMPTY_LIST";
-  case ')':
-    return "EMPTY_TUPLE";
-  case 0x8f:
-    return "EMPTY_SET";
-  case 0x90:
-    return "ADDITEMS";
-  case 0x91:
-    return "FROZENSET";
-  case '(':
-    return "MARK";
-  case '0':
-    return "POP";
-  case '1':
-    return "POP_MARK";
-  case '2':
-    return "DUP";
-  case 'a':
-    return "APPEND";
-  case 'e':
-    return "APPENDS";
-  case 'l':
-    return "LIST";
-  case 'd':
-    return "DICT";
-  case 's':
-    return "SETITEM";
-  case 'u':
-    return "SETITEMS";
-  case 't':
-    return "TUPLE";
-  case 0x85:
-    return "TUPLE1";
-  case 0x86:
-    return "TUPLE2";
-  case 0x87:
-    return "TUPLE3";
-  case 'p':
-    return "PUT";
-  case 'q':
-    return "BINPUT";
-  case 'r':
-    return "LONG_BINPUT";
-  case 'g':
-    return "GET";
-  case 'h':
-    return "BINGET";
-  case 'j':
-    return "LONG_BINGET";
-  case 0x94:
-    return "MEMOIZE";
-  case 'c':
-    return "GLOBAL";
-  case 0x93:
-    return "STACK_GLOBAL";
-  case 'R':
-    return "REDUCE";
-  case 'b':
-    return "BUILD";
-  case 'i':
-    return "INST";
-  case 'o':
-    return "OBJ";
-  case 0x81:
-    return "NEWOBJ";
-  case 0x92:
-    return "NEWOBJ_EX";
-  case 0x82:
-    return "EXT1";
-  case 0x83:
-    return "EXT2";
-  case 0x84:
-    return "EXT4";
-  case 'P':
-    return "PERSID";
-  case 'Q':
-    return "BINPERSID";
-  case 0x97:
-    return "NEXT_BUFFER";
-  case 0x98:
-    return "READONLY_BUFFER";
-  case 'I':
-    return "INT";
-  case 'L':
-    return "LONG";
-  case 'F':
-    return "FLOAT";
-  case 'S':
-    return "STRING";
-  case 'V':
-    return "UNICODE";
-  default:
-    return "";
-  }
+  for (const auto& e : opcode_names)
+    if (e.op == op)
+      return e.name;
+  return "";
 }
 
 bool is_code_opcode(std::uint8_t op) noexcept {
