@@ -335,7 +335,17 @@ void bind_comm_parts(py::module_& m) {
                              [](const placement_fix& f) { return placement_objects(f.placements); })
       .def_property_readonly("output",
                              [](const placement_fix& f) { return placement_objects(f.output); })
-      .def_readonly("same_output", &placement_fix::same_output);
+      .def_readonly("same_output", &placement_fix::same_output)
+      .def_readonly("other_arg", &placement_fix::other_arg,
+                    "The argument the fix places (None: the redistributed one)")
+      .def_readonly("other_arg_name", &placement_fix::other_arg_name)
+      .def_readonly("output_bytes", &placement_fix::output_bytes,
+                    "Bytes per rank per call to bring the output to the recorded placements")
+      .def_property_readonly(
+          "output_collective",
+          [](const placement_fix& f) { return std::string(to_string(f.output_comm)); })
+      .def_readonly("moves_communication", &placement_fix::moves_communication,
+                    "The fix is PyTorch's own target: the producer would communicate instead");
 
   py::class_<comm_cause>(m, "CommCause", "The redistributions of one argument of one op.")
       .def_readonly("op", &comm_cause::op)

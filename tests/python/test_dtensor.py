@@ -155,6 +155,7 @@ def test_report_ranks_lines_names_the_argument_and_the_fix(tdiag):
     assert cause.fix.placements == [Shard(0), Replicate()] and cause.fix.same_output
     assert "needs no all_gather: saves 64.00 KiB per rank per call × 40 calls" in cause.suggestion
     assert cause.suggestion.endswith("whatever produces it would communicate instead")
+    assert cause.fix.moves_communication and cause.fix.other_arg is None
     assert (r.checked, r.agree, r.findings) == (14, 14, [])
     assert r.not_covered == {"aten.addcmul_.default": 1}
     # The same text, JSON and report as the CLI.
@@ -171,6 +172,23 @@ def test_report_ranks_lines_names_the_argument_and_the_fix(tdiag):
     sarif = json.loads(tdiag("shard", "report", path, "--to", "sarif", check_status=0).stdout)
     assert len(sarif["runs"][0]["results"]) == len(json.loads(r.report.to_sarif())["runs"][0][
         "results"]) == 2
+
+
+def test_report_on_the_sample_recorded_on_the_h200_finds_the_bad_w2():
+    """samples/dtensor_mlp/run.jsonl: PyTorch 2.11's own recording of the bad placement."""
+    from tensordiag.dtensor import report
+    r = report(SOURCE_DIR / "samples" / "dtensor_mlp" / "run.jsonl")
+    lines = {(line.file, line.line): line for line in r.lines}
+    forward = lines[("train.py", 38)]
+    assert forward.comms == {"all_gather": 8}  # 4 forward and 4 backward gathers
+    (gather,) = [c for c in forward.causes if c.arg == 0]
+    assert gather.op == "aten.mm.default" and gather.arrived == [Shard(0), Shard(1)]
+    assert gather.fix.other_arg == 1 and gather.fix.other_arg_name == "mat2"
+    assert gather.fix.placements == [Replicate(), Shard(0)]  # Megatron's row-parallel w2
+    assert gather.fix.output == [Shard(0), Partial("sum")]
+    assert gather.fix.output_collective == "reduce_scatter"
+    assert gather.fix.output_bytes < gather.bytes_per_call
+    assert (r.checked, r.agree, r.findings) == (11, 11, [])
 
 
 def test_report_findings_and_malformed_recordings(tmp_path, tdiag):
