@@ -57,13 +57,26 @@ tensor_spec& input_spec(op_call& call, std::size_t arg, std::optional<std::size_
 }
 
 // True when `from` becomes `to` by local steps only (a chunk or a partition).
-bool converts_locally(const device_mesh& mesh, const tensor_meta& meta, const placement_list& from,
-                      const placement_list& to) {
+
+// Bytes per rank (and the first collective) to bring `from` to `to`; nullopt when PyTorch could
+// not (a Shard→Partial step).
+std::optional<std::pair<std::int64_t, collective>> conversion_cost(const device_mesh& mesh,
+                                                                   const tensor_meta& meta,
+                                                                   const placement_list& from,
+                                                                   const placement_list& to) {
   const auto plan =
       plan_redistribution(mesh, meta, from, to, mesh_topology::build(mesh), plan_options{});
-  return plan.first_problem() == nullptr &&
-         std::all_of(plan.steps.begin(), plan.steps.end(),
-                     [](const redistribute_step& s) { return s.comm == collective::none; });
+  if (plan.first_problem() != nullptr)
+    return std::nullopt;
+  std::pair<std::int64_t, collective> cost{0, collective::none};
+  for (const auto& s : plan.steps) {
+    if (s.comm == collective::none)
+      continue;
+    cost.first = sat_add(cost.first, s.bytes_per_rank);
+    if (cost.second == collective::none)
+      cost.second = s.comm;
+  }
+  return cost;
 }
 
 // What PyTorch produced for the first output, else what our propagation produces.
@@ -77,11 +90,10 @@ std::optional<placement_list> wanted_output(const dtensor_case& c, const propaga
 
 // The candidates' placements for input k, tried in PyTorch's order: the one that keeps the
 // output and changes the fewest mesh dims wins.
-std::optional<placement_fix> find_own_fix(const dtensor_case& c, std::size_t arg,
-                                          std::optional<std::size_t> item,
+std::optional<placement_fix> find_own_fix(const dtensor_case& c, const propagation_result& base,
+                                          std::size_t arg, std::optional<std::size_t> item,
                                           const op_registry& registry) {
   const auto k = input_index(c.call, arg, item);
-  const auto base = propagate(c.call, registry);
   const auto want = wanted_output(c, base);
   const auto& current = tensor_inputs(c.call).at(k).spec->placements;
   std::optional<placement_fix> best;
@@ -106,8 +118,11 @@ std::optional<placement_fix> find_own_fix(const dtensor_case& c, std::size_t arg
       continue;
     placement_fix fix{p, unmasked(r.outputs.front().placements), true};
     fix.same_output = !want || fix.output == *want;
-    if (!fix.same_output && !converts_locally(call.mesh, r.outputs.front().meta, fix.output, *want))
-      continue;
+    if (!fix.same_output) {
+      const auto cost = conversion_cost(call.mesh, r.outputs.front().meta, fix.output, *want);
+      if (!cost || cost->second != collective::none) // only a local chunk or partition
+        continue;
+    }
     std::size_t changed = 0;
     for (std::size_t m = 0; m < p.size(); ++m)
       changed += p[m] == current[m] ? 0 : 1;
@@ -120,35 +135,13 @@ std::optional<placement_fix> find_own_fix(const dtensor_case& c, std::size_t arg
   return best;
 }
 
-// Bytes per rank (and the first collective) to bring `from` to `to`; nullopt when PyTorch could
-// not (a Shard→Partial step).
-std::optional<std::pair<std::int64_t, collective>> conversion_cost(const device_mesh& mesh,
-                                                                   const tensor_meta& meta,
-                                                                   const placement_list& from,
-                                                                   const placement_list& to) {
-  const auto plan =
-      plan_redistribution(mesh, meta, from, to, mesh_topology::build(mesh), plan_options{});
-  if (plan.first_problem() != nullptr)
-    return std::nullopt;
-  std::pair<std::int64_t, collective> cost{0, collective::none};
-  for (const auto& s : plan.steps) {
-    if (s.comm == collective::none)
-      continue;
-    cost.first = sat_add(cost.first, s.bytes_per_rank);
-    if (cost.second == collective::none)
-      cost.second = s.comm;
-  }
-  return cost;
-}
-
 // Another tensor argument (not a list item) placed as one of the candidates' inputs, the rest as
 // recorded: the op then runs with no communication, and bringing its output to the recorded
 // placements costs less than the redistribution did. The cheapest wins, then the fewest dims.
-std::optional<placement_fix> find_other_fix(const dtensor_case& c, std::size_t k,
-                                            std::int64_t bytes_per_call,
+std::optional<placement_fix> find_other_fix(const dtensor_case& c, const propagation_result& base,
+                                            std::size_t k, std::int64_t bytes_per_call,
                                             const op_registry& registry,
                                             const std::vector<std::string>& names) {
-  const auto base = propagate(c.call, registry);
   const auto want = wanted_output(c, base);
   const auto inputs = tensor_inputs(c.call);
   std::optional<placement_fix> best;
@@ -211,7 +204,8 @@ std::optional<placement_fix> find_other_fix(const dtensor_case& c, std::size_t k
 std::optional<placement_fix> find_fix(const dtensor_case& c, const comm_cause& cause,
                                       const op_registry& registry,
                                       const std::vector<std::string>& names) {
-  auto own = find_own_fix(c, cause.arg, cause.item, registry);
+  const auto base = propagate(c.call, registry);
+  auto own = find_own_fix(c, base, cause.arg, cause.item, registry);
   placement_list target = cause.arrived;
   for (const auto& s : cause.steps)
     if (s.mesh_dim < target.size())
@@ -220,8 +214,8 @@ std::optional<placement_fix> find_fix(const dtensor_case& c, const comm_cause& c
     own->moves_communication = true;
   if (own && !own->moves_communication)
     return own;
-  auto other = find_other_fix(c, input_index(c.call, cause.arg, cause.item), cause.bytes_per_call,
-                              registry, names);
+  auto other = find_other_fix(c, base, input_index(c.call, cause.arg, cause.item),
+                              cause.bytes_per_call, registry, names);
   return other ? other : own;
 }
 
