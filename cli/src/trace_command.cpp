@@ -134,22 +134,12 @@ report timeline_of(const trace::trace& t, const analysis_options& o) {
 report run_diff(const analysis_options& o) {
   const auto a = load(o, std::span(o.inputs).first(1));
   const auto b = load(o, std::span(o.inputs).subspan(1, 1));
-  report r;
-  r.metadata = make_report_metadata();
-  for (const auto& ma : a)
-    for (const auto& mb : b)
-      if (ma.rank == mb.rank || (a.size() == 1 && b.size() == 1)) {
-        auto part = trace::diff_report(ma.loaded.trace, mb.loaded.trace,
-                                       trace::diff_traces(ma.loaded.trace, mb.loaded.trace), o.top);
-        for (auto& d : part.diagnostics)
-          r.diagnostics.push_back(std::move(d));
-      }
-  const auto ops = trace::diff_ops(rank_traces(a), rank_traces(b));
+  const auto ranks_a = rank_traces(a);
+  const auto ranks_b = rank_traces(b);
+  const auto ops = trace::diff_ops(ranks_a, ranks_b);
   if (!o.ops_json.empty())
     write_output(o.ops_json, trace::op_diff_json(ops));
-  if (!ops.rows.empty())
-    trace::add_op_diff(r, ops, o.inputs.at(0), o.inputs.at(1), o.top);
-  return r;
+  return trace::run_diff_report(ranks_a, ranks_b, ops, o.inputs.at(0), o.inputs.at(1), o.top);
 }
 
 CLI::App* add_analysis(CLI::App* parent, const char* name, const char* help, std::size_t inputs,

@@ -218,14 +218,13 @@ py::tuple timeline(const trace_ptr& p, py::object at, std::optional<std::size_t>
 py::tuple diff(const trace_ptr& a, const trace_ptr& b, std::size_t top) {
   return analysed(
       [&] {
-        auto d = diff_traces(a->t(), b->t());
-        auto r = diff_report(a->t(), b->t(), d, top);
-        // As `tdiag trace diff A B`: the op-level diff of the two runs follows.
+        // The report of `tdiag trace diff A B`, and the one pair's diff for the figures.
         const rank_trace ra{0, &a->t(), 0}, rb{0, &b->t(), 0};
-        const auto ops = diff_ops(std::span(&ra, 1), std::span(&rb, 1));
-        if (!ops.rows.empty())
-          add_op_diff(r, ops, a->t().metadata.source_path, b->t().metadata.source_path, top);
-        return std::pair{std::move(d), std::move(r)};
+        std::vector<diff_result> pair;
+        auto r = run_diff_report(
+            std::span(&ra, 1), std::span(&rb, 1), diff_ops(std::span(&ra, 1), std::span(&rb, 1)),
+            a->t().metadata.source_path, b->t().metadata.source_path, top, &pair);
+        return std::pair{std::move(pair.front()), std::move(r)};
       },
       [](const diff_result& d) { return diff_data(d); });
 }

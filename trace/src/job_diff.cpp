@@ -192,4 +192,24 @@ void add_op_diff(report& out, const op_diff& diff, std::string_view label_a,
   }
 }
 
+report run_diff_report(std::span<const rank_trace> a, std::span<const rank_trace> b,
+                       const op_diff& ops, std::string_view label_a, std::string_view label_b,
+                       std::size_t top, std::vector<diff_result>* pair_diffs) {
+  report r;
+  r.metadata = make_report_metadata();
+  for (const auto& ra : a)
+    for (const auto& rb : b)
+      if (ra.rank == rb.rank || (a.size() == 1 && b.size() == 1)) {
+        auto diff = diff_traces(*ra.t, *rb.t);
+        auto part = diff_report(*ra.t, *rb.t, diff, top);
+        for (auto& d : part.diagnostics)
+          r.diagnostics.push_back(std::move(d));
+        if (pair_diffs != nullptr)
+          pair_diffs->push_back(std::move(diff));
+      }
+  if (!ops.rows.empty())
+    add_op_diff(r, ops, label_a, label_b, top);
+  return r;
+}
+
 } // namespace tdiag::trace

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <tensordiag/core/report.hpp>
+#include <tensordiag/trace/diff_analysis.hpp>
 #include <tensordiag/trace/job_analysis.hpp>
 
 #include <array>
@@ -52,5 +53,14 @@ struct op_diff {
 /// changed most (TDIAG-TR-235), A and B named by `label_a` / `label_b`.
 void add_op_diff(report& out, const op_diff& diff, std::string_view label_a,
                  std::string_view label_b, std::size_t top = 10);
+
+/// What `tdiag trace diff A B` reports (and tensordiag.trace's Trace.diff): the memory and kernel
+/// diff of every rank both have (of the two traces when each side is one trace), then `ops`, the
+/// op-level diff of the whole runs, when it has rows. `pair_diffs`, when given, receives each
+/// compared pair's diff_result in report order.
+[[nodiscard]] report run_diff_report(std::span<const rank_trace> a, std::span<const rank_trace> b,
+                                     const op_diff& ops, std::string_view label_a,
+                                     std::string_view label_b, std::size_t top = 10,
+                                     std::vector<diff_result>* pair_diffs = nullptr);
 
 } // namespace tdiag::trace
