@@ -273,9 +273,14 @@ void add_torch_hook(torch_hook& hook, const capture_args& a, const fs::path& out
     return;
   }
   hook.dir = pattern;
-  if (std::FILE* f = std::fopen((hook.dir / "sitecustomize.py").c_str(), "w")) {
-    std::fputs(torch_hook_source, f);
-    std::fclose(f);
+  std::FILE* f = std::fopen((hook.dir / "sitecustomize.py").c_str(), "w");
+  const bool written = f != nullptr && std::fputs(torch_hook_source, f) >= 0;
+  if (f == nullptr || std::fclose(f) != 0 || !written) {
+    fmt::print(stderr,
+               "tdiag capture: warning: cannot write the PyTorch hook into {} ({}); "
+               "PyTorch's allocator blocks are not captured\n",
+               hook.dir.string(), std::strerror(errno));
+    return;
   }
   const char* existing = std::getenv("PYTHONPATH");
   env.emplace_back("PYTHONPATH",
@@ -287,13 +292,20 @@ void add_torch_hook(torch_hook& hook, const capture_args& a, const fs::path& out
 #if TDIAG_CLI_HAS_TRACE
 // Each process's allocator history goes into that process's trace (matched by capture.pid).
 void merge_torch_histories(const std::vector<fs::path>& traces, const fs::path& output) {
+  // Most runs are not PyTorch: no trace is read unless some process left a history.
+  const std::string prefix = output.filename().string() + ".torch-";
+  std::error_code ec;
+  bool any = false;
+  for (const auto& entry : fs::directory_iterator(output.parent_path(), ec))
+    any = any || entry.path().filename().string().starts_with(prefix);
+  if (!any)
+    return;
   for (const auto& path : traces) {
     auto loaded = trace::load_trace(path);
     const std::string* pid = loaded.trace.metadata.property("capture.pid");
     if (pid == nullptr)
       continue;
     const fs::path history = output.string() + ".torch-" + *pid + ".pickle";
-    std::error_code ec;
     if (!fs::exists(history, ec))
       continue;
     const auto snapshot = trace::load_trace(history);
