@@ -31,17 +31,23 @@ def _placement(p):
     return _dt.Replicate()
 
 
-def _spec(t: DTensor):
+def ours_spec(t: DTensor):
+    """tensordiag's TensorSpec for a DTensor (global shape, placements, dtype)."""
     return _dt.TensorSpec(list(t.shape), [_placement(p) for p in t.placements],
                           _encode.dtype(t.dtype))
 
 
+def ours_mesh(m):
+    """tensordiag's DeviceMesh for a torch DeviceMesh (shape and dim names)."""
+    return _dt.DeviceMesh(list(m.shape), list(m.mesh_dim_names) if m.mesh_dim_names else None)
+
+
 def _ours(a: Any) -> Any:
     if isinstance(a, DTensor):
-        return _spec(a)
+        return ours_spec(a)
     if isinstance(a, (list, tuple)):
         if a and all(isinstance(x, DTensor) for x in a):
-            return [_spec(x) for x in a]
+            return [ours_spec(x) for x in a]
         if all(isinstance(x, (int, torch.SymInt)) and not isinstance(x, bool) for x in a):
             return [int(x) for x in a]
     if isinstance(a, (bool, int, float)) or a is None:
@@ -80,11 +86,8 @@ def _explanation(op: str, flat_args: List[Any]):
                 "DTensor does not guess its placement. Fix: make it a DTensor first "
                 "(distribute_tensor(t, mesh, [Replicate()]) or DTensor.from_local(t, mesh, "
                 "placements))", None, "user_error")
-    mesh = meshes[0]
-    ours = _dt.DeviceMesh(list(mesh.shape),
-                          list(mesh.mesh_dim_names) if mesh.mesh_dim_names else None)
     try:
-        result = _dt.propagate(op, [_ours(a) for a in flat_args], ours)
+        result = _dt.propagate(op, [_ours(a) for a in flat_args], ours_mesh(meshes[0]))
     except ShardingError as e:
         return str(e), e.report, e.error_class
     except Error as e:

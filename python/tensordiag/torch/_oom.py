@@ -73,12 +73,16 @@ class OomWatch:
                  "snapshot": base + ".pickle", "text": base + ".txt", "json": base + ".json",
                  "finding": finding, "report": result.report}
         self.events.append(event)
-        # The report's first line (the verdict) and its first `top` live sites, as tdiag prints them.
-        lines = result.to_text().splitlines()
-        sites = [line.strip() for line in lines if line.lstrip().startswith("note: live:")]
-        out = ["tensordiag: " + (lines[0] if lines else "CUDA out of memory")]
-        out += [f"  {i}. {site[len('note: live: '):]}" for i, site in
-                enumerate(sites[: self.top], 1)]
+        # This OOM's verdict (the report's last diagnostic: a snapshot holds the earlier ones too)
+        # and its first `top` live sites, as the report words them.
+        diagnostics = result.report.diagnostics
+        if diagnostics:
+            last = diagnostics[-1]
+            out = [f"tensordiag: {last.message} [{last.code}]"]
+            sites = [n[len("live: "):] for n in last.notes if n.startswith("live: ")]
+            out += [f"  {i}. {site}" for i, site in enumerate(sites[: self.top], 1)]
+        else:
+            out = [f"tensordiag: CUDA out of memory on device {device}; the snapshot shows no OOM"]
         out.append(f"  report: {event['text']} (JSON {event['json']}, "
                    f"snapshot {event['snapshot']})")
         print("\n".join(out), file=self.stream, flush=True)

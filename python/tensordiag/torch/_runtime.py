@@ -22,7 +22,7 @@ from torch.distributed.tensor import DTensor
 from .._core import core
 from ..report import Report, from_json, merge
 from . import _encode
-from ._explain import _spec
+from ._explain import ours_mesh, ours_spec
 
 try:
     from torch.distributed._local_tensor import LocalTensor
@@ -120,11 +120,6 @@ def _host(t: torch.Tensor):
     return t.contiguous().cpu().view(torch.uint8).numpy() if t.numel() else t.cpu().numpy()
 
 
-def _mesh(t: DTensor):
-    m = t.device_mesh
-    return core.DeviceMesh(list(m.shape), list(m.mesh_dim_names) if m.mesh_dim_names else None)
-
-
 def _check_one(name: str, t: DTensor, group, replicas: bool, shapes: bool,
                nonfinite: bool) -> Report:
     from torch.utils._python_dispatch import _disable_current_modes
@@ -135,8 +130,8 @@ def _check_one(name: str, t: DTensor, group, replicas: bool, shapes: bool,
         if isinstance(local, LocalTensor):
             values = [local._local_tensors[r] for r in ranks]
             return core.check_simulated([_host(v) for v in values], [list(v.shape) for v in values],
-                                        dtype, _spec(t), _mesh(t), name, replicas, shapes,
-                                        nonfinite)
+                                        dtype, ours_spec(t), ours_mesh(t.device_mesh), name,
+                                        replicas, shapes, nonfinite)
         if group is None:
             if len(ranks) != dist.get_world_size():
                 raise ValueError(f"check of {name}: its mesh holds {len(ranks)} of the job's "
@@ -145,8 +140,8 @@ def _check_one(name: str, t: DTensor, group, replicas: bool, shapes: bool,
             group = dist.group.WORLD
         world = TorchCommunicator(group, ranks)
         return core.check_with(world, ranks.index(dist.get_rank()), len(ranks), _host(local),
-                               list(local.shape), dtype, _spec(t), _mesh(t), name, replicas,
-                               shapes, nonfinite)
+                               list(local.shape), dtype, ours_spec(t), ours_mesh(t.device_mesh),
+                               name, replicas, shapes, nonfinite)
 
 
 def _everyone(report: Report, group) -> Report:
