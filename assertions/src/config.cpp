@@ -86,6 +86,15 @@ runtime_config runtime_config::from_environment() {
       bad_value("TDIAG_REPORT_FORMAT", s, "text|json|github|junit|sarif|none");
     }
   }
+  if (const char* p = env("TDIAG_BIND")) {
+    const std::string_view s(p);
+    if (s == "none")
+      c.bind = launch_binding::none;
+    else if (s == "cupti")
+      c.bind = launch_binding::cupti;
+    else
+      bad_value("TDIAG_BIND", s, "none|cupti");
+  }
   return c;
 }
 

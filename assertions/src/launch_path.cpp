@@ -16,13 +16,14 @@
 #include "runtime_state.hpp"
 
 namespace tdiag::assertions::detail {
-namespace {
 
 std::uint64_t small_thread_number() noexcept {
   static std::atomic<std::uint64_t> next{1};
   thread_local const std::uint64_t mine = next.fetch_add(1, std::memory_order_relaxed);
   return mine;
 }
+
+namespace {
 
 [[noreturn, gnu::cold, gnu::noinline]] void
 throw_bad_configuration(const launch_request& r, const tdiag::detail::launch_site_info& site,

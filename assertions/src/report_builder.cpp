@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "host_ticks.hpp"
+#include "launch_binding.hpp"
 #include "runtime_state.hpp"
 #include "site_text.hpp"
 
@@ -114,9 +115,106 @@ site_text site_text_of(const device_state& ds, const site_group& g, std::string&
   return site;
 }
 
+// Where the caller's frames start in a stack taken inside a launch: past CUPTI, the CUDA
+// libraries, the runtime's inline launch templates and the generated host stubs.
+std::size_t first_user_frame(const std::vector<stack_frame>& stack, const std::string& kernel) {
+  const auto in = [](const std::string& s, std::string_view part) {
+    return s.find(part) != std::string::npos;
+  };
+  const auto starts = [](const std::string& s, std::string_view prefix) {
+    return s.rfind(prefix, 0) == 0;
+  };
+  for (std::size_t i = 0; i < stack.size(); ++i) {
+    const stack_frame& f = stack[i];
+    if (in(f.module, "libcuda") || in(f.module, "libcupti") || in(f.file, "cuda_runtime") ||
+        in(f.file, ".stub.c") || starts(f.function, "tdiag::") ||
+        starts(f.function, "__device_stub") || starts(f.function, "cudaLaunch") ||
+        starts(f.function, "cuLaunch") || starts(f.function, "cudaGraphLaunch") ||
+        (!kernel.empty() && short_function_name(f.function) == kernel)) // nvcc's host twin
+      continue;
+    return i;
+  }
+  return stack.size();
+}
+
+// A launch's configuration, host thread and launch site, for one the host registered.
+void describe_known_launch(diagnostic& d, std::string& message, const launch_info& launch,
+                           const std::string& kernel, const std::string& how) {
+  message += fmt::format(", {}launch #{} of {} grid {} block {} stream {} on device {}", how,
+                         launch.launch_id, kernel, triple(launch.grid), triple(launch.block),
+                         reinterpret_cast<const void*>(launch.stream), launch.device);
+  d.add_field("kernel", kernel);
+  d.add_field("grid", list3(launch.grid.x, launch.grid.y, launch.grid.z));
+  d.add_field("block_dim", list3(launch.block.x, launch.block.y, launch.block.z));
+  d.add_field("shared_memory", launch.shared_memory);
+  d.add_field("stream", fmt::format("{}", reinterpret_cast<const void*>(launch.stream)));
+  d.add_field("device", launch.device);
+  d.add_field("host_thread", launch.host_thread);
+  d.add_field("launch_time_ns", ticks_to_realtime_ns(launch.host_ticks));
+  if (launch.stack.size != 0)
+    d.stack = symbolize(launch.stack);
+  std::string file = launch.file != nullptr ? display_path(launch.file) : std::string();
+  std::uint32_t line = launch.line;
+  std::string fn = launch.function != nullptr ? launch.function : "";
+  if (launch.file == nullptr) {
+    // A launch registered inside the CUDA runtime (TDIAG_BIND=cupti): the site is the caller's
+    // first frame, and the frames above it are the libraries'.
+    const auto first = static_cast<std::ptrdiff_t>(first_user_frame(d.stack, kernel));
+    d.stack.erase(d.stack.begin(), d.stack.begin() + first);
+    if (d.stack.empty())
+      return;
+    const stack_frame& f = d.stack.front();
+    fn = short_function_name(f.function);
+    if (f.file.empty()) { // no line tables: the function and its module
+      message += fmt::format(", launched from {}() in {}", fn, f.module);
+      d.add_field("launch_site", fmt::format("{} ({})", fn, f.module));
+      return;
+    }
+    file = display_path(f.file);
+    line = f.line;
+  }
+  if (file.empty())
+    return;
+  message += fmt::format(", launched from {}:{} {}()", file, line, fn);
+  d.related.push_back({source_location{file, line, 0, fn}, "kernel launched here"});
+  d.add_field("launch_site", fmt::format("{}:{}", file, line));
+}
+
+// A plain launch that TDIAG_BIND=cupti registered: the GPU's configuration from CUPTI's kernel
+// record, the rest from the launching call (the call of cudaGraphLaunch for a graph's kernel).
+void describe_bound_launch(diagnostic& d, std::string& message, const bound_launch& b,
+                           std::uint64_t grid_id) {
+  d.add_field("registered_launch", false);
+  d.add_field("bound_through", "cupti");
+  d.add_field("grid_id", grid_id);
+  const std::string how =
+      b.graph_id != 0 ? fmt::format("kernel node of CUDA graph {} run by graph ", b.graph_id)
+                      : std::string("plain ");
+  if (b.graph_id != 0)
+    d.add_field("cupti_graph_id", b.graph_id);
+  if (b.info) {
+    launch_info launch = *b.info;
+    launch.grid = b.grid;
+    launch.block = b.block;
+    launch.shared_memory = b.shared_memory;
+    describe_known_launch(d, message, launch, short_function_name(b.kernel), how);
+    d.notes.push_back("a launch made without tensordiag, registered through CUPTI "
+                      "(TDIAG_BIND=cupti)");
+    return;
+  }
+  message +=
+      fmt::format(", grid id {}: {}{} grid {} block {} (bound through CUPTI; its launching "
+                  "call is no longer in the launch registry)",
+                  grid_id, how, short_function_name(b.kernel), triple(b.grid), triple(b.block));
+  d.add_field("kernel", short_function_name(b.kernel));
+  d.add_field("grid", list3(b.grid.x, b.grid.y, b.grid.z));
+  d.add_field("block_dim", list3(b.block.x, b.block.y, b.block.z));
+}
+
 // The failing thread's block, thread and SM, and the launch it belongs to as far as it is known:
-// registered, a CUDA graph replay of a captured launch, a plain launch, or one the ring lost.
-void describe_launch(diagnostic& d, std::string& message, const failure_record* r,
+// registered, a CUDA graph replay of a captured launch, a plain launch (bound through CUPTI or
+// not), or one the ring lost.
+void describe_launch(diagnostic& d, std::string& message, const failure_record* r, int device,
                      const std::string& where_fn) {
   message += fmt::format(", block {} thread {}", triple(r->block), triple(r->thread));
   d.add_field("block", list3(r->block[0], r->block[1], r->block[2]));
@@ -146,32 +244,14 @@ void describe_launch(diagnostic& d, std::string& message, const failure_record* 
                                   "graph launch call is not intercepted)",
                                   graph, r->launch_id));
   }
+  std::optional<bound_launch> bound;
   if (launch) {
-    const std::string kernel = kernel_name(*launch, where_fn);
-    message += fmt::format(
-        ", {}launch #{} of {} grid {} block {} stream {} on device {}",
+    describe_known_launch(
+        d, message, *launch, kernel_name(*launch, where_fn),
         graph_replay ? fmt::format("CUDA graph replay{} of the kernel node captured from ", graph)
-                     : std::string(),
-        launch->launch_id, kernel, triple(launch->grid), triple(launch->block),
-        reinterpret_cast<const void*>(launch->stream), launch->device);
-    d.add_field("kernel", kernel);
-    d.add_field("grid", list3(launch->grid.x, launch->grid.y, launch->grid.z));
-    d.add_field("block_dim", list3(launch->block.x, launch->block.y, launch->block.z));
-    d.add_field("shared_memory", launch->shared_memory);
-    d.add_field("stream", fmt::format("{}", reinterpret_cast<const void*>(launch->stream)));
-    d.add_field("device", launch->device);
-    d.add_field("host_thread", launch->host_thread);
-    d.add_field("launch_time_ns", ticks_to_realtime_ns(launch->host_ticks));
-    if (launch->file != nullptr) {
-      const std::string fn = launch->function ? launch->function : "";
-      message +=
-          fmt::format(", launched from {}:{} {}()", display_path(launch->file), launch->line, fn);
-      d.related.push_back({source_location{display_path(launch->file), launch->line, 0, fn},
-                           "kernel launched here"});
-      d.add_field("launch_site", fmt::format("{}:{}", display_path(launch->file), launch->line));
-    }
-    if (launch->stack.size != 0)
-      d.stack = symbolize(launch->stack);
+                     : std::string());
+  } else if (r->flags == 1 && (bound = find_bound_launch(device, r->launch_id))) {
+    describe_bound_launch(d, message, *bound, r->launch_id);
   } else if (r->flags != 0) {
     message += fmt::format(", grid id {} (an unregistered launch: no grid, stream or launch "
                            "site known)",
@@ -179,7 +259,8 @@ void describe_launch(diagnostic& d, std::string& message, const failure_record* 
     d.add_field("registered_launch", false);
     d.notes.push_back("the kernel was launched without tensordiag (<<<>>>, cudaLaunchKernel, a "
                       "library's launcher or a graph node): launch it with TDIAG_LAUNCH or "
-                      "tdiag::launch to get its grid, stream and host launch site");
+                      "tdiag::launch, or run with TDIAG_BIND=cupti, to get its grid, stream and "
+                      "host launch site");
   } else if (r->launch_id == 0) {
     message += ", launched without the launch registry (TDIAG_ASSERTIONS=0 or a foreign launch)";
   } else {
@@ -220,7 +301,7 @@ diagnostic site_diagnostic(const device_state& ds, const site_group& g,
     d.add_field(fmt::format("value {}", v.name), v.value);
 
   if (r != nullptr) {
-    describe_launch(d, message, r, where_fn);
+    describe_launch(d, message, r, ds.device, where_fn);
   } else {
     message += " (no detailed record: the record ring was full; raise TDIAG_ASSERT_RECORDS)";
   }

@@ -20,15 +20,36 @@
 
 #include "capture_hooks.hpp"
 #include "host_ticks.hpp"
+#include "launch_binding.hpp"
 #include "runtime_state.hpp"
 
 namespace tdiag::assertions::detail {
+namespace {
+
+// Why plain launches cannot be bound, as a diagnostic.
+diagnostic binding_diagnostic(const std::string& why) {
+  diagnostic d;
+  d.code = codes::binding_unavailable;
+  d.title = "plain launches cannot be bound";
+  d.message = fmt::format("TDIAG_BIND=cupti: {}", why);
+  d.hint = "failures of plain launches are still reported, with kernel, site, values, block and "
+           "thread; launch through TDIAG_LAUNCH for the grid, stream and launch site";
+  return d;
+}
+
+} // namespace
 
 runtime_state& state() {
   static runtime_state* st = [] {
     auto* s = new runtime_state; // never destroyed: kernels and the exit check may outlive statics
     s->config = runtime_config::from_environment();
     s->registry = std::make_unique<launch_registry>(s->config.launches);
+    // At startup, before main(): a binding that cannot start is said once, not thrown.
+    if (s->config.bind == launch_binding::cupti)
+      if (const std::string why = set_cupti_binding(true); !why.empty()) {
+        fmt::print(stderr, "tensordiag: {}\n", binding_diagnostic(why).message);
+        s->config.bind = launch_binding::none;
+      }
     (void)cpu_backend::shared(); // registers the CPU back-end
 #if defined(TDIAG_ASSERTIONS_WITH_CUDA)
     (void)cuda_backend(); // registers the CUDA back-end (chosen when it has a device)
@@ -149,6 +170,8 @@ namespace tdiag::assertions {
 void configure(const runtime_config& config) {
   using namespace detail;
   runtime_state& st = state();
+  if (const std::string why = set_cupti_binding(config.bind == launch_binding::cupti); !why.empty())
+    throw error(binding_diagnostic(why));
   if (auto r = take(st, "before reconfiguration: these failures were never checked", false))
     deliver(std::move(*r), false);
   {

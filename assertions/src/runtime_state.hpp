@@ -102,6 +102,9 @@ struct runtime_state {
   bool watchdog_stop = false;
 };
 
+/// This host thread's small number (1, 2, ... in the order threads first launch).
+[[nodiscard]] std::uint64_t small_thread_number() noexcept;
+
 /// The host shadows of one GPU module's `device_buffer` and `fallback_storage` (see assert.h).
 struct buffer_slot {
   const void* host_shadow = nullptr;

@@ -240,7 +240,12 @@ std::string strip_parentheses(std::string_view text) {
   return s;
 }
 
-std::string short_function_name(std::string_view pretty) {
+std::string short_function_name(std::string_view spelled) {
+  // Demanglers spell an unnamed namespace "(anonymous namespace)", __PRETTY_FUNCTION__ "<unnamed>".
+  std::string unnamed(spelled);
+  for (std::size_t at = 0; (at = unnamed.find("(anonymous namespace)", at)) != std::string::npos;)
+    unnamed.replace(at, std::string_view("(anonymous namespace)").size(), "<unnamed>");
+  const std::string_view pretty = unnamed;
   // The parameter list opens at the first '(' outside template brackets.
   int angle = 0;
   std::size_t open = std::string_view::npos;

@@ -5,7 +5,8 @@
 // empty kernel, ns per launch, with and without launch-site stack capture (goals: <= +50 ns and
 // <= +250 ns), on the legacy stream and on a user stream (which costs a capture query), in
 // interleaved rounds, and what its extra runtime calls cost alone; (2) time from a
-// device failure to its report with the watchdog at 10 ms (goal: <= 20 ms). Batches of 256 launches
+// device failure to its report with the watchdog at 10 ms (goal: <= 20 ms); (3) a plain launch
+// bound through CUPTI (TDIAG_BIND=cupti). Batches of 256 launches
 // with a synchronize in between, so the launch queue never fills; median over batches. `--quick`:
 // fewer batches and samples.
 #include <tensordiag/assertions/kernel.hpp>
@@ -65,7 +66,7 @@ double median(std::vector<double> v) {
 
 // Interleaved rounds: each round times one batch of every variant in turn, so drift of the
 // machine (clocks, other tenants) hits all of them alike; medians over rounds.
-void launch_cost(int rounds) {
+double launch_cost(int rounds) {
   tdiag::assertions::runtime_config off, on;
   off.capture_stacks = false;
   on.capture_stacks = true;
@@ -101,6 +102,43 @@ void launch_cost(int rounds) {
   std::printf("  tdiag::launch, user stream       %8.0f ns/launch (%+.0f ns, no stack capture)\n",
               plain_stream_ns, plain_stream_ns - raw_stream_ns);
   cudaStreamDestroy(stream);
+  return raw_ns;
+}
+
+// (3) TDIAG_BIND=cupti: plain <<<>>> launches registered by a CUPTI callback (with CUPTI's
+// kernel activity, which pairs a failure's grid id with its launch), without and with the host
+// stack, next to plain launches once binding is off again (CUPTI stays loaded) and the raw
+// launch measured before CUPTI was ever loaded.
+void bound_launch_cost(int rounds, double raw_before_ns) {
+  tdiag::assertions::runtime_config bound, stacked, unbound;
+  bound.capture_stacks = false;
+  bound.bind = tdiag::assertions::launch_binding::cupti;
+  stacked = bound;
+  stacked.capture_stacks = true;
+  try {
+    tdiag::assertions::configure(bound);
+  } catch (const tdiag::error& e) {
+    std::printf("TDIAG_BIND=cupti: skipped: %s\n", e.what());
+    return;
+  }
+  std::vector<double> plain, stacks, after;
+  for (int r = 0; r < rounds; ++r) {
+    tdiag::assertions::configure(bound);
+    plain.push_back(ns_per_launch([] { empty_kernel<<<1, 32>>>(0); }, 1));
+    tdiag::assertions::configure(stacked);
+    stacks.push_back(ns_per_launch([] { empty_kernel<<<1, 32>>>(0); }, 1));
+    tdiag::assertions::configure(unbound);
+    after.push_back(ns_per_launch([] { empty_kernel<<<1, 32>>>(0); }, 1));
+  }
+  const double plain_ns = median(plain), stacks_ns = median(stacks), after_ns = median(after);
+  std::printf("TDIAG_BIND=cupti, plain <<<>>> launches, median of %d interleaved rounds of 256:\n",
+              rounds);
+  std::printf("  bound, no stack capture          %8.0f ns/launch (%+.0f ns over raw)\n", plain_ns,
+              plain_ns - raw_before_ns);
+  std::printf("  bound, stack capture             %8.0f ns/launch (%+.0f ns over raw)\n", stacks_ns,
+              stacks_ns - raw_before_ns);
+  std::printf("  unbound again (CUPTI loaded)     %8.0f ns/launch (%+.0f ns over raw)\n", after_ns,
+              after_ns - raw_before_ns);
 }
 
 // What the registered launch's visible extra calls cost alone on this machine (ns per call,
@@ -123,8 +161,27 @@ void launch_cost_parts(int batches) {
   unsigned slot = 0;
   const double sized =
       ns_per_launch([&] { empty_kernel<<<1, 32, 1 + slot++ % 255>>>(0); }, batches);
-  std::printf("parts: <<<>>> with 1..255 bytes of dynamic shared memory %+.0f ns over none\n",
-              sized - raw);
+  const double constant = ns_per_launch([&] { empty_kernel<<<1, 32, 1>>>(0); }, batches);
+  std::printf("parts: <<<>>> with 1..255 bytes of dynamic shared memory %+.0f ns over none "
+              "(always 1 byte: %+.0f ns)\n",
+              sized - raw, constant - raw);
+  // The public launch by host stub (what tdiag::launch calls), and by the kernel handle
+  // cudaGetKernel gives (what <<<>>> uses since CUDA 13, after pushing and popping its
+  // configuration); on the H200 the stub was the faster of the two (2026-12-03).
+  int zero = 0;
+  void* args[] = {&zero};
+  const void* stub = reinterpret_cast<const void*>(&empty_kernel);
+  const double by_stub = ns_per_launch(
+      [&] { (void)cudaLaunchKernel(stub, dim3(1), dim3(32), args, 0, nullptr); }, batches);
+  cudaKernel_t handle = nullptr;
+  if (cudaGetKernel(&handle, stub) == cudaSuccess) {
+    const void* by = reinterpret_cast<const void*>(handle);
+    const double by_handle = ns_per_launch(
+        [&] { (void)cudaLaunchKernel(by, dim3(1), dim3(32), args, 0, nullptr); }, batches);
+    std::printf("parts: cudaLaunchKernel by host stub %+.0f ns, by cudaKernel_t handle %+.0f ns "
+                "over <<<>>>\n",
+                by_stub - raw, by_handle - raw);
+  }
   std::printf("parts: cudaStreamIsCapturing %.0f ns, cudaEventRecord %.0f ns (1 launch in 8), "
               "cudaEventQuery %.0f ns\n",
               capturing, record, query);
@@ -193,8 +250,9 @@ int main(int argc, char** argv) {
     std::printf("tdiag_bench_assertions_gpu_launch: no CUDA device on this machine; skipped\n");
     return 0;
   }
-  launch_cost(quick ? 20 : 200);
+  const double raw_ns = launch_cost(quick ? 20 : 200);
   launch_cost_parts(quick ? 20 : 200);
   report_latency(quick ? 3 : 30);
+  bound_launch_cost(quick ? 10 : 50, raw_ns); // last: once loaded, CUPTI stays in the process
   return 0;
 }

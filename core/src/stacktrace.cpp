@@ -147,7 +147,7 @@ _Unwind_Reason_Code on_frame(_Unwind_Context* context, void* arg) {
   return _URC_NO_REASON;
 }
 
-// Runs `addr2line -C -f -e module addresses...` and returns its output ("" on any failure:
+// Runs `addr2line -a -i -C -f -e module addresses...` and returns its output ("" on any failure:
 // symbolization is best effort, a missing binutils must not turn into an error report).
 std::string run_addr2line(const std::string& module, const std::vector<std::string>& addresses) {
   int fds[2];
@@ -158,7 +158,7 @@ std::string run_addr2line(const std::string& module, const std::vector<std::stri
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_addclose(&actions, fds[0]);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  std::vector<std::string> args = {"addr2line", "-C", "-f", "-e", module};
+  std::vector<std::string> args = {"addr2line", "-a", "-i", "-C", "-f", "-e", module};
   args.insert(args.end(), addresses.begin(), addresses.end());
   std::vector<char*> argv;
   argv.reserve(args.size() + 1);
@@ -230,6 +230,8 @@ TDIAG_DETAIL_NOINLINE raw_stack unwind_raw_stack(std::uint32_t skip) noexcept {
 
 std::vector<stack_frame> symbolize(const raw_stack& stack) {
   std::vector<stack_frame> frames(stack.size);
+  // Per frame, addr2line's (function, file:line) pairs, the frame's own first.
+  std::vector<std::vector<std::pair<std::string, std::string>>> inlined(stack.size);
   std::map<std::string, std::vector<pending>> by_module;
   for (std::uint32_t i = 0; i < stack.size && i < raw_stack::max_frames; ++i) {
     auto& frame = frames[i];
@@ -262,7 +264,8 @@ std::vector<stack_frame> symbolize(const raw_stack& stack) {
     for (const auto& item : items)
       addresses.push_back(fmt::format("{:#x}", item.lookup));
     const std::string output = run_addr2line(module, addresses);
-    // Two lines per address: function, then file:line ("??" and "??:0" when unknown).
+    // Per address: the address, then function and file:line pairs ("??" and "??:0" when
+    // unknown), innermost first: a call inlined into its caller gives the caller's pair after it.
     std::size_t pos = 0;
     const auto next_line = [&]() -> std::string {
       if (pos >= output.size())
@@ -273,10 +276,24 @@ std::vector<stack_frame> symbolize(const raw_stack& stack) {
       pos = end == std::string::npos ? output.size() : end + 1;
       return line;
     };
-    for (const auto& item : items) {
-      auto& frame = frames[item.frame];
-      const std::string function = next_line();
-      const std::string where = next_line();
+    // (No C++ name starts with a digit, so "0x" always opens the next address.)
+    std::size_t item = 0;
+    std::string line = next_line();
+    while (line.rfind("0x", 0) == 0 && item < items.size()) {
+      auto& chain = inlined[items[item++].frame];
+      for (line = next_line(); !line.empty() && line.rfind("0x", 0) != 0; line = next_line())
+        chain.emplace_back(line, next_line());
+    }
+  }
+  std::vector<stack_frame> out;
+  out.reserve(frames.size());
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    if (inlined[i].empty()) {
+      out.push_back(frames[i]);
+      continue;
+    }
+    for (const auto& [function, where] : inlined[i]) {
+      stack_frame frame = frames[i];
       if (!function.empty() && function != "??")
         frame.function = function;
       const std::size_t colon = where.rfind(':');
@@ -285,8 +302,10 @@ std::vector<stack_frame> symbolize(const raw_stack& stack) {
         frame.line =
             static_cast<std::uint32_t>(std::strtoul(where.c_str() + colon + 1, nullptr, 10));
       }
+      out.push_back(std::move(frame));
     }
   }
+  frames = std::move(out);
   for (auto& frame : frames) {
     if (frame.function.empty()) {
       // Boost.Stacktrace: the dynamic symbol table through dladdr, demangled.

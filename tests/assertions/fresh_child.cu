@@ -9,6 +9,8 @@
 //            stays usable.
 //   capture: the first tensordiag call is a TDIAG_LAUNCH inside a global-mode stream capture;
 //            the graph is replayed twice with different data and each replay is reported.
+//   bound:   (run with TDIAG_BIND=cupti) plain launches and graph replays on a user stream,
+//            each reported with grid, block, stream and launch line.
 //   trap:    (run with TDIAG_ASSERT_POLICY=trap) a trapping TDIAG_LAUNCH; the error reaches the
 //            caller as tdiag::device_assertion_error with its values, and so does the next launch.
 // Prints "fresh child: <what>" lines and each report's message; exit status 0 when every step
@@ -124,6 +126,73 @@ int capture() {
   return 0;
 }
 
+// The report of a plain launch bound through CUPTI names the configuration, the stream and the
+// line that launched it.
+void expect_bound(const std::string& report, const char* what, int line, cudaStream_t stream,
+                  bool graph) {
+  char stream_text[32];
+  std::snprintf(stream_text, sizeof(stream_text), "%p", static_cast<void*>(stream));
+  const std::string expected[] = {
+      graph ? "kernel node of CUDA graph" : "plain launch #",
+      "fresh_gather_kernel",
+      "grid (1,1,1) block (2,1,1)",
+      std::string("stream ") + stream_text,
+      ", launched from ",
+      "fresh_child.cu:" + std::to_string(line) + " ",
+  };
+  for (const auto& e : expected)
+    if (report.find(e) == std::string::npos) {
+      std::printf("fresh child: %s: the report lacks \"%s\"\n", what, e.c_str());
+      failed(what);
+    }
+}
+
+// Run with TDIAG_BIND=cupti: plain launches on a user stream, each reported with its grid, stream
+// and launch site, and a graph captured from a plain launch, whose two replays are told apart by
+// their graph launch's line.
+[[gnu::noinline]] int bound() { // its own frame: the reports name its lines
+  cudaStream_t s = nullptr;
+  expect_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  const int bad[2] = {1, 17};
+  int* index = device_ints(bad, 2);
+  int* out = device_ints(bad, 2);
+  int n = 16;
+  int line = __LINE__ + 1;
+  fresh_gather_kernel<<<1, 2, 0, s>>>(index, n, out);
+  expect_cuda(cudaStreamSynchronize(s), "<<<>>>: the context stays usable");
+  expect_bound(expect_report("bound <<<>>>"), "<<<>>>", line, s, false);
+  void* args[] = {&index, &n, &out};
+  const void* kernel = reinterpret_cast<const void*>(&fresh_gather_kernel);
+  line = __LINE__ + 1;
+  expect_cuda(cudaLaunchKernel(kernel, dim3(1), dim3(2), args, 0, s), "cudaLaunchKernel");
+  expect_cuda(cudaStreamSynchronize(s), "cudaLaunchKernel: the context stays usable");
+  expect_bound(expect_report("bound cudaLaunchKernel"), "cudaLaunchKernel", line, s, false);
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(1);
+  config.blockDim = dim3(2);
+  config.stream = s;
+  line = __LINE__ + 1;
+  expect_cuda(cudaLaunchKernelEx(&config, fresh_gather_kernel, index, n, out), "LaunchKernelEx");
+  expect_cuda(cudaStreamSynchronize(s), "cudaLaunchKernelEx: the context stays usable");
+  expect_bound(expect_report("bound cudaLaunchKernelEx"), "cudaLaunchKernelEx", line, s, false);
+  expect_cuda(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "BeginCapture");
+  fresh_gather_kernel<<<1, 2, 0, s>>>(index, n, out);
+  cudaGraph_t graph = nullptr;
+  expect_cuda(cudaStreamEndCapture(s, &graph), "EndCapture");
+  cudaGraphExec_t exec = nullptr;
+  expect_cuda(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+  line = __LINE__ + 1;
+  expect_cuda(cudaGraphLaunch(exec, s), "cudaGraphLaunch 1");
+  expect_cuda(cudaStreamSynchronize(s), "replay 1: the context stays usable");
+  expect_bound(expect_report("bound replay 1"), "replay 1", line, s, true);
+  line = __LINE__ + 1;
+  expect_cuda(cudaGraphLaunch(exec, s), "cudaGraphLaunch 2");
+  expect_cuda(cudaStreamSynchronize(s), "replay 2: the context stays usable");
+  expect_bound(expect_report("bound replay 2"), "replay 2", line, s, true);
+  std::printf("fresh child: bound ok\n");
+  return 0;
+}
+
 int trap() {
   const int bad[1] = {17};
   int* index = device_ints(bad, 1);
@@ -164,8 +233,10 @@ int main(int argc, char** argv) {
     status = capture();
   else if (scenario == "trap")
     status = trap();
+  else if (scenario == "bound")
+    status = bound();
   else
-    std::printf("fresh child: usage: %s plain|capture|trap\n", argv[0]);
+    std::printf("fresh child: usage: %s plain|capture|trap|bound\n", argv[0]);
   std::fflush(stdout);
   std::_Exit(status); // after a trap the context is dead: no static destructors
 }

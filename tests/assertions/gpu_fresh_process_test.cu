@@ -103,3 +103,19 @@ TEST_F(Gpu, TrapPolicyReachesTheCallerAsDeviceAssertionErrorWithValues) {
   EXPECT_LT(r.output.find("assertion failed"), at) << r.output;
   EXPECT_THAT(r.output, HasSubstr("fresh child: trap ok")) << r.output;
 }
+
+// Issue #24.2: with TDIAG_BIND=cupti, plain launches and graph replays name their grid, stream and
+// launch site; the child checks each report against the line and stream it launched with.
+TEST_F(Gpu, BoundThroughCuptiPlainLaunchesNameGridStreamAndLaunchSite) {
+  const auto r = run_child("bound", "TDIAG_BIND=cupti");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("fresh child: bound ok"));
+  EXPECT_THAT(r.output, Not(HasSubstr("cannot be bound"))) << r.output;
+}
+
+// An unknown binding is one line naming the variable, before anything runs.
+TEST_F(Gpu, AnUnknownBindingIsRefusedByName) {
+  const auto r = run_child("plain", "TDIAG_BIND=nsight");
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("TDIAG_BIND=nsight is not valid: expected none|cupti"));
+}

@@ -34,7 +34,7 @@ TEST(Stacktrace, CapturesTheCallerFirst) {
 TEST(Stacktrace, SymbolizesFunctionFileAndLine) {
   const auto stack = tdiag_test_capture_here(0);
   const auto frames = tdiag::symbolize(stack);
-  ASSERT_EQ(frames.size(), stack.size);
+  ASSERT_GE(frames.size(), stack.size) << "one frame per address, more for inlined calls";
   EXPECT_EQ(frames[0].address, stack.frames[0]);
   EXPECT_FALSE(frames[0].module.empty());
   EXPECT_NE(frames[0].function.find("tdiag_test_capture_here"), std::string::npos)
@@ -43,6 +43,39 @@ TEST(Stacktrace, SymbolizesFunctionFileAndLine) {
     GTEST_SKIP() << "addr2line (binutils) is not installed: no file and line";
   EXPECT_NE(frames[0].file.find("stacktrace_test.cpp"), std::string::npos) << frames[0].file;
   EXPECT_GT(frames[0].line, 0u);
+}
+
+namespace {
+// Always inlined into its caller: the return address lies in the caller's code, which line
+// tables describe as both functions.
+constexpr std::uint32_t inlined_capture_line = __LINE__ + 2;
+[[gnu::always_inline]] inline tdiag::raw_stack tdiag_test_inlined_capture() {
+  return tdiag::capture_raw_stack(0);
+}
+constexpr std::uint32_t inlined_call_line = __LINE__ + 4;
+} // namespace
+
+TDIAG_DETAIL_NOINLINE tdiag::raw_stack tdiag_test_calls_inlined() {
+  auto stack = tdiag_test_inlined_capture();
+  asm volatile("" ::: "memory");
+  return stack;
+}
+
+// A launch site is often a call inlined into its caller: both frames are named, innermost first.
+TEST(Stacktrace, InlinedCallsAlsoNameTheirCaller) {
+  if (std::system("command -v addr2line >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "addr2line (binutils) is not installed: no inline frames";
+  const auto stack = tdiag_test_calls_inlined();
+  const auto frames = tdiag::symbolize(stack);
+  ASSERT_GT(frames.size(), stack.size) << "the inlined call adds a frame";
+  // The lines: the capture inside the inlined function, then its call in the caller. (Which name
+  // binutils gives the inner frame varies with how the function was inlined; the lines do not.)
+  EXPECT_EQ(frames[1].address, frames[0].address) << "one return address, two frames";
+  EXPECT_EQ(frames[0].line, inlined_capture_line);
+  EXPECT_EQ(frames[1].line, inlined_call_line);
+  EXPECT_NE(frames[1].function.find("tdiag_test_calls_inlined"), std::string::npos)
+      << frames[1].function;
+  EXPECT_NE(frames[1].file.find("stacktrace_test.cpp"), std::string::npos) << frames[1].file;
 }
 
 TEST(Stacktrace, EmptyStackSymbolizesToNothing) {

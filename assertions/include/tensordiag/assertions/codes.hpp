@@ -14,6 +14,7 @@ inline constexpr std::string_view unreadable_site = "TDIAG-DSA-003";
 inline constexpr std::string_view bad_environment = "TDIAG-DSA-100";
 inline constexpr std::string_view bad_launch = "TDIAG-DSA-101";
 inline constexpr std::string_view too_many_devices = "TDIAG-DSA-110";
+inline constexpr std::string_view binding_unavailable = "TDIAG-DSA-111";
 inline constexpr std::string_view fiber_stack = "TDIAG-DSA-120";
 inline constexpr std::string_view nested_launch = "TDIAG-DSA-121";
 inline constexpr std::string_view bad_device_ordinal = "TDIAG-DSA-200";
@@ -29,6 +30,7 @@ inline constexpr code_entry table[] = {
     {bad_environment, "invalid environment setting"},
     {bad_launch, "invalid launch configuration"},
     {too_many_devices, "too many devices"},
+    {binding_unavailable, "plain launches cannot be bound"},
     {fiber_stack, "cannot allocate a CPU fiber stack"},
     {nested_launch, "kernel launched from a kernel"},
     {bad_device_ordinal, "invalid device ordinal"},

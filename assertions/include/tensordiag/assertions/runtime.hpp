@@ -44,6 +44,12 @@ void synchronize_and_check(stream_handle stream = nullptr);
 namespace tdiag::assertions {
 
 /// Every knob of the runtime; from_environment() reads the TDIAG_* variables.
+/// How launches made without tensordiag (<<<>>>, cudaLaunchKernel, a library's launcher, a graph
+/// launch) are attributed. none: their failures name the kernel, site, values, block and thread;
+/// cupti: a CUPTI callback also registers each one (grid, stream, host thread, launch-site
+/// stack), at CUPTI's cost per launch (docs/assertions.md, "Plain launches").
+enum class launch_binding : std::uint8_t { none, cupti };
+
 struct runtime_config {
   bool enabled = true;                    ///< TDIAG_ASSERTIONS=0|1
   policy failure_policy = policy::record; ///< TDIAG_ASSERT_POLICY=record|trap
@@ -55,6 +61,7 @@ struct runtime_config {
   std::string report_path;                ///< TDIAG_REPORT: also write JSON here
   report_format stderr_format = report_format::text; ///< TDIAG_REPORT_FORMAT
   bool print = true; ///< print reports to stderr (TDIAG_REPORT_FORMAT=none turns it off)
+  launch_binding bind = launch_binding::none; ///< TDIAG_BIND=none|cupti
 
   /// Reads the environment; an unparsable value throws tdiag::error naming the variable.
   [[nodiscard]] static runtime_config from_environment();
