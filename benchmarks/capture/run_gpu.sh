@@ -20,13 +20,32 @@ status=0
 step() { echo "== $*" | tee -a "$out/capture.log"; }
 runlog() { "$@" 2>&1 | tee -a "$out/capture.log"; local rc=${PIPESTATUS[0]}; [[ $rc == 0 ]] || { echo "!! exit $rc: $*" | tee -a "$out/capture.log"; status=1; }; }
 
+# expect FILE PATTERN WHAT: the check passes when FILE holds PATTERN (grep -E); "ok:"/"FAIL:".
+expect() { if grep -Eq -- "$2" "$1"; then echo "ok: $3" | tee -a "$out/capture.log"; else echo "FAIL: $3 (no /$2/ in $1)" | tee -a "$out/capture.log"; status=1; fi; }
+
 step "machine"; runlog nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-for t in "$bin"/tensordiag.test.capture.*; do
+# .gpu/run-all already ran the gpu tests: TDIAG_CAPTURE_SKIP_TESTS=1 skips them here.
+[[ -n "${TDIAG_CAPTURE_SKIP_TESTS:-}" ]] || for t in "$bin"/tensordiag.test.capture.*; do
   [[ -x "$t" ]] || continue
   step "$t"; LD_LIBRARY_PATH="$lib" runlog "$t" --gtest_color=no
 done
 step "overhead: 100,000 tiny launches"
 LD_LIBRARY_PATH="$lib" runlog "$bin/tdiag_bench_capture_overhead_gpu" 100000 "$out"
+step "every rank of a job: 4 processes started by a shell launcher, one file per rank"
+LD_LIBRARY_PATH="$nostd" "$bin/tdiag" capture -o "$out/job/" -- sh -c \
+  "for r in 0 1 2 3; do RANK=\$r WORLD_SIZE=4 '$bin/tdiag_capture_demo' 20 & done; wait" \
+  >"$out/job.log" 2>&1; cat "$out/job.log" >>"$out/capture.log"
+expect "$out/job.log" '^job +4 processes' "4 processes, 4 files"
+for r in 0 1 2 3; do expect "$out/job.log" "^  rank $r +rank$r\.tdtrace .*rank from RANK +[1-9]" "rank $r has its file and kernels"; done
+py=python3; [[ -x /opt/torch/.venv/bin/python3 ]] && py=/opt/torch/.venv/bin/python3
+if "$py" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+  step "every rank of a job: torchrun --nproc-per-node 4"
+  LD_LIBRARY_PATH="$nostd" "$bin/tdiag" capture -o "$out/torchrun/" -- "$py" -m torch.distributed.run \
+    --nproc-per-node 4 samples/capture_demo/torch_step.py 5 >"$out/torchrun.log" 2>&1
+  cat "$out/torchrun.log" >>"$out/capture.log"
+  expect "$out/torchrun.log" '^job +4 processes' "torchrun: 4 processes, 4 files"
+  for r in 0 1 2 3; do expect "$out/torchrun.log" "^  rank $r +rank$r\.tdtrace" "torchrun: rank $r"; done
+fi
 step "writer throughput (CPU)"
 LD_LIBRARY_PATH="$lib" runlog "$bin/tdiag_bench_capture_writer"
 step "tdiag capture of the sample (stacks)"

@@ -5,6 +5,7 @@
 // InitializeInjection() while it initialises (cuInit), possibly more than once: the first call
 // starts the session, later calls report the same outcome.
 #include <tensordiag/capture/capture.hpp>
+#include <tensordiag/capture/process_output.hpp>
 
 #include <fmt/format.h>
 
@@ -79,12 +80,14 @@ void make_symbols_global() {
 
 options options::from_environment() {
   options o;
-  if (const char* out = env("TDIAG_CAPTURE_OUTPUT"))
-    o.output = out;
+  const auto who = identify_process(getpid());
+  o.properties = identity_properties(who);
+  if (const char* dir = env("TDIAG_CAPTURE_OUTPUT_DIR"))
+    o.output = claim_process_file(dir, who).string();
+  else if (const char* out = env("TDIAG_CAPTURE_OUTPUT"))
+    o.output = env_flag("TDIAG_CAPTURE_EXCLUSIVE", false) ? claim_output(out) : out;
   else
     o.output = fmt::format("tdiag-{}.tdtrace", getpid());
-  if (env_flag("TDIAG_CAPTURE_EXCLUSIVE", false))
-    o.output = claim_output(o.output);
   o.stacks = env_flag("TDIAG_CAPTURE_STACKS", o.stacks);
   o.callbacks = env_flag("TDIAG_CAPTURE_CALLBACKS", o.callbacks);
   o.runtime_api = env_flag("TDIAG_CAPTURE_RUNTIME_API", o.runtime_api);

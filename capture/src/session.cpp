@@ -145,6 +145,8 @@ void session::begin() {
       {"capture.command", command_line()},
       {"capture.stacks", options_.stacks ? "1" : "0"},
   };
+  meta.properties.insert(meta.properties.end(), options_.properties.begin(),
+                         options_.properties.end());
   trace::tdtrace_writer_options wopts;
   wopts.compression_level = options_.compression_level;
   writer_ = std::make_unique<trace::tdtrace_writer>(options_.output, std::move(meta), wopts);

@@ -5,6 +5,7 @@
 // application's exit status, and the summary of a trace. A stand-in "application" copies a
 // prepared .tdtrace to $TDIAG_CAPTURE_OUTPUT, as the injected library would have written it.
 #include <tensordiag/capture/cupti_convert.hpp>
+#include <tensordiag/trace/job_load.hpp>
 #include <tensordiag/trace/tdtrace_writer.hpp>
 
 #include <gtest/gtest.h>
@@ -23,6 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path tdiag_exe = fs::path(TDIAG_BINARY_DIR) / "bin" / "tdiag";
+const fs::path fake_app = fs::path(TDIAG_BINARY_DIR) / "bin" / "tdiag_test_capture_fake_app";
 
 struct outcome {
   int status = -1;
@@ -137,6 +139,56 @@ TEST_F(CaptureCommand, MissingLibraryIsAUsageError) {
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("libtdiag_capture.so is not in /nonexistent"), std::string::npos)
       << r.output;
+}
+
+// `-o folder/` under a launcher of 4 processes: one trace per process, named and tagged with its
+// rank by the library's own options, and the job loader sees ranks 0-3.
+TEST_F(CaptureCommand, AJobFolderGetsOneTracePerRank) {
+  if (!fs::exists(fake_app))
+    GTEST_SKIP() << "the stand-in application is not built: " << fake_app;
+  const auto dir = temp("job");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::fclose(std::fopen((dir / "rank7.tdtrace").c_str(), "w")); // an earlier run's: removed
+  const auto r = run("'" + tdiag_exe.string() + "' capture -o '" + dir.string() +
+                     "/' -- sh -c 'for r in 0 1 2 3; do RANK=$r WORLD_SIZE=4 " + fake_app.string() +
+                     " $((r + 1)) & done; wait'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("job       4 processes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rank 3    rank3.tdtrace"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rank from RANK  4 kernels"), std::string::npos) << r.output;
+  const std::vector<std::string> inputs{dir.string()};
+  const auto job = trace::load_job(inputs, {trace::rank_source::distributed, 1});
+  ASSERT_EQ(job.size(), 4u);
+  for (int rank = 0; rank < 4; ++rank) {
+    EXPECT_EQ(job[rank].rank, rank);
+    EXPECT_EQ(job[rank].path.filename(), "rank" + std::to_string(rank) + ".tdtrace");
+    EXPECT_EQ(job[rank].loaded.trace.kernels.size(), std::size_t(rank + 1));
+    const auto* world = job[rank].loaded.trace.metadata.property("distributed.world_size");
+    ASSERT_NE(world, nullptr);
+    EXPECT_EQ(*world, "4");
+  }
+  fs::remove_all(dir);
+}
+
+// A launcher whose processes have no rank: each is named by its process id.
+TEST_F(CaptureCommand, AJobFolderWithoutRanksNamesFilesByProcess) {
+  if (!fs::exists(fake_app))
+    GTEST_SKIP() << "the stand-in application is not built: " << fake_app;
+  const auto dir = temp("pidjob");
+  fs::remove_all(dir);
+  const auto r =
+      run("env -u RANK -u LOCAL_RANK '" + tdiag_exe.string() + "' capture -o '" + dir.string() +
+          "/' -- sh -c '" + fake_app.string() + " & " + fake_app.string() + " & wait'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    EXPECT_TRUE(e.path().filename().string().starts_with("pid")) << e.path();
+    ++files;
+  }
+  EXPECT_EQ(files, 2u);
+  EXPECT_NE(r.output.find("rank from pid"), std::string::npos) << r.output;
+  fs::remove_all(dir);
 }
 
 } // namespace

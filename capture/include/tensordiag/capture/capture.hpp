@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #if defined(_WIN32)
 #  define TDIAG_CAPTURE_API
@@ -41,13 +43,18 @@ struct options {
   int compression_level = 3;
   /// CUPTI's periodic flush of full buffers, in milliseconds (0 = CUPTI's heuristics).
   std::uint32_t flush_period_ms = 500;
+  /// Extra trace properties (from_environment(): the process's rank, process_output.hpp).
+  std::vector<std::pair<std::string, std::string>> properties;
 
   /// Options from TDIAG_CAPTURE_OUTPUT, TDIAG_CAPTURE_STACKS (1/0), TDIAG_CAPTURE_CALLBACKS (1/0),
   /// TDIAG_CAPTURE_RUNTIME_API, TDIAG_CAPTURE_DRIVER_API, TDIAG_CAPTURE_BUFFER_MB,
   /// TDIAG_CAPTURE_DEVICE_BUFFER_MB, TDIAG_CAPTURE_ZSTD_LEVEL, TDIAG_CAPTURE_FLUSH_MS. With
   /// TDIAG_CAPTURE_EXCLUSIVE=1 (what `tdiag capture` sets) the first process to claim
   /// TDIAG_CAPTURE_OUTPUT writes it and later ones (workers, subprocesses) write
-  /// "<stem>.<pid>.tdtrace" beside it. Unset variables keep the defaults.
+  /// "<stem>.<pid>.tdtrace" beside it. TDIAG_CAPTURE_OUTPUT_DIR (what `tdiag capture -o dir/`
+  /// sets) overrides TDIAG_CAPTURE_OUTPUT: each process claims "<dir>/rank<R>.tdtrace" by its
+  /// launcher's rank, else "<dir>/pid<P>.tdtrace" (process_output.hpp). The rank is in the
+  /// properties either way. Unset variables keep the defaults.
   [[nodiscard]] TDIAG_CAPTURE_API static options from_environment();
 };
 
