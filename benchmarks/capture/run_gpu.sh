@@ -46,6 +46,13 @@ if "$py" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
   expect "$out/torchrun.log" '^job +4 processes' "torchrun: 4 processes, 4 files"
   for r in 0 1 2 3; do expect "$out/torchrun.log" "^  rank $r +rank$r\.tdtrace" "torchrun: rank $r"; done
 fi
+step "truncation safety: the application SIGKILLed after 6 s"
+LD_LIBRARY_PATH="$nostd" "$bin/tdiag" capture -o "$out/killed.tdtrace" -- \
+  timeout -s KILL 6 "$bin/tdiag_capture_demo" 100000000 >"$out/killed.log" 2>&1
+cat "$out/killed.log" >>"$out/capture.log"
+expect "$out/killed.log" 'exited with status 137' "killed: the application died of SIGKILL"
+expect "$out/killed.log" '^kernels +[1-9][0-9]{2,} ' "killed: the file loads its complete chunks (>= 100 kernels)"
+expect "$out/killed.log" 'TDIAG-TR-310' "killed: the loader says the file was not closed"
 step "writer throughput (CPU)"
 LD_LIBRARY_PATH="$lib" runlog "$bin/tdiag_bench_capture_writer"
 step "tdiag capture of the sample (stacks)"
