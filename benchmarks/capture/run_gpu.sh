@@ -53,6 +53,19 @@ cat "$out/killed.log" >>"$out/capture.log"
 expect "$out/killed.log" 'exited with status 137' "killed: the application died of SIGKILL"
 expect "$out/killed.log" '^kernels +[1-9][0-9]{2,} ' "killed: the file loads its complete chunks (>= 100 kernels)"
 expect "$out/killed.log" 'TDIAG-TR-310' "killed: the loader says the file was not closed"
+step "capture ranges: tensordiag.torch.capture(steps=...) under --range cuda-profiler-api"
+if "$py" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+  for steps in "10 11" "10 13"; do
+    LD_LIBRARY_PATH="$nostd" "$bin/tdiag" capture --range cuda-profiler-api --no-torch-history \
+      -o "$out/steps.tdtrace" -- "$py" tests/capture/torch_steps.py 20 $steps >"$out/steps-${steps// /-}.log" 2>&1
+    cat "$out/steps-${steps// /-}.log" >>"$out/capture.log"
+  done
+  one=$(awk '/^kernels /{print $2}' "$out/steps-10-11.log"); three=$(awk '/^kernels /{print $2}' "$out/steps-10-13.log")
+  echo "kernels: step 10 alone ${one:-?}, steps 10-12 ${three:-?}" | tee -a "$out/capture.log"
+  if [[ -n "$one" && -n "$three" && "$one" -gt 0 && "$three" -eq $((3 * one)) ]]; then
+    echo "ok: torch.capture(steps=range(10, 13)) holds 3 steps' kernels" | tee -a "$out/capture.log"
+  else echo "FAIL: torch.capture steps: ${one:-?} then ${three:-?} kernels (want N, 3N)" | tee -a "$out/capture.log"; status=1; fi
+fi
 step "writer throughput (CPU)"
 LD_LIBRARY_PATH="$lib" runlog "$bin/tdiag_bench_capture_writer"
 step "tdiag capture of the sample (stacks)"

@@ -89,6 +89,8 @@ options options::from_environment() {
   else
     o.output = fmt::format("tdiag-{}.tdtrace", getpid());
   o.stacks = env_flag("TDIAG_CAPTURE_STACKS", o.stacks);
+  if (const char* ranges = env("TDIAG_CAPTURE_RANGES"))
+    o.ranges = ranges;
   o.callbacks = env_flag("TDIAG_CAPTURE_CALLBACKS", o.callbacks);
   o.runtime_api = env_flag("TDIAG_CAPTURE_RUNTIME_API", o.runtime_api);
   o.driver_api = env_flag("TDIAG_CAPTURE_DRIVER_API", o.driver_api);

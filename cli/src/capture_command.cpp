@@ -6,6 +6,7 @@
 // it wrote and prints a one-screen summary. Needs no CUDA itself: only the library's path and,
 // for the summary, the trace library. Exits with the application's status.
 #include <tensordiag/capture/codes.hpp>
+#include <tensordiag/capture/range_spec.hpp>
 #include <tensordiag/core/error.hpp>
 
 #if TDIAG_CLI_HAS_TRACE
@@ -46,6 +47,9 @@ struct capture_args {
   bool no_runtime_api = false;
   bool no_driver_api = false;
   bool no_torch_history = false;
+  std::vector<std::string> ranges; ///< --range, as given
+  std::string delay, duration;     ///< --delay S --duration S: one time range
+  std::string launches;            ///< --launches A:B
   std::string library;
   std::vector<std::string> command;
 };
@@ -381,9 +385,28 @@ void print_job(const fs::path& folder) {
 }
 #endif
 
+// Every range of the command line as TDIAG_CAPTURE_RANGES text, checked before the application
+// starts (the library parses the same text with the same parser).
+std::string range_text(const capture_args& a) {
+  std::vector<std::string> all = a.ranges;
+  if (!a.delay.empty() || !a.duration.empty())
+    all.push_back(fmt::format("time:{}:{}", a.delay.empty() ? "0" : a.delay, a.duration));
+  if (!a.launches.empty())
+    all.push_back("launches:" + a.launches);
+  std::string text;
+  for (const auto& r : all) {
+    if (r.find(';') != std::string::npos)
+      tdiag::capture::detail::bad_range(r, "';' separates ranges; an NVTX name cannot hold one");
+    (void)tdiag::capture::parse_range(r);
+    text += (text.empty() ? "" : ";") + r;
+  }
+  return text;
+}
+
 // Runs the application; in `folder` mode each process writes its own trace there.
 int launch(const capture_args& a, const fs::path& output, bool folder, torch_hook& hook) {
   const auto library = find_capture_library(a.library);
+  const auto ranges = range_text(a); // a bad one fails before anything runs or is removed
   std::error_code ec;
   std::vector<std::pair<std::string, std::string>> env = {
       {"CUDA_INJECTION64_PATH", library.string()},
@@ -402,6 +425,8 @@ int launch(const capture_args& a, const fs::path& output, bool folder, torch_hoo
     env.emplace_back("TDIAG_CAPTURE_OUTPUT", output.string());
     env.emplace_back("TDIAG_CAPTURE_EXCLUSIVE", "1");
   }
+  if (!ranges.empty())
+    env.emplace_back("TDIAG_CAPTURE_RANGES", ranges);
   if (!a.no_torch_history)
     add_torch_hook(hook, a, history_prefix(output, folder), env);
   return run_child(a.command, env);
@@ -461,6 +486,13 @@ const command_registration registration{
       cmd->add_flag("--no-torch-history", args->no_torch_history,
                     "Leave out PyTorch's caching-allocator blocks (a PyTorch application's "
                     "allocation history, merged into the trace)");
+      cmd->add_option("--range", args->ranges,
+                      "Capture only inside this range (repeatable; the union is captured): "
+                      "cuda-profiler-api, nvtx:NAME, launches:A:B, time:DELAY:DURATION");
+      cmd->add_option("--delay", args->delay, "Start capturing S seconds after CUDA starts");
+      cmd->add_option("--duration", args->duration, "Capture for S seconds (after --delay)");
+      cmd->add_option("--launches", args->launches,
+                      "Capture kernel launches A to B-1 of each process (A:B, counted from 0)");
       cmd->add_option("--library", args->library,
                       "libtdiag_capture.so to inject (default: beside tdiag, in ../lib)");
       cmd->add_option("command", args->command, "The application and its arguments, after --")

@@ -10,13 +10,13 @@
 
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "capture_test_support.hpp"
 
 namespace tdiag::capture {
 namespace {
@@ -26,27 +26,8 @@ namespace fs = std::filesystem;
 const fs::path tdiag_exe = fs::path(TDIAG_BINARY_DIR) / "bin" / "tdiag";
 const fs::path fake_app = fs::path(TDIAG_BINARY_DIR) / "bin" / "tdiag_test_capture_fake_app";
 
-struct outcome {
-  int status = -1;
-  std::string output;
-};
-
-outcome run(const std::string& command) {
-  outcome o;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr)
-    return o;
-  std::array<char, 4096> buffer{};
-  for (std::size_t n; (n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0;)
-    o.output.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  o.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  return o;
-}
-
-fs::path temp(const std::string& name) {
-  return fs::temp_directory_path() / (name + "." + std::to_string(getpid()));
-}
+using test::run;
+using test::temp;
 
 template <typename Record> const CUpti_Activity& as_activity(const Record& r) {
   return reinterpret_cast<const CUpti_Activity&>(r);
@@ -139,6 +120,26 @@ TEST_F(CaptureCommand, MissingLibraryIsAUsageError) {
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("libtdiag_capture.so is not in /nonexistent"), std::string::npos)
       << r.output;
+}
+
+TEST_F(CaptureCommand, RangesReachTheLibraryAsOneText) {
+  const auto out = temp("ranges") += ".tdtrace";
+  const auto r = run("'" + tdiag_exe.string() + "' capture -o '" + out.string() +
+                     "' --range cuda-profiler-api --range 'nvtx:train step' --launches 3:9 "
+                     "--delay 1 --duration 2.5 -- sh -c 'echo \"ranges=$TDIAG_CAPTURE_RANGES\"; "
+                     "exit 4'");
+  EXPECT_EQ(r.status, 4) << r.output;
+  EXPECT_NE(r.output.find("ranges=cuda-profiler-api;nvtx:train step;time:1:2.5;launches:3:9\n"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(CaptureCommand, ABadRangeFailsBeforeTheApplicationRuns) {
+  const auto r = run("'" + tdiag_exe.string() + "' capture --range launches:9:3 -- echo RAN");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("capture range 'launches:9:3': the range is empty"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("RAN"), std::string::npos) << r.output;
 }
 
 // `-o folder/` under a launcher of 4 processes: one trace per process, named and tagged with its

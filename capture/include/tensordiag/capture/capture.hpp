@@ -43,6 +43,10 @@ struct options {
   int compression_level = 3;
   /// CUPTI's periodic flush of full buffers, in milliseconds (0 = CUPTI's heuristics).
   std::uint32_t flush_period_ms = 500;
+  /// Capture ranges, ';' between them (range_spec.hpp): "cuda-profiler-api", "nvtx:NAME",
+  /// "launches:A:B", "time:DELAY:DURATION". Empty: everything from start() to stop(). Outside
+  /// every range no CUPTI activity kind is enabled.
+  std::string ranges;
   /// Extra trace properties (from_environment(): the process's rank, process_output.hpp).
   std::vector<std::pair<std::string, std::string>> properties;
 
