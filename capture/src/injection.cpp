@@ -92,6 +92,7 @@ options options::from_environment() {
   if (const char* ranges = env("TDIAG_CAPTURE_RANGES"))
     o.ranges = ranges;
   o.callbacks = env_flag("TDIAG_CAPTURE_CALLBACKS", o.callbacks);
+  o.memory = env_flag("TDIAG_CAPTURE_MEMORY", o.memory);
   o.runtime_api = env_flag("TDIAG_CAPTURE_RUNTIME_API", o.runtime_api);
   o.driver_api = env_flag("TDIAG_CAPTURE_DRIVER_API", o.driver_api);
   if (const auto mb = env_number("TDIAG_CAPTURE_BUFFER_MB", 0); mb > 0 && mb <= 1024)

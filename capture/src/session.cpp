@@ -118,7 +118,11 @@ std::uint64_t system_thread_id() noexcept {
   return static_cast<std::uint64_t>(gettid());
 }
 
-session::session(const options& opts) : options_(opts) {}
+session::session(const options& opts) : options_(opts) {
+  // A launch's stack is kept on its API record, the kernel joined to it by correlation id.
+  if (options_.stacks)
+    options_.runtime_api = options_.driver_api = true;
+}
 
 session* session::current() noexcept {
   return current_session.load(std::memory_order_acquire);
@@ -144,6 +148,7 @@ void session::begin() {
       {"capture.pid", std::to_string(getpid())},
       {"capture.command", command_line()},
       {"capture.stacks", options_.stacks ? "1" : "0"},
+      {"capture.memory", options_.memory ? "1" : "0"},
       {"capture.runtime_api", options_.runtime_api ? "1" : "0"},
       {"capture.driver_api", options_.driver_api ? "1" : "0"},
   };
@@ -228,14 +233,16 @@ void session::set_activities(bool on) {
   }
   check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
               "cuptiActivityEnable(CONCURRENT_KERNEL)");
-  check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), "cuptiActivityEnable(MEMCPY)");
-  check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET), "cuptiActivityEnable(MEMSET)");
-  // Allocation tracking may be missing on some platforms: record what is off, keep going.
   std::string missing;
-  if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2) != CUPTI_SUCCESS)
-    missing += "MEMORY2 ";
-  if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY_POOL) != CUPTI_SUCCESS)
-    missing += "MEMORY_POOL ";
+  if (options_.memory) {
+    check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), "cuptiActivityEnable(MEMCPY)");
+    check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET), "cuptiActivityEnable(MEMSET)");
+    // Allocation tracking may be missing on some platforms: record what is off, keep going.
+    if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2) != CUPTI_SUCCESS)
+      missing += "MEMORY2 ";
+    if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY_POOL) != CUPTI_SUCCESS)
+      missing += "MEMORY_POOL ";
+  }
   if (options_.runtime_api)
     check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), "cuptiActivityEnable(RUNTIME)");
   if (options_.driver_api)

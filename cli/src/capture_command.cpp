@@ -44,7 +44,11 @@ constexpr const char* library_name = "libtdiag_capture.so";
 struct capture_args {
   std::string output = "tdiag.tdtrace";
   bool stacks = false;
-  bool no_runtime_api = false;
+  bool api = false;         ///< --api: runtime and driver API records
+  bool runtime_api = false; ///< --runtime-api
+  bool driver_api = false;  ///< --driver-api
+  bool kernels_only = false;
+  bool no_runtime_api = false; ///< the default since API records became opt-in; still accepted
   bool no_driver_api = false;
   bool no_torch_history = false;
   std::vector<std::string> ranges; ///< --range, as given
@@ -251,7 +255,9 @@ void print_summary(const trace::load_result& loaded, const fs::path& path) {
     }
   fmt::print("copies    {} ({} copied){}\n", t.copies.size(), bytes_text(double(copied)),
              copy_text);
-  fmt::print("API calls {}\n", t.api_calls.size());
+  const std::string* api = t.metadata.property("capture.runtime_api");
+  fmt::print("API calls {}{}\n", t.api_calls.size(),
+             t.api_calls.empty() && api != nullptr && *api == "0" ? "  (not recorded: --api)" : "");
 
   // Pool usage per device: stream-ordered pool blocks (CUPTI alloc/free_completed, untagged).
   std::map<std::int32_t, std::pair<std::int64_t, std::int64_t>> usage; // live, peak
@@ -411,8 +417,9 @@ int launch(const capture_args& a, const fs::path& output, bool folder, torch_hoo
   std::vector<std::pair<std::string, std::string>> env = {
       {"CUDA_INJECTION64_PATH", library.string()},
       {"TDIAG_CAPTURE_STACKS", a.stacks ? "1" : "0"},
-      {"TDIAG_CAPTURE_RUNTIME_API", a.no_runtime_api ? "0" : "1"},
-      {"TDIAG_CAPTURE_DRIVER_API", a.no_driver_api ? "0" : "1"},
+      {"TDIAG_CAPTURE_RUNTIME_API", (a.api || a.runtime_api) && !a.no_runtime_api ? "1" : "0"},
+      {"TDIAG_CAPTURE_DRIVER_API", (a.api || a.driver_api) && !a.no_driver_api ? "1" : "0"},
+      {"TDIAG_CAPTURE_MEMORY", a.kernels_only ? "0" : "1"},
   };
   if (folder) {
     fs::create_directories(output, ec);
@@ -481,8 +488,17 @@ const command_registration registration{
           "capture", "Run a CUDA application with CUPTI capture into a .tdtrace file");
       cmd->add_option("-o,--output", args->output, "Trace file to write")->capture_default_str();
       cmd->add_flag("--stacks", args->stacks, "Host stack of every kernel launch and allocation");
-      cmd->add_flag("--no-runtime-api", args->no_runtime_api, "Leave out CUDA runtime API calls");
-      cmd->add_flag("--no-driver-api", args->no_driver_api, "Leave out CUDA driver API calls");
+      cmd->add_flag("--api", args->api,
+                    "Also record CUDA runtime and driver API calls (kernels tied to host threads; "
+                    "costs launch-bound programs more, docs/capture.md)");
+      cmd->add_flag("--runtime-api", args->runtime_api, "Also record CUDA runtime API calls");
+      cmd->add_flag("--driver-api", args->driver_api, "Also record CUDA driver API calls");
+      cmd->add_flag("--kernels-only", args->kernels_only,
+                    "Record kernels only: no copies, memsets, allocations or pool events");
+      cmd->add_flag("--no-runtime-api", args->no_runtime_api,
+                    "Leave out CUDA runtime API calls (the default; wins over --api)");
+      cmd->add_flag("--no-driver-api", args->no_driver_api,
+                    "Leave out CUDA driver API calls (the default; wins over --api)");
       cmd->add_flag("--no-torch-history", args->no_torch_history,
                     "Leave out PyTorch's caching-allocator blocks (a PyTorch application's "
                     "allocation history, merged into the trace)");

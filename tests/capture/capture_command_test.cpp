@@ -134,6 +134,21 @@ TEST_F(CaptureCommand, RangesReachTheLibraryAsOneText) {
       << r.output;
 }
 
+TEST_F(CaptureCommand, ApiRecordsAreOptIn) {
+  const auto out = temp("api") += ".tdtrace";
+  const std::string show =
+      " -- sh -c 'echo \"api=$TDIAG_CAPTURE_RUNTIME_API$TDIAG_CAPTURE_DRIVER_API "
+      "memory=$TDIAG_CAPTURE_MEMORY\"; exit 4'";
+  const std::string capture = "'" + tdiag_exe.string() + "' capture -o '" + out.string() + "'";
+  EXPECT_NE(run(capture + show).output.find("api=00 memory=1"), std::string::npos);
+  EXPECT_NE(run(capture + " --api" + show).output.find("api=11 memory=1"), std::string::npos);
+  EXPECT_NE(run(capture + " --driver-api" + show).output.find("api=01"), std::string::npos);
+  EXPECT_NE(run(capture + " --api --no-runtime-api" + show).output.find("api=01"),
+            std::string::npos);
+  EXPECT_NE(run(capture + " --kernels-only" + show).output.find("api=00 memory=0"),
+            std::string::npos);
+}
+
 TEST_F(CaptureCommand, ABadRangeFailsBeforeTheApplicationRuns) {
   const auto r = run("'" + tdiag_exe.string() + "' capture --range launches:9:3 -- echo RAN");
   EXPECT_EQ(r.status, 2) << r.output;
