@@ -66,8 +66,27 @@ if "$py" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
     echo "ok: torch.capture(steps=range(10, 13)) holds 3 steps' kernels" | tee -a "$out/capture.log"
   else echo "FAIL: torch.capture steps: ${one:-?} then ${three:-?} kernels (want N, 3N)" | tee -a "$out/capture.log"; status=1; fi
 fi
+step "--stacks at exit: a 200-step PyTorch loop, time after its last step (target <= 1 s more than without --stacks)"
+if "$py" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+  declare -A after
+  for mode in plain stacks; do
+    flag=(); [[ $mode == stacks ]] && flag=(--stacks)
+    LD_LIBRARY_PATH="$nostd" "$bin/tdiag" capture "${flag[@]}" -o "$out/exit-$mode.tdtrace" -- \
+      "$py" tests/capture/torch_steps.py 200 >"$out/exit-$mode.log" 2>&1
+    finished=$(date +%s.%N); cat "$out/exit-$mode.log" >>"$out/capture.log"
+    ended=$(awk '/^torch_steps: end /{print $3}' "$out/exit-$mode.log")
+    after[$mode]=$(awk -v a="$finished" -v b="${ended:-0}" 'BEGIN{printf "%.2f", a - b}')
+    echo "after the last step, capture $mode: ${after[$mode]} s" | tee -a "$out/capture.log"
+  done
+  if awk -v s="${after[stacks]}" -v p="${after[plain]}" 'BEGIN{exit !(s - p <= 1.0)}'; then
+    echo "ok: --stacks adds <= 1 s at exit (${after[stacks]} s against ${after[plain]} s)" | tee -a "$out/capture.log"
+  else echo "FAIL: --stacks adds more than 1 s at exit (${after[stacks]} s against ${after[plain]} s)" | tee -a "$out/capture.log"; status=1; fi
+  expect "$out/exit-stacks.log" '^kernels +[1-9]' "--stacks run: kernels captured"
+fi
 step "writer throughput (CPU)"
 LD_LIBRARY_PATH="$lib" runlog "$bin/tdiag_bench_capture_writer"
+step "stack symbolization: in process against addr2line (CPU)"
+LD_LIBRARY_PATH="$lib" runlog "$bin/tdiag_bench_capture_symbolize"
 step "tdiag capture of the sample (stacks)"
 LD_LIBRARY_PATH="$nostd" runlog "$bin/tdiag" capture --stacks -o "$out/demo.tdtrace" -- \
   "$bin/tdiag_capture_demo" 100
