@@ -34,19 +34,11 @@ bool range_gate::set(std::size_t i, bool open) {
   return active() != before;
 }
 
-bool range_gate::profiler_start() {
+bool range_gate::set_profiler(bool open) {
   bool changed = false;
   for (std::size_t i = 0; i < ranges_.size(); ++i)
     if (ranges_[i].kind == range_kind::profiler_api)
-      changed = set(i, true) || changed;
-  return changed;
-}
-
-bool range_gate::profiler_stop() {
-  bool changed = false;
-  for (std::size_t i = 0; i < ranges_.size(); ++i)
-    if (ranges_[i].kind == range_kind::profiler_api)
-      changed = set(i, false) || changed;
+      changed = set(i, open) || changed;
   return changed;
 }
 

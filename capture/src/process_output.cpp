@@ -65,7 +65,7 @@ std::filesystem::path claim_process_file(const std::filesystem::path& folder,
                                          const process_identity& who) {
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);
-  const auto path = folder / process_file_name(who);
+  auto path = folder / process_file_name(who);
   if (create_exclusively(path))
     return path;
   const auto others = folder / "others";

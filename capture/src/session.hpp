@@ -135,7 +135,7 @@ private:
   bool activities_on_ = false;
   bool launch_callbacks_on_ = false;
   bool missing_reported_ = false;
-  bool range_timer_stop_ = false;
+  bool ranges_closed_ = false;
   std::thread range_timer_;
 
   // Buffers: completed ones wait here for the converter; spent ones are recycled.

@@ -64,6 +64,8 @@ void session::begin_ranges() {
 }
 
 void session::apply_range_edge() {
+  if (ranges_closed_) // stop() has begun: nothing turns capture on again
+    return;
   const bool on = gate_.active();
   if (on != activities_on_) {
     set_activities(on);
@@ -107,11 +109,11 @@ void session::run_range_timer() noexcept {
     if (gate_.clock(now))
       apply_range_edge_reporting();
     const auto next = gate_.next_clock_edge(now);
-    if (!next || range_timer_stop_)
+    if (!next || ranges_closed_)
       return;
     range_timer_wake_.wait_for(lock, std::chrono::nanoseconds(*next - now),
-                               [this] { return range_timer_stop_; });
-    if (range_timer_stop_)
+                               [this] { return ranges_closed_; });
+    if (ranges_closed_)
       return;
   }
 }
@@ -119,7 +121,7 @@ void session::run_range_timer() noexcept {
 void session::end_ranges() {
   {
     std::lock_guard lock(range_mutex_);
-    range_timer_stop_ = true;
+    ranges_closed_ = true;
   }
   range_timer_wake_.notify_all();
   if (range_timer_.joinable())

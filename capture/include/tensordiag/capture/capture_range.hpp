@@ -30,8 +30,8 @@ public:
   [[nodiscard]] std::uint64_t times_opened() const noexcept { return opened_; }
 
   // Events. Each returns true when active() changed.
-  bool profiler_start();
-  bool profiler_stop();
+  bool profiler_start() { return set_profiler(true); }
+  bool profiler_stop() { return set_profiler(false); }
   /// `stack` keys one NVTX push/pop stack: a thread (and domain).
   bool nvtx_push(std::uint64_t stack, std::string_view name);
   bool nvtx_pop(std::uint64_t stack);
@@ -55,6 +55,7 @@ private:
   [[nodiscard]] bool any(range_kind kind) const noexcept;
   // Sets range i open or closed; true when active() changed.
   bool set(std::size_t i, bool open);
+  bool set_profiler(bool open);
   // The nvtx ranges (as a bit mask) whose name is `name`.
   [[nodiscard]] std::uint64_t nvtx_matches(std::string_view name) const noexcept;
   bool nvtx_open(std::uint64_t mask);
