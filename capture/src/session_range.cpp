@@ -56,10 +56,7 @@ void session::begin_ranges() {
     enable_range_callbacks(subscriber_, gate_.watches_profiler_api(), gate_.watches_nvtx());
   gate_.clock(0);
   apply_range_edge();
-  bool timed = false;
-  for (const auto& r : parse_ranges(options_.ranges))
-    timed = timed || r.kind == range_kind::time;
-  if (timed)
+  if (gate_.next_clock_edge(0)) // a time range opens or closes later
     range_timer_ = std::thread([this] { run_range_timer(); });
 }
 
