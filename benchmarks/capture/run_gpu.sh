@@ -10,7 +10,7 @@
 # Run from the repository root after scripts/gpu/stage (which fills .gpu/bin and .gpu/lib):
 #   OUT=gpu-logs benchmarks/capture/run_gpu.sh
 set -uo pipefail
-out="${OUT:-gpu-logs}/capture"; mkdir -p "$out"
+out="${OUT:-gpu-logs}/capture"; mkdir -p "$out"; : >"$out/capture.log"  # this run's checks only
 bin="$PWD/.gpu/bin"
 lib="$PWD/.gpu/lib"
 # Our binaries need the staged Debian libraries; a traced Python must keep the system's newer
