@@ -74,13 +74,13 @@ void on_api(session& s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
   if (cb.callbackSite == CUPTI_API_EXIT) {
     if (api_depth > 0)
       --api_depth;
+    // A launches:A:B range counts top-level launches (a graph launch is one) as they return:
+    // it opens after launch A-1 and closes after launch B-1, between launches, never inside one.
+    if (api_depth == 0 && s.counts_launches() && is_launch(domain, cbid))
+      s.range_event([](range_gate& g) { return g.launch(); });
     return;
   }
   const bool nested = api_depth++ > 0;
-  // A launches:A:B range counts top-level launches (a graph launch is one); the launch that
-  // opens the range is recorded, the one that closes it is not.
-  if (!nested && s.counts_launches() && is_launch(domain, cbid))
-    s.range_event([](range_gate& g) { return g.launch(); });
   if (!s.capturing()) {
     outer_call = {};
     return;

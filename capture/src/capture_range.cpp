@@ -8,6 +8,9 @@ range_gate::range_gate(std::vector<range_spec> ranges) : ranges_(std::move(range
   if (ranges_.size() > 64)
     detail::bad_range("...", "more than 64 ranges");
   nvtx_depth_.assign(ranges_.size(), 0);
+  for (std::size_t i = 0; i < ranges_.size(); ++i) // launches:0:B holds the first launch
+    if (ranges_[i].kind == range_kind::launches && ranges_[i].first_launch == 0)
+      set(i, true);
 }
 
 bool range_gate::any(range_kind kind) const noexcept {
@@ -102,11 +105,11 @@ bool range_gate::nvtx_end(std::uint64_t id) {
 }
 
 bool range_gate::launch() {
-  const std::uint64_t n = launches_++;
+  const std::uint64_t next = ++launches_;
   bool changed = false;
   for (std::size_t i = 0; i < ranges_.size(); ++i)
     if (ranges_[i].kind == range_kind::launches)
-      changed = set(i, n >= ranges_[i].first_launch && n < ranges_[i].end_launch) || changed;
+      changed = set(i, next >= ranges_[i].first_launch && next < ranges_[i].end_launch) || changed;
   return changed;
 }
 

@@ -99,15 +99,22 @@ TEST(RangeGate, NvtxStartEndByIdAcrossThreads) {
 }
 
 TEST(RangeGate, LaunchesCountFromZeroAndStopWatchingAfterTheRange) {
+  // active() before launch n (n = 0..5): launches 2 and 3 run inside.
   auto g = gate("launches:2:4");
   std::vector<bool> inside;
-  for (int i = 0; i < 6; ++i) {
-    g.launch();
+  for (int n = 0; n < 6; ++n) {
     inside.push_back(g.active());
+    EXPECT_TRUE(g.watches_launches() || n >= 4) << n;
+    g.launch();
   }
   EXPECT_EQ(inside, (std::vector<bool>{false, false, true, true, false, false}));
   EXPECT_FALSE(g.watches_launches());
   EXPECT_EQ(g.times_opened(), 1u);
+  // From launch 0: open from the start.
+  auto first = gate("launches:0:1");
+  EXPECT_TRUE(first.active());
+  EXPECT_TRUE(first.launch());
+  EXPECT_FALSE(first.active());
 }
 
 TEST(RangeGate, TimeRangeFollowsTheClockAndNamesItsEdges) {
@@ -124,10 +131,9 @@ TEST(RangeGate, TimeRangeFollowsTheClockAndNamesItsEdges) {
 
 TEST(RangeGate, SeveralRangesCaptureTheirUnion) {
   auto g = gate("cuda-profiler-api;nvtx:step;launches:0:1");
-  EXPECT_TRUE(g.launch());          // launch 0 is inside
+  EXPECT_TRUE(g.active());          // launch 0 is inside
   EXPECT_FALSE(g.profiler_start()); // already on through launches: no edge
-  EXPECT_TRUE(g.active());
-  EXPECT_FALSE(g.launch()); // launches closes, profiler keeps it
+  EXPECT_FALSE(g.launch());         // launch 0 returned: launches closes, profiler keeps it on
   EXPECT_TRUE(g.active());
   EXPECT_TRUE(g.profiler_stop());
   EXPECT_TRUE(g.nvtx_push(1, "step"));

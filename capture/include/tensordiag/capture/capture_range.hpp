@@ -37,8 +37,9 @@ public:
   bool nvtx_pop(std::uint64_t stack);
   bool nvtx_start(std::uint64_t id, std::string_view name);
   bool nvtx_end(std::uint64_t id);
-  /// One top-level kernel launch of the process (launch numbers count from 0); the launch being
-  /// counted is inside a launches:A:B range when active() is true after the call.
+  /// A top-level kernel launch of the process returned (launch numbers count from 0). A
+  /// launches:A:B range is open from the return of launch A-1 (from the start when A is 0) to the
+  /// return of launch B-1, so exactly launches A to B-1 run while it is open.
   bool launch();
   /// `now_ns` since capture started.
   bool clock(std::int64_t now_ns);
