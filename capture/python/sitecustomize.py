@@ -9,7 +9,8 @@ stacks, or Python and C++ ones under ``--stacks``), and at exit it is dumped whe
 merges it into the trace, on the same clock as the kernels. A ``sitecustomize`` further along
 the path still runs. Settings come from tdiag capture's environment:
 TDIAG_CAPTURE_TORCH_SNAPSHOT (the file, ``{pid}`` replaced), TDIAG_CAPTURE_TORCH_STACKS
-(``python`` or ``all``), TDIAG_CAPTURE_TORCH_ENTRIES (the history's capacity).
+(``python`` or ``all``; with ``all``, PyTorch's in-process C++ symbolizer is chosen,
+``TORCH_SYMBOLIZE_MODE=fast``, unless set), TDIAG_CAPTURE_TORCH_ENTRIES (the history's capacity).
 """
 
 import os
@@ -36,14 +37,29 @@ def _dump(torch, path: str) -> None:
               file=sys.stderr)
 
 
+def _fast_symbolizer(torch) -> None:
+    """C++ frames of the history are symbolized when it is dumped, at exit: by default through
+    addr2line children, seconds per large library (most of --stacks' stall after a PyTorch run).
+    PyTorch >= 2.5 has an in-process symbolizer; a user's own choice is kept."""
+    try:
+        version = tuple(int(p) for p in torch.__version__.split("+")[0].split(".")[:2])
+    except (AttributeError, ValueError):
+        return
+    if version >= (2, 5):
+        os.environ.setdefault("TORCH_SYMBOLIZE_MODE", "fast")
+
+
 def _start(torch) -> None:
     target = os.environ.get("TDIAG_CAPTURE_TORCH_SNAPSHOT")
     if not target:
         return
+    stacks = os.environ.get("TDIAG_CAPTURE_TORCH_STACKS", "python")
+    if stacks == "all":
+        _fast_symbolizer(torch)
     try:
         torch.cuda.memory._record_memory_history(
             max_entries=int(os.environ.get("TDIAG_CAPTURE_TORCH_ENTRIES", "1000000")),
-            stacks=os.environ.get("TDIAG_CAPTURE_TORCH_STACKS", "python"))
+            stacks=stacks)
     except Exception as e:
         print(f"tdiag capture: PyTorch's allocation history is not recorded: {e}",
               file=sys.stderr)

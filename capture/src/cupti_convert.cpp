@@ -132,7 +132,7 @@ std::vector<symbol> symbolize_addresses(const std::vector<std::uintptr_t>& addre
 
 cupti_converter::cupti_converter(converter_options options) : options_(std::move(options)) {
   if (!options_.symbolizer)
-    options_.symbolizer = symbolize_addresses;
+    options_.symbolizer = symbolize_in_process;
 }
 
 bool cupti_converter::add(const CUpti_Activity& record) {

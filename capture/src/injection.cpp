@@ -5,6 +5,7 @@
 // InitializeInjection() while it initialises (cuInit), possibly more than once: the first call
 // starts the session, later calls report the same outcome.
 #include <tensordiag/capture/capture.hpp>
+#include <tensordiag/capture/process_output.hpp>
 
 #include <fmt/format.h>
 
@@ -79,14 +80,19 @@ void make_symbols_global() {
 
 options options::from_environment() {
   options o;
-  if (const char* out = env("TDIAG_CAPTURE_OUTPUT"))
-    o.output = out;
+  const auto who = identify_process(getpid());
+  o.properties = identity_properties(who);
+  if (const char* dir = env("TDIAG_CAPTURE_OUTPUT_DIR"))
+    o.output = claim_process_file(dir, who).string();
+  else if (const char* out = env("TDIAG_CAPTURE_OUTPUT"))
+    o.output = env_flag("TDIAG_CAPTURE_EXCLUSIVE", false) ? claim_output(out) : out;
   else
     o.output = fmt::format("tdiag-{}.tdtrace", getpid());
-  if (env_flag("TDIAG_CAPTURE_EXCLUSIVE", false))
-    o.output = claim_output(o.output);
   o.stacks = env_flag("TDIAG_CAPTURE_STACKS", o.stacks);
+  if (const char* ranges = env("TDIAG_CAPTURE_RANGES"))
+    o.ranges = ranges;
   o.callbacks = env_flag("TDIAG_CAPTURE_CALLBACKS", o.callbacks);
+  o.memory = env_flag("TDIAG_CAPTURE_MEMORY", o.memory);
   o.runtime_api = env_flag("TDIAG_CAPTURE_RUNTIME_API", o.runtime_api);
   o.driver_api = env_flag("TDIAG_CAPTURE_DRIVER_API", o.driver_api);
   if (const auto mb = env_number("TDIAG_CAPTURE_BUFFER_MB", 0); mb > 0 && mb <= 1024)

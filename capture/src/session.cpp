@@ -118,7 +118,11 @@ std::uint64_t system_thread_id() noexcept {
   return static_cast<std::uint64_t>(gettid());
 }
 
-session::session(const options& opts) : options_(opts) {}
+session::session(const options& opts) : options_(opts) {
+  // A launch's stack is kept on its API record, the kernel joined to it by correlation id.
+  if (options_.stacks)
+    options_.runtime_api = options_.driver_api = true;
+}
 
 session* session::current() noexcept {
   return current_session.load(std::memory_order_acquire);
@@ -144,7 +148,14 @@ void session::begin() {
       {"capture.pid", std::to_string(getpid())},
       {"capture.command", command_line()},
       {"capture.stacks", options_.stacks ? "1" : "0"},
+      {"capture.memory", options_.memory ? "1" : "0"},
+      {"capture.runtime_api", options_.runtime_api ? "1" : "0"},
+      {"capture.driver_api", options_.driver_api ? "1" : "0"},
   };
+  if (!options_.ranges.empty())
+    meta.properties.emplace_back("capture.ranges", options_.ranges);
+  meta.properties.insert(meta.properties.end(), options_.properties.begin(),
+                         options_.properties.end());
   trace::tdtrace_writer_options wopts;
   wopts.compression_level = options_.compression_level;
   writer_ = std::make_unique<trace::tdtrace_writer>(options_.output, std::move(meta), wopts);
@@ -168,11 +179,17 @@ void session::begin() {
                               &zeroed);
     check_cupti(cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed),
                 "cuptiActivityRegisterCallbacks");
-    if (options_.callbacks || options_.stacks)
+    if (options_.device_buffer_bytes != 0) {
+      // Advisory: an older CUPTI or a context created earlier may keep its own size.
+      std::size_t bytes = options_.device_buffer_bytes, size = sizeof(bytes);
+      cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &bytes);
+    }
+    // Ranges need the subscriber to see where they start.
+    if (options_.callbacks || options_.stacks || !options_.ranges.empty())
       subscribe();
     else
       callbacks_status_ = "off (options)";
-    enable_activities();
+    begin_ranges(); // enables the activity kinds now unless every range starts later
   } catch (...) {
     end();
     throw;
@@ -196,38 +213,43 @@ void session::subscribe() {
   }
   callbacks_status_ = "on";
   enable_teardown_callbacks(subscriber_);
-  if (options_.stacks)
-    enable_launch_callbacks();
 }
 
 void session::enable_launch_callbacks() noexcept {
-  if (subscriber_ == nullptr)
+  if (subscriber_ == nullptr || launch_ids_wanted_.exchange(true))
     return;
-  std::call_once(launch_callbacks_once_, [this] { detail::enable_launch_callbacks(subscriber_); });
+  std::lock_guard lock(range_mutex_);
+  update_callbacks();
 }
 
-void session::enable_activities() {
-  if (options_.device_buffer_bytes != 0) {
-    // Advisory: an older CUPTI or a context created earlier may keep its own size.
-    std::size_t bytes = options_.device_buffer_bytes, size = sizeof(bytes);
-    cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &size, &bytes);
+void session::set_activities(bool on) {
+  if (!on) {
+    for (auto kind :
+         {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+          CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_MEMORY_POOL,
+          CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER})
+      cuptiActivityDisable(kind);
+    return;
   }
   check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
               "cuptiActivityEnable(CONCURRENT_KERNEL)");
-  check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), "cuptiActivityEnable(MEMCPY)");
-  check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET), "cuptiActivityEnable(MEMSET)");
-  // Allocation tracking may be missing on some platforms: record what is off, keep going.
   std::string missing;
-  if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2) != CUPTI_SUCCESS)
-    missing += "MEMORY2 ";
-  if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY_POOL) != CUPTI_SUCCESS)
-    missing += "MEMORY_POOL ";
+  if (options_.memory) {
+    check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY), "cuptiActivityEnable(MEMCPY)");
+    check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET), "cuptiActivityEnable(MEMSET)");
+    // Allocation tracking may be missing on some platforms: record what is off, keep going.
+    if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY2) != CUPTI_SUCCESS)
+      missing += "MEMORY2 ";
+    if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMORY_POOL) != CUPTI_SUCCESS)
+      missing += "MEMORY_POOL ";
+  }
   if (options_.runtime_api)
     check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), "cuptiActivityEnable(RUNTIME)");
   if (options_.driver_api)
     check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER), "cuptiActivityEnable(DRIVER)");
-  if (!missing.empty())
+  if (!missing.empty() && !missing_reported_)
     std::fprintf(stderr, "tdiag capture: activity kinds unavailable: %s\n", missing.c_str());
+  missing_reported_ = true;
 }
 
 void session::buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
@@ -335,12 +357,9 @@ void session::flush() {
 
 void session::end() {
   // Forced: buffers of work still running are delivered too (their incomplete records drop).
+  end_ranges();
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  for (auto kind :
-       {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-        CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMORY2, CUPTI_ACTIVITY_KIND_MEMORY_POOL,
-        CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER})
-    cuptiActivityDisable(kind);
+  set_activities(false);
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   if (subscriber_ != nullptr) {
     cuptiUnsubscribe(subscriber_);
@@ -368,6 +387,9 @@ void session::end() {
       {"capture.dropped_records", std::to_string(dropped_.load())},
       {"capture.stacks_captured", std::to_string(stacks_captured.load())},
   };
+  if (gate_.has_ranges())
+    last.metadata.properties.emplace_back("capture.ranges_opened",
+                                          std::to_string(gate_.times_opened()));
   writer_->append(std::move(last));
   writer_->close();
 }

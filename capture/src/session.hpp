@@ -11,6 +11,7 @@
 #pragma once
 
 #include <tensordiag/capture/capture.hpp>
+#include <tensordiag/capture/capture_range.hpp>
 #include <tensordiag/capture/cupti_convert.hpp>
 #include <tensordiag/trace/tdtrace_writer.hpp>
 
@@ -80,9 +81,26 @@ public:
   [[nodiscard]] const options& opts() const noexcept { return options_; }
   [[nodiscard]] std::uint64_t time_base() const noexcept { return time_base_ns_; }
   [[nodiscard]] stats snapshot() const;
-  /// Turns on the launch callbacks (for stacks or launch ids); idempotent, thread-safe.
+  /// Asks for the launch callbacks (launch ids of the assertion runtime); idempotent, thread-safe.
   void enable_launch_callbacks() noexcept;
   [[nodiscard]] bool subscribed() const noexcept { return subscriber_ != nullptr; }
+
+  // Capture ranges (session_range.cpp). Outside every range no activity kind is enabled and only
+  // the callbacks that notice the next range start stay on.
+  /// True while records are captured (no ranges, or inside one).
+  [[nodiscard]] bool capturing() const noexcept {
+    return capturing_.load(std::memory_order_relaxed);
+  }
+  /// Feeds `event` (a range_gate member call) to the ranges; applies the edge, if any.
+  template <typename Event> void range_event(Event&& event) noexcept {
+    std::lock_guard lock(range_mutex_);
+    if (event(gate_))
+      apply_range_edge_reporting();
+  }
+  /// A top-level kernel launch, while a launches:A:B range still lies ahead or is open.
+  [[nodiscard]] bool counts_launches() const noexcept {
+    return counting_launches_.load(std::memory_order_relaxed);
+  }
 
   std::atomic<std::uint64_t> stacks_captured{0};
 
@@ -91,15 +109,34 @@ private:
   void convert_buffer(const completed_buffer& b);
   void drain_host();
   void recycle(std::uint8_t* buffer);
-  void enable_activities();
+  void set_activities(bool on);
   void subscribe();
+  // session_range.cpp, under range_mutex_.
+  void begin_ranges();
+  void apply_range_edge();
+  void apply_range_edge_reporting() noexcept;
+  void update_callbacks();
+  void run_range_timer() noexcept;
+  void end_ranges();
 
   options options_;
   std::uint64_t time_base_ns_ = 0;
   std::unique_ptr<trace::tdtrace_writer> writer_;
   CUpti_SubscriberHandle subscriber_ = nullptr;
-  std::once_flag launch_callbacks_once_;
   std::string callbacks_status_ = "off";
+
+  // Ranges: the gate, and what is enabled now (guarded by range_mutex_).
+  std::mutex range_mutex_;
+  std::condition_variable range_timer_wake_;
+  range_gate gate_{{}};
+  std::atomic<bool> capturing_{false};
+  std::atomic<bool> counting_launches_{false};
+  std::atomic<bool> launch_ids_wanted_{false};
+  bool activities_on_ = false;
+  bool launch_callbacks_on_ = false;
+  bool missing_reported_ = false;
+  bool ranges_closed_ = false;
+  std::thread range_timer_;
 
   // Buffers: completed ones wait here for the converter; spent ones are recycled.
   std::mutex buffer_mutex_;
@@ -138,8 +175,10 @@ void CUPTIAPI on_callback(void* userdata, CUpti_CallbackDomain domain, CUpti_Cal
                           const void* data);
 /// The launch id the calling thread's next launch callback attaches (callbacks.cpp).
 void set_pending_launch_id(std::uint64_t launch_id) noexcept;
-/// Enables the launch (and stream-ordered allocation) callbacks on `subscriber`.
-void enable_launch_callbacks(CUpti_SubscriberHandle subscriber);
+/// Enables (or disables) the launch and stream-ordered allocation callbacks on `subscriber`.
+void enable_launch_callbacks(CUpti_SubscriberHandle subscriber, bool on = true);
+/// The callbacks that notice a range start: profiler start/stop, the NVTX domain.
+void enable_range_callbacks(CUpti_SubscriberHandle subscriber, bool profiler_api, bool nvtx);
 /// Enables the flush-at-teardown callbacks (context destroy, cudaDeviceReset).
 void enable_teardown_callbacks(CUpti_SubscriberHandle subscriber);
 

@@ -6,6 +6,7 @@
 // it wrote and prints a one-screen summary. Needs no CUDA itself: only the library's path and,
 // for the summary, the trace library. Exits with the application's status.
 #include <tensordiag/capture/codes.hpp>
+#include <tensordiag/capture/range_spec.hpp>
 #include <tensordiag/core/error.hpp>
 
 #if TDIAG_CLI_HAS_TRACE
@@ -29,6 +30,7 @@
 
 #include "command.hpp"
 #include "torch_hook.hpp"
+#include "trace_job.hpp"
 
 extern char** environ;
 
@@ -42,9 +44,16 @@ constexpr const char* library_name = "libtdiag_capture.so";
 struct capture_args {
   std::string output = "tdiag.tdtrace";
   bool stacks = false;
-  bool no_runtime_api = false;
+  bool api = false;         ///< --api: runtime and driver API records
+  bool runtime_api = false; ///< --runtime-api
+  bool driver_api = false;  ///< --driver-api
+  bool kernels_only = false;
+  bool no_runtime_api = false; ///< the default since API records became opt-in; still accepted
   bool no_driver_api = false;
   bool no_torch_history = false;
+  std::vector<std::string> ranges; ///< --range, as given
+  std::string delay, duration;     ///< --delay S --duration S: one time range
+  std::string launches;            ///< --launches A:B
   std::string library;
   std::vector<std::string> command;
 };
@@ -157,6 +166,43 @@ std::vector<fs::path> sibling_traces(const fs::path& main) {
   return out;
 }
 
+// `-o run/` (a trailing slash, or an existing folder): one trace per process of the job, named by
+// rank by the library (capture/process_output.hpp).
+bool is_job_folder(const std::string& output) {
+  std::error_code ec;
+  return output.ends_with('/') || fs::is_directory(output, ec);
+}
+
+// What an earlier capture into `folder` left: rank<N>.tdtrace, pid<N>.tdtrace, others/.
+void remove_earlier_job(const fs::path& folder) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const auto name = entry.path().filename().string();
+    for (std::string_view prefix : {"rank", "pid"})
+      if (name.starts_with(prefix) && name.ends_with(".tdtrace") &&
+          name.find_first_not_of("0123456789", prefix.size()) == name.size() - 8)
+        fs::remove(entry.path(), ec);
+  }
+  fs::remove_all(folder / "others", ec);
+}
+
+// The traces the processes of a job wrote into `folder` (others/ holds extra processes of a rank).
+std::vector<fs::path> job_traces(const fs::path& folder) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& dir : {folder, folder / "others"})
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+      if (entry.path().extension() == ".tdtrace")
+        out.push_back(entry.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Each process dumps PyTorch's allocator history at `<prefix><pid>.pickle`.
+std::string history_prefix(const fs::path& output, bool folder) {
+  return folder ? (output / "torch-").string() : output.string() + ".torch-";
+}
+
 #if TDIAG_CLI_HAS_TRACE
 void print_summary(const trace::load_result& loaded, const fs::path& path) {
   const trace::trace& t = loaded.trace;
@@ -209,7 +255,9 @@ void print_summary(const trace::load_result& loaded, const fs::path& path) {
     }
   fmt::print("copies    {} ({} copied){}\n", t.copies.size(), bytes_text(double(copied)),
              copy_text);
-  fmt::print("API calls {}\n", t.api_calls.size());
+  const std::string* api = t.metadata.property("capture.runtime_api");
+  fmt::print("API calls {}{}\n", t.api_calls.size(),
+             t.api_calls.empty() && api != nullptr && *api == "0" ? "  (not recorded: --api)" : "");
 
   // Pool usage per device: stream-ordered pool blocks (CUPTI alloc/free_completed, untagged).
   std::map<std::int32_t, std::pair<std::int64_t, std::int64_t>> usage; // live, peak
@@ -262,7 +310,8 @@ struct torch_hook {
   }
 };
 
-void add_torch_hook(torch_hook& hook, const capture_args& a, const fs::path& output,
+// `history_prefix` + "{pid}.pickle" is where each process dumps its allocator history.
+void add_torch_hook(torch_hook& hook, const capture_args& a, const std::string& history_prefix,
                     std::vector<std::pair<std::string, std::string>>& env) {
   std::string pattern = (fs::temp_directory_path() / "tdiag-capture-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) {
@@ -285,18 +334,18 @@ void add_torch_hook(torch_hook& hook, const capture_args& a, const fs::path& out
   const char* existing = std::getenv("PYTHONPATH");
   env.emplace_back("PYTHONPATH",
                    existing && *existing ? hook.dir.string() + ":" + existing : hook.dir.string());
-  env.emplace_back("TDIAG_CAPTURE_TORCH_SNAPSHOT", output.string() + ".torch-{pid}.pickle");
+  env.emplace_back("TDIAG_CAPTURE_TORCH_SNAPSHOT", history_prefix + "{pid}.pickle");
   env.emplace_back("TDIAG_CAPTURE_TORCH_STACKS", a.stacks ? "all" : "python");
 }
 
 #if TDIAG_CLI_HAS_TRACE
 // Each process's allocator history goes into that process's trace (matched by capture.pid).
-void merge_torch_histories(const std::vector<fs::path>& traces, const fs::path& output) {
+void merge_torch_histories(const std::vector<fs::path>& traces, const fs::path& history_prefix) {
   // Most runs are not PyTorch: no trace is read unless some process left a history.
-  const std::string prefix = output.filename().string() + ".torch-";
+  const std::string prefix = history_prefix.filename().string();
   std::error_code ec;
   bool any = false;
-  for (const auto& entry : fs::directory_iterator(output.parent_path(), ec))
+  for (const auto& entry : fs::directory_iterator(history_prefix.parent_path(), ec))
     any = any || entry.path().filename().string().starts_with(prefix);
   if (!any)
     return;
@@ -305,7 +354,7 @@ void merge_torch_histories(const std::vector<fs::path>& traces, const fs::path& 
     const std::string* pid = loaded.trace.metadata.property("capture.pid");
     if (pid == nullptr)
       continue;
-    const fs::path history = output.string() + ".torch-" + *pid + ".pickle";
+    const fs::path history = history_prefix.string() + *pid + ".pickle";
     if (!fs::exists(history, ec))
       continue;
     const auto snapshot = trace::load_trace(history);
@@ -324,35 +373,90 @@ void merge_torch_histories(const std::vector<fs::path>& traces, const fs::path& 
 }
 #endif
 
+#if TDIAG_CLI_HAS_TRACE
+// One line per process, through the job loader the whole-job analyses use (so a rank it cannot
+// tell apart fails here, not later).
+void print_job(const fs::path& folder) {
+  const auto job = load_trace_job({folder.string()});
+  fmt::print("job       {} processes in {}\n", job.size(), folder.string());
+  for (const auto& m : job) {
+    const auto& t = m.loaded.trace;
+    const std::string* pid = t.metadata.property("capture.pid");
+    const std::string* source = t.metadata.property("capture.rank_source");
+    fmt::print("  rank {:<4} {}  pid {}  rank from {}  {} kernels  {} events  {} dropped\n", m.rank,
+               m.path.filename().string(), pid ? *pid : "?", source ? *source : "?",
+               t.kernels.size(), t.event_count(), t.metadata.dropped_records);
+  }
+  fmt::print("analyse   tdiag trace analyze {}\n", folder.string());
+}
+#endif
+
+// Every range of the command line as TDIAG_CAPTURE_RANGES text, checked before the application
+// starts (the library parses the same text with the same parser).
+std::string range_text(const capture_args& a) {
+  std::vector<std::string> all = a.ranges;
+  if (!a.delay.empty() || !a.duration.empty())
+    all.push_back(fmt::format("time:{}:{}", a.delay.empty() ? "0" : a.delay, a.duration));
+  if (!a.launches.empty())
+    all.push_back("launches:" + a.launches);
+  std::string text;
+  for (const auto& r : all) {
+    if (r.find(';') != std::string::npos)
+      tdiag::capture::detail::bad_range(r, "';' separates ranges; an NVTX name cannot hold one");
+    (void)tdiag::capture::parse_range(r);
+    text += (text.empty() ? "" : ";") + r;
+  }
+  return text;
+}
+
+// Runs the application; in `folder` mode each process writes its own trace there.
+int launch(const capture_args& a, const fs::path& output, bool folder, torch_hook& hook) {
+  const auto library = find_capture_library(a.library);
+  const auto ranges = range_text(a); // a bad one fails before anything runs or is removed
+  std::error_code ec;
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"CUDA_INJECTION64_PATH", library.string()},
+      {"TDIAG_CAPTURE_STACKS", a.stacks ? "1" : "0"},
+      {"TDIAG_CAPTURE_RUNTIME_API", (a.api || a.runtime_api) && !a.no_runtime_api ? "1" : "0"},
+      {"TDIAG_CAPTURE_DRIVER_API", (a.api || a.driver_api) && !a.no_driver_api ? "1" : "0"},
+      {"TDIAG_CAPTURE_MEMORY", a.kernels_only ? "0" : "1"},
+  };
+  if (folder) {
+    fs::create_directories(output, ec);
+    remove_earlier_job(output);
+    env.emplace_back("TDIAG_CAPTURE_OUTPUT_DIR", output.string());
+  } else {
+    fs::remove(output, ec); // the first process of the run claims the path again
+    for (const auto& old : sibling_traces(output))
+      fs::remove(old, ec);
+    env.emplace_back("TDIAG_CAPTURE_OUTPUT", output.string());
+    env.emplace_back("TDIAG_CAPTURE_EXCLUSIVE", "1");
+  }
+  if (!ranges.empty())
+    env.emplace_back("TDIAG_CAPTURE_RANGES", ranges);
+  if (!a.no_torch_history)
+    add_torch_hook(hook, a, history_prefix(output, folder), env);
+  return run_child(a.command, env);
+}
+
 void run_capture(const capture_args& a, command_context& context) {
   if (a.command.empty())
     usage_error(std::string(tdiag::capture::codes::no_application), "no application to run",
                 "nothing after `--`",
                 "Usage: tdiag capture -o run.tdtrace [--stacks] -- ./app args...");
-  const auto library = find_capture_library(a.library);
-  const fs::path output = fs::absolute(a.output);
-  std::error_code ec;
-  fs::remove(output, ec); // the first process of the run claims the path again
-  for (const auto& old : sibling_traces(output))
-    fs::remove(old, ec);
-  std::vector<std::pair<std::string, std::string>> env = {
-      {"CUDA_INJECTION64_PATH", library.string()},
-      {"TDIAG_CAPTURE_OUTPUT", output.string()},
-      {"TDIAG_CAPTURE_EXCLUSIVE", "1"},
-      {"TDIAG_CAPTURE_STACKS", a.stacks ? "1" : "0"},
-      {"TDIAG_CAPTURE_RUNTIME_API", a.no_runtime_api ? "0" : "1"},
-      {"TDIAG_CAPTURE_DRIVER_API", a.no_driver_api ? "0" : "1"},
-  };
+  const bool folder = is_job_folder(a.output);
+  fs::path output = fs::absolute(a.output).lexically_normal();
+  if (output.filename().empty()) // "run/"
+    output = output.parent_path();
   torch_hook hook;
-  if (!a.no_torch_history)
-    add_torch_hook(hook, a, output, env);
-  const int status = run_child(a.command, env);
+  const int status = launch(a, output, folder, hook);
   std::string command_text;
   for (const auto& c : a.command)
     command_text += (command_text.empty() ? "" : " ") + c;
   fmt::print("\ntdiag capture: `{}` exited with status {}\n", command_text, status);
   context.status = status;
-  if (!fs::exists(output)) {
+  const auto traces = folder ? job_traces(output) : sibling_traces(output);
+  if (folder ? traces.empty() : !fs::exists(output)) {
     fmt::print("no trace written: the application never initialised CUDA, or capture could not "
                "start (see its messages above)\n");
     if (status == 0)
@@ -360,15 +464,21 @@ void run_capture(const capture_args& a, command_context& context) {
     return;
   }
 #if TDIAG_CLI_HAS_TRACE
-  auto traces = sibling_traces(output);
-  traces.insert(traces.begin(), output);
-  merge_torch_histories(traces, output);
+  if (folder) {
+    merge_torch_histories(traces, history_prefix(output, folder));
+    print_job(output);
+    return;
+  }
+  auto all = traces;
+  all.insert(all.begin(), output);
+  merge_torch_histories(all, history_prefix(output, folder));
   print_summary(trace::load_trace(output), output);
 #else
   fmt::print("trace     {} (this tdiag has no trace library: no summary)\n", output.string());
 #endif
-  for (const auto& extra : sibling_traces(output))
-    fmt::print("also      {} (another process of the run)\n", extra.string());
+  if (!folder)
+    for (const auto& extra : traces)
+      fmt::print("also      {} (another process of the run)\n", extra.string());
 }
 
 const command_registration registration{
@@ -378,11 +488,27 @@ const command_registration registration{
           "capture", "Run a CUDA application with CUPTI capture into a .tdtrace file");
       cmd->add_option("-o,--output", args->output, "Trace file to write")->capture_default_str();
       cmd->add_flag("--stacks", args->stacks, "Host stack of every kernel launch and allocation");
-      cmd->add_flag("--no-runtime-api", args->no_runtime_api, "Leave out CUDA runtime API calls");
-      cmd->add_flag("--no-driver-api", args->no_driver_api, "Leave out CUDA driver API calls");
+      cmd->add_flag("--api", args->api,
+                    "Also record CUDA runtime and driver API calls (kernels tied to host threads; "
+                    "costs launch-bound programs more, docs/capture.md)");
+      cmd->add_flag("--runtime-api", args->runtime_api, "Also record CUDA runtime API calls");
+      cmd->add_flag("--driver-api", args->driver_api, "Also record CUDA driver API calls");
+      cmd->add_flag("--kernels-only", args->kernels_only,
+                    "Record kernels only: no copies, memsets, allocations or pool events");
+      cmd->add_flag("--no-runtime-api", args->no_runtime_api,
+                    "Leave out CUDA runtime API calls (the default; wins over --api)");
+      cmd->add_flag("--no-driver-api", args->no_driver_api,
+                    "Leave out CUDA driver API calls (the default; wins over --api)");
       cmd->add_flag("--no-torch-history", args->no_torch_history,
                     "Leave out PyTorch's caching-allocator blocks (a PyTorch application's "
                     "allocation history, merged into the trace)");
+      cmd->add_option("--range", args->ranges,
+                      "Capture only inside this range (repeatable; the union is captured): "
+                      "cuda-profiler-api, nvtx:NAME, launches:A:B, time:DELAY:DURATION");
+      cmd->add_option("--delay", args->delay, "Start capturing S seconds after CUDA starts");
+      cmd->add_option("--duration", args->duration, "Capture for S seconds (after --delay)");
+      cmd->add_option("--launches", args->launches,
+                      "Capture kernel launches A to B-1 of each process (A:B, counted from 0)");
       cmd->add_option("--library", args->library,
                       "libtdiag_capture.so to inject (default: beside tdiag, in ../lib)");
       cmd->add_option("command", args->command, "The application and its arguments, after --")

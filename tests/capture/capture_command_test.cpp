@@ -5,17 +5,18 @@
 // application's exit status, and the summary of a trace. A stand-in "application" copies a
 // prepared .tdtrace to $TDIAG_CAPTURE_OUTPUT, as the injected library would have written it.
 #include <tensordiag/capture/cupti_convert.hpp>
+#include <tensordiag/trace/job_load.hpp>
 #include <tensordiag/trace/tdtrace_writer.hpp>
 
 #include <gtest/gtest.h>
 
-#include <array>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "capture_test_support.hpp"
 
 namespace tdiag::capture {
 namespace {
@@ -23,28 +24,10 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path tdiag_exe = fs::path(TDIAG_BINARY_DIR) / "bin" / "tdiag";
+const fs::path fake_app = fs::path(TDIAG_BINARY_DIR) / "bin" / "tdiag_test_capture_fake_app";
 
-struct outcome {
-  int status = -1;
-  std::string output;
-};
-
-outcome run(const std::string& command) {
-  outcome o;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr)
-    return o;
-  std::array<char, 4096> buffer{};
-  for (std::size_t n; (n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0;)
-    o.output.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  o.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  return o;
-}
-
-fs::path temp(const std::string& name) {
-  return fs::temp_directory_path() / (name + "." + std::to_string(getpid()));
-}
+using test::run;
+using test::temp;
 
 template <typename Record> const CUpti_Activity& as_activity(const Record& r) {
   return reinterpret_cast<const CUpti_Activity&>(r);
@@ -137,6 +120,91 @@ TEST_F(CaptureCommand, MissingLibraryIsAUsageError) {
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("libtdiag_capture.so is not in /nonexistent"), std::string::npos)
       << r.output;
+}
+
+TEST_F(CaptureCommand, RangesReachTheLibraryAsOneText) {
+  const auto out = temp("ranges") += ".tdtrace";
+  const auto r = run("'" + tdiag_exe.string() + "' capture -o '" + out.string() +
+                     "' --range cuda-profiler-api --range 'nvtx:train step' --launches 3:9 "
+                     "--delay 1 --duration 2.5 -- sh -c 'echo \"ranges=$TDIAG_CAPTURE_RANGES\"; "
+                     "exit 4'");
+  EXPECT_EQ(r.status, 4) << r.output;
+  EXPECT_NE(r.output.find("ranges=cuda-profiler-api;nvtx:train step;time:1:2.5;launches:3:9\n"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(CaptureCommand, ApiRecordsAreOptIn) {
+  const auto out = temp("api") += ".tdtrace";
+  const std::string show =
+      " -- sh -c 'echo \"api=$TDIAG_CAPTURE_RUNTIME_API$TDIAG_CAPTURE_DRIVER_API "
+      "memory=$TDIAG_CAPTURE_MEMORY\"; exit 4'";
+  const std::string capture = "'" + tdiag_exe.string() + "' capture -o '" + out.string() + "'";
+  EXPECT_NE(run(capture + show).output.find("api=00 memory=1"), std::string::npos);
+  EXPECT_NE(run(capture + " --api" + show).output.find("api=11 memory=1"), std::string::npos);
+  EXPECT_NE(run(capture + " --driver-api" + show).output.find("api=01"), std::string::npos);
+  EXPECT_NE(run(capture + " --api --no-runtime-api" + show).output.find("api=01"),
+            std::string::npos);
+  EXPECT_NE(run(capture + " --kernels-only" + show).output.find("api=00 memory=0"),
+            std::string::npos);
+}
+
+TEST_F(CaptureCommand, ABadRangeFailsBeforeTheApplicationRuns) {
+  const auto r = run("'" + tdiag_exe.string() + "' capture --range launches:9:3 -- echo RAN");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("capture range 'launches:9:3': the range is empty"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("RAN"), std::string::npos) << r.output;
+}
+
+// `-o folder/` under a launcher of 4 processes: one trace per process, named and tagged with its
+// rank by the library's own options, and the job loader sees ranks 0-3.
+TEST_F(CaptureCommand, AJobFolderGetsOneTracePerRank) {
+  if (!fs::exists(fake_app))
+    GTEST_SKIP() << "the stand-in application is not built: " << fake_app;
+  const auto dir = temp("job");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::fclose(std::fopen((dir / "rank7.tdtrace").c_str(), "w")); // an earlier run's: removed
+  const auto r = run("'" + tdiag_exe.string() + "' capture -o '" + dir.string() +
+                     "/' -- sh -c 'for r in 0 1 2 3; do RANK=$r WORLD_SIZE=4 " + fake_app.string() +
+                     " $((r + 1)) & done; wait'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("job       4 processes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rank 3    rank3.tdtrace"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("rank from RANK  4 kernels"), std::string::npos) << r.output;
+  const std::vector<std::string> inputs{dir.string()};
+  const auto job = trace::load_job(inputs, {trace::rank_source::distributed, 1});
+  ASSERT_EQ(job.size(), 4u);
+  for (int rank = 0; rank < 4; ++rank) {
+    EXPECT_EQ(job[rank].rank, rank);
+    EXPECT_EQ(job[rank].path.filename(), "rank" + std::to_string(rank) + ".tdtrace");
+    EXPECT_EQ(job[rank].loaded.trace.kernels.size(), std::size_t(rank + 1));
+    const auto* world = job[rank].loaded.trace.metadata.property("distributed.world_size");
+    ASSERT_NE(world, nullptr);
+    EXPECT_EQ(*world, "4");
+  }
+  fs::remove_all(dir);
+}
+
+// A launcher whose processes have no rank: each is named by its process id.
+TEST_F(CaptureCommand, AJobFolderWithoutRanksNamesFilesByProcess) {
+  if (!fs::exists(fake_app))
+    GTEST_SKIP() << "the stand-in application is not built: " << fake_app;
+  const auto dir = temp("pidjob");
+  fs::remove_all(dir);
+  const auto r =
+      run("env -u RANK -u LOCAL_RANK '" + tdiag_exe.string() + "' capture -o '" + dir.string() +
+          "/' -- sh -c '" + fake_app.string() + " & " + fake_app.string() + " & wait'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    EXPECT_TRUE(e.path().filename().string().starts_with("pid")) << e.path();
+    ++files;
+  }
+  EXPECT_EQ(files, 2u);
+  EXPECT_NE(r.output.find("rank from pid"), std::string::npos) << r.output;
+  fs::remove_all(dir);
 }
 
 } // namespace

@@ -415,5 +415,30 @@ TEST(CuptiConvert, SymbolizesRealAddresses) {
   EXPECT_NE(symbols[0].function.find("symbolize_me"), std::string::npos) << symbols[0].function;
 }
 
+TEST(CuptiConvert, SymbolizesInProcessWithFileAndLine) {
+  const auto address = reinterpret_cast<std::uintptr_t>(&symbolize_me) + 1;
+  const auto symbols = symbolize_in_process({address, address});
+  ASSERT_EQ(symbols.size(), 2u);
+  EXPECT_NE(symbols[0].function.find("symbolize_me"), std::string::npos) << symbols[0].function;
+  EXPECT_FALSE(symbols[0].module.empty());
+  // This test is built with debug information (RelWithDebInfo); the symbol table alone still
+  // names the function.
+#if TDIAG_CAPTURE_TEST_HAS_DEBUG_INFO
+  EXPECT_NE(symbols[0].file.find("cupti_convert_test.cpp"), std::string::npos) << symbols[0].file;
+  EXPECT_GT(symbols[0].line, 0u);
+#endif
+  EXPECT_EQ(symbols[1].function, symbols[0].function);
+  // A C library function: named from its module's symbols, demangled where C++.
+  const auto libc = symbolize_in_process({reinterpret_cast<std::uintptr_t>(&std::abort) + 1});
+  EXPECT_NE(libc[0].function.find("abort"), std::string::npos) << libc[0].function;
+  EXPECT_NE(libc[0].module.find("libc"), std::string::npos) << libc[0].module;
+}
+
+TEST(CuptiConvert, UnknownAddressesKeepTheirValue) {
+  const auto s = symbolize_in_process({0x10});
+  EXPECT_EQ(s[0].function, "0x10");
+  EXPECT_TRUE(s[0].file.empty());
+}
+
 } // namespace
 } // namespace tdiag::capture

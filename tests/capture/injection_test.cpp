@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -30,7 +31,8 @@ private:
   static void clear() {
     for (const char* name :
          {"TDIAG_CAPTURE_OUTPUT", "TDIAG_CAPTURE_STACKS", "TDIAG_CAPTURE_EXCLUSIVE",
-          "TDIAG_CAPTURE_DRIVER_API", "TDIAG_CAPTURE_BUFFER_MB", "TDIAG_CAPTURE_FLUSH_MS"})
+          "TDIAG_CAPTURE_DRIVER_API", "TDIAG_CAPTURE_BUFFER_MB", "TDIAG_CAPTURE_FLUSH_MS",
+          "TDIAG_CAPTURE_RANGES", "TDIAG_CAPTURE_OUTPUT_DIR", "RANK", "TDIAG_CAPTURE_MEMORY"})
       unsetenv(name);
   }
 };
@@ -40,8 +42,9 @@ TEST(Injection, DefaultOptionsNameAFilePerProcess) {
   const options o = options::from_environment();
   EXPECT_EQ(o.output, "tdiag-" + std::to_string(getpid()) + ".tdtrace");
   EXPECT_FALSE(o.stacks);
-  EXPECT_TRUE(o.runtime_api);
-  EXPECT_TRUE(o.driver_api);
+  EXPECT_TRUE(o.memory);
+  EXPECT_FALSE(o.runtime_api); // API records are opt-in (--api)
+  EXPECT_FALSE(o.driver_api);
   EXPECT_EQ(o.buffer_bytes, std::uint64_t{4} << 20);
 }
 
@@ -49,15 +52,20 @@ TEST(Injection, EnvironmentSetsOptions) {
   Environment env;
   setenv("TDIAG_CAPTURE_OUTPUT", "/tmp/x.tdtrace", 1);
   setenv("TDIAG_CAPTURE_STACKS", "1", 1);
-  setenv("TDIAG_CAPTURE_DRIVER_API", "0", 1);
+  setenv("TDIAG_CAPTURE_DRIVER_API", "1", 1);
+  setenv("TDIAG_CAPTURE_MEMORY", "0", 1);
   setenv("TDIAG_CAPTURE_BUFFER_MB", "16", 1);
   setenv("TDIAG_CAPTURE_FLUSH_MS", "not-a-number", 1);
+  setenv("TDIAG_CAPTURE_RANGES", "cuda-profiler-api;launches:1:2", 1);
   const options o = options::from_environment();
   EXPECT_EQ(o.output, "/tmp/x.tdtrace");
   EXPECT_TRUE(o.stacks);
-  EXPECT_FALSE(o.driver_api);
+  EXPECT_TRUE(o.driver_api);
+  EXPECT_FALSE(o.runtime_api);
+  EXPECT_FALSE(o.memory);
   EXPECT_EQ(o.buffer_bytes, std::uint64_t{16} << 20);
   EXPECT_EQ(o.flush_period_ms, 500u); // unparsable: the default
+  EXPECT_EQ(o.ranges, "cuda-profiler-api;launches:1:2");
 }
 
 TEST(Injection, ExclusiveOutputGoesToTheFirstProcessOnly) {
@@ -74,6 +82,22 @@ TEST(Injection, ExclusiveOutputGoesToTheFirstProcessOnly) {
                                                   std::to_string(getpid()) + ".tdtrace"))
                         .string());
   fs::remove(path);
+}
+
+TEST(Injection, AJobFolderNamesTheFileByRank) {
+  Environment env;
+  const fs::path dir = fs::temp_directory_path() / ("tdiag_jobdir_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  setenv("TDIAG_CAPTURE_OUTPUT", "/tmp/ignored.tdtrace", 1);
+  setenv("TDIAG_CAPTURE_OUTPUT_DIR", dir.c_str(), 1);
+  setenv("RANK", "3", 1);
+  const options o = options::from_environment();
+  EXPECT_EQ(o.output, (dir / "rank3.tdtrace").string());
+  EXPECT_TRUE(fs::exists(dir / "rank3.tdtrace")); // claimed
+  EXPECT_NE(std::find(o.properties.begin(), o.properties.end(),
+                      std::pair<std::string, std::string>{"distributed.rank", "3"}),
+            o.properties.end());
+  fs::remove_all(dir);
 }
 
 TEST(Injection, HooksAreNoOpsWithoutASession) {

@@ -15,7 +15,7 @@ from conftest import SOURCE_DIR
 HOOK_DIR = SOURCE_DIR / "capture" / "python"
 
 STUB = {
-    "torch/__init__.py": "from . import cuda\n",
+    "torch/__init__.py": "__version__ = '2.6.0+cu130'\nfrom . import cuda\n",
     "torch/cuda/__init__.py": textwrap.dedent("""\
         from . import memory
         inits = []
@@ -38,10 +38,12 @@ SCRIPT = textwrap.dedent("""\
     torch.cuda._lazy_init()
     torch.cuda._lazy_init()
     print(torch.cuda.memory.history, torch.cuda.inits)
+    import os
+    print(os.environ.get("TORCH_SYMBOLIZE_MODE"))
     """)
 
 
-def run(tmp_path, with_capture):
+def run(tmp_path, with_capture, **extra_env):
     for name, text in STUB.items():
         (tmp_path / "stub" / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "stub" / name).write_text(text)
@@ -54,6 +56,8 @@ def run(tmp_path, with_capture):
     if with_capture:
         env.update(TDIAG_CAPTURE_TORCH_SNAPSHOT=str(tmp_path / "run.tdtrace.torch-{pid}.pickle"),
                    TDIAG_CAPTURE_TORCH_STACKS="all", TDIAG_CAPTURE_TORCH_ENTRIES="5000")
+    env.pop("TORCH_SYMBOLIZE_MODE", None)
+    env.update(extra_env)
     return subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
                           text=True, check=True)
 
@@ -61,15 +65,21 @@ def run(tmp_path, with_capture):
 def test_history_starts_at_cuda_init_once_and_is_dumped_at_exit(tmp_path):
     result = run(tmp_path, True)
     # Recorded once, after the first initialisation (which had seen no history yet).
-    assert result.stdout.strip() == "[(5000, 'all')] [0, 1]", result.stderr
+    assert result.stdout.splitlines()[0] == "[(5000, 'all')] [0, 1]", result.stderr
     dumps = list(tmp_path.glob("run.tdtrace.torch-*.pickle"))
     assert len(dumps) == 1 and dumps[0].read_text() == "[(5000, 'all')]"
     assert dumps[0].name.removeprefix("run.tdtrace.torch-").removesuffix(".pickle").isdigit()
     assert (tmp_path / "user-ran").read_text() == "ran"
 
 
+def test_cpp_stacks_choose_pytorchs_in_process_symbolizer(tmp_path):
+    # C++ stacks (--stacks) would otherwise be symbolized by addr2line children at exit.
+    assert run(tmp_path, True).stdout.splitlines()[1] == "fast"
+    assert run(tmp_path, True, TORCH_SYMBOLIZE_MODE="dladdr").stdout.splitlines()[1] == "dladdr"
+
+
 def test_without_tdiag_capture_nothing_changes(tmp_path):
     result = run(tmp_path, False)
-    assert result.stdout.strip() == "[] [0, 0]", result.stderr
+    assert result.stdout.splitlines() == ["[] [0, 0]", "None"], result.stderr
     assert not list(tmp_path.glob("*.pickle"))
     assert (tmp_path / "user-ran").read_text() == "ran"

@@ -10,6 +10,8 @@
   (op, argument, mesh dim, placements, why, fix, code), PyTorch's error chained.
 - ``watch_oom("oom/")`` writes the snapshot and tensordiag's OOM report at every CUDA
   out-of-memory and prints the top sites.
+- ``capture(steps=range(10, 13))`` captures only those optimizer steps of a program run under
+  ``tdiag capture --range cuda-profiler-api`` (cudaProfilerStart/Stop around them).
 - ``check_replicas(module)`` / ``check_shards(dtensor)``: runtime checks of real ranks (or of
   the ranks ``LocalTensorMode`` simulates), as tensordiag's runtime checks report them.
 """
@@ -30,6 +32,7 @@ if _version < (2, 4):
     raise ImportError(f"tensordiag.torch needs PyTorch >= 2.4 (DTensor in "
                       f"torch.distributed.tensor); this is {torch.__version__}")
 
+from ._capture import StepCapture, capture  # noqa: E402
 from ._oom import OomWatch, watch_oom  # noqa: E402
 from ._record import DTensorMode, Recording  # noqa: E402
 from ._runtime import check_replicas, check_shards  # noqa: E402
@@ -61,4 +64,4 @@ def explain_errors() -> Iterator[None]:
 
 
 __all__ = ["record_dtensor", "explain_errors", "Recording", "watch_oom", "OomWatch",
-           "check_replicas", "check_shards"]
+           "check_replicas", "check_shards", "capture", "StepCapture"]

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 import os
 from contextlib import AbstractContextManager
-from typing import Any, Dict, Iterable, List, Optional, TextIO, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, TextIO, Union
 
 import torch
 from torch.distributed.tensor import DTensor
@@ -33,6 +33,20 @@ class OomWatch:
 
 def watch_oom(directory: Union[str, os.PathLike[str]] = ..., *, top: int = ...,
               max_entries: int = ..., stream: Optional[TextIO] = ...) -> OomWatch: ...
+class StepCapture:
+    steps: FrozenSet[int]
+    step: int
+    capturing: bool
+    ranges: int
+    def __init__(self, steps: Iterable[int], start: Callable[[], None],
+                 stop: Callable[[], None]) -> None: ...
+    def after_step(self) -> None: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> StepCapture: ...
+    def __exit__(self, *exc: Any) -> None: ...
+
+def capture(steps: Iterable[int], optimizer: Any = ..., *,
+            synchronize: bool = ...) -> StepCapture: ...
 def check_replicas(module_or_tensors: Union[torch.nn.Module, DTensor, Dict[str, DTensor],
                                             Iterable[DTensor]],
                    group: Any = ..., *, nonfinite: bool = ...) -> Report: ...

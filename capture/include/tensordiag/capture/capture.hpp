@@ -10,6 +10,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #if defined(_WIN32)
 #  define TDIAG_CAPTURE_API
@@ -28,9 +30,13 @@ struct options {
   /// Subscribe to CUPTI callbacks: tensordiag launch ids on kernels, teardown flushes (and the
   /// stacks above). Off: activity records only, for the least overhead; `stacks` turns it on.
   bool callbacks = true;
-  /// Runtime API activity records (cudaXxx), and driver API records (cuXxx).
-  bool runtime_api = true;
-  bool driver_api = true;
+  /// Copies, memsets, allocations and memory-pool records (MEMCPY, MEMSET, MEMORY2, MEMORY_POOL).
+  bool memory = true;
+  /// Runtime API activity records (cudaXxx), and driver API records (cuXxx): what ties a kernel
+  /// to its host thread and call. Off by default (they cost launch-bound programs 15-26 points
+  /// more than kernel records, docs/capture.md); `stacks` turns both on (the stack's home).
+  bool runtime_api = false;
+  bool driver_api = false;
   /// Bytes of each CUPTI activity buffer (8-byte aligned; recycled).
   std::uint64_t buffer_bytes = std::uint64_t{4} << 20;
   /// Device memory CUPTI keeps per context for kernel timestamps before it must flush them to a
@@ -41,13 +47,23 @@ struct options {
   int compression_level = 3;
   /// CUPTI's periodic flush of full buffers, in milliseconds (0 = CUPTI's heuristics).
   std::uint32_t flush_period_ms = 500;
+  /// Capture ranges, ';' between them (range_spec.hpp): "cuda-profiler-api", "nvtx:NAME",
+  /// "launches:A:B", "time:DELAY:DURATION". Empty: everything from start() to stop(). Outside
+  /// every range no CUPTI activity kind is enabled.
+  std::string ranges;
+  /// Extra trace properties (from_environment(): the process's rank, process_output.hpp).
+  std::vector<std::pair<std::string, std::string>> properties;
 
   /// Options from TDIAG_CAPTURE_OUTPUT, TDIAG_CAPTURE_STACKS (1/0), TDIAG_CAPTURE_CALLBACKS (1/0),
-  /// TDIAG_CAPTURE_RUNTIME_API, TDIAG_CAPTURE_DRIVER_API, TDIAG_CAPTURE_BUFFER_MB,
-  /// TDIAG_CAPTURE_DEVICE_BUFFER_MB, TDIAG_CAPTURE_ZSTD_LEVEL, TDIAG_CAPTURE_FLUSH_MS. With
-  /// TDIAG_CAPTURE_EXCLUSIVE=1 (what `tdiag capture` sets) the first process to claim
-  /// TDIAG_CAPTURE_OUTPUT writes it and later ones (workers, subprocesses) write
-  /// "<stem>.<pid>.tdtrace" beside it. Unset variables keep the defaults.
+  /// TDIAG_CAPTURE_MEMORY, TDIAG_CAPTURE_RUNTIME_API, TDIAG_CAPTURE_DRIVER_API,
+  /// TDIAG_CAPTURE_RANGES, TDIAG_CAPTURE_BUFFER_MB, TDIAG_CAPTURE_DEVICE_BUFFER_MB,
+  /// TDIAG_CAPTURE_ZSTD_LEVEL, TDIAG_CAPTURE_FLUSH_MS. With TDIAG_CAPTURE_EXCLUSIVE=1 (what `tdiag
+  /// capture` sets) the first process to claim TDIAG_CAPTURE_OUTPUT writes it and later ones
+  /// (workers, subprocesses) write
+  /// "<stem>.<pid>.tdtrace" beside it. TDIAG_CAPTURE_OUTPUT_DIR (what `tdiag capture -o dir/`
+  /// sets) overrides TDIAG_CAPTURE_OUTPUT: each process claims "<dir>/rank<R>.tdtrace" by its
+  /// launcher's rank, else "<dir>/pid<P>.tdtrace" (process_output.hpp). The rank is in the
+  /// properties either way. Unset variables keep the defaults.
   [[nodiscard]] TDIAG_CAPTURE_API static options from_environment();
 };
 

@@ -16,6 +16,7 @@ inline constexpr std::string_view no_driver = "TDIAG-CAPTURE-012";
 inline constexpr std::string_view library_not_found = "TDIAG-CAPTURE-020";
 inline constexpr std::string_view cannot_start = "TDIAG-CAPTURE-021";
 inline constexpr std::string_view no_application = "TDIAG-CAPTURE-022";
+inline constexpr std::string_view bad_range = "TDIAG-CAPTURE-023";
 
 /// Every code of capture.
 inline constexpr code_entry table[] = {
@@ -26,5 +27,6 @@ inline constexpr code_entry table[] = {
     {library_not_found, "capture library not found"},
     {cannot_start, "cannot start the application"},
     {no_application, "no application to run"},
+    {bad_range, "bad capture range"},
 };
 } // namespace tdiag::capture::codes

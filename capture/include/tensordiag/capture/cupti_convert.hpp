@@ -33,10 +33,16 @@ struct symbol {
   std::uint32_t line = 0;
   std::string module; ///< the shared object or executable; may be empty
 };
-/// Resolves addresses to frames (same order, same count). Default: tdiag::symbolize, batched.
+/// Resolves addresses to frames (same order, same count). Default: symbolize_in_process.
 using symbolizer_function = std::function<std::vector<symbol>(const std::vector<std::uintptr_t>&)>;
 
-/// The default symbolizer: Boost.Stacktrace + addr2line (core/stacktrace.hpp), in slices.
+/// The default symbolizer: in this process, through libbacktrace (function, file and line from
+/// each module's DWARF and symbol tables, read once), else the dynamic symbol table; microseconds
+/// an address (symbolizer.cpp). An address nothing names becomes "module+0xoffset".
+[[nodiscard]] std::vector<symbol>
+symbolize_in_process(const std::vector<std::uintptr_t>& addresses);
+/// The reference: Boost.Stacktrace + addr2line (core/stacktrace.hpp), in slices; one addr2line
+/// child per module and slice (slow: tens of milliseconds a slice).
 [[nodiscard]] std::vector<symbol> symbolize_addresses(const std::vector<std::uintptr_t>& addresses);
 
 /// Host-side facts that arrive outside CUPTI's buffers, keyed by CUPTI correlation id: the
@@ -61,7 +67,7 @@ struct converter_options {
   /// nanoseconds on Linux, so this is also the trace's time_origin_ns).
   std::uint64_t time_base_ns = 0;
   api_name_function api_name;     ///< may be empty: API events then get "cbid <n>" names
-  symbolizer_function symbolizer; ///< may be empty: symbolize_addresses
+  symbolizer_function symbolizer; ///< may be empty: symbolize_in_process
 };
 
 /// Turns CUPTI records into batches. Not thread-safe: one converter per consumer thread.
