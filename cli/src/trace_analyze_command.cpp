@@ -131,21 +131,11 @@ std::string render_text(const trace::job_analysis_result& r, std::size_t top) {
   return out;
 }
 
-trace::rank_source parse_rank_source(const std::string& s) {
-  if (s == "distributed")
-    return trace::rank_source::distributed;
-  if (s == "file-name")
-    return trace::rank_source::file_name;
-  if (s == "position")
-    return trace::rank_source::position;
-  return trace::rank_source::automatic;
-}
-
 void run(const analyze_options& o, command_context& context) {
   trace::job_load_options load;
-  load.ranks = parse_rank_source(o.rank_from);
+  load.ranks = trace::rank_source_from_name(o.rank_from).value_or(trace::rank_source::automatic);
   const auto members = load_trace_job(o.inputs, load);
-  const auto ranks = rank_traces(members);
+  const auto ranks = trace::rank_traces(members);
   trace::analysis_options options;
   options.hta_compat = o.hta_compat;
   options.align_collectives = o.align == "collectives";

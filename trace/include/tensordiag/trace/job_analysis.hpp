@@ -11,6 +11,7 @@
 // Times in results are microseconds (double), as HTA reports them.
 #pragma once
 
+#include <tensordiag/trace/job_load.hpp>
 #include <tensordiag/trace/trace.hpp>
 
 #include <cstddef>
@@ -224,6 +225,9 @@ struct rank_trace {
   const trace* t = nullptr;
   std::int64_t clock_offset_ns = 0;
 };
+
+/// The ranks of a loaded job with their clock offsets, in its order; they point into `job`.
+[[nodiscard]] std::vector<rank_trace> rank_traces(std::span<const job_member> job);
 
 /// Analyses one rank. `t` must be finalized. Thread-safe for distinct or const traces.
 [[nodiscard]] rank_analysis analyze_rank(const trace& t, int rank,
