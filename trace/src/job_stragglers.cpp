@@ -95,6 +95,8 @@ void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<ra
     for (std::size_t r = 0; r < ranks.size(); ++r) {
       const double wait = to_us(last - (per_rank[r]->start + out.clock_offsets_ns[r]));
       c.wait_us.push_back(wait);
+      c.start_ns.push_back(per_rank[r]->start);
+      c.end_ns.push_back(per_rank[r]->end);
       out.waits[r].wait_us += wait;
       by_step[r][c.step] += wait;
     }

@@ -179,6 +179,8 @@ struct collective_wait {
   int last_rank = 0;           ///< the rank whose kernel started last (on the job's clock)
   double spread_us = 0;        ///< last start minus first start
   std::vector<double> wait_us; ///< per rank (job order): last start minus this rank's start
+  /// Per rank (job order): its kernel's start and end on its own trace's axis (ns).
+  std::vector<std::int64_t> start_ns, end_ns;
 };
 
 struct rank_wait {
