@@ -127,6 +127,8 @@ std::vector<step_time> step_times_of(const rank_rows& rows, int rank) {
     step_time st;
     st.rank = rank;
     st.step = s.step;
+    st.start_ns = s.start;
+    st.end_ns = s.end;
     st.step_us = to_us(s.end - s.start);
     std::vector<interval> all, by_class[3];
     for (const auto& g : rows.gpu) {

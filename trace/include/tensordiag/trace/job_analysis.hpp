@@ -194,8 +194,9 @@ struct rank_wait {
 struct step_time {
   int rank = 0;
   int step = 0;
-  double step_us = 0;                                         ///< the host ProfilerStep range
-  double gpu_busy_us = 0;                                     ///< union of GPU rows within the step
+  std::int64_t start_ns = 0, end_ns = 0; ///< the ProfilerStep range on the rank's own axis
+  double step_us = 0;                    ///< the host ProfilerStep range
+  double gpu_busy_us = 0;                ///< union of GPU rows within the step
   double compute_us = 0, communication_us = 0, memory_us = 0; ///< unions per class, clipped
   [[nodiscard]] double gpu_idle_us() const noexcept { return step_us - gpu_busy_us; }
 };
