@@ -24,7 +24,8 @@ using namespace tdiag::trace;
 // Returns (analysis JSON, warnings of every trace's import).
 py::tuple analyze(const std::vector<std::string>& inputs, bool hta_compat,
                   const std::string& rank_from, const std::string& align,
-                  const std::optional<std::string>& annotation, std::optional<int> instance) {
+                  const std::optional<std::string>& annotation, std::optional<int> instance,
+                  const std::vector<std::string>& data_load) {
   const auto ranks = rank_source_from_name(rank_from);
   if (!ranks)
     throw py::value_error(fmt::format(
@@ -38,6 +39,7 @@ py::tuple analyze(const std::vector<std::string>& inputs, bool hta_compat,
   options.align_collectives = align == "collectives";
   options.critical_path_annotation = annotation;
   options.critical_path_instance = instance.value_or(-1);
+  options.critical_path_data_load = data_load;
   std::string json;
   std::vector<diagnostic> warnings;
   {
@@ -57,6 +59,7 @@ py::tuple analyze(const std::vector<std::string>& inputs, bool hta_compat,
 void bind_job(py::module_& m) {
   m.def("analyze", &analyze, py::arg("inputs"), py::arg("hta_compat"), py::arg("rank_from"),
         py::arg("align"), py::arg("critical_path_annotation"), py::arg("critical_path_instance"),
+        py::arg("critical_path_data_load"),
         "The whole-job analyses of `tdiag trace analyze`: (tensordiag.analysis/v1 JSON, "
         "import warnings).");
 }

@@ -161,19 +161,22 @@ PathArg = Union[str, "os.PathLike[str]"]
 def analyze(paths: Union[PathArg, Iterable[PathArg]], hta_compat: bool = False,
             rank_from: str = "auto", align: str = "base-time",
             critical_path_annotation: Optional[str] = None,
-            critical_path_instance: Optional[int] = None) -> Analysis:
+            critical_path_instance: Optional[int] = None,
+            critical_path_data_load: Iterable[str] = ()) -> Analysis:
     """The whole-job analyses of one trace per rank (files, folders or globs), computed by the
     library exactly as ``tdiag trace analyze PATH... --json`` does: HTA's figures per rank
     (``hta_compat=True``: HTA's ns rounding and last-step filtering), stragglers, steps, rank
     deviations. ``rank_from``: 'auto', 'distributed', 'file-name', 'position'; ``align``:
     'base-time' or 'collectives'; the critical path's window is the
     ``critical_path_instance``-th range whose name contains ``critical_path_annotation``
-    ("" = the whole trace; None = HTA's rule). Raises InputError for unreadable input and
+    ("" = the whole trace; None = HTA's rule); host rows whose name contains one of
+    ``critical_path_data_load`` (HTA's data_load_events) are its ``data_loading``. Raises InputError for unreadable input and
     ValueError for a bad option. Releases the GIL."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     text, warnings = core.analyze([os.fspath(p) for p in paths], bool(hta_compat), rank_from,
-                                  align, critical_path_annotation, critical_path_instance)
+                                  align, critical_path_annotation, critical_path_instance,
+                                  [str(p) for p in critical_path_data_load])
     return Analysis(json.loads(text), warnings)
 
 

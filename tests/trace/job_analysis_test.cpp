@@ -364,6 +364,20 @@ void check_critical_path(const golden_case& c) {
   expect_near(ours_total, at(hta, "sum_edge_weights_us (CPEdge.weight, as in breakdown)"),
               "critical path breakdown sum");
   EXPECT_GT(hta_total, 0);
+  EXPECT_EQ(cp.path_edges + 1, count(at(hta, "path_nodes")));
+  // HTA's edge_type: the kinds of edge on the path, their time and count.
+  const auto& types = object(at(hta, "edge_type"));
+  for (std::size_t k = 0; k < path_edge_kind_count; ++k) {
+    const auto name = std::string(to_string(static_cast<path_edge_kind>(k)));
+    const auto* e = types.find(name);
+    if (e == nullptr) {
+      EXPECT_EQ(cp.edges_by_type[k], 0u) << "critical path " << name << ": HTA has none";
+      continue;
+    }
+    EXPECT_EQ(static_cast<double>(cp.edges_by_type[k]), number(at(*e, "count")))
+        << "critical path " << name; // HTA writes the count as a float
+    expect_near(cp.edge_type_us[k], at(*e, "sum_us"), "critical path " + name);
+  }
 }
 
 // HTA's memory bandwidth summary, every statistic: both take each copy's bandwidth from

@@ -53,6 +53,9 @@ struct analysis_options {
   /// the trace has one (instance 1 with two or more steps left, else 0), else the whole trace.
   std::optional<std::string> critical_path_annotation;
   int critical_path_instance = -1; ///< -1 = HTA's rule above
+  /// HTA's data_load_events: host rows whose name contains one of these are graph nodes (user
+  /// annotations included) and their time on the path is `data_loading`, not `cpu_bound`.
+  std::vector<std::string> critical_path_data_load;
 };
 
 /// pandas describe() of a series: sample std (ddof 1), linear-interpolated quartiles. Empty
@@ -128,9 +131,22 @@ enum class path_bound : std::uint8_t {
   gpu_communication = 2,      ///< "gpu_communication_bound": NCCL and other collectives
   kernel_kernel_overhead = 3, ///< "gpu_kernel_kernel_overhead": gaps between kernels of a stream
   kernel_launch_overhead = 4, ///< "gpu_kernel_launch_overhead": launch call to kernel start
-  none = 5,                   ///< dependency and sync edges (weigh 0)
+  data_loading = 5, ///< "data_loading": host rows named like analysis_options' data-load events
+  none = 6,         ///< dependency and sync edges (weigh 0)
 };
-inline constexpr std::size_t path_bound_count = 6;
+inline constexpr std::size_t path_bound_count = 7;
+
+/// The kinds of critical-path edges (HTA's CPEdgeType).
+enum class path_edge_kind : std::uint8_t {
+  operator_kernel = 0, ///< "critical_path_operator": an operator's or kernel's own time
+  dependency = 1,      ///< "critical_path_dependency": nesting and runtime-lock order
+  launch_delay = 2,    ///< "critical_path_kernel_launch_delay"
+  kernel_kernel = 3,   ///< "critical_path_kernel_kernel_delay"
+  sync = 4,            ///< "critical_path_sync_dependency"
+};
+inline constexpr std::size_t path_edge_kind_count = 5;
+/// HTA's names: "critical_path_operator", ...
+[[nodiscard]] std::string_view to_string(path_edge_kind k) noexcept;
 /// HTA's names: "cpu_bound", "gpu_compute_bound", ..., "none".
 [[nodiscard]] std::string_view to_string(path_bound b) noexcept;
 
@@ -151,6 +167,8 @@ struct critical_path_result {
   double path_start_us = 0, path_end_us = 0;     ///< its first and last node
   double bound_by_us[path_bound_count] = {};     ///< by path_bound
   std::size_t edges_by_bound[path_bound_count] = {};
+  double edge_type_us[path_edge_kind_count] = {}; ///< path edges by path_edge_kind
+  std::size_t edges_by_type[path_edge_kind_count] = {};
 };
 
 struct rank_analysis {
