@@ -5,11 +5,16 @@
 // its collectives linked to the last arrival.
 #include <tensordiag/trace/job_load.hpp>
 #include <tensordiag/trace/job_merge.hpp>
+#include <tensordiag/trace/kineto_import.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <set>
+#include <string>
+
+#include "trace_test_support.hpp"
 
 namespace {
 
@@ -17,40 +22,31 @@ using namespace tdiag::trace;
 
 constexpr std::int64_t us = 1000;
 
-void kernel(trace& t, const char* name, std::int64_t start, std::int64_t end) {
-  kernel_event k;
-  k.start = start * us;
-  k.end = end * us;
-  k.stream = 7;
-  k.lane = t.lanes.gpu(0, 7);
-  k.name = t.strings.intern(name);
-  t.kernels.push_back(k);
-}
-
 // Both ranks on GPU 0, stream 7 and process 1 (as one trace loaded twice would be): rank 1
 // computes longer, then both all-reduce.
+std::string rank_json(int compute_us) {
+  return fmt::format(R"({{"traceEvents": [
+ {{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 0,
+   "dur": 5}},
+ {{"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 0, "dur": {0},
+   "args": {{"stream": 7}}}},
+ {{"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 7, "ts": {0},
+   "dur": {1}, "args": {{"stream": 7}}}}]}})",
+                     compute_us, 60 - compute_us);
+}
+
 struct colliding_job {
-  trace a, b;
+  load_result a = import_kineto(tdiag::trace::test::as_bytes(rank_json(10)), "a.json");
+  load_result b = import_kineto(tdiag::trace::test::as_bytes(rank_json(40)), "b.json");
   colliding_job() {
-    for (auto* t : {&a, &b}) {
-      api_event e;
-      e.start = 0, e.end = 5 * us, e.process = 1, e.thread = 1;
-      e.lane = t->lanes.host(1, 1);
-      e.name = t->strings.intern("cudaLaunchKernel");
-      t->api_calls.push_back(e);
-    }
-    kernel(a, "gemm", 0, 10);
-    kernel(b, "gemm", 0, 40);
-    kernel(a, "ncclKernel_AllReduce", 10, 60);
-    kernel(b, "ncclKernel_AllReduce", 40, 60);
-    a.finalize();
-    b.finalize();
+    a.trace.finalize();
+    b.trace.finalize();
   }
 };
 
 TEST(JobMerge, RanksKeepTheirLanesAndTheJobClock) {
   colliding_job job;
-  const std::vector<rank_trace> ranks{{0, &job.a, 0}, {1, &job.b, 5 * us}};
+  const std::vector<rank_trace> ranks{{0, &job.a.trace, 0}, {1, &job.b.trace, 5 * us}};
   const auto analysis = analyze_job(ranks, {}, 1);
   const auto m = merge_job(ranks, analysis);
   EXPECT_EQ(m.t.kernels.size(), 4u);
