@@ -28,6 +28,8 @@ std::string rank_json(int compute_us) {
   return fmt::format(R"({{"traceEvents": [
  {{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 0,
    "dur": 5}},
+ {{"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 1, "args": {{"Device Type": 1,
+   "Device Id": 0, "Addr": 64, "Bytes": 512, "Total Allocated": 512, "Total Reserved": 2048}}}},
  {{"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 0, "dur": {0},
    "args": {{"stream": 7}}}},
  {{"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 7, "ts": {0},
@@ -51,6 +53,14 @@ TEST(JobMerge, RanksKeepTheirLanesAndTheJobClock) {
   const auto m = merge_job(ranks, analysis);
   EXPECT_EQ(m.t.kernels.size(), 4u);
   EXPECT_EQ(m.t.api_calls.size(), 2u);
+  // Each rank's GPU 0 memory: its events keep their lane's device, so the curves stay apart.
+  std::set<std::int32_t> memory_devices;
+  for (const auto& e : m.t.memory.all()) {
+    memory_devices.insert(e.device);
+    ASSERT_LT(e.lane, m.t.lanes.size());
+    EXPECT_EQ(m.t.lanes.at(e.lane).group, e.device);
+  }
+  EXPECT_EQ(memory_devices, (std::set<std::int32_t>{0, merged_group_stride}));
   // Both ranks had GPU 0 and process 1: rank 1's move by the stride, so the lanes stay apart.
   std::set<std::int64_t> gpu_groups, host_groups;
   for (lane_id l = 0; l < m.t.lanes.size(); ++l) {
