@@ -38,11 +38,15 @@ def test_two_ranks_match_cli(shared, tdiag, compat):
 def test_files_glob_and_options_match_cli(shared, tdiag):
     files = sorted(str(p) for p in (shared / TWO_RANKS).glob("*.json.gz"))
     expected = cli_analysis(tdiag, *files, "--rank-from", "position", "--align", "collectives",
-                            "--critical-path-annotation", "", "--critical-path-instance", "0")
+                            "--critical-path-annotation", "", "--critical-path-instance", "0",
+                            "--critical-path-data-load", "DataLoader")
     got = trace.analyze(files, rank_from="position", align="collectives",
-                        critical_path_annotation="", critical_path_instance=0)
+                        critical_path_annotation="", critical_path_instance=0,
+                        critical_path_data_load=["DataLoader"])
     assert got == expected
-    assert got["ranks"][0]["critical_path"]["annotation"] == ""
+    path = got["ranks"][0]["critical_path"]
+    assert path["annotation"] == ""
+    assert set(path["bound_by_us"]) >= {"cpu_bound", "data_loading", "none"}
     glob = trace.analyze(str(shared / TWO_RANKS / "sampled_rank-*.json.gz"))
     assert [r["source"] for r in glob["ranks"]] == [r["source"] for r in got["ranks"]]
 
