@@ -16,6 +16,8 @@
 #include <cmath>
 #include <mutex>
 
+#include "view_job.hpp"
+
 namespace tdiag::view {
 
 // A background load and what it produced; shared with the loader thread.
@@ -67,20 +69,28 @@ void app::open(std::vector<std::filesystem::path> paths) {
     std::unique_ptr<document> doc;
     std::vector<loaded_report> reports;
     std::optional<load_error> err;
+    std::vector<std::filesystem::path> traces;
     for (const auto& p : paths) {
-      const std::string shown = p.string();
       try {
         if (looks_like_report(p)) {
           j->progress.set(fmt::format("reading report {}", p.filename().string()), -1.0f);
           reports.push_back({p, read_report_file(p)});
-        } else if (doc) {
-          err = load_error{shown, std::string(codes::one_trace), "one trace at a time",
-                           fmt::format("{} is already open; {} was not loaded",
-                                       doc->path.filename().string(), p.filename().string()),
-                           "open the other trace in a second tdiag-view"};
         } else {
-          doc = load_document(p, j->progress);
+          traces.push_back(p);
         }
+      } catch (const tdiag::error& e) {
+        err = to_load_error(p.string(), e);
+      } catch (const std::exception& e) {
+        err = load_error{p.string(), std::string(codes::cannot_open), "cannot open the file",
+                         e.what(), ""};
+      }
+    }
+    // Several traces, a folder or a glob: a job, one trace per rank (view_job.hpp).
+    if (!traces.empty()) {
+      const std::string shown = traces.front().string();
+      try {
+        doc = is_job_input(traces) ? load_job_document(traces, j->progress)
+                                   : load_document(traces.front(), j->progress);
       } catch (const tdiag::error& e) {
         err = to_load_error(shown, e);
       } catch (const std::exception& e) {

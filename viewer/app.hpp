@@ -36,9 +36,9 @@ public:
   app(const app&) = delete;
   app& operator=(const app&) = delete;
 
-  /// Starts loading `paths` in the background: at most one trace (.tdtrace, snapshot pickle,
-  /// Chrome JSON) and any number of tensordiag JSON reports. A load already running finishes
-  /// first (its result is dropped).
+  /// Starts loading `paths` in the background: one trace (.tdtrace, snapshot pickle, Chrome
+  /// JSON), or a job (several traces, a folder or a glob: view_job.hpp), and any number of
+  /// tensordiag JSON reports. A load already running finishes first (its result is dropped).
   void open(std::vector<std::filesystem::path> paths);
   /// Opens an already built trace (synthetic traces for demos and benchmarks).
   void open_trace(trace::trace t, std::string name);

@@ -76,9 +76,11 @@ void app::draw_menu() {
         {main_view::timeline, "Timeline"},
         {main_view::memory, "Memory"},
         {main_view::allocator, "Allocator state"},
-        {main_view::tables, "Tables"}};
+        {main_view::tables, "Tables"},
+        {main_view::job, "Job"}};
     for (const auto& [v, name] : views)
-      if (ImGui::MenuItem(name, nullptr, state_.view == v)) {
+      if ((v != main_view::job || (doc_ && doc_->job)) &&
+          ImGui::MenuItem(name, nullptr, state_.view == v)) {
         state_.view = v;
         state_.view_changed = true;
       }
@@ -129,9 +131,12 @@ void app::draw_workspace() {
         {main_view::timeline, "Timeline"},
         {main_view::memory, "Memory"},
         {main_view::allocator, "Allocator state"},
-        {main_view::tables, "Tables"}};
+        {main_view::tables, "Tables"},
+        {main_view::job, "Job"}};
     const bool forced = state_.view_changed;
     for (const auto& [v, name] : tabs) {
+      if (v == main_view::job && !doc_->job)
+        continue; // one trace: no job analyses
       const ImGuiTabItemFlags flags =
           forced && state_.view == v ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
       if (!ImGui::BeginTabItem(name, nullptr, flags))
@@ -152,6 +157,9 @@ void app::draw_workspace() {
         break;
       case main_view::tables:
         draw_tables(ctx);
+        break;
+      case main_view::job:
+        draw_job(ctx);
         break;
       }
       ImGui::EndChild();

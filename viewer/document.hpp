@@ -51,6 +51,8 @@ struct timeline_marker {
   std::size_t diagnostic = static_cast<std::size_t>(-1);
 };
 
+struct job_document; // view_job.hpp
+
 struct document {
   std::filesystem::path path;
   trace::trace trace;
@@ -70,6 +72,8 @@ struct document {
   double load_seconds = 0.0;
   double model_seconds = 0.0;
   std::uintmax_t file_bytes = 0;
+  /// A job of several ranks (merged into `trace`): its analysis, for the Job tab; else null.
+  std::shared_ptr<const job_document> job;
 };
 
 /// A report opened beside the trace.

@@ -29,6 +29,8 @@ main_view parse_view(const std::string& v) {
     return main_view::allocator;
   if (v == "tables")
     return main_view::tables;
+  if (v == "job")
+    return main_view::job;
   return main_view::timeline;
 }
 

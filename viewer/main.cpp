@@ -78,11 +78,13 @@ int main(int argc, char** argv) {
   int frames = 120;
   std::size_t synthetic_snapshot = 0;
   cli.add_option("files", files,
-                 "traces (.tdtrace, snapshot .pickle, Chrome .json[.gz]) and "
-                 "tensordiag JSON reports");
+                 "traces (.tdtrace, snapshot .pickle, Chrome .json[.gz]; several, a folder or "
+                 "a glob: a job, one trace per rank) and tensordiag JSON reports");
   cli.add_option("--screenshot", screenshot, "render without a visible window and write a PNG");
-  cli.add_option("--view", view, "view for --screenshot: timeline, memory, allocator, tables")
-      ->check(CLI::IsMember({"timeline", "memory", "allocator", "tables"}));
+  cli.add_option("--view", view,
+                 "view for --screenshot: timeline, memory, allocator, tables, job (a job's "
+                 "analyses)")
+      ->check(CLI::IsMember({"timeline", "memory", "allocator", "tables", "job"}));
   // --time reads as `tdiag trace timeline --at` does (tensordiag/trace/units.hpp: a bare number
   // is seconds) and goes on as explicit nanoseconds, or as the percentage of the span.
   cli.add_option("--time", time,

@@ -21,7 +21,7 @@
 
 namespace tdiag::view {
 
-enum class main_view : std::uint8_t { timeline, memory, allocator, tables };
+enum class main_view : std::uint8_t { timeline, memory, allocator, tables, job };
 
 /// A block of the allocator view, selected.
 struct block_selection {
@@ -70,6 +70,7 @@ void draw_memory(view_context& ctx);
 void draw_allocator(view_context& ctx);
 void draw_details(view_context& ctx);
 void draw_tables(view_context& ctx);
+void draw_job(view_context& ctx); ///< view_job.cpp: a job's analyses (document::job)
 
 // Shared drawing helpers (view_common.cpp).
 /// A pleasant colour for a name: same name, same colour.

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // `tdiag trace analyze PATH... [--json] [--hta-compat] [--rank-from SOURCE]
-// [--critical-path-annotation TEXT] [--critical-path-instance N] [-o OUT]`: the whole-job
+// [--critical-path-annotation TEXT] [--critical-path-instance N]
+// [--critical-path-data-load TEXT...] [-o OUT]`: the whole-job
 // analyses of the trace library (temporal and idle breakdown, kernel types, overlap, launch
 // statistics, queue length, memory bandwidth, critical path) over one trace per rank. PATH may
 // be files, a folder or a glob. Text by default; --json writes schema tensordiag.analysis/v1
@@ -38,6 +39,7 @@ struct analyze_options {
   std::size_t top = 5;
   std::optional<std::string> cp_annotation;
   int cp_instance = -1;
+  std::vector<std::string> cp_data_load;
 };
 
 std::string fmt_opt(const std::optional<double>& v, const char* suffix) {
@@ -131,26 +133,17 @@ std::string render_text(const trace::job_analysis_result& r, std::size_t top) {
   return out;
 }
 
-trace::rank_source parse_rank_source(const std::string& s) {
-  if (s == "distributed")
-    return trace::rank_source::distributed;
-  if (s == "file-name")
-    return trace::rank_source::file_name;
-  if (s == "position")
-    return trace::rank_source::position;
-  return trace::rank_source::automatic;
-}
-
 void run(const analyze_options& o, command_context& context) {
   trace::job_load_options load;
-  load.ranks = parse_rank_source(o.rank_from);
+  load.ranks = trace::rank_source_from_name(o.rank_from).value_or(trace::rank_source::automatic);
   const auto members = load_trace_job(o.inputs, load);
-  const auto ranks = rank_traces(members);
+  const auto ranks = trace::rank_traces(members);
   trace::analysis_options options;
   options.hta_compat = o.hta_compat;
   options.align_collectives = o.align == "collectives";
   options.critical_path_annotation = o.cp_annotation;
   options.critical_path_instance = o.cp_instance;
+  options.critical_path_data_load = o.cp_data_load;
   const auto result = trace::analyze_job(ranks, options);
   const auto text = o.json ? trace::analysis_json(result) : render_text(result, o.top);
   write_output(o.output, text);
@@ -185,6 +178,9 @@ const command_registration registration(32, [](CLI::App& app, command_context& c
                   "Which instance of that annotation, by start (default: 1 with two or more "
                   "steps, else 0)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--critical-path-data-load", o->cp_data_load,
+                  "HTA's data_load_events: host rows whose name contains TEXT count as "
+                  "data_loading on the critical path (repeatable)");
   cmd->add_option("--top", o->top, "Kernels to list per rank in text")->capture_default_str();
   cmd->add_option("-o,--output", o->output, "Output file (default: standard output)");
   cmd->callback([o, &context] { run(*o, context); });

@@ -72,13 +72,6 @@ void add_common(CLI::App* cmd, analysis_options& o) {
       ->capture_default_str();
 }
 
-trace::rank_source parse_rank_from(const std::string& s) {
-  return s == "distributed" ? trace::rank_source::distributed
-         : s == "file-name" ? trace::rank_source::file_name
-         : s == "position"  ? trace::rank_source::position
-                            : trace::rank_source::automatic;
-}
-
 // One report per rank, joined: a one-trace job reads as before; with several ranks every
 // finding says its rank first ("rank 3: ...") and carries a `rank` field.
 template <typename Fn> report per_rank(const std::vector<trace::job_member>& job, Fn&& fn) {
@@ -100,7 +93,7 @@ template <typename Fn> report per_rank(const std::vector<trace::job_member>& job
 std::vector<trace::job_member> load(const analysis_options& o,
                                     std::span<const std::string> inputs) {
   trace::job_load_options options;
-  options.ranks = parse_rank_from(o.rank_from);
+  options.ranks = trace::rank_source_from_name(o.rank_from).value_or(trace::rank_source::automatic);
   return load_trace_job({inputs.begin(), inputs.end()}, options);
 }
 
@@ -134,8 +127,8 @@ report timeline_of(const trace::trace& t, const analysis_options& o) {
 report run_diff(const analysis_options& o) {
   const auto a = load(o, std::span(o.inputs).first(1));
   const auto b = load(o, std::span(o.inputs).subspan(1, 1));
-  const auto ranks_a = rank_traces(a);
-  const auto ranks_b = rank_traces(b);
+  const auto ranks_a = trace::rank_traces(a);
+  const auto ranks_b = trace::rank_traces(b);
   const auto ops = trace::diff_ops(ranks_a, ranks_b);
   if (!o.ops_json.empty())
     write_output(o.ops_json, trace::op_diff_json(ops));

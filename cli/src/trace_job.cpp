@@ -21,14 +21,6 @@ std::vector<trace::job_member> load_trace_job(const std::vector<std::string>& in
   return job;
 }
 
-std::vector<trace::rank_trace> rank_traces(const std::vector<trace::job_member>& job) {
-  std::vector<trace::rank_trace> ranks;
-  ranks.reserve(job.size());
-  for (const auto& m : job)
-    ranks.push_back({m.rank, &m.loaded.trace, m.clock_offset_ns});
-  return ranks;
-}
-
 } // namespace tdiag::cli
 
 #endif // TDIAG_CLI_HAS_TRACE

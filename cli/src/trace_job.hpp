@@ -20,9 +20,6 @@ namespace tdiag::cli {
 [[nodiscard]] std::vector<trace::job_member>
 load_trace_job(const std::vector<std::string>& inputs, const trace::job_load_options& options = {});
 
-/// The ranks of a loaded job, for the analyses (each with its clock offset).
-[[nodiscard]] std::vector<trace::rank_trace> rank_traces(const std::vector<trace::job_member>& job);
-
 } // namespace tdiag::cli
 
 #endif // TDIAG_CLI_HAS_TRACE

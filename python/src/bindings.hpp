@@ -17,6 +17,7 @@ namespace py = pybind11;
 void bind_report(py::module_& m);
 void bind_dtensor(py::module_& m);
 void bind_trace(py::module_& m);
+void bind_job(py::module_& m);
 void bind_runtime(py::module_& m);
 
 /// A field value as a Python bool, int, float, str or list.

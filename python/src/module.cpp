@@ -66,6 +66,7 @@ PYBIND11_MODULE(_tensordiag, m) {
   bind_report(m);
   bind_dtensor(m);
   bind_trace(m);
+  bind_job(m);
   bind_runtime(m);
   m.def("run_cli", &run_cli, py::arg("args"), py::call_guard<py::gil_scoped_release>(),
         "Runs `tdiag ARGS...` in this process and returns its exit status.");

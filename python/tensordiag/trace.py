@@ -10,8 +10,9 @@ per event), so ``pandas.DataFrame(trace.kernels)`` works. Loads and analyses rel
 
 from __future__ import annotations
 
+import json
 import os
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Union
 
 from ._core import core, require_numpy
 
@@ -144,9 +145,45 @@ class Trace:
         return f"<Trace {self.format} {self.path!r}: {self.event_count} events>"
 
 
+class Analysis(dict):
+    """``tdiag trace analyze --json``: the whole-job analyses as the JSON's structure (schema
+    ``tensordiag.analysis/v1``, docs/analysis.md): ``analysis["ranks"][0]["idle_time_us"]``,
+    ``analysis["stragglers"]``, ... ``warnings`` holds every trace's import diagnostics."""
+
+    def __init__(self, data: Dict[str, Any], warnings: List[Any]) -> None:
+        super().__init__(data)
+        self.warnings = warnings
+
+
+PathArg = Union[str, "os.PathLike[str]"]
+
+
+def analyze(paths: Union[PathArg, Iterable[PathArg]], hta_compat: bool = False,
+            rank_from: str = "auto", align: str = "base-time",
+            critical_path_annotation: Optional[str] = None,
+            critical_path_instance: Optional[int] = None,
+            critical_path_data_load: Iterable[str] = ()) -> Analysis:
+    """The whole-job analyses of one trace per rank (files, folders or globs), computed by the
+    library exactly as ``tdiag trace analyze PATH... --json`` does: HTA's figures per rank
+    (``hta_compat=True``: HTA's ns rounding and last-step filtering), stragglers, steps, rank
+    deviations. ``rank_from``: 'auto', 'distributed', 'file-name', 'position'; ``align``:
+    'base-time' or 'collectives'; the critical path's window is the
+    ``critical_path_instance``-th range whose name contains ``critical_path_annotation``
+    ("" = the whole trace; None = HTA's rule); host rows whose name contains one of
+    ``critical_path_data_load`` (HTA's data_load_events) are its ``data_loading``. Raises InputError for unreadable input and
+    ValueError for a bad option. Releases the GIL."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    text, warnings = core.analyze([os.fspath(p) for p in paths], bool(hta_compat), rank_from,
+                                  align, critical_path_annotation, critical_path_instance,
+                                  [str(p) for p in critical_path_data_load])
+    return Analysis(json.loads(text), warnings)
+
+
 def load(path: Union[str, "os.PathLike[str]"]) -> Trace:
     """Opens any trace tensordiag reads (format from the content). Raises InputError."""
     return Trace(core.load(os.fspath(path)))
 
 
-__all__ = ["EVENT_KINDS", "Trace", "Result", "Summary", "Leaks", "Oom", "Timeline", "Diff", "load"]
+__all__ = ["EVENT_KINDS", "Trace", "Result", "Summary", "Leaks", "Oom", "Timeline", "Diff",
+           "Analysis", "analyze", "load"]

@@ -1,7 +1,7 @@
 # SPDX-FileCopyrightText: 2026 tensordiag contributors
 # SPDX-License-Identifier: Apache-2.0
 import os
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from .report import Diagnostic, Report
 
@@ -93,4 +93,15 @@ class Trace:
                  segments: int = ...) -> Timeline: ...
     def diff(self, other: Trace, top: int = ...) -> Diff: ...
 
+class Analysis(Dict[str, Any]):
+    warnings: List[Diagnostic]
+    def __init__(self, data: Dict[str, Any], warnings: List[Diagnostic]) -> None: ...
+
+PathArg = Union[str, os.PathLike[str]]
+
+def analyze(paths: Union[PathArg, Iterable[PathArg]], hta_compat: bool = ...,
+            rank_from: str = ..., align: str = ...,
+            critical_path_annotation: Optional[str] = ...,
+            critical_path_instance: Optional[int] = ...,
+            critical_path_data_load: Iterable[str] = ...) -> Analysis: ...
 def load(path: Union[str, os.PathLike[str]]) -> Trace: ...

@@ -150,3 +150,37 @@ TEST(JobCriticalPath, AnnotationAndInstanceChooseTheWindow) {
 }
 
 } // namespace
+
+namespace {
+
+// A step whose host thread first loads data (a "data_load" annotation [5, 45], its
+// enumerate op [10, 40] inside), then runs aten::mm [50, 60]: the path is the host's own chain.
+constexpr std::string_view data_load_step = R"({"traceEvents": [
+ {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1,
+  "ts": 0, "dur": 100},
+ {"ph": "X", "cat": "user_annotation", "name": "data_load", "pid": 1, "tid": 1, "ts": 5,
+  "dur": 40},
+ {"ph": "X", "cat": "cpu_op", "name": "enumerate(DataLoader)#_MultiProcessingDataLoaderIter",
+  "pid": 1, "tid": 1, "ts": 10, "dur": 30},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 50, "dur": 10}
+]})";
+
+// HTA's data_load_events: the annotation becomes a node and its own time (5 + 5 us around the
+// op) is data_loading; the rest stays cpu_bound. Without them the annotation is no node.
+TEST(JobCriticalPath, DataLoadEventsBoundTheirTimeAsDataLoading) {
+  const auto plain = path_of(data_load_step);
+  ASSERT_TRUE(plain.computed) << plain.reason;
+  EXPECT_DOUBLE_EQ(bound(plain, path_bound::data_loading), 0);
+  analysis_options options;
+  options.critical_path_data_load = {"data_load"};
+  const auto r = path_of(data_load_step, options);
+  ASSERT_TRUE(r.computed) << r.reason;
+  EXPECT_EQ(r.graph_nodes, plain.graph_nodes + 2);
+  EXPECT_DOUBLE_EQ(bound(r, path_bound::data_loading), 10);
+  EXPECT_DOUBLE_EQ(bound(r, path_bound::cpu), 40);
+  EXPECT_EQ(r.edges_by_type[static_cast<std::size_t>(path_edge_kind::operator_kernel)],
+            r.edges_by_bound[static_cast<std::size_t>(path_bound::data_loading)] +
+                r.edges_by_bound[static_cast<std::size_t>(path_bound::cpu)]);
+}
+
+} // namespace

@@ -3,8 +3,11 @@
 //
 // HTA's memory bandwidth summary on hand-written Kineto JSON (the agreement with HTA's counts
 // on real traces is in job_analysis_test.cpp).
+#include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/job_analysis.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
+#include <tensordiag/trace/tdtrace_reader.hpp>
+#include <tensordiag/trace/tdtrace_writer.hpp>
 
 #include <gtest/gtest.h>
 
@@ -60,3 +63,32 @@ TEST(JobMemoryBw, NoCopiesNoSummary) {
 }
 
 } // namespace
+
+// Kineto's "memory bandwidth (GB/s)" (from the true ns duration) is the copy's figure when the
+// trace carries it, as HTA reads it: a 1 us copy of 1000 bytes that Kineto measured at 4 GB/s
+// (250 ns) is 4 GB/s, not 1. It survives a .tdtrace round trip.
+TEST(JobMemoryBw, KinetoBandwidthArgumentIsTheCopysFigure) {
+  constexpr std::string_view json = R"json({"traceEvents": [
+   {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "pid": 0,
+    "tid": 7, "ts": 10, "dur": 1, "args": {"stream": 7, "correlation": 1, "bytes": 1000,
+    "memory bandwidth (GB/s)": 4.0}}]})json";
+  const auto loaded = import_kineto(as_bytes(json), "bw.json");
+  ASSERT_EQ(loaded.trace.copies.size(), 1u);
+  EXPECT_FLOAT_EQ(loaded.trace.copies.all()[0].bandwidth_gbps, 4.0f);
+  const auto r = analyze_rank(loaded.trace, 0);
+  ASSERT_EQ(r.memory_bw.size(), 1u);
+  EXPECT_DOUBLE_EQ(*r.memory_bw[0].gbps.max, 4.0);
+
+  const auto path = tdiag::trace::test::temp_path("bw.tdtrace");
+  write_tdtrace(path, loaded.trace);
+  const auto back = read_tdtrace(path);
+  ASSERT_EQ(back.loaded.trace.copies.size(), 1u);
+  EXPECT_FLOAT_EQ(back.loaded.trace.copies.all()[0].bandwidth_gbps, 4.0f);
+}
+
+TEST(JobMemoryBw, NonNumericBandwidthArgumentIsAnError) {
+  constexpr std::string_view json = R"json({"traceEvents": [
+   {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD", "pid": 0, "tid": 7, "ts": 10,
+    "dur": 1, "args": {"stream": 7, "bytes": 1000, "memory bandwidth (GB/s)": "fast"}}]})json";
+  EXPECT_THROW((void)import_kineto(as_bytes(json), "bw.json"), tdiag::input_error);
+}

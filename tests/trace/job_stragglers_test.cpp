@@ -69,6 +69,10 @@ TEST(JobStragglers, TheSlowRankArrivesLastAndTheOtherWaits) {
 
   ASSERT_EQ(r.steps.size(), 4u);
   EXPECT_DOUBLE_EQ(r.steps[0].step_us, 100);
+  EXPECT_EQ(r.steps[0].start_ns, 0);
+  EXPECT_EQ(r.steps[0].end_ns, 100 * us);
+  EXPECT_EQ(r.collectives[0].start_ns, (std::vector<std::int64_t>{10 * us, 40 * us}));
+  EXPECT_EQ(r.collectives[0].end_ns, (std::vector<std::int64_t>{60 * us, 60 * us}));
   EXPECT_DOUBLE_EQ(r.steps[0].gpu_busy_us, 60);
   EXPECT_DOUBLE_EQ(r.steps[0].compute_us, 10);
   EXPECT_DOUBLE_EQ(r.steps[0].communication_us, 50);

@@ -273,6 +273,8 @@ private:
       uint("stream", c.stream);
       uint("correlation", c.correlation);
       uint("bytes", c.bytes);
+      if (c.bandwidth_gbps > 0 && std::isfinite(c.bandwidth_gbps))
+        out_.key("memory bandwidth (GB/s)"), out_.number(static_cast<double>(c.bandwidth_gbps));
       out_.member("kind", kind);
       out_.end_object();
       out_.end_object();

@@ -54,6 +54,14 @@ rank_analysis analyze_rows(const trace& t, const rank_rows& rows, int rank,
 
 } // namespace detail
 
+std::vector<rank_trace> rank_traces(std::span<const job_member> job) {
+  std::vector<rank_trace> ranks;
+  ranks.reserve(job.size());
+  for (const auto& m : job)
+    ranks.push_back({m.rank, &m.loaded.trace, m.clock_offset_ns});
+  return ranks;
+}
+
 rank_analysis analyze_rank(const trace& t, int rank, const analysis_options& options) {
   return detail::analyze_rows(t, detail::build_rows(t, options), rank, options);
 }

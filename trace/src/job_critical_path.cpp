@@ -15,6 +15,22 @@
 
 namespace tdiag::trace {
 
+std::string_view to_string(path_edge_kind k) noexcept {
+  switch (k) {
+  case path_edge_kind::operator_kernel:
+    return "critical_path_operator";
+  case path_edge_kind::dependency:
+    return "critical_path_dependency";
+  case path_edge_kind::launch_delay:
+    return "critical_path_kernel_launch_delay";
+  case path_edge_kind::kernel_kernel:
+    return "critical_path_kernel_kernel_delay";
+  case path_edge_kind::sync:
+    break;
+  }
+  return "critical_path_sync_dependency";
+}
+
 std::string_view to_string(path_bound b) noexcept {
   switch (b) {
   case path_bound::cpu:
@@ -27,6 +43,8 @@ std::string_view to_string(path_bound b) noexcept {
     return "gpu_kernel_kernel_overhead";
   case path_bound::kernel_launch_overhead:
     return "gpu_kernel_launch_overhead";
+  case path_bound::data_loading:
+    return "data_loading";
   case path_bound::none:
     break;
   }
@@ -127,8 +145,15 @@ cp_event row_event(const interval& iv, string_id name, std::int64_t process, std
 
 // The events of the window, host rows first (by start), then GPU rows: HTA's clipped frame.
 std::vector<cp_event> window_events(const trace& t, const rank_rows& rows, const row_clock& clock,
-                                    const window& w) {
+                                    const window& w, const std::vector<std::string>& data_load) {
   std::vector<cp_event> events;
+  // HTA's find_matches: the patterns escaped, so a name containing one.
+  auto loads_data = [&](string_id name) {
+    const auto text = t.name(name);
+    return std::any_of(data_load.begin(), data_load.end(), [&](const std::string& p) {
+      return text.find(p) != std::string_view::npos;
+    });
+  };
   auto in_window = [&](const interval& iv) {
     return iv.start >= w.start && iv.start <= w.end && iv.end > iv.start &&
            !(rows.step_filter && iv.start >= rows.last_step_start);
@@ -142,6 +167,8 @@ std::vector<cp_event> window_events(const trace& t, const rank_rows& rows, const
     e.node =
         a.kind == api_kind::cpu_op || a.kind == api_kind::runtime || a.kind == api_kind::driver;
     e.op_or_annotation = a.kind == api_kind::cpu_op;
+    e.data_load = loads_data(a.name);
+    e.node = e.node || e.data_load;
     const auto name = t.name(a.name);
     e.lock = e.node && is_lock_call(name);
     e.blocking = e.node && is_blocking_call(name);
@@ -155,6 +182,8 @@ std::vector<cp_event> window_events(const trace& t, const rank_rows& rows, const
       continue;
     auto e = row_event(iv, r.name, t.lanes.at(r.lane).group, t.lanes.at(r.lane).id);
     e.op_or_annotation = r.kind != range_kind::other;
+    e.data_load = loads_data(r.name);
+    e.node = e.data_load;
     events.push_back(e);
   }
   std::stable_sort(events.begin(), events.end(),
@@ -255,8 +284,10 @@ path_bound bound_of(const cp_graph& g, const trace& t, const cp_edge& e) {
   case cp_edge_type::operator_kernel:
     break;
   }
-  if (e.attributed < 0 || !g.events()[e.attributed].gpu)
+  if (e.attributed < 0)
     return path_bound::cpu;
+  if (!g.events()[e.attributed].gpu)
+    return g.events()[e.attributed].data_load ? path_bound::data_loading : path_bound::cpu;
   return classify_kernel(t.name(g.events()[e.attributed].name)) == kernel_class::communication
              ? path_bound::gpu_communication
              : path_bound::gpu_compute;
@@ -280,7 +311,7 @@ critical_path_result critical_path_of(const trace& t, const rank_rows& rows,
   r.window_start_us = to_us(w->start);
   r.window_end_us = to_us(w->end);
 
-  cp_graph g(window_events(t, rows, clock, *w));
+  cp_graph g(window_events(t, rows, clock, *w, options.critical_path_data_load));
   add_host_edges(g, t);
   const auto queue = queue_points_of(t, rows);
   add_gpu_edges(g, t, event_links_of(t, rows), queue.at_enqueue, queue.at_start);
@@ -304,6 +335,9 @@ critical_path_result critical_path_of(const trace& t, const rank_rows& rows,
     const auto b = static_cast<std::size_t>(bound_of(g, t, e));
     r.bound_by_us[b] += to_us(e.weight);
     ++r.edges_by_bound[b];
+    const auto k = static_cast<std::size_t>(e.type); // cp_edge_type is path_edge_kind's order
+    r.edge_type_us[k] += to_us(e.weight);
+    ++r.edges_by_type[k];
   }
   return r;
 }

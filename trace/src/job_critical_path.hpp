@@ -22,6 +22,12 @@ enum class cp_edge_type : std::uint8_t {
   kernel_kernel = 3,   ///< previous kernel's end to this kernel's start on a stream
   sync = 4,            ///< GPU work to the host call that waited for it (weight 0)
 };
+static_assert(static_cast<int>(cp_edge_type::sync) == static_cast<int>(path_edge_kind::sync) &&
+                  static_cast<int>(cp_edge_type::kernel_kernel) ==
+                      static_cast<int>(path_edge_kind::kernel_kernel) &&
+                  static_cast<int>(cp_edge_type::launch_delay) ==
+                      static_cast<int>(path_edge_kind::launch_delay),
+              "path_edge_kind mirrors cp_edge_type");
 
 /// An event of the iteration: a host row (operator, runtime call, annotation) or a GPU row.
 struct cp_event {
@@ -37,6 +43,7 @@ struct cp_event {
   bool lock = false;             ///< takes the CUDA runtime lock
   bool kernel = false;           ///< GPU kernel, memcpy or memset (not a sync)
   bool op_or_annotation = false; ///< a cpu_op or user_annotation (HTA's forward/backward test)
+  bool data_load = false;        ///< named like one of HTA's data_load_events
 };
 
 struct cp_node {

@@ -88,6 +88,7 @@ void write_critical_path(json_out& j, const critical_path_result& c) {
   unsigned_member(j, "graph_nodes", c.graph_nodes);
   unsigned_member(j, "graph_edges", c.graph_edges);
   unsigned_member(j, "path_edges", c.path_edges);
+  unsigned_member(j, "path_nodes", c.computed && c.path_edges > 0 ? c.path_edges + 1 : 0);
   number_or_null(j, "total_us", c.total_us);
   number_or_null(j, "path_start_us", c.path_start_us);
   number_or_null(j, "path_end_us", c.path_end_us);
@@ -96,11 +97,37 @@ void write_critical_path(json_out& j, const critical_path_result& c) {
   for (std::size_t b = 0; b < path_bound_count; ++b)
     number_or_null(j, to_string(static_cast<path_bound>(b)), c.bound_by_us[b]);
   j.end_object();
+  // HTA's summary(): each kind's share of the path's summed edge weights.
+  double sum = 0;
+  for (const double us : c.bound_by_us)
+    sum += us;
+  j.key("bound_by_pct");
+  j.begin_object();
+  for (std::size_t b = 0; b < path_bound_count; ++b)
+    if (sum > 0)
+      number_or_null(j, to_string(static_cast<path_bound>(b)), 100.0 * c.bound_by_us[b] / sum);
+    else
+      j.key(to_string(static_cast<path_bound>(b))), j.null();
+  j.end_object();
+  number_or_null(j, "sum_edge_weights_us", sum);
   j.key("edges_by_bound");
   j.begin_object();
   for (std::size_t b = 0; b < path_bound_count; ++b) {
     j.key(to_string(static_cast<path_bound>(b)));
     j.unsigned_integer(c.edges_by_bound[b]);
+  }
+  j.end_object();
+  // HTA's edge_type: the kinds of edge on the path, with their time and count.
+  j.key("edge_type");
+  j.begin_object();
+  for (std::size_t k = 0; k < path_edge_kind_count; ++k) {
+    if (c.edges_by_type[k] == 0)
+      continue;
+    j.key(to_string(static_cast<path_edge_kind>(k)));
+    j.begin_object();
+    number_or_null(j, "sum_us", c.edge_type_us[k]);
+    unsigned_member(j, "count", c.edges_by_type[k]);
+    j.end_object();
   }
   j.end_object();
   j.end_object();

@@ -47,6 +47,18 @@ int distributed_rank(const trace& t) {
 
 } // namespace
 
+std::optional<rank_source> rank_source_from_name(std::string_view name) noexcept {
+  if (name == "auto")
+    return rank_source::automatic;
+  if (name == "distributed")
+    return rank_source::distributed;
+  if (name == "file-name")
+    return rank_source::file_name;
+  if (name == "position")
+    return rank_source::position;
+  return std::nullopt;
+}
+
 std::vector<std::filesystem::path> expand_job_inputs(std::span<const std::string> inputs) {
   std::vector<std::filesystem::path> out;
   for (const auto& input : inputs) {

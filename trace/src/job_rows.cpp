@@ -173,7 +173,8 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
                    [](const cpu_row& a, const cpu_row& b) { return a.start < b.start; });
 
   auto add_gpu = [&](std::int64_t s, std::int64_t e, std::uint64_t stream, string_id name,
-                     std::uint32_t correlation, bool is_kernel, std::uint64_t bytes = 0) {
+                     std::uint32_t correlation, bool is_kernel, std::uint64_t bytes = 0,
+                     float source_gbps = 0) {
     // "stream": -1 (Event Sync, Context Sync of newer Kineto) makes a CPU row for HTA.
     if (stream == std::numeric_limits<std::uint64_t>::max())
       return;
@@ -189,8 +190,11 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
     g.correlation = correlation;
     g.type = classify_kernel(t.name(name));
     g.is_kernel = is_kernel;
-    // bytes per ns is GB/s (1e9 bytes), what Kineto writes as "memory bandwidth (GB/s)".
-    g.bandwidth_gbps = e > s ? static_cast<double>(bytes) / static_cast<double>(e - s) : 0.0;
+    // Kineto's own figure (from the true ns duration) when the source gives one, as HTA reads
+    // it; else bytes per ns, which is GB/s (1e9 bytes).
+    g.bandwidth_gbps = source_gbps > 0 ? static_cast<double>(source_gbps)
+                       : e > s         ? static_cast<double>(bytes) / static_cast<double>(e - s)
+                                       : 0.0;
     if (const auto it = launch_start.find(correlation);
         correlation != 0 && it != launch_start.end())
       g.launch_start = it->second;
@@ -199,7 +203,7 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
   for (const auto& k : t.kernels.all())
     add_gpu(k.start, k.end, k.stream, k.name, k.correlation, true);
   for (const auto& c : t.copies.all())
-    add_gpu(c.start, c.end, c.stream, c.name, c.correlation, true, c.bytes);
+    add_gpu(c.start, c.end, c.stream, c.name, c.correlation, true, c.bytes, c.bandwidth_gbps);
   for (const auto& r : t.ranges.all())
     if (r.kind == range_kind::gpu_sync && r.lane < t.lanes.size())
       add_gpu(r.start, r.end, t.lanes.at(r.lane).id, r.name, r.correlation, false);

@@ -26,7 +26,7 @@ struct gpu_row {
   kernel_class type = kernel_class::other;
   bool is_kernel = false; ///< kernel, memcpy or memset (HTA's kernel categories), not a sync
   std::int64_t launch_start = INT64_MIN; ///< start of the correlated CPU row; INT64_MIN = none
-  double bandwidth_gbps = 0; ///< memcpy/memset: bytes over the exact duration (GB/s); else 0
+  double bandwidth_gbps = 0; ///< memcpy/memset: the source's GB/s, else bytes / duration; else 0
 };
 
 struct cpu_row {

@@ -95,6 +95,8 @@ void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<ra
     for (std::size_t r = 0; r < ranks.size(); ++r) {
       const double wait = to_us(last - (per_rank[r]->start + out.clock_offsets_ns[r]));
       c.wait_us.push_back(wait);
+      c.start_ns.push_back(per_rank[r]->start);
+      c.end_ns.push_back(per_rank[r]->end);
       out.waits[r].wait_us += wait;
       by_step[r][c.step] += wait;
     }
@@ -125,6 +127,8 @@ std::vector<step_time> step_times_of(const rank_rows& rows, int rank) {
     step_time st;
     st.rank = rank;
     st.step = s.step;
+    st.start_ns = s.start;
+    st.end_ns = s.end;
     st.step_us = to_us(s.end - s.start);
     std::vector<interval> all, by_class[3];
     for (const auto& g : rows.gpu) {

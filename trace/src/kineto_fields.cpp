@@ -167,6 +167,14 @@ std::optional<time_value> read_time(od::value v) {
     return std::nullopt;
   return parse_time_token(token_text(v));
 }
+double read_f64(od::value v, std::string_view path) {
+  od::json_type type{};
+  double d = 0;
+  if (v.type().get(type) != simdjson::SUCCESS || type != od::json_type::number ||
+      v.get_double().get(d) != simdjson::SUCCESS || !std::isfinite(d))
+    throw_bad(v, path, "a finite JSON number");
+  return d;
+}
 
 namespace {
 void read_dims(od::value v, std::uint32_t (&out)[3], std::string_view path) {
@@ -253,6 +261,10 @@ void read_args(od::object obj, event_args& a) {
         a.device_type = read_i64(v, "args.Device Type");
       else if (key == "Device Id")
         a.device_id = read_i64(v, "args.Device Id");
+      break;
+    case 'm':
+      if (key == "memory bandwidth (GB/s)")
+        a.bandwidth_gbps = read_f64(v, "args.memory bandwidth (GB/s)");
       break;
     case 'n':
       if (key == "name") {

@@ -37,6 +37,7 @@ struct track_key {
 // The args fields any event kind uses; one pass fills what is there.
 struct event_args {
   std::uint64_t correlation = 0, external_id = 0, context = 0, stream = 0, cbid = 0, bytes = 0;
+  double bandwidth_gbps = 0; ///< "memory bandwidth (GB/s)" of gpu_memcpy / gpu_memset
   std::int64_t device = -1, registers = 0, shared_memory = 0;
   std::uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   bool has_stream = false, has_device = false;
@@ -66,6 +67,8 @@ track_key read_track(od::value v, std::string_view path);
 /// throws bad_field naming `path`.
 std::uint64_t read_u64(od::value v, std::string_view path);
 std::int64_t read_i64(od::value v, std::string_view path);
+/// A JSON number as a double (NaN, Infinity and strings throw bad_field naming `path`).
+double read_f64(od::value v, std::string_view path);
 /// `v` as written, for messages (simdjson leaves the separator after a scalar's token).
 std::string_view token_text(od::value v);
 

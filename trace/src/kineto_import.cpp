@@ -243,7 +243,7 @@ private:
       c.stream = a.has_stream ? a.stream : static_cast<std::uint64_t>(track_number(tid));
       c.lane = gpu_lane(c.device, c.stream);
       c.name = intern(name);
-      c.bytes = a.bytes;
+      c.bytes = a.bytes, c.bandwidth_gbps = static_cast<float>(a.bandwidth_gbps);
       c.context = static_cast<std::uint32_t>(a.context);
       c.correlation = static_cast<std::uint32_t>(a.correlation);
       c.kind = parse_copy_kind(name, is_memset);

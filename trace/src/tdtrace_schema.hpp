@@ -68,7 +68,7 @@ template <> constexpr auto schema<copy_event>() {
       TDIAG_DETAIL_FIELD(T, context, plain, 0),  TDIAG_DETAIL_FIELD(T, stream, plain, 0),
       TDIAG_DETAIL_FIELD(T, kind, plain, 0),     TDIAG_DETAIL_FIELD(T, src_kind, plain, 0),
       TDIAG_DETAIL_FIELD(T, dst_kind, plain, 0), TDIAG_DETAIL_FIELD(T, correlation, delta, 0),
-      TDIAG_DETAIL_FIELD(T, value, plain, 0)};
+      TDIAG_DETAIL_FIELD(T, value, plain, 0),    TDIAG_DETAIL_FIELD(T, bandwidth_gbps, plain, 0)};
 }
 template <> constexpr auto schema<api_event>() {
   using T = api_event;

@@ -76,7 +76,9 @@ struct copy_event {
   std::uint8_t reserved0 = 0;
   std::uint32_t correlation = 0;
   std::uint32_t value = 0; ///< memset value
-  std::uint32_t reserved1 = 0;
+  /// The source's own bandwidth (Kineto's "memory bandwidth (GB/s)", computed from the true ns
+  /// duration, which a trace written in whole us no longer has); 0 = not given.
+  float bandwidth_gbps = 0;
   friend bool operator==(const copy_event&, const copy_event&) = default;
 };
 

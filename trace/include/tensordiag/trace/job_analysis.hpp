@@ -11,6 +11,7 @@
 // Times in results are microseconds (double), as HTA reports them.
 #pragma once
 
+#include <tensordiag/trace/job_load.hpp>
 #include <tensordiag/trace/trace.hpp>
 
 #include <cstddef>
@@ -52,6 +53,9 @@ struct analysis_options {
   /// the trace has one (instance 1 with two or more steps left, else 0), else the whole trace.
   std::optional<std::string> critical_path_annotation;
   int critical_path_instance = -1; ///< -1 = HTA's rule above
+  /// HTA's data_load_events: host rows whose name contains one of these are graph nodes (user
+  /// annotations included) and their time on the path is `data_loading`, not `cpu_bound`.
+  std::vector<std::string> critical_path_data_load;
 };
 
 /// pandas describe() of a series: sample std (ddof 1), linear-interpolated quartiles. Empty
@@ -127,9 +131,22 @@ enum class path_bound : std::uint8_t {
   gpu_communication = 2,      ///< "gpu_communication_bound": NCCL and other collectives
   kernel_kernel_overhead = 3, ///< "gpu_kernel_kernel_overhead": gaps between kernels of a stream
   kernel_launch_overhead = 4, ///< "gpu_kernel_launch_overhead": launch call to kernel start
-  none = 5,                   ///< dependency and sync edges (weigh 0)
+  data_loading = 5, ///< "data_loading": host rows named like analysis_options' data-load events
+  none = 6,         ///< dependency and sync edges (weigh 0)
 };
-inline constexpr std::size_t path_bound_count = 6;
+inline constexpr std::size_t path_bound_count = 7;
+
+/// The kinds of critical-path edges (HTA's CPEdgeType).
+enum class path_edge_kind : std::uint8_t {
+  operator_kernel = 0, ///< "critical_path_operator": an operator's or kernel's own time
+  dependency = 1,      ///< "critical_path_dependency": nesting and runtime-lock order
+  launch_delay = 2,    ///< "critical_path_kernel_launch_delay"
+  kernel_kernel = 3,   ///< "critical_path_kernel_kernel_delay"
+  sync = 4,            ///< "critical_path_sync_dependency"
+};
+inline constexpr std::size_t path_edge_kind_count = 5;
+/// HTA's names: "critical_path_operator", ...
+[[nodiscard]] std::string_view to_string(path_edge_kind k) noexcept;
 /// HTA's names: "cpu_bound", "gpu_compute_bound", ..., "none".
 [[nodiscard]] std::string_view to_string(path_bound b) noexcept;
 
@@ -150,6 +167,8 @@ struct critical_path_result {
   double path_start_us = 0, path_end_us = 0;     ///< its first and last node
   double bound_by_us[path_bound_count] = {};     ///< by path_bound
   std::size_t edges_by_bound[path_bound_count] = {};
+  double edge_type_us[path_edge_kind_count] = {}; ///< path edges by path_edge_kind
+  std::size_t edges_by_type[path_edge_kind_count] = {};
 };
 
 struct rank_analysis {
@@ -178,6 +197,8 @@ struct collective_wait {
   int last_rank = 0;           ///< the rank whose kernel started last (on the job's clock)
   double spread_us = 0;        ///< last start minus first start
   std::vector<double> wait_us; ///< per rank (job order): last start minus this rank's start
+  /// Per rank (job order): its kernel's start and end on its own trace's axis (ns).
+  std::vector<std::int64_t> start_ns, end_ns;
 };
 
 struct rank_wait {
@@ -191,8 +212,9 @@ struct rank_wait {
 struct step_time {
   int rank = 0;
   int step = 0;
-  double step_us = 0;                                         ///< the host ProfilerStep range
-  double gpu_busy_us = 0;                                     ///< union of GPU rows within the step
+  std::int64_t start_ns = 0, end_ns = 0; ///< the ProfilerStep range on the rank's own axis
+  double step_us = 0;                    ///< the host ProfilerStep range
+  double gpu_busy_us = 0;                ///< union of GPU rows within the step
   double compute_us = 0, communication_us = 0, memory_us = 0; ///< unions per class, clipped
   [[nodiscard]] double gpu_idle_us() const noexcept { return step_us - gpu_busy_us; }
 };
@@ -224,6 +246,9 @@ struct rank_trace {
   const trace* t = nullptr;
   std::int64_t clock_offset_ns = 0;
 };
+
+/// The ranks of a loaded job with their clock offsets, in its order; they point into `job`.
+[[nodiscard]] std::vector<rank_trace> rank_traces(std::span<const job_member> job);
 
 /// Analyses one rank. `t` must be finalized. Thread-safe for distinct or const traces.
 [[nodiscard]] rank_analysis analyze_rank(const trace& t, int rank,

@@ -12,8 +12,10 @@
 #include <tensordiag/trace/load.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tdiag::trace {
@@ -24,6 +26,9 @@ enum class rank_source : std::uint8_t {
   file_name = 2,   ///< the file name only
   position = 3,    ///< the order of the expanded inputs
 };
+
+/// The --rank-from words: "auto", "distributed", "file-name", "position"; empty for others.
+[[nodiscard]] std::optional<rank_source> rank_source_from_name(std::string_view name) noexcept;
 
 struct job_load_options {
   rank_source ranks = rank_source::automatic;

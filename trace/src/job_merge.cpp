@@ -1,0 +1,174 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/job_merge.hpp>
+#include <tensordiag/trace/trace_merge.hpp>
+
+#include <algorithm>
+#include <map>
+
+#include "record_ids.hpp"
+#include "saturate.hpp"
+
+namespace tdiag::trace {
+
+namespace {
+
+constexpr std::int64_t process_stride = std::int64_t{1} << 40;
+
+// Two ranks with one device (or process) number: the job's lanes would merge.
+bool groups_collide(std::span<const rank_trace> ranks, bool host) {
+  std::map<std::int64_t, int> owner;
+  for (const auto& r : ranks)
+    for (const auto& ln : r.t->lanes.lanes()) {
+      if ((ln.kind == lane_kind::host_thread) != host)
+        continue;
+      const auto [it, added] = owner.emplace(ln.group, r.rank);
+      if (!added && it->second != r.rank)
+        return true;
+    }
+  return false;
+}
+
+struct rank_mapping {
+  int rank = 0;
+  std::int64_t offset = 0;
+  bool move_devices = false, move_processes = false;
+  std::vector<lane_id> lanes; ///< source lane -> merged lane
+
+  [[nodiscard]] std::int64_t device(std::int64_t d) const noexcept {
+    if (!move_devices)
+      return d;
+    return d < 0 ? d - rank * merged_group_stride : d + rank * merged_group_stride;
+  }
+  [[nodiscard]] std::int64_t process(std::int64_t p) const noexcept {
+    return move_processes ? p + rank * process_stride : p;
+  }
+  [[nodiscard]] std::int64_t time(std::int64_t t) const noexcept {
+    return detail::clamp_time(detail::wide_int{t} + offset);
+  }
+};
+
+template <typename Record>
+void append(event_store<Record>& into, const event_store<Record>& from, const rank_mapping& m,
+            id_remapper& ids) {
+  for (Record r : from.all()) {
+    detail::visit_ids(
+        r, [&](string_id& id) { id = ids.string(id); }, [&](stack_id& id) { id = ids.stack(id); },
+        [&](lane_id& id) { id = id < m.lanes.size() ? m.lanes[id] : no_lane; });
+    if constexpr (requires { r.start; })
+      r.start = m.time(r.start), r.end = m.time(r.end);
+    if constexpr (requires { r.time; })
+      r.time = m.time(r.time);
+    if constexpr (requires { r.target_time; })
+      r.target_time = m.time(r.target_time);
+    if constexpr (requires { r.device; })
+      r.device = static_cast<std::int32_t>(m.device(r.device));
+    if constexpr (requires { r.process; })
+      r.process = m.process(r.process);
+    into.push_back(r);
+  }
+}
+
+// Flows from every rank's kernel of a collective to the last arrival's kernel.
+std::size_t link_collectives(merged_job& out, std::span<const rank_trace> ranks,
+                             const std::vector<rank_mapping>& maps,
+                             const job_analysis_result& analysis) {
+  // Per rank, its kernels by start: (start, index).
+  std::vector<std::vector<std::pair<std::int64_t, std::uint32_t>>> kernels(ranks.size());
+  for (std::size_t r = 0; r < ranks.size() && !analysis.collectives.empty(); ++r) {
+    const auto all = ranks[r].t->kernels.all();
+    for (std::uint32_t i = 0; i < all.size(); ++i)
+      kernels[r].emplace_back(all[i].start, i);
+    std::sort(kernels[r].begin(), kernels[r].end());
+  }
+  std::size_t added = 0;
+  for (std::size_t c = 0; c < analysis.collectives.size(); ++c) {
+    const auto& col = analysis.collectives[c];
+    if (col.start_ns.size() != ranks.size())
+      continue;
+    std::size_t last = 0;
+    for (std::size_t r = 0; r < ranks.size(); ++r)
+      last = ranks[r].rank == col.last_rank ? r : last;
+    auto lane_of = [&](std::size_t r) -> lane_id {
+      const auto& ks = kernels[r];
+      for (auto it = std::lower_bound(ks.begin(), ks.end(), std::pair{col.start_ns[r], 0u},
+                                      [](const auto&a, const auto&b) { return a.first < b.first; });
+           it != ks.end() && it->first == col.start_ns[r]; ++it) {
+        const auto& k = ranks[r].t->kernels.all()[it->second];
+        if (ranks[r].t->name(k.name) == col.name && k.lane < maps[r].lanes.size())
+          return maps[r].lanes[k.lane];
+      }
+      return no_lane;
+    };
+    const lane_id target = lane_of(last);
+    if (target == no_lane)
+      continue;
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      const lane_id source = r == last ? no_lane : lane_of(r);
+      if (source == no_lane)
+        continue;
+      flow_event f;
+      f.time = maps[r].time(col.start_ns[r]);
+      f.target_time = maps[last].time(col.start_ns[last]);
+      f.lane = source;
+      f.target_lane = target;
+      f.correlation = static_cast<std::uint32_t>(c + 1);
+      f.kind = flow_kind::other;
+      out.t.flows.push_back(f);
+      ++added;
+    }
+  }
+  return added;
+}
+
+} // namespace
+
+merged_job merge_job(std::span<const rank_trace> ranks, const job_analysis_result& analysis) {
+  merged_job out;
+  const bool move_devices = groups_collide(ranks, false);
+  const bool move_processes = groups_collide(ranks, true);
+  std::vector<rank_mapping> maps;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const auto& src = *ranks[i].t;
+    rank_mapping m;
+    m.rank = ranks[i].rank;
+    m.offset = i < analysis.clock_offsets_ns.size() ? analysis.clock_offsets_ns[i]
+                                                    : ranks[i].clock_offset_ns;
+    m.move_devices = move_devices;
+    m.move_processes = move_processes;
+    id_remapper ids(out.t, src);
+    for (lane_id l = 0; l < src.lanes.size(); ++l) {
+      const auto& ln = src.lanes.at(l);
+      const bool host = ln.kind == lane_kind::host_thread;
+      const lane_id merged =
+          out.t.lanes.intern(ln.kind, host ? m.process(ln.group) : m.device(ln.group), ln.id);
+      if (ln.name != no_string)
+        out.t.lanes.set_name(merged, ids.string(ln.name));
+      if (merged >= out.lanes.size())
+        out.lanes.resize(merged + 1);
+      out.lanes[merged] = {m.rank, l, ln.group};
+      m.lanes.push_back(merged);
+    }
+    append(out.t.kernels, src.kernels, m, ids);
+    append(out.t.copies, src.copies, m, ids);
+    append(out.t.api_calls, src.api_calls, m, ids);
+    append(out.t.ranges, src.ranges, m, ids);
+    append(out.t.markers, src.markers, m, ids);
+    append(out.t.memory, src.memory, m, ids);
+    append(out.t.assertions, src.assertions, m, ids);
+    append(out.t.flows, src.flows, m, ids);
+    append(out.t.counters, src.counters, m, ids);
+    auto& meta = out.t.metadata;
+    if (meta.format.empty())
+      meta.format = src.metadata.format;
+    if (meta.time_origin_ns == 0 && src.metadata.time_origin_ns != 0)
+      meta.time_origin_ns = src.metadata.time_origin_ns - m.offset;
+    meta.dropped_records += src.metadata.dropped_records;
+    maps.push_back(std::move(m));
+  }
+  out.collective_flows = link_collectives(out, ranks, maps, analysis);
+  out.t.finalize();
+  return out;
+}
+
+} // namespace tdiag::trace
