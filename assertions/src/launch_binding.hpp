@@ -26,6 +26,9 @@ struct bound_launch {
   std::uint64_t shared_memory = 0; ///< dynamic shared memory
   std::uint32_t graph_id = 0;      ///< CUPTI's graph id when the kernel ran as a graph node
   std::uint64_t correlation = 0;   ///< CUPTI's correlation id of the launching call
+  /// Runs of this grid id since it was last looked up: a graph's kernel node keeps its grid id
+  /// over replays, so above 1 the failure may belong to an earlier replay than the one named.
+  std::uint32_t runs = 1;
 };
 
 /// Starts (`on`) or stops binding plain launches through CUPTI. Returns an empty string, or why

@@ -200,6 +200,12 @@ void describe_bound_launch(diagnostic& d, std::string& message, const bound_laun
     describe_known_launch(d, message, launch, short_function_name(b.kernel), how);
     d.notes.push_back("a launch made without tensordiag, registered through CUPTI "
                       "(TDIAG_BIND=cupti)");
+    if (b.runs > 1)
+      d.notes.push_back(fmt::format(
+          "the graph ran this kernel node {} times since the last check and every run has one "
+          "grid id: the failure is in one of them, the latest is named; check after each replay "
+          "to know which",
+          b.runs));
     return;
   }
   message +=

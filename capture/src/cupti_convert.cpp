@@ -9,6 +9,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
+#include <cxxabi.h>
+#include <memory>
 
 namespace tdiag::capture {
 namespace {
@@ -169,7 +172,16 @@ void cupti_converter::add_kernel(const CUpti_ActivityKernel10& r) {
   e.start = to_trace_time(r.start);
   e.end = to_trace_time(r.end);
   e.lane = batch_.lanes.gpu(r.deviceId, r.streamId);
-  e.name = r.name ? batch_.strings.intern(r.name) : trace::no_string;
+  if (r.name != nullptr) {
+    auto [it, fresh] = kernel_names_.try_emplace(r.name);
+    if (fresh) {
+      int status = 0;
+      const std::unique_ptr<char, decltype(&std::free)> d(
+          abi::__cxa_demangle(r.name, nullptr, nullptr, &status), &std::free);
+      it->second = status == 0 && d ? d.get() : r.name; // extern "C" kernels are not mangled
+    }
+    e.name = batch_.strings.intern(it->second);
+  }
   e.device = static_cast<std::int32_t>(r.deviceId);
   e.context = r.contextId;
   e.stream = r.streamId;

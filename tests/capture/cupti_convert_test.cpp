@@ -106,6 +106,20 @@ converter_options test_options() {
   return o;
 }
 
+// CUPTI names kernels by their mangled symbol; the trace has them demangled, as Kineto's do, and
+// keeps names that are not mangled (extern "C" kernels) as they are.
+TEST(CuptiConvert, KernelNamesAreDemangled) {
+  cupti_converter c(test_options());
+  const auto templated = make_kernel(11, 1000, 5000, "_Z12phase_kernelILi3EEvPi");
+  const auto plain = make_kernel(12, 6000, 7000, "plain_c_kernel");
+  ASSERT_TRUE(c.add(as_activity(templated)));
+  ASSERT_TRUE(c.add(as_activity(plain)));
+  const trace::trace t = c.take_batch();
+  ASSERT_EQ(t.kernels.size(), 2u);
+  EXPECT_EQ(t.name(t.kernels[0].name), "void phase_kernel<3>(int*)");
+  EXPECT_EQ(t.name(t.kernels[1].name), "plain_c_kernel");
+}
+
 TEST(CuptiConvert, KernelRecordBecomesKernelEvent) {
   cupti_converter c(test_options());
   const auto k = make_kernel(11, 1000, 5000);

@@ -83,6 +83,7 @@ struct grid_entry {
   extent3 grid, block;
   std::uint64_t shared_memory = 0;
   std::uint32_t graph_id = 0;
+  std::uint32_t runs = 1; // records of this grid id since it was last looked up (graph replays)
 };
 
 struct binding_state {
@@ -244,6 +245,9 @@ void keep_grid(binding_state& b, const CUpti_ActivityKernel10& k) {
              static_cast<std::uint32_t>(k.blockZ)};
   e.shared_memory = k.dynamicSharedMemory;
   e.graph_id = k.graphId;
+  // A graph's kernel node keeps its grid id from one replay to the next: the latest run wins.
+  if (const auto old = b.grids.find(key); old != b.grids.end())
+    e.runs = old->second.runs + 1;
   if (b.grids.insert_or_assign(key, e).second)
     b.grid_order.push_back(key);
   // Twice the registry's size: a grid older than that has lost its call's side anyway.
@@ -372,7 +376,7 @@ std::optional<bound_launch> lookup(binding_state& b, int device, std::uint64_t g
   const auto found = b.grids.find(std::pair(device, static_cast<std::int64_t>(grid_id)));
   if (found == b.grids.end())
     return std::nullopt;
-  const grid_entry& g = found->second;
+  grid_entry& g = found->second;
   bound_launch out;
   out.kernel = demangle(b, g.name);
   out.grid = g.grid;
@@ -380,6 +384,8 @@ std::optional<bound_launch> lookup(binding_state& b, int device, std::uint64_t g
   out.shared_memory = g.shared_memory;
   out.graph_id = g.graph_id;
   out.correlation = g.correlation;
+  out.runs = g.runs;
+  g.runs = 0;
   const auto& e = b.ring[g.correlation % ring_size];
   const std::uint64_t launch_id = e.launch_id.load(std::memory_order_acquire);
   if (e.correlation.load(std::memory_order_acquire) == g.correlation && launch_id != 0)
@@ -413,11 +419,9 @@ std::optional<bound_launch> find_bound_launch(int device, std::uint64_t grid_id)
     std::lock_guard lock(b.mutex);
     if (b.cupti.handle == nullptr)
       return std::nullopt;
-    if (auto found = lookup(b, device, grid_id))
-      return found;
   }
-  // The kernel's record may still sit in a CUPTI buffer; flushing calls on_buffer_completed,
-  // which takes the lock.
+  // The kernel's record may still sit in a CUPTI buffer, and a graph replay's kernel has the grid
+  // id of the replay before it: flush first (on_buffer_completed takes the lock), then look.
   (void)b.cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::lock_guard lock(b.mutex);
   return lookup(b, device, grid_id);

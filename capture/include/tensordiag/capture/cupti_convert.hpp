@@ -124,6 +124,9 @@ private:
   std::unordered_map<std::uint64_t, trace::string_id> api_names_;
   // Process-wide: an address is symbolized once per capture, whatever the batch.
   std::unordered_map<std::uintptr_t, symbol> symbols_;
+  // Process-wide: CUPTI's kernel names are mangled and shared by a kernel's records; demangled
+  // once, as a profiler's trace names kernels (Kineto's, which the trace tools compare with).
+  std::unordered_map<const char*, std::string> kernel_names_;
 };
 
 /// True for frames of CUPTI, the driver or the capture library (dropped from launch stacks).
