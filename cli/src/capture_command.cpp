@@ -186,6 +186,32 @@ void remove_earlier_job(const fs::path& folder) {
   fs::remove_all(folder / "others", ec);
 }
 
+// A process of the job without a rank (the launcher: torchrun's agent initialises CUDA too, a
+// data-loader or helper process) beside processes with ranks: its trace goes to others/, so the
+// folder the analyses read holds the ranks alone. A job without any rank keeps its pid files.
+void set_aside_rankless(const fs::path& folder) {
+  std::error_code ec;
+  std::vector<fs::path> rankless;
+  bool ranks = false;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const auto name = entry.path().filename().string();
+    if (!name.ends_with(".tdtrace"))
+      continue;
+    ranks = ranks || name.starts_with("rank");
+    if (name.starts_with("pid"))
+      rankless.push_back(entry.path());
+  }
+  if (!ranks || rankless.empty())
+    return;
+  fs::create_directories(folder / "others", ec);
+  for (const auto& p : rankless) {
+    fs::rename(p, folder / "others" / p.filename(), ec);
+    fmt::print("set aside {}: a process of the job without a rank (RANK, LOCAL_RANK, ... unset: a "
+               "launcher or helper), now in others/\n",
+               p.filename().string());
+  }
+}
+
 // The traces the processes of a job wrote into `folder` (others/ holds extra processes of a rank).
 std::vector<fs::path> job_traces(const fs::path& folder) {
   std::vector<fs::path> out;
@@ -466,6 +492,7 @@ void run_capture(const capture_args& a, command_context& context) {
 #if TDIAG_CLI_HAS_TRACE
   if (folder) {
     merge_torch_histories(traces, history_prefix(output, folder));
+    set_aside_rankless(output);
     print_job(output);
     return;
   }

@@ -207,5 +207,33 @@ TEST_F(CaptureCommand, AJobFolderWithoutRanksNamesFilesByProcess) {
   fs::remove_all(dir);
 }
 
+// torchrun's agent initialises CUDA without a rank: beside the ranks, its trace is set aside in
+// others/, so the folder the analyses read holds ranks 0 and 1 alone (found on the H200, where
+// the agent's file took rank 0 and the job loader refused the folder).
+TEST_F(CaptureCommand, ALauncherWithoutARankIsSetAsideBesideTheRanks) {
+  if (!fs::exists(fake_app))
+    GTEST_SKIP() << "the stand-in application is not built: " << fake_app;
+  const auto dir = temp("launcherjob");
+  fs::remove_all(dir);
+  const auto r = run("env -u RANK -u LOCAL_RANK '" + tdiag_exe.string() + "' capture -o '" +
+                     dir.string() + "/' -- sh -c '" + fake_app.string() +
+                     " 1 & for r in 0 1; do RANK=$r " + fake_app.string() + " 2 & done; wait'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("job       2 processes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("without a rank"), std::string::npos) << r.output;
+  std::size_t set_aside = 0;
+  for (const auto& e : fs::directory_iterator(dir / "others")) {
+    EXPECT_TRUE(e.path().filename().string().starts_with("pid")) << e.path();
+    ++set_aside;
+  }
+  EXPECT_EQ(set_aside, 1u);
+  const std::vector<std::string> inputs{dir.string()};
+  const auto job = trace::load_job(inputs, {trace::rank_source::distributed, 1});
+  ASSERT_EQ(job.size(), 2u);
+  EXPECT_EQ(job[0].path.filename(), "rank0.tdtrace");
+  EXPECT_EQ(job[1].path.filename(), "rank1.tdtrace");
+  fs::remove_all(dir);
+}
+
 } // namespace
 } // namespace tdiag::capture
