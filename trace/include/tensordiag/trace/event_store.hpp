@@ -53,6 +53,11 @@ public:
     finalized_ = false;
   }
   void reserve(std::size_t n) { records_.reserve(n); }
+  /// Replaces every record by `records` without copying them (a bulk importer's staging).
+  void adopt(std::vector<Record>&& records) {
+    records_ = std::move(records);
+    finalized_ = false;
+  }
   void clear() {
     records_.clear();
     lane_offsets_.clear();

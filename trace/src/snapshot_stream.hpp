@@ -1,0 +1,163 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Private: the streaming pickle machine behind the snapshot importer. It reads the pickle in
+// chunks (never the whole file at once) and keeps values as 8-byte handles: small ints, None and
+// bools inline; strings, wide ints and floats in a side table; containers in a table whose slots
+// are recycled. Every dict appended to a list that has an "action" key (a device_traces entry)
+// is handed to an entry_sink the moment it is appended, which writes it straight into columnar
+// storage and returns a row; the dict (and a traceback list only it holds) is then freed and the
+// memo points at the row. So a snapshot costs its rows plus a few bytes of memo per event,
+// not an object tree. The same opcode subset, limits and refusals as pickle_reader.hpp.
+#pragma once
+
+#include <tensordiag/core/file_io.hpp>
+#include <tensordiag/trace/pickle_reader.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tdiag::trace::detail {
+
+namespace snap {
+// A handle: 4-bit tag, 60-bit payload.
+enum tag : std::uint8_t {
+  t_none = 0,
+  t_false = 1,
+  t_true = 2,
+  t_int = 3,       ///< signed 60-bit value inline
+  t_box = 4,       ///< index into boxes_
+  t_container = 5, ///< index into containers_
+  t_row = 6,       ///< a trace entry turned into a row
+  t_stack = 7,     ///< a freed traceback list: its stack id
+  t_frame = 8,     ///< a freed frame dict: its frame id
+};
+constexpr std::uint64_t payload_mask = (std::uint64_t{1} << 60) - 1;
+constexpr std::uint64_t make(tag t, std::uint64_t p) noexcept {
+  return (std::uint64_t{t} << 60) | (p & payload_mask);
+}
+constexpr tag tag_of(std::uint64_t v) noexcept {
+  return static_cast<tag>(v >> 60);
+}
+constexpr std::uint64_t payload_of(std::uint64_t v) noexcept {
+  return v & payload_mask;
+}
+constexpr std::int64_t inline_int(std::uint64_t v) noexcept {
+  return static_cast<std::int64_t>(v << 4) >> 4; // sign-extend 60 bits
+}
+constexpr std::uint32_t none32 = 0xffffffffu;
+} // namespace snap
+
+class snap_stream;
+
+/// A value of a snap_stream, like pickle_value: cheap to copy, valid while the stream lives.
+class snap_value {
+public:
+  snap_value() = default;
+  snap_value(const snap_stream* s, std::uint64_t v, std::uint64_t where) noexcept
+      : s_(s), v_(v), where_(where) {}
+  [[nodiscard]] bool valid() const noexcept { return s_ != nullptr; }
+  [[nodiscard]] pickle_kind kind() const noexcept;
+  [[nodiscard]] std::uint64_t raw() const noexcept { return v_; }
+  /// Byte offset of the opcode that made the value, or of the container holding it.
+  [[nodiscard]] std::uint64_t offset() const noexcept;
+  [[nodiscard]] bool is_none() const noexcept { return kind() == pickle_kind::none; }
+  [[nodiscard]] bool is_dict() const noexcept { return kind() == pickle_kind::dict; }
+  [[nodiscard]] bool is_sequence() const noexcept;
+  [[nodiscard]] std::optional<bool> as_bool() const noexcept;
+  [[nodiscard]] std::optional<std::int64_t> as_int() const noexcept;
+  [[nodiscard]] std::optional<std::uint64_t> as_uint() const noexcept;
+  [[nodiscard]] std::optional<double> as_double() const noexcept;
+  [[nodiscard]] std::optional<std::string_view> as_string() const noexcept;
+  /// The row a trace entry became (see entry_sink); nullopt for anything else.
+  [[nodiscard]] std::optional<std::uint32_t> row() const noexcept;
+  /// A string's side-table index: equal for every use of one memoized string.
+  [[nodiscard]] std::optional<std::uint32_t> string_key() const noexcept;
+  [[nodiscard]] std::size_t size() const noexcept;
+  [[nodiscard]] snap_value at(std::size_t i) const noexcept;
+  [[nodiscard]] snap_value key(std::size_t i) const noexcept;
+  [[nodiscard]] snap_value value(std::size_t i) const noexcept;
+  [[nodiscard]] snap_value find(std::string_view name) const noexcept;
+
+private:
+  const snap_stream* s_ = nullptr;
+  std::uint64_t v_ = 0;
+  std::uint64_t where_ = 0;
+};
+
+/// Receives trace entries as the machine meets them.
+class entry_sink {
+public:
+  virtual ~entry_sink() = default;
+  /// Turns a complete entry dict into a row and returns its index. `exclusive`: nothing else
+  /// refers to the dict, so what only it holds may be released (snap_stream::release).
+  virtual std::uint32_t entry(snap_value dict, bool exclusive) = 0;
+};
+
+class snap_stream {
+public:
+  /// Reads from a regular (or any) file in chunks, or from `bytes` when `file` is null.
+  snap_stream(input_file* file, std::string_view bytes, std::string source,
+              const pickle_limits& limits, entry_sink& sink);
+  /// Runs the machine to STOP; throws tdiag::input_error as pickle_document::parse does.
+  void run();
+  [[nodiscard]] snap_value root() const noexcept { return {this, root_, 0}; }
+  [[nodiscard]] const std::string& source_name() const noexcept { return source_; }
+  [[nodiscard]] std::uint64_t size() const noexcept { return total_; }
+  /// Bytes consumed so far (for progress and extrapolating memory needs).
+  [[nodiscard]] std::uint64_t position() const noexcept { return base_ + pos_; }
+
+  /// The id a consumer cached on container `v` (a stack or frame id), if any.
+  [[nodiscard]] std::optional<std::uint32_t> cached(snap_value v) const noexcept;
+  /// Caches `id` on container `v`; with `exclusive` and a container held by one parent only,
+  /// frees it instead, leaving `id` (tagged as a stack or frame) in the memo.
+  void settle(snap_value v, std::uint32_t id, bool is_stack, bool exclusive);
+  /// Held by at most one container (and no memo fetch): safe to free once its parent goes.
+  [[nodiscard]] bool unshared(snap_value v) const noexcept;
+  /// A stack / frame id left by settle() in place of a freed container.
+  [[nodiscard]] std::optional<std::uint32_t> settled_stack(snap_value v) const noexcept;
+  [[nodiscard]] std::optional<std::uint32_t> settled_frame(snap_value v) const noexcept;
+
+  struct box {
+    std::uint64_t payload = 0; ///< int value, double bits, or arena offset
+    std::uint64_t offset = 0;  ///< byte offset of the creating opcode
+    std::uint32_t aux = 0;     ///< string / big-int length
+    pickle_kind kind = pickle_kind::none;
+  };
+  struct container {
+    std::vector<std::uint64_t> items; ///< after the run, if any
+    std::uint64_t offset = 0;
+    std::uint64_t run_first = 0; ///< items [0, run_count) are rows run_first, run_first + 1, ...
+    std::uint32_t run_count = 0;
+    std::uint32_t memo = 0xffffffffu;
+    std::uint32_t refs = 0;
+    std::uint32_t cached = 0xffffffffu;
+    pickle_kind kind = pickle_kind::none;
+    bool converted = false; ///< cached is the row this entry dict became
+  };
+
+private:
+  friend class snap_value;
+  friend struct snap_machine;
+  const std::uint8_t* data_ = nullptr; ///< the window [0, end_) at file offset base_
+  std::size_t pos_ = 0, end_ = 0;
+  std::uint64_t base_ = 0, total_ = 0;
+  input_file* file_ = nullptr;
+  std::vector<std::uint8_t> buffer_;
+  std::string source_;
+  const pickle_limits& limits_;
+  entry_sink& sink_;
+  std::string arena_; ///< string and big-int bytes
+  std::vector<box> boxes_;
+  std::vector<container> containers_;
+  std::vector<std::uint32_t> free_;
+  std::vector<std::uint64_t> memo_;
+  std::uint64_t root_ = 0;
+  void release(std::uint64_t index);
+};
+
+} // namespace tdiag::trace::detail
