@@ -19,7 +19,7 @@ namespace tdiag::trace::detail {
 namespace {
 using kind = pickle_kind;
 using namespace snap;
-constexpr std::size_t chunk_bytes = std::size_t{8} << 20;
+constexpr std::size_t chunk_bytes = std::size_t{1} << 20;
 } // namespace
 
 void snap_stream::release(std::uint64_t index) {
@@ -57,9 +57,11 @@ struct snap_machine {
   std::uint64_t created = 0;
   std::vector<std::uint64_t> stack;
   std::vector<std::size_t> marks;
+  std::vector<std::uint64_t> scratch;
 
-  [[noreturn]] void fail(std::string_view code, std::string_view title, std::string message,
-                         std::string hint = {}) const {
+  [[noreturn, gnu::cold, gnu::noinline]] void fail(std::string_view code, std::string_view title,
+                                                   std::string message,
+                                                   std::string hint = {}) const {
     diagnostic d;
     d.code = code;
     d.title = std::string(title);
@@ -71,7 +73,7 @@ struct snap_machine {
     d.hint = std::move(hint);
     throw input_error(std::move(d));
   }
-  [[noreturn]] void truncated(std::uint64_t needed) const {
+  [[noreturn, gnu::cold, gnu::noinline]] void truncated(std::uint64_t needed) const {
     fail(codes::truncated_pickle, "truncated pickle",
          fmt::format("{} needs {} more byte(s) but the input ends at byte {}", opname(), needed,
                      s.total_),
@@ -309,6 +311,101 @@ struct snap_machine {
       fail(codes::malformed_pickle, "malformed pickle",
            fmt::format("{} on a short stack", opname()));
     build_from_mark(kind::tuple, stack.size() - n);
+  }
+
+  // A memo fetch inside flat_dict(); false when it is not one or names nothing.
+  bool fast_get(const std::uint8_t*& p, std::uint64_t& out) const {
+    std::uint64_t index;
+    if (*p == 'h') {
+      index = p[1];
+      p += 2;
+    } else if (*p == 'j') {
+      index = std::uint64_t{p[1]} | std::uint64_t{p[2]} << 8 | std::uint64_t{p[3]} << 16 |
+              std::uint64_t{p[4]} << 24;
+      p += 5;
+    } else {
+      return false;
+    }
+    if (index >= s.memo_.size() || s.memo_[index] == make(t_none, none32))
+      return false;
+    out = s.memo_[index];
+    return true;
+  }
+  // A flat value inside flat_dict(): a memo fetch, a small int or None.
+  bool fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_t& ints) const {
+    switch (*p) {
+    case 'h':
+    case 'j':
+      return fast_get(p, out);
+    case 'K':
+      out = make(t_int, p[1]);
+      p += 2;
+      break;
+    case 'M':
+      out = make(t_int, std::uint64_t{p[1]} | std::uint64_t{p[2]} << 8);
+      p += 3;
+      break;
+    case 'J': {
+      const auto v =
+          static_cast<std::int32_t>(std::uint32_t{p[1]} | std::uint32_t{p[2]} << 8 |
+                                    std::uint32_t{p[3]} << 16 | std::uint32_t{p[4]} << 24);
+      out = make(t_int, static_cast<std::uint64_t>(std::int64_t{v}));
+      p += 5;
+      break;
+    }
+    case 0x8a: {
+      const std::size_t n = p[1];
+      if (n == 0 || n > 7)
+        return false;
+      std::uint64_t v = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        v |= std::uint64_t{p[2 + i]} << (8 * i);
+      if ((p[1 + n] & 0x80) != 0)
+        v |= ~std::uint64_t{0} << (8 * n); // sign-extend
+      out = make(t_int, v);
+      p += 2 + n;
+      break;
+    }
+    case 'N':
+      out = make(t_none, 0);
+      p += 1;
+      return true;
+    default:
+      return false;
+    }
+    ++ints;
+    return true;
+  }
+  // The shape of nearly every trace entry, read in one go: EMPTY_DICT MEMOIZE MARK, then keys
+  // fetched from the memo with small ints, None or memo fetches as values, then SETITEMS. The
+  // same dict the opcodes would build; false (nothing consumed) for anything else, which the
+  // opcodes then read one by one.
+  bool flat_dict() {
+    const auto* p = s.data_ + s.pos_;
+    const auto* end = s.data_ + s.end_;
+    if (end - p < 1024 || p[0] != 0x94 || p[1] != '(')
+      return false;
+    p += 2;
+    scratch.clear();
+    std::uint64_t ints = 0;
+    while (*p != 'u') {
+      std::uint64_t key = 0, value = 0;
+      if (scratch.size() >= 128 || !fast_get(p, key) || tag_of(key) != t_box ||
+          !fast_value(p, value, ints))
+        return false;
+      scratch.push_back(key);
+      scratch.push_back(value);
+    }
+    created += ints;
+    const auto v = new_container(kind::dict);
+    for (const auto item : scratch)
+      if (tag_of(item) == t_container)
+        s.containers_[payload_of(item)].refs += 3; // fetched from the memo, then stored
+    s.containers_[payload_of(v)].items.assign(scratch.begin(), scratch.end());
+    push(v);
+    memo_put(s.memo_.size());
+    s.pos_ = static_cast<std::size_t>(p + 1 - s.data_);
+    return true;
   }
 
   void push_string(kind k, std::uint64_t len) {
@@ -569,6 +666,18 @@ struct snap_machine {
     for (;;) {
       op_offset = s.position();
       op = *take(1);
+      // The opcodes of nearly every trace entry first (memo fetches of its keys, its ints).
+      if (op == 'h') {
+        memo_get(read_le(1));
+        continue;
+      }
+      if (op == '}' && flat_dict())
+        continue;
+      if (op == 'J' || op == 'K' || op == 0x8a || op == 'j' || op == 0x94) {
+        if (!scalar_op())
+          memo_op();
+        continue;
+      }
       if (op == '.')
         break;
       if (op == 0x80) {
@@ -593,13 +702,15 @@ struct snap_machine {
 };
 
 void snap_stream::run() {
-  snap_machine m{*this, limits_};
+  snap_machine m{*this, limits_, 0, 0, 0, {}, {}, {}};
   if (total_ > limits_.max_bytes)
     m.fail(codes::pickle_limit, "pickle over limit",
            fmt::format("{} bytes is over the {}-byte limit", total_, limits_.max_bytes));
   if (total_ == 0)
     m.fail(codes::truncated_pickle, "truncated pickle", "the input is empty");
-  memo_.reserve(std::min<std::size_t>(total_ / 64 + 16, std::size_t{1} << 24));
+  // Reserved, not touched: pages never written are never resident, and the memo is not copied
+  // as it grows (a snapshot memoizes one object per ~50 bytes).
+  memo_.reserve(static_cast<std::size_t>(total_ / 16 + 16));
   m.run();
 }
 

@@ -14,9 +14,11 @@
 #include <tensordiag/core/file_io.hpp>
 #include <tensordiag/trace/pickle_reader.hpp>
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -111,6 +113,10 @@ public:
   /// Bytes consumed so far (for progress and extrapolating memory needs).
   [[nodiscard]] std::uint64_t position() const noexcept { return base_ + pos_; }
 
+  /// A container's handles after its run of rows (a dict's keys and values, alternating).
+  [[nodiscard]] std::span<const std::uint64_t> items(snap_value v) const noexcept;
+  /// The side-table entry of a boxed value (a str's bytes via box_text).
+  [[nodiscard]] std::string_view box_text(std::uint64_t handle) const noexcept;
   /// The id a consumer cached on container `v` (a stack or frame id), if any.
   [[nodiscard]] std::optional<std::uint32_t> cached(snap_value v) const noexcept;
   /// Caches `id` on container `v`; with `exclusive` and a container held by one parent only,
@@ -159,5 +165,164 @@ private:
   std::uint64_t root_ = 0;
   void release(std::uint64_t index);
 };
+
+// --- snap_value, inline: the importer calls these per field -------------------------------
+
+using namespace snap; // NOLINT(google-build-using-namespace): private header, tags only
+
+inline pickle_kind snap_value::kind() const noexcept {
+  if (s_ == nullptr)
+    return pickle_kind::none;
+  switch (tag_of(v_)) {
+  case t_false:
+  case t_true:
+    return pickle_kind::boolean;
+  case t_int:
+    return pickle_kind::integer;
+  case t_box:
+    return s_->boxes_[payload_of(v_)].kind;
+  case t_container: {
+    const auto& c = s_->containers_[payload_of(v_)];
+    return c.converted ? pickle_kind::dict : c.kind;
+  }
+  case t_row:
+  case t_frame:
+    return pickle_kind::dict;
+  case t_stack:
+    return pickle_kind::list;
+  default:
+    return pickle_kind::none;
+  }
+}
+inline std::uint64_t snap_value::offset() const noexcept {
+  if (s_ != nullptr && tag_of(v_) == t_box)
+    return s_->boxes_[payload_of(v_)].offset;
+  if (s_ != nullptr && tag_of(v_) == t_container)
+    return s_->containers_[payload_of(v_)].offset;
+  return where_;
+}
+inline bool snap_value::is_sequence() const noexcept {
+  const auto k = kind();
+  return k == pickle_kind::list || k == pickle_kind::tuple || k == pickle_kind::set;
+}
+inline std::optional<bool> snap_value::as_bool() const noexcept {
+  if (s_ == nullptr || (tag_of(v_) != t_true && tag_of(v_) != t_false))
+    return std::nullopt;
+  return tag_of(v_) == t_true;
+}
+inline std::optional<std::int64_t> snap_value::as_int() const noexcept {
+  if (s_ == nullptr)
+    return std::nullopt;
+  if (tag_of(v_) == t_int)
+    return inline_int(v_);
+  if (tag_of(v_) == t_true || tag_of(v_) == t_false)
+    return tag_of(v_) == t_true ? 1 : 0;
+  if (tag_of(v_) == t_box && s_->boxes_[payload_of(v_)].kind == pickle_kind::integer)
+    return static_cast<std::int64_t>(s_->boxes_[payload_of(v_)].payload);
+  return std::nullopt;
+}
+inline std::optional<std::uint64_t> snap_value::as_uint() const noexcept {
+  if (auto i = as_int())
+    return *i < 0 ? std::nullopt : std::optional<std::uint64_t>(static_cast<std::uint64_t>(*i));
+  if (kind() != pickle_kind::big_integer)
+    return std::nullopt;
+  const auto& b = s_->boxes_[payload_of(v_)];
+  const auto* p = reinterpret_cast<const std::uint8_t*>(s_->arena_.data()) + b.payload;
+  if ((p[b.aux - 1] & 0x80) != 0)
+    return std::nullopt; // negative
+  for (std::size_t i = 8; i < b.aux; ++i)
+    if (p[i] != 0)
+      return std::nullopt; // wider than 64 bits
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < 8; ++i)
+    v |= std::uint64_t{p[i]} << (8 * i);
+  return v;
+}
+inline std::optional<double> snap_value::as_double() const noexcept {
+  if (kind() == pickle_kind::floating)
+    return std::bit_cast<double>(s_->boxes_[payload_of(v_)].payload);
+  if (auto i = as_int())
+    return static_cast<double>(*i);
+  if (auto u = as_uint())
+    return static_cast<double>(*u);
+  return std::nullopt;
+}
+inline std::optional<std::string_view> snap_value::as_string() const noexcept {
+  const auto k = kind();
+  if (k != pickle_kind::string && k != pickle_kind::bytes)
+    return std::nullopt;
+  const auto& b = s_->boxes_[payload_of(v_)];
+  return std::string_view(s_->arena_.data() + b.payload, b.aux);
+}
+inline std::optional<std::uint32_t> snap_value::row() const noexcept {
+  if (s_ == nullptr)
+    return std::nullopt;
+  if (tag_of(v_) == t_row)
+    return static_cast<std::uint32_t>(payload_of(v_));
+  if (tag_of(v_) == t_container && s_->containers_[payload_of(v_)].converted)
+    return s_->containers_[payload_of(v_)].cached;
+  return std::nullopt;
+}
+inline std::optional<std::uint32_t> snap_value::string_key() const noexcept {
+  if (kind() != pickle_kind::string)
+    return std::nullopt;
+  return static_cast<std::uint32_t>(payload_of(v_));
+}
+inline std::size_t snap_value::size() const noexcept {
+  if (s_ == nullptr || tag_of(v_) != t_container)
+    return 0;
+  const auto& c = s_->containers_[payload_of(v_)];
+  if (c.converted)
+    return 0;
+  const auto n = c.run_count + c.items.size();
+  return c.kind == pickle_kind::dict ? n / 2 : n;
+}
+inline snap_value snap_value::at(std::size_t i) const noexcept {
+  const auto& c = s_->containers_[payload_of(v_)];
+  if (i < c.run_count)
+    return {s_, make(t_row, c.run_first + i), c.offset};
+  return {s_, c.items[i - c.run_count], c.offset};
+}
+inline snap_value snap_value::key(std::size_t i) const noexcept {
+  const auto& c = s_->containers_[payload_of(v_)];
+  return {s_, c.items[2 * i], c.offset};
+}
+inline snap_value snap_value::value(std::size_t i) const noexcept {
+  const auto& c = s_->containers_[payload_of(v_)];
+  return {s_, c.items[2 * i + 1], c.offset};
+}
+inline snap_value snap_value::find(std::string_view name) const noexcept {
+  if (kind() != pickle_kind::dict)
+    return {};
+  for (std::size_t i = 0, n = size(); i < n; ++i)
+    if (key(i).as_string() == name)
+      return value(i);
+  return {};
+}
+
+inline std::optional<std::uint32_t> snap_stream::cached(snap_value v) const noexcept {
+  if (tag_of(v.raw()) != t_container)
+    return std::nullopt;
+  const auto& c = containers_[payload_of(v.raw())];
+  if (c.converted || c.cached == none32)
+    return std::nullopt;
+  return c.cached;
+}
+
+inline std::optional<std::uint32_t> snap_stream::settled_stack(snap_value v) const noexcept {
+  if (tag_of(v.raw()) != t_stack)
+    return std::nullopt;
+  return static_cast<std::uint32_t>(payload_of(v.raw()));
+}
+
+inline std::optional<std::uint32_t> snap_stream::settled_frame(snap_value v) const noexcept {
+  if (tag_of(v.raw()) != t_frame)
+    return std::nullopt;
+  return static_cast<std::uint32_t>(payload_of(v.raw()));
+}
+
+inline bool snap_stream::unshared(snap_value v) const noexcept {
+  return tag_of(v.raw()) == t_container && containers_[payload_of(v.raw())].refs <= 1;
+}
 
 } // namespace tdiag::trace::detail
