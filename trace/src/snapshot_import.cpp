@@ -96,8 +96,10 @@ constexpr std::uint64_t no_inline = ~std::uint64_t{0};
 /// Resident bytes one trace entry costs while it streams in: its row and its memo slot.
 constexpr std::uint64_t bytes_per_entry = sizeof(memory_event) + sizeof(std::uint64_t);
 
-std::string gib(std::uint64_t bytes) {
-  return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / double(std::uint64_t{1} << 30));
+std::string size_text(std::uint64_t bytes) {
+  const auto b = static_cast<double>(bytes);
+  return b < double(std::uint64_t{1} << 30) ? fmt::format("{:.1f} MiB", b / double(1 << 20))
+                                            : fmt::format("{:.1f} GiB", b / double(1 << 30));
 }
 
 class snapshot_builder final : public detail::entry_sink {
@@ -188,7 +190,7 @@ public:
       else
         m.device_free = 0;
     }
-    if ((rows_.size() & 0xfffff) == 0xfffff)
+    if ((rows_.size() & 0xffff) == 0xffff)
       check_progress();
     rows_.push_back(m);
     return static_cast<std::uint32_t>(rows_.size() - 1);
@@ -227,11 +229,13 @@ public:
     d.code = codes::snapshot_too_large;
     d.title = "memory snapshot needs more memory than is available";
     d.message = fmt::format(
-        "{}: about {} events ({} counted in the first {:.0f}% of the file) need about {}; {} "
-        "{} ({})",
-        s_->source_name(), estimate, rows_.size(), done * 100.0, gib(estimate * bytes_per_entry),
-        from_bad_alloc ? "the allocator refused more, the budget is" : "the memory budget is",
-        gib(budget), from_env ? "TDIAG_MEMORY_LIMIT" : "half the available memory");
+        "{}: about {} events ({} counted in the first {:.0f}% of the file) need about {}; {} {} "
+        "({}); convert it once where it fits (tdiag trace export FILE --tdtrace OUT.tdtrace) and "
+        "open the .tdtrace, or raise TDIAG_MEMORY_LIMIT if that memory is free",
+        s_->source_name(), estimate, rows_.size(), done * 100.0,
+        size_text(estimate * bytes_per_entry),
+        from_bad_alloc ? "the allocator refused more; the budget is" : "the memory budget is",
+        size_text(budget), from_env ? "TDIAG_MEMORY_LIMIT" : "half the available memory");
     d.add_field("file", s_->source_name());
     d.add_field("events_counted", static_cast<std::int64_t>(rows_.size()));
     d.add_field("events_estimated", static_cast<std::int64_t>(estimate));
@@ -367,14 +371,20 @@ private:
     for (std::size_t d = 0; traces.is_sequence() && d < traces.size(); ++d)
       if (const auto events = traces.at(d); events.is_sequence())
         entries += events.size();
-    check_memory_budget(s_->source_name(), fmt::format("device_traces listing {} entries", entries),
-                        entries * sizeof(memory_event));
+    // Listing each staged row once, in order, needs no more memory (read_traces checks order).
+    if (entries != rows_.size())
+      check_entries(entries);
     for (std::size_t i = 0; segments.is_sequence() && i < segments.size(); ++i)
       if (const auto b = segments.at(i).find("blocks"); b.is_sequence())
         blocks += b.size();
     const std::uint64_t n = segments.is_sequence() ? segments.size() : 0;
     check_memory_budget(s_->source_name(), fmt::format("{} segments listing {} blocks", n, blocks),
                         n * sizeof(segment) + blocks * sizeof(block));
+  }
+
+  void check_entries(std::uint64_t entries) const {
+    check_memory_budget(s_->source_name(), fmt::format("device_traces listing {} entries", entries),
+                        entries * sizeof(memory_event));
   }
 
   std::int64_t to_ns(std::int64_t us) const {
@@ -440,8 +450,10 @@ private:
     }
     in_place = in_place && total == rows_.size();
     std::vector<memory_event> gathered;
-    if (!in_place)
+    if (!in_place) {
+      check_entries(total);
       gathered.reserve(static_cast<std::size_t>(total));
+    }
     std::map<std::string, std::size_t> unknown;
     std::size_t r = 0, w = 0; // in place: read at r, kept rows move down to w <= r
     for (std::size_t d = 0; d < traces.size(); ++d) {
@@ -473,7 +485,7 @@ private:
       note.code = codes::snapshot_marker;
       note.title = "snapshot action kept as a marker";
       note.message = fmt::format("{}: {} '{}' trace entr{} kept as markers (no allocator effect)",
-                              s_->source_name(), count, name, count == 1 ? "y" : "ies");
+                                 s_->source_name(), count, name, count == 1 ? "y" : "ies");
       out_.warnings.push_back(std::move(note));
     }
   }
