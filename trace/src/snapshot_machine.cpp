@@ -85,34 +85,11 @@ struct snap_machine {
   }
   [[nodiscard]] std::uint64_t left() const noexcept { return s.total_ - s.position(); }
 
-  // Makes [pos, pos + n) available: the unread tail moves to the front of the buffer and the
-  // rest of it is filled from the file.
   void refill(std::size_t n) {
     if (n > left())
       truncated(n - left());
-    const std::size_t have = s.end_ - s.pos_;
-    auto& buf = s.buffer_;
-    if (buf.size() < std::max(chunk_bytes, n)) {
-      std::vector<std::uint8_t> bigger(std::max(chunk_bytes, n));
-      if (have > 0)
-        std::memcpy(bigger.data(), s.data_ + s.pos_, have);
-      buf.swap(bigger);
-    } else if (have > 0) {
-      std::memmove(buf.data(), s.data_ + s.pos_, have);
-    }
-    s.base_ += s.pos_;
-    s.pos_ = 0;
-    s.end_ = have;
-    s.data_ = buf.data();
-    while (s.end_ < buf.size() && s.base_ + s.end_ < s.total_) {
-      const auto got = s.file_->read_at(s.base_ + s.end_,
-                                        std::as_writable_bytes(std::span(buf).subspan(s.end_)));
-      if (got == 0)
-        break;
-      s.end_ += got;
-    }
-    if (s.end_ < n)
-      truncated(n - s.end_);
+    if (const auto missing = s.refill(n, chunk_bytes); missing != 0)
+      truncated(missing);
   }
   const std::uint8_t* take(std::size_t n) {
     if (n > s.end_ - s.pos_)
@@ -223,18 +200,6 @@ struct snap_machine {
     return v;
   }
 
-  [[nodiscard]] bool has_action(const snap_stream::container& c) const noexcept {
-    for (std::size_t i = 0; i < c.items.size(); i += 2) {
-      const auto k = c.items[i];
-      if (tag_of(k) != t_box)
-        continue;
-      const auto& b = s.boxes_[payload_of(k)];
-      if (b.kind == kind::string && b.aux == 6 &&
-          std::memcmp(s.arena_.data() + b.payload, "action", 6) == 0)
-        return true;
-    }
-    return false;
-  }
   // An item appended to a list: a trace entry dict becomes a row.
   std::uint64_t list_item(std::uint64_t v) {
     if (tag_of(v) != t_container)
@@ -243,7 +208,7 @@ struct snap_machine {
     auto& c = s.containers_[index];
     if (c.converted)
       return make(t_row, c.cached);
-    if (c.kind != kind::dict || !has_action(c))
+    if (c.kind != kind::dict || !s.has_action(c))
       return stored(v);
     const bool exclusive = c.refs == 0;
     const auto row = s.sink_.entry(snap_value(&s, v, c.offset), exclusive);
@@ -313,89 +278,15 @@ struct snap_machine {
     build_from_mark(kind::tuple, stack.size() - n);
   }
 
-  // A memo fetch inside flat_dict(); false when it is not one or names nothing.
-  bool fast_get(const std::uint8_t*& p, std::uint64_t& out) const {
-    std::uint64_t index;
-    if (*p == 'h') {
-      index = p[1];
-      p += 2;
-    } else if (*p == 'j') {
-      index = std::uint64_t{p[1]} | std::uint64_t{p[2]} << 8 | std::uint64_t{p[3]} << 16 |
-              std::uint64_t{p[4]} << 24;
-      p += 5;
-    } else {
-      return false;
-    }
-    if (index >= s.memo_.size() || s.memo_[index] == make(t_none, none32))
-      return false;
-    out = s.memo_[index];
-    return true;
-  }
-  // A flat value inside flat_dict(): a memo fetch, a small int or None.
-  bool fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_t& ints) const {
-    switch (*p) {
-    case 'h':
-    case 'j':
-      return fast_get(p, out);
-    case 'K':
-      out = make(t_int, p[1]);
-      p += 2;
-      break;
-    case 'M':
-      out = make(t_int, std::uint64_t{p[1]} | std::uint64_t{p[2]} << 8);
-      p += 3;
-      break;
-    case 'J': {
-      const auto v =
-          static_cast<std::int32_t>(std::uint32_t{p[1]} | std::uint32_t{p[2]} << 8 |
-                                    std::uint32_t{p[3]} << 16 | std::uint32_t{p[4]} << 24);
-      out = make(t_int, static_cast<std::uint64_t>(std::int64_t{v}));
-      p += 5;
-      break;
-    }
-    case 0x8a: {
-      const std::size_t n = p[1];
-      if (n == 0 || n > 7)
-        return false;
-      std::uint64_t v = 0;
-      for (std::size_t i = 0; i < n; ++i)
-        v |= std::uint64_t{p[2 + i]} << (8 * i);
-      if ((p[1 + n] & 0x80) != 0)
-        v |= ~std::uint64_t{0} << (8 * n); // sign-extend
-      out = make(t_int, v);
-      p += 2 + n;
-      break;
-    }
-    case 'N':
-      out = make(t_none, 0);
-      p += 1;
-      return true;
-    default:
-      return false;
-    }
-    ++ints;
-    return true;
-  }
   // The shape of nearly every trace entry, read in one go: EMPTY_DICT MEMOIZE MARK, then keys
   // fetched from the memo with small ints, None or memo fetches as values, then SETITEMS. The
   // same dict the opcodes would build; false (nothing consumed) for anything else, which the
   // opcodes then read one by one.
   bool flat_dict() {
-    const auto* p = s.data_ + s.pos_;
-    const auto* end = s.data_ + s.end_;
-    if (end - p < 1024 || p[0] != 0x94 || p[1] != '(')
-      return false;
-    p += 2;
-    scratch.clear();
     std::uint64_t ints = 0;
-    while (*p != 'u') {
-      std::uint64_t key = 0, value = 0;
-      if (scratch.size() >= 128 || !fast_get(p, key) || tag_of(key) != t_box ||
-          !fast_value(p, value, ints))
-        return false;
-      scratch.push_back(key);
-      scratch.push_back(value);
-    }
+    const auto n = s.scan_flat_dict(scratch, ints);
+    if (n == 0)
+      return false;
     created += ints;
     const auto v = new_container(kind::dict);
     for (const auto item : scratch)
@@ -404,7 +295,7 @@ struct snap_machine {
     s.containers_[payload_of(v)].items.assign(scratch.begin(), scratch.end());
     push(v);
     memo_put(s.memo_.size());
-    s.pos_ = static_cast<std::size_t>(p + 1 - s.data_);
+    s.pos_ += n;
     return true;
   }
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 
 #include "pickle_opcodes.hpp"
 
@@ -47,6 +48,132 @@ std::string_view snap_stream::box_text(std::uint64_t handle) const noexcept {
   if (b.kind != pickle_kind::string && b.kind != pickle_kind::bytes)
     return {};
   return std::string_view(arena_.data() + b.payload, b.aux);
+}
+
+// Makes [pos, pos + n) available: the unread tail moves to the front of the buffer and the rest
+// of it is filled from the file. Returns the bytes still missing (0: all there).
+std::uint64_t snap_stream::refill(std::size_t n, std::size_t chunk) {
+  const std::size_t have = end_ - pos_;
+  if (buffer_.size() < std::max(chunk, n)) {
+    std::vector<std::uint8_t> bigger(std::max(chunk, n));
+    if (have > 0)
+      std::memcpy(bigger.data(), data_ + pos_, have);
+    buffer_.swap(bigger);
+  } else if (have > 0) {
+    std::memmove(buffer_.data(), data_ + pos_, have);
+  }
+  base_ += pos_;
+  pos_ = 0;
+  end_ = have;
+  data_ = buffer_.data();
+  while (file_ != nullptr && end_ < buffer_.size() && base_ + end_ < total_) {
+    const auto got =
+        file_->read_at(base_ + end_, std::as_writable_bytes(std::span(buffer_).subspan(end_)));
+    if (got == 0)
+      break;
+    end_ += got;
+  }
+  return end_ < n ? n - end_ : 0;
+}
+
+// A memo fetch inside flat_dict(); false when it is not one or names nothing.
+bool snap_stream::fast_get(const std::uint8_t*& p, std::uint64_t& out) const {
+  std::uint64_t index;
+  if (*p == 'h') {
+    index = p[1];
+    p += 2;
+  } else if (*p == 'j') {
+    index = std::uint64_t{p[1]} | std::uint64_t{p[2]} << 8 | std::uint64_t{p[3]} << 16 |
+            std::uint64_t{p[4]} << 24;
+    p += 5;
+  } else {
+    return false;
+  }
+  if (index >= memo_.size() || memo_[index] == make(t_none, none32))
+    return false;
+  out = memo_[index];
+  return true;
+}
+// A flat value inside flat_dict(): a memo fetch, a small int or None.
+bool snap_stream::fast_value(const std::uint8_t*& p, std::uint64_t& out,
+                             std::uint64_t& ints) const {
+  switch (*p) {
+  case 'h':
+  case 'j':
+    return fast_get(p, out);
+  case 'K':
+    out = make(t_int, p[1]);
+    p += 2;
+    break;
+  case 'M':
+    out = make(t_int, std::uint64_t{p[1]} | std::uint64_t{p[2]} << 8);
+    p += 3;
+    break;
+  case 'J': {
+    const auto v = static_cast<std::int32_t>(std::uint32_t{p[1]} | std::uint32_t{p[2]} << 8 |
+                                             std::uint32_t{p[3]} << 16 | std::uint32_t{p[4]} << 24);
+    out = make(t_int, static_cast<std::uint64_t>(std::int64_t{v}));
+    p += 5;
+    break;
+  }
+  case 0x8a: {
+    const std::size_t n = p[1];
+    if (n == 0 || n > 7)
+      return false;
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      v |= std::uint64_t{p[2 + i]} << (8 * i);
+    if ((p[1 + n] & 0x80) != 0)
+      v |= ~std::uint64_t{0} << (8 * n); // sign-extend
+    out = make(t_int, v);
+    p += 2 + n;
+    break;
+  }
+  case 'N':
+    out = make(t_none, 0);
+    p += 1;
+    return true;
+  default:
+    return false;
+  }
+  ++ints;
+  return true;
+}
+
+// The shape of nearly every trace entry, read in one go: (EMPTY_DICT) MEMOIZE MARK, then keys
+// fetched from the memo with small ints, None or memo fetches as values, then SETITEMS. Returns
+// the bytes it spans with the dict's items in `items`; 0 (nothing consumed) for anything else,
+// which the opcodes then read one by one.
+std::size_t snap_stream::scan_flat_dict(std::vector<std::uint64_t>& items,
+                                        std::uint64_t& ints) const {
+  const auto* p = data_ + pos_;
+  if (end_ - pos_ < 1024 || p[0] != 0x94 || p[1] != '(')
+    return 0;
+  p += 2;
+  items.clear();
+  while (*p != 'u') {
+    std::uint64_t key = 0, value = 0;
+    if (items.size() >= 128 || !fast_get(p, key) || tag_of(key) != t_box ||
+        !fast_value(p, value, ints))
+      return 0;
+    items.push_back(key);
+    items.push_back(value);
+  }
+  return static_cast<std::size_t>(p + 1 - (data_ + pos_));
+}
+
+// A dict with an "action" key: a device_traces entry.
+bool snap_stream::has_action(const container& c) const noexcept {
+  for (std::size_t i = 0; i < c.items.size(); i += 2) {
+    const auto k = c.items[i];
+    if (tag_of(k) != t_box)
+      continue;
+    const auto& b = boxes_[payload_of(k)];
+    if (b.kind == kind::string && b.aux == 6 &&
+        std::memcmp(arena_.data() + b.payload, "action", 6) == 0)
+      return true;
+  }
+  return false;
 }
 
 } // namespace tdiag::trace::detail

@@ -164,6 +164,11 @@ private:
   std::vector<std::uint64_t> memo_;
   std::uint64_t root_ = 0;
   void release(std::uint64_t index);
+  [[nodiscard]] bool has_action(const container& c) const noexcept;
+  std::uint64_t refill(std::size_t n, std::size_t chunk);
+  std::size_t scan_flat_dict(std::vector<std::uint64_t>& items, std::uint64_t& ints) const;
+  bool fast_get(const std::uint8_t*& p, std::uint64_t& out) const;
+  bool fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_t& ints) const;
 };
 
 // --- snap_value, inline: the importer calls these per field -------------------------------
