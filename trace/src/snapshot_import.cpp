@@ -222,7 +222,10 @@ public:
 private:
   // Extrapolates the entries from the share of the file read: refuses before memory runs out.
   void check_progress() const {
-    if (estimate() * bytes_per_entry > memory_budget())
+    // What is still to come against the budget (half of what is available now, so the rows
+    // already read are not counted twice).
+    if ((estimate() - std::min<std::uint64_t>(estimate(), rows_.size())) * bytes_per_entry >
+        memory_budget())
       too_large(estimate(), false);
   }
 
