@@ -77,7 +77,7 @@ std::uint64_t snap_stream::refill(std::size_t n, std::size_t chunk) {
 }
 
 // A memo fetch inside flat_dict(); false when it is not one or names nothing.
-bool snap_stream::fast_get(const std::uint8_t*& p, std::uint64_t& out) const {
+[[gnu::always_inline]] inline bool snap_stream::fast_get(const std::uint8_t*& p, std::uint64_t& out) const {
   std::uint64_t index;
   if (*p == 'h') {
     index = p[1];
@@ -95,7 +95,7 @@ bool snap_stream::fast_get(const std::uint8_t*& p, std::uint64_t& out) const {
   return true;
 }
 // A flat value inside flat_dict(): a memo fetch, a small int or None.
-bool snap_stream::fast_value(const std::uint8_t*& p, std::uint64_t& out,
+[[gnu::always_inline]] inline bool snap_stream::fast_value(const std::uint8_t*& p, std::uint64_t& out,
                              std::uint64_t& ints) const {
   switch (*p) {
   case 'h':
