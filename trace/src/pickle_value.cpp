@@ -7,6 +7,8 @@
 #include <bit>
 #include <cstring>
 
+#include "pickle_opcodes.hpp"
+
 namespace tdiag::trace {
 namespace {
 using kind = pickle_kind;
@@ -75,18 +77,9 @@ std::optional<std::uint64_t> pickle_value::as_uint() const noexcept {
       return std::nullopt;
     return n.payload;
   }
-  if (n.kind == pickle_kind::big_integer) {
-    const auto* p = reinterpret_cast<const std::uint8_t*>(doc_->bytes_.data()) + n.payload;
-    if ((p[n.aux - 1] & 0x80) != 0)
-      return std::nullopt; // negative
-    for (std::size_t i = 8; i < n.aux; ++i)
-      if (p[i] != 0)
-        return std::nullopt; // wider than 64 bits
-    std::uint64_t v = 0;
-    for (std::size_t i = 0; i < 8; ++i)
-      v |= std::uint64_t{p[i]} << (8 * i);
-    return v;
-  }
+  if (n.kind == pickle_kind::big_integer)
+    return detail::wide_long_as_uint(
+        reinterpret_cast<const std::uint8_t*>(doc_->bytes_.data()) + n.payload, n.aux);
   return std::nullopt;
 }
 std::optional<double> pickle_value::as_double() const noexcept {

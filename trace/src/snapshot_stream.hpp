@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include "pickle_opcodes.hpp"
+
 namespace tdiag::trace::detail {
 
 namespace snap {
@@ -232,16 +234,8 @@ inline std::optional<std::uint64_t> snap_value::as_uint() const noexcept {
   if (kind() != pickle_kind::big_integer)
     return std::nullopt;
   const auto& b = s_->boxes_[payload_of(v_)];
-  const auto* p = reinterpret_cast<const std::uint8_t*>(s_->arena_.data()) + b.payload;
-  if ((p[b.aux - 1] & 0x80) != 0)
-    return std::nullopt; // negative
-  for (std::size_t i = 8; i < b.aux; ++i)
-    if (p[i] != 0)
-      return std::nullopt; // wider than 64 bits
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < 8; ++i)
-    v |= std::uint64_t{p[i]} << (8 * i);
-  return v;
+  return wide_long_as_uint(reinterpret_cast<const std::uint8_t*>(s_->arena_.data()) + b.payload,
+                           b.aux);
 }
 inline std::optional<double> snap_value::as_double() const noexcept {
   if (kind() == pickle_kind::floating)
