@@ -537,7 +537,7 @@ load_result run_import(input_file* file, std::string_view bytes, std::string_vie
                        const load_options& options, const pickle_limits& limits) {
   load_result out;
   snapshot_builder builder(out);
-  detail::snap_stream stream(file, bytes, std::string(source), limits, builder);
+  detail::snap_stream stream(file, bytes, std::string(source), limits, &builder);
   builder.attach(stream);
   try {
     stream.run();

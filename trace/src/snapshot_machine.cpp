@@ -208,10 +208,10 @@ struct snap_machine {
     auto& c = s.containers_[index];
     if (c.converted)
       return make(t_row, c.cached);
-    if (c.kind != kind::dict || !s.has_action(c))
+    if (s.sink_ == nullptr || c.kind != kind::dict || !s.has_action(c))
       return stored(v);
     const bool exclusive = c.refs == 0;
-    const auto row = s.sink_.entry(snap_value(&s, v, c.offset), exclusive);
+    const auto row = s.sink_->entry(snap_value(&s, v, c.offset), exclusive);
     auto& after = s.containers_[index];
     if (exclusive) {
       if (after.memo != none32)
@@ -576,6 +576,7 @@ struct snap_machine {
         if (version > 5)
           fail(codes::unsupported_pickle, "unsupported pickle",
                fmt::format("protocol {} (this reader knows 2 to 5)", version));
+        s.protocol_ = version;
       } else if (op == 0x95) {
         const auto frame = read_le(8);
         if (frame > left())
@@ -603,6 +604,58 @@ void snap_stream::run() {
   // as it grows (a snapshot memoizes one object per ~50 bytes).
   memo_.reserve(static_cast<std::size_t>(total_ / 16 + 16));
   m.run();
+  created_ = m.created;
+}
+
+// Depth-first over the containers, iteratively: a container met again while it is open is a
+// cycle; nesting beyond limits.max_depth is refused.
+void snap_stream::check_depth() {
+  snap_machine m{*this, limits_, 0, 0, 0, {}, {}, {}};
+  constexpr std::uint32_t unknown = 0, visiting = 0xffffffffu;
+  std::vector<std::uint32_t> depth(containers_.size(), unknown);
+  struct frame {
+    std::uint32_t container;
+    std::size_t next;
+    std::uint32_t best;
+  };
+  std::vector<frame> work;
+  for (std::uint32_t start = 0; start < containers_.size(); ++start) {
+    if (depth[start] != unknown)
+      continue;
+    depth[start] = visiting;
+    work.push_back({start, 0, 1});
+    while (!work.empty()) {
+      auto& f = work.back();
+      const auto& items = containers_[f.container].items;
+      if (f.next == items.size()) {
+        depth[f.container] = f.best;
+        const auto done = f.best;
+        work.pop_back();
+        if (!work.empty())
+          work.back().best = std::max(work.back().best, done + 1);
+        continue;
+      }
+      const auto child = items[f.next++];
+      if (tag_of(child) != t_container)
+        continue;
+      const auto c = static_cast<std::uint32_t>(payload_of(child));
+      m.op_offset = containers_[c].offset;
+      if (depth[c] == visiting) {
+        m.op = 0x94;
+        m.fail(codes::pickle_cycle, "unsafe pickle",
+               "a container holds itself (a reference cycle through the memo)");
+      }
+      if (depth[c] != unknown) {
+        f.best = std::max(f.best, depth[c] + 1);
+        continue;
+      }
+      if (work.size() >= limits_.max_depth)
+        m.fail(codes::pickle_limit, "pickle over limit",
+               fmt::format("containers nested deeper than {}", limits_.max_depth));
+      depth[c] = visiting;
+      work.push_back({c, 0, 1});
+    }
+  }
 }
 
 } // namespace tdiag::trace::detail

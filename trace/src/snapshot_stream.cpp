@@ -24,7 +24,7 @@ using namespace snap;
 // --- snap_stream ------------------------------------------------------------------------------
 
 snap_stream::snap_stream(input_file* file, std::string_view bytes, std::string source,
-                         const pickle_limits& limits, entry_sink& sink)
+                         const pickle_limits& limits, entry_sink* sink)
     : file_(file), source_(std::move(source)), limits_(limits), sink_(sink) {
   if (file_ != nullptr) {
     total_ = file_->size();
@@ -77,7 +77,8 @@ std::uint64_t snap_stream::refill(std::size_t n, std::size_t chunk) {
 }
 
 // A memo fetch inside flat_dict(); false when it is not one or names nothing.
-[[gnu::always_inline]] inline bool snap_stream::fast_get(const std::uint8_t*& p, std::uint64_t& out) const {
+[[gnu::always_inline]] inline bool snap_stream::fast_get(const std::uint8_t*& p,
+                                                         std::uint64_t& out) const {
   std::uint64_t index;
   if (*p == 'h') {
     index = p[1];
@@ -95,8 +96,8 @@ std::uint64_t snap_stream::refill(std::size_t n, std::size_t chunk) {
   return true;
 }
 // A flat value inside flat_dict(): a memo fetch, a small int or None.
-[[gnu::always_inline]] inline bool snap_stream::fast_value(const std::uint8_t*& p, std::uint64_t& out,
-                             std::uint64_t& ints) const {
+[[gnu::always_inline]] inline bool
+snap_stream::fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_t& ints) const {
   switch (*p) {
   case 'h':
   case 'j':

@@ -106,9 +106,15 @@ class snap_stream {
 public:
   /// Reads from a regular (or any) file in chunks, or from `bytes` when `file` is null.
   snap_stream(input_file* file, std::string_view bytes, std::string source,
-              const pickle_limits& limits, entry_sink& sink);
+              const pickle_limits& limits, entry_sink* sink);
   /// Runs the machine to STOP; throws tdiag::input_error as pickle_document::parse does.
   void run();
+  /// Refuses reference cycles and containers nested deeper than limits.max_depth (for consumers
+  /// that recurse; the snapshot importer walks a fixed shape and does not need it).
+  void check_depth();
+  [[nodiscard]] int protocol() const noexcept { return protocol_; }
+  /// Values the machine created (memo fetches are free).
+  [[nodiscard]] std::uint64_t value_count() const noexcept { return created_; }
   [[nodiscard]] snap_value root() const noexcept { return {this, root_, 0}; }
   [[nodiscard]] const std::string& source_name() const noexcept { return source_; }
   [[nodiscard]] std::uint64_t size() const noexcept { return total_; }
@@ -157,8 +163,10 @@ private:
   input_file* file_ = nullptr;
   std::vector<std::uint8_t> buffer_;
   std::string source_;
-  const pickle_limits& limits_;
-  entry_sink& sink_;
+  pickle_limits limits_;
+  entry_sink* sink_ = nullptr; ///< null: no entry becomes a row (a plain pickle_document)
+  int protocol_ = 0;
+  std::uint64_t created_ = 0;
   std::string arena_; ///< string and big-int bytes
   std::vector<box> boxes_;
   std::vector<container> containers_;
@@ -293,9 +301,10 @@ inline snap_value snap_value::value(std::size_t i) const noexcept {
 inline snap_value snap_value::find(std::string_view name) const noexcept {
   if (kind() != pickle_kind::dict)
     return {};
-  for (std::size_t i = 0, n = size(); i < n; ++i)
-    if (key(i).as_string() == name)
-      return value(i);
+  // Backwards: with a repeated key, Python keeps the last value.
+  for (std::size_t i = size(); i > 0; --i)
+    if (key(i - 1).as_string() == name)
+      return value(i - 1);
   return {};
 }
 
