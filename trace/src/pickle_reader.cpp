@@ -17,7 +17,7 @@ pickle_document::~pickle_document() = default;
 pickle_document::pickle_document(pickle_document&&) noexcept = default;
 pickle_document& pickle_document::operator=(pickle_document&&) noexcept = default;
 
-pickle_document pickle_document::parse(std::string bytes, std::string_view source_name,
+pickle_document pickle_document::parse(std::string_view bytes, std::string_view source_name,
                                        const pickle_limits& limits) {
   pickle_document doc;
   doc.stream_ = std::make_unique<detail::snap_stream>(nullptr, bytes, std::string(source_name),

@@ -557,7 +557,7 @@ bool sniff_snapshot(std::span<const std::byte> head) noexcept {
          head[1] <= std::byte{5};
 }
 
-load_result import_snapshot(std::string bytes, std::string_view source_name,
+load_result import_snapshot(std::string_view bytes, std::string_view source_name,
                             const load_options& options, const pickle_limits& limits) {
   return run_import(nullptr, bytes, source_name, options, limits);
 }

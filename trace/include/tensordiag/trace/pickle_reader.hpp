@@ -107,10 +107,10 @@ private:
 /// The result of reading one pickle: its values (strings copied out of the input).
 class pickle_document {
 public:
-  /// Parses `bytes` (taking ownership). Throws tdiag::input_error with code TDIAG-TR-1NN and
-  /// fields `offset` and `opcode` on anything malformed, truncated, unsafe or over a limit.
-  /// `source_name` names the input in messages.
-  static pickle_document parse(std::string bytes, std::string_view source_name = "<pickle>",
+  /// Parses `bytes` (strings are copied out; the bytes may go after). Throws tdiag::input_error
+  /// with code TDIAG-TR-1NN and fields `offset` and `opcode` on anything malformed, truncated,
+  /// unsafe or over a limit. `source_name` names the input in messages.
+  static pickle_document parse(std::string_view bytes, std::string_view source_name = "<pickle>",
                                const pickle_limits& limits = {});
   /// Reads a file and parses it; an unreadable file is an input_error too.
   static pickle_document read_file(const std::filesystem::path& path,
