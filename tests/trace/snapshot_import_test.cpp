@@ -187,3 +187,34 @@ TEST(SnapshotImport, TooLargeForTheBudgetIsOnePlainLine) {
 }
 
 } // namespace
+
+namespace {
+
+// BINUNICODE: opcode, 4-byte length, bytes.
+std::string binunicode(const std::string& s) {
+  std::string out = "X";
+  for (int i = 0; i < 4; ++i)
+    out += static_cast<char>((s.size() >> (8 * i)) & 0xff);
+  return out + s;
+}
+
+TEST(SnapshotImport, StringsLongerThanTheReadWindow) {
+  // {'device_traces': [[{'action': 'alloc', 'addr': 7, 'user_metadata': <3 MiB>}, ...]]}:
+  // the reader's 1 MiB window must grow for one opcode and slide on.
+  const std::string meta(3u << 20, 'm');
+  std::string entry = "}(" + binunicode("action") + binunicode("alloc") + binunicode("addr") +
+                      "K\x07" + binunicode("user_metadata") + binunicode(meta) + "u";
+  std::string p = "\x80\x04}(" + binunicode("device_traces") + "](](" + entry + entry + "ee" +
+                  binunicode("segments") + "]u.";
+  const auto path = std::filesystem::temp_directory_path() /
+                    fmt::format("tdiag_snapshot_import_{}_long.pickle", ::getpid());
+  std::ofstream(path, std::ios::binary) << p;
+  const auto r = load_trace(path);
+  ASSERT_EQ(r.trace.memory.size(), 2u);
+  EXPECT_EQ(r.trace.memory.all()[1].address, 7u);
+  EXPECT_EQ(r.trace.strings.name(r.trace.memory.all()[1].user_metadata).size(), meta.size());
+  EXPECT_TRUE(r.trace.memory == import_snapshot(p, "bytes.pickle").trace.memory);
+  std::filesystem::remove(path);
+}
+
+} // namespace
