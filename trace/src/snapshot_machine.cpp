@@ -62,16 +62,7 @@ struct snap_machine {
   [[noreturn, gnu::cold, gnu::noinline]] void fail(std::string_view code, std::string_view title,
                                                    std::string message,
                                                    std::string hint = {}) const {
-    diagnostic d;
-    d.code = code;
-    d.title = std::string(title);
-    d.message = fmt::format("{}: byte offset {}: {}", s.source_, op_offset, message);
-    d.add_field("file", s.source_);
-    d.add_field("offset", static_cast<std::int64_t>(op_offset));
-    const auto name = opcode_name(op);
-    d.add_field("opcode", name.empty() ? fmt::format("0x{:02x}", op) : std::string(name));
-    d.hint = std::move(hint);
-    throw input_error(std::move(d));
+    s.fail_at(op_offset, op, code, title, std::move(message), std::move(hint));
   }
   [[noreturn, gnu::cold, gnu::noinline]] void truncated(std::uint64_t needed) const {
     fail(codes::truncated_pickle, "truncated pickle",
@@ -605,57 +596,6 @@ void snap_stream::run() {
   memo_.reserve(static_cast<std::size_t>(total_ / 16 + 16));
   m.run();
   created_ = m.created;
-}
-
-// Depth-first over the containers, iteratively: a container met again while it is open is a
-// cycle; nesting beyond limits.max_depth is refused.
-void snap_stream::check_depth() {
-  snap_machine m{*this, limits_, 0, 0, 0, {}, {}, {}};
-  constexpr std::uint32_t unknown = 0, visiting = 0xffffffffu;
-  std::vector<std::uint32_t> depth(containers_.size(), unknown);
-  struct frame {
-    std::uint32_t container;
-    std::size_t next;
-    std::uint32_t best;
-  };
-  std::vector<frame> work;
-  for (std::uint32_t start = 0; start < containers_.size(); ++start) {
-    if (depth[start] != unknown)
-      continue;
-    depth[start] = visiting;
-    work.push_back({start, 0, 1});
-    while (!work.empty()) {
-      auto& f = work.back();
-      const auto& items = containers_[f.container].items;
-      if (f.next == items.size()) {
-        depth[f.container] = f.best;
-        const auto done = f.best;
-        work.pop_back();
-        if (!work.empty())
-          work.back().best = std::max(work.back().best, done + 1);
-        continue;
-      }
-      const auto child = items[f.next++];
-      if (tag_of(child) != t_container)
-        continue;
-      const auto c = static_cast<std::uint32_t>(payload_of(child));
-      m.op_offset = containers_[c].offset;
-      if (depth[c] == visiting) {
-        m.op = 0x94;
-        m.fail(codes::pickle_cycle, "unsafe pickle",
-               "a container holds itself (a reference cycle through the memo)");
-      }
-      if (depth[c] != unknown) {
-        f.best = std::max(f.best, depth[c] + 1);
-        continue;
-      }
-      if (work.size() >= limits_.max_depth)
-        m.fail(codes::pickle_limit, "pickle over limit",
-               fmt::format("containers nested deeper than {}", limits_.max_depth));
-      depth[c] = visiting;
-      work.push_back({c, 0, 1});
-    }
-  }
 }
 
 } // namespace tdiag::trace::detail

@@ -177,4 +177,66 @@ bool snap_stream::has_action(const container& c) const noexcept {
   return false;
 }
 
+void snap_stream::fail_at(std::uint64_t offset, std::uint8_t op, std::string_view code,
+                          std::string_view title, std::string message, std::string hint) const {
+  diagnostic d;
+  d.code = code;
+  d.title = std::string(title);
+  d.message = fmt::format("{}: byte offset {}: {}", source_, offset, message);
+  d.add_field("file", source_);
+  d.add_field("offset", static_cast<std::int64_t>(offset));
+  const auto name = opcode_name(op);
+  d.add_field("opcode", name.empty() ? fmt::format("0x{:02x}", op) : std::string(name));
+  d.hint = std::move(hint);
+  throw input_error(std::move(d));
+}
+
+// Depth-first over the containers, iteratively: a container met again while it is open is a
+// cycle; nesting beyond limits.max_depth is refused.
+void snap_stream::check_depth() {
+  constexpr std::uint32_t unknown = 0, visiting = 0xffffffffu;
+  std::vector<std::uint32_t> depth(containers_.size(), unknown);
+  struct frame {
+    std::uint32_t container;
+    std::size_t next;
+    std::uint32_t best;
+  };
+  std::vector<frame> work;
+  for (std::uint32_t start = 0; start < containers_.size(); ++start) {
+    if (depth[start] != unknown)
+      continue;
+    depth[start] = visiting;
+    work.push_back({start, 0, 1});
+    while (!work.empty()) {
+      auto& f = work.back();
+      const auto& items = containers_[f.container].items;
+      if (f.next == items.size()) {
+        depth[f.container] = f.best;
+        const auto done = f.best;
+        work.pop_back();
+        if (!work.empty())
+          work.back().best = std::max(work.back().best, done + 1);
+        continue;
+      }
+      const auto child = items[f.next++];
+      if (tag_of(child) != t_container)
+        continue;
+      const auto c = static_cast<std::uint32_t>(payload_of(child));
+      if (depth[c] == visiting) {
+        fail_at(containers_[c].offset, 0x94, codes::pickle_cycle, "unsafe pickle",
+                "a container holds itself (a reference cycle through the memo)");
+      }
+      if (depth[c] != unknown) {
+        f.best = std::max(f.best, depth[c] + 1);
+        continue;
+      }
+      if (work.size() >= limits_.max_depth)
+        fail_at(containers_[c].offset, '(', codes::pickle_limit, "pickle over limit",
+                fmt::format("containers nested deeper than {}", limits_.max_depth));
+      depth[c] = visiting;
+      work.push_back({c, 0, 1});
+    }
+  }
+}
+
 } // namespace tdiag::trace::detail

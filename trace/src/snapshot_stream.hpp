@@ -174,6 +174,10 @@ private:
   std::vector<std::uint64_t> memo_;
   std::uint64_t root_ = 0;
   void release(std::uint64_t index);
+  /// Throws the reader's one-line input_error at `offset` (opcode `op`).
+  [[noreturn, gnu::cold]] void fail_at(std::uint64_t offset, std::uint8_t op, std::string_view code,
+                                       std::string_view title, std::string message,
+                                       std::string hint = {}) const;
   [[nodiscard]] bool has_action(const container& c) const noexcept;
   std::uint64_t refill(std::size_t n, std::size_t chunk);
   std::size_t scan_flat_dict(std::vector<std::uint64_t>& items, std::uint64_t& ints) const;
