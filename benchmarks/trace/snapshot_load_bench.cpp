@@ -4,13 +4,14 @@
 // Loads a large PyTorch memory snapshot into the trace model on one thread and prints the time
 // (target issue 8: a 1,000,000-event snapshot in <= 1 s) and peak memory; as the peer figure
 // from the same run, the pickle reader alone (no model). Without an argument the snapshot is
-// made once by make_snapshot.py (next to this file) with --events 1000000.
+// made once by write_synthetic_snapshot() (1,000,000 entries).
 //
 //   tdiag_bench_trace_snapshot_load_bench [FILE.pickle] [--repeat N]
 #include <tensordiag/trace/allocator_replay.hpp>
 #include <tensordiag/trace/pickle_reader.hpp>
 #include <tensordiag/trace/snapshot_import.hpp>
 #include <tensordiag/trace/summary_analysis.hpp>
+#include <tensordiag/trace/synthetic_files.hpp>
 
 #include <fmt/format.h>
 
@@ -53,15 +54,8 @@ int main(int argc, char** argv) {
   if (path.empty()) {
     path = fs::temp_directory_path() / "tdiag_snapshot_1m.pickle";
     if (!fs::exists(path)) {
-      const auto script = fs::path(__FILE__).parent_path() / "make_snapshot.py";
-      const auto command = fmt::format("python3 '{}' '{}' --events 1000000 --cpp-frames",
-                                       script.string(), path.string());
-      fmt::print("snapshot_load_bench: making {} ({})\n", path.string(), command);
-      if (std::system(command.c_str()) != 0 || !fs::exists(path)) {
-        fmt::print(
-            "snapshot_load_bench: could not run the generator (python3 missing?); skipped\n");
-        return 0;
-      }
+      fmt::print("snapshot_load_bench: making {} (trace/synthetic_files.hpp)\n", path.string());
+      (void)tdiag::trace::write_synthetic_snapshot(path, {});
     }
   }
   using clock = std::chrono::steady_clock;

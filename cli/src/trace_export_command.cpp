@@ -1,7 +1,8 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// `tdiag trace export PATH... (--chrome OUT.json | --tdtrace OUT.tdtrace) [--no-api]
+// `tdiag trace export (alias convert) PATH... (--chrome OUT.json | --tdtrace OUT.tdtrace)
+// [--no-api]
 // [--no-flows] [--no-memory-counters]`: any trace tensordiag reads (.tdtrace, PyTorch snapshot,
 // Kineto JSON) as Chrome trace JSON for Perfetto / chrome://tracing, or as a .tdtrace file; a
 // job (several files, a folder, a glob) as one output per rank, OUT.rankN.EXT. Load warnings
@@ -88,6 +89,8 @@ const command_registration registration(31, [](CLI::App& app, command_context& c
   auto* cmd = trace_app->add_subcommand(
       "export", "Convert a trace (.tdtrace, PyTorch memory snapshot, Kineto/Chrome JSON) to "
                 "Chrome trace JSON for Perfetto, or to .tdtrace");
+  // `tdiag trace convert BIG.pickle --tdtrace BIG.tdtrace`: what the over-budget line suggests.
+  cmd->alias("convert");
   cmd->add_option("paths", state->inputs,
                   "Trace files, folders or globs (a job: one output per rank, OUT.rankN.EXT)")
       ->required();

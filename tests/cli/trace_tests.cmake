@@ -41,6 +41,9 @@ tdiag_cli_test(export.tdtrace FAMILY trace EXPECT_RC 0
 tdiag_cli_test(export.tdtrace_reads_back FAMILY trace EXPECT_RC 0
   ARGS "trace|leaks|${out}/leaking.tdtrace|--format|json" NEEDS tdiag_cli_tdtrace
   CHECKS "-DJSON_FIELDS=live_bytes=76595200|live_allocations=26|sites=4")
+tdiag_cli_test(convert.tdtrace FAMILY trace EXPECT_RC 0
+  ARGS "trace|convert|${leaking}|--tdtrace|${out}/leaking.convert.tdtrace"
+  CHECKS "-DOUTPUT_FILE=${out}/leaking.convert.tdtrace" "-DSTDOUT_REGEX=^wrote [0-9]+ events to ")
 tdiag_cli_test(export.no_output FAMILY trace EXPECT_RC 2 ARGS "trace|export|${tdtrace}"
   CHECKS "-DSTDERR_REGEX=--chrome or --tdtrace is required")
 

@@ -7,13 +7,16 @@
 #include <tensordiag/trace/kineto_import.hpp>
 #include <tensordiag/trace/load.hpp>
 #include <tensordiag/trace/snapshot_import.hpp>
+#include <tensordiag/trace/synthetic_files.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
+#include <unistd.h>
 
 namespace {
 
@@ -129,6 +132,89 @@ TEST(SnapshotImport, NotASnapshot) {
   } catch (const tdiag::input_error& e) {
     EXPECT_EQ(e.report().diagnostics.front().code, "TDIAG-TR-111");
   }
+}
+
+} // namespace
+
+namespace {
+
+std::filesystem::path generated(const char* name, std::uint64_t events) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    fmt::format("tdiag_snapshot_import_{}_{}", ::getpid(), name);
+  synthetic_file_options o;
+  o.events = events;
+  (void)write_synthetic_snapshot(path, o);
+  return path;
+}
+
+TEST(SnapshotImport, StreamedFileEqualsTheBytesInMemory) {
+  // ~3 MB: the streaming reader refills its 1 MiB window mid-opcode several times.
+  const auto path = generated("stream.pickle", 60'000);
+  const auto from_file = load_trace(path);
+  const auto from_bytes = import_snapshot(read_all(path), "bytes.pickle");
+  EXPECT_EQ(from_file.trace.memory.size(), 60'000u);
+  EXPECT_TRUE(from_file.trace.memory == from_bytes.trace.memory);
+  EXPECT_EQ(from_file.trace.stacks.stack_count(), from_bytes.trace.stacks.stack_count());
+  ASSERT_TRUE(from_file.trace.final_allocator_state.has_value());
+  EXPECT_EQ(from_file.trace.final_allocator_state->segments.size(),
+            from_bytes.trace.final_allocator_state->segments.size());
+  std::filesystem::remove(path);
+}
+
+TEST(SnapshotImport, TooLargeForTheBudgetIsOnePlainLine) {
+  const auto path = generated("large.pickle", 200'000);
+  setenv("TDIAG_MEMORY_LIMIT", "4M", 1);
+  try {
+    (void)load_trace(path);
+    FAIL() << "no error";
+  } catch (const tdiag::input_error& e) {
+    const auto& d = e.report().diagnostics.front();
+    EXPECT_EQ(d.code, "TDIAG-TR-115");
+    const std::string what = e.what();
+    EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+    EXPECT_NE(what.find("65535 counted in the first "), std::string::npos) << what;
+    EXPECT_NE(what.find("; the memory budget is 4.0 MiB (TDIAG_MEMORY_LIMIT)"), std::string::npos)
+        << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    EXPECT_NE(d.hint.find("--tdtrace"), std::string::npos) << d.hint;
+    const auto* estimated = d.find_field("events_estimated");
+    ASSERT_NE(estimated, nullptr);
+    // Extrapolated from the share of the file read: within 10% of the 200,000 entries.
+    EXPECT_NEAR(static_cast<double>(std::get<std::int64_t>(estimated->value)), 200'000.0, 20'000.0);
+  }
+  unsetenv("TDIAG_MEMORY_LIMIT");
+  std::filesystem::remove(path);
+}
+
+} // namespace
+
+namespace {
+
+// BINUNICODE: opcode, 4-byte length, bytes.
+std::string binunicode(const std::string& s) {
+  std::string out = "X";
+  for (int i = 0; i < 4; ++i)
+    out += static_cast<char>((s.size() >> (8 * i)) & 0xff);
+  return out + s;
+}
+
+TEST(SnapshotImport, StringsLongerThanTheReadWindow) {
+  // {'device_traces': [[{'action': 'alloc', 'addr': 7, 'user_metadata': <3 MiB>}, ...]]}:
+  // the reader's 1 MiB window must grow for one opcode and slide on.
+  const std::string meta(3u << 20, 'm');
+  std::string entry = "}(" + binunicode("action") + binunicode("alloc") + binunicode("addr") +
+                      "K\x07" + binunicode("user_metadata") + binunicode(meta) + "u";
+  std::string p = "\x80\x04}(" + binunicode("device_traces") + "](](" + entry + entry + "ee" +
+                  binunicode("segments") + "]u.";
+  const auto path = std::filesystem::temp_directory_path() /
+                    fmt::format("tdiag_snapshot_import_{}_long.pickle", ::getpid());
+  std::ofstream(path, std::ios::binary) << p;
+  const auto r = load_trace(path);
+  ASSERT_EQ(r.trace.memory.size(), 2u);
+  EXPECT_EQ(r.trace.memory.all()[1].address, 7u);
+  EXPECT_EQ(r.trace.strings.name(r.trace.memory.all()[1].user_metadata).size(), meta.size());
+  EXPECT_TRUE(r.trace.memory == import_snapshot(p, "bytes.pickle").trace.memory);
+  std::filesystem::remove(path);
 }
 
 } // namespace

@@ -24,7 +24,7 @@ namespace tdiag::trace {
 
 namespace {
 
-// Kineto and snapshots are read whole anyway: through the one reader, from memory.
+// Kineto is read whole anyway: through the one reader, from memory.
 importer from_memory(importer imp, load_result (*load)(std::span<const std::byte>, std::string_view,
                                                        const load_options&)) {
   imp.load = [load](const std::filesystem::path& path, const load_options& options) {
@@ -39,12 +39,7 @@ importer from_memory(importer imp, load_result (*load)(std::span<const std::byte
 std::vector<importer> builtin_importers() {
   std::vector<importer> list;
   list.push_back(tdtrace_importer());
-  list.push_back(from_memory(snapshot_importer(), [](std::span<const std::byte> bytes,
-                                                     std::string_view source,
-                                                     const load_options& options) {
-    return import_snapshot(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
-                           source, options);
-  }));
+  list.push_back(snapshot_importer()); // streams a regular file in chunks
   list.push_back(
       from_memory(kineto_importer(), [](std::span<const std::byte> bytes, std::string_view source,
                                         const load_options& options) {

@@ -116,4 +116,16 @@ bool is_code_opcode(std::uint8_t op) noexcept {
   }
 }
 
+std::optional<std::uint64_t> wide_long_as_uint(const std::uint8_t* p, std::size_t n) noexcept {
+  if ((p[n - 1] & 0x80) != 0)
+    return std::nullopt; // negative
+  for (std::size_t i = 8; i < n; ++i)
+    if (p[i] != 0)
+      return std::nullopt; // wider than 64 bits
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < 8; ++i)
+    v |= std::uint64_t{p[i]} << (8 * i);
+  return v;
+}
+
 } // namespace tdiag::trace::detail

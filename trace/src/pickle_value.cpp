@@ -1,11 +1,13 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// Reading a parsed pickle: pickle_value's typed accessors over pickle_document's nodes.
+// Reading a parsed pickle: pickle_value's typed accessors, over the stream's value handles.
 #include <tensordiag/trace/pickle_reader.hpp>
 
 #include <bit>
 #include <cstring>
+
+#include "snapshot_stream.hpp"
 
 namespace tdiag::trace {
 namespace {
@@ -40,107 +42,56 @@ std::string_view to_string(pickle_kind k) noexcept {
   return "?";
 }
 
-// --- pickle_value ---------------------------------------------------------------------------
+// --- pickle_value: a handle over the document's snap_stream ----------------------------------
 
+pickle_value::pickle_value(const pickle_document* doc, const detail::snap_value& v) noexcept
+    : doc_(v.valid() ? doc : nullptr), handle_(v.raw()), where_(v.offset()) {}
+detail::snap_value pickle_value::view() const noexcept {
+  return doc_ ? detail::snap_value(doc_->stream_.get(), handle_, where_) : detail::snap_value{};
+}
+
+std::uint32_t pickle_value::id() const noexcept {
+  // The handle is the identity: one per container and string, shared by memo fetches.
+  return static_cast<std::uint32_t>(handle_ ^ (handle_ >> 32) ^ (handle_ >> 60) * 0x9e3779b9u);
+}
 pickle_kind pickle_value::kind() const noexcept {
-  return doc_ ? doc_->nodes_[index_].kind : pickle_kind::none;
+  return view().kind();
 }
 std::uint64_t pickle_value::offset() const noexcept {
-  return doc_ ? doc_->nodes_[index_].offset : 0;
+  return doc_ ? view().offset() : 0;
 }
 bool pickle_value::is_sequence() const noexcept {
-  const auto k = kind();
-  return k == pickle_kind::list || k == pickle_kind::tuple || k == pickle_kind::set;
+  return view().is_sequence();
 }
-
 std::optional<bool> pickle_value::as_bool() const noexcept {
-  if (kind() != pickle_kind::boolean || !doc_)
-    return std::nullopt;
-  return doc_->nodes_[index_].payload != 0;
+  return view().as_bool();
 }
 std::optional<std::int64_t> pickle_value::as_int() const noexcept {
-  if (!doc_)
-    return std::nullopt;
-  const auto& n = doc_->nodes_[index_];
-  if (n.kind == pickle_kind::integer || n.kind == pickle_kind::boolean)
-    return static_cast<std::int64_t>(n.payload);
-  return std::nullopt;
+  return view().as_int();
 }
 std::optional<std::uint64_t> pickle_value::as_uint() const noexcept {
-  if (!doc_)
-    return std::nullopt;
-  const auto& n = doc_->nodes_[index_];
-  if (n.kind == pickle_kind::integer || n.kind == pickle_kind::boolean) {
-    if (static_cast<std::int64_t>(n.payload) < 0)
-      return std::nullopt;
-    return n.payload;
-  }
-  if (n.kind == pickle_kind::big_integer) {
-    const auto* p = reinterpret_cast<const std::uint8_t*>(doc_->bytes_.data()) + n.payload;
-    if ((p[n.aux - 1] & 0x80) != 0)
-      return std::nullopt; // negative
-    for (std::size_t i = 8; i < n.aux; ++i)
-      if (p[i] != 0)
-        return std::nullopt; // wider than 64 bits
-    std::uint64_t v = 0;
-    for (std::size_t i = 0; i < 8; ++i)
-      v |= std::uint64_t{p[i]} << (8 * i);
-    return v;
-  }
-  return std::nullopt;
+  return view().as_uint();
 }
 std::optional<double> pickle_value::as_double() const noexcept {
-  if (!doc_)
-    return std::nullopt;
-  const auto& n = doc_->nodes_[index_];
-  if (n.kind == pickle_kind::floating)
-    return std::bit_cast<double>(n.payload);
-  if (n.kind == pickle_kind::integer)
-    return static_cast<double>(static_cast<std::int64_t>(n.payload));
-  if (auto u = as_uint())
-    return static_cast<double>(*u);
-  return std::nullopt;
+  return view().as_double();
 }
 std::optional<std::string_view> pickle_value::as_string() const noexcept {
-  if (!doc_)
-    return std::nullopt;
-  const auto& n = doc_->nodes_[index_];
-  if (n.kind != pickle_kind::string && n.kind != pickle_kind::bytes)
-    return std::nullopt;
-  return std::string_view(doc_->bytes_.data() + n.payload, n.aux);
+  return view().as_string();
 }
-
 std::size_t pickle_value::size() const noexcept {
-  if (!doc_)
-    return 0;
-  const auto& n = doc_->nodes_[index_];
-  if (n.kind < pickle_kind::list)
-    return 0;
-  const auto count = doc_->containers_[n.aux].size();
-  return n.kind == pickle_kind::dict ? count / 2 : count;
+  return view().size();
 }
 pickle_value pickle_value::at(std::size_t i) const noexcept {
-  return {doc_, doc_->containers_[doc_->nodes_[index_].aux][i]};
+  return {doc_, view().at(i)};
 }
 pickle_value pickle_value::key(std::size_t i) const noexcept {
-  return {doc_, doc_->containers_[doc_->nodes_[index_].aux][2 * i]};
+  return {doc_, view().key(i)};
 }
 pickle_value pickle_value::value(std::size_t i) const noexcept {
-  return {doc_, doc_->containers_[doc_->nodes_[index_].aux][2 * i + 1]};
+  return {doc_, view().value(i)};
 }
 pickle_value pickle_value::find(std::string_view name) const noexcept {
-  if (!doc_ || kind() != pickle_kind::dict)
-    return {};
-  const auto& items = doc_->containers_[doc_->nodes_[index_].aux];
-  // Backwards: with a repeated key, Python keeps the last value.
-  for (std::size_t i = items.size() & ~std::size_t{1}; i >= 2;) {
-    i -= 2;
-    const auto& k = doc_->nodes_[items[i]];
-    if (k.kind == pickle_kind::string && k.aux == name.size() &&
-        std::memcmp(doc_->bytes_.data() + k.payload, name.data(), name.size()) == 0)
-      return {doc_, items[i + 1]};
-  }
-  return {};
+  return {doc_, view().find(name)};
 }
 
 } // namespace tdiag::trace

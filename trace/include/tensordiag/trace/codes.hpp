@@ -23,6 +23,7 @@ inline constexpr std::string_view not_a_snapshot = "TDIAG-TR-111";
 inline constexpr std::string_view malformed_snapshot = "TDIAG-TR-112";
 inline constexpr std::string_view snapshot_marker = "TDIAG-TR-113";
 inline constexpr std::string_view unknown_block_state = "TDIAG-TR-114";
+inline constexpr std::string_view snapshot_too_large = "TDIAG-TR-115";
 inline constexpr std::string_view bad_gzip = "TDIAG-TR-120";
 inline constexpr std::string_view malformed_kineto = "TDIAG-TR-121";
 inline constexpr std::string_view truncated_kineto = "TDIAG-TR-122";
@@ -77,6 +78,7 @@ inline constexpr code_entry table[] = {
     {malformed_snapshot, "malformed memory snapshot"},
     {snapshot_marker, "snapshot action kept as a marker"},
     {unknown_block_state, "unknown block state in a memory snapshot"},
+    {snapshot_too_large, "memory snapshot needs more memory than is available"},
     {bad_gzip, "bad gzip stream"},
     {malformed_kineto, "malformed Kineto trace"},
     {truncated_kineto, "truncated Kineto trace"},

@@ -53,6 +53,11 @@ public:
     finalized_ = false;
   }
   void reserve(std::size_t n) { records_.reserve(n); }
+  /// Replaces every record by `records` without copying them (a bulk importer's staging).
+  void adopt(std::vector<Record>&& records) {
+    records_ = std::move(records);
+    finalized_ = false;
+  }
   void clear() {
     records_.clear();
     lane_offsets_.clear();
@@ -76,29 +81,13 @@ public:
   /// Stable-sorts by (lane, begin time) and indexes lanes [0, lane_count). Records whose lane is
   /// >= lane_count are kept at the end and belong to no lane.
   void finalize(std::size_t lane_count) {
-    auto by_lane_then_time = [](const Record& a, const Record& b) {
-      if (a.lane != b.lane)
-        return a.lane < b.lane;
-      return begin_time(a) < begin_time(b);
-    };
-    // Producers often deliver sorted data: checking is far cheaper than sorting.
-    if (!std::is_sorted(records_.begin(), records_.end(), by_lane_then_time))
-      std::stable_sort(records_.begin(), records_.end(), by_lane_then_time);
-    lane_offsets_.assign(lane_count + 1, 0);
-    lane_max_duration_.assign(lane_count, 0);
-    std::size_t i = 0;
-    for (std::size_t l = 0; l < lane_count; ++l) {
-      lane_offsets_[l] = i;
-      while (i < records_.size() && records_[i].lane == l) {
-        const std::uint64_t d = duration_of(records_[i]);
-        const std::uint64_t cap =
-            static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-        lane_max_duration_[l] =
-            std::max(lane_max_duration_[l], static_cast<std::int64_t>(std::min(d, cap)));
-        ++i;
-      }
+    // Producers often deliver sorted data: indexing it checks the order in the same pass.
+    if (!index_if_sorted(lane_count)) {
+      std::stable_sort(records_.begin(), records_.end(), [](const Record& a, const Record& b) {
+        return a.lane != b.lane ? a.lane < b.lane : begin_time(a) < begin_time(b);
+      });
+      (void)index_if_sorted(lane_count);
     }
-    lane_offsets_[lane_count] = i;
     finalized_ = true;
   }
 
@@ -137,6 +126,37 @@ public:
   }
 
 private:
+  // Indexes lanes [0, lane_count) in one pass; false (index incomplete) when the records are not
+  // in (lane, begin time) order.
+  bool index_if_sorted(std::size_t lane_count) {
+    lane_offsets_.assign(lane_count + 1, 0);
+    lane_max_duration_.assign(lane_count, 0);
+    const std::uint64_t cap = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    std::size_t i = 0;
+    for (std::size_t l = 0; l < lane_count; ++l) {
+      lane_offsets_[l] = i;
+      std::int64_t previous = std::numeric_limits<std::int64_t>::min();
+      std::uint64_t longest = 0;
+      for (; i < records_.size() && records_[i].lane == l; ++i) {
+        const std::int64_t t = begin_time(records_[i]);
+        if (t < previous)
+          return false;
+        previous = t;
+        longest = std::max(longest, duration_of(records_[i]));
+      }
+      lane_max_duration_[l] = static_cast<std::int64_t>(std::min(longest, cap));
+    }
+    lane_offsets_[lane_count] = i;
+    // The rest belong to no lane (lane >= lane_count) and must be in order too.
+    for (; i < records_.size(); ++i) {
+      const Record& a = records_[i];
+      const Record& b = records_[i - (i > 0 ? 1 : 0)];
+      if (i > 0 && (a.lane < b.lane || (a.lane == b.lane && begin_time(a) < begin_time(b))))
+        return false;
+    }
+    return true;
+  }
+
   std::vector<Record> records_;
   std::vector<std::size_t> lane_offsets_;
   std::vector<std::int64_t> lane_max_duration_;

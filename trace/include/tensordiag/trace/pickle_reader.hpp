@@ -6,18 +6,24 @@
 // LONG4), floats, bools and None, with the memo honoured so shared objects stay shared. Every
 // opcode that could name or call code (GLOBAL, STACK_GLOBAL, REDUCE, BUILD, INST, OBJ, NEWOBJ,
 // NEWOBJ_EX, EXT1/2/4, PERSID, BINPERSID, out-of-band buffers) is refused with an error naming
-// the opcode and its byte offset. Strings stay views into the input bytes (no copy).
+// the opcode and its byte offset. Files are read in chunks, not whole.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace tdiag::trace {
+
+namespace detail {
+class snap_stream;
+class snap_value;
+} // namespace detail
 
 /// Bounds on what one pickle may make the reader allocate. Exceeding one throws
 /// tdiag::input_error (TDIAG-TR-104) naming the limit and the byte offset.
@@ -56,7 +62,7 @@ class pickle_value {
 public:
   pickle_value() = default;
   [[nodiscard]] pickle_kind kind() const noexcept;
-  [[nodiscard]] std::uint32_t id() const noexcept { return index_; }
+  [[nodiscard]] std::uint32_t id() const noexcept;
   /// Byte offset of the opcode that created the value (for error messages).
   [[nodiscard]] std::uint64_t offset() const noexcept;
   [[nodiscard]] bool valid() const noexcept { return doc_ != nullptr; }
@@ -89,51 +95,42 @@ public:
 
 private:
   friend class pickle_document;
-  pickle_value(const pickle_document* doc, std::uint32_t index) : doc_(doc), index_(index) {}
+  pickle_value(const pickle_document* doc, std::uint64_t handle, std::uint64_t where) noexcept
+      : doc_(doc), handle_(handle), where_(where) {}
+  pickle_value(const pickle_document* doc, const detail::snap_value& v) noexcept;
+  [[nodiscard]] detail::snap_value view() const noexcept;
   const pickle_document* doc_ = nullptr;
-  std::uint32_t index_ = 0;
+  std::uint64_t handle_ = 0; ///< the reader's value handle (snapshot_stream.hpp)
+  std::uint64_t where_ = 0;  ///< byte offset of the container holding an inline value
 };
 
-/// The result of reading one pickle: the bytes and the object graph over them.
+/// The result of reading one pickle: its values (strings copied out of the input).
 class pickle_document {
 public:
-  /// Parses `bytes` (taking ownership). Throws tdiag::input_error with code TDIAG-TR-1NN and
-  /// fields `offset` and `opcode` on anything malformed, truncated, unsafe or over a limit.
-  /// `source_name` names the input in messages.
-  static pickle_document parse(std::string bytes, std::string_view source_name = "<pickle>",
+  /// Parses `bytes` (strings are copied out; the bytes may go after). Throws tdiag::input_error
+  /// with code TDIAG-TR-1NN and fields `offset` and `opcode` on anything malformed, truncated,
+  /// unsafe or over a limit. `source_name` names the input in messages.
+  static pickle_document parse(std::string_view bytes, std::string_view source_name = "<pickle>",
                                const pickle_limits& limits = {});
   /// Reads a file and parses it; an unreadable file is an input_error too.
   static pickle_document read_file(const std::filesystem::path& path,
                                    const pickle_limits& limits = {});
 
-  [[nodiscard]] pickle_value root() const noexcept { return {this, root_}; }
-  [[nodiscard]] std::size_t value_count() const noexcept { return nodes_.size(); }
-  [[nodiscard]] std::size_t byte_size() const noexcept { return bytes_.size(); }
-  [[nodiscard]] int protocol() const noexcept { return protocol_; }
-  [[nodiscard]] const std::string& source_name() const noexcept { return source_; }
+  [[nodiscard]] pickle_value root() const noexcept;
+  [[nodiscard]] std::size_t value_count() const noexcept;
+  [[nodiscard]] std::size_t byte_size() const noexcept;
+  [[nodiscard]] int protocol() const noexcept;
+  [[nodiscard]] const std::string& source_name() const noexcept;
 
-  pickle_document(pickle_document&&) noexcept = default;
-  pickle_document& operator=(pickle_document&&) noexcept = default;
-
-  /// Internal storage; public only so the parser in pickle_reader.cpp can fill it.
-  struct node {
-    std::uint64_t payload = 0; ///< int value, double bits, or string byte offset
-    std::uint64_t offset = 0;  ///< byte offset of the creating opcode
-    std::uint32_t aux = 0;     ///< string length or container index
-    pickle_kind kind = pickle_kind::none;
-  };
+  pickle_document(pickle_document&&) noexcept;
+  pickle_document& operator=(pickle_document&&) noexcept;
+  ~pickle_document();
 
 private:
   friend class pickle_value;
-  friend struct pickle_parser;
-  pickle_document() = default;
-
-  std::string bytes_;
-  std::string source_;
-  std::vector<node> nodes_;
-  std::vector<std::vector<std::uint32_t>> containers_;
-  std::uint32_t root_ = 0;
-  int protocol_ = 0;
+  pickle_document();
+  // The same streaming machine the snapshot importer runs, with no entry turned into a row.
+  std::unique_ptr<detail::snap_stream> stream_;
 };
 
 } // namespace tdiag::trace

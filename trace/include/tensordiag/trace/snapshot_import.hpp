@@ -27,7 +27,7 @@ namespace tdiag::trace {
 /// Builds a trace from snapshot bytes. Throws tdiag::input_error (with the byte offset) for a
 /// malformed, unsafe or non-snapshot pickle. Oddities that do not stop the import (unknown
 /// actions, a dropped ring-buffer prefix) come back as warnings.
-[[nodiscard]] load_result import_snapshot(std::string bytes, std::string_view source_name,
+[[nodiscard]] load_result import_snapshot(std::string_view bytes, std::string_view source_name,
                                           const load_options& options = {},
                                           const pickle_limits& limits = {});
 [[nodiscard]] load_result import_snapshot_file(const std::filesystem::path& path,

@@ -1,0 +1,242 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include "snapshot_stream.hpp"
+
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/codes.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <span>
+
+#include "pickle_opcodes.hpp"
+
+namespace tdiag::trace::detail {
+namespace {
+
+using kind = pickle_kind;
+using namespace snap;
+
+} // namespace
+
+// --- snap_stream ------------------------------------------------------------------------------
+
+snap_stream::snap_stream(input_file* file, std::string_view bytes, std::string source,
+                         const pickle_limits& limits, entry_sink* sink)
+    : file_(file), source_(std::move(source)), limits_(limits), sink_(sink) {
+  if (file_ != nullptr) {
+    total_ = file_->size();
+  } else {
+    data_ = reinterpret_cast<const std::uint8_t*>(bytes.data());
+    end_ = bytes.size();
+    total_ = bytes.size();
+  }
+}
+
+std::span<const std::uint64_t> snap_stream::items(snap_value v) const noexcept {
+  if (tag_of(v.raw()) != t_container)
+    return {};
+  const auto& c = containers_[payload_of(v.raw())];
+  return c.converted ? std::span<const std::uint64_t>{} : std::span<const std::uint64_t>(c.items);
+}
+std::string_view snap_stream::box_text(std::uint64_t handle) const noexcept {
+  if (tag_of(handle) != t_box)
+    return {};
+  const auto& b = boxes_[payload_of(handle)];
+  if (b.kind != pickle_kind::string && b.kind != pickle_kind::bytes)
+    return {};
+  return std::string_view(arena_.data() + b.payload, b.aux);
+}
+
+// Makes [pos, pos + n) available: the unread tail moves to the front of the buffer and the rest
+// of it is filled from the file. Returns the bytes still missing (0: all there).
+std::uint64_t snap_stream::refill(std::size_t n, std::size_t chunk) {
+  const std::size_t have = end_ - pos_;
+  if (buffer_.size() < std::max(chunk, n)) {
+    std::vector<std::uint8_t> bigger(std::max(chunk, n));
+    if (have > 0)
+      std::memcpy(bigger.data(), data_ + pos_, have);
+    buffer_.swap(bigger);
+  } else if (have > 0) {
+    std::memmove(buffer_.data(), data_ + pos_, have);
+  }
+  base_ += pos_;
+  pos_ = 0;
+  end_ = have;
+  data_ = buffer_.data();
+  while (file_ != nullptr && end_ < buffer_.size() && base_ + end_ < total_) {
+    const auto got =
+        file_->read_at(base_ + end_, std::as_writable_bytes(std::span(buffer_).subspan(end_)));
+    if (got == 0)
+      break;
+    end_ += got;
+  }
+  return end_ < n ? n - end_ : 0;
+}
+
+// A memo fetch inside flat_dict(); false when it is not one or names nothing.
+[[gnu::always_inline]] inline bool snap_stream::fast_get(const std::uint8_t*& p,
+                                                         std::uint64_t& out) const {
+  std::uint64_t index;
+  if (*p == 'h') {
+    index = p[1];
+    p += 2;
+  } else if (*p == 'j') {
+    index = std::uint64_t{p[1]} | std::uint64_t{p[2]} << 8 | std::uint64_t{p[3]} << 16 |
+            std::uint64_t{p[4]} << 24;
+    p += 5;
+  } else {
+    return false;
+  }
+  if (index >= memo_.size() || memo_[index] == make(t_none, none32))
+    return false;
+  out = memo_[index];
+  return true;
+}
+// A flat value inside flat_dict(): a memo fetch, a small int or None.
+[[gnu::always_inline]] inline bool
+snap_stream::fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_t& ints) const {
+  switch (*p) {
+  case 'h':
+  case 'j':
+    return fast_get(p, out);
+  case 'K':
+    out = make(t_int, p[1]);
+    p += 2;
+    break;
+  case 'M':
+    out = make(t_int, std::uint64_t{p[1]} | std::uint64_t{p[2]} << 8);
+    p += 3;
+    break;
+  case 'J': {
+    const auto v = static_cast<std::int32_t>(std::uint32_t{p[1]} | std::uint32_t{p[2]} << 8 |
+                                             std::uint32_t{p[3]} << 16 | std::uint32_t{p[4]} << 24);
+    out = make(t_int, static_cast<std::uint64_t>(std::int64_t{v}));
+    p += 5;
+    break;
+  }
+  case 0x8a: {
+    const std::size_t n = p[1];
+    if (n == 0 || n > 7)
+      return false;
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      v |= std::uint64_t{p[2 + i]} << (8 * i);
+    if ((p[1 + n] & 0x80) != 0)
+      v |= ~std::uint64_t{0} << (8 * n); // sign-extend
+    out = make(t_int, v);
+    p += 2 + n;
+    break;
+  }
+  case 'N':
+    out = make(t_none, 0);
+    p += 1;
+    return true;
+  default:
+    return false;
+  }
+  ++ints;
+  return true;
+}
+
+// The shape of nearly every trace entry, read in one go: (EMPTY_DICT) MEMOIZE MARK, then keys
+// fetched from the memo with small ints, None or memo fetches as values, then SETITEMS. Returns
+// the bytes it spans with the dict's items in `items`; 0 (nothing consumed) for anything else,
+// which the opcodes then read one by one.
+std::size_t snap_stream::scan_flat_dict(std::vector<std::uint64_t>& items,
+                                        std::uint64_t& ints) const {
+  const auto* p = data_ + pos_;
+  if (end_ - pos_ < 1024 || p[0] != 0x94 || p[1] != '(')
+    return 0;
+  p += 2;
+  items.clear();
+  while (*p != 'u') {
+    std::uint64_t key = 0, value = 0;
+    if (items.size() >= 128 || !fast_get(p, key) || tag_of(key) != t_box ||
+        !fast_value(p, value, ints))
+      return 0;
+    items.push_back(key);
+    items.push_back(value);
+  }
+  return static_cast<std::size_t>(p + 1 - (data_ + pos_));
+}
+
+// A dict with an "action" key: a device_traces entry.
+bool snap_stream::has_action(const container& c) const noexcept {
+  for (std::size_t i = 0; i < c.items.size(); i += 2) {
+    const auto k = c.items[i];
+    if (tag_of(k) != t_box)
+      continue;
+    const auto& b = boxes_[payload_of(k)];
+    if (b.kind == kind::string && b.aux == 6 &&
+        std::memcmp(arena_.data() + b.payload, "action", 6) == 0)
+      return true;
+  }
+  return false;
+}
+
+void snap_stream::fail_at(std::uint64_t offset, std::uint8_t op, std::string_view code,
+                          std::string_view title, std::string message, std::string hint) const {
+  diagnostic d;
+  d.code = code;
+  d.title = std::string(title);
+  d.message = fmt::format("{}: byte offset {}: {}", source_, offset, message);
+  d.add_field("file", source_);
+  d.add_field("offset", static_cast<std::int64_t>(offset));
+  const auto name = opcode_name(op);
+  d.add_field("opcode", name.empty() ? fmt::format("0x{:02x}", op) : std::string(name));
+  d.hint = std::move(hint);
+  throw input_error(std::move(d));
+}
+
+// Depth-first over the containers, iteratively: a container met again while it is open is a
+// cycle; nesting beyond limits.max_depth is refused.
+void snap_stream::check_depth() {
+  constexpr std::uint32_t unknown = 0, visiting = 0xffffffffu;
+  std::vector<std::uint32_t> depth(containers_.size(), unknown);
+  struct frame {
+    std::uint32_t container;
+    std::size_t next;
+    std::uint32_t best;
+  };
+  std::vector<frame> work;
+  for (std::uint32_t start = 0; start < containers_.size(); ++start) {
+    if (depth[start] != unknown)
+      continue;
+    depth[start] = visiting;
+    work.push_back({start, 0, 1});
+    while (!work.empty()) {
+      auto& f = work.back();
+      const auto& items = containers_[f.container].items;
+      if (f.next == items.size()) {
+        depth[f.container] = f.best;
+        const auto done = f.best;
+        work.pop_back();
+        if (!work.empty())
+          work.back().best = std::max(work.back().best, done + 1);
+        continue;
+      }
+      const auto child = items[f.next++];
+      if (tag_of(child) != t_container)
+        continue;
+      const auto c = static_cast<std::uint32_t>(payload_of(child));
+      if (depth[c] == visiting) {
+        fail_at(containers_[c].offset, 0x94, codes::pickle_cycle, "unsafe pickle",
+                "a container holds itself (a reference cycle through the memo)");
+      }
+      if (depth[c] != unknown) {
+        f.best = std::max(f.best, depth[c] + 1);
+        continue;
+      }
+      if (work.size() >= limits_.max_depth)
+        fail_at(containers_[c].offset, '(', codes::pickle_limit, "pickle over limit",
+                fmt::format("containers nested deeper than {}", limits_.max_depth));
+      depth[c] = visiting;
+      work.push_back({c, 0, 1});
+    }
+  }
+}
+
+} // namespace tdiag::trace::detail

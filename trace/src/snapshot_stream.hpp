@@ -1,0 +1,340 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Private: the streaming pickle machine behind the snapshot importer. It reads the pickle in
+// chunks (never the whole file at once) and keeps values as 8-byte handles: small ints, None and
+// bools inline; strings, wide ints and floats in a side table; containers in a table whose slots
+// are recycled. Every dict appended to a list that has an "action" key (a device_traces entry)
+// is handed to an entry_sink the moment it is appended, which writes it straight into columnar
+// storage and returns a row; the dict (and a traceback list only it holds) is then freed and the
+// memo points at the row. So a snapshot costs its rows plus a few bytes of memo per event,
+// not an object tree. The same opcode subset, limits and refusals as pickle_reader.hpp.
+#pragma once
+
+#include <tensordiag/core/file_io.hpp>
+#include <tensordiag/trace/pickle_reader.hpp>
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pickle_opcodes.hpp"
+
+namespace tdiag::trace::detail {
+
+namespace snap {
+// A handle: 4-bit tag, 60-bit payload.
+enum tag : std::uint8_t {
+  t_none = 0,
+  t_false = 1,
+  t_true = 2,
+  t_int = 3,       ///< signed 60-bit value inline
+  t_box = 4,       ///< index into boxes_
+  t_container = 5, ///< index into containers_
+  t_row = 6,       ///< a trace entry turned into a row
+  t_stack = 7,     ///< a freed traceback list: its stack id
+  t_frame = 8,     ///< a freed frame dict: its frame id
+};
+constexpr std::uint64_t payload_mask = (std::uint64_t{1} << 60) - 1;
+constexpr std::uint64_t make(tag t, std::uint64_t p) noexcept {
+  return (std::uint64_t{t} << 60) | (p & payload_mask);
+}
+constexpr tag tag_of(std::uint64_t v) noexcept {
+  return static_cast<tag>(v >> 60);
+}
+constexpr std::uint64_t payload_of(std::uint64_t v) noexcept {
+  return v & payload_mask;
+}
+constexpr std::int64_t inline_int(std::uint64_t v) noexcept {
+  return static_cast<std::int64_t>(v << 4) >> 4; // sign-extend 60 bits
+}
+constexpr std::uint32_t none32 = 0xffffffffu;
+} // namespace snap
+
+class snap_stream;
+
+/// A value of a snap_stream, like pickle_value: cheap to copy, valid while the stream lives.
+class snap_value {
+public:
+  snap_value() = default;
+  snap_value(const snap_stream* s, std::uint64_t v, std::uint64_t where) noexcept
+      : s_(s), v_(v), where_(where) {}
+  [[nodiscard]] bool valid() const noexcept { return s_ != nullptr; }
+  [[nodiscard]] pickle_kind kind() const noexcept;
+  [[nodiscard]] std::uint64_t raw() const noexcept { return v_; }
+  /// Byte offset of the opcode that made the value, or of the container holding it.
+  [[nodiscard]] std::uint64_t offset() const noexcept;
+  [[nodiscard]] bool is_none() const noexcept { return kind() == pickle_kind::none; }
+  [[nodiscard]] bool is_dict() const noexcept { return kind() == pickle_kind::dict; }
+  [[nodiscard]] bool is_sequence() const noexcept;
+  [[nodiscard]] std::optional<bool> as_bool() const noexcept;
+  [[nodiscard]] std::optional<std::int64_t> as_int() const noexcept;
+  [[nodiscard]] std::optional<std::uint64_t> as_uint() const noexcept;
+  [[nodiscard]] std::optional<double> as_double() const noexcept;
+  [[nodiscard]] std::optional<std::string_view> as_string() const noexcept;
+  /// The row a trace entry became (see entry_sink); nullopt for anything else.
+  [[nodiscard]] std::optional<std::uint32_t> row() const noexcept;
+  /// A string's side-table index: equal for every use of one memoized string.
+  [[nodiscard]] std::optional<std::uint32_t> string_key() const noexcept;
+  [[nodiscard]] std::size_t size() const noexcept;
+  [[nodiscard]] snap_value at(std::size_t i) const noexcept;
+  [[nodiscard]] snap_value key(std::size_t i) const noexcept;
+  [[nodiscard]] snap_value value(std::size_t i) const noexcept;
+  [[nodiscard]] snap_value find(std::string_view name) const noexcept;
+
+private:
+  const snap_stream* s_ = nullptr;
+  std::uint64_t v_ = 0;
+  std::uint64_t where_ = 0;
+};
+
+/// Receives trace entries as the machine meets them.
+class entry_sink {
+public:
+  virtual ~entry_sink() = default;
+  /// Turns a complete entry dict into a row and returns its index. `exclusive`: nothing else
+  /// refers to the dict, so what only it holds may be released (snap_stream::release).
+  virtual std::uint32_t entry(snap_value dict, bool exclusive) = 0;
+};
+
+class snap_stream {
+public:
+  /// Reads from a regular (or any) file in chunks, or from `bytes` when `file` is null.
+  snap_stream(input_file* file, std::string_view bytes, std::string source,
+              const pickle_limits& limits, entry_sink* sink);
+  /// Runs the machine to STOP; throws tdiag::input_error as pickle_document::parse does.
+  void run();
+  /// Refuses reference cycles and containers nested deeper than limits.max_depth (for consumers
+  /// that recurse; the snapshot importer walks a fixed shape and does not need it).
+  void check_depth();
+  [[nodiscard]] int protocol() const noexcept { return protocol_; }
+  /// Values the machine created (memo fetches are free).
+  [[nodiscard]] std::uint64_t value_count() const noexcept { return created_; }
+  [[nodiscard]] snap_value root() const noexcept { return {this, root_, 0}; }
+  [[nodiscard]] const std::string& source_name() const noexcept { return source_; }
+  [[nodiscard]] std::uint64_t size() const noexcept { return total_; }
+  /// Bytes consumed so far (for progress and extrapolating memory needs).
+  [[nodiscard]] std::uint64_t position() const noexcept { return base_ + pos_; }
+
+  /// A container's handles after its run of rows (a dict's keys and values, alternating).
+  [[nodiscard]] std::span<const std::uint64_t> items(snap_value v) const noexcept;
+  /// The side-table entry of a boxed value (a str's bytes via box_text).
+  [[nodiscard]] std::string_view box_text(std::uint64_t handle) const noexcept;
+  /// The id a consumer cached on container `v` (a stack or frame id), if any.
+  [[nodiscard]] std::optional<std::uint32_t> cached(snap_value v) const noexcept;
+  /// Caches `id` on container `v`; with `exclusive` and a container held by one parent only,
+  /// frees it instead, leaving `id` (tagged as a stack or frame) in the memo.
+  void settle(snap_value v, std::uint32_t id, bool is_stack, bool exclusive);
+  /// Held by at most one container (and no memo fetch): safe to free once its parent goes.
+  [[nodiscard]] bool unshared(snap_value v) const noexcept;
+  /// A stack / frame id left by settle() in place of a freed container.
+  [[nodiscard]] std::optional<std::uint32_t> settled_stack(snap_value v) const noexcept;
+  [[nodiscard]] std::optional<std::uint32_t> settled_frame(snap_value v) const noexcept;
+
+  struct box {
+    std::uint64_t payload = 0; ///< int value, double bits, or arena offset
+    std::uint64_t offset = 0;  ///< byte offset of the creating opcode
+    std::uint32_t aux = 0;     ///< string / big-int length
+    pickle_kind kind = pickle_kind::none;
+  };
+  struct container {
+    std::vector<std::uint64_t> items; ///< after the run, if any
+    std::uint64_t offset = 0;
+    std::uint64_t run_first = 0; ///< items [0, run_count) are rows run_first, run_first + 1, ...
+    std::uint32_t run_count = 0;
+    std::uint32_t memo = 0xffffffffu;
+    std::uint32_t refs = 0;
+    std::uint32_t cached = 0xffffffffu;
+    pickle_kind kind = pickle_kind::none;
+    bool converted = false; ///< cached is the row this entry dict became
+  };
+
+private:
+  friend class snap_value;
+  friend struct snap_machine;
+  const std::uint8_t* data_ = nullptr; ///< the window [0, end_) at file offset base_
+  std::size_t pos_ = 0, end_ = 0;
+  std::uint64_t base_ = 0, total_ = 0;
+  input_file* file_ = nullptr;
+  std::vector<std::uint8_t> buffer_;
+  std::string source_;
+  pickle_limits limits_;
+  entry_sink* sink_ = nullptr; ///< null: no entry becomes a row (a plain pickle_document)
+  int protocol_ = 0;
+  std::uint64_t created_ = 0;
+  std::string arena_; ///< string and big-int bytes
+  std::vector<box> boxes_;
+  std::vector<container> containers_;
+  std::vector<std::uint32_t> free_;
+  std::vector<std::uint64_t> memo_;
+  std::uint64_t root_ = 0;
+  void release(std::uint64_t index);
+  /// Throws the reader's one-line input_error at `offset` (opcode `op`).
+  [[noreturn, gnu::cold]] void fail_at(std::uint64_t offset, std::uint8_t op, std::string_view code,
+                                       std::string_view title, std::string message,
+                                       std::string hint = {}) const;
+  [[nodiscard]] bool has_action(const container& c) const noexcept;
+  std::uint64_t refill(std::size_t n, std::size_t chunk);
+  std::size_t scan_flat_dict(std::vector<std::uint64_t>& items, std::uint64_t& ints) const;
+  bool fast_get(const std::uint8_t*& p, std::uint64_t& out) const;
+  bool fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_t& ints) const;
+};
+
+// --- snap_value, inline: the importer calls these per field -------------------------------
+
+using namespace snap; // NOLINT(google-build-using-namespace): private header, tags only
+
+inline pickle_kind snap_value::kind() const noexcept {
+  if (s_ == nullptr)
+    return pickle_kind::none;
+  switch (tag_of(v_)) {
+  case t_false:
+  case t_true:
+    return pickle_kind::boolean;
+  case t_int:
+    return pickle_kind::integer;
+  case t_box:
+    return s_->boxes_[payload_of(v_)].kind;
+  case t_container: {
+    const auto& c = s_->containers_[payload_of(v_)];
+    return c.converted ? pickle_kind::dict : c.kind;
+  }
+  case t_row:
+  case t_frame:
+    return pickle_kind::dict;
+  case t_stack:
+    return pickle_kind::list;
+  default:
+    return pickle_kind::none;
+  }
+}
+inline std::uint64_t snap_value::offset() const noexcept {
+  if (s_ != nullptr && tag_of(v_) == t_box)
+    return s_->boxes_[payload_of(v_)].offset;
+  if (s_ != nullptr && tag_of(v_) == t_container)
+    return s_->containers_[payload_of(v_)].offset;
+  return where_;
+}
+inline bool snap_value::is_sequence() const noexcept {
+  const auto k = kind();
+  return k == pickle_kind::list || k == pickle_kind::tuple || k == pickle_kind::set;
+}
+inline std::optional<bool> snap_value::as_bool() const noexcept {
+  if (s_ == nullptr || (tag_of(v_) != t_true && tag_of(v_) != t_false))
+    return std::nullopt;
+  return tag_of(v_) == t_true;
+}
+inline std::optional<std::int64_t> snap_value::as_int() const noexcept {
+  if (s_ == nullptr)
+    return std::nullopt;
+  if (tag_of(v_) == t_int)
+    return inline_int(v_);
+  if (tag_of(v_) == t_true || tag_of(v_) == t_false)
+    return tag_of(v_) == t_true ? 1 : 0;
+  if (tag_of(v_) == t_box && s_->boxes_[payload_of(v_)].kind == pickle_kind::integer)
+    return static_cast<std::int64_t>(s_->boxes_[payload_of(v_)].payload);
+  return std::nullopt;
+}
+inline std::optional<std::uint64_t> snap_value::as_uint() const noexcept {
+  if (auto i = as_int())
+    return *i < 0 ? std::nullopt : std::optional<std::uint64_t>(static_cast<std::uint64_t>(*i));
+  if (kind() != pickle_kind::big_integer)
+    return std::nullopt;
+  const auto& b = s_->boxes_[payload_of(v_)];
+  return wide_long_as_uint(reinterpret_cast<const std::uint8_t*>(s_->arena_.data()) + b.payload,
+                           b.aux);
+}
+inline std::optional<double> snap_value::as_double() const noexcept {
+  if (kind() == pickle_kind::floating)
+    return std::bit_cast<double>(s_->boxes_[payload_of(v_)].payload);
+  if (auto i = as_int())
+    return static_cast<double>(*i);
+  if (auto u = as_uint())
+    return static_cast<double>(*u);
+  return std::nullopt;
+}
+inline std::optional<std::string_view> snap_value::as_string() const noexcept {
+  const auto k = kind();
+  if (k != pickle_kind::string && k != pickle_kind::bytes)
+    return std::nullopt;
+  const auto& b = s_->boxes_[payload_of(v_)];
+  return std::string_view(s_->arena_.data() + b.payload, b.aux);
+}
+inline std::optional<std::uint32_t> snap_value::row() const noexcept {
+  if (s_ == nullptr)
+    return std::nullopt;
+  if (tag_of(v_) == t_row)
+    return static_cast<std::uint32_t>(payload_of(v_));
+  if (tag_of(v_) == t_container && s_->containers_[payload_of(v_)].converted)
+    return s_->containers_[payload_of(v_)].cached;
+  return std::nullopt;
+}
+inline std::optional<std::uint32_t> snap_value::string_key() const noexcept {
+  if (kind() != pickle_kind::string)
+    return std::nullopt;
+  return static_cast<std::uint32_t>(payload_of(v_));
+}
+inline std::size_t snap_value::size() const noexcept {
+  if (s_ == nullptr || tag_of(v_) != t_container)
+    return 0;
+  const auto& c = s_->containers_[payload_of(v_)];
+  if (c.converted)
+    return 0;
+  const auto n = c.run_count + c.items.size();
+  return c.kind == pickle_kind::dict ? n / 2 : n;
+}
+inline snap_value snap_value::at(std::size_t i) const noexcept {
+  const auto& c = s_->containers_[payload_of(v_)];
+  if (i < c.run_count)
+    return {s_, make(t_row, c.run_first + i), c.offset};
+  return {s_, c.items[i - c.run_count], c.offset};
+}
+inline snap_value snap_value::key(std::size_t i) const noexcept {
+  const auto& c = s_->containers_[payload_of(v_)];
+  return {s_, c.items[2 * i], c.offset};
+}
+inline snap_value snap_value::value(std::size_t i) const noexcept {
+  const auto& c = s_->containers_[payload_of(v_)];
+  return {s_, c.items[2 * i + 1], c.offset};
+}
+inline snap_value snap_value::find(std::string_view name) const noexcept {
+  if (kind() != pickle_kind::dict)
+    return {};
+  // Backwards: with a repeated key, Python keeps the last value.
+  for (std::size_t i = size(); i > 0; --i)
+    if (key(i - 1).as_string() == name)
+      return value(i - 1);
+  return {};
+}
+
+inline std::optional<std::uint32_t> snap_stream::cached(snap_value v) const noexcept {
+  if (tag_of(v.raw()) != t_container)
+    return std::nullopt;
+  const auto& c = containers_[payload_of(v.raw())];
+  if (c.converted || c.cached == none32)
+    return std::nullopt;
+  return c.cached;
+}
+
+inline std::optional<std::uint32_t> snap_stream::settled_stack(snap_value v) const noexcept {
+  if (tag_of(v.raw()) != t_stack)
+    return std::nullopt;
+  return static_cast<std::uint32_t>(payload_of(v.raw()));
+}
+
+inline std::optional<std::uint32_t> snap_stream::settled_frame(snap_value v) const noexcept {
+  if (tag_of(v.raw()) != t_frame)
+    return std::nullopt;
+  return static_cast<std::uint32_t>(payload_of(v.raw()));
+}
+
+inline bool snap_stream::unshared(snap_value v) const noexcept {
+  return tag_of(v.raw()) == t_container && containers_[payload_of(v.raw())].refs <= 1;
+}
+
+} // namespace tdiag::trace::detail
