@@ -45,6 +45,7 @@ std::vector<row_index> nest(std::vector<pending_event>& events) {
 void row_index::push_back(std::int64_t b, std::int64_t e, event_ref ref) {
   if (e < b)
     e = b;
+  start_index.on_append(start.size(), b);
   start.push_back(b);
   end.push_back(e);
   refs.push_back(ref);

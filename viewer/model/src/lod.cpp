@@ -6,17 +6,6 @@
 #include <cmath>
 
 namespace tdiag::view {
-namespace {
-
-// First index whose start is >= t, searching [from, n).
-std::size_t first_start_at_or_after(const row_index& row, std::size_t from, std::int64_t t) {
-  auto it =
-      std::lower_bound(row.start.begin() + static_cast<std::ptrdiff_t>(from), row.start.end(), t);
-  return static_cast<std::size_t>(it - row.start.begin());
-}
-
-} // namespace
-
 double lod_item::occupancy(double ns_per_px) const noexcept {
   const double span_ns = (x1 - x0) * ns_per_px;
   if (span_ns <= 0.0)
@@ -50,7 +39,7 @@ void build_lod(const row_index& row, const time_axis& axis, const lod_options& o
     double gx1 = x1;
     while (j < n && gx1 - x0 < options.max_group_px) {
       const std::int64_t limit = axis.time_at(gx1 + min_px) + 1;
-      const std::size_t k = first_start_at_or_after(row, j, limit);
+      const std::size_t k = row.first_start_at_or_after(j, limit);
       if (k == j)
         break;
       const std::size_t last = k - 1;
