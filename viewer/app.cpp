@@ -191,6 +191,8 @@ void app::rebuild_report_views() {
                                    di});
     }
   }
+  std::stable_sort(report_markers_.begin(), report_markers_.end(),
+                   [](const auto& a, const auto& b) { return a.time < b.time; });
   assertions_table_ = assertions_table(doc_->trace, contents);
   diagnostics_table_ = diagnostics_table(contents);
   tables_ = {&doc_->kernels, &doc_->sites,       &doc_->leaks,

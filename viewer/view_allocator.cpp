@@ -6,6 +6,7 @@
 // The state comes from trace's allocator_replay (the document's): a keyframe plus a short
 // replay through the view's cursor.
 #include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/viewer/block_runs.hpp>
 #include <tensordiag/viewer/format.hpp>
 #include <tensordiag/viewer/tables.hpp>
 
@@ -77,7 +78,12 @@ void draw_scrub_strip(view_context& ctx, device_memory& dm, float height) {
   dl->AddLine(ImVec2(cx, p.y), ImVec2(cx, p.y + height), palette::selection, 2.0f);
   dl->AddTriangleFilled(ImVec2(cx - 6 * scale, p.y), ImVec2(cx + 6 * scale, p.y),
                         ImVec2(cx, p.y + 8 * scale), palette::selection);
-  for (const auto& m : ctx.doc.trace_markers) {
+  static std::vector<std::size_t> shown;
+  const auto& markers = ctx.doc.trace_markers;
+  one_per_column(
+      markers.size(), [&](std::size_t i) { return markers[i].time; }, strip, 0.0, shown);
+  for (const std::size_t i : shown) {
+    const auto& m = markers[i];
     if (m.kind != marker_kind::oom)
       continue;
     const float mx = p.x + static_cast<float>(strip.x_of(m.time));
@@ -145,24 +151,22 @@ struct segment_hover {
   const trace::block* block = nullptr;
 };
 
-// The active blocks of one segment's bar, coloured by site, with rounding waste.
+// The blocks of one segment's bar, coloured by site, with rounding waste: runs of blocks
+// narrower than a pixel fold into one rectangle (block_runs), so the draw list stays bounded.
 void draw_blocks(const trace::trace& t, ImDrawList* dl, const trace::segment& seg, float x0,
-                 float y0, float y1, double px_per_byte, float scale) {
+                 float y0, float y1, float w, float scale) {
   static std::unordered_map<trace::stack_id, ImU32> stack_colours;
+  static std::vector<block_run> runs;
   if (stack_colours.size() > 100'000)
     stack_colours.clear();
-  const auto x_at = [&](std::uint64_t offset) {
-    return x0 + static_cast<float>(static_cast<double>(offset) * px_per_byte);
-  };
-  float last_x = -1.0f;
-  for (const auto& b : seg.blocks) {
+  const double px_per_byte = w / static_cast<double>(std::max<std::uint64_t>(seg.total_size, 1));
+  block_runs(seg, w, 1.0, runs);
+  for (const auto& r : runs) {
+    const auto& b = seg.blocks[r.shown];
     if (b.state == trace::block_state::inactive)
-      continue;
-    const float bx0 = x_at(b.address - seg.address);
-    const float bx1 = std::max(x_at(b.address - seg.address + b.size), bx0 + 1.0f);
-    if (bx1 <= last_x) // sub-pixel blocks in the same column: one is enough
-      continue;
-    last_x = bx1;
+      continue; // the bar's background is the free colour
+    const float bx0 = x0 + static_cast<float>(r.x0);
+    const float bx1 = std::max(x0 + static_cast<float>(r.x1), bx0 + 1.0f);
     ImU32 col = palette::pending;
     if (b.state == trace::block_state::active_allocated) {
       auto it = stack_colours.find(b.stack);
@@ -174,8 +178,11 @@ void draw_blocks(const trace::trace& t, ImDrawList* dl, const trace::segment& se
     if (bx1 - bx0 > 3.0f)
       dl->AddLine(ImVec2(bx1 - 0.5f, y0), ImVec2(bx1 - 0.5f, y1), IM_COL32(20, 22, 26, 255));
     // Rounding waste: the part of the block nobody asked for.
-    if (b.requested_size != 0 && b.requested_size < b.size && bx1 - bx0 > 4.0f)
-      dl->AddRectFilled(ImVec2(x_at(b.address - seg.address + b.requested_size), y1 - 3.0f * scale),
+    if (!r.folded() && b.requested_size != 0 && b.requested_size < b.size && bx1 - bx0 > 4.0f)
+      dl->AddRectFilled(ImVec2(x0 + static_cast<float>(static_cast<double>(b.address - seg.address +
+                                                                           b.requested_size) *
+                                                       px_per_byte),
+                               y1 - 3.0f * scale),
                         ImVec2(bx1, y1), palette::pending);
   }
 }
@@ -200,16 +207,15 @@ void draw_segment_row(const view_context& ctx, ImDrawList* dl, const trace::segm
   const float y1 = p.y + row_h - 2.0f * scale;
   dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + w, y1), palette::free_block);
   const double px_per_byte = w / static_cast<double>(std::max<std::uint64_t>(seg.total_size, 1));
-  draw_blocks(ctx.doc.trace, dl, seg, x0, y0, y1, px_per_byte, scale);
+  draw_blocks(ctx.doc.trace, dl, seg, x0, y0, y1, w, scale);
   dl->AddRect(ImVec2(x0, y0), ImVec2(x0 + w, y1), IM_COL32(90, 95, 105, 255));
   const ImGuiIO& io = ImGui::GetIO();
   if (io.MousePos.y >= y0 && io.MousePos.y < y1 && io.MousePos.x >= x0 && io.MousePos.x < x0 + w &&
       ImGui::IsWindowHovered()) {
     hover.segment = &seg;
     const auto addr = seg.address + static_cast<std::uint64_t>((io.MousePos.x - x0) / px_per_byte);
-    for (const auto& b : seg.blocks)
-      if (addr >= b.address && addr < b.address + b.size)
-        hover.block = &b;
+    if (const auto b = block_at(seg, addr))
+      hover.block = &seg.blocks[*b];
   }
   ImGui::Dummy(ImVec2(label_w + w, row_h));
 }

@@ -433,11 +433,15 @@ void draw_flows(timeline_frame& f) {
 void draw_markers_and_thumb(timeline_frame& f) {
   const auto& s = f.ctx.state;
   const ImGuiIO& io = ImGui::GetIO();
-  std::vector<const timeline_marker*> markers;
-  for (const auto& m : f.ctx.doc.trace_markers)
-    markers.push_back(&m);
-  for (const auto& m : f.ctx.report_markers)
-    markers.push_back(&m);
+  static std::vector<const timeline_marker*> markers;
+  static std::vector<std::size_t> shown;
+  markers.clear();
+  for (const auto* list : {&f.ctx.doc.trace_markers, &f.ctx.report_markers}) {
+    one_per_column(
+        list->size(), [&](std::size_t i) { return (*list)[i].time; }, s.axis, 6.0, shown);
+    for (const std::size_t i : shown)
+      markers.push_back(&(*list)[i]);
+  }
   for (const auto* m : markers) {
     const double x = s.axis.x_of(m->time);
     if (x < -6 || x > f.plot_w + 6)
