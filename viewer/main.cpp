@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -77,6 +78,8 @@ int main(int argc, char** argv) {
   bool bench = false;
   int frames = 120;
   std::size_t synthetic_snapshot = 0;
+  std::size_t synthetic_trace = 0;
+  bool fragmented = false;
   cli.add_option("files", files,
                  "traces (.tdtrace, snapshot .pickle, Chrome .json[.gz]) and "
                  "tensordiag JSON reports");
@@ -103,11 +106,22 @@ int main(int argc, char** argv) {
   cli.add_option("--frames", frames, "frames per benchmark phase");
   cli.add_option("--synthetic-snapshot", synthetic_snapshot,
                  "benchmark on a generated snapshot with this many memory events");
+  cli.add_flag("--fragmented", fragmented,
+               "with --synthetic-snapshot: one segment of many small blocks instead");
+  cli.add_option("--synthetic-trace", synthetic_trace,
+                 "benchmark on a generated trace (kernels, launches, copies, memory) of about "
+                 "this many events");
   CLI11_PARSE(cli, argc, argv);
 
   using namespace tdiag::view;
-  if (bench)
-    return run_bench(files, synthetic_snapshot, static_cast<std::size_t>(frames));
+  if (bench) {
+    bench_options o;
+    o.files = files;
+    o.frames = static_cast<std::size_t>(std::max(frames, 1));
+    o.synthetic_events = synthetic_trace > 0 ? synthetic_trace : synthetic_snapshot;
+    o.synthetic = synthetic_trace > 0 ? "trace" : fragmented ? "fragmented" : "snapshot";
+    return run_bench(o);
+  }
   if (!screenshot.empty()) {
     screenshot_options o;
     o.output = screenshot;
