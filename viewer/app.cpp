@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <mutex>
 
 namespace tdiag::view {
@@ -24,6 +25,7 @@ struct app::job {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::string name;
   std::mutex mutex;
+  std::condition_variable finished;
   bool done = false;
   bool keep_document = false; // only reports: add them to the open trace
   std::unique_ptr<document> doc;
@@ -63,7 +65,7 @@ void app::open(std::vector<std::filesystem::path> paths) {
     any_trace |= !looks_like_report(p);
   j->keep_document = !any_trace && doc_ != nullptr;
   job_ = j;
-  loader_ = std::thread([j, paths = std::move(paths)] {
+  loader_ = std::thread([j, paths = std::move(paths), wake = wake_] {
     std::unique_ptr<document> doc;
     std::vector<loaded_report> reports;
     std::optional<load_error> err;
@@ -93,6 +95,9 @@ void app::open(std::vector<std::filesystem::path> paths) {
     j->reports = std::move(reports);
     j->error = std::move(err);
     j->done = true;
+    j->finished.notify_all();
+    if (wake)
+      wake();
   });
 }
 
@@ -108,6 +113,18 @@ void app::wait() {
   if (loader_.joinable())
     loader_.join();
   poll();
+}
+
+bool app::wait_for(std::chrono::milliseconds timeout) {
+  if (!job_)
+    return true;
+  {
+    std::unique_lock lock(job_->mutex);
+    if (!job_->finished.wait_for(lock, timeout, [&] { return job_->done; }))
+      return false;
+  }
+  poll();
+  return !job_;
 }
 
 void app::poll() {

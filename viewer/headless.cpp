@@ -14,7 +14,6 @@
 #include <functional>
 #include <numeric>
 #include <stb/stb_image_write.h>
-#include <thread>
 #include <time.h>
 
 #include "app.hpp"
@@ -58,11 +57,9 @@ int run_screenshot(const std::vector<std::string>& files, const screenshot_optio
       window->end_frame();
     };
     a.open(std::vector<std::filesystem::path>(files.begin(), files.end()));
-    while (a.loading()) {
+    // The progress bar ten times a second, not as fast as the GPU (llvmpipe: the CPU) can.
+    while (!a.wait_for(std::chrono::milliseconds(100)))
       render();
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      a.poll();
-    }
     if (a.error()) {
       fmt::print(stderr, "tdiag-view: {}: {}\n", a.error()->path, a.error()->message);
       status = 1;
@@ -283,7 +280,6 @@ int run_bench(const bench_options& o) {
       ImGui::DestroyContext();
       return 1;
     }
-    auto& s = a.state();
     auto* doc = a.doc();
     fmt::print("tdiag-view --bench: {}\n", what);
     fmt::print("  events {}  kernels {}  memory events {}  lanes {}\n", doc->trace.event_count(),

@@ -36,6 +36,7 @@ int run_interactive(const std::vector<std::string>& files) {
       return 2;
     }
     app a;
+    a.set_wake([w = window.get()] { w->wake(); });
     a.enable_settings(app::default_ini_path());
     a.set_ui_scale(window->content_scale());
     std::vector<std::filesystem::path> paths(files.begin(), files.end());
@@ -43,8 +44,10 @@ int run_interactive(const std::vector<std::string>& files) {
       a.open(paths);
     std::string title;
     while (!window->should_close() && !a.quit_requested()) {
-      // Idle: wait for input, but keep animating while a load runs.
-      window->begin_frame(a.loading() ? 0.016 : 0.25);
+      // Idle: wait for input. While a load runs, the progress bar redraws ten times a second
+      // (not 60: on software OpenGL drawing takes the cores the loader needs), and the loader
+      // wakes the loop when it is done.
+      window->begin_frame(a.loading() ? 0.1 : 0.25);
       const auto dropped = window->take_dropped_paths();
       if (!dropped.empty())
         a.open(std::vector<std::filesystem::path>(dropped.begin(), dropped.end()));
