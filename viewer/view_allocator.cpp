@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <unordered_map>
 
@@ -146,6 +147,28 @@ void draw_state_summary(const view_context& ctx, const trace::allocator_replay& 
   ImGui::Separator();
 }
 
+// Moves the cursor towards `target`, spending at most about 2 ms of this frame: a far jump
+// first lands on the keyframe at or before the target (a copy, no replay), then replays
+// forward in chunks. Returns the position reached; the next frames go on from there, so a
+// frame stays short however many events lie between two keyframes.
+std::size_t seek_within_budget(const trace::allocator_replay& replay, trace::replay_cursor& cursor,
+                               std::size_t target) {
+  constexpr std::size_t chunk = 16; // events: one can cost 0.1 ms (implicit segments)
+  constexpr auto budget = std::chrono::microseconds(2000);
+  const std::size_t interval = std::max<std::size_t>(replay.keyframe_interval(), 1);
+  target = std::min(target, replay.size());
+  const std::size_t at = cursor.position();
+  if (target < at || target - at > interval)
+    cursor.seek(target / interval * interval);
+  const auto start = std::chrono::steady_clock::now();
+  while (cursor.position() < target) {
+    cursor.seek(std::min(target, cursor.position() + chunk));
+    if (std::chrono::steady_clock::now() - start > budget)
+      break;
+  }
+  return cursor.position();
+}
+
 struct segment_hover {
   const trace::segment* segment = nullptr;
   const trace::block* block = nullptr;
@@ -258,9 +281,13 @@ void draw_allocator(view_context& ctx) {
   auto& dm = doc.memory[s.memory_device];
   const float scale = s.ui_scale;
   draw_scrub_strip(ctx, dm, std::round(64.0f * scale));
-  const std::size_t n = step_cursor(s, *dm.replay);
-  const trace::allocator_state& st = dm.cursor->seek(n);
+  const std::size_t target = step_cursor(s, *dm.replay);
+  const std::size_t n = seek_within_budget(*dm.replay, *dm.cursor, target);
+  s.redraw_soon = n != target;
+  const trace::allocator_state& st = dm.cursor->state();
   draw_state_summary(ctx, *dm.replay, st, n);
+  if (n != target)
+    ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.35f, 1.0f), "replaying: event %zu of %zu", n, target);
 
   std::uint64_t max_segment = 1;
   for (const auto& seg : st.segments)
