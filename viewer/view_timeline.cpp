@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "views.hpp"
@@ -412,6 +413,26 @@ void draw_flows(timeline_frame& f) {
   else if (s.selected.kind == event_kind::api)
     selected_corr = t.api_calls[s.selected.index].correlation;
   const auto& tracks = f.ctx.doc.layout.tracks();
+  // Too dense to read: only the selection's flows, found once per selection rather than by
+  // visiting every flow in view each frame (400k of them at full zoom-out on a large trace).
+  if (s.axis.ns_per_px() > 20'000.0) {
+    static std::vector<trace::flow_event> selected_flows;
+    static std::tuple<const trace::trace*, std::size_t, std::uint32_t> found_for{nullptr, 0, 0};
+    if (found_for != std::tuple{&t, t.flows.size(), selected_corr}) {
+      selected_flows.clear();
+      for (const auto& flow : t.flows.all())
+        if (selected_corr != 0 && flow.correlation == selected_corr)
+          selected_flows.push_back(flow);
+      found_for = {&t, t.flows.size(), selected_corr};
+    }
+    for (const auto& flow : selected_flows) {
+      const int sk = flow.lane < f.lane_track.size() ? f.lane_track[flow.lane] : -1;
+      const int tk = flow.target_lane < f.lane_track.size() ? f.lane_track[flow.target_lane] : -1;
+      if (sk >= 0 && tk >= 0)
+        draw_flow(f, flow, static_cast<std::size_t>(sk), static_cast<std::size_t>(tk), true);
+    }
+    return;
+  }
   for (std::size_t k = 0; k < tracks.size() && drawn < max_flows_drawn; ++k) {
     for (const auto& flow : t.flows.overlapping(tracks[k].lane, t0, t1)) {
       if (drawn >= max_flows_drawn)
@@ -420,9 +441,6 @@ void draw_flows(timeline_frame& f) {
       if (tk < 0 || flow.time < t0)
         continue;
       const bool highlighted = selected_corr != 0 && flow.correlation == selected_corr;
-      // Too dense to read: show only the selection's flow.
-      if (s.axis.ns_per_px() > 20'000.0 && !highlighted)
-        continue;
       draw_flow(f, flow, k, static_cast<std::size_t>(tk), highlighted);
       ++drawn;
     }
