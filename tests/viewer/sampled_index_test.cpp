@@ -16,7 +16,7 @@ using tdiag::view::sampled_index;
 // with runs of equal values across stretch boundaries.
 TEST(SampledIndex, AgreesWithLowerBoundFromAnyHint) {
   std::mt19937_64 rng(3);
-  for (const std::size_t n : {0u, 1u, 63u, 64u, 65u, 1000u, 5000u}) {
+  for (const std::size_t n : {0u, 1u, 63u, 64u, 65u, 1000u, 4096u, 4097u, 5000u, 300000u}) {
     std::vector<std::int64_t> v;
     sampled_index index;
     std::int64_t t = -50;
