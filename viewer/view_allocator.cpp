@@ -147,10 +147,10 @@ void draw_state_summary(const view_context& ctx, const trace::allocator_replay& 
   ImGui::Separator();
 }
 
-// Moves the cursor towards `target`, spending at most about 2 ms of this frame: a far jump
-// first lands on the keyframe at or before the target (a copy, no replay), then replays
-// forward in chunks. Returns the position reached; the next frames go on from there, so a
-// frame stays short however many events lie between two keyframes.
+// Moves the cursor towards `target`, spending at most about 2 ms of this frame: a jump back
+// or far ahead first lands on the keyframe at or before the target (a copy, no replay), then
+// it replays forward in chunks. Returns the position reached; the next frames go on from there, so
+// a frame stays short however many events lie between two keyframes.
 std::size_t seek_within_budget(const trace::allocator_replay& replay, trace::replay_cursor& cursor,
                                std::size_t target) {
   constexpr std::size_t chunk = 16; // events: one can cost 0.1 ms (implicit segments)
@@ -158,8 +158,11 @@ std::size_t seek_within_budget(const trace::allocator_replay& replay, trace::rep
   const std::size_t interval = std::max<std::size_t>(replay.keyframe_interval(), 1);
   target = std::min(target, replay.size());
   const std::size_t at = cursor.position();
-  if (target < at || target - at > interval)
-    cursor.seek(target / interval * interval);
+  // replay_cursor::seek copies the keyframe when going back or more than an interval ahead,
+  // and replays otherwise: only then is the jump a copy and not up to `interval` events.
+  const std::size_t keyframe = target / interval * interval;
+  if (target < at || keyframe > at + interval)
+    cursor.seek(keyframe);
   const auto start = std::chrono::steady_clock::now();
   while (cursor.position() < target) {
     cursor.seek(std::min(target, cursor.position() + chunk));

@@ -18,7 +18,10 @@
 namespace tdiag::view {
 namespace {
 
-constexpr std::size_t max_flows_drawn = 600;
+// Flows drawn at most: each is a 12-segment curve (about 80 vertices), so they stay well
+// inside one draw list's 65,536 vertices next to the tracks.
+constexpr std::size_t max_flows_drawn = 256;
+constexpr int flow_segments = 12;
 
 void event_tooltip(const view_context& ctx, event_ref e) {
   const auto& t = ctx.doc.trace;
@@ -393,7 +396,7 @@ void draw_flow(timeline_frame& f, const trace::flow_event& flow, std::size_t k, 
   const ImU32 col = highlighted ? palette::selection : IM_COL32(230, 230, 240, 110);
   const float dy = (p1.y - p0.y) * 0.5f;
   f.dl->AddBezierCubic(p0, ImVec2(p0.x, p0.y + dy), ImVec2(p1.x, p1.y - dy), p1, col,
-                       highlighted ? 2.0f : 1.0f);
+                       highlighted ? 2.0f : 1.0f, flow_segments);
   f.dl->AddTriangleFilled(ImVec2(p1.x, p1.y), ImVec2(p1.x - 3 * f.scale, p1.y - 6 * f.scale),
                           ImVec2(p1.x + 3 * f.scale, p1.y - 6 * f.scale), col);
 }
