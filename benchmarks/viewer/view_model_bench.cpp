@@ -143,6 +143,7 @@ void bench_synthetic_rows(std::size_t events, std::size_t rows) {
       t += d;
     }
     last_end = std::max(last_end, t);
+    build_lod_summary(row); // as lane_layout::build does
   }
   for (std::size_t i = 0; i < events; ++i)
     curve.push_back(static_cast<std::int64_t>(i) * (last_end / static_cast<std::int64_t>(events)),

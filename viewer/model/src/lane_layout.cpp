@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/viewer/lane_layout.hpp>
+#include <tensordiag/viewer/lod.hpp>
 
 #include <fmt/format.h>
 
@@ -125,6 +126,8 @@ lane_layout lane_layout::build(const trace::trace& t) {
                                     static_cast<std::int64_t>(ln.id), tr.event_count)
                       : fmt::format("{} events", tr.event_count);
     tr.rows = nest(per_lane[l]);
+    for (auto& row : tr.rows)
+      build_lod_summary(row);
     layout.tracks_.push_back(std::move(tr));
   }
   return layout;

@@ -30,6 +30,18 @@ struct row_index {
   std::vector<std::int64_t> busy_prefix{0};
   std::int64_t max_duration = 0;
   sampled_index start_index; ///< over `start`, kept by push_back
+  /// The level of detail's summary (lod.hpp, build_lod_summary): level l groups the events by
+  /// start into buckets of 2^(lod_shift + l) ns, each with its events' index range, first
+  /// start, last end and longest duration. Empty for short rows.
+  struct lod_bucket {
+    std::int64_t first_start = 0;
+    std::int64_t last_end = 0;
+    std::int64_t max_duration = 0;
+    std::uint32_t first = 0;
+    std::uint32_t count = 0;
+  };
+  std::vector<std::vector<lod_bucket>> lod_levels;
+  int lod_shift = 0;
 
   [[nodiscard]] std::size_t size() const noexcept { return start.size(); }
   /// First index in [from, size()) whose start is >= t (size() when none).
