@@ -105,7 +105,7 @@ void app::open_trace(trace::trace t, std::string name) {
   wait();
   load_progress progress;
   auto doc = make_document(std::move(t), progress);
-  doc->path = name;
+  doc->path = std::move(name);
   finish(std::move(doc), {}, std::nullopt, false);
 }
 

@@ -147,14 +147,14 @@ void draw_state_summary(const view_context& ctx, const trace::allocator_replay& 
   ImGui::Separator();
 }
 
-// Moves the cursor towards `target`, spending at most about 2 ms of this frame: a jump back
+// Moves the cursor towards `target`, spending at most about 1.5 ms of this frame: a jump back
 // or far ahead first lands on the keyframe at or before the target (a copy, no replay), then
 // it replays forward in chunks. Returns the position reached; the next frames go on from there, so
 // a frame stays short however many events lie between two keyframes.
 std::size_t seek_within_budget(const trace::allocator_replay& replay, trace::replay_cursor& cursor,
                                std::size_t target) {
   constexpr std::size_t chunk = 16; // events: one can cost 0.1 ms (implicit segments)
-  constexpr auto budget = std::chrono::microseconds(2000);
+  constexpr auto budget = std::chrono::microseconds(1500);
   const std::size_t interval = std::max<std::size_t>(replay.keyframe_interval(), 1);
   target = std::min(target, replay.size());
   const std::size_t at = cursor.position();

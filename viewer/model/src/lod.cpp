@@ -135,8 +135,9 @@ void build_lod(const row_index& row, const time_axis& axis, const lod_options& o
                          row.end.begin() + static_cast<std::ptrdiff_t>(to), t0) -
         row.end.begin());
   };
-  // Buckets at most half of min_px wide: a gap inside one is narrower than min_px.
-  const int level = summary_level(row, min_px * ns_per_px / 2.0);
+  // Buckets at most min_px wide: a gap inside one is narrower than min_px, as the exact fold
+  // would hide it too.
+  const int level = summary_level(row, min_px * ns_per_px);
   if (level < 0) {
     fold_range(row, axis, options, first_visible(0, n), n, t1, out);
     return;

@@ -39,7 +39,7 @@ struct lod_item {
 };
 
 /// Builds `row.lod_levels`: buckets of about 64 events at level 0, twice as wide at each level
-/// above. With it, a frame at a zoom where a bucket is narrower than half of `min_px` folds
+/// above. With it, a frame at a zoom where a bucket is at most `min_px` wide folds
 /// whole buckets (read in order from a small array) instead of searching the events: the
 /// cost per row is O(pixels) whatever the number of events. About 1 byte per event.
 void build_lod_summary(row_index& row);
