@@ -18,6 +18,7 @@ std::vector<std::int32_t> memory_curve::devices(const trace::trace& t) {
 }
 
 void memory_curve::push_back(std::int64_t time, std::int64_t allocated, std::int64_t reserved) {
+  levels_samples_ = static_cast<std::size_t>(-1); // the pyramid is rebuilt on the next use
   if (!time_.empty() && time_.back() == time) {
     allocated_.back() = allocated;
     reserved_.back() = reserved;
