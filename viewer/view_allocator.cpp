@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <tuple>
 #include <unordered_map>
 
 #include "views.hpp"
@@ -107,20 +108,44 @@ std::size_t step_cursor(view_state& s, const trace::allocator_replay& replay) {
   return n;
 }
 
-// The cursor's event and the state's figures, as trace counts them (implicit segments are
-// not reserved memory).
+struct state_figures {
+  std::uint64_t pending = 0, cached = 0, largest_free = 0, max_segment = 1;
+  std::uint64_t reserved = 0, allocated = 0;
+};
+
+// The state's figures, as trace counts them (implicit segments are not reserved memory): a
+// pass over every block, so once per cursor position, not once per frame.
+const state_figures& figures_of(const trace::allocator_replay& replay,
+                                const trace::allocator_state& st, std::size_t n) {
+  static std::tuple<const trace::allocator_replay*, std::size_t, std::size_t, std::size_t> key{
+      nullptr, 0, 0, 0};
+  static state_figures f;
+  const auto now = std::tuple{&replay, replay.size(), n, st.segments.size()};
+  if (key == now)
+    return f;
+  key = now;
+  f = {};
+  for (const auto& seg : st.segments) {
+    f.max_segment = std::max(f.max_segment, seg.total_size);
+    for (const auto& b : seg.blocks) {
+      if (b.state == trace::block_state::active_pending_free)
+        f.pending += b.size;
+      else if (b.state == trace::block_state::inactive)
+        f.cached += b.size, f.largest_free = std::max(f.largest_free, b.size);
+    }
+  }
+  f.reserved = st.reserved_bytes();
+  f.allocated = st.allocated_bytes();
+  return f;
+}
+
+// The cursor's event and the state's figures.
 void draw_state_summary(const view_context& ctx, const trace::allocator_replay& replay,
                         const trace::allocator_state& st, std::size_t n) {
   const auto& s = ctx.state;
   const std::int64_t zero = ctx.doc.span.begin;
-  std::uint64_t pending = 0, cached = 0, largest_free = 0;
-  for (const auto& seg : st.segments)
-    for (const auto& b : seg.blocks) {
-      if (b.state == trace::block_state::active_pending_free)
-        pending += b.size;
-      else if (b.state == trace::block_state::inactive)
-        cached += b.size, largest_free = std::max(largest_free, b.size);
-    }
+  const state_figures& f = figures_of(replay, st, n);
+  const std::uint64_t pending = f.pending, cached = f.cached, largest_free = f.largest_free;
   if (n > 0) {
     const auto& e = replay.events()[n - 1];
     ImGui::Text("t = %s   ·   event %zu of %zu: %s %s at 0x%llx",
@@ -137,8 +162,8 @@ void draw_state_summary(const view_context& ctx, const trace::allocator_replay& 
              : 0.0;
   ImGui::Text("%zu segments   reserved %s   allocated %s   pending free %s   cached free %s   "
               "largest free block %s   fragmentation %.0f%%",
-              st.segments.size(), format_bytes(static_cast<double>(st.reserved_bytes())).c_str(),
-              format_bytes(static_cast<double>(st.allocated_bytes())).c_str(),
+              st.segments.size(), format_bytes(static_cast<double>(f.reserved)).c_str(),
+              format_bytes(static_cast<double>(f.allocated)).c_str(),
               format_bytes(static_cast<double>(pending)).c_str(),
               format_bytes(static_cast<double>(cached)).c_str(),
               format_bytes(static_cast<double>(largest_free)).c_str(), frag);
@@ -292,9 +317,7 @@ void draw_allocator(view_context& ctx) {
   if (n != target)
     ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.35f, 1.0f), "replaying: event %zu of %zu", n, target);
 
-  std::uint64_t max_segment = 1;
-  for (const auto& seg : st.segments)
-    max_segment = std::max(max_segment, seg.total_size);
+  const std::uint64_t max_segment = figures_of(*dm.replay, st, n).max_segment;
   const float label_w = std::round(230.0f * scale);
   const float row_h = std::round(ImGui::GetFontSize() + 10.0f * scale);
   ImGui::BeginChild("##segments", ImVec2(0, 0), false);
