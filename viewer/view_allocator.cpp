@@ -185,15 +185,13 @@ std::size_t seek_within_budget(const trace::allocator_replay& replay, trace::rep
   const std::size_t at = cursor.position();
   // replay_cursor::seek copies the keyframe when going back or more than an interval ahead,
   // and replays otherwise: only then is the jump a copy and not up to `interval` events.
+  // The copy counts against the budget: a large state's copy can take it all.
+  const auto start = std::chrono::steady_clock::now();
   const std::size_t keyframe = target / interval * interval;
   if (target < at || keyframe > at + interval)
     cursor.seek(keyframe);
-  const auto start = std::chrono::steady_clock::now();
-  while (cursor.position() < target) {
+  while (cursor.position() < target && std::chrono::steady_clock::now() - start < budget)
     cursor.seek(std::min(target, cursor.position() + chunk));
-    if (std::chrono::steady_clock::now() - start > budget)
-      break;
-  }
   return cursor.position();
 }
 
