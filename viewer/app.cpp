@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <mutex>
 
 #include "view_job.hpp"
@@ -26,6 +27,7 @@ struct app::job {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   std::string name;
   std::mutex mutex;
+  std::condition_variable finished;
   bool done = false;
   bool keep_document = false; // only reports: add them to the open trace
   std::unique_ptr<document> doc;
@@ -65,7 +67,7 @@ void app::open(std::vector<std::filesystem::path> paths) {
     any_trace |= !looks_like_report(p);
   j->keep_document = !any_trace && doc_ != nullptr;
   job_ = j;
-  loader_ = std::thread([j, paths = std::move(paths)] {
+  loader_ = std::thread([j, paths = std::move(paths), wake = wake_] {
     std::unique_ptr<document> doc;
     std::vector<loaded_report> reports;
     std::optional<load_error> err;
@@ -103,6 +105,9 @@ void app::open(std::vector<std::filesystem::path> paths) {
     j->reports = std::move(reports);
     j->error = std::move(err);
     j->done = true;
+    j->finished.notify_all();
+    if (wake)
+      wake();
   });
 }
 
@@ -110,7 +115,7 @@ void app::open_trace(trace::trace t, std::string name) {
   wait();
   load_progress progress;
   auto doc = make_document(std::move(t), progress);
-  doc->path = name;
+  doc->path = std::move(name);
   finish(std::move(doc), {}, std::nullopt, false);
 }
 
@@ -118,6 +123,18 @@ void app::wait() {
   if (loader_.joinable())
     loader_.join();
   poll();
+}
+
+bool app::wait_for(std::chrono::milliseconds timeout) {
+  if (!job_)
+    return true;
+  {
+    std::unique_lock lock(job_->mutex);
+    if (!job_->finished.wait_for(lock, timeout, [&] { return job_->done; }))
+      return false;
+  }
+  poll();
+  return !job_;
 }
 
 void app::poll() {
@@ -201,6 +218,8 @@ void app::rebuild_report_views() {
                                    di});
     }
   }
+  std::stable_sort(report_markers_.begin(), report_markers_.end(),
+                   [](const auto& a, const auto& b) { return a.time < b.time; });
   assertions_table_ = assertions_table(doc_->trace, contents);
   diagnostics_table_ = diagnostics_table(contents);
   tables_ = {&doc_->kernels, &doc_->sites,       &doc_->leaks,

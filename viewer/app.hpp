@@ -7,8 +7,10 @@
 // runs in a window, in headless screenshots and in the frame-build benchmark.
 #pragma once
 
+#include <chrono>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -48,6 +50,12 @@ public:
   void poll();
   /// Blocks until the current load ends (screenshots, benchmarks).
   void wait();
+  /// Waits at most `timeout` for the current load to end; true when none runs any more (its
+  /// result taken, as poll() does). The render loop waits here instead of redrawing a
+  /// progress bar as fast as it can, which would take the CPU from the loader.
+  bool wait_for(std::chrono::milliseconds timeout);
+  /// Called on the loader thread when a load ends (a window's event loop wakes on it).
+  void set_wake(std::function<void()> wake) { wake_ = std::move(wake); }
 
   [[nodiscard]] bool loading() const noexcept { return job_ != nullptr; }
   [[nodiscard]] bool has_document() const noexcept { return doc_ != nullptr; }
@@ -95,6 +103,7 @@ private:
   std::optional<load_error> error_;
   std::shared_ptr<job> job_;
   std::thread loader_;
+  std::function<void()> wake_;
   view_state state_;
   bool quit_ = false;
   bool open_dialog_ = false;

@@ -48,6 +48,8 @@ public:
   /// visible window's back buffer). Returns false when they cannot be read.
   virtual bool read_pixels(int& width, int& height, std::vector<std::uint8_t>& rgba) = 0;
   virtual void set_title(const std::string& title) = 0;
+  /// Ends a wait in begin_frame() now; callable from any thread.
+  virtual void wake() = 0;
 };
 
 } // namespace tdiag::view

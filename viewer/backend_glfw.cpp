@@ -208,6 +208,7 @@ public:
   }
 
   void set_title(const std::string& title) override { glfwSetWindowTitle(window_, title.c_str()); }
+  void wake() override { glfwPostEmptyEvent(); }
 
 private:
   void create_framebuffer() {

@@ -27,9 +27,20 @@ struct screenshot_options {
 /// shows the error), 2 no window or no PNG.
 int run_screenshot(const std::vector<std::string>& files, const screenshot_options& options);
 
-/// Loads `files` (or a synthetic snapshot of `synthetic_events` memory events), then builds
-/// `frames` frames per scripted phase and prints load time, mean and p99 frame-build time.
-int run_bench(const std::vector<std::string>& files, std::size_t synthetic_events,
-              std::size_t frames);
+/// What the benchmark opens: `files`, else a generated input of `synthetic_events` events.
+struct bench_options {
+  std::vector<std::string> files;
+  std::size_t synthetic_events = 0;
+  /// "snapshot" (view::make_snapshot_trace), "fragmented" (one segment of many blocks) or
+  /// "trace" (trace::make_synthetic_trace: kernels, launches, copies, memory).
+  std::string synthetic = "snapshot";
+  std::size_t frames = 120;
+};
+
+/// Loads the input, then builds `frames` frames per scripted phase (every view; the timeline
+/// and the memory view at full zoom-out, 1 %, 0.01 % and the deepest zoom) and prints load
+/// time, median, p99 and max frame-build time and the largest draw list's vertex count.
+/// Returns 1 when nothing loaded, 3 when a draw list passed ImGui's 16-bit index limit.
+int run_bench(const bench_options& options);
 
 } // namespace tdiag::view

@@ -9,8 +9,10 @@
 #include <fmt/format.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <utility>
 
 #include "app.hpp"
 #include "backend.hpp"
@@ -35,6 +37,7 @@ int run_interactive(const std::vector<std::string>& files) {
       return 2;
     }
     app a;
+    a.set_wake([w = window.get()] { w->wake(); });
     a.enable_settings(app::default_ini_path());
     a.set_ui_scale(window->content_scale());
     std::vector<std::filesystem::path> paths(files.begin(), files.end());
@@ -42,8 +45,11 @@ int run_interactive(const std::vector<std::string>& files) {
       a.open(paths);
     std::string title;
     while (!window->should_close() && !a.quit_requested()) {
-      // Idle: wait for input, but keep animating while a load runs.
-      window->begin_frame(a.loading() ? 0.016 : 0.25);
+      // Idle: wait for input. While a load runs, the progress bar redraws ten times a second
+      // (not 60: on software OpenGL drawing takes the cores the loader needs), and the loader
+      // wakes the loop when it is done.
+      const bool soon = std::exchange(a.state().redraw_soon, false); // set again if needed
+      window->begin_frame(a.loading() ? 0.1 : soon ? 0.0 : 0.25);
       const auto dropped = window->take_dropped_paths();
       if (!dropped.empty())
         a.open(std::vector<std::filesystem::path>(dropped.begin(), dropped.end()));
@@ -77,6 +83,8 @@ int main(int argc, char** argv) {
   bool bench = false;
   int frames = 120;
   std::size_t synthetic_snapshot = 0;
+  std::size_t synthetic_trace = 0;
+  bool fragmented = false;
   cli.add_option("files", files,
                  "traces (.tdtrace, snapshot .pickle, Chrome .json[.gz]; several, a folder or "
                  "a glob: a job, one trace per rank) and tensordiag JSON reports");
@@ -105,11 +113,22 @@ int main(int argc, char** argv) {
   cli.add_option("--frames", frames, "frames per benchmark phase");
   cli.add_option("--synthetic-snapshot", synthetic_snapshot,
                  "benchmark on a generated snapshot with this many memory events");
+  cli.add_flag("--fragmented", fragmented,
+               "with --synthetic-snapshot: one segment of many small blocks instead");
+  cli.add_option("--synthetic-trace", synthetic_trace,
+                 "benchmark on a generated trace (kernels, launches, copies, memory) of about "
+                 "this many events");
   CLI11_PARSE(cli, argc, argv);
 
   using namespace tdiag::view;
-  if (bench)
-    return run_bench(files, synthetic_snapshot, static_cast<std::size_t>(frames));
+  if (bench) {
+    bench_options o;
+    o.files = files;
+    o.frames = static_cast<std::size_t>(std::max(frames, 1));
+    o.synthetic_events = synthetic_trace > 0 ? synthetic_trace : synthetic_snapshot;
+    o.synthetic = synthetic_trace > 0 ? "trace" : fragmented ? "fragmented" : "snapshot";
+    return run_bench(o);
+  }
   if (!screenshot.empty()) {
     screenshot_options o;
     o.output = screenshot;

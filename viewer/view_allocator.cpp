@@ -6,13 +6,16 @@
 // The state comes from trace's allocator_replay (the document's): a keyframe plus a short
 // replay through the view's cursor.
 #include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/viewer/block_runs.hpp>
 #include <tensordiag/viewer/format.hpp>
 #include <tensordiag/viewer/tables.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <tuple>
 #include <unordered_map>
 
 #include "views.hpp"
@@ -77,7 +80,12 @@ void draw_scrub_strip(view_context& ctx, device_memory& dm, float height) {
   dl->AddLine(ImVec2(cx, p.y), ImVec2(cx, p.y + height), palette::selection, 2.0f);
   dl->AddTriangleFilled(ImVec2(cx - 6 * scale, p.y), ImVec2(cx + 6 * scale, p.y),
                         ImVec2(cx, p.y + 8 * scale), palette::selection);
-  for (const auto& m : ctx.doc.trace_markers) {
+  static std::vector<std::size_t> shown;
+  const auto& markers = ctx.doc.trace_markers;
+  one_per_column(
+      markers.size(), [&](std::size_t i) { return markers[i].time; }, strip, 0.0, shown);
+  for (const std::size_t i : shown) {
+    const auto& m = markers[i];
     if (m.kind != marker_kind::oom)
       continue;
     const float mx = p.x + static_cast<float>(strip.x_of(m.time));
@@ -100,20 +108,44 @@ std::size_t step_cursor(view_state& s, const trace::allocator_replay& replay) {
   return n;
 }
 
-// The cursor's event and the state's figures, as trace counts them (implicit segments are
-// not reserved memory).
+struct state_figures {
+  std::uint64_t pending = 0, cached = 0, largest_free = 0, max_segment = 1;
+  std::uint64_t reserved = 0, allocated = 0;
+};
+
+// The state's figures, as trace counts them (implicit segments are not reserved memory): a
+// pass over every block, so once per cursor position, not once per frame.
+const state_figures& figures_of(const trace::allocator_replay& replay,
+                                const trace::allocator_state& st, std::size_t n) {
+  static std::tuple<const trace::allocator_replay*, std::size_t, std::size_t, std::size_t> key{
+      nullptr, 0, 0, 0};
+  static state_figures f;
+  const auto now = std::tuple{&replay, replay.size(), n, st.segments.size()};
+  if (key == now)
+    return f;
+  key = now;
+  f = {};
+  for (const auto& seg : st.segments) {
+    f.max_segment = std::max(f.max_segment, seg.total_size);
+    for (const auto& b : seg.blocks) {
+      if (b.state == trace::block_state::active_pending_free)
+        f.pending += b.size;
+      else if (b.state == trace::block_state::inactive)
+        f.cached += b.size, f.largest_free = std::max(f.largest_free, b.size);
+    }
+  }
+  f.reserved = st.reserved_bytes();
+  f.allocated = st.allocated_bytes();
+  return f;
+}
+
+// The cursor's event and the state's figures.
 void draw_state_summary(const view_context& ctx, const trace::allocator_replay& replay,
                         const trace::allocator_state& st, std::size_t n) {
   const auto& s = ctx.state;
   const std::int64_t zero = ctx.doc.span.begin;
-  std::uint64_t pending = 0, cached = 0, largest_free = 0;
-  for (const auto& seg : st.segments)
-    for (const auto& b : seg.blocks) {
-      if (b.state == trace::block_state::active_pending_free)
-        pending += b.size;
-      else if (b.state == trace::block_state::inactive)
-        cached += b.size, largest_free = std::max(largest_free, b.size);
-    }
+  const state_figures& f = figures_of(replay, st, n);
+  const std::uint64_t pending = f.pending, cached = f.cached, largest_free = f.largest_free;
   if (n > 0) {
     const auto& e = replay.events()[n - 1];
     ImGui::Text("t = %s   ·   event %zu of %zu: %s %s at 0x%llx",
@@ -130,8 +162,8 @@ void draw_state_summary(const view_context& ctx, const trace::allocator_replay& 
              : 0.0;
   ImGui::Text("%zu segments   reserved %s   allocated %s   pending free %s   cached free %s   "
               "largest free block %s   fragmentation %.0f%%",
-              st.segments.size(), format_bytes(static_cast<double>(st.reserved_bytes())).c_str(),
-              format_bytes(static_cast<double>(st.allocated_bytes())).c_str(),
+              st.segments.size(), format_bytes(static_cast<double>(f.reserved)).c_str(),
+              format_bytes(static_cast<double>(f.allocated)).c_str(),
               format_bytes(static_cast<double>(pending)).c_str(),
               format_bytes(static_cast<double>(cached)).c_str(),
               format_bytes(static_cast<double>(largest_free)).c_str(), frag);
@@ -140,29 +172,50 @@ void draw_state_summary(const view_context& ctx, const trace::allocator_replay& 
   ImGui::Separator();
 }
 
+// Moves the cursor towards `target`, spending at most about 1.5 ms of this frame: a jump back
+// or far ahead first lands on the keyframe at or before the target (a copy, no replay), then
+// it replays forward in chunks. Returns the position reached; the next frames go on from there, so
+// a frame stays short however many events lie between two keyframes.
+std::size_t seek_within_budget(const trace::allocator_replay& replay, trace::replay_cursor& cursor,
+                               std::size_t target) {
+  constexpr std::size_t chunk = 16; // events: one can cost 0.1 ms (implicit segments)
+  constexpr auto budget = std::chrono::microseconds(1500);
+  const std::size_t interval = std::max<std::size_t>(replay.keyframe_interval(), 1);
+  target = std::min(target, replay.size());
+  const std::size_t at = cursor.position();
+  // replay_cursor::seek copies the keyframe when going back or more than an interval ahead,
+  // and replays otherwise: only then is the jump a copy and not up to `interval` events.
+  // The copy counts against the budget: a large state's copy can take it all.
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t keyframe = target / interval * interval;
+  if (target < at || keyframe > at + interval)
+    cursor.seek(keyframe);
+  while (cursor.position() < target && std::chrono::steady_clock::now() - start < budget)
+    cursor.seek(std::min(target, cursor.position() + chunk));
+  return cursor.position();
+}
+
 struct segment_hover {
   const trace::segment* segment = nullptr;
   const trace::block* block = nullptr;
 };
 
-// The active blocks of one segment's bar, coloured by site, with rounding waste.
+// The blocks of one segment's bar, coloured by site, with rounding waste: runs of blocks
+// narrower than a pixel fold into one rectangle (block_runs), so the draw list stays bounded.
 void draw_blocks(const trace::trace& t, ImDrawList* dl, const trace::segment& seg, float x0,
-                 float y0, float y1, double px_per_byte, float scale) {
+                 float y0, float y1, float w, float scale) {
   static std::unordered_map<trace::stack_id, ImU32> stack_colours;
+  static std::vector<block_run> runs;
   if (stack_colours.size() > 100'000)
     stack_colours.clear();
-  const auto x_at = [&](std::uint64_t offset) {
-    return x0 + static_cast<float>(static_cast<double>(offset) * px_per_byte);
-  };
-  float last_x = -1.0f;
-  for (const auto& b : seg.blocks) {
+  const double px_per_byte = w / static_cast<double>(std::max<std::uint64_t>(seg.total_size, 1));
+  block_runs(seg, w, 1.0, runs);
+  for (const auto& r : runs) {
+    const auto& b = seg.blocks[r.shown];
     if (b.state == trace::block_state::inactive)
-      continue;
-    const float bx0 = x_at(b.address - seg.address);
-    const float bx1 = std::max(x_at(b.address - seg.address + b.size), bx0 + 1.0f);
-    if (bx1 <= last_x) // sub-pixel blocks in the same column: one is enough
-      continue;
-    last_x = bx1;
+      continue; // the bar's background is the free colour
+    const float bx0 = x0 + static_cast<float>(r.x0);
+    const float bx1 = std::max(x0 + static_cast<float>(r.x1), bx0 + 1.0f);
     ImU32 col = palette::pending;
     if (b.state == trace::block_state::active_allocated) {
       auto it = stack_colours.find(b.stack);
@@ -174,8 +227,11 @@ void draw_blocks(const trace::trace& t, ImDrawList* dl, const trace::segment& se
     if (bx1 - bx0 > 3.0f)
       dl->AddLine(ImVec2(bx1 - 0.5f, y0), ImVec2(bx1 - 0.5f, y1), IM_COL32(20, 22, 26, 255));
     // Rounding waste: the part of the block nobody asked for.
-    if (b.requested_size != 0 && b.requested_size < b.size && bx1 - bx0 > 4.0f)
-      dl->AddRectFilled(ImVec2(x_at(b.address - seg.address + b.requested_size), y1 - 3.0f * scale),
+    if (!r.folded() && b.requested_size != 0 && b.requested_size < b.size && bx1 - bx0 > 4.0f)
+      dl->AddRectFilled(ImVec2(x0 + static_cast<float>(static_cast<double>(b.address - seg.address +
+                                                                           b.requested_size) *
+                                                       px_per_byte),
+                               y1 - 3.0f * scale),
                         ImVec2(bx1, y1), palette::pending);
   }
 }
@@ -200,16 +256,15 @@ void draw_segment_row(const view_context& ctx, ImDrawList* dl, const trace::segm
   const float y1 = p.y + row_h - 2.0f * scale;
   dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x0 + w, y1), palette::free_block);
   const double px_per_byte = w / static_cast<double>(std::max<std::uint64_t>(seg.total_size, 1));
-  draw_blocks(ctx.doc.trace, dl, seg, x0, y0, y1, px_per_byte, scale);
+  draw_blocks(ctx.doc.trace, dl, seg, x0, y0, y1, w, scale);
   dl->AddRect(ImVec2(x0, y0), ImVec2(x0 + w, y1), IM_COL32(90, 95, 105, 255));
   const ImGuiIO& io = ImGui::GetIO();
   if (io.MousePos.y >= y0 && io.MousePos.y < y1 && io.MousePos.x >= x0 && io.MousePos.x < x0 + w &&
       ImGui::IsWindowHovered()) {
     hover.segment = &seg;
     const auto addr = seg.address + static_cast<std::uint64_t>((io.MousePos.x - x0) / px_per_byte);
-    for (const auto& b : seg.blocks)
-      if (addr >= b.address && addr < b.address + b.size)
-        hover.block = &b;
+    if (const auto b = block_at(seg, addr))
+      hover.block = &seg.blocks[*b];
   }
   ImGui::Dummy(ImVec2(label_w + w, row_h));
 }
@@ -252,13 +307,15 @@ void draw_allocator(view_context& ctx) {
   auto& dm = doc.memory[s.memory_device];
   const float scale = s.ui_scale;
   draw_scrub_strip(ctx, dm, std::round(64.0f * scale));
-  const std::size_t n = step_cursor(s, *dm.replay);
-  const trace::allocator_state& st = dm.cursor->seek(n);
+  const std::size_t target = step_cursor(s, *dm.replay);
+  const std::size_t n = seek_within_budget(*dm.replay, *dm.cursor, target);
+  s.redraw_soon = n != target;
+  const trace::allocator_state& st = dm.cursor->state();
   draw_state_summary(ctx, *dm.replay, st, n);
+  if (n != target)
+    ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.35f, 1.0f), "replaying: event %zu of %zu", n, target);
 
-  std::uint64_t max_segment = 1;
-  for (const auto& seg : st.segments)
-    max_segment = std::max(max_segment, seg.total_size);
+  const std::uint64_t max_segment = figures_of(*dm.replay, st, n).max_segment;
   const float label_w = std::round(230.0f * scale);
   const float row_h = std::round(ImGui::GetFontSize() + 10.0f * scale);
   ImGui::BeginChild("##segments", ImVec2(0, 0), false);

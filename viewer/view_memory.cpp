@@ -206,14 +206,23 @@ void draw_band(memory_frame& f, std::size_t b) {
 // OOM and assertion markers, and the allocator view's time cursor (dashed).
 void draw_memory_markers(memory_frame& f) {
   const auto& s = f.ctx.state;
-  for (const auto& m : f.ctx.doc.trace_markers) {
+  static std::vector<std::size_t> shown;
+  const auto& markers = f.ctx.doc.trace_markers;
+  one_per_column(
+      markers.size(), [&](std::size_t i) { return markers[i].time; }, s.axis, 0.0, shown);
+  float label_end = -1e9f; // labels that would overlap the previous one are left out
+  for (const std::size_t i : shown) {
+    const auto& m = markers[i];
     const double x = s.axis.x_of(m.time);
     if (x < 0 || x > f.plot_w)
       continue;
     const float px = f.plot_x0 + static_cast<float>(x);
     const ImU32 col = m.kind == marker_kind::oom ? palette::marker_oom : palette::marker_assert;
     f.dl->AddLine(ImVec2(px, f.area_y0), ImVec2(px, f.bottom), col, 2.0f);
-    f.dl->AddText(ImVec2(px + 4, f.area_y0 + 2), col, m.label.c_str());
+    if (px > label_end) {
+      f.dl->AddText(ImVec2(px + 4, f.area_y0 + 2), col, m.label.c_str());
+      label_end = px + 4 + ImGui::CalcTextSize(m.label.c_str()).x;
+    }
   }
   const double x = s.axis.x_of(s.cursor_time);
   if (x < 0 || x > f.plot_w)

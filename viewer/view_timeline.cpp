@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "views.hpp"
@@ -17,7 +18,10 @@
 namespace tdiag::view {
 namespace {
 
-constexpr std::size_t max_flows_drawn = 600;
+// Flows drawn at most: each is a 12-segment curve (about 80 vertices), so they stay well
+// inside one draw list's 65,536 vertices next to the tracks.
+constexpr std::size_t max_flows_drawn = 256;
+constexpr int flow_segments = 12;
 
 void event_tooltip(const view_context& ctx, event_ref e) {
   const auto& t = ctx.doc.trace;
@@ -392,7 +396,7 @@ void draw_flow(timeline_frame& f, const trace::flow_event& flow, std::size_t k, 
   const ImU32 col = highlighted ? palette::selection : IM_COL32(230, 230, 240, 110);
   const float dy = (p1.y - p0.y) * 0.5f;
   f.dl->AddBezierCubic(p0, ImVec2(p0.x, p0.y + dy), ImVec2(p1.x, p1.y - dy), p1, col,
-                       highlighted ? 2.0f : 1.0f);
+                       highlighted ? 2.0f : 1.0f, flow_segments);
   f.dl->AddTriangleFilled(ImVec2(p1.x, p1.y), ImVec2(p1.x - 3 * f.scale, p1.y - 6 * f.scale),
                           ImVec2(p1.x + 3 * f.scale, p1.y - 6 * f.scale), col);
 }
@@ -412,6 +416,26 @@ void draw_flows(timeline_frame& f) {
   else if (s.selected.kind == event_kind::api)
     selected_corr = t.api_calls[s.selected.index].correlation;
   const auto& tracks = f.ctx.doc.layout.tracks();
+  // Too dense to read: only the selection's flows, found once per selection rather than by
+  // visiting every flow in view each frame (400k of them at full zoom-out on a large trace).
+  if (s.axis.ns_per_px() > 20'000.0) {
+    static std::vector<trace::flow_event> selected_flows;
+    static std::tuple<const trace::trace*, std::size_t, std::uint32_t> found_for{nullptr, 0, 0};
+    if (found_for != std::tuple{&t, t.flows.size(), selected_corr}) {
+      selected_flows.clear();
+      for (const auto& flow : t.flows.all())
+        if (selected_corr != 0 && flow.correlation == selected_corr)
+          selected_flows.push_back(flow);
+      found_for = {&t, t.flows.size(), selected_corr};
+    }
+    for (const auto& flow : selected_flows) {
+      const int sk = flow.lane < f.lane_track.size() ? f.lane_track[flow.lane] : -1;
+      const int tk = flow.target_lane < f.lane_track.size() ? f.lane_track[flow.target_lane] : -1;
+      if (sk >= 0 && tk >= 0)
+        draw_flow(f, flow, static_cast<std::size_t>(sk), static_cast<std::size_t>(tk), true);
+    }
+    return;
+  }
   for (std::size_t k = 0; k < tracks.size() && drawn < max_flows_drawn; ++k) {
     for (const auto& flow : t.flows.overlapping(tracks[k].lane, t0, t1)) {
       if (drawn >= max_flows_drawn)
@@ -420,9 +444,6 @@ void draw_flows(timeline_frame& f) {
       if (tk < 0 || flow.time < t0)
         continue;
       const bool highlighted = selected_corr != 0 && flow.correlation == selected_corr;
-      // Too dense to read: show only the selection's flow.
-      if (s.axis.ns_per_px() > 20'000.0 && !highlighted)
-        continue;
       draw_flow(f, flow, k, static_cast<std::size_t>(tk), highlighted);
       ++drawn;
     }
@@ -433,11 +454,15 @@ void draw_flows(timeline_frame& f) {
 void draw_markers_and_thumb(timeline_frame& f) {
   const auto& s = f.ctx.state;
   const ImGuiIO& io = ImGui::GetIO();
-  std::vector<const timeline_marker*> markers;
-  for (const auto& m : f.ctx.doc.trace_markers)
-    markers.push_back(&m);
-  for (const auto& m : f.ctx.report_markers)
-    markers.push_back(&m);
+  static std::vector<const timeline_marker*> markers;
+  static std::vector<std::size_t> shown;
+  markers.clear();
+  for (const auto* list : {&f.ctx.doc.trace_markers, &f.ctx.report_markers}) {
+    one_per_column(
+        list->size(), [&](std::size_t i) { return (*list)[i].time; }, s.axis, 6.0, shown);
+    for (const std::size_t i : shown)
+      markers.push_back(&(*list)[i]);
+  }
   for (const auto* m : markers) {
     const double x = s.axis.x_of(m->time);
     if (x < -6 || x > f.plot_w + 6)

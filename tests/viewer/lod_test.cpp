@@ -26,6 +26,7 @@ row_index random_row(std::size_t n, std::uint32_t seed, std::int64_t& end_time) 
     t += dur;
   }
   end_time = t;
+  build_lod_summary(row);
   return row;
 }
 
@@ -75,6 +76,39 @@ TEST(Lod, KeepsExistenceAtEveryZoom) {
   for (int z = 0; z < 14; ++z) {
     expect_existence_kept(row, axis, o);
     axis.zoom_at(700.0 + 37.0 * z, 2.3);
+  }
+}
+
+// The summary's buckets (zoomed out) and the exact fold (zoomed in, and at the view's edges)
+// keep the same promises on a row long enough for several summary levels, panned so both
+// edges cut through buckets; the summary is used, and changes nothing zoomed in.
+TEST(Lod, SummaryKeepsExistenceAndBoundsItems) {
+  std::int64_t end = 0;
+  const row_index row = random_row(400'000, 13, end);
+  ASSERT_GE(row.lod_levels.size(), 4u);
+  row_index plain = row;
+  plain.lod_levels.clear();
+  time_axis axis;
+  axis.set_width(1600);
+  axis.set_limits(row.start.front(), end);
+  lod_options o;
+  std::vector<lod_item> with;
+  std::vector<lod_item> without;
+  for (const double zoom : {1.0, 1.7, 9.0, 60.0, 900.0, 40'000.0}) {
+    axis.fit_all();
+    axis.zoom_at(533.0, zoom);
+    axis.pan(77.0);
+    expect_existence_kept(row, axis, o);
+    build_lod(row, axis, o, with);
+    build_lod(plain, axis, o, without);
+    EXPECT_LE(with.size(), 2 * without.size() + 8) << "zoom " << zoom;
+    if (zoom >= 900.0) { // buckets wider than the pixels: the exact fold, the same items
+      ASSERT_EQ(with.size(), without.size()) << "zoom " << zoom;
+      for (std::size_t i = 0; i < with.size(); ++i) {
+        EXPECT_EQ(with[i].first, without[i].first);
+        EXPECT_EQ(with[i].count, without[i].count);
+      }
+    }
   }
 }
 

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
+#include <vector>
 
 namespace {
 
@@ -33,6 +35,57 @@ TEST(MemoryCurve, EnvelopeKeepsOneNanosecondPeaks) {
   EXPECT_TRUE(std::all_of(cols.begin(), cols.end(), [](const auto& k) { return k.valid; }));
   EXPECT_EQ(c.peak_allocated(), 900);
   EXPECT_EQ(c.peak_allocated_time(), 500'000);
+}
+
+// The pyramid of extremes gives exactly what a scan of every sample gives, at every zoom and
+// position: 300k random samples span several levels of it.
+TEST(MemoryCurve, EnvelopeMatchesAScanOfEverySample) {
+  std::mt19937_64 rng(11);
+  memory_curve c;
+  std::vector<std::int64_t> time;
+  std::vector<std::int64_t> alloc;
+  std::vector<std::int64_t> res;
+  std::int64_t t = 0;
+  for (int i = 0; i < 300'000; ++i) {
+    t += 1 + static_cast<std::int64_t>(rng() % 40);
+    const auto a = static_cast<std::int64_t>(rng() % 1'000'000);
+    const auto r = a + static_cast<std::int64_t>(rng() % 1000);
+    c.push_back(t, a, r);
+    time.push_back(t), alloc.push_back(a), res.push_back(r);
+  }
+  time_axis axis;
+  axis.set_width(337);
+  axis.set_limits(0, t);
+  std::vector<memory_column> cols;
+  for (const double zoom : {1.0, 3.0, 40.0, 900.0, 20'000.0}) {
+    axis.fit_all();
+    axis.zoom_at(static_cast<double>(rng() % 337), zoom);
+    c.envelope(axis, cols);
+    ASSERT_EQ(cols.size(), 337u);
+    std::size_t i = static_cast<std::size_t>(
+        std::lower_bound(time.begin(), time.end(), axis.time_at(0.0)) - time.begin());
+    for (std::size_t x = 0; x < cols.size(); ++x) {
+      const std::int64_t col_end = axis.time_at(static_cast<double>(x + 1));
+      memory_column want;
+      auto take = [&](std::size_t k) {
+        if (!want.valid)
+          want = {alloc[k], alloc[k], res[k], res[k], true};
+        want.allocated_min = std::min(want.allocated_min, alloc[k]);
+        want.allocated_max = std::max(want.allocated_max, alloc[k]);
+        want.reserved_min = std::min(want.reserved_min, res[k]);
+        want.reserved_max = std::max(want.reserved_max, res[k]);
+      };
+      if (i > 0)
+        take(i - 1);
+      for (; i < time.size() && time[i] < col_end; ++i)
+        take(i);
+      ASSERT_EQ(cols[x].valid, want.valid) << "zoom " << zoom << " column " << x;
+      ASSERT_EQ(cols[x].allocated_min, want.allocated_min) << "zoom " << zoom << " column " << x;
+      ASSERT_EQ(cols[x].allocated_max, want.allocated_max) << "zoom " << zoom << " column " << x;
+      ASSERT_EQ(cols[x].reserved_min, want.reserved_min) << "zoom " << zoom << " column " << x;
+      ASSERT_EQ(cols[x].reserved_max, want.reserved_max) << "zoom " << zoom << " column " << x;
+    }
+  }
 }
 
 TEST(MemoryCurve, CarriesTheValueIntoColumnsWithoutSamples) {

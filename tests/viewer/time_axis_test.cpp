@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace {
 
@@ -86,6 +88,44 @@ TEST(TimeAxis, TickLabelsResolveTheirStep) {
   EXPECT_EQ(format_time_tick(12.5e6, 2.5e6), "12.5 ms");
   EXPECT_EQ(format_time_tick(2e9, 1e9), "2 s");
   EXPECT_EQ(format_time_tick(750.0, 50.0), "750 ns");
+}
+
+} // namespace
+
+namespace {
+
+// A million instants in a 1600-px view: one per column holding any, each the column's first.
+TEST(OnePerColumn, BoundsMarkersByPixels) {
+  using namespace tdiag::view;
+  std::vector<std::int64_t> times;
+  for (std::int64_t i = 0; i < 1'000'000; ++i)
+    times.push_back(1000 + i * 7 + (i % 3));
+  time_axis axis;
+  axis.set_width(1600);
+  axis.set_limits(0, times.back() + 1000);
+  axis.fit_all();
+  std::vector<std::size_t> shown;
+  one_per_column(
+      times.size(), [&](std::size_t i) { return times[i]; }, axis, 0.0, shown);
+  ASSERT_FALSE(shown.empty());
+  EXPECT_LE(shown.size(), 2u * 1600u);
+  EXPECT_EQ(shown.front(), 0u);
+  for (std::size_t k = 1; k < shown.size(); ++k) {
+    const auto a = static_cast<std::int64_t>(std::floor(axis.x_of(times[shown[k - 1]])));
+    const auto b = static_cast<std::int64_t>(std::floor(axis.x_of(times[shown[k]])));
+    EXPECT_GT(b, a - 1) << "in time order, at most two in a column";
+    EXPECT_LT(shown[k - 1], shown[k]);
+  }
+  // Zoomed in so far that every instant has its own column: all of them in view are shown.
+  axis.fit(times[500] - 1, times[520] + 1);
+  one_per_column(
+      times.size(), [&](std::size_t i) { return times[i]; }, axis, 0.0, shown);
+  ASSERT_EQ(shown.size(), 21u);
+  EXPECT_EQ(shown.front(), 500u);
+  // No instants, nothing shown.
+  one_per_column(
+      0, [&](std::size_t i) { return times[i]; }, axis, 0.0, shown);
+  EXPECT_TRUE(shown.empty());
 }
 
 } // namespace

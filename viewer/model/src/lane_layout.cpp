@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/viewer/lane_layout.hpp>
+#include <tensordiag/viewer/lod.hpp>
 
 #include <fmt/format.h>
 
@@ -45,6 +46,7 @@ std::vector<row_index> nest(std::vector<pending_event>& events) {
 void row_index::push_back(std::int64_t b, std::int64_t e, event_ref ref) {
   if (e < b)
     e = b;
+  start_index.on_append(start.size(), b);
   start.push_back(b);
   end.push_back(e);
   refs.push_back(ref);
@@ -124,6 +126,8 @@ lane_layout lane_layout::build(const trace::trace& t) {
                                     static_cast<std::int64_t>(ln.id), tr.event_count)
                       : fmt::format("{} events", tr.event_count);
     tr.rows = nest(per_lane[l]);
+    for (auto& row : tr.rows)
+      build_lod_summary(row);
     layout.tracks_.push_back(std::move(tr));
   }
   return layout;

@@ -12,6 +12,54 @@
 namespace tdiag::view {
 namespace {
 
+trace::stack_id site_stack(trace::trace& t, std::uint32_t i) {
+  const std::array<trace::frame_id, 2> frames{
+      t.stacks.intern_frame({t.strings.intern(fmt::format("layer_{}.forward", i)),
+                             t.strings.intern("model.py"), 20 + 3 * i}),
+      t.stacks.intern_frame({t.strings.intern("train_step"), t.strings.intern("train.py"), 88})};
+  return t.stacks.intern_stack(frames);
+}
+
+// A history being generated: each event is applied to `state` as it is appended, so every
+// event is consistent with the state before it and `state` ends as the snapshot's segments.
+struct history {
+  trace::trace t;
+  trace::allocator_state state;
+  trace::splitmix64 r;
+  trace::lane_id lane;
+  std::vector<trace::stack_id> sites;
+  std::int64_t now = 1'000'000;
+  std::int64_t gap_min; // ns between events: gap_min + [0, gap_spread)
+  std::uint64_t gap_spread;
+
+  history(std::uint64_t seed, std::int64_t gap_min_ns, std::uint64_t gap_spread_ns)
+      : r{seed}, lane(t.lanes.memory(0)), gap_min(gap_min_ns), gap_spread(gap_spread_ns) {
+    t.metadata.format = "synthetic-snapshot";
+    for (std::uint32_t i = 0; i < 12; ++i)
+      sites.push_back(site_stack(t, i));
+  }
+  void emit(trace::memory_action a, std::uint64_t address, std::uint64_t size,
+            trace::stack_id stack) {
+    trace::memory_event e;
+    e.time = now;
+    now += gap_min + static_cast<std::int64_t>(r.below(gap_spread));
+    e.lane = lane;
+    e.action = a;
+    e.address = address;
+    e.size = size;
+    e.stack = stack;
+    e.stream = 7;
+    trace::apply_memory_event(state, e);
+    t.memory.push_back(e);
+  }
+  trace::trace finish() {
+    state.time = now;
+    t.final_allocator_state = std::move(state);
+    t.finalize();
+    return std::move(t);
+  }
+};
+
 struct live_block {
   std::uint64_t address;
   std::uint64_t size;
@@ -22,37 +70,14 @@ struct live_block {
 
 trace::trace make_snapshot_trace(std::size_t events, std::uint64_t seed) {
   using trace::memory_action;
-  trace::trace t;
-  t.metadata.format = "synthetic-snapshot";
-  trace::splitmix64 r{seed};
-  const trace::lane_id lane = t.lanes.memory(0);
-  std::vector<trace::stack_id> sites;
-  for (std::uint32_t i = 0; i < 12; ++i) {
-    const std::array<trace::frame_id, 2> frames{
-        t.stacks.intern_frame({t.strings.intern(fmt::format("layer_{}.forward", i)),
-                               t.strings.intern("model.py"), 20 + 3 * i}),
-        t.stacks.intern_frame({t.strings.intern("train_step"), t.strings.intern("train.py"), 88})};
-    sites.push_back(t.stacks.intern_stack(frames));
-  }
-
-  trace::allocator_state state;
+  history h(seed, 200, 2000);
+  auto& r = h.r;
+  auto& state = h.state;
+  const auto& sites = h.sites;
+  auto emit = [&h](memory_action a, std::uint64_t address, std::uint64_t size,
+                   trace::stack_id stack) { h.emit(a, address, size, stack); };
   std::vector<live_block> live;
   std::uint64_t next_segment = 0x7f0000000000ull;
-  std::int64_t now = 1'000'000;
-  auto emit = [&](memory_action a, std::uint64_t address, std::uint64_t size,
-                  trace::stack_id stack) {
-    trace::memory_event e;
-    e.time = now;
-    now += 200 + static_cast<std::int64_t>(r.below(2000));
-    e.lane = lane;
-    e.action = a;
-    e.address = address;
-    e.size = size;
-    e.stack = stack;
-    e.stream = 7;
-    trace::apply_memory_event(state, e);
-    t.memory.push_back(e);
-  };
 
   std::size_t emitted = 0;
   while (emitted < events) {
@@ -99,10 +124,43 @@ trace::trace make_snapshot_trace(std::size_t events, std::uint64_t seed) {
       }
     }
   }
-  state.time = now;
-  t.final_allocator_state = std::move(state);
-  t.finalize();
-  return t;
+  return h.finish();
+}
+
+trace::trace make_fragmented_snapshot_trace(std::size_t events, std::size_t blocks,
+                                            std::uint64_t seed) {
+  using trace::memory_action;
+  history h(seed, 100, 900);
+  auto& r = h.r;
+  const auto& sites = h.sites;
+  auto emit = [&h](memory_action a, std::uint64_t address, std::uint64_t size,
+                   trace::stack_id stack) { h.emit(a, address, size, stack); };
+  constexpr std::uint64_t block_bytes = 512;
+  const std::uint64_t base = 0x7f0000000000ull;
+  blocks = std::max<std::size_t>(blocks / 2 * 2, 2);
+  // 2 MiB spare at the end: the allocator hands out a whole free block when less than 1 MiB
+  // would remain (trace's should_split rule), which would merge the last blocks into one.
+  emit(memory_action::segment_alloc, base, blocks * block_bytes + (2u << 20), sites[0]);
+  for (std::size_t i = 0; i < blocks; ++i)
+    emit(memory_action::alloc, base + i * block_bytes, block_bytes, sites[r.below(sites.size())]);
+  std::vector<bool> live(blocks / 2, true);
+  for (std::size_t k = 0; k < blocks / 2; k += 2) {
+    emit(memory_action::free_requested, base + 2 * k * block_bytes, block_bytes, trace::no_stack);
+    emit(memory_action::free_completed, base + 2 * k * block_bytes, block_bytes, trace::no_stack);
+    live[k] = false;
+  }
+  while (h.t.memory.size() < events) {
+    const std::size_t k = r.below(live.size());
+    const std::uint64_t address = base + 2 * k * block_bytes;
+    if (live[k]) {
+      emit(memory_action::free_requested, address, block_bytes, trace::no_stack);
+      emit(memory_action::free_completed, address, block_bytes, trace::no_stack);
+    } else {
+      emit(memory_action::alloc, address, block_bytes, sites[r.below(sites.size())]);
+    }
+    live[k] = !live[k];
+  }
+  return h.finish();
 }
 
 } // namespace tdiag::view

@@ -11,6 +11,7 @@
 
 #include <tensordiag/trace/trace.hpp>
 #include <tensordiag/viewer/event_ref.hpp>
+#include <tensordiag/viewer/sampled_index.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -28,8 +29,26 @@ struct row_index {
   /// busy_prefix[i] = sum of durations of events [0, i); size() + 1 entries.
   std::vector<std::int64_t> busy_prefix{0};
   std::int64_t max_duration = 0;
+  sampled_index start_index; ///< over `start`, kept by push_back
+  /// The level of detail's summary (lod.hpp, build_lod_summary): level l groups the events by
+  /// start into buckets of 2^(lod_shift + l) ns, each with its events' index range, first
+  /// start, last end and longest duration. Empty for short rows.
+  struct lod_bucket {
+    std::int64_t first_start = 0;
+    std::int64_t last_end = 0;
+    std::int64_t max_duration = 0;
+    std::uint32_t first = 0;
+    std::uint32_t count = 0;
+  };
+  std::vector<std::vector<lod_bucket>> lod_levels;
+  int lod_shift = 0;
 
   [[nodiscard]] std::size_t size() const noexcept { return start.size(); }
+  /// First index in [from, size()) whose start is >= t (size() when none).
+  [[nodiscard]] std::size_t first_start_at_or_after(std::size_t from,
+                                                    std::int64_t t) const noexcept {
+    return start_index.lower_bound(start, from, t);
+  }
   void push_back(std::int64_t b, std::int64_t e, event_ref ref);
   /// Busy nanoseconds of events [first, first + count).
   [[nodiscard]] std::int64_t busy(std::size_t first, std::size_t count) const noexcept {

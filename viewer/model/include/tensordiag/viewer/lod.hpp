@@ -3,9 +3,11 @@
 //
 // Level of detail for one timeline row (Tracy's MinVisSize folding): an event at least
 // `min_px` wide is drawn as itself; runs of narrower events fold into one density box that
-// carries how many events it holds and how busy they keep the row. Each box costs one binary
-// search per `min_px` of screen it covers, so a frame costs O(pixels · log n), not O(n).
-// Existence is never lost: every pixel column an event touches is covered by an item.
+// carries how many events it holds and how busy they keep the row. Zoomed in, each box costs
+// one search per `min_px` of screen it covers; zoomed out, boxes are made of the buckets of
+// a precomputed multi-resolution summary (build_lod_summary), so a frame costs O(pixels),
+// not O(events). Existence is never lost: every pixel column an event touches is covered by
+// an item, and gaps of at least `min_px` stay visible.
 #pragma once
 
 #include <tensordiag/viewer/lane_layout.hpp>
@@ -35,6 +37,12 @@ struct lod_item {
   /// Fraction of [x0, x1] the events keep busy, in [0, 1].
   [[nodiscard]] double occupancy(double ns_per_px) const noexcept;
 };
+
+/// Builds `row.lod_levels`: buckets of about 64 events at level 0, twice as wide at each level
+/// above. With it, a frame at a zoom where a bucket is at most `min_px` wide folds
+/// whole buckets (read in order from a small array) instead of searching the events: the
+/// cost per row is O(pixels) whatever the number of events. About 1 byte per event.
+void build_lod_summary(row_index& row);
 
 /// Fills `out` (cleared first) with the items of `row` visible through `axis`.
 void build_lod(const row_index& row, const time_axis& axis, const lod_options& options,

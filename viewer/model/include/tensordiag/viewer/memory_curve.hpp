@@ -6,6 +6,7 @@
 #pragma once
 
 #include <tensordiag/trace/trace.hpp>
+#include <tensordiag/viewer/sampled_index.hpp>
 #include <tensordiag/viewer/time_axis.hpp>
 
 #include <cstddef>
@@ -45,9 +46,14 @@ public:
   [[nodiscard]] memory_column at(std::int64_t t) const noexcept;
   /// One column per pixel of `axis` (out resized to ceil(width)); each holds the min and max
   /// of every value the curves take inside the column, including the one carried in from the
-  /// left. Per column: a binary search and a scan of at most two partial blocks of
-  /// `block_size` samples plus the precomputed extremes of the whole blocks between them.
-  static constexpr std::size_t block_size = 128;
+  /// left. The extremes are precomputed as a pyramid: level 0 per `block_size` samples, each
+  /// level above per `fan_out` blocks of the one below. Per column: a binary search, at most
+  /// two partial blocks of samples and, per level, at most 2 x (fan_out - 1) entries, so a
+  /// frame costs O(pixels x levels) whatever the number of samples.
+  static constexpr std::size_t block_shift = 5;   ///< block_size = 32
+  static constexpr std::size_t fan_out_shift = 3; ///< fan_out = 8
+  static constexpr std::size_t block_size = std::size_t{1} << block_shift;
+  static constexpr std::size_t fan_out = std::size_t{1} << fan_out_shift;
   void envelope(const time_axis& axis, std::vector<memory_column>& out) const;
 
   /// Appends a sample (for tests and generators): times must not decrease.
@@ -58,10 +64,14 @@ private:
     std::int64_t allocated_min, allocated_max, reserved_min, reserved_max;
   };
   void merge(memory_column& c, std::size_t from, std::size_t to) const noexcept;
-  // blocks_[k]: extremes of samples [k * block_size, (k + 1) * block_size), rebuilt lazily.
-  mutable std::vector<extremes> blocks_;
+  void build_levels() const;
+  // levels_[0][k]: extremes of samples [k * block_size, (k + 1) * block_size); levels_[l][k]:
+  // of levels_[l - 1][k * fan_out, (k + 1) * fan_out). Rebuilt when samples were added.
+  mutable std::vector<std::vector<extremes>> levels_;
+  mutable std::size_t levels_samples_ = 0;
 
   std::vector<std::int64_t> time_;
+  sampled_index time_index_; // over time_
   std::vector<std::int64_t> allocated_;
   std::vector<std::int64_t> reserved_;
   std::int64_t peak_allocated_ = 0;

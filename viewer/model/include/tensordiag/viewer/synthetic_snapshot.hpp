@@ -18,4 +18,12 @@ namespace tdiag::view {
 /// A finalized trace with about `events` memory events on device 0 and its final state.
 [[nodiscard]] trace::trace make_snapshot_trace(std::size_t events, std::uint64_t seed = 1);
 
+/// A shape the first one never takes: one segment cut into `blocks` blocks of 512 bytes (and 2
+/// MiB free at its end), a quarter of them then freed and reallocated at random (a fragmented
+/// cache, frees never merge), about `events` memory
+/// events in all. Its bars hold far more blocks than pixels: the allocator view's worst case.
+[[nodiscard]] trace::trace make_fragmented_snapshot_trace(std::size_t events,
+                                                          std::size_t blocks = 4096,
+                                                          std::uint64_t seed = 1);
+
 } // namespace tdiag::view

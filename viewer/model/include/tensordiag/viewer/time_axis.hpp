@@ -6,9 +6,12 @@
 // the axis keeps an int64 origin and a double offset from it: sub-nanosecond zoom stays exact.
 #pragma once
 
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <utility>
+#include <vector>
 
 namespace tdiag::view {
 
@@ -63,6 +66,31 @@ private:
   double ns_per_px_ = 1.0;
   double width_ = 1000.0;
 };
+
+/// Of `n` instants sorted by time (`time_of(i)`), the first in each pixel column of `axis`
+/// between -margin_px and width + margin_px, into `out` (cleared first): what to draw when
+/// thousands of markers share a pixel. O(columns x log n), whatever n.
+template <class TimeOf>
+void one_per_column(std::size_t n, TimeOf&& time_of, const time_axis& axis, double margin_px,
+                    std::vector<std::size_t>& out) {
+  out.clear();
+  auto first_at_or_after = [&](std::size_t lo, std::int64_t t) {
+    std::size_t hi = n;
+    while (lo < hi) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (time_of(mid) < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo;
+  };
+  const std::int64_t last = axis.time_at(axis.width() + margin_px);
+  for (std::size_t i = first_at_or_after(0, axis.time_at(-margin_px)); i < n && time_of(i) <= last;
+       i = first_at_or_after(i + 1, axis.time_at(std::floor(axis.x_of(time_of(i))) + 1.0))) {
+    out.push_back(i);
+  }
+}
 
 /// The smallest [t0, t1] that holds `fraction` of `sorted_times` (ascending), for a first view
 /// that skips long idle stretches (a snapshot's model set-up, seconds before the training
