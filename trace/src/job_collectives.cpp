@@ -81,7 +81,9 @@ int step_at(const rank_rows& rows, std::int64_t time) {
 struct identity {
   std::string operation, name;
   int step = -1;
-  auto operator<=>(const identity&) const = default;
+  bool operator<(const identity& o) const {
+    return std::tie(operation, name, step) < std::tie(o.operation, o.name, o.step);
+  }
 };
 
 } // namespace
@@ -104,7 +106,10 @@ collective_matches match_collectives(std::span<const rank_trace> ranks,
     }
   }
   collective_matches out;
-  for (auto& [id, per_rank] : groups) {
+  for (auto& group : groups) {
+    // Named, not structured bindings: lambdas capture them only from C++20 on clang 15.
+    const auto& id = group.first;
+    auto& per_rank = group.second;
     per_rank.resize(ranks.size());
     std::vector<std::size_t> next(ranks.size(), 0);
     std::size_t occurrence = 0;
