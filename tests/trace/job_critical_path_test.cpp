@@ -5,6 +5,8 @@
 // (the agreement with HTA itself on real traces is in job_analysis_test.cpp).
 #include <tensordiag/trace/job_analysis.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
+#include <tensordiag/trace/tdtrace_reader.hpp>
+#include <tensordiag/trace/tdtrace_writer.hpp>
 
 #include <gtest/gtest.h>
 
@@ -128,6 +130,65 @@ TEST(JobCriticalPath, StreamWaitEventLinksTheStreams) {
   EXPECT_DOUBLE_EQ(bound(r, path_bound::kernel_launch_overhead), 10);
   EXPECT_DOUBLE_EQ(bound(r, path_bound::cpu), 10);
   EXPECT_EQ(r.edges_by_bound[static_cast<std::size_t>(path_bound::none)], 1u); // the wait
+}
+
+// Kineto names the record a wait waited on: here the event is recorded by thread 2, whose last
+// launch is c_kernel on stream 9, but on stream 7 (wait_on_stream), whose last kernel before
+// the record is a_kernel from thread 1. Thread 1: aten::x [10, 30] launches A on stream 7 (call
+// [20, 21], kernel [30, 80]). Thread 2: aten::y [10, 30] launches C on stream 9 ([19, 20],
+// kernel [25, 40]), records the event [21, 22], makes stream 8 wait ([22, 23]) and launches B
+// there ([25, 26], kernel [80, 100]). B waits for A: x start -> launch (10) -> A start (10,
+// launch) -> A end (50) -> B start (0, the sync) -> B end (20) = 90 us. Guessing the record
+// from thread 2's last launch, B would wait for C and the path would stop at A's end (70 us).
+constexpr std::string_view recorded_wait = R"({"traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "aten::x", "pid": 1, "tid": 1, "ts": 10, "dur": 20},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+  "ts": 20, "dur": 1, "args": {"correlation": 1}},
+ {"ph": "X", "cat": "cpu_op", "name": "aten::y", "pid": 1, "tid": 2, "ts": 10, "dur": 20},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2,
+  "ts": 19, "dur": 1, "args": {"correlation": 5}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaEventRecord", "pid": 1, "tid": 2,
+  "ts": 21, "dur": 1, "args": {"correlation": 2}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", "pid": 1, "tid": 2,
+  "ts": 22, "dur": 1, "args": {"correlation": 3}},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2,
+  "ts": 25, "dur": 1, "args": {"correlation": 4}},
+ {"ph": "X", "cat": "kernel", "name": "a_kernel", "pid": 0, "tid": 7, "ts": 30, "dur": 50,
+  "args": {"stream": 7, "correlation": 1}},
+ {"ph": "X", "cat": "kernel", "name": "c_kernel", "pid": 0, "tid": 9, "ts": 25, "dur": 15,
+  "args": {"stream": 9, "correlation": 5}},
+ {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 8, "ts": 23,
+  "dur": 0, "args": {"stream": 8, "correlation": 3, "wait_on_stream": 7,
+  "wait_on_cuda_event_record_corr_id": 2}},
+ {"ph": "X", "cat": "kernel", "name": "b_kernel", "pid": 0, "tid": 8, "ts": 80, "dur": 20,
+  "args": {"stream": 8, "correlation": 4}}
+]})";
+
+TEST(JobCriticalPath, KinetosRecordOfAWaitLinksTheKernelItFollows) {
+  const auto loaded = import_kineto(as_bytes(recorded_wait), "iteration.json");
+  ASSERT_EQ(loaded.trace.sync_waits.size(), 1u);
+  const auto& w = loaded.trace.sync_waits[0];
+  EXPECT_EQ(w.record_correlation, 2u);
+  EXPECT_EQ(w.stream, 7);
+  EXPECT_EQ(loaded.trace.ranges.all()[w.range_index].correlation, 3u);
+  const auto r = analyze_rank(loaded.trace, 0).critical_path;
+  ASSERT_TRUE(r.computed) << r.reason;
+  EXPECT_DOUBLE_EQ(r.total_us, 90);
+  EXPECT_DOUBLE_EQ(bound(r, path_bound::gpu_compute), 70);
+  EXPECT_EQ(r.edges_by_bound[static_cast<std::size_t>(path_bound::none)], 1u); // the wait
+
+  // Kept through .tdtrace, at the index of its row, and read the same.
+  const auto path = tdiag::trace::test::temp_path("recorded_wait.tdtrace");
+  write_tdtrace(path, loaded.trace);
+  const auto back = read_tdtrace(path).loaded.trace;
+  EXPECT_EQ(back.sync_waits, loaded.trace.sync_waits);
+  EXPECT_DOUBLE_EQ(analyze_rank(back, 0).critical_path.total_us, 90);
+
+  // Without the record's id, the thread's last launch is the guess: C, and B hangs off it.
+  std::string guessed(recorded_wait);
+  guessed.replace(guessed.find(",\n  \"wait_on_cuda_event_record_corr_id\": 2"),
+                  std::string_view(",\n  \"wait_on_cuda_event_record_corr_id\": 2").size(), "");
+  EXPECT_DOUBLE_EQ(path_of(guessed).total_us, 70);
 }
 
 TEST(JobCriticalPath, AnnotationAndInstanceChooseTheWindow) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <tuple>
 
 namespace tdiag::trace {
 namespace {
@@ -51,6 +52,33 @@ TEST(Trace, FinalizeSortsEachLaneByTime) {
   EXPECT_EQ(hit[0].start, 200);
   EXPECT_EQ(t.event_count(), 12u);
   EXPECT_EQ(t.span(), (time_span{-10, 550}));
+}
+
+TEST(Trace, FinalizeKeepsSyncWaitsOnTheirRows) {
+  trace t;
+  const lane_id s8 = t.lanes.gpu(0, 8), s9 = t.lanes.gpu(0, 9);
+  // Inserted late-first on two lanes: finalize() reverses each lane and puts lane 8 first.
+  for (const auto& [lane, start, correlation] :
+       std::array<std::tuple<lane_id, std::int64_t, std::uint32_t>, 4>{
+           {{s9, 50, 1}, {s8, 40, 2}, {s9, 30, 3}, {s8, 20, 4}}}) {
+    range_event r;
+    r.start = start;
+    r.end = start + 5;
+    r.lane = lane;
+    r.kind = range_kind::gpu_sync;
+    r.correlation = correlation;
+    t.ranges.push_back(r);
+  }
+  t.sync_waits = {{2, 22, 7}, {0, 11, 7}}; // rows with correlation 3 and 1, out of order
+  t.finalize();
+  ASSERT_EQ(t.sync_waits.size(), 2u);
+  for (const auto& w : t.sync_waits)
+    EXPECT_EQ(t.ranges.all()[w.range_index].correlation, w.record_correlation / 11 == 1 ? 1u : 3u);
+  EXPECT_LT(t.sync_waits[0].range_index, t.sync_waits[1].range_index);
+  ASSERT_NE(t.sync_wait_of(t.sync_waits[1].range_index), nullptr);
+  EXPECT_EQ(t.sync_wait_of(t.sync_waits[1].range_index)->record_correlation,
+            t.sync_waits[1].record_correlation);
+  EXPECT_EQ(t.sync_wait_of(0), nullptr); // lane 8's first row (correlation 4) waits on nothing
 }
 
 TEST(Trace, LinkFlowsByCorrelationAddsOneFlowPerLaunch) {

@@ -52,6 +52,26 @@ struct queue_points {
 [[nodiscard]] rank_analysis analyze_rows(const trace& t, const rank_rows& rows, int rank,
                                          const analysis_options& options);
 
+/// One collective: each rank's kernel of it, in the job's rank order.
+struct matched_collective {
+  std::string name, operation;
+  int step = -1;
+  std::size_t occurrence = 0;
+  std::vector<const gpu_row*> per_rank;
+};
+struct collective_matches {
+  std::vector<matched_collective> matched;
+  std::vector<unmatched_collective> unmatched;
+};
+/// Communication kernels paired across ranks (job_collectives.cpp): per (launching c10d/nccl
+/// operator, kernel name, ProfilerStep), in order; with `check_overlap`, a pair whose kernels
+/// do not overlap on the job clock (times + offsets_ns) leaves the one that ended first
+/// unmatched instead.
+[[nodiscard]] collective_matches match_collectives(std::span<const rank_trace> ranks,
+                                                   const std::vector<rank_rows>& rows,
+                                                   std::span<const std::int64_t> offsets_ns,
+                                                   bool check_overlap);
+
 /// Beyond HTA (job_stragglers.cpp): collectives matched across ranks and who waited, GPU time
 /// per ProfilerStep, kernels whose time on one rank deviates from the other ranks.
 void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<rank_rows>& rows,

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 
 #include "job_breakdown.hpp"
 
@@ -193,8 +194,8 @@ std::vector<cp_event> window_events(const trace& t, const rank_rows& rows, const
     if (events[i].correlation != 0)
       launch.try_emplace(events[i].correlation, static_cast<std::int32_t>(i));
   for (const auto& g : rows.gpu) {
-    // GPU rows launched from the window. HTA gives Stream Wait Event rows no node (their
-    // cudaEventRecord partner is not in the trace model, so they add no edge either).
+    // GPU rows launched from the window. HTA gives Stream Wait Event rows no node: they link
+    // the kernels around them (event_links_of).
     const auto it = g.correlation != 0 ? launch.find(g.correlation) : launch.end();
     if (it == launch.end() || t.name(g.name) == "Stream Wait Event")
       continue;
@@ -231,11 +232,57 @@ bool is_launch_call(std::string_view n) {
          n == "cuLaunchKernelEx" || n == "cudaMemcpyAsync" || n == "cudaMemsetAsync";
 }
 
+// Where Kineto names the record of a wait (wait_on_cuda_event_record_corr_id, with the stream
+// it recorded on, wait_on_stream), HTA's rule: the event follows the last kernel launched on
+// that stream, from any thread, before the cudaEventRecord call. Returns, per host call that
+// waited (cudaStreamWaitEvent, cudaEventSynchronize), that kernel; 0 where none was launched.
+std::unordered_map<std::uint32_t, std::uint32_t>
+recorded_waits(const trace& t, const std::unordered_map<std::uint32_t, std::uint64_t>& stream_of) {
+  std::unordered_map<std::uint32_t, std::uint32_t> waits;
+  if (t.sync_waits.empty())
+    return waits;
+  std::unordered_map<std::uint32_t, std::uint64_t> record_stream;
+  for (const auto& w : t.sync_waits) {
+    if (w.record_correlation == 0 || w.range_index >= t.ranges.size())
+      continue;
+    waits.emplace(t.ranges.all()[w.range_index].correlation, w.record_correlation);
+    if (w.stream >= 0)
+      record_stream.try_emplace(w.record_correlation, static_cast<std::uint64_t>(w.stream));
+  }
+  // Launches per stream and the records, in time order over all threads.
+  std::map<std::uint64_t, std::vector<std::pair<std::int64_t, std::uint32_t>>> launches;
+  std::unordered_map<std::uint32_t, std::uint32_t> follows; // record -> kernel
+  std::vector<const api_event*> records;
+  for (const auto& a : t.api_calls.all()) {
+    if (a.kind != api_kind::runtime && a.kind != api_kind::driver)
+      continue;
+    if (record_stream.contains(a.correlation) && t.name(a.name) == "cudaEventRecord")
+      records.push_back(&a);
+    else if (const auto s = stream_of.find(a.correlation);
+             s != stream_of.end() && is_launch_call(t.name(a.name)))
+      launches[s->second].emplace_back(a.start, a.correlation);
+  }
+  for (auto& [stream, list] : launches)
+    std::sort(list.begin(), list.end());
+  for (const auto* r : records) {
+    const auto& list = launches[record_stream.at(r->correlation)];
+    const auto before =
+        std::lower_bound(list.begin(), list.end(), std::pair{r->start, std::uint32_t{0}});
+    follows[r->correlation] = before == list.begin() ? 0 : std::prev(before)->second;
+  }
+  for (auto& [call, record] : waits) {
+    const auto it = follows.find(record);
+    record = it == follows.end() ? 0 : it->second;
+  }
+  return waits;
+}
+
 event_links event_links_of(const trace& t, const rank_rows& rows) {
   std::unordered_map<std::uint32_t, std::uint64_t> kernel_stream, wait_stream;
   for (const auto& g : rows.gpu)
     if (g.correlation != 0)
       (g.is_kernel ? kernel_stream : wait_stream).try_emplace(g.correlation, g.stream);
+  const auto recorded_wait = recorded_waits(t, kernel_stream);
   event_links links;
   // Host calls are stored by thread (lane), in time order within one.
   lane_id lane = no_lane;
@@ -250,14 +297,17 @@ event_links event_links_of(const trace& t, const rank_rows& rows) {
     if (a.kind != api_kind::runtime && a.kind != api_kind::driver)
       continue;
     const auto name = t.name(a.name);
+    // The kernel the event waited on follows: as Kineto names it, else the thread's guess.
+    const auto exact = recorded_wait.find(a.correlation);
+    const auto src = exact != recorded_wait.end() ? exact->second : recorded;
     if (name == "cudaEventRecord") {
       recorded = last_launch;
-    } else if (name == "cudaStreamWaitEvent" && recorded != 0) {
+    } else if (name == "cudaStreamWaitEvent" && src != 0) {
       const auto s = wait_stream.find(a.correlation);
-      if (s != wait_stream.end() && kernel_stream.at(recorded) != s->second)
-        waiting.emplace_back(s->second, recorded);
-    } else if ((name == "cudaEventSynchronize" || name == "cudaEventQuery") && recorded != 0) {
-      links.sync[a.correlation] = recorded;
+      if (s != wait_stream.end() && kernel_stream.at(src) != s->second)
+        waiting.emplace_back(s->second, src);
+    } else if ((name == "cudaEventSynchronize" || name == "cudaEventQuery") && src != 0) {
+      links.sync[a.correlation] = src;
     } else if (const auto k = kernel_stream.find(a.correlation);
                k != kernel_stream.end() && is_launch_call(name)) {
       std::erase_if(waiting, [&](const auto& w) {

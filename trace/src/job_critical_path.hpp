@@ -99,10 +99,10 @@ void add_host_edges(cp_graph& g, const trace& t);
 /// CUDA event synchronisation, by correlation ids: the kernel a recorded event follows, for the
 /// kernel launched after a cudaStreamWaitEvent on the waiting stream (`wait`) and for a
 /// cudaEventSynchronize or cudaEventQuery call (`sync`, read where an Event Sync row names it).
-/// Kineto names the record of each wait (wait_on_cuda_event_record_corr_id) but the trace model
-/// does not keep it, so the record is the thread's last cudaEventRecord before the wait, and its
-/// stream that of the thread's last launch before the record (PyTorch records on the current
-/// stream).
+/// Where the trace keeps Kineto's record of a wait (trace::sync_waits), the kernel is the last
+/// one launched on the recorded stream before that cudaEventRecord, as HTA takes it; else the
+/// record is the thread's last cudaEventRecord before the wait, and its stream that of the
+/// thread's last launch before the record (PyTorch records on the current stream).
 struct event_links {
   std::unordered_map<std::uint32_t, std::uint32_t> wait; ///< dest kernel -> src kernel
   std::unordered_map<std::uint32_t, std::uint32_t> sync; ///< the host call -> src kernel

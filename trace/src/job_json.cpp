@@ -249,6 +249,7 @@ void write_job_extras(json_out& j, const job_analysis_result& r) {
   for (const auto& c : r.collectives) {
     j.begin_object();
     j.member("name", c.name);
+    j.member("operation", c.operation);
     unsigned_member(j, "occurrence", c.occurrence);
     j.member("step", std::int64_t{c.step});
     j.member("last_rank", std::int64_t{c.last_rank});
@@ -258,6 +259,19 @@ void write_job_extras(json_out& j, const job_analysis_result& r) {
     for (const auto w : c.wait_us)
       j.number(w);
     j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  j.key("unmatched_collectives");
+  j.begin_array();
+  for (const auto& u : r.unmatched_collectives) {
+    j.begin_object();
+    j.member("rank", std::int64_t{u.rank});
+    j.member("name", u.name);
+    j.member("operation", u.operation);
+    j.member("step", std::int64_t{u.step});
+    j.member("start_ns", u.start_ns);
+    j.member("end_ns", u.end_ns);
     j.end_object();
   }
   j.end_array();

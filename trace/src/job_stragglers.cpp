@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "job_breakdown.hpp"
 
@@ -20,36 +21,6 @@ std::int64_t median(std::vector<std::int64_t> v) {
   return v[v.size() / 2];
 }
 
-int step_at(const rank_rows& rows, std::int64_t time) {
-  for (const auto& s : rows.step_ranges)
-    if (s.start <= time && time < s.end)
-      return s.step;
-  return -1;
-}
-
-// Per collective key (name, n): the n-th communication kernel of that name, per rank.
-using collective_map = std::map<std::pair<std::string, std::size_t>, std::vector<const gpu_row*>>;
-
-collective_map match_collectives(std::span<const rank_trace> ranks,
-                                 const std::vector<rank_rows>& rows) {
-  collective_map matched;
-  for (std::size_t r = 0; r < ranks.size(); ++r) {
-    std::map<string_id, std::size_t> seen;
-    for (const auto& g : rows[r].gpu) {
-      if (g.type != kernel_class::communication || !g.is_kernel)
-        continue;
-      const auto n = seen[g.name]++;
-      auto& slot = matched[{std::string(ranks[r].t->name(g.name)), n}];
-      slot.resize(ranks.size(), nullptr);
-      slot[r] = &g;
-    }
-  }
-  std::erase_if(matched, [](const auto& entry) {
-    return std::find(entry.second.begin(), entry.second.end(), nullptr) != entry.second.end();
-  });
-  return matched;
-}
-
 } // namespace
 
 void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<rank_rows>& rows,
@@ -62,25 +33,30 @@ void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<ra
     out.waits.push_back({r.rank, 0, 0, {}});
   if (ranks.size() < 2)
     return;
-  const auto matched = match_collectives(ranks, rows);
-  if (out.options.align_collectives && !matched.empty()) {
+  if (out.options.align_collectives) {
     // Collectives end together on every rank: the median end difference is the clock offset.
-    for (std::size_t r = 0; r < ranks.size(); ++r) {
+    // Paired first without the overlap test, which needs the aligned clocks.
+    const auto first = match_collectives(ranks, rows, out.clock_offsets_ns, false).matched;
+    for (std::size_t r = 0; r < ranks.size() && !first.empty(); ++r) {
       std::vector<std::int64_t> diffs;
-      for (const auto& [key, per_rank] : matched)
-        diffs.push_back(per_rank[0]->end - per_rank[r]->end);
+      for (const auto& m : first)
+        diffs.push_back(m.per_rank[0]->end - m.per_rank[r]->end);
       out.clock_offsets_ns[r] = median(std::move(diffs));
     }
   }
+  auto matches = match_collectives(ranks, rows, out.clock_offsets_ns, true);
   std::vector<std::map<int, double>> by_step(ranks.size());
-  for (const auto& [key, per_rank] : matched) {
+  std::vector<std::pair<double, std::size_t>> order; // by the last arrival on the job clock
+  for (const auto& m : matches.matched) {
     collective_wait c;
-    c.name = key.first;
-    c.occurrence = key.second;
+    c.name = m.name;
+    c.operation = m.operation;
+    c.occurrence = m.occurrence;
+    c.step = m.step;
     std::int64_t first = INT64_MAX, last = INT64_MIN;
     std::size_t last_index = 0;
     for (std::size_t r = 0; r < ranks.size(); ++r) {
-      const auto start = per_rank[r]->start + out.clock_offsets_ns[r];
+      const auto start = m.per_rank[r]->start + out.clock_offsets_ns[r];
       first = std::min(first, start);
       if (start > last) {
         last = start;
@@ -89,34 +65,30 @@ void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<ra
     }
     c.last_rank = ranks[last_index].rank;
     c.spread_us = to_us(last - first);
-    const auto& late = *per_rank[last_index];
-    c.step =
-        step_at(rows[last_index], late.launch_start != INT64_MIN ? late.launch_start : late.start);
     for (std::size_t r = 0; r < ranks.size(); ++r) {
-      const double wait = to_us(last - (per_rank[r]->start + out.clock_offsets_ns[r]));
+      const double wait = to_us(last - (m.per_rank[r]->start + out.clock_offsets_ns[r]));
       c.wait_us.push_back(wait);
-      c.start_ns.push_back(per_rank[r]->start);
-      c.end_ns.push_back(per_rank[r]->end);
+      c.start_ns.push_back(m.per_rank[r]->start);
+      c.end_ns.push_back(m.per_rank[r]->end);
       out.waits[r].wait_us += wait;
       by_step[r][c.step] += wait;
     }
     ++out.waits[last_index].times_last;
+    order.emplace_back(to_us(last), out.collectives.size());
     out.collectives.push_back(std::move(c));
   }
   for (std::size_t r = 0; r < ranks.size(); ++r)
     out.waits[r].wait_by_step.assign(by_step[r].begin(), by_step[r].end());
-  // Time order on the job clock: by the last arrival.
-  std::vector<std::pair<double, std::size_t>> order;
-  for (std::size_t i = 0; i < out.collectives.size(); ++i) {
-    const auto& c = out.collectives[i];
-    const auto& g = *matched.at({c.name, c.occurrence})[0];
-    order.emplace_back(to_us(g.start + out.clock_offsets_ns[0]) + c.wait_us[0], i);
-  }
   std::stable_sort(order.begin(), order.end());
   std::vector<collective_wait> sorted;
   for (const auto& [time, i] : order)
     sorted.push_back(std::move(out.collectives[i]));
   out.collectives = std::move(sorted);
+  std::stable_sort(matches.unmatched.begin(), matches.unmatched.end(),
+                   [](const auto& a, const auto& b) {
+                     return std::tie(a.rank, a.start_ns) < std::tie(b.rank, b.start_ns);
+                   });
+  out.unmatched_collectives = std::move(matches.unmatched);
   std::stable_sort(out.waits.begin(), out.waits.end(),
                    [](const auto& a, const auto& b) { return a.rank < b.rank; });
 }

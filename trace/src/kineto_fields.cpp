@@ -209,6 +209,12 @@ void read_args(od::object obj, event_args& a) {
       else if (key == "cbid")
         a.cbid = read_u64(v, "args.cbid");
       break;
+    case 'w':
+      if (key == "wait_on_cuda_event_record_corr_id")
+        a.wait_record = read_i64(v, "args.wait_on_cuda_event_record_corr_id");
+      else if (key == "wait_on_stream")
+        a.wait_stream = read_i64(v, "args.wait_on_stream");
+      break;
     case 'E':
       if (key == "External id")
         a.external_id = read_u64(v, "args.External id");
@@ -277,6 +283,14 @@ void read_args(od::object obj, event_args& a) {
       break;
     }
   }
+}
+
+void keep_sync_wait(const event_args& a, trace& t) {
+  if (a.wait_record <= 0 && a.wait_stream < 0)
+    return;
+  t.sync_waits.push_back({static_cast<std::uint32_t>(t.ranges.size()),
+                          static_cast<std::uint32_t>(std::max<std::int64_t>(a.wait_record, 0)),
+                          a.wait_stream});
 }
 
 copy_kind parse_copy_kind(std::string_view name, bool memset) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <tensordiag/trace/events.hpp>
+#include <tensordiag/trace/trace.hpp>
 
 #include <cstdint>
 #include <optional>
@@ -41,6 +42,8 @@ struct event_args {
   std::int64_t device = -1, registers = 0, shared_memory = 0;
   std::uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   bool has_stream = false, has_device = false;
+  // cuda_sync: wait_on_cuda_event_record_corr_id, wait_on_stream; -1 = not given
+  std::int64_t wait_record = -1, wait_stream = -1;
   // [memory]
   std::uint64_t addr = 0;
   std::int64_t mem_bytes = 0, total_allocated = -1, total_reserved = -1, device_type = -1,
@@ -85,6 +88,8 @@ std::optional<time_value> read_time(od::value v);
 /// Fills what `obj` holds of the known keys (correlation, grid, Bytes, name, ...). Throws
 /// bad_field (path "args.KEY") for a known key with a value of the wrong type.
 void read_args(od::object obj, event_args& a);
+/// Adds what a cuda_sync row about to be pushed onto t.ranges waited on, if `a` names it.
+void keep_sync_wait(const event_args& a, trace& t);
 /// From an activity name: "Memcpy HtoD (Pageable -> Device)" -> htod.
 copy_kind parse_copy_kind(std::string_view name, bool memset);
 memory_kind parse_memory_kind(std::string_view word);

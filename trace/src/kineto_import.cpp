@@ -270,6 +270,7 @@ private:
       r.name = intern(name);
       r.kind = range_kind::gpu_sync;
       r.correlation = static_cast<std::uint32_t>(a.correlation);
+      keep_sync_wait(a, t_);
       t_.ranges.push_back(r);
     } else if (cat == "gpu_user_annotation") {
       range_event r;

@@ -45,4 +45,6 @@ void visit_ids(counter_event& e, S&& str, K&&, L&& ln) {
   ln(e.lane), str(e.name);
 }
 
+template <typename S, typename K, typename L> void visit_ids(sync_wait&, S&&, K&&, L&&) {}
+
 } // namespace tdiag::trace::detail

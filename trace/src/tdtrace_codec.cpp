@@ -413,7 +413,8 @@ allocator_state decode_allocator_state(byte_reader& in, const id_maps& ids) {
 using all_stores =
     std::tuple<std::vector<kernel_event>, std::vector<copy_event>, std::vector<api_event>,
                std::vector<range_event>, std::vector<marker_event>, std::vector<memory_event>,
-               std::vector<assertion_event>, std::vector<flow_event>, std::vector<counter_event>>;
+               std::vector<assertion_event>, std::vector<flow_event>, std::vector<counter_event>,
+               std::vector<sync_wait>>;
 
 template <std::size_t I = 0>
 void decode_events(std::uint8_t kind, byte_reader& in, all_stores& stores, const id_maps& ids) {
@@ -486,6 +487,7 @@ std::string encode_chunk(const trace& chunk) {
   encode_store(out, 6, chunk.assertions.all());
   encode_store(out, 7, chunk.flows.all());
   encode_store(out, 8, chunk.counters.all());
+  encode_store(out, 9, std::span<const sync_wait>(chunk.sync_waits));
   return out;
 }
 
@@ -567,6 +569,11 @@ void decode_chunk(std::span<const std::byte> payload, trace& into) {
     }
   }
 
+  for (auto& w : std::get<9>(stores)) { // chunk-local range indexes, to `into`'s
+    if (w.range_index >= std::get<3>(stores).size())
+      throw malformed("a sync wait names a range the chunk does not hold");
+    w.range_index += static_cast<std::uint32_t>(into.ranges.size());
+  }
   // Commit: lanes first, then events with chunk-local lanes mapped to `into`'s.
   std::vector<lane_id> lane_map(lanes.size());
   for (std::size_t i = 0; i < lanes.size(); ++i) {
@@ -591,6 +598,8 @@ void decode_chunk(std::span<const std::byte> payload, trace& into) {
   commit(into.assertions, std::get<6>(stores));
   commit(into.flows, std::get<7>(stores));
   commit(into.counters, std::get<8>(stores));
+  auto& waits = std::get<9>(stores);
+  into.sync_waits.insert(into.sync_waits.end(), waits.begin(), waits.end());
   if (state)
     into.final_allocator_state = std::move(state);
   if (metadata)

@@ -21,7 +21,7 @@ inline constexpr char trailer_magic[8] = {'T', 'D', 'T', 'R', 'E', 'N', 'D', '\0
 inline constexpr std::uint32_t chunk_magic = 0x4B434454u;  // "TDCK"
 inline constexpr std::uint32_t footer_magic = 0x54464454u; // "TDFT"
 inline constexpr std::uint16_t version_major = 1;
-inline constexpr std::uint16_t version_minor = 0;
+inline constexpr std::uint16_t version_minor = 1; // 1: the sync waits section (kind 9)
 inline constexpr std::size_t file_header_size = 32;
 inline constexpr std::size_t chunk_header_size = 48;
 inline constexpr std::size_t footer_entry_size = 32;
@@ -38,7 +38,7 @@ enum section : std::uint8_t {
   section_lanes = 4,
   section_metadata = 5,
   section_allocator_state = 6,
-  section_events = 16, // + kind index (kernels 0 ... counters 8)
+  section_events = 16, // + kind index (kernels 0 ... counters 8, trace::sync_waits 9)
 };
 
 struct chunk_header {

@@ -131,6 +131,13 @@ template <> constexpr auto schema<counter_event>() {
   return std::array{TDIAG_DETAIL_FIELD(T, time, delta, 0), TDIAG_DETAIL_FIELD(T, lane, delta, 0),
                     TDIAG_DETAIL_FIELD(T, name, plain, 0), TDIAG_DETAIL_FIELD(T, value, raw8, 0)};
 }
+// Not an event store: trace::sync_waits, its range_index local to the chunk.
+template <> constexpr auto schema<sync_wait>() {
+  using T = sync_wait;
+  return std::array{TDIAG_DETAIL_FIELD(T, range_index, delta, 0),
+                    TDIAG_DETAIL_FIELD(T, record_correlation, plain, 0),
+                    TDIAG_DETAIL_FIELD(T, stream, plain, 0)};
+}
 #undef TDIAG_DETAIL_FIELD
 #undef TDIAG_DETAIL_ELEM
 

@@ -229,9 +229,15 @@ void tdtrace_writer::add_batch(trace& batch) {
   }
   id_remapper map(b.chunk, batch);
   auto pump = [&](const auto& from, auto select) {
+    std::size_t index = 0;
     for (auto record : from.all()) {
       if (b.chunk.event_count() == 0 && b.record_bytes == 0)
         b.first_event = std::chrono::steady_clock::now();
+      if constexpr (std::is_same_v<decltype(record), range_event>)
+        if (const auto* w = batch.sync_wait_of(index))
+          b.chunk.sync_waits.push_back({static_cast<std::uint32_t>(b.chunk.ranges.size()),
+                                        w->record_correlation, w->stream});
+      ++index;
       map.remap(record);
       select(b.chunk).push_back(record);
       b.record_bytes += sizeof(record);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -18,6 +19,24 @@ const std::string* trace_metadata::property(std::string_view key) const noexcept
 
 void trace::finalize() {
   const std::size_t lane_count = lanes.size();
+  if (!ranges.finalized() && !sync_waits.empty()) {
+    // The ranges store sorts stably by (lane, start): the same order over indexes says where
+    // each indexed row goes.
+    const auto all = ranges.all();
+    std::vector<std::uint32_t> order(all.size());
+    std::iota(order.begin(), order.end(), 0u);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return all[a].lane != all[b].lane ? all[a].lane < all[b].lane : all[a].start < all[b].start;
+    });
+    std::vector<std::uint32_t> moved_to(all.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i)
+      moved_to[order[i]] = i;
+    std::erase_if(sync_waits, [&](const sync_wait& w) { return w.range_index >= all.size(); });
+    for (auto& w : sync_waits)
+      w.range_index = moved_to[w.range_index];
+  }
+  std::sort(sync_waits.begin(), sync_waits.end(),
+            [](const sync_wait& a, const sync_wait& b) { return a.range_index < b.range_index; });
   for_each_store([&](auto& store) {
     if (!store.finalized())
       store.finalize(lane_count);
@@ -95,12 +114,20 @@ time_span trace::span() const noexcept {
   return {lo, hi};
 }
 
+const sync_wait* trace::sync_wait_of(std::size_t range_index) const noexcept {
+  const auto it =
+      std::lower_bound(sync_waits.begin(), sync_waits.end(), range_index,
+                       [](const sync_wait& w, std::size_t i) { return w.range_index < i; });
+  return it != sync_waits.end() && it->range_index == range_index ? &*it : nullptr;
+}
+
 bool operator==(const trace& a, const trace& b) {
   return a.strings == b.strings && a.stacks == b.stacks && a.lanes == b.lanes &&
          a.kernels == b.kernels && a.copies == b.copies && a.api_calls == b.api_calls &&
          a.ranges == b.ranges && a.markers == b.markers && a.memory == b.memory &&
          a.assertions == b.assertions && a.flows == b.flows && a.counters == b.counters &&
-         a.final_allocator_state == b.final_allocator_state && a.metadata == b.metadata;
+         a.final_allocator_state == b.final_allocator_state && a.metadata == b.metadata &&
+         a.sync_waits == b.sync_waits;
 }
 
 } // namespace tdiag::trace

@@ -225,4 +225,15 @@ static_assert(std::is_trivially_copyable_v<assertion_event> && sizeof(assertion_
 static_assert(std::is_trivially_copyable_v<flow_event> && sizeof(flow_event) == 32);
 static_assert(std::is_trivially_copyable_v<counter_event> && sizeof(counter_event) == 24);
 
+/// What a cuda_sync row (range_kind::gpu_sync) waited on, as Kineto names it. A side table of
+/// the trace (trace::sync_waits), keyed by the row's index in ranges.all(), so that
+/// range_event keeps its layout.
+struct sync_wait {
+  std::uint32_t range_index = 0;        ///< the gpu_sync row's index in trace::ranges.all()
+  std::uint32_t record_correlation = 0; ///< wait_on_cuda_event_record_corr_id; 0 = none
+  std::int64_t stream = -1; ///< wait_on_stream: the stream the event was recorded on; -1 = none
+  friend bool operator==(const sync_wait&, const sync_wait&) = default;
+};
+static_assert(std::is_trivially_copyable_v<sync_wait> && sizeof(sync_wait) == 16);
+
 } // namespace tdiag::trace

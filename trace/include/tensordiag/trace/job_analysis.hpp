@@ -189,16 +189,27 @@ struct rank_analysis {
   critical_path_result critical_path;
 };
 
-/// One collective (the n-th communication kernel of one name on every rank): who came last.
+/// One collective: a communication kernel on every rank, launched by the same c10d / nccl
+/// operator in the same ProfilerStep, the kernels overlapping on the job clock; who came last.
 struct collective_wait {
-  std::string name;
-  std::size_t occurrence = 0;  ///< n: the n-th kernel of this name on each rank
+  std::string name;            ///< the kernel name
+  std::string operation;       ///< the launching operator (`c10d::allreduce_`); empty = none
+  std::size_t occurrence = 0;  ///< n: the n-th collective of (operation, name, step)
   int step = -1;               ///< the ProfilerStep the last rank launched it in; -1 = none
   int last_rank = 0;           ///< the rank whose kernel started last (on the job's clock)
   double spread_us = 0;        ///< last start minus first start
   std::vector<double> wait_us; ///< per rank (job order): last start minus this rank's start
   /// Per rank (job order): its kernel's start and end on its own trace's axis (ns).
   std::vector<std::int64_t> start_ns, end_ns;
+};
+
+/// A communication kernel on one rank with no partner on some other rank (a sampled or
+/// truncated trace, or a collective some rank never joined): a finding, never paired.
+struct unmatched_collective {
+  int rank = 0;
+  std::string name, operation;           ///< kernel name and launching operator, as collective_wait
+  int step = -1;                         ///< the ProfilerStep of its launch; -1 = none
+  std::int64_t start_ns = 0, end_ns = 0; ///< on the rank's own axis
 };
 
 struct rank_wait {
@@ -234,9 +245,10 @@ struct job_analysis_result {
   std::vector<kernel_type_time> kernel_types; ///< summed over ranks, largest first
   std::vector<std::int64_t> clock_offsets_ns; ///< per rank (input order), added to its times
   std::vector<collective_wait> collectives;   ///< matched on every rank, in time order
-  std::vector<rank_wait> waits;               ///< per rank
-  std::vector<step_time> steps;               ///< per rank and step
-  std::vector<rank_deviation> deviations;     ///< largest |delta| first (at most 20)
+  std::vector<unmatched_collective> unmatched_collectives; ///< by rank, then start
+  std::vector<rank_wait> waits;                            ///< per rank
+  std::vector<step_time> steps;                            ///< per rank and step
+  std::vector<rank_deviation> deviations;                  ///< largest |delta| first (at most 20)
 };
 
 /// One rank of a job: a finalized trace, its rank number, and what to add to its times to put

@@ -64,6 +64,12 @@ public:
   event_store<flow_event> flows;
   event_store<counter_event> counters;
 
+  /// What cuda_sync rows waited on (Kineto's wait_on_* args), by range_index; finalize()
+  /// keeps the indexes pointing at their rows when it reorders the ranges.
+  std::vector<sync_wait> sync_waits;
+  /// The entry of the row at `range_index` of ranges.all(), or nullptr.
+  [[nodiscard]] const sync_wait* sync_wait_of(std::size_t range_index) const noexcept;
+
   /// Allocator state at one instant when the source had it (a snapshot's `segments`, at the
   /// time it was dumped). Replay derives other instants from it and the memory events.
   std::optional<allocator_state> final_allocator_state;
