@@ -5,6 +5,7 @@
 // raw return addresses (no symbolization, no allocation) and the pending tensordiag launch id,
 // and queue them under the CUPTI correlation id that the activity records carry. It also
 // flushes CUPTI's buffers before a context goes away, so nothing is lost at teardown.
+#include <tensordiag/core/detail/cupti_launches.hpp>
 #include <tensordiag/core/stacktrace.hpp>
 
 #include <cupti.h>
@@ -24,36 +25,15 @@ thread_local std::uint64_t pending_launch_id = 0;
 thread_local int api_depth = 0;
 thread_local correlation_info outer_call;
 
-constexpr CUpti_CallbackId runtime_launches[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_v3020,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunch_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
-    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-};
+using tdiag::detail::cupti_driver_launches;
+using tdiag::detail::cupti_runtime_launches;
+
 constexpr CUpti_CallbackId runtime_allocations[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_v11020,
     CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_ptsz_v11020,
-};
-constexpr CUpti_CallbackId driver_launches[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
 
 template <std::size_t N>
@@ -65,8 +45,8 @@ bool contains(const CUpti_CallbackId (&ids)[N], CUpti_CallbackId cbid) noexcept 
 }
 
 bool is_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) noexcept {
-  return domain == CUPTI_CB_DOMAIN_RUNTIME_API ? contains(runtime_launches, cbid)
-                                               : contains(driver_launches, cbid);
+  return domain == CUPTI_CB_DOMAIN_RUNTIME_API ? contains(cupti_runtime_launches, cbid)
+                                               : contains(cupti_driver_launches, cbid);
 }
 
 void on_api(session& s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -227,11 +207,11 @@ void enable_teardown_callbacks(CUpti_SubscriberHandle subscriber) {
 void enable_launch_callbacks(CUpti_SubscriberHandle subscriber, bool on) {
   // Unknown ids (an older CUPTI) fail individually; the others still work.
   const std::uint32_t enable = on ? 1 : 0;
-  for (auto id : runtime_launches)
+  for (auto id : cupti_runtime_launches)
     cuptiEnableCallback(enable, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
   for (auto id : runtime_allocations)
     cuptiEnableCallback(enable, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
-  for (auto id : driver_launches)
+  for (auto id : cupti_driver_launches)
     cuptiEnableCallback(enable, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
 }
 

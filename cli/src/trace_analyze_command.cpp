@@ -116,6 +116,16 @@ std::string render_text(const trace::job_analysis_result& r, std::size_t top) {
       out += fmt::format("  rank {}: waited {:.0f} us in total, arrived last {} time(s)\n", w.rank,
                          w.wait_us, w.times_last);
   }
+  if (!r.unmatched_collectives.empty()) {
+    out += fmt::format("\n{} communication kernels with no partner on some other rank (a sampled "
+                       "trace, or a collective a rank never joined; --json lists them):\n",
+                       r.unmatched_collectives.size());
+    for (std::size_t i = 0; i < std::min(top, r.unmatched_collectives.size()); ++i) {
+      const auto& u = r.unmatched_collectives[i];
+      out += fmt::format("  rank {} step {}: {}  {}\n", u.rank, u.step,
+                         u.operation.empty() ? "?" : u.operation, u.name.substr(0, 80));
+    }
+  }
   if (!r.steps.empty()) {
     out += "\nsteps (rank, step: wall / GPU busy / compute / communication, us):\n";
     for (const auto& s : r.steps)

@@ -8,6 +8,7 @@
 // activity records, of which only grid id, correlation id, name and configuration are kept.
 // One CUPTI subscriber per process: under a profiler (tdiag capture, Nsight, Kineto) binding
 // is refused with that reason.
+#include <tensordiag/core/detail/cupti_launches.hpp>
 #include <tensordiag/core/stacktrace.hpp>
 
 #include <cupti.h>
@@ -41,31 +42,6 @@ struct cupti_library {
   decltype(&cuptiActivityGetNextRecord) next_record = nullptr;
   decltype(&cuptiActivityFlushAll) flush_all = nullptr;
   decltype(&cuptiGetResultString) result_string = nullptr;
-};
-
-// Launch API calls: the runtime's and the driver's (the runtime's own call of the driver nests in
-// it and shares its registration).
-constexpr CUpti_CallbackId runtime_launches[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
-    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000,
-    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
-    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-};
-constexpr CUpti_CallbackId driver_launches[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
 
 // Correlation id -> registry id, direct-mapped: ids grow by one a call, so the ring holds the
@@ -330,10 +306,11 @@ std::string start(binding_state& b) {
     b.subscriber = nullptr;
     return cupti_error(c, r, "cuptiSubscribe");
   }
-  // Unknown ids (an older CUPTI) fail one by one; the others still bind.
-  for (const auto id : runtime_launches)
+  // Launch calls, the runtime's and the driver's (the runtime's own call of the driver nests in
+  // it and shares its registration). Unknown ids (an older CUPTI) fail one by one.
+  for (const auto id : tdiag::detail::cupti_runtime_launches)
     (void)c.enable_callback(1, b.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
-  for (const auto id : driver_launches)
+  for (const auto id : tdiag::detail::cupti_driver_launches)
     (void)c.enable_callback(1, b.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
   if (const CUptiResult r = c.register_callbacks(on_buffer_requested, on_buffer_completed);
       r != CUPTI_SUCCESS) {
