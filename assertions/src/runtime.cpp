@@ -47,7 +47,8 @@ runtime_state& state() {
     // At startup, before main(): a binding that cannot start is said once, not thrown.
     if (s->config.bind == launch_binding::cupti)
       if (const std::string why = set_cupti_binding(true); !why.empty()) {
-        fmt::print(stderr, "tensordiag: {}\n", binding_diagnostic(why).message);
+        fmt::print(stderr, "tensordiag: {} [{}]\n", binding_diagnostic(why).message,
+                   codes::binding_unavailable);
         s->config.bind = launch_binding::none;
       }
     (void)cpu_backend::shared(); // registers the CPU back-end

@@ -63,6 +63,9 @@ void on_api(session& s, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
   const bool nested = api_depth++ > 0;
   if (!s.capturing()) {
     outer_call = {};
+    // A tdiag::launch outside a range: its id must not pass to the next launch inside one.
+    if (!nested && is_launch(domain, cbid))
+      pending_launch_id = 0;
     return;
   }
   correlation_info info;

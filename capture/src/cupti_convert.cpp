@@ -4,13 +4,13 @@
 // CUPTI record -> trace event translation. Only field copies and table lookups happen here; the
 // session calls it from its converter thread, never from CUPTI's or the application's threads.
 #include <tensordiag/capture/cupti_convert.hpp>
+#include <tensordiag/core/stacktrace.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdlib>
-#include <cxxabi.h>
 #include <memory>
 
 namespace tdiag::capture {
@@ -121,7 +121,7 @@ std::vector<symbol> symbolize_addresses(const std::vector<std::uintptr_t>& addre
     const std::size_t n = std::min<std::size_t>(raw_stack::max_frames, addresses.size() - i);
     std::copy_n(addresses.begin() + static_cast<std::ptrdiff_t>(i), n, slice.frames.begin());
     slice.size = static_cast<std::uint32_t>(n);
-    auto frames = tdiag::symbolize(slice);
+    auto frames = tdiag::symbolize(slice, false); // one frame per address
     for (std::size_t k = 0; k < n; ++k) {
       if (k < frames.size())
         out.push_back({std::move(frames[k].function), std::move(frames[k].file), frames[k].line,
@@ -134,8 +134,9 @@ std::vector<symbol> symbolize_addresses(const std::vector<std::uintptr_t>& addre
 }
 
 cupti_converter::cupti_converter(converter_options options) : options_(std::move(options)) {
-  if (!options_.symbolizer)
-    options_.symbolizer = symbolize_in_process;
+  if (!options_.symbolizer) // without libbacktrace in process, file and line need addr2line
+    options_.symbolizer =
+        in_process_symbolizer_has_lines() ? symbolize_in_process : symbolize_addresses;
 }
 
 bool cupti_converter::add(const CUpti_Activity& record) {
@@ -174,12 +175,8 @@ void cupti_converter::add_kernel(const CUpti_ActivityKernel10& r) {
   e.lane = batch_.lanes.gpu(r.deviceId, r.streamId);
   if (r.name != nullptr) {
     auto [it, fresh] = kernel_names_.try_emplace(r.name);
-    if (fresh) {
-      int status = 0;
-      const std::unique_ptr<char, decltype(&std::free)> d(
-          abi::__cxa_demangle(r.name, nullptr, nullptr, &status), &std::free);
-      it->second = status == 0 && d ? d.get() : r.name; // extern "C" kernels are not mangled
-    }
+    if (fresh)
+      it->second = tdiag::demangle(r.name);
     e.name = batch_.strings.intern(it->second);
   }
   e.device = static_cast<std::int32_t>(r.deviceId);

@@ -21,6 +21,8 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -92,10 +94,16 @@ public:
     return capturing_.load(std::memory_order_relaxed);
   }
   /// Feeds `event` (a range_gate member call) to the ranges; applies the edge, if any.
+  /// Called from CUPTI's callbacks: an allocation failing in the gate (NVTX range names) ends
+  /// range tracking with one line instead of taking the program down.
   template <typename Event> void range_event(Event&& event) noexcept {
     std::lock_guard lock(range_mutex_);
-    if (event(gate_))
-      apply_range_edge_reporting();
+    try {
+      if (event(gate_))
+        apply_range_edge_reporting();
+    } catch (const std::exception& e) { // as apply_range_edge_reporting() says its failures
+      std::fprintf(stderr, "tdiag capture: capture range: %s\n", e.what());
+    }
   }
   /// A top-level kernel launch, while a launches:A:B range still lies ahead or is open.
   [[nodiscard]] bool counts_launches() const noexcept {

@@ -7,11 +7,11 @@
 // seconds of symbolization after the application exited. Modules libbacktrace does not know (a
 // library loaded after its first lookup) fall back to the dynamic symbol table (dladdr).
 #include <tensordiag/capture/cupti_convert.hpp>
+#include <tensordiag/core/stacktrace.hpp>
 
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <cxxabi.h>
 #include <dlfcn.h>
 #include <memory>
 #include <string>
@@ -22,17 +22,6 @@
 
 namespace tdiag::capture {
 namespace {
-
-std::string demangled(const char* name) {
-  if (name == nullptr)
-    return {};
-  if (name[0] != '_' || name[1] != 'Z')
-    return name;
-  int status = 0;
-  std::unique_ptr<char, decltype(&std::free)> text(
-      abi::__cxa_demangle(name, nullptr, nullptr, &status), &std::free);
-  return status == 0 && text ? std::string(text.get()) : std::string(name);
-}
 
 #if TDIAG_CAPTURE_HAVE_LIBBACKTRACE
 // Missing debug information is the normal case for most modules, not an error to report: the
@@ -49,7 +38,7 @@ backtrace_state* shared_state() {
 int on_line(void* data, std::uintptr_t /*pc*/, const char* file, int line, const char* function) {
   auto& s = *static_cast<symbol*>(data);
   if (function != nullptr && s.function.empty())
-    s.function = demangled(function);
+    s.function = tdiag::demangle(function);
   if (file != nullptr && s.file.empty()) {
     s.file = file;
     s.line = line > 0 ? static_cast<std::uint32_t>(line) : 0;
@@ -61,11 +50,19 @@ void on_symbol(void* data, std::uintptr_t /*pc*/, const char* name, std::uintptr
                std::uintptr_t /*size*/) {
   auto& s = *static_cast<symbol*>(data);
   if (name != nullptr && s.function.empty())
-    s.function = demangled(name);
+    s.function = tdiag::demangle(name);
 }
 #endif
 
 } // namespace
+
+bool in_process_symbolizer_has_lines() noexcept {
+#if TDIAG_CAPTURE_HAVE_LIBBACKTRACE
+  return true;
+#else
+  return false;
+#endif
+}
 
 std::vector<symbol> symbolize_in_process(const std::vector<std::uintptr_t>& addresses) {
   std::vector<symbol> out(addresses.size());
@@ -85,7 +82,7 @@ std::vector<symbol> symbolize_in_process(const std::vector<std::uintptr_t>& addr
     }
 #endif
     if (s.function.empty() && found && info.dli_sname != nullptr)
-      s.function = demangled(info.dli_sname);
+      s.function = tdiag::demangle(info.dli_sname);
     if (s.function.empty())
       s.function = found && info.dli_fbase != nullptr
                        ? fmt::format("{}+0x{:x}", s.module.empty() ? "?" : s.module,

@@ -225,8 +225,10 @@ std::vector<fs::path> job_traces(const fs::path& folder) {
 }
 
 // Each process dumps PyTorch's allocator history at `<prefix><pid>.pickle`.
+// In a job folder the histories wait in others/ (created with the folder), where neither the
+// job loader nor an analysis of the folder takes a left-over one for a rank.
 std::string history_prefix(const fs::path& output, bool folder) {
-  return folder ? (output / "torch-").string() : output.string() + ".torch-";
+  return folder ? (output / "others" / "torch-").string() : output.string() + ".torch-";
 }
 
 #if TDIAG_CLI_HAS_TRACE
@@ -450,6 +452,7 @@ int launch(const capture_args& a, const fs::path& output, bool folder, torch_hoo
   if (folder) {
     fs::create_directories(output, ec);
     remove_earlier_job(output);
+    fs::create_directories(output / "others", ec); // the PyTorch histories' (history_prefix)
     env.emplace_back("TDIAG_CAPTURE_OUTPUT_DIR", output.string());
   } else {
     fs::remove(output, ec); // the first process of the run claims the path again
@@ -492,6 +495,8 @@ void run_capture(const capture_args& a, command_context& context) {
 #if TDIAG_CLI_HAS_TRACE
   if (folder) {
     merge_torch_histories(traces, history_prefix(output, folder));
+    std::error_code ec;
+    fs::remove(output / "others", ec); // only when empty: nothing left there, nothing set aside
     set_aside_rankless(output);
     print_job(output);
     return;

@@ -15,12 +15,14 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <cxxabi.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <filesystem>
 #include <link.h>
 #include <map>
+#include <memory>
 #include <spawn.h>
 #include <string>
 #include <sys/wait.h>
@@ -147,9 +149,10 @@ _Unwind_Reason_Code on_frame(_Unwind_Context* context, void* arg) {
   return _URC_NO_REASON;
 }
 
-// Runs `addr2line -a -i -C -f -e module addresses...` and returns its output ("" on any failure:
+// Runs `addr2line -a [-i] -C -f -e module addresses...` and returns its output ("" on any failure:
 // symbolization is best effort, a missing binutils must not turn into an error report).
-std::string run_addr2line(const std::string& module, const std::vector<std::string>& addresses) {
+std::string run_addr2line(const std::string& module, const std::vector<std::string>& addresses,
+                          bool inlined) {
   int fds[2];
   if (pipe(fds) != 0)
     return {};
@@ -158,7 +161,9 @@ std::string run_addr2line(const std::string& module, const std::vector<std::stri
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_addclose(&actions, fds[0]);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  std::vector<std::string> args = {"addr2line", "-a", "-i", "-C", "-f", "-e", module};
+  std::vector<std::string> args = {"addr2line", "-a", "-C", "-f", "-e", module};
+  if (inlined)
+    args.insert(args.begin() + 1, "-i");
   args.insert(args.end(), addresses.begin(), addresses.end());
   std::vector<char*> argv;
   argv.reserve(args.size() + 1);
@@ -228,10 +233,21 @@ TDIAG_DETAIL_NOINLINE raw_stack unwind_raw_stack(std::uint32_t skip) noexcept {
 }
 } // namespace detail
 
-std::vector<stack_frame> symbolize(const raw_stack& stack) {
+std::string demangle(const char* symbol) {
+  if (symbol == nullptr)
+    return {};
+  if (symbol[0] != '_' || symbol[1] != 'Z')
+    return symbol;
+  int status = 0;
+  const std::unique_ptr<char, decltype(&std::free)> text(
+      abi::__cxa_demangle(symbol, nullptr, nullptr, &status), &std::free);
+  return status == 0 && text ? std::string(text.get()) : std::string(symbol);
+}
+
+std::vector<stack_frame> symbolize(const raw_stack& stack, bool inlined) {
   std::vector<stack_frame> frames(stack.size);
   // Per frame, addr2line's (function, file:line) pairs, the frame's own first.
-  std::vector<std::vector<std::pair<std::string, std::string>>> inlined(stack.size);
+  std::vector<std::vector<std::pair<std::string, std::string>>> chains(stack.size);
   std::map<std::string, std::vector<pending>> by_module;
   for (std::uint32_t i = 0; i < stack.size && i < raw_stack::max_frames; ++i) {
     auto& frame = frames[i];
@@ -263,7 +279,7 @@ std::vector<stack_frame> symbolize(const raw_stack& stack) {
     std::vector<std::string> addresses;
     for (const auto& item : items)
       addresses.push_back(fmt::format("{:#x}", item.lookup));
-    const std::string output = run_addr2line(module, addresses);
+    const std::string output = run_addr2line(module, addresses, inlined);
     // Per address: the address, then function and file:line pairs ("??" and "??:0" when
     // unknown), innermost first: a call inlined into its caller gives the caller's pair after it.
     std::size_t pos = 0;
@@ -280,7 +296,7 @@ std::vector<stack_frame> symbolize(const raw_stack& stack) {
     std::size_t item = 0;
     std::string line = next_line();
     while (line.rfind("0x", 0) == 0 && item < items.size()) {
-      auto& chain = inlined[items[item++].frame];
+      auto& chain = chains[items[item++].frame];
       for (line = next_line(); !line.empty() && line.rfind("0x", 0) != 0; line = next_line())
         chain.emplace_back(line, next_line());
     }
@@ -288,11 +304,11 @@ std::vector<stack_frame> symbolize(const raw_stack& stack) {
   std::vector<stack_frame> out;
   out.reserve(frames.size());
   for (std::size_t i = 0; i < frames.size(); ++i) {
-    if (inlined[i].empty()) {
+    if (chains[i].empty()) {
       out.push_back(frames[i]);
       continue;
     }
-    for (const auto& [function, where] : inlined[i]) {
+    for (const auto& [function, where] : chains[i]) {
       stack_frame frame = frames[i];
       if (!function.empty() && function != "??")
         frame.function = function;

@@ -76,6 +76,10 @@ TEST(Stacktrace, InlinedCallsAlsoNameTheirCaller) {
   EXPECT_NE(frames[1].function.find("tdiag_test_calls_inlined"), std::string::npos)
       << frames[1].function;
   EXPECT_NE(frames[1].file.find("stacktrace_test.cpp"), std::string::npos) << frames[1].file;
+  // Without inlined frames: one per address, the innermost (capture's per-address symbols).
+  const auto flat = tdiag::symbolize(stack, false);
+  ASSERT_EQ(flat.size(), stack.size);
+  EXPECT_EQ(flat[0].line, inlined_capture_line);
 }
 
 TEST(Stacktrace, EmptyStackSymbolizesToNothing) {

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 
@@ -84,6 +85,34 @@ TEST(JobMerge, RanksKeepTheirLanesAndTheJobClock) {
   EXPECT_EQ(f.target_time, 45 * us);
   EXPECT_EQ(m.lanes[f.lane].rank, 0);
   EXPECT_EQ(m.lanes[f.target_lane].rank, 1);
+}
+
+// Every rank numbers its correlation ids from 1: merged, a kernel keeps its own rank's launch
+// and no other rank's, and the collective links take ids of their own.
+TEST(JobMerge, CorrelationIdsStayWithinTheirRank) {
+  const std::string json = R"({"traceEvents": [
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 0,
+  "dur": 5, "args": {"correlation": 5}},
+ {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 10, "dur": 20,
+  "args": {"stream": 7, "correlation": 5}}]})";
+  auto a = import_kineto(tdiag::trace::test::as_bytes(json), "a.json");
+  auto b = import_kineto(tdiag::trace::test::as_bytes(json), "b.json");
+  a.trace.finalize();
+  b.trace.finalize();
+  const std::vector<rank_trace> ranks{{0, &a.trace, 0}, {1, &b.trace, 0}};
+  const auto m = merge_job(ranks, analyze_job(ranks, {}, 1));
+  ASSERT_EQ(m.t.kernels.size(), 2u);
+  ASSERT_EQ(m.t.api_calls.size(), 2u);
+  std::map<int, std::uint32_t> kernel_id, launch_id;
+  for (const auto& k : m.t.kernels.all())
+    kernel_id[m.lanes[k.lane].rank] = k.correlation;
+  for (const auto& c : m.t.api_calls.all())
+    launch_id[m.lanes[c.lane].rank] = c.correlation;
+  EXPECT_NE(kernel_id[0], kernel_id[1]) << "the two ranks' id 5 stay apart";
+  EXPECT_EQ(kernel_id[0], launch_id[0]);
+  EXPECT_EQ(kernel_id[1], launch_id[1]);
+  for (const auto& f : m.t.flows.all())
+    EXPECT_EQ(m.lanes[f.lane].rank, m.lanes[f.target_lane].rank) << "no launch flow across ranks";
 }
 
 TEST(JobMerge, TwoRanksOfTheSharedJob) {

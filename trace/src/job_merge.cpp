@@ -3,7 +3,10 @@
 #include <tensordiag/trace/job_merge.hpp>
 #include <tensordiag/trace/trace_merge.hpp>
 
+#include <climits>
+
 #include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include "record_ids.hpp"
@@ -29,9 +32,27 @@ bool groups_collide(std::span<const rank_trace> ranks, bool host) {
   return false;
 }
 
+// The largest correlation id in a trace (kernels, copies and API calls share one space per
+// process; flows carry them too).
+std::uint64_t max_correlation(const trace& t) {
+  std::uint64_t most = 0;
+  const auto scan = [&](const auto& store) {
+    for (const auto& r : store.all())
+      most = std::max<std::uint64_t>(most, r.correlation);
+  };
+  scan(t.kernels);
+  scan(t.copies);
+  scan(t.api_calls);
+  scan(t.flows);
+  return most;
+}
+
 struct rank_mapping {
   int rank = 0;
   std::int64_t offset = 0;
+  /// Added to the rank's correlation ids: every rank numbers its own from 1, and one merged
+  /// timeline must not link a kernel of one rank to a launch of another.
+  std::uint32_t correlation_base = 0;
   bool move_devices = false, move_processes = false;
   std::vector<lane_id> lanes; ///< source lane -> merged lane
 
@@ -65,6 +86,9 @@ void append(event_store<Record>& into, const event_store<Record>& from, const ra
       r.device = static_cast<std::int32_t>(m.device(r.device));
     if constexpr (requires { r.process; })
       r.process = m.process(r.process);
+    if constexpr (requires { r.correlation; })
+      if (r.correlation != 0)
+        r.correlation += m.correlation_base;
     into.push_back(r);
   }
 }
@@ -72,7 +96,7 @@ void append(event_store<Record>& into, const event_store<Record>& from, const ra
 // Flows from every rank's kernel of a collective to the last arrival's kernel.
 std::size_t link_collectives(merged_job& out, std::span<const rank_trace> ranks,
                              const std::vector<rank_mapping>& maps,
-                             const job_analysis_result& analysis) {
+                             const job_analysis_result& analysis, std::uint32_t first_id) {
   // Per rank, its kernels by start: (start, index).
   std::vector<std::vector<std::pair<std::int64_t, std::uint32_t>>> kernels(ranks.size());
   for (std::size_t r = 0; r < ranks.size() && !analysis.collectives.empty(); ++r) {
@@ -112,7 +136,7 @@ std::size_t link_collectives(merged_job& out, std::span<const rank_trace> ranks,
       f.target_time = maps[last].time(col.start_ns[last]);
       f.lane = source;
       f.target_lane = target;
-      f.correlation = static_cast<std::uint32_t>(c + 1);
+      f.correlation = first_id + static_cast<std::uint32_t>(c); // past every rank's own ids
       f.kind = flow_kind::other;
       out.t.flows.push_back(f);
       ++added;
@@ -128,10 +152,22 @@ merged_job merge_job(std::span<const rank_trace> ranks, const job_analysis_resul
   const bool move_devices = groups_collide(ranks, false);
   const bool move_processes = groups_collide(ranks, true);
   std::vector<rank_mapping> maps;
+  // Correlation ids, rank after rank; where the job's ids would not fit in 32 bits (billions of
+  // launches) they stay as they are and flows may cross ranks.
+  std::vector<std::uint32_t> bases(ranks.size() + 1, 0);
+  std::uint64_t next_id = 0;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    bases[i] = static_cast<std::uint32_t>(next_id);
+    next_id += max_correlation(*ranks[i].t);
+  }
+  const bool fits = next_id + analysis.collectives.size() < UINT32_MAX;
+  if (!fits)
+    std::fill(bases.begin(), bases.end(), 0u);
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const auto& src = *ranks[i].t;
     rank_mapping m;
     m.rank = ranks[i].rank;
+    m.correlation_base = bases[i];
     m.offset = i < analysis.clock_offsets_ns.size() ? analysis.clock_offsets_ns[i]
                                                     : ranks[i].clock_offset_ns;
     m.move_devices = move_devices;
@@ -152,6 +188,14 @@ merged_job merge_job(std::span<const rank_trace> ranks, const job_analysis_resul
     append(out.t.kernels, src.kernels, m, ids);
     append(out.t.copies, src.copies, m, ids);
     append(out.t.api_calls, src.api_calls, m, ids);
+    // A sync wait names its row by index and the record it waited for by correlation id.
+    const auto ranges_before = static_cast<std::uint32_t>(out.t.ranges.size());
+    for (sync_wait w : src.sync_waits) {
+      w.range_index += ranges_before;
+      if (w.record_correlation != 0)
+        w.record_correlation += m.correlation_base;
+      out.t.sync_waits.push_back(w);
+    }
     append(out.t.ranges, src.ranges, m, ids);
     append(out.t.markers, src.markers, m, ids);
     append(out.t.memory, src.memory, m, ids);
@@ -166,7 +210,8 @@ merged_job merge_job(std::span<const rank_trace> ranks, const job_analysis_resul
     meta.dropped_records += src.metadata.dropped_records;
     maps.push_back(std::move(m));
   }
-  out.collective_flows = link_collectives(out, ranks, maps, analysis);
+  out.collective_flows = link_collectives(out, ranks, maps, analysis,
+                                          fits ? static_cast<std::uint32_t>(next_id + 1) : 1u);
   out.t.finalize();
   return out;
 }

@@ -17,7 +17,6 @@
 
 #include <array>
 #include <cstdlib>
-#include <cxxabi.h>
 #include <deque>
 #include <dlfcn.h>
 #include <map>
@@ -70,7 +69,7 @@ struct binding_state {
   std::array<correlation_entry, ring_size> ring{};
   std::map<std::pair<int, std::int64_t>, grid_entry> grids; // (device, grid id)
   std::deque<std::pair<int, std::int64_t>> grid_order;      // oldest first, for eviction
-  std::map<const char*, std::string> demangled;
+  std::map<const char*, std::string> kernel_names;          // CUPTI's name -> demangled
 };
 
 binding_state& binding() {
@@ -237,7 +236,7 @@ void keep_grid(binding_state& b, const CUpti_ActivityKernel10& k) {
 void CUPTIAPI on_buffer_completed(CUcontext /*context*/, std::uint32_t /*stream*/,
                                   std::uint8_t* buffer, std::size_t /*size*/, std::size_t valid) {
   binding_state& b = binding();
-  {
+  try { // CUPTI's thread, under C frames: nothing may unwind out of here
     std::lock_guard lock(b.mutex);
     CUpti_Activity* record = nullptr;
     while (b.cupti.next_record != nullptr &&
@@ -246,6 +245,13 @@ void CUPTIAPI on_buffer_completed(CUcontext /*context*/, std::uint32_t /*stream*
           record->kind == CUPTI_ACTIVITY_KIND_KERNEL)
         keep_grid(b, *reinterpret_cast<const CUpti_ActivityKernel10*>(record));
     }
+  } catch (const std::exception& e) {
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true))
+      fmt::print(stderr,
+                 "tensordiag: TDIAG_BIND=cupti: CUPTI's kernel records could not be kept ({}); "
+                 "failures of their launches are reported without grid, stream and launch site\n",
+                 e.what());
   }
   std::free(buffer);
 }
@@ -336,16 +342,10 @@ void stop(binding_state& b) {
   b.subscriber = nullptr;
 }
 
-std::string demangle(binding_state& b, const char* name) {
-  if (name == nullptr)
-    return {};
-  auto [it, fresh] = b.demangled.try_emplace(name);
-  if (fresh) {
-    int status = 0;
-    char* d = abi::__cxa_demangle(name, nullptr, nullptr, &status);
-    it->second = status == 0 && d != nullptr ? d : name;
-    std::free(d);
-  }
+const std::string& demangled(binding_state& b, const char* name) {
+  auto [it, fresh] = b.kernel_names.try_emplace(name);
+  if (fresh)
+    it->second = tdiag::demangle(name);
   return it->second;
 }
 
@@ -355,7 +355,7 @@ std::optional<bound_launch> lookup(binding_state& b, int device, std::uint64_t g
     return std::nullopt;
   grid_entry& g = found->second;
   bound_launch out;
-  out.kernel = demangle(b, g.name);
+  out.kernel = demangled(b, g.name);
   out.grid = g.grid;
   out.block = g.block;
   out.shared_memory = g.shared_memory;

@@ -33,7 +33,8 @@ struct symbol {
   std::uint32_t line = 0;
   std::string module; ///< the shared object or executable; may be empty
 };
-/// Resolves addresses to frames (same order, same count). Default: symbolize_in_process.
+/// Resolves addresses to frames (same order, same count). Default: symbolize_in_process, or
+/// symbolize_addresses where that has no line tables.
 using symbolizer_function = std::function<std::vector<symbol>(const std::vector<std::uintptr_t>&)>;
 
 /// The default symbolizer: in this process, through libbacktrace (function, file and line from
@@ -41,6 +42,9 @@ using symbolizer_function = std::function<std::vector<symbol>(const std::vector<
 /// an address (symbolizer.cpp). An address nothing names becomes "module+0xoffset".
 [[nodiscard]] std::vector<symbol>
 symbolize_in_process(const std::vector<std::uintptr_t>& addresses);
+/// Whether symbolize_in_process gives file and line (it was built with libbacktrace); when not,
+/// the converter's default is symbolize_addresses.
+[[nodiscard]] bool in_process_symbolizer_has_lines() noexcept;
 /// The reference: Boost.Stacktrace + addr2line (core/stacktrace.hpp), in slices; one addr2line
 /// child per module and slice (slow: tens of milliseconds a slice).
 [[nodiscard]] std::vector<symbol> symbolize_addresses(const std::vector<std::uintptr_t>& addresses);
@@ -67,7 +71,7 @@ struct converter_options {
   /// nanoseconds on Linux, so this is also the trace's time_origin_ns).
   std::uint64_t time_base_ns = 0;
   api_name_function api_name;     ///< may be empty: API events then get "cbid <n>" names
-  symbolizer_function symbolizer; ///< may be empty: symbolize_in_process
+  symbolizer_function symbolizer; ///< may be empty: the default above
 };
 
 /// Turns CUPTI records into batches. Not thread-safe: one converter per consumer thread.

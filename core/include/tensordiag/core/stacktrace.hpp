@@ -32,6 +32,12 @@ namespace detail {
 
 /// Resolves function, file, line and module for each address (Boost.Stacktrace). Slow: call it
 /// when a report is built, never on a hot path.
-[[nodiscard]] std::vector<stack_frame> symbolize(const raw_stack& stack);
+/// A C++ symbol's name as written (`_Z12phase_kernelILi3EEvPi` -> `void phase_kernel<3>(int*)`);
+/// a name that is not mangled (extern "C", already demangled) comes back as it is; "" for nullptr.
+[[nodiscard]] std::string demangle(const char* symbol);
+
+/// `inlined`: a call inlined into its caller gives both frames, innermost first (more frames than
+/// addresses); else one frame per address, the innermost.
+[[nodiscard]] std::vector<stack_frame> symbolize(const raw_stack& stack, bool inlined = true);
 
 } // namespace tdiag
