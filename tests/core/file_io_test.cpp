@@ -242,7 +242,10 @@ TEST_F(FileIo, MemoryBudgetReadsTheEnvironment) {
   const auto fallback = tdiag::memory_budget();
   EXPECT_GT(fallback, 123u);
   unsetenv("TDIAG_MEMORY_LIMIT");
-  EXPECT_EQ(tdiag::memory_budget(), fallback);
+  // Half of what is available now: other processes move it between two reads (seen at 0.003%
+  // while the suite ran beside a build), so the same default within 10%.
+  EXPECT_NEAR(static_cast<double>(tdiag::memory_budget()), static_cast<double>(fallback),
+              0.1 * static_cast<double>(fallback));
   EXPECT_THROW(tdiag::check_memory_budget("f", "x", ~std::uint64_t{0}), tdiag::input_error);
   EXPECT_NO_THROW(tdiag::check_memory_budget("f", "x", 1));
 }
