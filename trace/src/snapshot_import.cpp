@@ -327,6 +327,10 @@ private:
     sequence(traces, "device_traces");
     std::uint64_t total = 0, expected = 0;
     bool in_place = true;
+    // The rows in device_traces order, read once: staging an entry below may grow the stream's
+    // storage, so the second pass must not read the entries again (the fuzzer found it reading
+    // freed memory).
+    std::vector<std::uint32_t> order;
     for (std::size_t d = 0; d < traces.size(); ++d) {
       const auto events = sequence(traces.at(d), "device_traces[i]");
       total += events.size();
@@ -338,6 +342,7 @@ private:
           row = entry(e, false);
         }
         in_place = in_place && *row == expected++;
+        order.push_back(*row);
       }
     }
     in_place = in_place && total == rows_.size();
@@ -348,13 +353,14 @@ private:
     }
     std::map<std::string, std::size_t> unknown;
     std::size_t r = 0, w = 0; // in place: read at r, kept rows move down to w <= r
+    std::size_t k = 0;        // gathered: the next of `order`
     for (std::size_t d = 0; d < traces.size(); ++d) {
       const auto events = traces.at(d);
       const auto device = static_cast<std::int32_t>(d);
       const auto lane = t_.lanes.memory(device);
       for (std::size_t i = 0; i < events.size(); ++i) {
         if (!in_place) {
-          memory_event m = rows_[*events.at(i).row()];
+          memory_event m = rows_[order[k++]];
           if (place(m, device, lane, unknown))
             gathered.push_back(m);
           continue;
