@@ -130,10 +130,18 @@ std::uint64_t available_memory() noexcept {
 
 } // namespace
 
-std::uint64_t memory_budget() noexcept {
-  if (const char* env = std::getenv("TDIAG_MEMORY_LIMIT"); env != nullptr && *env != '\0')
+std::uint64_t memory_budget() {
+  if (const char* env = std::getenv("TDIAG_MEMORY_LIMIT"); env != nullptr && *env != '\0') {
     if (const auto v = parse_size(env))
       return *v;
+    diagnostic d;
+    d.code = codes::bad_memory_limit;
+    d.title = "TDIAG_MEMORY_LIMIT is not a size";
+    d.message = fmt::format("TDIAG_MEMORY_LIMIT={} is not a size", printable(env));
+    d.hint = "give bytes, or a number with K, M, G or T (TDIAG_MEMORY_LIMIT=16G), or unset it "
+             "for half the available memory";
+    throw input_error(std::move(d));
+  }
   const std::uint64_t avail = available_memory();
   return avail == unlimited ? unlimited : avail / 2;
 }

@@ -238,10 +238,13 @@ TEST_F(FileIo, MemoryBudgetReadsTheEnvironment) {
   EXPECT_EQ(tdiag::memory_budget(), std::uint64_t{8} << 30);
   setenv("TDIAG_MEMORY_LIMIT", "123", 1);
   EXPECT_EQ(tdiag::memory_budget(), 123u);
-  setenv("TDIAG_MEMORY_LIMIT", "lots", 1); // malformed: the default from available memory
+  setenv("TDIAG_MEMORY_LIMIT", "lots", 1); // malformed: said, not replaced by the default
+  EXPECT_EQ(message_of([] { (void)tdiag::memory_budget(); }),
+            "TDIAG-CORE-007 TDIAG_MEMORY_LIMIT=lots is not a size");
+  EXPECT_THROW((void)tdiag::check_memory_budget("f", "x", 1), tdiag::input_error);
+  unsetenv("TDIAG_MEMORY_LIMIT");
   const auto fallback = tdiag::memory_budget();
   EXPECT_GT(fallback, 123u);
-  unsetenv("TDIAG_MEMORY_LIMIT");
   // Half of what is available now: other processes move it between two reads (seen at 0.003%
   // while the suite ran beside a build), so the same default within 10%.
   EXPECT_NEAR(static_cast<double>(tdiag::memory_budget()), static_cast<double>(fallback),

@@ -38,6 +38,7 @@ inline constexpr std::string_view malformed_report = "TDIAG-CORE-003";
 inline constexpr std::string_view cannot_read = "TDIAG-CORE-004";
 inline constexpr std::string_view cannot_write = "TDIAG-CORE-005";
 inline constexpr std::string_view over_memory_budget = "TDIAG-CORE-006";
+inline constexpr std::string_view bad_memory_limit = "TDIAG-CORE-007";
 inline constexpr std::string_view unknown_backend = "TDIAG-CORE-010";
 inline constexpr std::string_view no_device_backend = "TDIAG-CORE-011";
 
@@ -49,6 +50,7 @@ inline constexpr code_entry table[] = {
     {cannot_read, "cannot read the file"},
     {cannot_write, "cannot write the file"},
     {over_memory_budget, "input exceeds the memory budget"},
+    {bad_memory_limit, "TDIAG_MEMORY_LIMIT is not a size"},
     {unknown_backend, "unknown back-end"},
     {no_device_backend, "no back-end with a device"},
     {"TDIAG-BE-001", "unknown back-end", unknown_backend},

@@ -21,9 +21,9 @@ namespace tdiag {
 /// Bytes one reader of outside input may hold. `TDIAG_MEMORY_LIMIT` when set (bytes, or with a
 /// binary suffix K, M, G or T: `512M`, `8G`); otherwise half of the memory available now: the
 /// smaller of MemAvailable and what the cgroup (v2 `memory.max`, v1 `memory.limit_in_bytes`)
-/// leaves. Reads the environment and /proc on each call; never throws (a malformed variable falls
-/// back to the default).
-[[nodiscard]] std::uint64_t memory_budget() noexcept;
+/// leaves. Reads the environment and /proc on each call. A variable that is not a size throws
+/// tdiag::input_error TDIAG-CORE-007 (the user meant a limit; the default would ignore it).
+[[nodiscard]] std::uint64_t memory_budget();
 
 /// Throws tdiag::input_error TDIAG-CORE-006 when `needed` bytes exceed memory_budget(). The one
 /// line names `source` (the file), `what` it holds ("a chunk declaring 268435456 records") and the
