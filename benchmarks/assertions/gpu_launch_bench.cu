@@ -13,6 +13,8 @@
 #include <tensordiag/assertions/launch.hpp>
 #include <tensordiag/assertions/runtime.hpp>
 
+#include <cuda.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -165,22 +167,27 @@ void launch_cost_parts(int batches) {
   std::printf("parts: <<<>>> with 1..255 bytes of dynamic shared memory %+.0f ns over none "
               "(always 1 byte: %+.0f ns)\n",
               sized - raw, constant - raw);
-  // The public launch by host stub (what tdiag::launch calls), and by the kernel handle
-  // cudaGetKernel gives (what <<<>>> uses since CUDA 13, after pushing and popping its
-  // configuration); on the H200 the stub was the faster of the two (2026-12-03).
+  // The runtime's launch by host stub, and the driver's by the kernel's function, which is what
+  // tdiag::launch calls (the runtime's costs about 100 ns more on the H200 host, 2026-12-03).
   int zero = 0;
   void* args[] = {&zero};
   const void* stub = reinterpret_cast<const void*>(&empty_kernel);
   const double by_stub = ns_per_launch(
       [&] { (void)cudaLaunchKernel(stub, dim3(1), dim3(32), args, 0, nullptr); }, batches);
-  cudaKernel_t handle = nullptr;
-  if (cudaGetKernel(&handle, stub) == cudaSuccess) {
-    const void* by = reinterpret_cast<const void*>(handle);
-    const double by_handle = ns_per_launch(
-        [&] { (void)cudaLaunchKernel(by, dim3(1), dim3(32), args, 0, nullptr); }, batches);
-    std::printf("parts: cudaLaunchKernel by host stub %+.0f ns, by cudaKernel_t handle %+.0f ns "
-                "over <<<>>>\n",
-                by_stub - raw, by_handle - raw);
+  void* entry = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  cudaFunction_t function = nullptr;
+  if (cudaGetDriverEntryPointByVersion("cuLaunchKernel", &entry, 12000, cudaEnableDefault,
+                                       &found) == cudaSuccess &&
+      found == cudaDriverEntryPointSuccess && cudaGetFuncBySymbol(&function, stub) == cudaSuccess) {
+    const auto launch =
+        reinterpret_cast<CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                      unsigned, unsigned, CUstream, void**, void**)>(entry);
+    const double by_driver = ns_per_launch(
+        [&] { (void)launch(function, 1, 1, 1, 32, 1, 1, 0, nullptr, args, nullptr); }, batches);
+    std::printf("parts: cudaLaunchKernel by host stub %+.0f ns, cuLaunchKernel by function %+.0f "
+                "ns over <<<>>>\n",
+                by_stub - raw, by_driver - raw);
   }
   std::printf("parts: cudaStreamIsCapturing %.0f ns, cudaEventRecord %.0f ns (1 launch in 8), "
               "cudaEventQuery %.0f ns\n",

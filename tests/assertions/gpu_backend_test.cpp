@@ -102,6 +102,22 @@ TEST_F(GpuBackend, LegacyStreamLaunchesMakeNoCaptureQuery) {
   EXPECT_LE(stub_counts.event_records.load(), 100u / 8 + 1);
 }
 
+// Each kernel launches by the handle the runtime gave for it, also when kernels alternate (the
+// last kernel's entry is cached) and when the launch has no slot.
+TEST_F(GpuBackend, EachKernelLaunchesByItsOwnHandle) {
+  const int other = 0;
+  for (std::uint64_t id = 1; id <= 6; ++id) {
+    kernel = id % 2 == 0 ? static_cast<const void*>(&other) : static_cast<const void*>(this);
+    (void)launch(id);
+  }
+  stub_gpu_api::dynamic_limit = 0; // no room for a slot: launched unregistered, same handle
+  kernel = &table;
+  (void)launch(7);
+  EXPECT_EQ(stub_counts.launches.load(), 7u);
+  EXPECT_EQ(stub_counts.attribute_queries.load(), 3u);
+  EXPECT_EQ(stub_counts.wrong_handles.load(), 0u);
+}
+
 TEST_F(GpuBackend, CapturedLaunchKeepsAGraphSlot) {
   tdiag::test::stub_stream stream;
   stream.capturing = true;

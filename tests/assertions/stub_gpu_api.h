@@ -30,12 +30,12 @@ struct stub_stream {
 /// Runtime calls the back-end made, by kind (relaxed counters: tests read them between launches).
 struct stub_calls {
   std::atomic<std::uint64_t> launches{0}, capture_queries{0}, event_records{0}, event_queries{0},
-      attribute_queries{0}, device_queries{0};
+      attribute_queries{0}, device_queries{0}, wrong_handles{0};
   std::atomic<std::uint64_t> last_shared{0};
   std::atomic<const void*> last_stream{nullptr};
   void reset() {
     for (auto* c : {&launches, &capture_queries, &event_records, &event_queries, &attribute_queries,
-                    &device_queries})
+                    &device_queries, &wrong_handles})
       c->store(0);
   }
 };
@@ -57,7 +57,7 @@ struct stub_gpu_api {
   static constexpr capture_mode_type relaxed = 2;
   static constexpr std::string_view name = "stub", label = "Stub", error_field = "stub_error";
   static constexpr std::string_view code = assertions::codes::cuda_call_failed;
-  /// What a kernel's attributes say (assertions::detail::kernel_lds).
+  /// What a kernel's attributes say (assertions::detail::kernel_info).
   static inline std::uint64_t static_bytes = 0, dynamic_limit = 48 * 1024;
   /// Called inside every launch with its dynamic shared memory size (under the device's lock).
   static inline std::function<void(std::size_t)> on_launch;
@@ -153,15 +153,22 @@ struct stub_gpu_api {
     return success;
   }
 
-  static status_type shared_memory_of(const void*, assertions::detail::kernel_lds* out) {
+  /// The launch handle of a kernel: its host address plus one (any value the launch must see).
+  static void* handle_of(const void* kernel) {
+    return const_cast<char*>(static_cast<const char*>(kernel)) + 1;
+  }
+  static status_type describe_kernel(const void* kernel, assertions::detail::kernel_info* out) {
     stub_counts.attribute_queries.fetch_add(1, std::memory_order_relaxed);
     out->static_bytes = static_bytes;
     out->dynamic_limit = dynamic_limit;
+    out->handle = handle_of(kernel);
     return success;
   }
-  static status_type launch_kernel(const void*, extent3, extent3, void**, std::size_t shared,
-                                   stream_type stream) {
+  static status_type launch_kernel(const void* kernel, void* handle, extent3, extent3, void**,
+                                   std::size_t shared, stream_type stream) {
     stub_counts.launches.fetch_add(1, std::memory_order_relaxed);
+    if (handle != handle_of(kernel))
+      stub_counts.wrong_handles.fetch_add(1, std::memory_order_relaxed);
     stub_counts.last_shared.store(shared, std::memory_order_relaxed);
     stub_counts.last_stream.store(stream, std::memory_order_relaxed);
     if (on_launch)

@@ -3,10 +3,12 @@
 //
 // The CUDA back-end: gpu/gpu_backend.hpp over the CUDA runtime API. Host code only; compiled by
 // the host compiler and linked with CUDA::cudart. Device code lives in assert.h /
-// detail/gpu_fail.h. This file holds only what differs from HIP: names, error codes, attributes.
+// detail/gpu_fail.h. This file holds only what differs from HIP: names, error codes, attributes,
+// and the launch itself, which goes to the driver (see launch_kernel).
 #include <tensordiag/assertions/codes.hpp>
 #include <tensordiag/assertions/cuda_backend.hpp>
 
+#include <cuda.h> // the driver's types only: its cuLaunchKernel comes through the runtime
 #include <cuda_runtime.h>
 
 #include <fmt/format.h>
@@ -15,6 +17,31 @@
 
 namespace tdiag::assertions {
 namespace detail {
+namespace {
+
+using driver_launch_type = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                                        unsigned, unsigned, unsigned, CUstream, void**, void**);
+
+// The driver's cuLaunchKernel, asked of the runtime once (no link to libcuda); null where the
+// runtime cannot give it.
+driver_launch_type driver_launch() {
+  static const driver_launch_type fn = [] {
+    void* entry = nullptr;
+#if CUDART_VERSION >= 12050
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuLaunchKernel", &entry, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      entry = nullptr;
+    }
+#endif
+    return reinterpret_cast<driver_launch_type>(entry);
+  }();
+  return fn;
+}
+
+} // namespace
 
 struct cuda_api {
   using event_type = cudaEvent_t;
@@ -116,16 +143,33 @@ struct cuda_api {
     return e;
   }
 
-  // The device reads %dynamic_smem_size, the dynamic part alone.
-  static status_type shared_memory_of(const void* kernel, kernel_lds* out) {
+  // The device reads %dynamic_smem_size, the dynamic part alone. The handle is the kernel's
+  // function in the current device's context.
+  static status_type describe_kernel(const void* kernel, kernel_info* out) {
     cudaFuncAttributes a{};
     const status_type e = cudaFuncGetAttributes(&a, kernel);
     out->static_bytes = 0;
     out->dynamic_limit = static_cast<std::uint64_t>(a.maxDynamicSharedSizeBytes);
+    cudaFunction_t function = nullptr;
+    if (e == cudaSuccess && driver_launch() != nullptr &&
+        cudaGetFuncBySymbol(&function, kernel) != cudaSuccess) {
+      (void)cudaGetLastError(); // launched by its address then
+      function = nullptr;
+    }
+    out->handle = function;
     return e;
   }
-  static status_type launch_kernel(const void* kernel, extent3 grid, extent3 block, void** args,
-                                   std::size_t shared, stream_type stream) {
+  // By the driver where the kernel has a handle: the runtime's cudaLaunchKernel costs about
+  // 100 ns more per launch on an H200 host, twice what a registered launch may add over a plain
+  // one (benchmarks/RESULTS.md). A launch the driver refuses launched nothing; it goes to the
+  // runtime, which says why in its own terms (and keeps its last-error state as for any launch).
+  static status_type launch_kernel(const void* kernel, void* handle, extent3 grid, extent3 block,
+                                   void** args, std::size_t shared, stream_type stream) {
+    if (handle != nullptr &&
+        driver_launch()(static_cast<CUfunction>(handle), grid.x, grid.y, grid.z, block.x, block.y,
+                        block.z, static_cast<unsigned>(shared), reinterpret_cast<CUstream>(stream),
+                        args, nullptr) == CUDA_SUCCESS)
+      return cudaSuccess;
     return cudaLaunchKernel(kernel, dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z),
                             args, shared, stream);
   }

@@ -25,8 +25,9 @@
 //               stream_synchronize(s), device_synchronize(), never_captured(s) -> bool (a handle
 //               no capture can hold: the legacy stream), is_capturing(s, bool*),
 //               capture_of(s, std::uint64_t* capture id, const void** graph)
-//   launches:   shared_memory_of(kernel, kernel_lds*) and launch_kernel(kernel, grid, block, args,
-//               shared, stream), with grid and block as tdiag::extent3.
+//   launches:   describe_kernel(kernel, kernel_info*) (shared memory and launch handle, asked once
+//               per kernel and device) and launch_kernel(kernel, handle, grid, block, args, shared,
+//               stream), with grid and block as tdiag::extent3.
 // Not API.
 #pragma once
 
@@ -50,20 +51,23 @@
 
 namespace tdiag::assertions::detail {
 
-/// What the device's slot decoding sees of one kernel's shared memory (gpu_fail.h): CUDA reads
-/// the dynamic size alone (`static_bytes` 0), AMD the dispatch packet's total. `dynamic_limit` is
-/// the most dynamic shared memory the kernel may be launched with.
-struct kernel_lds {
+/// What the back-end keeps of one kernel on one device. Its shared memory as the device's slot
+/// decoding sees it (gpu_fail.h): CUDA reads the dynamic size alone (`static_bytes` 0), AMD the
+/// dispatch packet's total; `dynamic_limit` is the most dynamic shared memory the kernel may be
+/// launched with. `handle`: the runtime's own handle to launch it by (CUDA: the driver's function
+/// in this device's context), or null to launch by its host address.
+struct kernel_info {
   std::uint64_t static_bytes = 0;
   std::uint64_t dynamic_limit = 0;
+  void* handle = nullptr;
 };
 
 /// The dynamic shared memory size that carries `slot` for a launch asking for `shared` bytes:
 /// the smallest size not below `shared` whose total as the device sees it is slot (mod 256).
 [[nodiscard]] constexpr std::uint64_t slot_shared_memory(std::uint32_t slot, std::uint64_t shared,
-                                                         const kernel_lds& lds) noexcept {
+                                                         const kernel_info& kernel) noexcept {
   constexpr std::uint64_t granularity = 256;
-  return shared + ((slot - lds.static_bytes - shared) & (granularity - 1));
+  return shared + ((slot - kernel.static_bytes - shared) & (granularity - 1));
 }
 
 template <typename Api> class gpu_backend final : public backend {
@@ -156,9 +160,9 @@ private:
     std::uint64_t* table_device = nullptr;
     pool_type pool;
     stream_type copy_stream = nullptr; // reads and writes: never waits for running kernels
-    std::unordered_map<const void*, kernel_lds> lds; // per kernel, queried once
-    const void* last_kernel = nullptr;               // the last launch's entry of `lds`
-    kernel_lds last_lds;
+    std::unordered_map<const void*, kernel_info> kernels; // per kernel, asked once
+    const void* last_kernel = nullptr;                    // the last launch's entry of `kernels`
+    kernel_info last_info;
     void* bound = nullptr;                   // failure buffer's device address
     std::size_t bound_modules = 0;           // modules that have it
     std::vector<device_allocation> separate; // non-coherent buffers, until freed
@@ -368,24 +372,24 @@ private:
     copy(device, destination, source, bytes);
   }
 
-  // What the device sees of `kernel`'s shared memory, queried once per kernel (the caller holds
+  // What the back-end keeps of `kernel` on this device, asked once per kernel (the caller holds
   // the device's mutex). The query may load the module lazily, which a global capture refuses.
-  const kernel_lds& lds_of(device_slots& s, const void* kernel) {
+  const kernel_info& info_of(device_slots& s, const void* kernel) {
     if (s.last_kernel == kernel)
-      return s.last_lds;
-    auto found = s.lds.find(kernel);
-    if (found == s.lds.end()) {
+      return s.last_info;
+    auto found = s.kernels.find(kernel);
+    if (found == s.kernels.end()) {
       relaxed relaxed_mode;
-      kernel_lds k;
-      if (Api::shared_memory_of(kernel, &k) != Api::success) {
+      kernel_info k;
+      if (Api::describe_kernel(kernel, &k) != Api::success) {
         Api::clear_error(); // a kernel the runtime cannot describe launches with slot 0
-        k = kernel_lds{};
+        k = kernel_info{};
       }
-      found = s.lds.emplace(kernel, k).first;
+      found = s.kernels.emplace(kernel, k).first;
     }
     s.last_kernel = kernel;
-    s.last_lds = found->second;
-    return s.last_lds;
+    s.last_info = found->second;
+    return s.last_info;
   }
 
   // Whether `stream` is being captured into a graph. The legacy stream never is, and asking
@@ -422,12 +426,12 @@ private:
     const auto stream = static_cast<stream_type>(r.stream);
     const bool captured = capturing(stream);
     std::lock_guard lock(s.mutex);
+    const kernel_info& kernel = info_of(s, r.kernel);
     std::uint32_t slot = s.table_host != nullptr ? s.pool.acquire(captured) : 0;
     if (slot != 0) {
-      const kernel_lds& lds = lds_of(s, r.kernel);
-      const std::uint64_t padded = slot_shared_memory(slot, r.shared_memory, lds);
-      if (padded <= lds.dynamic_limit) {
-        __atomic_store_n(&s.table_host[launch_slots + slot], lds.static_bytes + padded,
+      const std::uint64_t padded = slot_shared_memory(slot, r.shared_memory, kernel);
+      if (padded <= kernel.dynamic_limit) {
+        __atomic_store_n(&s.table_host[launch_slots + slot], kernel.static_bytes + padded,
                          __ATOMIC_RELAXED);
         __atomic_store_n(&s.table_host[slot], r.launch_id | (captured ? graph_flag : 0),
                          __ATOMIC_RELEASE);
@@ -436,7 +440,7 @@ private:
         slot = 0; // no room for the slot bytes: the record carries launch id 0 and flags 1
       }
     }
-    call(Api::launch_kernel(r.kernel, r.grid, r.block, const_cast<void**>(r.args),
+    call(Api::launch_kernel(r.kernel, kernel.handle, r.grid, r.block, const_cast<void**>(r.args),
                             static_cast<std::size_t>(shared), stream),
          "LaunchKernel", r.device);
     // The kernel is already launched: a failing event record is no launch failure (the slot just

@@ -142,15 +142,17 @@ struct hip_api {
   }
 
   // Unlike CUDA the device sees only the total LDS, static + dynamic (gpu_fail.h).
-  static status_type shared_memory_of(const void* kernel, kernel_lds* out) {
+  static status_type describe_kernel(const void* kernel, kernel_info* out) {
     hipFuncAttributes a{};
     const status_type e = hipFuncGetAttributes(&a, kernel);
     out->static_bytes = a.sharedSizeBytes;
     out->dynamic_limit = static_cast<std::uint64_t>(a.maxDynamicSharedSizeBytes);
     return e;
   }
-  static status_type launch_kernel(const void* kernel, extent3 grid, extent3 block, void** args,
-                                   std::size_t shared, stream_type stream) {
+  // HIP launches by the kernel's host address (no handle).
+  static status_type launch_kernel(const void* kernel, void* /*handle*/, extent3 grid,
+                                   extent3 block, void** args, std::size_t shared,
+                                   stream_type stream) {
     return hipLaunchKernel(kernel, dim3(grid.x, grid.y, grid.z), dim3(block.x, block.y, block.z),
                            args, shared, stream);
   }
