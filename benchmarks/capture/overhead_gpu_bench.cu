@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sched.h>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -203,6 +204,26 @@ bool run_process(const std::string& self, int v, int launches, const std::string
   return pclose(pipe) == 0 && parsed;
 }
 
+// Every child runs on the same few CPUs (it inherits this process's affinity): a launch costs
+// host time, and a process the scheduler places on another core or socket than the last one
+// moved a round by tens of percent on the H200 host. Returns how many CPUs it kept (0: unpinned).
+int pin_children(int want) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0)
+    return 0;
+  const int here = sched_getcpu();
+  cpu_set_t kept;
+  CPU_ZERO(&kept);
+  int count = 0;
+  for (int offset = 0; offset < CPU_SETSIZE && count < want; ++offset) {
+    const int cpu = (std::max(here, 0) + offset) % CPU_SETSIZE;
+    if (CPU_ISSET(cpu, &allowed))
+      CPU_SET(cpu, &kept), ++count;
+  }
+  return count > 0 && sched_setaffinity(0, sizeof kept, &kept) == 0 ? count : 0;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
@@ -239,6 +260,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string path = dir + "/tdiag_overhead." + std::to_string(getpid()) + ".tdtrace";
+  const int pinned = pin_children(4);
   std::vector<std::vector<result>> runs(variant_count, std::vector<result>(rounds));
   std::vector<std::string> unsupported(variant_count);
   for (int round = 0; round < rounds; ++round)
@@ -255,8 +277,10 @@ int main(int argc, char** argv) {
   const auto& base = runs[0];
   const double base_best = best_total(base);
   std::printf("capture overhead on %s: %d tiny kernel launches, %d rounds of one process per "
-              "variant\n",
-              prop.name, launches, rounds);
+              "variant, %s\n",
+              prop.name, launches, rounds,
+              pinned > 0 ? ("every process on the same " + std::to_string(pinned) + " CPUs").c_str()
+                         : "processes not pinned");
   for (int v = 0; v < variant_count; ++v) {
     if (!unsupported[v].empty()) {
       std::printf("  %-42s not on this machine: %s\n", variants[v].label, unsupported[v].c_str());
