@@ -43,6 +43,38 @@ std::uint32_t crc32_of(std::span<const std::byte> bytes) noexcept {
   return static_cast<std::uint32_t>(crc);
 }
 
+std::string encode_file_header(std::uint16_t major, std::uint16_t minor, std::uint32_t flags,
+                               std::uint32_t chunk_target) {
+  std::string header(file_magic, sizeof file_magic);
+  put_le(header, major);
+  put_le(header, minor);
+  put_le(header, static_cast<std::uint32_t>(file_header_size));
+  put_le(header, flags);
+  put_le(header, chunk_target);
+  put_le<std::uint32_t>(header, 0); // reserved
+  put_le(header, crc32_of(std::as_bytes(std::span(header))));
+  return header;
+}
+
+std::string encode_footer(const std::vector<footer_entry>& index, std::uint64_t footer_offset) {
+  std::string footer;
+  put_le(footer, footer_magic);
+  put_le(footer, static_cast<std::uint32_t>(index.size()));
+  for (const auto& e : index) {
+    put_le(footer, e.offset);
+    put_le(footer, e.compressed_size);
+    put_le(footer, e.event_count);
+    put_le(footer, e.t_min);
+    put_le(footer, e.t_max);
+  }
+  std::string trailer;
+  put_le(trailer, footer_offset);
+  put_le(trailer, static_cast<std::uint32_t>(index.size()));
+  put_le(trailer, crc32_of(std::as_bytes(std::span(footer))));
+  trailer.append(trailer_magic, sizeof trailer_magic);
+  return footer + trailer;
+}
+
 std::string encode_chunk_header(const chunk_header& h) {
   std::string out;
   put_le<std::uint32_t>(out, chunk_magic);
@@ -233,7 +265,7 @@ void decode_events(std::uint8_t kind, byte_reader& in, all_stores& stores, const
 
 } // namespace
 
-std::string encode_chunk(const trace& chunk) {
+std::string encode_chunk_tables(const trace& chunk) {
   std::string out;
   std::string b;
   put_varint(b, chunk.strings.size() - 1);
@@ -275,7 +307,11 @@ std::string encode_chunk(const trace& chunk) {
   if (chunk.final_allocator_state)
     begin_section(out, section_allocator_state,
                   encode_allocator_state(*chunk.final_allocator_state));
+  return out;
+}
 
+std::string encode_chunk(const trace& chunk) {
+  std::string out = encode_chunk_tables(chunk);
   encode_store(out, 0, chunk.kernels.all());
   encode_store(out, 1, chunk.copies.all());
   encode_store(out, 2, chunk.api_calls.all());
@@ -289,7 +325,8 @@ std::string encode_chunk(const trace& chunk) {
   return out;
 }
 
-void decode_chunk(std::span<const std::byte> payload, trace& into) {
+void decode_chunk(std::span<const std::byte> payload, trace& into,
+                  std::span<const std::byte>* row_image) {
   byte_reader in(payload);
   id_maps ids;
   all_stores stores;
@@ -358,6 +395,10 @@ void decode_chunk(std::span<const std::byte> payload, trace& into) {
       break;
     case section_allocator_state:
       state = decode_allocator_state(body, ids);
+      break;
+    case section_row_image:
+      if (row_image)
+        *row_image = body.bytes(body.left());
       break;
     default:
       if (type >= section_events && type < section_events + std::tuple_size_v<all_stores>)
