@@ -24,7 +24,7 @@ trace sample_trace() {
 }
 
 std::filesystem::path write_image(const trace& t, const std::string& name) {
-  const auto path = test::temp_path(name);
+  auto path = test::temp_path(name);
   tdtrace_writer_options o;
   o.layout = tdtrace_layout::row_image;
   write_tdtrace(path, t, o);

@@ -81,10 +81,10 @@ struct tdtrace_writer::chunk_builder {
 
 tdtrace_writer::tdtrace_writer(const std::filesystem::path& path, trace_metadata metadata,
                                tdtrace_writer_options options)
-    : options_(options),
-      path_(options.display_name.empty() ? path : std::filesystem::path(options.display_name)),
+    : options_(std::move(options)), // declared first: the members below read options_
+      path_(options_.display_name.empty() ? path : std::filesystem::path(options_.display_name)),
       metadata_(std::move(metadata)),
-      builder_(std::make_unique<chunk_builder>(options.compression_level)) {
+      builder_(std::make_unique<chunk_builder>(options_.compression_level)) {
   file_ = std::fopen(path.c_str(), "wb");
   if (!file_)
     detail::throw_create_error(path_, errno);
