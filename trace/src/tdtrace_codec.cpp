@@ -21,6 +21,7 @@
 
 #include "record_ids.hpp"
 #include "saturate.hpp"
+#include "tdtrace_bytes.hpp"
 #include "tdtrace_format.hpp"
 #include "tdtrace_schema.hpp"
 
@@ -40,6 +41,38 @@ std::uint32_t crc32_of(std::span<const std::byte> bytes) noexcept {
     left -= n;
   }
   return static_cast<std::uint32_t>(crc);
+}
+
+std::string encode_file_header(std::uint16_t major, std::uint16_t minor, std::uint32_t flags,
+                               std::uint32_t chunk_target) {
+  std::string header(file_magic, sizeof file_magic);
+  put_le(header, major);
+  put_le(header, minor);
+  put_le(header, static_cast<std::uint32_t>(file_header_size));
+  put_le(header, flags);
+  put_le(header, chunk_target);
+  put_le<std::uint32_t>(header, 0); // reserved
+  put_le(header, crc32_of(std::as_bytes(std::span(header))));
+  return header;
+}
+
+std::string encode_footer(const std::vector<footer_entry>& index, std::uint64_t footer_offset) {
+  std::string footer;
+  put_le(footer, footer_magic);
+  put_le(footer, static_cast<std::uint32_t>(index.size()));
+  for (const auto& e : index) {
+    put_le(footer, e.offset);
+    put_le(footer, e.compressed_size);
+    put_le(footer, e.event_count);
+    put_le(footer, e.t_min);
+    put_le(footer, e.t_max);
+  }
+  std::string trailer;
+  put_le(trailer, footer_offset);
+  put_le(trailer, static_cast<std::uint32_t>(index.size()));
+  put_le(trailer, crc32_of(std::as_bytes(std::span(footer))));
+  trailer.append(trailer_magic, sizeof trailer_magic);
+  return footer + trailer;
 }
 
 std::string encode_chunk_header(const chunk_header& h) {
@@ -73,132 +106,6 @@ bool decode_chunk_header(std::span<const std::byte> b, chunk_header& h, bool ver
 }
 
 namespace {
-
-// --- varints ------------------------------------------------------------------------------
-inline void put_varint(std::string& out, std::uint64_t v) {
-  if (v < 0x80) { // the common case: most deltas are tiny
-    out.push_back(static_cast<char>(v));
-    return;
-  }
-  char buf[10];
-  std::size_t n = 0;
-  while (v >= 0x80) {
-    buf[n++] = static_cast<char>((v & 0x7F) | 0x80);
-    v >>= 7;
-  }
-  buf[n++] = static_cast<char>(v);
-  out.append(buf, n);
-}
-constexpr std::uint64_t zigzag(std::uint64_t v) noexcept {
-  return (v << 1) ^ (0 - (v >> 63));
-}
-constexpr std::uint64_t unzigzag(std::uint64_t v) noexcept {
-  return (v >> 1) ^ (0 - (v & 1));
-}
-void put_string(std::string& out, std::string_view s) {
-  put_varint(out, s.size());
-  out.append(s);
-}
-
-class byte_reader {
-public:
-  explicit byte_reader(std::span<const std::byte> b) : p_(b.data()), end_(b.data() + b.size()) {}
-  [[nodiscard]] bool done() const noexcept { return p_ == end_; }
-  [[nodiscard]] std::size_t left() const noexcept { return static_cast<std::size_t>(end_ - p_); }
-  std::uint64_t varint() {
-    std::uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (p_ == end_)
-        throw malformed("varint runs past the end of its section");
-      const auto byte = static_cast<std::uint8_t>(*p_++);
-      v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
-      if ((byte & 0x80) == 0)
-        return v;
-    }
-    throw malformed("varint longer than 10 bytes");
-  }
-  std::uint8_t u8() {
-    if (p_ == end_)
-      throw malformed("byte past the end of its section");
-    return static_cast<std::uint8_t>(*p_++);
-  }
-  std::uint64_t u64() {
-    auto b = bytes(8);
-    return get_le<std::uint64_t>(b.data());
-  }
-  std::span<const std::byte> bytes(std::uint64_t n) {
-    if (n > left())
-      throw malformed("length runs past the end of its section");
-    std::span<const std::byte> s(p_, static_cast<std::size_t>(n));
-    p_ += n;
-    return s;
-  }
-  std::string_view text() {
-    auto b = bytes(varint());
-    return {reinterpret_cast<const char*>(b.data()), b.size()};
-  }
-  /// A count of items each taking at least one byte: bounded by what is left.
-  std::size_t count() {
-    const std::uint64_t n = varint();
-    if (n > left())
-      throw malformed("count larger than the bytes that follow");
-    return static_cast<std::size_t>(n);
-  }
-
-private:
-  const std::byte* p_;
-  const std::byte* end_;
-};
-
-// Fixed-size memcpy per width: a variable-size memcpy is a library call per field.
-inline std::uint64_t load_field(const std::byte* record, const field_desc& f) noexcept {
-  const std::byte* p = record + f.offset;
-  switch (f.width) {
-  case 1: {
-    std::uint8_t v;
-    std::memcpy(&v, p, 1);
-    return f.is_signed ? static_cast<std::uint64_t>(static_cast<std::int8_t>(v)) : v;
-  }
-  case 2: {
-    std::uint16_t v;
-    std::memcpy(&v, p, 2);
-    return f.is_signed ? static_cast<std::uint64_t>(static_cast<std::int16_t>(v)) : v;
-  }
-  case 4: {
-    std::uint32_t v;
-    std::memcpy(&v, p, 4);
-    return f.is_signed ? static_cast<std::uint64_t>(static_cast<std::int32_t>(v)) : v;
-  }
-  default: {
-    std::uint64_t v;
-    std::memcpy(&v, p, 8);
-    return v;
-  }
-  }
-}
-inline void store_field(std::byte* record, const field_desc& f, std::uint64_t v) noexcept {
-  std::byte* p = record + f.offset;
-  switch (f.width) {
-  case 1: {
-    const auto n = static_cast<std::uint8_t>(v);
-    std::memcpy(p, &n, 1);
-    break;
-  }
-  case 2: {
-    const auto n = static_cast<std::uint16_t>(v);
-    std::memcpy(p, &n, 2);
-    break;
-  }
-  case 4: {
-    const auto n = static_cast<std::uint32_t>(v);
-    std::memcpy(p, &n, 4);
-    break;
-  }
-  default:
-    std::memcpy(p, &v, 8);
-    break;
-  }
-}
 
 template <typename Record>
 void encode_store(std::string& out, std::uint8_t kind, std::span<const Record> records) {
@@ -298,7 +205,7 @@ template <typename Record> std::vector<Record> decode_store(byte_reader& in) {
   return records;
 }
 
-// --- tables, metadata, allocator state ------------------------------------------------------
+// --- tables, metadata ------------------------------------------------------
 void begin_section(std::string& out, std::uint8_t type, const std::string& body) {
   out.push_back(static_cast<char>(type));
   put_varint(out, body.size());
@@ -333,83 +240,6 @@ trace_metadata decode_metadata(byte_reader& in) {
   return m;
 }
 
-std::string encode_allocator_state(const allocator_state& s) {
-  std::string b;
-  put_varint(b, zigzag(static_cast<std::uint64_t>(s.time)));
-  put_varint(b, s.segments.size());
-  for (const auto& seg : s.segments) {
-    put_varint(b, zigzag(static_cast<std::uint64_t>(static_cast<std::int64_t>(seg.device))));
-    put_varint(b, seg.address);
-    put_varint(b, seg.total_size);
-    put_varint(b, seg.stream);
-    put_varint(b, seg.pool);
-    b.push_back(static_cast<char>(seg.type));
-    b.push_back(static_cast<char>(seg.is_expandable ? 1 : 0));
-    put_varint(b, seg.stack);
-    put_varint(b, seg.blocks.size());
-    for (const auto& blk : seg.blocks) {
-      put_varint(b, blk.address);
-      put_varint(b, blk.size);
-      put_varint(b, blk.requested_size);
-      b.push_back(static_cast<char>(blk.state));
-      put_varint(b, blk.stack);
-    }
-  }
-  return b;
-}
-
-// The decoder's view of one chunk: local id -> id in the destination trace.
-struct id_maps {
-  std::vector<string_id> strings{no_string};
-  std::vector<frame_id> frames{0};
-  std::vector<stack_id> stacks{no_stack};
-  std::vector<lane_id> lanes;
-
-  template <typename Id>
-  static Id map(const std::vector<Id>& v, std::uint64_t local, const char* what) {
-    if (local >= v.size())
-      throw malformed(std::string("reference to an undefined ") + what);
-    return v[static_cast<std::size_t>(local)];
-  }
-};
-
-allocator_state decode_allocator_state(byte_reader& in, const id_maps& ids) {
-  allocator_state s;
-  s.time = static_cast<std::int64_t>(unzigzag(in.varint()));
-  const std::size_t n = in.count();
-  s.segments.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    segment seg;
-    seg.device = static_cast<std::int32_t>(static_cast<std::int64_t>(unzigzag(in.varint())));
-    seg.address = in.varint();
-    seg.total_size = in.varint();
-    seg.stream = in.varint();
-    seg.pool = in.varint();
-    const std::uint8_t type = in.u8();
-    if (type > static_cast<std::uint8_t>(segment_type::large))
-      throw malformed("unknown segment type");
-    seg.type = static_cast<segment_type>(type);
-    seg.is_expandable = in.u8() != 0;
-    seg.stack = id_maps::map(ids.stacks, in.varint(), "stack");
-    const std::size_t blocks = in.count();
-    seg.blocks.reserve(blocks);
-    for (std::size_t k = 0; k < blocks; ++k) {
-      block blk;
-      blk.address = in.varint();
-      blk.size = in.varint();
-      blk.requested_size = in.varint();
-      const std::uint8_t state = in.u8();
-      if (state > static_cast<std::uint8_t>(block_state::inactive))
-        throw malformed("unknown block state");
-      blk.state = static_cast<block_state>(state);
-      blk.stack = id_maps::map(ids.stacks, in.varint(), "stack");
-      seg.blocks.push_back(blk);
-    }
-    s.segments.push_back(std::move(seg));
-  }
-  return s;
-}
-
 using all_stores =
     std::tuple<std::vector<kernel_event>, std::vector<copy_event>, std::vector<api_event>,
                std::vector<range_event>, std::vector<marker_event>, std::vector<memory_event>,
@@ -435,7 +265,7 @@ void decode_events(std::uint8_t kind, byte_reader& in, all_stores& stores, const
 
 } // namespace
 
-std::string encode_chunk(const trace& chunk) {
+std::string encode_chunk_tables(const trace& chunk) {
   std::string out;
   std::string b;
   put_varint(b, chunk.strings.size() - 1);
@@ -477,7 +307,11 @@ std::string encode_chunk(const trace& chunk) {
   if (chunk.final_allocator_state)
     begin_section(out, section_allocator_state,
                   encode_allocator_state(*chunk.final_allocator_state));
+  return out;
+}
 
+std::string encode_chunk(const trace& chunk) {
+  std::string out = encode_chunk_tables(chunk);
   encode_store(out, 0, chunk.kernels.all());
   encode_store(out, 1, chunk.copies.all());
   encode_store(out, 2, chunk.api_calls.all());
@@ -491,7 +325,8 @@ std::string encode_chunk(const trace& chunk) {
   return out;
 }
 
-void decode_chunk(std::span<const std::byte> payload, trace& into) {
+void decode_chunk(std::span<const std::byte> payload, trace& into,
+                  std::span<const std::byte>* row_image) {
   byte_reader in(payload);
   id_maps ids;
   all_stores stores;
@@ -560,6 +395,10 @@ void decode_chunk(std::span<const std::byte> payload, trace& into) {
       break;
     case section_allocator_state:
       state = decode_allocator_state(body, ids);
+      break;
+    case section_row_image:
+      if (row_image)
+        *row_image = body.bytes(body.left());
       break;
     default:
       if (type >= section_events && type < section_events + std::tuple_size_v<all_stores>)

@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "tdtrace_format.hpp"
+#include "tdtrace_image.hpp"
 
 namespace tdiag::trace {
 namespace {
@@ -88,10 +89,10 @@ bool overlaps(const std::optional<time_span>& range, std::int64_t t_min, std::in
 // One method per step: header, chunk, indexed (range) load, sequential scan, resync, summary.
 template <typename ReadAt> class tdtrace_scan {
 public:
-  tdtrace_scan(std::uint64_t file_size, ReadAt& read_at, std::string_view source,
-               const tdtrace_read_options& options)
-      : read_at_(read_at), source_(source), options_(options), verify_(options.verify_checksums),
-        info_(out_.info), warnings_(out_.loaded.warnings) {
+  tdtrace_scan(std::uint64_t file_size, ReadAt& read_at, const detail::row_source& rows,
+               std::string_view source, const tdtrace_read_options& options)
+      : read_at_(read_at), rows_(rows), source_(source), options_(options),
+        verify_(options.verify_checksums), info_(out_.info), warnings_(out_.loaded.warnings) {
     info_.file_bytes = file_size;
   }
 
@@ -102,7 +103,9 @@ public:
     area_end_ = footer ? footer->offset : info_.file_bytes;
     if (footer)
       info_.chunks_in_footer = static_cast<std::uint32_t>(footer->entries.size());
-    if (footer && options_.range)
+    if (info_.version_major == detail::image_version_major)
+      load_image(footer);
+    else if (footer && options_.range)
       load_indexed(*footer);
     else
       scan(header_size);
@@ -134,10 +137,15 @@ private:
     info_.version_major = detail::get_le<std::uint16_t>(header.data() + 8);
     info_.version_minor = detail::get_le<std::uint16_t>(header.data() + 10);
     const auto header_size = detail::get_le<std::uint32_t>(header.data() + 12);
-    if (info_.version_major != detail::version_major)
+    const auto flags = detail::get_le<std::uint32_t>(header.data() + 16);
+    if (info_.version_major != detail::version_major &&
+        !(info_.version_major == detail::image_version_major &&
+          (flags & detail::header_flag_row_image) != 0))
       throw_bad_file(std::string(codes::unsupported_version), "unsupported .tdtrace version",
-                     fmt::format("'{}' is .tdtrace version {}.{}; this build reads {}.x", source_,
-                                 info_.version_major, info_.version_minor, detail::version_major),
+                     fmt::format("'{}' is .tdtrace version {}.{}; this build reads {}.x and "
+                                 "{}.x row images",
+                                 source_, info_.version_major, info_.version_minor,
+                                 detail::version_major, detail::image_version_major),
                      source_, "open it with a newer tensordiag");
     if (header_size < detail::file_header_size || header_size > info_.file_bytes)
       throw_bad_file(std::string(codes::not_tdtrace), "damaged .tdtrace header",
@@ -162,8 +170,10 @@ private:
     warnings_.push_back(std::move(d));
   }
 
-  // Loads the chunk at `pos` whose header is `h`; false if it was skipped as corrupted.
-  bool load_chunk(std::uint64_t pos, const chunk_header& h) {
+  // Loads the chunk at `pos` whose header is `h`; false if it was skipped as corrupted. A
+  // row-image directory in it is handed back through `row_image` (valid until the next chunk).
+  bool load_chunk(std::uint64_t pos, const chunk_header& h,
+                  std::span<const std::byte>* row_image = nullptr) {
     const std::vector<std::byte> compressed =
         read_at_(pos + detail::chunk_header_size, h.compressed_size);
     const std::uint64_t chunk_bytes = detail::chunk_header_size + h.compressed_size;
@@ -199,7 +209,7 @@ private:
                        ZSTD_isError(n) ? fmt::format("zstd: {}", ZSTD_getErrorName(n))
                                        : std::string("its size does not match its header"));
     try {
-      detail::decode_chunk(payload_, out_.loaded.trace);
+      detail::decode_chunk(payload_, out_.loaded.trace, row_image);
     } catch (const detail::malformed& e) {
       return corrupted(std::string(codes::undecodable_chunk),
                        fmt::format("undecodable content ({})", e.what()));
@@ -207,6 +217,40 @@ private:
     ++info_.chunks_loaded;
     info_.chunk_offsets.push_back(pos);
     return true;
+  }
+
+  // A row image: its one table chunk through the footer, then the rows it describes, mapped.
+  // Damage throws: without its tables or rows nothing of the file is usable.
+  void load_image(const std::optional<footer_view>& footer) {
+    auto refuse = [&](std::string_view code, std::string what) {
+      throw_bad_file(std::string(code), "damaged .tdtrace row image",
+                     fmt::format("'{}' is a .tdtrace row image and {}", source_, what), source_,
+                     "convert the source trace again (tdiag trace convert SOURCE --tdtrace OUT)");
+    };
+    if (!footer || footer->entries.size() != 1)
+      refuse(codes::truncated_chunk, "has no valid footer: it is truncated or damaged");
+    const auto& e = footer->entries.front();
+    chunk_header h;
+    const auto hb = read_at_(e.offset, detail::chunk_header_size);
+    if (e.offset + detail::chunk_header_size > area_end_ ||
+        !detail::decode_chunk_header(hb, h, verify_) || !plausible(h) ||
+        e.offset + detail::chunk_header_size + h.compressed_size > area_end_)
+      refuse(codes::corrupted_chunk,
+             fmt::format("the header of its table chunk (offset {}) is damaged", e.offset));
+    std::span<const std::byte> directory;
+    if (!load_chunk(e.offset, h, &directory)) {
+      diagnostic d = std::move(warnings_.back());
+      warnings_.pop_back();
+      refuse(d.code, fmt::format("its table chunk is damaged ({})", d.message));
+    }
+    if (directory.empty())
+      refuse(codes::undecodable_chunk, "its table chunk has no row directory");
+    try {
+      detail::adopt_row_image(directory, rows_, e.offset, out_.loaded.trace);
+    } catch (const detail::malformed& bad) {
+      refuse(codes::undecodable_chunk, fmt::format("its rows cannot be used: {}", bad.what()));
+    }
+    info_.row_image = true;
   }
 
   // Range load through the index: untouched chunks are never read.
@@ -326,6 +370,7 @@ private:
   }
 
   ReadAt& read_at_;
+  const detail::row_source& rows_;
   std::string_view source_;
   const tdtrace_read_options& options_;
   bool verify_;
@@ -337,9 +382,10 @@ private:
 };
 
 template <typename ReadAt>
-tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, std::string_view source,
-                      const tdtrace_read_options& options) {
-  return tdtrace_scan<std::remove_reference_t<ReadAt>>(file_size, read_at, source, options).run();
+tdtrace_load read_any(std::uint64_t file_size, ReadAt&& read_at, const detail::row_source& rows,
+                      std::string_view source, const tdtrace_read_options& options) {
+  return tdtrace_scan<std::remove_reference_t<ReadAt>>(file_size, read_at, rows, source, options)
+      .run();
 }
 
 } // namespace
@@ -357,7 +403,7 @@ tdtrace_load read_tdtrace(std::span<const std::byte> bytes, std::string_view sou
     return std::vector<std::byte>(bytes.begin() + static_cast<std::ptrdiff_t>(offset),
                                   bytes.begin() + static_cast<std::ptrdiff_t>(offset + n));
   };
-  return read_any(bytes.size(), read_at, source_name, options);
+  return read_any(bytes.size(), read_at, detail::copied_rows(bytes), source_name, options);
 }
 
 tdtrace_load read_tdtrace(const std::filesystem::path& path, const tdtrace_read_options& options) {
@@ -375,7 +421,8 @@ tdtrace_load read_tdtrace(const std::filesystem::path& path, const tdtrace_read_
     buf.resize(in.read_at(offset, buf));
     return buf;
   };
-  return read_any(in.size(), read_at, in.name(), options);
+  // The rows of a row image are mapped, not read (the source maps the file on first use).
+  return read_any(in.size(), read_at, detail::mapped_rows(path, in.size()), in.name(), options);
 }
 
 importer tdtrace_importer() {

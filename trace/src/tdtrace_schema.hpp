@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace tdiag::trace::detail {
@@ -140,5 +141,55 @@ template <> constexpr auto schema<sync_wait>() {
 }
 #undef TDIAG_DETAIL_FIELD
 #undef TDIAG_DETAIL_ELEM
+
+// Fixed-size memcpy per width: a variable-size memcpy is a library call per field.
+inline std::uint64_t load_field(const std::byte* record, const field_desc& f) noexcept {
+  const std::byte* p = record + f.offset;
+  switch (f.width) {
+  case 1: {
+    std::uint8_t v;
+    std::memcpy(&v, p, 1);
+    return f.is_signed ? static_cast<std::uint64_t>(static_cast<std::int8_t>(v)) : v;
+  }
+  case 2: {
+    std::uint16_t v;
+    std::memcpy(&v, p, 2);
+    return f.is_signed ? static_cast<std::uint64_t>(static_cast<std::int16_t>(v)) : v;
+  }
+  case 4: {
+    std::uint32_t v;
+    std::memcpy(&v, p, 4);
+    return f.is_signed ? static_cast<std::uint64_t>(static_cast<std::int32_t>(v)) : v;
+  }
+  default: {
+    std::uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  }
+}
+inline void store_field(std::byte* record, const field_desc& f, std::uint64_t v) noexcept {
+  std::byte* p = record + f.offset;
+  switch (f.width) {
+  case 1: {
+    const auto n = static_cast<std::uint8_t>(v);
+    std::memcpy(p, &n, 1);
+    break;
+  }
+  case 2: {
+    const auto n = static_cast<std::uint16_t>(v);
+    std::memcpy(p, &n, 2);
+    break;
+  }
+  case 4: {
+    const auto n = static_cast<std::uint32_t>(v);
+    std::memcpy(p, &n, 4);
+    break;
+  }
+  default:
+    std::memcpy(p, &v, 8);
+    break;
+  }
+}
 
 } // namespace tdiag::trace::detail

@@ -12,12 +12,12 @@
 #include <cstring>
 
 #include "tdtrace_format.hpp"
+#include "tdtrace_image.hpp"
 
 namespace tdiag::trace {
-namespace {
+namespace detail {
 
-[[noreturn]] void throw_write_error(const std::filesystem::path& path, std::string_view what,
-                                    int err) {
+void throw_write_error(const std::filesystem::path& path, std::string_view what, int err) {
   diagnostic d;
   d.code = codes::cannot_write;
   d.title = "cannot write trace file";
@@ -28,7 +28,41 @@ namespace {
   throw error(std::move(d));
 }
 
-} // namespace
+void throw_create_error(const std::filesystem::path& path, int err) {
+  diagnostic d;
+  d.code = codes::cannot_create;
+  d.title = "cannot create trace file";
+  d.message = fmt::format("cannot create trace file '{}': {}", path.string(), std::strerror(err));
+  d.add_field("path", path.string());
+  d.hint = "check that the folder exists and is writable";
+  throw error(std::move(d));
+}
+
+ZSTD_CCtx* make_chunk_compressor(int level) {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+  // A content checksum in every frame: salvage reads (checksums off) still reject damage.
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+  return cctx;
+}
+
+std::string frame_chunk(ZSTD_CCtx* cctx, std::string_view payload, chunk_header& h,
+                        const std::filesystem::path& path) {
+  std::string compressed(ZSTD_compressBound(payload.size()), '\0');
+  const std::size_t n =
+      ZSTD_compress2(cctx, compressed.data(), compressed.size(), payload.data(), payload.size());
+  if (ZSTD_isError(n))
+    throw_write_error(path, fmt::format("zstd: {}", ZSTD_getErrorName(n)), 0);
+  compressed.resize(n);
+  if (payload.size() > max_chunk_payload || n > max_chunk_payload)
+    throw_write_error(path, "a chunk exceeds 256 MiB (lower chunk_bytes)", 0);
+  h.compressed_size = static_cast<std::uint32_t>(n);
+  h.uncompressed_size = static_cast<std::uint32_t>(payload.size());
+  h.payload_crc = crc32_of(std::as_bytes(std::span(compressed)));
+  return encode_chunk_header(h) + compressed;
+}
+
+} // namespace detail
 
 struct tdtrace_writer::chunk_builder {
   trace chunk;
@@ -39,11 +73,7 @@ struct tdtrace_writer::chunk_builder {
   std::vector<detail::footer_entry> index;
   ZSTD_CCtx* cctx = nullptr;
 
-  explicit chunk_builder(int level) : cctx(ZSTD_createCCtx()) {
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
-    // A content checksum in every frame: salvage reads (checksums off) still reject damage.
-    ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-  }
+  explicit chunk_builder(int level) : cctx(detail::make_chunk_compressor(level)) {}
   ~chunk_builder() { ZSTD_freeCCtx(cctx); }
   chunk_builder(const chunk_builder&) = delete;
   chunk_builder& operator=(const chunk_builder&) = delete;
@@ -51,30 +81,16 @@ struct tdtrace_writer::chunk_builder {
 
 tdtrace_writer::tdtrace_writer(const std::filesystem::path& path, trace_metadata metadata,
                                tdtrace_writer_options options)
-    : options_(options),
-      path_(options.display_name.empty() ? path : std::filesystem::path(options.display_name)),
+    : options_(std::move(options)), // declared first: the members below read options_
+      path_(options_.display_name.empty() ? path : std::filesystem::path(options_.display_name)),
       metadata_(std::move(metadata)),
-      builder_(std::make_unique<chunk_builder>(options.compression_level)) {
+      builder_(std::make_unique<chunk_builder>(options_.compression_level)) {
   file_ = std::fopen(path.c_str(), "wb");
-  if (!file_) {
-    const int err = errno;
-    diagnostic d;
-    d.code = codes::cannot_create;
-    d.title = "cannot create trace file";
-    d.message =
-        fmt::format("cannot create trace file '{}': {}", path_.string(), std::strerror(err));
-    d.add_field("path", path_.string());
-    d.hint = "check that the folder exists and is writable";
-    throw error(std::move(d));
-  }
-  std::string header(detail::file_magic, sizeof detail::file_magic);
-  detail::put_le(header, detail::version_major);
-  detail::put_le(header, detail::version_minor);
-  detail::put_le(header, static_cast<std::uint32_t>(detail::file_header_size));
-  detail::put_le<std::uint32_t>(header, 0); // flags
-  detail::put_le(header, static_cast<std::uint32_t>(options_.chunk_bytes));
-  detail::put_le<std::uint32_t>(header, 0); // reserved
-  detail::put_le(header, detail::crc32_of(std::as_bytes(std::span(header))));
+  if (!file_)
+    detail::throw_create_error(path_, errno);
+  const std::string header =
+      detail::encode_file_header(detail::version_major, detail::version_minor, 0,
+                                 static_cast<std::uint32_t>(options_.chunk_bytes));
   try {
     write_bytes(header.data(), header.size());
   } catch (...) {
@@ -279,7 +295,7 @@ void tdtrace_writer::add_batch(trace& batch) {
 
 void tdtrace_writer::write_bytes(const void* data, std::size_t size) {
   if (std::fwrite(data, 1, size, file_) != size)
-    throw_write_error(path_, "write failed", errno);
+    detail::throw_write_error(path_, "write failed", errno);
   builder_->file_offset += size;
 }
 
@@ -292,31 +308,18 @@ void tdtrace_writer::write_pending_chunk() {
   }
   c.finalize();
   const std::string payload = detail::encode_chunk(c);
-  std::string compressed(ZSTD_compressBound(payload.size()), '\0');
-  const std::size_t n =
-      ZSTD_compress2(b.cctx, compressed.data(), compressed.size(), payload.data(), payload.size());
-  if (ZSTD_isError(n))
-    throw_write_error(path_, fmt::format("zstd: {}", ZSTD_getErrorName(n)), 0);
-  compressed.resize(n);
-  if (payload.size() > detail::max_chunk_payload || n > detail::max_chunk_payload)
-    throw_write_error(path_, "a chunk exceeds 256 MiB (lower chunk_bytes)", 0);
-
   detail::chunk_header h;
   h.sequence = b.sequence++;
-  h.compressed_size = static_cast<std::uint32_t>(n);
-  h.uncompressed_size = static_cast<std::uint32_t>(payload.size());
   h.event_count = static_cast<std::uint32_t>(c.event_count());
-  h.payload_crc = detail::crc32_of(std::as_bytes(std::span(compressed)));
   const time_span span = c.span();
   h.t_min = span.begin;
   h.t_max = span.end;
   const std::uint64_t offset = b.file_offset;
-  const std::string header = detail::encode_chunk_header(h);
-  write_bytes(header.data(), header.size());
-  write_bytes(compressed.data(), compressed.size());
+  const std::string bytes = detail::frame_chunk(b.cctx, payload, h, path_);
+  write_bytes(bytes.data(), bytes.size());
   // Each chunk reaches the OS at once: a crash of this process then loses nothing written.
   if (std::fflush(file_) != 0)
-    throw_write_error(path_, "flush failed", errno);
+    detail::throw_write_error(path_, "flush failed", errno);
   b.index.push_back({offset, h.compressed_size, h.event_count, h.t_min, h.t_max});
   {
     std::lock_guard lock(mutex_);
@@ -335,33 +338,22 @@ void tdtrace_writer::finish_file() {
   // one chunk so its metadata survives.
   write_pending_chunk();
   const std::uint64_t footer_offset = b.file_offset;
-  std::string footer;
-  detail::put_le(footer, detail::footer_magic);
-  detail::put_le(footer, static_cast<std::uint32_t>(b.index.size()));
-  for (const auto& e : b.index) {
-    detail::put_le(footer, e.offset);
-    detail::put_le(footer, e.compressed_size);
-    detail::put_le(footer, e.event_count);
-    detail::put_le(footer, e.t_min);
-    detail::put_le(footer, e.t_max);
-  }
-  std::string trailer;
-  detail::put_le(trailer, footer_offset);
-  detail::put_le(trailer, static_cast<std::uint32_t>(b.index.size()));
-  detail::put_le(trailer, detail::crc32_of(std::as_bytes(std::span(footer))));
-  trailer.append(detail::trailer_magic, sizeof detail::trailer_magic);
+  const std::string footer = detail::encode_footer(b.index, footer_offset);
   write_bytes(footer.data(), footer.size());
-  write_bytes(trailer.data(), trailer.size());
   const int rc = std::fclose(file_);
   file_ = nullptr;
   if (rc != 0)
-    throw_write_error(path_, "close failed", errno);
+    detail::throw_write_error(path_, "close failed", errno);
   std::lock_guard lock(mutex_);
   stats_.file_bytes = b.file_offset;
 }
 
 void write_tdtrace(const std::filesystem::path& path, const trace& t,
                    tdtrace_writer_options options) {
+  if (options.layout == tdtrace_layout::row_image ||
+      (options.layout == tdtrace_layout::automatic &&
+       t.event_count() >= options.row_image_min_events))
+    return detail::write_row_image(path, t, options);
   options.flush_interval = std::chrono::milliseconds(0);
   tdtrace_writer writer(path, t.metadata, options);
   trace batch = t;

@@ -21,7 +21,7 @@ namespace tdiag::trace {
 struct tdtrace_read_options {
   /// Load only chunks whose events overlap [range->begin, range->end] (whole chunks: events just
   /// outside the range may come too). With a footer, other chunks are not even read.
-  std::optional<time_span> range;
+  std::optional<time_span> range; ///< ignored by a row image: its rows are all mapped anyway
   bool finalize = true;
   /// Check the header and payload CRCs (off only to salvage a damaged file, or when fuzzing
   /// the decoders behind them; zstd and the decoder still validate everything).
@@ -40,6 +40,9 @@ struct tdtrace_file_info {
   std::uint32_t chunks_in_footer = 0;    ///< 0 without a footer
   std::uint64_t bytes_lost = 0; ///< bytes of truncated or corrupted data that were not loaded
   std::vector<std::uint64_t> chunk_offsets; ///< file offsets of the loaded chunks
+  /// A row image (version 2): the stores view the file's rows (mapped from a regular file,
+  /// copied from bytes in memory) instead of decoded copies.
+  bool row_image = false;
 };
 
 struct tdtrace_load {
@@ -52,7 +55,9 @@ struct tdtrace_load {
 
 /// Reads a file. Throws tdiag::input_error: TDIAG-TR-001 unreadable, TDIAG-TR-301 not a
 /// .tdtrace file (bad magic or header), TDIAG-TR-302 unsupported major version. Damage after
-/// the header is reported in loaded.warnings (TDIAG-TR-310..115), never thrown.
+/// the header of a chunked file is reported in loaded.warnings (TDIAG-TR-310..315), never
+/// thrown; a damaged row image, whose rows would be unusable, throws TDIAG-TR-311/313/314.
+/// A row image of a regular file stays mapped while the trace (or a copy of it) views it.
 [[nodiscard]] tdtrace_load read_tdtrace(const std::filesystem::path& path,
                                         const tdtrace_read_options& options = {});
 /// The same from bytes in memory; `source_name` names them in diagnostics.

@@ -25,6 +25,13 @@
 
 namespace tdiag::trace {
 
+/// How write_tdtrace() lays out a whole trace (docs/trace-format.md, "Which layout").
+enum class tdtrace_layout {
+  automatic, ///< row_image from row_image_min_events events on, chunks below
+  chunks,    ///< zstd-compressed columnar chunks (version 1.1): small, readable by every reader
+  row_image, ///< finalized rows stored raw and mapped on reopen (version 2.0): near-instant
+};
+
 struct tdtrace_writer_options {
   /// In-memory record bytes gathered into one chunk before it is encoded and written.
   std::size_t chunk_bytes = std::size_t{1} << 20;
@@ -39,6 +46,10 @@ struct tdtrace_writer_options {
   /// The file as error messages name it (default: the path written), e.g. the target of
   /// `-o` while the bytes go to its temporary file.
   std::string display_name;
+  /// write_tdtrace() only (the streaming writer always writes chunks).
+  tdtrace_layout layout = tdtrace_layout::automatic;
+  /// automatic: the event count from which a row image is written.
+  std::size_t row_image_min_events = std::size_t{1} << 18;
 };
 
 struct tdtrace_writer_stats {
@@ -108,7 +119,8 @@ private:
   std::thread thread_;
 };
 
-/// Writes a whole trace to `path` (one writer, one batch, closed). Throws like tdtrace_writer.
+/// Writes a whole trace to `path` in options.layout: chunks through one writer and one batch, or
+/// a row image. Throws like tdtrace_writer.
 void write_tdtrace(const std::filesystem::path& path, const trace& t,
                    tdtrace_writer_options options = {});
 

@@ -1,0 +1,148 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/load.hpp>
+#include <tensordiag/trace/synthetic.hpp>
+#include <tensordiag/trace/tdtrace_reader.hpp>
+#include <tensordiag/trace/tdtrace_writer.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "trace_test_support.hpp"
+
+namespace tdiag::trace {
+namespace {
+
+trace sample_trace() {
+  trace t = make_synthetic_trace({.kernels = 3000});
+  t.finalize();
+  return t;
+}
+
+std::filesystem::path write_image(const trace& t, const std::string& name) {
+  auto path = test::temp_path(name);
+  tdtrace_writer_options o;
+  o.layout = tdtrace_layout::row_image;
+  write_tdtrace(path, t, o);
+  return path;
+}
+
+void expect_same_content(const trace& a, const trace& b) {
+  EXPECT_EQ(a.strings, b.strings);
+  EXPECT_EQ(a.stacks, b.stacks);
+  EXPECT_EQ(a.lanes, b.lanes);
+  EXPECT_EQ(a.kernels, b.kernels);
+  EXPECT_EQ(a.copies, b.copies);
+  EXPECT_EQ(a.api_calls, b.api_calls);
+  EXPECT_EQ(a.memory, b.memory);
+  EXPECT_EQ(a.flows, b.flows);
+  EXPECT_EQ(a.sync_waits, b.sync_waits);
+  EXPECT_EQ(a.final_allocator_state, b.final_allocator_state);
+  EXPECT_EQ(a.metadata.time_origin_ns, b.metadata.time_origin_ns);
+}
+
+TEST(TdtraceImageRead, ReopenViewsTheRowsFinalizedAndEqual) {
+  const trace t = sample_trace();
+  const auto loaded = read_tdtrace(write_image(t, "image_roundtrip.tdtrace"));
+  EXPECT_TRUE(loaded.info.row_image);
+  EXPECT_EQ(loaded.info.version_major, 2);
+  EXPECT_TRUE(loaded.loaded.warnings.empty());
+  const trace& r = loaded.loaded.trace;
+  EXPECT_TRUE(r.finalized());
+  EXPECT_TRUE(r.kernels.viewing());
+  EXPECT_TRUE(r.memory.viewing());
+  expect_same_content(r, t);
+  ASSERT_GT(t.lanes.size(), 1u);
+  for (lane_id l = 0; l < t.lanes.size(); ++l) {
+    EXPECT_EQ(r.kernels.lane(l).size(), t.kernels.lane(l).size());
+    EXPECT_EQ(r.kernels.max_duration(l), t.kernels.max_duration(l));
+  }
+}
+
+TEST(TdtraceImageRead, FirstMutationCopiesTheRows) {
+  const trace t = sample_trace();
+  auto loaded = read_tdtrace(write_image(t, "image_mutation.tdtrace")).loaded;
+  trace& r = loaded.trace;
+  const trace copy = r; // shares the mapping
+  r.kernels.push_back(t.kernels[0]);
+  EXPECT_FALSE(r.kernels.viewing());
+  EXPECT_FALSE(r.kernels.finalized());
+  EXPECT_EQ(r.kernels.size(), t.kernels.size() + 1);
+  EXPECT_TRUE(copy.kernels.viewing());
+  EXPECT_EQ(copy.kernels, t.kernels);
+  r.finalize();
+  EXPECT_EQ(r.kernels.size(), t.kernels.size() + 1);
+}
+
+TEST(TdtraceImageRead, BytesInMemoryReadLikeTheFile) {
+  const trace t = sample_trace();
+  const auto bytes = test::read_file(write_image(t, "image_bytes.tdtrace"));
+  const auto loaded = read_tdtrace(std::as_bytes(std::span(bytes)), "mem.tdtrace");
+  EXPECT_TRUE(loaded.info.row_image);
+  expect_same_content(loaded.loaded.trace, t);
+  // The importer path (load_trace) gives the same trace.
+  const auto via_load = load_trace(write_image(t, "image_load.tdtrace"));
+  expect_same_content(via_load.trace, t);
+}
+
+std::string refusal(const std::vector<char>& bytes) {
+  try {
+    (void)read_tdtrace(std::as_bytes(std::span(bytes)), "bad.tdtrace");
+  } catch (const input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.tdtrace"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    return e.report().diagnostics.at(0).code;
+  }
+  return "loaded";
+}
+
+TEST(TdtraceImageRead, TruncatedImagesAreRefusedWithOneLine) {
+  const auto bytes = test::read_file(write_image(sample_trace(), "image_trunc.tdtrace"));
+  for (std::size_t n : {bytes.size() - 1, bytes.size() - 24, bytes.size() / 2, std::size_t{5000}}) {
+    const std::vector<char> cut(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+    EXPECT_EQ(refusal(cut), std::string(codes::truncated_chunk)) << n;
+  }
+}
+
+TEST(TdtraceImageRead, DamagedRowsAreRefused) {
+  const trace t = sample_trace();
+  auto bytes = test::read_file(write_image(t, "image_damage.tdtrace"));
+  // The kernel rows come first, at 4096: name the first row's lane out of range.
+  const lane_id bad = 0xFFFFFF;
+  std::memcpy(bytes.data() + 4096 + offsetof(kernel_event, lane), &bad, sizeof bad);
+  EXPECT_EQ(refusal(bytes), std::string(codes::undecodable_chunk));
+  // A start time out of order within its lane.
+  bytes = test::read_file(write_image(t, "image_damage.tdtrace"));
+  const std::int64_t late = t.kernels.lane(t.kernels[0].lane).back().start + 1;
+  std::memcpy(bytes.data() + 4096 + offsetof(kernel_event, start), &late, sizeof late);
+  EXPECT_EQ(refusal(bytes), std::string(codes::undecodable_chunk));
+  // The table chunk's payload.
+  bytes = test::read_file(write_image(t, "image_damage.tdtrace"));
+  std::uint64_t footer = 0, chunk = 0;
+  std::memcpy(&footer, bytes.data() + bytes.size() - 24, 8);
+  std::memcpy(&chunk, bytes.data() + footer + 8, 8);
+  bytes[chunk + 60] ^= 0x5A;
+  EXPECT_EQ(refusal(bytes), std::string(codes::chunk_checksum));
+}
+
+TEST(TdtraceImageRead, ChunkedFilesStillReadAsBefore) {
+  const trace t = sample_trace();
+  const auto path = test::temp_path("image_chunked.tdtrace");
+  tdtrace_writer_options o;
+  o.layout = tdtrace_layout::chunks;
+  write_tdtrace(path, t, o);
+  const auto loaded = read_tdtrace(path);
+  EXPECT_FALSE(loaded.info.row_image);
+  EXPECT_EQ(loaded.info.version_major, 1);
+  EXPECT_FALSE(loaded.loaded.trace.kernels.viewing());
+  // Chunks re-intern their tables, so ids differ: the same events over the same span.
+  EXPECT_EQ(loaded.loaded.trace.event_count(), t.event_count());
+  EXPECT_EQ(loaded.loaded.trace.span(), t.span());
+}
+
+} // namespace
+} // namespace tdiag::trace

@@ -1,0 +1,90 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Private: the row image, the .tdtrace layout a reopen maps instead of decoding
+// (docs/trace-format.md, "Row image"). Each event kind's finalized rows are stored raw, page
+// aligned, with their lane index; one zstd chunk after them holds the tables and the directory
+// that says where each block is.
+#pragma once
+
+#include <tensordiag/trace/tdtrace_writer.hpp>
+#include <tensordiag/trace/trace.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tdtrace_schema.hpp"
+
+namespace tdiag::trace::detail {
+
+/// One event kind's rows in the file.
+struct row_block {
+  std::uint8_t kind = 0; ///< event kind index (kernels 0 ... counters 8), as in section 16 + k
+  std::uint32_t record_size = 0; ///< sizeof the record in the writing build
+  std::uint64_t layout = 0;      ///< row_layout<Record>() of the writing build
+  std::uint64_t count = 0;
+  std::uint64_t offset = 0;                    ///< file offset, a multiple of row_alignment
+  std::vector<std::size_t> lane_offsets;       ///< lane_count + 1 entries
+  std::vector<std::int64_t> lane_max_duration; ///< lane_count entries
+};
+
+/// The body of section 7 in the row image's table chunk.
+struct row_directory {
+  std::vector<row_block> blocks;
+  std::vector<sync_wait> sync_waits; ///< trace::sync_waits, indexes into the range rows
+};
+
+[[nodiscard]] std::string encode_row_directory(const row_directory& directory);
+/// Throws `malformed`.
+[[nodiscard]] row_directory decode_row_directory(std::span<const std::byte> body);
+
+/// A fingerprint of a record's in-memory layout (its size and every schema field's offset, width
+/// and signedness): rows written by a build with another layout are refused, never misread.
+template <typename Record> [[nodiscard]] constexpr std::uint64_t row_layout() noexcept {
+  std::uint64_t h = 0xcbf29ce484222325u; // FNV-1a
+  auto mix = [&](std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xFF;
+      h *= 0x100000001b3u;
+    }
+  };
+  mix(sizeof(Record));
+  for (const auto& f : schema<Record>()) {
+    mix(f.offset);
+    mix(f.width);
+    mix(f.is_signed ? 1 : 0);
+  }
+  return h;
+}
+
+/// Bytes of the file, kept alive by `keeper` (a mapping, or a copy).
+struct row_bytes {
+  std::span<const std::byte> bytes;
+  std::shared_ptr<const void> keeper;
+};
+/// Hands out `size` bytes at `offset` (in range: the caller checked). Throws `malformed`.
+using row_source = std::function<row_bytes(std::uint64_t offset, std::uint64_t size)>;
+/// Maps the regular file `path` of `file_size` bytes once, read-only and private, and views
+/// into it; where it cannot be mapped, reads the bytes asked for into memory.
+[[nodiscard]] row_source mapped_rows(const std::filesystem::path& path, std::uint64_t file_size);
+/// Copies out of `bytes` (bytes in memory have no lifetime the trace could share).
+[[nodiscard]] row_source copied_rows(std::span<const std::byte> bytes);
+
+/// Makes `into`'s stores views of the rows `directory` describes, and sets its sync waits;
+/// `into` holds the table chunk's tables and no events. Every block must end by `rows_end`.
+/// Throws `malformed` saying what is wrong, leaving `into`'s stores empty.
+void adopt_row_image(std::span<const std::byte> directory, const row_source& rows,
+                     std::uint64_t rows_end, trace& into);
+
+/// Writes `t` (finalized first on a copy when it is not) as a row image. Throws like
+/// write_tdtrace(). `options.compression_level` applies to the table chunk.
+void write_row_image(const std::filesystem::path& path, const trace& t,
+                     const tdtrace_writer_options& options);
+
+} // namespace tdiag::trace::detail
