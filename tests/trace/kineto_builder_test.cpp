@@ -137,4 +137,46 @@ TEST(KinetoBuilder, ModelGrowsWithinTheMemoryBudget) {
   EXPECT_EQ(import_kineto(as_bytes(json), "many.json").trace.api_calls.size(), 70000u);
 }
 
+// An NCCL kernel's process group and sequence number (record_param_comms' args) are kept by
+// correlation id; "Process Group Ranks" may be a string or an array; a kernel without them
+// has no entry.
+TEST(KinetoBuilder, KeepsTheProcessGroupOfNcclKernels) {
+  const std::string json = R"json({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 7, "ts": 1,
+     "dur": 1, "args": {"correlation": 9, "Collective name": "allreduce", "Group size": 2,
+     "Process Group Name": "1", "Process Group Ranks": "[0, 1]", "Seq": 4}},
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllGather", "pid": 0, "tid": 7, "ts": 3,
+     "dur": 1, "args": {"correlation": 5, "Process Group Name": "0",
+     "Process Group Ranks": [0, 1, 2, 3]}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 5, "dur": 1,
+     "args": {"correlation": 6}}]})json";
+  const auto t = import_kineto(as_bytes(json), "groups.json").trace;
+  ASSERT_EQ(t.collectives.size(), 2u);
+  const auto* ar = t.collective_of(9);
+  ASSERT_NE(ar, nullptr);
+  EXPECT_EQ(t.name(ar->group), "1");
+  EXPECT_EQ(t.name(ar->group_ranks), "[0, 1]");
+  EXPECT_EQ(t.name(ar->collective), "allreduce");
+  EXPECT_EQ(ar->group_size, 2);
+  EXPECT_EQ(ar->seq, 4);
+  const auto* ag = t.collective_of(5);
+  ASSERT_NE(ag, nullptr);
+  EXPECT_EQ(t.name(ag->group_ranks), "[0, 1, 2, 3]");
+  EXPECT_EQ(ag->seq, -1);
+  EXPECT_EQ(t.collective_of(6), nullptr);
+  EXPECT_EQ(t.collective_of(0), nullptr);
+
+  const std::string bad = R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k",
+    "pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"Process Group Name": 3}}]})";
+  try {
+    (void)import_kineto(as_bytes(bad), "bad.json");
+    ADD_FAILURE() << "a number as the group name";
+  } catch (const tdiag::input_error& e) {
+    EXPECT_NE(e.report().diagnostics.front().message.find(
+                  "bad.json: traceEvents[0].args.Process Group Name: expected a JSON string"),
+              std::string::npos)
+        << e.report().diagnostics.front().message;
+  }
+}
+
 } // namespace

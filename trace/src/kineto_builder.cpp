@@ -224,6 +224,7 @@ void kineto_builder::complete(std::string_view cat, std::string_view name, std::
     k.shared_static = static_cast<std::uint32_t>(a.shared_memory); // Kineto gives the total
     k.registers = static_cast<std::uint32_t>(a.registers);
     k.correlation = static_cast<std::uint32_t>(a.correlation);
+    keep_collective(a, t_);
     t_.kernels.push_back(k);
   } else if (is_memset || cat == "gpu_memcpy") {
     copy_event c;
