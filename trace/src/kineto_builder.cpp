@@ -85,11 +85,7 @@ void kineto_builder::read_event(od::object& obj) {
   track_key pid, tid;
   event_args args;
   std::string_view deferred_args;
-  for (auto field : obj) {
-    od::field f;
-    check(std::move(field).get(f));
-    const auto key = f.key();
-    od::value v = f.value();
+  for_each_field(obj, [&](od::raw_json_string key, od::value v) {
     switch (key.raw()[0]) {
     case 'p':
       if (key == "ph")
@@ -133,7 +129,7 @@ void kineto_builder::read_event(od::object& obj) {
     default:
       break;
     }
-  }
+  });
   if (!deferred_args.empty())
     reparse_args(deferred_args, args);
   ++stats_.events;

@@ -210,11 +210,7 @@ std::string_view read_text(od::value v, std::string_view path) {
 } // namespace
 
 void read_args(od::object obj, event_args& a) {
-  for (auto field : obj) {
-    od::field f;
-    check(std::move(field).get(f));
-    const auto key = f.key();
-    od::value v = f.value();
+  for_each_field(obj, [&](od::raw_json_string key, od::value v) {
     switch (key.raw()[0]) {
     case 'c':
       if (key == "correlation")
@@ -315,7 +311,7 @@ void read_args(od::object obj, event_args& a) {
     default:
       break;
     }
-  }
+  });
 }
 
 void keep_sync_wait(const event_args& a, trace& t) {

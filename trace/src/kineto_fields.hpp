@@ -28,6 +28,15 @@ template <typename T> T take(simdjson::simdjson_result<T>&& r) {
   return v;
 }
 
+/// Calls fn(key, value) for each field of `obj`, in order (key: the raw, still escaped key).
+template <typename Fn> void for_each_field(od::object& obj, Fn&& fn) {
+  for (auto field : obj) {
+    od::field f;
+    check(std::move(field).get(f));
+    fn(f.key(), f.value());
+  }
+}
+
 // pid/tid: usually integers, sometimes strings ("Spans", "Traces") or -1.
 struct track_key {
   std::int64_t number = 0;

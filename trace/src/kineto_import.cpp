@@ -29,31 +29,24 @@ using namespace detail;
 
 // Everything at the top level but traceEvents: the time base, device names, versions.
 void read_top_level(od::object& top, detail::kineto_builder& builder, trace& t) {
-  for (auto field : top) {
-    od::field f;
-    check(std::move(field).get(f));
-    const auto key = f.key();
-    od::value v = f.value();
+  for_each_field(top, [&](od::raw_json_string key, od::value v) {
     if (key == "traceEvents")
-      continue;
+      return;
     if (key == "baseTimeNanoseconds") {
       builder.set_base(read_i64(v, "baseTimeNanoseconds"));
     } else if (key == "distributedInfo") {
       // {"backend": "nccl", "rank": 0, "world_size": 128}: kept as distributed.<key>.
       od::object info = take(v.get_object());
-      for (auto item : info) {
-        od::field g;
-        check(std::move(item).get(g));
-        const char* graw = g.key().raw();
+      for_each_field(info, [&](od::raw_json_string gkey, od::value gv) {
+        const char* graw = gkey.raw();
         const std::string name = "distributed." + std::string(graw, std::strcspn(graw, "\""));
-        od::value gv = g.value();
         od::json_type gt = take(gv.type());
         if (gt == od::json_type::string)
           t.metadata.properties.emplace_back(name, std::string(take(gv.get_string())));
         else if (gt == od::json_type::number)
           t.metadata.properties.emplace_back(name,
                                              fmt::format("{}", read_i64(gv, "distributedInfo")));
-      }
+      });
     } else if (key == "deviceProperties") {
       od::array devices = take(v.get_array());
       for (auto dev : devices) {
@@ -72,7 +65,7 @@ void read_top_level(od::object& top, detail::kineto_builder& builder, trace& t) 
       else if (vt == od::json_type::number)
         t.metadata.properties.emplace_back(k, std::string(v.raw_json_token()));
     }
-  }
+  });
 }
 
 class span_source final : public detail::byte_source {
