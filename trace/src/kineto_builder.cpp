@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "saturate.hpp"
 
@@ -202,6 +203,13 @@ lane_id kineto_builder::gpu_lane(std::int64_t device, std::uint64_t stream) {
   return last_gpu_lane_;
 }
 
+std::tuple<std::int32_t, std::uint64_t, lane_id>
+kineto_builder::gpu_place(const event_args& a, const track_key& pid, const track_key& tid) {
+  const auto device = static_cast<std::int32_t>(a.has_device ? a.device : track_number(pid));
+  const auto stream = a.has_stream ? a.stream : static_cast<std::uint64_t>(track_number(tid));
+  return {device, stream, gpu_lane(device, stream)};
+}
+
 void kineto_builder::complete(std::string_view cat, std::string_view name, std::int64_t start,
                               std::int64_t end, const track_key& pid, const track_key& tid,
                               const event_args& a) {
@@ -210,9 +218,7 @@ void kineto_builder::complete(std::string_view cat, std::string_view name, std::
     kernel_event k;
     k.start = start;
     k.end = end;
-    k.device = static_cast<std::int32_t>(a.has_device ? a.device : track_number(pid));
-    k.stream = a.has_stream ? a.stream : static_cast<std::uint64_t>(track_number(tid));
-    k.lane = gpu_lane(k.device, k.stream);
+    std::tie(k.device, k.stream, k.lane) = gpu_place(a, pid, tid);
     k.name = intern(name);
     k.context = static_cast<std::uint32_t>(a.context);
     std::memcpy(k.grid, a.grid, sizeof k.grid);
@@ -226,9 +232,7 @@ void kineto_builder::complete(std::string_view cat, std::string_view name, std::
     copy_event c;
     c.start = start;
     c.end = end;
-    c.device = static_cast<std::int32_t>(a.has_device ? a.device : track_number(pid));
-    c.stream = a.has_stream ? a.stream : static_cast<std::uint64_t>(track_number(tid));
-    c.lane = gpu_lane(c.device, c.stream);
+    std::tie(c.device, c.stream, c.lane) = gpu_place(a, pid, tid);
     c.name = intern(name);
     c.bytes = a.bytes, c.bandwidth_gbps = static_cast<float>(a.bandwidth_gbps);
     c.context = static_cast<std::uint32_t>(a.context);

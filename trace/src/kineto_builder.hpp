@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -43,6 +44,9 @@ private:
   lane_id host_lane(const track_key& pid, const track_key& tid);
   lane_id gpu_lane(std::int64_t device, std::uint64_t stream);
   string_id intern(std::string_view s) { return t_.strings.intern(s); }
+  /// A GPU row's device, stream and lane: its args' device and stream, else its pid and tid.
+  std::tuple<std::int32_t, std::uint64_t, lane_id>
+  gpu_place(const event_args& a, const track_key& pid, const track_key& tid);
 
   void complete(std::string_view cat, std::string_view name, std::int64_t start, std::int64_t end,
                 const track_key& pid, const track_key& tid, const event_args& a);
