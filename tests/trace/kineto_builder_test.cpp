@@ -12,13 +12,12 @@
 #include <cstdlib>
 #include <string>
 
+#include "trace_test_support.hpp"
+
 namespace {
 
 using namespace tdiag::trace;
-
-std::span<const std::byte> as_bytes(std::string_view s) {
-  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
+using tdiag::trace::test::as_bytes;
 
 // Every phase and category to its store; an "s" without its "f" and an unknown phase are
 // skipped (and counted), args before "ph" are read all the same.

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "trace_test_support.hpp"
+
 namespace {
 
 using namespace tdiag::trace;
@@ -40,9 +42,7 @@ std::string inflate_all(std::span<const std::byte> gz) {
   return text;
 }
 
-std::span<const std::byte> as_bytes(std::string_view s) {
-  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
+using tdiag::trace::test::as_bytes;
 std::filesystem::path shared(const char* name) {
   return std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / name;
 }
