@@ -108,34 +108,18 @@ std::size_t step_cursor(view_state& s, const trace::allocator_replay& replay) {
   return n;
 }
 
-struct state_figures {
-  std::uint64_t pending = 0, cached = 0, largest_free = 0, max_segment = 1;
-  std::uint64_t reserved = 0, allocated = 0;
-};
-
-// The state's figures, as trace counts them (implicit segments are not reserved memory): a
-// pass over every block, so once per cursor position, not once per frame.
-const state_figures& figures_of(const trace::allocator_replay& replay,
-                                const trace::allocator_state& st, std::size_t n) {
+// The state's figures (trace's allocator_state::figures): a pass over every block, so once per
+// cursor position, not once per frame.
+const trace::state_figures& figures_of(const trace::allocator_replay& replay,
+                                       const trace::allocator_state& st, std::size_t n) {
   static std::tuple<const trace::allocator_replay*, std::size_t, std::size_t, std::size_t> key{
       nullptr, 0, 0, 0};
-  static state_figures f;
+  static trace::state_figures f;
   const auto now = std::tuple{&replay, replay.size(), n, st.segments.size()};
   if (key == now)
     return f;
   key = now;
-  f = {};
-  for (const auto& seg : st.segments) {
-    f.max_segment = std::max(f.max_segment, seg.total_size);
-    for (const auto& b : seg.blocks) {
-      if (b.state == trace::block_state::active_pending_free)
-        f.pending += b.size;
-      else if (b.state == trace::block_state::inactive)
-        f.cached += b.size, f.largest_free = std::max(f.largest_free, b.size);
-    }
-  }
-  f.reserved = st.reserved_bytes();
-  f.allocated = st.allocated_bytes();
+  f = st.figures();
   return f;
 }
 
@@ -144,8 +128,7 @@ void draw_state_summary(const view_context& ctx, const trace::allocator_replay& 
                         const trace::allocator_state& st, std::size_t n) {
   const auto& s = ctx.state;
   const std::int64_t zero = ctx.doc.span.begin;
-  const state_figures& f = figures_of(replay, st, n);
-  const std::uint64_t pending = f.pending, cached = f.cached, largest_free = f.largest_free;
+  const trace::state_figures& f = figures_of(replay, st, n);
   if (n > 0) {
     const auto& e = replay.events()[n - 1];
     ImGui::Text("t = %s   ·   event %zu of %zu: %s %s at 0x%llx",
@@ -157,16 +140,14 @@ void draw_state_summary(const view_context& ctx, const trace::allocator_replay& 
     ImGui::Text("t = %s   ·   before the first of %zu events",
                 format_duration(static_cast<double>(s.cursor_time - zero)).c_str(), replay.size());
   }
-  const double frag =
-      cached ? 100.0 * (1.0 - static_cast<double>(largest_free) / static_cast<double>(cached))
-             : 0.0;
   ImGui::Text("%zu segments   reserved %s   allocated %s   pending free %s   cached free %s   "
               "largest free block %s   fragmentation %.0f%%",
-              st.segments.size(), format_bytes(static_cast<double>(f.reserved)).c_str(),
+              f.segments, format_bytes(static_cast<double>(f.reserved)).c_str(),
               format_bytes(static_cast<double>(f.allocated)).c_str(),
-              format_bytes(static_cast<double>(pending)).c_str(),
-              format_bytes(static_cast<double>(cached)).c_str(),
-              format_bytes(static_cast<double>(largest_free)).c_str(), frag);
+              format_bytes(static_cast<double>(f.pending_free)).c_str(),
+              format_bytes(static_cast<double>(f.free)).c_str(),
+              format_bytes(static_cast<double>(f.largest_free_block)).c_str(),
+              100.0 * f.fragmentation());
   ImGui::TextDisabled("colour: allocation site   ·   red: freed, waiting on a stream   ·   "
                       "dark: free (cached)   ·   red strip: rounding waste");
   ImGui::Separator();
@@ -315,7 +296,8 @@ void draw_allocator(view_context& ctx) {
   if (n != target)
     ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.35f, 1.0f), "replaying: event %zu of %zu", n, target);
 
-  const std::uint64_t max_segment = figures_of(*dm.replay, st, n).max_segment;
+  const std::uint64_t max_segment =
+      std::max<std::uint64_t>(figures_of(*dm.replay, st, n).largest_segment, 1);
   const float label_w = std::round(230.0f * scale);
   const float row_h = std::round(ImGui::GetFontSize() + 10.0f * scale);
   ImGui::BeginChild("##segments", ImVec2(0, 0), false);

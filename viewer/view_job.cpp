@@ -100,10 +100,10 @@ float table_height(std::size_t rows, float scale) {
 
 void draw_stragglers(view_context& ctx, const trace::job_analysis_result& a, float scale) {
   if (a.collectives.empty()) {
-    ImGui::TextDisabled("no collective matched on every rank");
+    ImGui::TextDisabled("no collective matched on the ranks of its group");
     return;
   }
-  ImGui::Text("%zu collectives matched on every rank", a.collectives.size());
+  ImGui::Text("%zu collectives matched on every rank of their group", a.collectives.size());
   for (const auto& w : a.waits)
     ImGui::BulletText("rank %d waited %s for the others and arrived last %zu time(s)", w.rank,
                       us_text(w.wait_us).c_str(), w.times_last);
@@ -130,15 +130,19 @@ void draw_stragglers(view_context& ctx, const trace::job_analysis_result& a, flo
       const std::string label = fmt::format("{}##c{}", short_name(c.name), i);
       if (ImGui::Selectable(label.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) {
         std::int64_t t0 = INT64_MAX, t1 = INT64_MIN;
-        for (std::size_t r = 0; r < c.start_ns.size() && r < a.clock_offsets_ns.size(); ++r) {
-          t0 = std::min(t0, c.start_ns[r] + a.clock_offsets_ns[r]);
-          t1 = std::max(t1, c.end_ns[r] + a.clock_offsets_ns[r]);
+        for (std::size_t m = 0; m < c.start_ns.size() && m < c.members.size(); ++m) {
+          if (c.members[m] >= a.clock_offsets_ns.size())
+            continue;
+          const auto offset = a.clock_offsets_ns[c.members[m]];
+          t0 = std::min(t0, c.start_ns[m] + offset);
+          t1 = std::max(t1, c.end_ns[m] + offset);
         }
         if (t0 < t1)
           show_on_timeline(ctx, t0, t1);
       }
       if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("%s\nclick: show it on the timeline", c.name.c_str());
+        ImGui::SetTooltip("%s%s%s\nclick: show it on the timeline", c.name.c_str(),
+                          c.group.empty() ? "" : "\nprocess group ", c.group.c_str());
       ImGui::TableNextColumn();
       ImGui::Text("%zu", c.occurrence);
       ImGui::TableNextColumn();
@@ -147,9 +151,14 @@ void draw_stragglers(view_context& ctx, const trace::job_analysis_result& a, flo
       ImGui::Text("rank %d", c.last_rank);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(us_text(c.spread_us).c_str());
-      for (const double w : c.wait_us) {
+      // One column per rank of the job: "-" for a rank outside the collective's group.
+      for (const auto& r : a.ranks) {
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(us_text(w).c_str());
+        const auto at = std::find(c.ranks.begin(), c.ranks.end(), r.rank) - c.ranks.begin();
+        if (static_cast<std::size_t>(at) < c.wait_us.size())
+          ImGui::TextUnformatted(us_text(c.wait_us[static_cast<std::size_t>(at)]).c_str());
+        else
+          ImGui::TextDisabled("-");
       }
     }
   ImGui::EndTable();

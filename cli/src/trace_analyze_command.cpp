@@ -110,19 +110,21 @@ std::string render_text(const trace::job_analysis_result& r, std::size_t top) {
                       to_string(longest[i]->type), longest[i]->name.substr(0, 80));
   }
   if (!r.collectives.empty()) {
-    out += fmt::format("\nstragglers over {} collectives matched on every rank:\n",
+    out += fmt::format("\nstragglers over {} collectives matched on every rank of their group:\n",
                        r.collectives.size());
     for (const auto& w : r.waits)
       out += fmt::format("  rank {}: waited {:.0f} us in total, arrived last {} time(s)\n", w.rank,
                          w.wait_us, w.times_last);
   }
   if (!r.unmatched_collectives.empty()) {
-    out += fmt::format("\n{} communication kernels with no partner on some other rank (a sampled "
-                       "trace, or a collective a rank never joined; --json lists them):\n",
+    out += fmt::format("\n{} communication kernels with no partner on some other rank of their "
+                       "group (a sampled trace, or a collective a rank never joined; --json lists "
+                       "them):\n",
                        r.unmatched_collectives.size());
     for (std::size_t i = 0; i < std::min(top, r.unmatched_collectives.size()); ++i) {
       const auto& u = r.unmatched_collectives[i];
-      out += fmt::format("  rank {} step {}: {}  {}\n", u.rank, u.step,
+      out += fmt::format("  rank {} step {}{}: {}  {}\n", u.rank, u.step,
+                         u.group.empty() ? "" : fmt::format(" group {}", u.group),
                          u.operation.empty() ? "?" : u.operation, u.name.substr(0, 80));
     }
   }

@@ -104,7 +104,7 @@ tdiag_cli_test(analyze.critical_path_text FAMILY trace EXPECT_RC 0 LABELS data
 # The 2-rank sample of a 128-rank job: 10 communication kernels have no partner (job_collectives).
 tdiag_cli_test(analyze.unmatched_collectives FAMILY trace EXPECT_RC 0 LABELS data
   ARGS "trace|analyze|${hta}/two_ranks"
-  CHECKS "-DSTDOUT_REGEX=stragglers over 5 collectives matched on every rank:.*10 communication kernels with no partner on some other rank")
+  CHECKS "-DSTDOUT_REGEX=stragglers over 5 collectives matched on every rank of their group:.*10 communication kernels with no partner on some other rank")
 tdiag_cli_test(analyze.critical_path_json FAMILY trace EXPECT_RC 0 LABELS data
   ARGS "trace|analyze|${hta}/critical_path_simple_add|--hta-compat|--json|--critical-path-annotation|measure|--critical-path-instance|1"
   CHECKS "-DSTDOUT_REGEX=\"graph_edges\": 415,[^}]*\"total_us\": 241724[^}]*\"bound_by_us\": {\n *\"cpu_bound\": 241190[^}]*\"gpu_compute_bound\": 508")

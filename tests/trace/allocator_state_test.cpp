@@ -32,5 +32,62 @@ TEST(AllocatorState, FindsSegmentsAndCountsBytes) {
   EXPECT_EQ(s.segments[1].largest_free_block(), 0xc00u);
 }
 
+TEST(AllocatorState, FiguresCountEveryBlockStateOnce) {
+  allocator_state s;
+  s.segments.push_back({0,
+                        0x1000,
+                        0x1000,
+                        0,
+                        0,
+                        segment_type::large,
+                        false,
+                        no_stack,
+                        {{0x1000, 0x100, 0x100, block_state::active_allocated, no_stack},
+                         {0x1100, 0x300, 0, block_state::inactive, no_stack},
+                         {0x1400, 0x200, 0x1f0, block_state::active_pending_free, no_stack},
+                         {0x1600, 0xa00, 0, block_state::inactive, no_stack}}});
+  // An implicit segment (Kineto, CUPTI) holds an allocated block but is not reserved memory.
+  s.segments.push_back({0,
+                        0x9000,
+                        0x40,
+                        0,
+                        implicit_pool,
+                        segment_type::unknown,
+                        false,
+                        no_stack,
+                        {{0x9000, 0x40, 0x40, block_state::active_allocated, no_stack}}});
+  s.segments.push_back({1,
+                        0x1000,
+                        0x2000,
+                        0,
+                        0,
+                        segment_type::large,
+                        false,
+                        no_stack,
+                        {{0x1000, 0x2000, 0, block_state::inactive, no_stack}}});
+  s.sort();
+  const state_figures f = s.figures(0);
+  EXPECT_EQ(f.reserved, 0x1000u);
+  EXPECT_EQ(f.reserved, s.reserved_bytes(0));
+  EXPECT_EQ(f.allocated, 0x140u);
+  EXPECT_EQ(f.allocated, s.allocated_bytes(0));
+  EXPECT_EQ(f.pending_free, 0x200u);
+  EXPECT_EQ(f.free, 0xd00u);
+  EXPECT_EQ(f.largest_free_block, 0xa00u);
+  EXPECT_EQ(f.largest_segment, 0x1000u);
+  EXPECT_EQ(f.segments, 2u);
+  EXPECT_EQ(f.allocated_blocks, 2u);
+  EXPECT_DOUBLE_EQ(f.fragmentation(), 1.0 - 0xa00 / static_cast<double>(0xd00));
+
+  const state_figures all = s.figures();
+  EXPECT_EQ(all.reserved, 0x3000u);
+  EXPECT_EQ(all.free, 0x2d00u);
+  EXPECT_EQ(all.largest_free_block, 0x2000u);
+  EXPECT_EQ(all.largest_segment, 0x2000u);
+  EXPECT_EQ(all.segments, 3u);
+  EXPECT_EQ(s.figures(7), state_figures{});
+  EXPECT_DOUBLE_EQ(state_figures{}.fragmentation(), 0.0);
+}
+
 } // namespace
 } // namespace tdiag::trace

@@ -7,15 +7,15 @@
 #include <tensordiag/trace/detail/inflate.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
 
-#include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
 #include <vector>
+
+#include "trace_test_support.hpp"
 
 namespace {
 
@@ -42,9 +42,7 @@ std::string inflate_all(std::span<const std::byte> gz) {
   return text;
 }
 
-std::span<const std::byte> as_bytes(std::string_view s) {
-  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
+using tdiag::trace::test::as_bytes;
 std::filesystem::path shared(const char* name) {
   return std::filesystem::path(TDIAG_SHARED_DIR) / "traces" / name;
 }
@@ -203,77 +201,6 @@ TEST(KinetoImport, TruncatedAndCorruptedJsonNameTheOffset) {
   } catch (const tdiag::input_error& e) {
     EXPECT_NEAR(static_cast<double>(error_offset(e)), static_cast<double>(at), 4096.0) << e.what();
   }
-}
-
-// "Bytes": INT64_MIN is a free of 2^63 bytes: negated as unsigned, never a signed overflow (the
-// UBSan build runs this too); a size above INT64_MAX saturates instead of turning into a free.
-TEST(KinetoImport, ExtremeMemoryBytesDoNotOverflow) {
-  const std::string json = R"({"traceEvents": [
-    {"ph": "i", "name": "[memory]", "pid": 0, "tid": 0, "ts": 1, "args": {"Device Type": 1,
-     "Device Id": 0, "Addr": 64, "Bytes": -9223372036854775808}},
-    {"ph": "i", "name": "[memory]", "pid": 0, "tid": 0, "ts": 2, "args": {"Device Type": 1,
-     "Device Id": 0, "Addr": 128, "Bytes": 18446744073709551615}}]})";
-  const auto r = import_kineto(as_bytes(json), "bytes.json");
-  ASSERT_EQ(r.trace.memory.size(), 2u);
-  const auto& free = r.trace.memory.all()[0];
-  EXPECT_EQ(free.action, memory_action::free_completed);
-  EXPECT_EQ(free.size, std::uint64_t{1} << 63);
-  const auto& alloc = r.trace.memory.all()[1];
-  EXPECT_EQ(alloc.action, memory_action::alloc);
-  EXPECT_EQ(alloc.size, std::uint64_t{INT64_MAX});
-}
-
-// A thread_name names the host thread and the GPU stream with its (pid, tid), and only those;
-// the last name given wins.
-TEST(KinetoImport, ThreadNamesNameTheirLanes) {
-  std::string json = R"({"traceEvents": [)";
-  for (int tid = 0; tid < 50; ++tid) {
-    json += fmt::format(R"({{"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": {0},)"
-                        R"( "ts": {0}, "dur": 1}},)",
-                        tid);
-    json += fmt::format(R"({{"ph": "M", "name": "thread_name", "pid": 1, "tid": {0},)"
-                        R"( "args": {{"name": "worker {0}"}}}},)",
-                        tid);
-  }
-  json += R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1},
-    {"ph": "M", "name": "thread_name", "pid": 0, "tid": 7, "args": {"name": "old"}},
-    {"ph": "M", "name": "thread_name", "pid": 0, "tid": 7, "args": {"name": "stream 7"}},
-    {"ph": "M", "name": "thread_name", "pid": 5, "tid": 5, "args": {"name": "no such lane"}}]})";
-  const auto r = import_kineto(as_bytes(json), "names.json");
-  const auto& lanes = r.trace.lanes;
-  for (std::uint64_t tid = 0; tid < 50; ++tid) {
-    const auto l = lanes.find_host(1, tid);
-    ASSERT_NE(l, no_lane) << tid;
-    EXPECT_EQ(r.trace.name(lanes.at(l).name), fmt::format("worker {}", tid));
-  }
-  const auto gpu = lanes.find_gpu(0, 7);
-  ASSERT_NE(gpu, no_lane);
-  EXPECT_EQ(r.trace.name(lanes.at(gpu).name), "stream 7");
-  EXPECT_EQ(lanes.find_host(5, 5), no_lane);
-}
-
-// Many small events (a 62 MB gzip can inflate to 20 GiB of them): the model itself is held to
-// the memory budget as it grows, one line naming the file instead of bad_alloc.
-TEST(KinetoImport, ModelGrowsWithinTheMemoryBudget) {
-  std::string json = R"({"traceEvents": [)";
-  for (int i = 0; i < 70000; ++i)
-    json += fmt::format(
-        R"({{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":{},"dur":1}},)", i);
-  json.back() = ']';
-  json += "}";
-  setenv("TDIAG_MEMORY_LIMIT", "2M", 1);
-  try {
-    (void)import_kineto(as_bytes(json), "many.json");
-    ADD_FAILURE() << "70000 events within a 2 MiB budget";
-  } catch (const tdiag::input_error& e) {
-    const auto& d = e.report().diagnostics.front();
-    EXPECT_EQ(d.code, "TDIAG-CORE-006");
-    EXPECT_NE(d.message.find("many.json: the model of its first 65536 events needs"),
-              std::string::npos)
-        << d.message;
-  }
-  unsetenv("TDIAG_MEMORY_LIMIT");
-  EXPECT_EQ(import_kineto(as_bytes(json), "many.json").trace.api_calls.size(), 70000u);
 }
 
 } // namespace

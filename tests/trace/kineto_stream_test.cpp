@@ -12,13 +12,13 @@
 #include <cstdlib>
 #include <string>
 
+#include "trace_test_support.hpp"
+
 namespace {
 
 using namespace tdiag::trace;
 
-std::span<const std::byte> as_bytes(std::string_view s) {
-  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
+using tdiag::trace::test::as_bytes;
 
 constexpr std::string_view event =
     R"({"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": 1, "dur": 1})";

@@ -46,6 +46,37 @@ std::uint64_t allocator_state::allocated_bytes(std::int32_t device) const noexce
   return n;
 }
 
+double state_figures::fragmentation() const noexcept {
+  return free == 0 ? 0.0
+                   : 1.0 - static_cast<double>(largest_free_block) / static_cast<double>(free);
+}
+
+state_figures allocator_state::figures(std::int32_t device) const noexcept {
+  state_figures f;
+  for (const auto& s : segments) {
+    if (device >= -1 && s.device != device)
+      continue;
+    ++f.segments;
+    f.largest_segment = std::max(f.largest_segment, s.total_size);
+    if (s.pool != implicit_pool)
+      f.reserved += s.total_size;
+    for (const auto& b : s.blocks) {
+      switch (b.state) {
+      case block_state::active_allocated:
+        f.allocated += b.size, ++f.allocated_blocks;
+        break;
+      case block_state::active_pending_free:
+        f.pending_free += b.size;
+        break;
+      case block_state::inactive:
+        f.free += b.size, f.largest_free_block = std::max(f.largest_free_block, b.size);
+        break;
+      }
+    }
+  }
+  return f;
+}
+
 const segment* allocator_state::find_segment(std::int32_t device,
                                              std::uint64_t address) const noexcept {
   // First segment not below (device, address); the containing one is that or its predecessor.

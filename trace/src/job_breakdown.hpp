@@ -9,6 +9,8 @@
 
 #include <optional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -52,25 +54,31 @@ struct queue_points {
 [[nodiscard]] rank_analysis analyze_rows(const trace& t, const rank_rows& rows, int rank,
                                          const analysis_options& options);
 
-/// One collective: each rank's kernel of it, in the job's rank order.
+/// One collective: the kernel of each member of its process group, in the job's rank order.
 struct matched_collective {
-  std::string name, operation;
+  std::string name, operation, group;
+  std::int64_t seq = -1;
   int step = -1;
   std::size_t occurrence = 0;
-  std::vector<const gpu_row*> per_rank;
+  std::vector<std::size_t> members;       ///< places in the job's input order
+  std::vector<const gpu_row*> per_member; ///< per_member[i] ran on members[i]
 };
 struct collective_matches {
   std::vector<matched_collective> matched;
   std::vector<unmatched_collective> unmatched;
 };
-/// Communication kernels paired across ranks (job_collectives.cpp): per (launching c10d/nccl
-/// operator, kernel name, ProfilerStep), in order; with `check_overlap`, a pair whose kernels
-/// do not overlap on the job clock (times + offsets_ns) leaves the one that ended first
-/// unmatched instead.
+/// Communication kernels paired across the ranks of their process group (job_collectives.cpp):
+/// per (process group, launching c10d/nccl operator, kernel name, ProfilerStep), by sequence
+/// number where every kernel has one, else in order; in order, with `check_overlap`, a pair
+/// whose kernels do not overlap on the job clock (times + offsets_ns) leaves the one that ended
+/// first unmatched instead. A group with fewer than two of the job's ranks pairs nothing.
 [[nodiscard]] collective_matches match_collectives(std::span<const rank_trace> ranks,
                                                    const std::vector<rank_rows>& rows,
                                                    std::span<const std::int64_t> offsets_ns,
                                                    bool check_overlap);
+/// The ranks of "Process Group Ranks" ("[0, 1, 2]" or a JSON array as written), or nothing
+/// when they are not all there (PyTorch cuts long lists: "[0, 1, ..., 127]") or not a list.
+[[nodiscard]] std::optional<std::vector<int>> parse_group_ranks(std::string_view text);
 
 /// Beyond HTA (job_stragglers.cpp): collectives matched across ranks and who waited, GPU time
 /// per ProfilerStep, kernels whose time on one rank deviates from the other ranks.

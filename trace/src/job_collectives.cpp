@@ -1,14 +1,19 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// Which communication kernels on the ranks are one collective. A kernel's identity is the
-// c10d / nccl operator that launched it (`c10d::allreduce_`), its kernel name and the
-// ProfilerStep it was launched in; within one identity the ranks' kernels are paired in order,
-// and a pair whose kernels do not overlap on the job clock is no collective (every rank is
-// inside a collective when the last one arrives): the kernel that ended first has no partner,
-// and is reported, instead of shifting every later pair by one.
+// Which communication kernels on the ranks are one collective. A kernel's identity is its
+// process group (Kineto's "Process Group Name" / "Process Group Ranks"; none: the whole job),
+// the c10d / nccl operator that launched it (`c10d::allreduce_`), its kernel name and the
+// ProfilerStep it was launched in. Only the job's ranks in the group take part: a pipeline or
+// tensor-parallel group of ranks {0, 1} in a 4-rank job is matched on ranks 0 and 1 alone.
+// Within one identity the members' kernels are paired by sequence number ("Seq") where every
+// kernel has one, else in order, and then a pair whose kernels do not overlap on the job clock
+// is no collective (every rank is inside a collective when the last one arrives): the kernel
+// that ended first has no partner, and is reported, instead of shifting every later pair by one.
 #include <algorithm>
+#include <charconv>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -79,75 +84,202 @@ int step_at(const rank_rows& rows, std::int64_t time) {
 }
 
 struct identity {
-  std::string operation, name;
+  std::string group, operation, name;
   int step = -1;
   bool operator<(const identity& o) const {
-    return std::tie(operation, name, step) < std::tie(o.operation, o.name, o.step);
+    return std::tie(group, operation, name, step) < std::tie(o.group, o.operation, o.name, o.step);
   }
 };
 
-} // namespace
+struct comm_kernel {
+  const gpu_row* row = nullptr;
+  std::int64_t seq = -1;
+};
 
-collective_matches match_collectives(std::span<const rank_trace> ranks,
-                                     const std::vector<rank_rows>& rows,
-                                     std::span<const std::int64_t> offsets_ns, bool check_overlap) {
-  // Per identity, per rank: its communication kernels in start order.
-  std::map<identity, std::vector<std::vector<const gpu_row*>>> groups;
-  for (std::size_t r = 0; r < ranks.size(); ++r) {
-    const comm_operators operators(*ranks[r].t);
-    for (const auto& g : rows[r].gpu) {
-      if (g.type != kernel_class::communication || !g.is_kernel)
+// One identity's kernels, per place in the job (start order), and the members that pair them.
+struct kernel_group {
+  std::vector<std::vector<comm_kernel>> per_rank;
+  std::vector<std::size_t> members;
+};
+
+// The members of every group: the job's ranks its "Process Group Ranks" lists, or where the
+// list is cut or missing, the ranks that ran any kernel of the group; for no group, every rank.
+void find_members(std::span<const rank_trace> ranks, std::map<identity, kernel_group>& groups,
+                  const std::map<std::string, std::string>& listed) {
+  std::map<std::string, std::vector<bool>> seen;
+  for (const auto& [id, g] : groups) {
+    auto& on = seen[id.group];
+    on.resize(ranks.size());
+    for (std::size_t r = 0; r < ranks.size(); ++r)
+      on[r] = on[r] || !g.per_rank[r].empty();
+  }
+  for (auto& [id, g] : groups) {
+    std::vector<bool> member(ranks.size(), id.group.empty());
+    const auto it = listed.find(id.group);
+    const auto list = it == listed.end() ? std::nullopt : parse_group_ranks(it->second);
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      if (list)
+        member[r] = std::find(list->begin(), list->end(), ranks[r].rank) != list->end();
+      else if (!id.group.empty())
+        member[r] = seen[id.group][r];
+      member[r] = member[r] || !g.per_rank[r].empty(); // a kernel says its rank took part
+    }
+    for (std::size_t r = 0; r < ranks.size(); ++r)
+      if (member[r])
+        g.members.push_back(r);
+  }
+}
+
+class pairing {
+public:
+  pairing(std::span<const rank_trace> ranks, std::span<const std::int64_t> offsets_ns,
+          collective_matches& out)
+      : ranks_(ranks), offsets_(offsets_ns), out_(out) {}
+
+  // Kernels of one identity with a "Seq" each: one collective per sequence number (and, for a
+  // number that launched several kernels, per kernel of it); missing on a member, unmatched.
+  void by_seq(const identity& id, kernel_group& g) {
+    std::map<std::pair<std::int64_t, std::size_t>, std::vector<const gpu_row*>> by_key;
+    for (std::size_t i = 0; i < g.members.size(); ++i) {
+      std::map<std::int64_t, std::size_t> nth;
+      for (const auto& k : g.per_rank[g.members[i]]) {
+        auto& rows = by_key[{k.seq, nth[k.seq]++}];
+        rows.resize(g.members.size());
+        rows[i] = k.row;
+      }
+    }
+    std::size_t occurrence = 0;
+    for (auto& [key, rows] : by_key) {
+      if (std::find(rows.begin(), rows.end(), nullptr) == rows.end()) {
+        out_.matched.push_back({id.name, id.operation, id.group, key.first, id.step, occurrence++,
+                                g.members, std::move(rows)});
         continue;
-      identity id{std::string(operators.of(g.correlation)), std::string(ranks[r].t->name(g.name)),
-                  step_at(rows[r], g.launch_start != INT64_MIN ? g.launch_start : g.start)};
-      auto& per_rank = groups[std::move(id)];
-      per_rank.resize(ranks.size());
-      per_rank[r].push_back(&g);
+      }
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i])
+          unmatched(id, g.members[i], rows[i], key.first);
     }
   }
-  collective_matches out;
-  for (auto& group : groups) {
-    // Named, not structured bindings: lambdas capture them only from C++20 on clang 15.
-    const auto& id = group.first;
-    auto& per_rank = group.second;
-    per_rank.resize(ranks.size());
-    std::vector<std::size_t> next(ranks.size(), 0);
+
+  // Without sequence numbers: in start order, the overlap test (with `check_overlap`) telling
+  // a missing kernel from a late one.
+  void in_order(const identity& id, kernel_group& g, bool check_overlap) {
+    const auto& members = g.members;
+    std::vector<std::size_t> next(members.size(), 0);
     std::size_t occurrence = 0;
-    auto unmatched = [&](std::size_t r) {
-      const auto* g = per_rank[r][next[r]++];
-      out.unmatched.push_back({ranks[r].rank, id.name, id.operation, id.step, g->start, g->end});
+    auto left = [&](std::size_t i) { return next[i] < g.per_rank[members[i]].size(); };
+    auto drop = [&](std::size_t i) {
+      const auto& k = g.per_rank[members[i]][next[i]++];
+      unmatched(id, members[i], k.row, k.seq);
     };
     for (;;) {
       std::size_t exhausted = 0;
-      for (std::size_t r = 0; r < ranks.size(); ++r)
-        exhausted += next[r] == per_rank[r].size();
-      if (exhausted == ranks.size())
+      for (std::size_t i = 0; i < members.size(); ++i)
+        exhausted += left(i) ? 0 : 1;
+      if (exhausted == members.size())
         break;
-      if (exhausted > 0) { // the rest has no partner on some rank
-        for (std::size_t r = 0; r < ranks.size(); ++r)
-          while (next[r] < per_rank[r].size())
-            unmatched(r);
+      if (exhausted > 0) { // the rest has no partner on some member
+        for (std::size_t i = 0; i < members.size(); ++i)
+          while (left(i))
+            drop(i);
         break;
       }
       std::int64_t last_start = INT64_MIN, first_end = INT64_MAX;
       std::size_t first_ender = 0;
-      for (std::size_t r = 0; r < ranks.size(); ++r) {
-        const auto* g = per_rank[r][next[r]];
-        last_start = std::max(last_start, g->start + offsets_ns[r]);
-        if (g->end + offsets_ns[r] < first_end) {
-          first_end = g->end + offsets_ns[r];
-          first_ender = r;
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        const auto* row = g.per_rank[members[i]][next[i]].row;
+        const auto offset = offsets_[members[i]];
+        last_start = std::max(last_start, row->start + offset);
+        if (row->end + offset < first_end) {
+          first_end = row->end + offset;
+          first_ender = i;
         }
       }
       if (check_overlap && last_start > first_end) {
-        unmatched(first_ender);
+        drop(first_ender);
         continue;
       }
-      matched_collective m{id.name, id.operation, id.step, occurrence++, {}};
-      for (std::size_t r = 0; r < ranks.size(); ++r)
-        m.per_rank.push_back(per_rank[r][next[r]++]);
-      out.matched.push_back(std::move(m));
+      matched_collective m{id.name, id.operation, id.group, -1, id.step, occurrence++, members, {}};
+      for (std::size_t i = 0; i < members.size(); ++i)
+        m.per_member.push_back(g.per_rank[members[i]][next[i]++].row);
+      out_.matched.push_back(std::move(m));
     }
+  }
+
+private:
+  void unmatched(const identity& id, std::size_t r, const gpu_row* row, std::int64_t seq) {
+    out_.unmatched.push_back(
+        {ranks_[r].rank, id.name, id.operation, id.group, seq, id.step, row->start, row->end});
+  }
+
+  std::span<const rank_trace> ranks_;
+  std::span<const std::int64_t> offsets_;
+  collective_matches& out_;
+};
+
+} // namespace
+
+std::optional<std::vector<int>> parse_group_ranks(std::string_view text) {
+  const auto open = text.find('['), close = text.rfind(']');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open ||
+      text.find("...") != std::string_view::npos)
+    return std::nullopt;
+  std::vector<int> out;
+  const char* p = text.data() + open + 1;
+  const char* end = text.data() + close;
+  for (;;) {
+    while (p < end && (*p == ' ' || *p == ','))
+      ++p;
+    if (p == end)
+      return out;
+    int rank = 0;
+    const auto [next, ec] = std::from_chars(p, end, rank);
+    if (ec != std::errc{} || next == p)
+      return std::nullopt;
+    out.push_back(rank);
+    p = next;
+  }
+}
+
+collective_matches match_collectives(std::span<const rank_trace> ranks,
+                                     const std::vector<rank_rows>& rows,
+                                     std::span<const std::int64_t> offsets_ns, bool check_overlap) {
+  std::map<identity, kernel_group> groups;
+  std::map<std::string, std::string> listed; // group name -> "Process Group Ranks"
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const auto& t = *ranks[r].t;
+    const comm_operators operators(t);
+    for (const auto& g : rows[r].gpu) {
+      if (g.type != kernel_class::communication || !g.is_kernel)
+        continue;
+      const auto* info = t.collective_of(g.correlation);
+      identity id{info ? std::string(t.name(info->group)) : std::string(),
+                  std::string(operators.of(g.correlation)), std::string(t.name(g.name)),
+                  step_at(rows[r], g.launch_start != INT64_MIN ? g.launch_start : g.start)};
+      const auto ranks_text = info ? t.name(info->group_ranks) : std::string_view();
+      if (id.group.empty() && !ranks_text.empty())
+        id.group = ranks_text; // a group named by its ranks alone
+      if (!ranks_text.empty())
+        listed.try_emplace(id.group, ranks_text);
+      auto& group = groups[std::move(id)];
+      group.per_rank.resize(ranks.size());
+      group.per_rank[r].push_back({&g, info ? info->seq : -1});
+    }
+  }
+  find_members(ranks, groups, listed);
+  collective_matches out;
+  pairing pair(ranks, offsets_ns, out);
+  for (auto& [id, g] : groups) {
+    if (g.members.size() < 2)
+      continue; // one of the job's ranks in the group: nothing to pair it with
+    bool all_seq = true;
+    for (const auto r : g.members)
+      for (const auto& k : g.per_rank[r])
+        all_seq = all_seq && k.seq >= 0;
+    if (all_seq)
+      pair.by_seq(id, g);
+    else
+      pair.in_order(id, g, check_overlap);
   }
   return out;
 }

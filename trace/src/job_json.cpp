@@ -250,10 +250,17 @@ void write_job_extras(json_out& j, const job_analysis_result& r) {
     j.begin_object();
     j.member("name", c.name);
     j.member("operation", c.operation);
+    j.member("group", c.group);
+    j.member("seq", c.seq);
     unsigned_member(j, "occurrence", c.occurrence);
     j.member("step", std::int64_t{c.step});
     j.member("last_rank", std::int64_t{c.last_rank});
     number_or_null(j, "spread_us", c.spread_us);
+    j.key("ranks");
+    j.begin_array();
+    for (const auto r : c.ranks)
+      j.integer(std::int64_t{r});
+    j.end_array();
     j.key("wait_us");
     j.begin_array();
     for (const auto w : c.wait_us)
@@ -269,6 +276,8 @@ void write_job_extras(json_out& j, const job_analysis_result& r) {
     j.member("rank", std::int64_t{u.rank});
     j.member("name", u.name);
     j.member("operation", u.operation);
+    j.member("group", u.group);
+    j.member("seq", u.seq);
     j.member("step", std::int64_t{u.step});
     j.member("start_ns", u.start_ns);
     j.member("end_ns", u.end_ns);

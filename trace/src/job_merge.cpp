@@ -108,16 +108,18 @@ std::size_t link_collectives(merged_job& out, std::span<const rank_trace> ranks,
   std::size_t added = 0;
   for (std::size_t c = 0; c < analysis.collectives.size(); ++c) {
     const auto& col = analysis.collectives[c];
-    if (col.start_ns.size() != ranks.size())
+    if (col.start_ns.size() != col.members.size())
       continue;
+    // i: the i-th member of the collective's group; r = col.members[i], its place in the job.
     std::size_t last = 0;
-    for (std::size_t r = 0; r < ranks.size(); ++r)
-      last = ranks[r].rank == col.last_rank ? r : last;
-    auto lane_of = [&](std::size_t r) -> lane_id {
+    for (std::size_t i = 0; i < col.members.size(); ++i)
+      last = ranks[col.members[i]].rank == col.last_rank ? i : last;
+    auto lane_of = [&](std::size_t i) -> lane_id {
+      const std::size_t r = col.members[i];
       const auto& ks = kernels[r];
-      for (auto it = std::lower_bound(ks.begin(), ks.end(), std::pair{col.start_ns[r], 0u},
+      for (auto it = std::lower_bound(ks.begin(), ks.end(), std::pair{col.start_ns[i], 0u},
                                       [](const auto&a, const auto&b) { return a.first < b.first; });
-           it != ks.end() && it->first == col.start_ns[r]; ++it) {
+           it != ks.end() && it->first == col.start_ns[i]; ++it) {
         const auto& k = ranks[r].t->kernels.all()[it->second];
         if (ranks[r].t->name(k.name) == col.name && k.lane < maps[r].lanes.size())
           return maps[r].lanes[k.lane];
@@ -127,13 +129,13 @@ std::size_t link_collectives(merged_job& out, std::span<const rank_trace> ranks,
     const lane_id target = lane_of(last);
     if (target == no_lane)
       continue;
-    for (std::size_t r = 0; r < ranks.size(); ++r) {
-      const lane_id source = r == last ? no_lane : lane_of(r);
+    for (std::size_t i = 0; i < col.members.size(); ++i) {
+      const lane_id source = i == last ? no_lane : lane_of(i);
       if (source == no_lane)
         continue;
       flow_event f;
-      f.time = maps[r].time(col.start_ns[r]);
-      f.target_time = maps[last].time(col.start_ns[last]);
+      f.time = maps[col.members[i]].time(col.start_ns[i]);
+      f.target_time = maps[col.members[last]].time(col.start_ns[last]);
       f.lane = source;
       f.target_lane = target;
       f.correlation = first_id + static_cast<std::uint32_t>(c); // past every rank's own ids
@@ -195,6 +197,13 @@ merged_job merge_job(std::span<const rank_trace> ranks, const job_analysis_resul
       if (w.record_correlation != 0)
         w.record_correlation += m.correlation_base;
       out.t.sync_waits.push_back(w);
+    }
+    for (collective_info c : src.collectives) {
+      c.correlation += m.correlation_base;
+      c.group = ids.string(c.group);
+      c.group_ranks = ids.string(c.group_ranks);
+      c.collective = ids.string(c.collective);
+      out.t.collectives.push_back(c);
     }
     append(out.t.ranges, src.ranges, m, ids);
     append(out.t.markers, src.markers, m, ids);

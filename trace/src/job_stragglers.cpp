@@ -36,12 +36,22 @@ void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<ra
   if (out.options.align_collectives) {
     // Collectives end together on every rank: the median end difference is the clock offset.
     // Paired first without the overlap test, which needs the aligned clocks.
+    // A rank is aligned on the collectives it shares with the first rank (in subgroups too);
+    // one that shares none keeps its offset.
     const auto first = match_collectives(ranks, rows, out.clock_offsets_ns, false).matched;
-    for (std::size_t r = 0; r < ranks.size() && !first.empty(); ++r) {
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
       std::vector<std::int64_t> diffs;
-      for (const auto& m : first)
-        diffs.push_back(m.per_rank[0]->end - m.per_rank[r]->end);
-      out.clock_offsets_ns[r] = median(std::move(diffs));
+      for (const auto& m : first) {
+        const auto at = [&](std::size_t place) {
+          return std::find(m.members.begin(), m.members.end(), place) - m.members.begin();
+        };
+        const auto i0 = at(0), ir = at(r);
+        const auto n = static_cast<std::ptrdiff_t>(m.members.size());
+        if (i0 < n && ir < n)
+          diffs.push_back(m.per_member[i0]->end - m.per_member[ir]->end);
+      }
+      if (!diffs.empty())
+        out.clock_offsets_ns[r] = median(std::move(diffs));
     }
   }
   auto matches = match_collectives(ranks, rows, out.clock_offsets_ns, true);
@@ -51,12 +61,16 @@ void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<ra
     collective_wait c;
     c.name = m.name;
     c.operation = m.operation;
+    c.group = m.group;
+    c.seq = m.seq;
     c.occurrence = m.occurrence;
     c.step = m.step;
+    c.members = m.members;
     std::int64_t first = INT64_MAX, last = INT64_MIN;
     std::size_t last_index = 0;
-    for (std::size_t r = 0; r < ranks.size(); ++r) {
-      const auto start = m.per_rank[r]->start + out.clock_offsets_ns[r];
+    for (std::size_t i = 0; i < m.members.size(); ++i) {
+      const auto r = m.members[i];
+      const auto start = m.per_member[i]->start + out.clock_offsets_ns[r];
       first = std::min(first, start);
       if (start > last) {
         last = start;
@@ -65,11 +79,13 @@ void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<ra
     }
     c.last_rank = ranks[last_index].rank;
     c.spread_us = to_us(last - first);
-    for (std::size_t r = 0; r < ranks.size(); ++r) {
-      const double wait = to_us(last - (m.per_rank[r]->start + out.clock_offsets_ns[r]));
+    for (std::size_t i = 0; i < m.members.size(); ++i) {
+      const auto r = m.members[i];
+      const double wait = to_us(last - (m.per_member[i]->start + out.clock_offsets_ns[r]));
+      c.ranks.push_back(ranks[r].rank);
       c.wait_us.push_back(wait);
-      c.start_ns.push_back(m.per_rank[r]->start);
-      c.end_ns.push_back(m.per_rank[r]->end);
+      c.start_ns.push_back(m.per_member[i]->start);
+      c.end_ns.push_back(m.per_member[i]->end);
       out.waits[r].wait_us += wait;
       by_step[r][c.step] += wait;
     }

@@ -192,14 +192,25 @@ void read_dims(od::value v, std::uint32_t (&out)[3], std::string_view path) {
   }
 }
 
+// A string, or an array as written ("Process Group Ranks" is "[0, 1]" or [0, 1]).
+std::string_view read_text(od::value v, std::string_view path) {
+  od::json_type type{};
+  std::string_view text;
+  if (v.type().get(type) == simdjson::SUCCESS) {
+    if (type == od::json_type::string && v.get_string().get(text) == simdjson::SUCCESS)
+      return text;
+    od::array a;
+    if (type == od::json_type::array && v.get_array().get(a) == simdjson::SUCCESS &&
+        a.raw_json().get(text) == simdjson::SUCCESS)
+      return text;
+  }
+  throw_bad(v, path, "a JSON string");
+}
+
 } // namespace
 
 void read_args(od::object obj, event_args& a) {
-  for (auto field : obj) {
-    od::field f;
-    check(std::move(field).get(f));
-    const auto key = f.key();
-    od::value v = f.value();
+  for_each_field(obj, [&](od::raw_json_string key, od::value v) {
     switch (key.raw()[0]) {
     case 'c':
       if (key == "correlation")
@@ -272,6 +283,24 @@ void read_args(od::object obj, event_args& a) {
       if (key == "memory bandwidth (GB/s)")
         a.bandwidth_gbps = read_f64(v, "args.memory bandwidth (GB/s)");
       break;
+    case 'P':
+      if (key == "Process Group Name")
+        a.group = read_text(v, "args.Process Group Name");
+      else if (key == "Process Group Ranks")
+        a.group_ranks = read_text(v, "args.Process Group Ranks");
+      break;
+    case 'G':
+      if (key == "Group size")
+        a.group_size = read_i64(v, "args.Group size");
+      break;
+    case 'S':
+      if (key == "Seq")
+        a.seq = read_i64(v, "args.Seq");
+      break;
+    case 'C':
+      if (key == "Collective name")
+        a.collective = read_text(v, "args.Collective name");
+      break;
     case 'n':
       if (key == "name") {
         std::string_view s;
@@ -282,7 +311,7 @@ void read_args(od::object obj, event_args& a) {
     default:
       break;
     }
-  }
+  });
 }
 
 void keep_sync_wait(const event_args& a, trace& t) {
@@ -291,6 +320,19 @@ void keep_sync_wait(const event_args& a, trace& t) {
   t.sync_waits.push_back({static_cast<std::uint32_t>(t.ranges.size()),
                           static_cast<std::uint32_t>(std::max<std::int64_t>(a.wait_record, 0)),
                           a.wait_stream});
+}
+
+void keep_collective(const event_args& a, trace& t) {
+  if (a.correlation == 0 || (a.group.empty() && a.group_ranks.empty() && a.seq < 0))
+    return;
+  collective_info c;
+  c.correlation = static_cast<std::uint32_t>(a.correlation);
+  c.group = a.group.empty() ? no_string : t.strings.intern(a.group);
+  c.group_ranks = a.group_ranks.empty() ? no_string : t.strings.intern(a.group_ranks);
+  c.collective = a.collective.empty() ? no_string : t.strings.intern(a.collective);
+  c.group_size = a.group_size;
+  c.seq = a.seq;
+  t.collectives.push_back(c);
 }
 
 copy_kind parse_copy_kind(std::string_view name, bool memset) {

@@ -28,6 +28,15 @@ template <typename T> T take(simdjson::simdjson_result<T>&& r) {
   return v;
 }
 
+/// Calls fn(key, value) for each field of `obj`, in order (key: the raw, still escaped key).
+template <typename Fn> void for_each_field(od::object& obj, Fn&& fn) {
+  for (auto field : obj) {
+    od::field f;
+    check(std::move(field).get(f));
+    fn(f.key(), f.value());
+  }
+}
+
 // pid/tid: usually integers, sometimes strings ("Spans", "Traces") or -1.
 struct track_key {
   std::int64_t number = 0;
@@ -48,6 +57,9 @@ struct event_args {
   std::uint64_t addr = 0;
   std::int64_t mem_bytes = 0, total_allocated = -1, total_reserved = -1, device_type = -1,
                device_id = -1;
+  // NCCL kernels (record_param_comms): the process group and the sequence number
+  std::string_view group, group_ranks, collective;
+  std::int64_t group_size = -1, seq = -1;
   // metadata events
   std::string_view name;
   std::int64_t sort_index = 0;
@@ -90,6 +102,8 @@ std::optional<time_value> read_time(od::value v);
 void read_args(od::object obj, event_args& a);
 /// Adds what a cuda_sync row about to be pushed onto t.ranges waited on, if `a` names it.
 void keep_sync_wait(const event_args& a, trace& t);
+/// Adds the process group and sequence number of a kernel, if `a` names them.
+void keep_collective(const event_args& a, trace& t);
 /// From an activity name: "Memcpy HtoD (Pageable -> Device)" -> htod.
 copy_kind parse_copy_kind(std::string_view name, bool memset);
 memory_kind parse_memory_kind(std::string_view word);

@@ -52,16 +52,17 @@ std::vector<oom_finding> find_ooms(const trace& t) {
       f.requested = e.size;
       f.device_free = e.device_free;
       f.stack = e.stack;
-      f.reserved = state.reserved_bytes();
-      f.allocated = state.allocated_bytes();
+      const state_figures figures = state.figures();
+      f.reserved = figures.reserved;
+      f.allocated = figures.allocated;
+      f.free_in_reserved = figures.free;
+      f.largest_free_block = figures.largest_free_block;
+      f.fragmentation = figures.fragmentation();
       f.peak_reserved = peak_reserved;
       std::map<frame_id, oom_site> sites;
       for (const auto& seg : state.segments) {
         for (const auto& b : seg.blocks) {
-          if (b.state == block_state::inactive) {
-            f.free_in_reserved += b.size;
-            f.largest_free_block = std::max(f.largest_free_block, b.size);
-          } else if (b.state == block_state::active_allocated) {
+          if (b.state == block_state::active_allocated) {
             auto& s = sites[user_frame(t, b.stack)];
             s.bytes += b.size;
             ++s.count;
@@ -76,9 +77,6 @@ std::vector<oom_finding> find_ooms(const trace& t) {
       }
       std::sort(f.sites.begin(), f.sites.end(),
                 [](const oom_site& a, const oom_site& b) { return a.bytes > b.bytes; });
-      f.fragmentation = f.free_in_reserved == 0 ? 0.0
-                                                : 1.0 - static_cast<double>(f.largest_free_block) /
-                                                            static_cast<double>(f.free_in_reserved);
       // What the allocator gave back to the driver since the last successful allocation: the
       // caching allocator frees its cached segments and retries before reporting an oom.
       for (std::size_t j = i; j-- > 0;) {

@@ -69,18 +69,7 @@ report timeline_report(const trace& t, const timeline_result& r, std::size_t max
   const auto at = format_duration(since_start);
   for (const auto& l : r.lanes) {
     const auto& s = l.state;
-    std::uint64_t free_bytes = 0, largest = 0, pending = 0;
-    std::size_t allocated_blocks = 0;
-    for (const auto& seg : s.segments) {
-      for (const auto& b : seg.blocks) {
-        if (b.state == block_state::inactive)
-          free_bytes += b.size, largest = std::max(largest, b.size);
-        else if (b.state == block_state::active_pending_free)
-          pending += b.size;
-        else
-          ++allocated_blocks;
-      }
-    }
+    const state_figures f = s.figures();
     diagnostic d;
     d.level = severity::note;
     d.code = codes::allocator_state;
@@ -88,19 +77,19 @@ report timeline_report(const trace& t, const timeline_result& r, std::size_t max
     d.message = fmt::format(
         "device {} at +{} (after {} of {} events): reserved {} in {} segments, allocated {} in {} "
         "blocks, free {} (largest block {})",
-        l.device, at, l.event_index, l.event_count, format_bytes(s.reserved_bytes()),
-        s.segments.size(), format_bytes(s.allocated_bytes()), allocated_blocks,
-        format_bytes(free_bytes), format_bytes(largest));
+        l.device, at, l.event_index, l.event_count, format_bytes(f.reserved), f.segments,
+        format_bytes(f.allocated), f.allocated_blocks, format_bytes(f.free),
+        format_bytes(f.largest_free_block));
     d.add_field("device", l.device);
     d.add_field("time_ns", since_start);
     d.add_field("event_index", static_cast<std::int64_t>(l.event_index));
-    d.add_field("reserved_bytes", static_cast<std::int64_t>(s.reserved_bytes()));
-    d.add_field("allocated_bytes", static_cast<std::int64_t>(s.allocated_bytes()));
-    d.add_field("pending_free_bytes", static_cast<std::int64_t>(pending));
-    d.add_field("free_bytes", static_cast<std::int64_t>(free_bytes));
-    d.add_field("largest_free_block_bytes", static_cast<std::int64_t>(largest));
-    d.add_field("segments", static_cast<std::int64_t>(s.segments.size()));
-    d.add_field("allocated_blocks", static_cast<std::int64_t>(allocated_blocks));
+    d.add_field("reserved_bytes", static_cast<std::int64_t>(f.reserved));
+    d.add_field("allocated_bytes", static_cast<std::int64_t>(f.allocated));
+    d.add_field("pending_free_bytes", static_cast<std::int64_t>(f.pending_free));
+    d.add_field("free_bytes", static_cast<std::int64_t>(f.free));
+    d.add_field("largest_free_block_bytes", static_cast<std::int64_t>(f.largest_free_block));
+    d.add_field("segments", static_cast<std::int64_t>(f.segments));
+    d.add_field("allocated_blocks", static_cast<std::int64_t>(f.allocated_blocks));
     out.diagnostics.push_back(std::move(d));
 
     // The largest segments first.

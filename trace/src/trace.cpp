@@ -37,6 +37,10 @@ void trace::finalize() {
   }
   std::sort(sync_waits.begin(), sync_waits.end(),
             [](const sync_wait& a, const sync_wait& b) { return a.range_index < b.range_index; });
+  std::stable_sort(collectives.begin(), collectives.end(),
+                   [](const collective_info& a, const collective_info& b) {
+                     return a.correlation < b.correlation;
+                   });
   for_each_store([&](auto& store) {
     if (!store.finalized())
       store.finalize(lane_count);
@@ -121,13 +125,21 @@ const sync_wait* trace::sync_wait_of(std::size_t range_index) const noexcept {
   return it != sync_waits.end() && it->range_index == range_index ? &*it : nullptr;
 }
 
+const collective_info* trace::collective_of(std::uint32_t correlation) const noexcept {
+  const auto it = std::lower_bound(
+      collectives.begin(), collectives.end(), correlation,
+      [](const collective_info& c, std::uint32_t id) { return c.correlation < id; });
+  return correlation != 0 && it != collectives.end() && it->correlation == correlation ? &*it
+                                                                                       : nullptr;
+}
+
 bool operator==(const trace& a, const trace& b) {
   return a.strings == b.strings && a.stacks == b.stacks && a.lanes == b.lanes &&
          a.kernels == b.kernels && a.copies == b.copies && a.api_calls == b.api_calls &&
          a.ranges == b.ranges && a.markers == b.markers && a.memory == b.memory &&
          a.assertions == b.assertions && a.flows == b.flows && a.counters == b.counters &&
          a.final_allocator_state == b.final_allocator_state && a.metadata == b.metadata &&
-         a.sync_waits == b.sync_waits;
+         a.sync_waits == b.sync_waits && a.collectives == b.collectives;
 }
 
 } // namespace tdiag::trace

@@ -9,6 +9,7 @@
 #include <tensordiag/trace/stack_table.hpp>
 #include <tensordiag/trace/string_table.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -56,6 +57,24 @@ struct segment {
   [[nodiscard]] std::uint64_t largest_free_block() const noexcept;
 };
 
+/// The totals of one allocator state, counted in one pass over its blocks: what the viewer's
+/// allocator view, `tdiag trace timeline` and the OOM analysis print.
+struct state_figures {
+  std::uint64_t reserved = 0;           ///< allocator_state::reserved_bytes()
+  std::uint64_t allocated = 0;          ///< allocator_state::allocated_bytes()
+  std::uint64_t pending_free = 0;       ///< bytes in active_pending_free blocks
+  std::uint64_t free = 0;               ///< bytes in inactive (cached, reusable) blocks
+  std::uint64_t largest_free_block = 0; ///< largest inactive block (0 if none)
+  std::uint64_t largest_segment = 0;    ///< largest segment's total_size (0 if none)
+  std::size_t segments = 0;
+  std::size_t allocated_blocks = 0; ///< active_allocated blocks
+  friend bool operator==(const state_figures&, const state_figures&) = default;
+
+  /// 1 - largest_free_block / free: the share of the free bytes no single request can use
+  /// (0 when nothing is free).
+  [[nodiscard]] double fragmentation() const noexcept;
+};
+
 struct allocator_state {
   std::int64_t time = 0;         ///< ns on the trace axis at which this state holds
   std::vector<segment> segments; ///< sorted by (device, address)
@@ -65,6 +84,8 @@ struct allocator_state {
   /// from the driver, so implicit segments (pool == implicit_pool) do not count.
   [[nodiscard]] std::uint64_t reserved_bytes(std::int32_t device = -2) const noexcept;
   [[nodiscard]] std::uint64_t allocated_bytes(std::int32_t device = -2) const noexcept;
+  /// The totals of the segments of `device` (device < -1 means all).
+  [[nodiscard]] state_figures figures(std::int32_t device = -2) const noexcept;
   /// The segment containing `address` on `device`, or nullptr. O(log n) when sorted.
   [[nodiscard]] const segment* find_segment(std::int32_t device,
                                             std::uint64_t address) const noexcept;

@@ -225,6 +225,20 @@ static_assert(std::is_trivially_copyable_v<assertion_event> && sizeof(assertion_
 static_assert(std::is_trivially_copyable_v<flow_event> && sizeof(flow_event) == 32);
 static_assert(std::is_trivially_copyable_v<counter_event> && sizeof(counter_event) == 24);
 
+/// The process group and sequence number a communication kernel ran in, as Kineto writes them
+/// on its args (PyTorch's record_param_comms: "Process Group Name", "Process Group Ranks",
+/// "Group size", "Seq", "Collective name"). A side table of the trace (trace::collectives),
+/// keyed by the kernel's correlation id, so that kernel_event keeps its layout.
+struct collective_info {
+  std::uint32_t correlation = 0;     ///< the kernel's correlation id
+  string_id group = no_string;       ///< "Process Group Name" ("0", "1", ...)
+  string_id group_ranks = no_string; ///< "Process Group Ranks" as written: "[0, 1]"
+  string_id collective = no_string;  ///< "Collective name" ("allreduce")
+  std::int64_t group_size = -1;      ///< "Group size"; -1 = not given
+  std::int64_t seq = -1;             ///< "Seq": the collective's number in its group; -1 = none
+  friend bool operator==(const collective_info&, const collective_info&) = default;
+};
+
 /// What a cuda_sync row (range_kind::gpu_sync) waited on, as Kineto names it. A side table of
 /// the trace (trace::sync_waits), keyed by the row's index in ranges.all(), so that
 /// range_event keeps its layout.

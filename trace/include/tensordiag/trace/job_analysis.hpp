@@ -189,25 +189,36 @@ struct rank_analysis {
   critical_path_result critical_path;
 };
 
-/// One collective: a communication kernel on every rank, launched by the same c10d / nccl
-/// operator in the same ProfilerStep, the kernels overlapping on the job clock; who came last.
+/// One collective: a communication kernel on every rank of its process group (every rank of
+/// the job when the trace names no group), launched by the same c10d / nccl operator in the same
+/// ProfilerStep, with the same sequence number where the trace has one, else the kernels
+/// overlapping on the job clock; who came last.
 struct collective_wait {
-  std::string name;            ///< the kernel name
-  std::string operation;       ///< the launching operator (`c10d::allreduce_`); empty = none
-  std::size_t occurrence = 0;  ///< n: the n-th collective of (operation, name, step)
-  int step = -1;               ///< the ProfilerStep the last rank launched it in; -1 = none
-  int last_rank = 0;           ///< the rank whose kernel started last (on the job's clock)
-  double spread_us = 0;        ///< last start minus first start
-  std::vector<double> wait_us; ///< per rank (job order): last start minus this rank's start
-  /// Per rank (job order): its kernel's start and end on its own trace's axis (ns).
+  std::string name;           ///< the kernel name
+  std::string operation;      ///< the launching operator (`c10d::allreduce_`); empty = none
+  std::string group;          ///< "Process Group Name"; empty = the whole job
+  std::int64_t seq = -1;      ///< "Seq" in its group; -1 = the trace has none
+  std::size_t occurrence = 0; ///< n: the n-th collective of (group, operation, name, step)
+  int step = -1;              ///< the ProfilerStep the last rank launched it in; -1 = none
+  int last_rank = 0;          ///< the rank whose kernel started last (on the job's clock)
+  double spread_us = 0;       ///< last start minus first start
+  /// The job's ranks in its group: their places in the job's input order (the order of
+  /// clock_offsets_ns) and their rank numbers. The vectors below have one entry per member.
+  std::vector<std::size_t> members;
+  std::vector<int> ranks;
+  std::vector<double> wait_us; ///< per member: last start minus this rank's start
+  /// Per member: its kernel's start and end on its own trace's axis (ns).
   std::vector<std::int64_t> start_ns, end_ns;
 };
 
-/// A communication kernel on one rank with no partner on some other rank (a sampled or
-/// truncated trace, or a collective some rank never joined): a finding, never paired.
+/// A communication kernel on one rank with no partner on some other rank of its process group
+/// (a sampled or truncated trace, or a collective some member never joined): a finding, never
+/// paired.
 struct unmatched_collective {
   int rank = 0;
   std::string name, operation;           ///< kernel name and launching operator, as collective_wait
+  std::string group;                     ///< "Process Group Name"; empty = the whole job
+  std::int64_t seq = -1;                 ///< "Seq" in its group; -1 = none
   int step = -1;                         ///< the ProfilerStep of its launch; -1 = none
   std::int64_t start_ns = 0, end_ns = 0; ///< on the rank's own axis
 };
@@ -244,7 +255,7 @@ struct job_analysis_result {
   std::vector<rank_analysis> ranks;           ///< in rank order
   std::vector<kernel_type_time> kernel_types; ///< summed over ranks, largest first
   std::vector<std::int64_t> clock_offsets_ns; ///< per rank (input order), added to its times
-  std::vector<collective_wait> collectives;   ///< matched on every rank, in time order
+  std::vector<collective_wait> collectives;   ///< matched on every member, in time order
   std::vector<unmatched_collective> unmatched_collectives; ///< by rank, then start
   std::vector<rank_wait> waits;                            ///< per rank
   std::vector<step_time> steps;                            ///< per rank and step

@@ -69,6 +69,11 @@ public:
   std::vector<sync_wait> sync_waits;
   /// The entry of the row at `range_index` of ranges.all(), or nullptr.
   [[nodiscard]] const sync_wait* sync_wait_of(std::size_t range_index) const noexcept;
+  /// The process groups and sequence numbers of communication kernels, where the source names
+  /// them; finalize() sorts it by correlation.
+  std::vector<collective_info> collectives;
+  /// The entry of the kernel with correlation id `correlation`, or nullptr (also for 0).
+  [[nodiscard]] const collective_info* collective_of(std::uint32_t correlation) const noexcept;
 
   /// Allocator state at one instant when the source had it (a snapshot's `segments`, at the
   /// time it was dumped). Replay derives other instants from it and the memory events.

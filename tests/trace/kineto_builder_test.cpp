@@ -1,0 +1,181 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The event loop (kineto_builder.cpp): each traceEvents element into its store, lanes and
+// thread names, flows paired by (cat, id), and the model held to the memory budget.
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/kineto_import.hpp>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "trace_test_support.hpp"
+
+namespace {
+
+using namespace tdiag::trace;
+using tdiag::trace::test::as_bytes;
+
+// Every phase and category to its store; an "s" without its "f" and an unknown phase are
+// skipped (and counted), args before "ph" are read all the same.
+TEST(KinetoBuilder, EventsGoToTheirStores) {
+  const std::string json = R"json({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5,
+     "args": {"device": 0, "stream": 7, "correlation": 3, "grid": [2, 1, 1]}},
+    {"args": {"device": 0, "stream": 7, "bytes": 256}, "ph": "X", "cat": "gpu_memcpy",
+     "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7, "ts": 20, "dur": 2},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 8,
+     "dur": 1, "args": {"correlation": 3}},
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#4", "pid": 1, "tid": 1, "ts": 1,
+     "dur": 40},
+    {"ph": "i", "cat": "cpu_instant_event", "name": "mark", "pid": 1, "tid": 1, "ts": 3},
+    {"ph": "C", "name": "queue", "pid": 1, "tid": 1, "ts": 4, "args": {"bytes": 9}},
+    {"ph": "s", "cat": "ac2g", "id": 3, "pid": 1, "tid": 1, "ts": 8},
+    {"ph": "f", "cat": "ac2g", "id": 3, "pid": 0, "tid": 7, "ts": 10},
+    {"ph": "s", "cat": "ac2g", "id": 4, "pid": 1, "tid": 1, "ts": 9},
+    {"ph": "Q", "name": "unknown phase", "pid": 1, "tid": 1, "ts": 9}]})json";
+  kineto_stats stats;
+  const auto r = import_kineto(as_bytes(json), "stores.json", {}, &stats);
+  const auto& t = r.trace;
+  ASSERT_EQ(t.kernels.size(), 1u);
+  EXPECT_EQ(t.kernels.all()[0].start, 10'000);
+  EXPECT_EQ(t.kernels.all()[0].end, 15'000);
+  EXPECT_EQ(t.kernels.all()[0].correlation, 3u);
+  EXPECT_EQ(t.kernels.all()[0].grid[0], 2u);
+  ASSERT_EQ(t.copies.size(), 1u);
+  EXPECT_EQ(t.copies.all()[0].bytes, 256u);
+  EXPECT_EQ(t.copies.all()[0].kind, copy_kind::htod);
+  EXPECT_EQ(t.copies.all()[0].src_kind, memory_kind::pageable);
+  ASSERT_EQ(t.api_calls.size(), 1u);
+  EXPECT_EQ(t.api_calls.all()[0].kind, api_kind::runtime);
+  ASSERT_EQ(t.ranges.size(), 1u);
+  EXPECT_EQ(t.ranges.all()[0].kind, range_kind::step);
+  EXPECT_EQ(t.markers.size(), 1u);
+  ASSERT_EQ(t.counters.size(), 1u);
+  EXPECT_EQ(t.counters.all()[0].value, 9.0);
+  ASSERT_EQ(t.flows.size(), 1u);
+  EXPECT_EQ(t.flows.all()[0].kind, flow_kind::launch);
+  EXPECT_EQ(t.flows.all()[0].target_lane, t.kernels.all()[0].lane);
+  EXPECT_EQ(stats.events, 10u);
+  EXPECT_EQ(stats.skipped_events, 2u); // the open flow and the unknown phase
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.warnings[0].code, "TDIAG-TR-124");
+}
+
+// "Bytes": INT64_MIN is a free of 2^63 bytes: negated as unsigned, never a signed overflow (the
+// UBSan build runs this too); a size above INT64_MAX saturates instead of turning into a free.
+TEST(KinetoBuilder, ExtremeMemoryBytesDoNotOverflow) {
+  const std::string json = R"({"traceEvents": [
+    {"ph": "i", "name": "[memory]", "pid": 0, "tid": 0, "ts": 1, "args": {"Device Type": 1,
+     "Device Id": 0, "Addr": 64, "Bytes": -9223372036854775808}},
+    {"ph": "i", "name": "[memory]", "pid": 0, "tid": 0, "ts": 2, "args": {"Device Type": 1,
+     "Device Id": 0, "Addr": 128, "Bytes": 18446744073709551615}}]})";
+  const auto r = import_kineto(as_bytes(json), "bytes.json");
+  ASSERT_EQ(r.trace.memory.size(), 2u);
+  const auto& free = r.trace.memory.all()[0];
+  EXPECT_EQ(free.action, memory_action::free_completed);
+  EXPECT_EQ(free.size, std::uint64_t{1} << 63);
+  const auto& alloc = r.trace.memory.all()[1];
+  EXPECT_EQ(alloc.action, memory_action::alloc);
+  EXPECT_EQ(alloc.size, std::uint64_t{INT64_MAX});
+}
+
+// A thread_name names the host thread and the GPU stream with its (pid, tid), and only those;
+// the last name given wins.
+TEST(KinetoBuilder, ThreadNamesNameTheirLanes) {
+  std::string json = R"({"traceEvents": [)";
+  for (int tid = 0; tid < 50; ++tid) {
+    json += fmt::format(R"({{"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": {0},)"
+                        R"( "ts": {0}, "dur": 1}},)",
+                        tid);
+    json += fmt::format(R"({{"ph": "M", "name": "thread_name", "pid": 1, "tid": {0},)"
+                        R"( "args": {{"name": "worker {0}"}}}},)",
+                        tid);
+  }
+  json += R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 1},
+    {"ph": "M", "name": "thread_name", "pid": 0, "tid": 7, "args": {"name": "old"}},
+    {"ph": "M", "name": "thread_name", "pid": 0, "tid": 7, "args": {"name": "stream 7"}},
+    {"ph": "M", "name": "thread_name", "pid": 5, "tid": 5, "args": {"name": "no such lane"}}]})";
+  const auto r = import_kineto(as_bytes(json), "names.json");
+  const auto& lanes = r.trace.lanes;
+  for (std::uint64_t tid = 0; tid < 50; ++tid) {
+    const auto l = lanes.find_host(1, tid);
+    ASSERT_NE(l, no_lane) << tid;
+    EXPECT_EQ(r.trace.name(lanes.at(l).name), fmt::format("worker {}", tid));
+  }
+  const auto gpu = lanes.find_gpu(0, 7);
+  ASSERT_NE(gpu, no_lane);
+  EXPECT_EQ(r.trace.name(lanes.at(gpu).name), "stream 7");
+  EXPECT_EQ(lanes.find_host(5, 5), no_lane);
+}
+
+// Many small events (a 62 MB gzip can inflate to 20 GiB of them): the model itself is held to
+// the memory budget as it grows, one line naming the file instead of bad_alloc.
+TEST(KinetoBuilder, ModelGrowsWithinTheMemoryBudget) {
+  std::string json = R"({"traceEvents": [)";
+  for (int i = 0; i < 70000; ++i)
+    json += fmt::format(
+        R"({{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":{},"dur":1}},)", i);
+  json.back() = ']';
+  json += "}";
+  setenv("TDIAG_MEMORY_LIMIT", "2M", 1);
+  try {
+    (void)import_kineto(as_bytes(json), "many.json");
+    ADD_FAILURE() << "70000 events within a 2 MiB budget";
+  } catch (const tdiag::input_error& e) {
+    const auto& d = e.report().diagnostics.front();
+    EXPECT_EQ(d.code, "TDIAG-CORE-006");
+    EXPECT_NE(d.message.find("many.json: the model of its first 65536 events needs"),
+              std::string::npos)
+        << d.message;
+  }
+  unsetenv("TDIAG_MEMORY_LIMIT");
+  EXPECT_EQ(import_kineto(as_bytes(json), "many.json").trace.api_calls.size(), 70000u);
+}
+
+// An NCCL kernel's process group and sequence number (record_param_comms' args) are kept by
+// correlation id; "Process Group Ranks" may be a string or an array; a kernel without them
+// has no entry.
+TEST(KinetoBuilder, KeepsTheProcessGroupOfNcclKernels) {
+  const std::string json = R"json({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 7, "ts": 1,
+     "dur": 1, "args": {"correlation": 9, "Collective name": "allreduce", "Group size": 2,
+     "Process Group Name": "1", "Process Group Ranks": "[0, 1]", "Seq": 4}},
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllGather", "pid": 0, "tid": 7, "ts": 3,
+     "dur": 1, "args": {"correlation": 5, "Process Group Name": "0",
+     "Process Group Ranks": [0, 1, 2, 3]}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 5, "dur": 1,
+     "args": {"correlation": 6}}]})json";
+  const auto t = import_kineto(as_bytes(json), "groups.json").trace;
+  ASSERT_EQ(t.collectives.size(), 2u);
+  const auto* ar = t.collective_of(9);
+  ASSERT_NE(ar, nullptr);
+  EXPECT_EQ(t.name(ar->group), "1");
+  EXPECT_EQ(t.name(ar->group_ranks), "[0, 1]");
+  EXPECT_EQ(t.name(ar->collective), "allreduce");
+  EXPECT_EQ(ar->group_size, 2);
+  EXPECT_EQ(ar->seq, 4);
+  const auto* ag = t.collective_of(5);
+  ASSERT_NE(ag, nullptr);
+  EXPECT_EQ(t.name(ag->group_ranks), "[0, 1, 2, 3]");
+  EXPECT_EQ(ag->seq, -1);
+  EXPECT_EQ(t.collective_of(6), nullptr);
+  EXPECT_EQ(t.collective_of(0), nullptr);
+
+  const std::string bad = R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k",
+    "pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"Process Group Name": 3}}]})";
+  try {
+    (void)import_kineto(as_bytes(bad), "bad.json");
+    ADD_FAILURE() << "a number as the group name";
+  } catch (const tdiag::input_error& e) {
+    EXPECT_NE(e.report().diagnostics.front().message.find(
+                  "bad.json: traceEvents[0].args.Process Group Name: expected a JSON string"),
+              std::string::npos)
+        << e.report().diagnostics.front().message;
+  }
+}
+
+} // namespace

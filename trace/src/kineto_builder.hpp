@@ -1,0 +1,82 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The Kineto event loop (private to the importer): each traceEvents element, by phase and
+// category, into the trace's stores; lanes, flows and thread names as they come.
+#pragma once
+
+#include <tensordiag/trace/kineto_import.hpp>
+#include <tensordiag/trace/trace.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "kineto_fields.hpp"
+
+namespace tdiag::trace::detail {
+
+class kineto_builder {
+public:
+  kineto_builder(trace& t, kineto_stats& stats);
+
+  /// One traceEvents element. Throws tdiag::input_error (fail_field) for a known field of the
+  /// wrong type, and TDIAG-CORE-006 when the model outgrows the memory budget.
+  void event(od::object& obj);
+
+  /// One line naming the file and the field: "x.json: traceEvents[7].args.Bytes: expected a JSON
+  /// integer, got \"123\"" (TDIAG-TR-125).
+  [[noreturn]] void fail_field(const std::string& path, const bad_field& f) const;
+
+  void set_base(std::int64_t base_ns) { base_ns_ = base_ns; }
+
+  /// After the last event: thread names onto their lanes, the time origin, flows left open.
+  void finish();
+
+private:
+  void read_event(od::object& obj);
+  std::int64_t on_axis(const time_value& t);
+  std::int64_t track_number(const track_key& k);
+  lane_id host_lane(const track_key& pid, const track_key& tid);
+  lane_id gpu_lane(std::int64_t device, std::uint64_t stream);
+  string_id intern(std::string_view s) { return t_.strings.intern(s); }
+  /// A GPU row's device, stream and lane: its args' device and stream, else its pid and tid.
+  std::tuple<std::int32_t, std::uint64_t, lane_id>
+  gpu_place(const event_args& a, const track_key& pid, const track_key& tid);
+
+  void complete(std::string_view cat, std::string_view name, std::int64_t start, std::int64_t end,
+                const track_key& pid, const track_key& tid, const event_args& a);
+  void instant(std::string_view cat, std::string_view name, std::int64_t time, const track_key& pid,
+               const track_key& tid, const event_args& a);
+  void flow(char ph, std::string_view cat, std::uint64_t id, std::int64_t time,
+            const track_key& pid, const track_key& tid);
+  void metadata(std::string_view name, const track_key& pid, const track_key& tid,
+                const event_args& a);
+  void counter(std::string_view name, std::int64_t time, const track_key& pid, const track_key& tid,
+               const event_args& a);
+  void reparse_args(std::string_view raw, event_args& a);
+
+  struct pending_flow {
+    flow_event flow;
+    bool has_start = false, has_end = false;
+  };
+
+  trace& t_;
+  kineto_stats& stats_;
+  std::unordered_map<std::uint64_t, pending_flow> pending_flows_;
+  std::vector<std::pair<std::pair<std::int64_t, std::int64_t>, string_id>> thread_names_;
+  std::pair<std::int64_t, std::int64_t> last_host_{INT64_MIN, INT64_MIN};
+  lane_id last_host_lane_ = 0;
+  std::pair<std::int64_t, std::uint64_t> last_gpu_{INT64_MIN, 0};
+  lane_id last_gpu_lane_ = 0;
+  bool fractional_ts_ = false;
+  bool rebased_ = false;
+  std::int64_t rebase_us_ = 0, base_ns_ = 0;
+  od::parser side_parser_;
+};
+
+} // namespace tdiag::trace::detail
