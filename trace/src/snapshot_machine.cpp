@@ -57,7 +57,7 @@ struct snap_machine {
   std::uint64_t created = 0;
   std::vector<std::uint64_t> stack;
   std::vector<std::size_t> marks;
-  std::vector<std::uint64_t> scratch;
+  snap_stream::flat_items scratch;
 
   [[noreturn, gnu::cold, gnu::noinline]] void fail(std::string_view code, std::string_view title,
                                                    std::string message,
@@ -199,7 +199,7 @@ struct snap_machine {
     auto& c = s.containers_[index];
     if (c.converted)
       return make(t_row, c.cached);
-    if (s.sink_ == nullptr || c.kind != kind::dict || !s.has_action(c))
+    if (s.sink_ == nullptr || c.kind != kind::dict || !s.has_action(c.items))
       return stored(v);
     const bool exclusive = c.refs == 0;
     const auto row = s.sink_->entry(snap_value(&s, v, c.offset), exclusive);
@@ -270,24 +270,45 @@ struct snap_machine {
   }
 
   // The shape of nearly every trace entry, read in one go: EMPTY_DICT MEMOIZE MARK, then keys
-  // fetched from the memo with small ints, None or memo fetches as values, then SETITEMS. The
-  // same dict the opcodes would build; false (nothing consumed) for anything else, which the
-  // opcodes then read one by one.
+  // fetched from the memo with small ints, None or memo fetches as values, then SETITEMS. A
+  // trace entry about to be appended becomes its row at once, with no dict made; anything else
+  // becomes the dict the opcodes would build. False (nothing consumed) for other shapes, which
+  // the opcodes then read one by one.
   bool flat_dict() {
     std::uint64_t ints = 0;
     const auto n = s.scan_flat_dict(scratch, ints);
     if (n == 0)
       return false;
     created += ints;
-    const auto v = new_container(kind::dict);
-    for (const auto item : scratch)
+    const auto kv = scratch.span();
+    for (const auto item : kv)
       if (tag_of(item) == t_container)
         s.containers_[payload_of(item)].refs += 3; // fetched from the memo, then stored
-    s.containers_[payload_of(v)].items.assign(scratch.begin(), scratch.end());
-    push(v);
+    std::uint32_t row = 0;
+    if (next_in_batch() && s.has_action(kv) && s.sink_->flat_entry(kv, op_offset, row)) {
+      count();
+      push(make(t_row, row));
+    } else {
+      const auto v = new_container(kind::dict);
+      s.containers_[payload_of(v)].items.assign(kv.begin(), kv.end());
+      push(v);
+    }
     memo_put(s.memo_.size());
     s.pos_ += n;
     return true;
+  }
+  // A value pushed now is appended to a list next, in order: the open MARK sits on a list and
+  // nothing but rows is above it (so rows keep the order the list gives them; a dict above
+  // the MARK becomes its row only when the list takes it).
+  [[nodiscard]] bool next_in_batch() const noexcept {
+    if (s.sink_ == nullptr || marks.empty() || marks.back() == 0)
+      return false;
+    const auto target = stack[marks.back() - 1];
+    if (tag_of(target) != t_container)
+      return false;
+    const auto& list = s.containers_[payload_of(target)];
+    return list.kind == kind::list && !list.converted &&
+           (stack.size() == marks.back() || tag_of(stack.back()) == t_row);
   }
 
   void push_string(kind k, std::uint64_t len) {
@@ -327,7 +348,9 @@ struct snap_machine {
     auto& memo = s.memo_;
     if (index > memo.size() + 4096 || index >= limits.max_values)
       fail(codes::bad_memo, "malformed pickle", fmt::format("memo index {} out of range", index));
-    if (index >= memo.size())
+    if (index == memo.size())
+      memo.push_back(0);
+    else if (index > memo.size())
       memo.resize(index + 1, make(t_none, none32));
     const auto v = top();
     memo[index] = v;
