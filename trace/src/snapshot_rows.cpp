@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -30,6 +31,16 @@ enum entry_field : std::uint8_t {
   f_frames,
   f_user_metadata
 };
+
+// The row member and key of each plain int field, in entry_field order from f_addr.
+struct int_field {
+  std::uint64_t memory_event::*member;
+  std::string_view key;
+};
+constexpr std::array<int_field, 4> int_fields{{{&memory_event::address, "addr"},
+                                               {&memory_event::size, "size"},
+                                               {&memory_event::stream, "stream"},
+                                               {&memory_event::device_free, "device_free"}}};
 
 entry_field field_named(std::string_view k) noexcept {
   return k == "action"          ? f_action
@@ -114,17 +125,13 @@ bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value
         origin_us_ = std::min(origin_us_, st.time_us);
       break;
     case f_addr:
-      m.address = is_int ? as_u64 : u64(dict, "addr");
-      break;
     case f_size:
-      m.size = is_int ? as_u64 : u64(dict, "size");
-      break;
     case f_stream:
-      m.stream = is_int ? as_u64 : u64(dict, "stream");
+    case f_device_free: {
+      const auto& f = int_fields[field - f_addr];
+      m.*f.member = is_int ? as_u64 : u64(dict, f.key);
       break;
-    case f_device_free:
-      m.device_free = is_int ? as_u64 : u64(dict, "device_free");
-      break;
+    }
     case f_frames: {
       const snap_value v(s_, raw, offset);
       if (snap::tag_of(raw) == snap::t_stack) // the common case first
