@@ -217,4 +217,51 @@ TEST(SnapshotImport, StringsLongerThanTheReadWindow) {
   std::filesystem::remove(path);
 }
 
+// Protocol-4 entries the way pickle writes them once their keys are memoized (memo 5-8:
+// 'action', 'alloc', 'addr', 'time_us'): flat dicts the importer turns into rows as it reads
+// them, with no dict made (e0 is appended alone, e1 to e3 in one batch; `middle` is e2).
+std::string memoized_entries(const std::string& middle) {
+  const auto memo = [](const std::string& s) { return binunicode(s) + "\x94"; };
+  const auto flat = [](char addr, char time) {
+    return std::string("}\x94(h\x05h\x06h\x07K") + addr + "h\x08K" + time + "u";
+  };
+  const std::string e0 = "}\x94(" + memo("action") + memo("alloc") + memo("addr") + "K\x0a" +
+                         memo("time_us") + "K\x01u";
+  // Past the entries: the flat read looks 1 KiB ahead.
+  const std::string pad = binunicode("pad") + binunicode(std::string(2000, 'x'));
+  return "\x80\x04}\x94(" + memo("device_traces") + "]\x94(]\x94" + e0 + "a(" + flat(11, 2) +
+         middle + flat(13, 4) + "ee" + pad + "u.";
+}
+
+TEST(SnapshotImport, FlatEntriesKeepFileOrderAmongOthers) {
+  // e2 holds a str the flat read does not take ('user_metadata': 'x'): it becomes a dict, and
+  // its row must still come between e1's and e3's.
+  const auto p = memoized_entries("}\x94(h\x05h\x06h\x07K\x0ch\x08K\x03" +
+                                  binunicode("user_metadata") + binunicode("x") + "u");
+  const auto r = import_snapshot(p, "flat.pickle");
+  const auto rows = r.trace.memory.all();
+  ASSERT_EQ(rows.size(), 4u);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].address, 10u + i);
+    EXPECT_EQ(rows[i].time, static_cast<std::int64_t>(i) * 1000);
+    EXPECT_EQ(rows[i].action, memory_action::alloc);
+  }
+  EXPECT_EQ(r.trace.strings.name(rows[2].user_metadata), "x");
+  EXPECT_EQ(r.trace.metadata.time_origin_ns, 1000);
+}
+
+TEST(SnapshotImport, FlatEntryWithAStrAddressNamesIt) {
+  // e2's 'addr' is the memoized str 'alloc': the row cannot be made without the dict, which
+  // then names the field and what it holds.
+  const auto p = memoized_entries("}\x94(h\x05h\x06h\x07h\x06h\x08K\x03u");
+  try {
+    (void)import_snapshot(p, "flat.pickle");
+    FAIL() << "no error";
+  } catch (const tdiag::input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("flat.pickle: byte offset "), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("'addr' (expected an int) is a str"), std::string::npos)
+        << e.what();
+  }
+}
+
 } // namespace

@@ -145,28 +145,26 @@ snap_stream::fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_
 // fetched from the memo with small ints, None or memo fetches as values, then SETITEMS. Returns
 // the bytes it spans with the dict's items in `items`; 0 (nothing consumed) for anything else,
 // which the opcodes then read one by one.
-std::size_t snap_stream::scan_flat_dict(std::vector<std::uint64_t>& items,
-                                        std::uint64_t& ints) const {
+std::size_t snap_stream::scan_flat_dict(flat_items& items, std::uint64_t& ints) const {
   const auto* p = data_ + pos_;
   if (end_ - pos_ < 1024 || p[0] != 0x94 || p[1] != '(')
     return 0;
   p += 2;
-  items.clear();
+  items.count = 0;
   while (*p != 'u') {
-    std::uint64_t key = 0, value = 0;
-    if (items.size() >= 128 || !fast_get(p, key) || tag_of(key) != t_box ||
-        !fast_value(p, value, ints))
+    if (items.count == items.handles.size() || !fast_get(p, items.handles[items.count]) ||
+        tag_of(items.handles[items.count]) != t_box ||
+        !fast_value(p, items.handles[items.count + 1], ints))
       return 0;
-    items.push_back(key);
-    items.push_back(value);
+    items.count += 2;
   }
   return static_cast<std::size_t>(p + 1 - (data_ + pos_));
 }
 
 // A dict with an "action" key: a device_traces entry.
-bool snap_stream::has_action(const container& c) const noexcept {
-  for (std::size_t i = 0; i < c.items.size(); i += 2) {
-    const auto k = c.items[i];
+bool snap_stream::has_action(std::span<const std::uint64_t> items) const noexcept {
+  for (std::size_t i = 0; i < items.size(); i += 2) {
+    const auto k = items[i];
     if (tag_of(k) != t_box)
       continue;
     const auto& b = boxes_[payload_of(k)];

@@ -14,6 +14,7 @@
 #include <tensordiag/core/file_io.hpp>
 #include <tensordiag/trace/pickle_reader.hpp>
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -100,6 +101,12 @@ public:
   /// Turns a complete entry dict into a row and returns its index. `exclusive`: nothing else
   /// refers to the dict, so what only it holds may be released (snap_stream::release).
   virtual std::uint32_t entry(snap_value dict, bool exclusive) = 0;
+  /// The same for a flat entry read in one go (snap_stream::scan_flat_dict), for which the
+  /// machine has made no dict: its keys and values alternating, at byte `offset`, held by
+  /// nothing else yet. Returns false when a value needs the dict; the machine then makes it and
+  /// calls entry() when it is appended.
+  virtual bool flat_entry(std::span<const std::uint64_t> items, std::uint64_t offset,
+                          std::uint32_t& row) = 0;
 };
 
 class snap_stream {
@@ -178,9 +185,17 @@ private:
   [[noreturn, gnu::cold]] void fail_at(std::uint64_t offset, std::uint8_t op, std::string_view code,
                                        std::string_view title, std::string message,
                                        std::string hint = {}) const;
-  [[nodiscard]] bool has_action(const container& c) const noexcept;
+  [[nodiscard]] bool has_action(std::span<const std::uint64_t> items) const noexcept;
   std::uint64_t refill(std::size_t n, std::size_t chunk);
-  std::size_t scan_flat_dict(std::vector<std::uint64_t>& items, std::uint64_t& ints) const;
+  /// A flat dict's keys and values, alternating (at most 64 pairs: 1024 bytes of input).
+  struct flat_items {
+    std::array<std::uint64_t, 128> handles;
+    std::size_t count = 0;
+    [[nodiscard]] std::span<const std::uint64_t> span() const noexcept {
+      return {handles.data(), count};
+    }
+  };
+  std::size_t scan_flat_dict(flat_items& items, std::uint64_t& ints) const;
   bool fast_get(const std::uint8_t*& p, std::uint64_t& out) const;
   bool fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_t& ints) const;
 };

@@ -1,0 +1,240 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Private: the pickle machine over a snap_stream (snapshot_stream.hpp): its stack, marks and
+// memo, with the primitives every opcode uses inline here. What the opcodes do is in
+// snapshot_opcodes.cpp; how containers are built (and trace entries become rows) in
+// snapshot_machine.cpp. The same subset and refusals as pickle_reader.hpp.
+#pragma once
+
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/codes.hpp>
+
+#include <fmt/format.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pickle_opcodes.hpp"
+#include "snapshot_stream.hpp"
+
+namespace tdiag::trace::detail {
+
+// A struct so that it reaches the stream's internals.
+struct snap_machine {
+  using kind = pickle_kind;
+  static constexpr std::size_t chunk_bytes = std::size_t{1} << 20;
+
+  snap_stream& s;
+  const pickle_limits& limits;
+  std::size_t op_offset = 0;
+  std::uint8_t op = 0;
+  std::uint64_t created = 0;
+  std::vector<std::uint64_t> stack;
+  std::vector<std::size_t> marks;
+  snap_stream::flat_items scratch;
+
+  [[noreturn, gnu::cold, gnu::noinline]] void fail(std::string_view code, std::string_view title,
+                                                   std::string message,
+                                                   std::string hint = {}) const {
+    s.fail_at(op_offset, op, code, title, std::move(message), std::move(hint));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void truncated(std::uint64_t needed) const {
+    fail(codes::truncated_pickle, "truncated pickle",
+         fmt::format("{} needs {} more byte(s) but the input ends at byte {}", opname(), needed,
+                     s.total_),
+         "the file was cut short (an interrupted copy or dump?); re-create it");
+  }
+  [[nodiscard]] std::string opname() const {
+    const auto name = opcode_name(op);
+    return name.empty() ? fmt::format("opcode 0x{:02x}", op) : std::string(name);
+  }
+  [[nodiscard]] std::uint64_t left() const noexcept { return s.total_ - s.position(); }
+
+  void refill(std::size_t n) {
+    if (n > left())
+      truncated(n - left());
+    if (const auto missing = s.refill(n, chunk_bytes); missing != 0)
+      truncated(missing);
+  }
+  const std::uint8_t* take(std::size_t n) {
+    if (n > s.end_ - s.pos_)
+      refill(n);
+    const auto* p = s.data_ + s.pos_;
+    s.pos_ += n;
+    return p;
+  }
+  std::uint64_t read_le(std::size_t n) {
+    const auto* p = take(n);
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      v |= std::uint64_t{p[i]} << (8 * i);
+    return v;
+  }
+  std::string_view read_line() {
+    for (;;) {
+      const auto* begin = s.data_ + s.pos_;
+      const void* nl = std::memchr(begin, '\n', s.end_ - s.pos_);
+      if (nl != nullptr) {
+        const auto n = static_cast<std::size_t>(static_cast<const std::uint8_t*>(nl) - begin);
+        s.pos_ += n + 1;
+        return {reinterpret_cast<const char*>(begin), n};
+      }
+      if (s.end_ - s.pos_ >= left() || s.end_ - s.pos_ > 4096)
+        truncated(1);
+      refill(s.end_ - s.pos_ + 1);
+    }
+  }
+
+  void count() {
+    if (++created > limits.max_values)
+      fail(codes::pickle_limit, "pickle over limit",
+           fmt::format("more than {} values", limits.max_values));
+  }
+  std::uint64_t boxed(kind k, std::uint64_t payload, std::uint32_t aux = 0) {
+    s.boxes_.push_back({payload, op_offset, aux, k});
+    return make(t_box, s.boxes_.size() - 1);
+  }
+  std::uint64_t integer(std::int64_t v) {
+    count();
+    constexpr std::int64_t lim = std::int64_t{1} << 59;
+    if (v >= -lim && v < lim)
+      return make(t_int, static_cast<std::uint64_t>(v));
+    return boxed(kind::integer, static_cast<std::uint64_t>(v));
+  }
+  std::uint64_t new_container(kind k) {
+    count();
+    std::uint32_t index;
+    if (!s.free_.empty()) {
+      index = s.free_.back();
+      s.free_.pop_back();
+    } else {
+      index = static_cast<std::uint32_t>(s.containers_.size());
+      s.containers_.emplace_back();
+    }
+    auto& c = s.containers_[index];
+    c.kind = k;
+    c.offset = op_offset;
+    return make(t_container, index);
+  }
+  void push(std::uint64_t v) {
+    if (stack.size() >= limits.max_stack)
+      fail(codes::pickle_limit, "pickle over limit",
+           fmt::format("stack deeper than {}", limits.max_stack));
+    stack.push_back(v);
+  }
+  [[nodiscard]] std::size_t floor() const { return marks.empty() ? 0 : marks.back(); }
+  std::uint64_t pop() {
+    if (stack.size() <= floor())
+      fail(codes::malformed_pickle, "malformed pickle",
+           fmt::format("{} on an empty stack", opname()));
+    const auto v = stack.back();
+    stack.pop_back();
+    return v;
+  }
+  [[nodiscard]] std::uint64_t top() const {
+    if (stack.size() <= floor())
+      fail(codes::malformed_pickle, "malformed pickle",
+           fmt::format("{} on an empty stack", opname()));
+    return stack.back();
+  }
+  std::size_t pop_mark() {
+    if (marks.empty())
+      fail(codes::malformed_pickle, "malformed pickle", fmt::format("{} without a MARK", opname()));
+    const auto m = marks.back();
+    marks.pop_back();
+    return m;
+  }
+  [[nodiscard]] kind kind_of(std::uint64_t v) const noexcept { return snap_value(&s, v, 0).kind(); }
+  snap_stream::container& container_of(std::uint64_t v, kind expected) {
+    if (tag_of(v) != t_container || s.containers_[payload_of(v)].converted ||
+        s.containers_[payload_of(v)].kind != expected)
+      fail(codes::malformed_pickle, "malformed pickle",
+           fmt::format("{} applied to a {} (expected {})", opname(), to_string(kind_of(v)),
+                       to_string(expected)));
+    return s.containers_[payload_of(v)];
+  }
+  void grow(const snap_stream::container& c, std::size_t extra) {
+    if (c.run_count + c.items.size() + extra > limits.max_container)
+      fail(codes::pickle_limit, "pickle over limit",
+           fmt::format("a container with more than {} items", limits.max_container));
+  }
+  // Stored into a container: a container so stored more than once is shared.
+  std::uint64_t stored(std::uint64_t v) {
+    if (tag_of(v) == t_container)
+      ++s.containers_[payload_of(v)].refs;
+    return v;
+  }
+
+  // An item appended to a list: a trace entry dict becomes a row.
+  std::uint64_t list_item(std::uint64_t v);
+  static void append_to(snap_stream::container& list, std::uint64_t item);
+  void append_items(std::size_t mark, kind k);
+  void set_items(std::size_t mark);
+  void build_from_mark(kind k, std::size_t mark);
+  void build_tuple(std::size_t n);
+
+  // The shape of nearly every trace entry, read in one go: EMPTY_DICT MEMOIZE MARK, then keys
+  // fetched from the memo with small ints, None or memo fetches as values, then SETITEMS. A
+  // trace entry about to be appended becomes its row at once, with no dict made; anything else
+  // becomes the dict the opcodes would build. False (nothing consumed) for other shapes, which
+  // the opcodes then read one by one.
+  bool flat_dict();
+  // A value pushed now is appended to a list next, in order: the open MARK sits on a list and
+  // nothing but rows is above it (so rows keep the order the list gives them; a dict above
+  // the MARK becomes its row only when the list takes it).
+  [[nodiscard]] bool next_in_batch() const noexcept;
+
+  void push_string(kind k, std::uint64_t len);
+  void push_long(std::uint64_t n);
+  void memo_put(std::uint64_t index) {
+    // Python numbers the memo densely; refuse far-off indices rather than allocating for them.
+    auto& memo = s.memo_;
+    if (index > memo.size() + 4096 || index >= limits.max_values)
+      fail(codes::bad_memo, "malformed pickle", fmt::format("memo index {} out of range", index));
+    if (index == memo.size())
+      memo.push_back(0);
+    else if (index > memo.size())
+      memo.resize(index + 1, make(t_none, none32));
+    const auto v = top();
+    memo[index] = v;
+    if (tag_of(v) == t_container)
+      s.containers_[payload_of(v)].memo = static_cast<std::uint32_t>(index);
+  }
+  void memo_get(std::uint64_t index) {
+    if (index >= s.memo_.size() || s.memo_[index] == make(t_none, none32))
+      fail(codes::bad_memo, "malformed pickle",
+           fmt::format("memo index {} was never stored", index));
+    const auto v = s.memo_[index];
+    // Fetched again: whatever holds it now, it is shared.
+    if (tag_of(v) == t_container)
+      s.containers_[payload_of(v)].refs += 2;
+    push(v);
+  }
+  std::uint64_t parse_decimal(std::string_view text);
+  void open_mark() {
+    if (marks.size() >= limits.max_mark_depth)
+      fail(codes::pickle_limit, "pickle over limit",
+           fmt::format("MARKs nested deeper than {}", limits.max_mark_depth));
+    marks.push_back(stack.size());
+  }
+  void append_one();
+  void set_one();
+  [[noreturn]] void refuse() const;
+
+  // Scalars and strings; false when `op` is not one of them.
+  bool scalar_op();
+
+  // Containers, the stack, the memo; false when `op` is not one of them.
+  bool structure_op();
+
+  bool memo_op();
+
+  void run();
+};
+
+} // namespace tdiag::trace::detail

@@ -1,0 +1,340 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include "snapshot_rows.hpp"
+
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/core/file_io.hpp>
+#include <tensordiag/trace/codes.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <sys/mman.h>
+
+namespace tdiag::trace::detail {
+namespace {
+
+// Fields of a trace entry the importer reads; other keys are skipped.
+enum entry_field : std::uint8_t {
+  f_unknown,
+  f_other,
+  f_action,
+  f_time,
+  f_addr,
+  f_size,
+  f_stream,
+  f_device_free,
+  f_frames,
+  f_user_metadata
+};
+
+// The row member and key of each plain int field, in entry_field order from f_addr.
+struct int_field {
+  std::uint64_t memory_event::*member;
+  std::string_view key;
+};
+constexpr std::array<int_field, 4> int_fields{{{&memory_event::address, "addr"},
+                                               {&memory_event::size, "size"},
+                                               {&memory_event::stream, "stream"},
+                                               {&memory_event::device_free, "device_free"}}};
+
+entry_field field_named(std::string_view k) noexcept {
+  return k == "action"          ? f_action
+         : k == "time_us"       ? f_time
+         : k == "addr"          ? f_addr
+         : k == "size"          ? f_size
+         : k == "stream"        ? f_stream
+         : k == "device_free"   ? f_device_free
+         : k == "frames"        ? f_frames
+         : k == "user_metadata" ? f_user_metadata
+                                : f_other;
+}
+
+constexpr string_id meta_uncached = 0xffffffffu;
+// Rows whose pages are made resident in one call rather than one fault each.
+constexpr std::size_t populate_bytes = std::size_t{2} << 20;
+
+std::string size_text(std::uint64_t bytes) {
+  const auto b = static_cast<double>(bytes);
+  return b < double(std::uint64_t{1} << 30) ? fmt::format("{:.1f} MiB", b / double(1 << 20))
+                                            : fmt::format("{:.1f} GiB", b / double(1 << 30));
+}
+
+} // namespace
+
+void snapshot_rows::attach(const snap_stream& s) {
+  s_ = &s;
+  stream_ = &s;
+  // Reserving what the file can hold keeps the rows from being copied as they grow; pages
+  // never written are never resident. Every entry takes at least ~24 bytes of pickle.
+  const std::uint64_t cap = std::min(s.size() / 24, memory_budget() / bytes_per_entry);
+  rows_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(cap, std::uint64_t{1} << 32)));
+}
+
+std::uint32_t snapshot_rows::entry(snap_value e, bool exclusive) {
+  auto& m = new_row();
+  staged st;
+  (void)read_fields(s_->items(e), e, e.offset(), exclusive, m, st);
+  return finish(m, st, e);
+}
+
+bool snapshot_rows::flat_entry(std::span<const std::uint64_t> items, std::uint64_t offset,
+                               std::uint32_t& row) {
+  auto& m = new_row();
+  staged st;
+  if (!read_fields(items, {}, offset, true, m, st)) {
+    rows_.pop_back();
+    return false;
+  }
+  row = finish(m, st, {});
+  return true;
+}
+
+// The fields of an entry into its row `m`, walking its items once (a repeated key: the last
+// wins, as in Python). `dict` is the entry's dict, or invalid for a flat entry the machine made
+// no dict for: then a value that needs the dict (to look a key up or to name it in an error)
+// returns false, having changed nothing that the dict's own read would not change alike.
+bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value dict,
+                                std::uint64_t offset, bool exclusive, memory_event& m, staged& st) {
+  const bool flat = !dict.valid();
+  for (std::size_t i = 0; i + 1 < items.size(); i += 2) {
+    const auto field = field_of(items[i]);
+    if (field == f_other)
+      continue;
+    const auto raw = items[i + 1];
+    const bool is_int = snap::tag_of(raw) == snap::t_int;
+    // Inline ints as u64: negative ones wrap, as u64() does.
+    const auto as_u64 = static_cast<std::uint64_t>(snap::inline_int(raw));
+    if (flat && !is_int && field >= f_time && field <= f_device_free)
+      return false;
+    switch (field) {
+    case f_action:
+      st.action = action_of(raw, dict);
+      if (st.action == action_not_str)
+        return false; // flat: the dict names it in the error
+      st.action_value = raw;
+      break;
+    case f_time:
+      st.has_time = true;
+      st.time_us = is_int ? snap::inline_int(raw) : i64(dict, "time_us");
+      if (is_int || snap_value(s_, raw, offset).as_int())
+        origin_us_ = std::min(origin_us_, st.time_us);
+      break;
+    case f_addr:
+    case f_size:
+    case f_stream:
+    case f_device_free: {
+      const auto& f = int_fields[field - f_addr];
+      m.*f.member = is_int ? as_u64 : u64(dict, f.key);
+      break;
+    }
+    case f_frames: {
+      const snap_value v(s_, raw, offset);
+      if (snap::tag_of(raw) == snap::t_stack) // the common case first
+        m.stack = static_cast<stack_id>(snap::payload_of(raw));
+      else if (flat && !v.is_none() && !s_->cached(v))
+        return false; // interning it would walk (and may free) the frames
+      else
+        m.stack = stack_of(v, exclusive);
+      break;
+    }
+    case f_user_metadata:
+      if (!user_metadata(raw, dict, m))
+        return false;
+      break;
+    default:
+      break;
+    }
+  }
+  return true;
+}
+
+// Completes the row `m` (`dict`, when there is one, names the entry in errors).
+std::uint32_t snapshot_rows::finish(memory_event& m, const staged& st, snap_value dict) {
+  m.time = st.time_us;
+  m.reserved1 = st.has_time ? 0 : row_has_no_time;
+  if (st.action >= action_unknown) {
+    // Unknown (or no) action: a marker named after it.
+    m.reserved0 = row_is_marker;
+    m.user_metadata = t_.strings.intern(st.action == action_absent ? std::string_view{}
+                                        : dict.valid()             ? str(dict, "action")
+                                                                   : s_->box_text(st.action_value));
+  } else {
+    m.action = static_cast<memory_action>(st.action);
+    if (m.action == memory_action::oom)
+      m.address = 0;
+    else
+      m.device_free = 0;
+  }
+  return static_cast<std::uint32_t>(rows_.size() - 1);
+}
+
+memory_event& snapshot_rows::new_row() {
+  if ((rows_.size() & 0xffff) == 0xffff)
+    check_progress();
+  if (rows_.size() == populated_)
+    populate();
+  return rows_.emplace_back();
+}
+
+// Makes the next rows' pages resident in one call: one page fault per 4 KiB of rows cost more
+// than the rows' own writing (huge pages were tried: compaction made large loads slower).
+void snapshot_rows::populate() {
+  const auto n = std::min(populate_bytes / sizeof(memory_event), rows_.capacity() - rows_.size());
+  populated_ = n == 0 ? ~std::size_t{0} : rows_.size() + n;
+#ifdef MADV_POPULATE_WRITE
+  constexpr std::uintptr_t page = 4096;
+  const auto b = (reinterpret_cast<std::uintptr_t>(rows_.data() + rows_.size()) + page - 1) & -page;
+  const auto e = reinterpret_cast<std::uintptr_t>(rows_.data() + rows_.size() + n) & -page;
+  // Only a hint: a kernel without it faults the pages in as they are written.
+  if (e > b)
+    (void)::madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE);
+#endif
+}
+
+// Extrapolates the entries from the share of the file read: refuses before memory runs out.
+void snapshot_rows::check_progress() const {
+  // What is still to come against the budget (half of what is available now, so the rows
+  // already read are not counted twice).
+  if ((estimate() - std::min<std::uint64_t>(estimate(), rows_.size())) * bytes_per_entry >
+      memory_budget())
+    too_large(estimate(), false);
+}
+
+std::uint64_t snapshot_rows::estimate() const noexcept {
+  const double done = s_->size() == 0 ? 1.0 : double(s_->position()) / double(s_->size());
+  return done <= 0 ? rows_.size() : static_cast<std::uint64_t>(double(rows_.size()) / done);
+}
+
+void snapshot_rows::too_large(std::uint64_t estimate, bool from_bad_alloc) const {
+  const std::uint64_t budget = memory_budget();
+  const bool from_env = std::getenv("TDIAG_MEMORY_LIMIT") != nullptr;
+  const double done = s_->size() == 0 ? 1.0 : double(s_->position()) / double(s_->size());
+  diagnostic d;
+  d.code = codes::snapshot_too_large;
+  d.title = "memory snapshot needs more memory than is available";
+  d.message = fmt::format(
+      "{}: about {} events ({} counted in the first {:.0f}% of the file) need about {}; {} {} "
+      "({}); convert it once where it fits (tdiag trace export FILE --tdtrace OUT.tdtrace) and "
+      "open the .tdtrace, or raise TDIAG_MEMORY_LIMIT if that memory is free",
+      s_->source_name(), estimate, rows_.size(), done * 100.0,
+      size_text(estimate * bytes_per_entry),
+      from_bad_alloc ? "the allocator refused more; the budget is" : "the memory budget is",
+      size_text(budget), from_env ? "TDIAG_MEMORY_LIMIT" : "half the available memory");
+  d.add_field("file", s_->source_name());
+  d.add_field("events_counted", static_cast<std::int64_t>(rows_.size()));
+  d.add_field("events_estimated", static_cast<std::int64_t>(estimate));
+  d.add_field("bytes_needed", static_cast<std::int64_t>(estimate * bytes_per_entry));
+  d.add_field("budget_bytes", static_cast<std::int64_t>(budget));
+  d.hint = "raise TDIAG_MEMORY_LIMIT if that memory is really free, or convert the snapshot once "
+           "where it fits (tdiag trace export FILE --tdtrace OUT.tdtrace): a .tdtrace file "
+           "loads by time range and reopens without re-parsing";
+  throw input_error(std::move(d));
+}
+
+// What a string means to entries, learnt once per string (memoized keys and values are one
+// string each).
+snapshot_rows::box_facts& snapshot_rows::facts(std::uint64_t box) {
+  const auto index = snap::payload_of(box);
+  if (index >= facts_.size())
+    facts_.resize(std::max<std::size_t>(index + 1, facts_.size() * 2),
+                  {f_unknown, action_uncached, meta_uncached});
+  return facts_[index];
+}
+
+std::uint8_t snapshot_rows::field_of(std::uint64_t key) {
+  if (snap::tag_of(key) != snap::t_box)
+    return f_other;
+  auto& f = facts(key);
+  if (f.field == f_unknown)
+    f.field = field_named(s_->box_text(key));
+  return f.field;
+}
+
+// The memory_action an "action" value names; action_unknown for a str that names none,
+// action_absent for None. Anything else throws naming what it is in `entry`, or, without one
+// (a flat entry), is action_not_str.
+std::uint8_t snapshot_rows::action_of(std::uint64_t value, snap_value entry) {
+  if (snap::tag_of(value) == snap::t_none)
+    return action_absent;
+  if (snap::tag_of(value) == snap::t_box) {
+    auto& a = facts(value).action;
+    if (a == action_uncached) {
+      const auto text = snap_value(s_, value, 0).as_string();
+      const auto parsed = text ? parse_action(*text) : std::nullopt;
+      a = !text ? action_not_str : parsed ? static_cast<std::uint8_t>(*parsed) : action_unknown;
+    }
+    if (a != action_not_str)
+      return a;
+  }
+  if (!entry.valid())
+    return action_not_str;
+  (void)str(entry, "action"); // throws: not a str
+  return action_unknown;
+}
+
+// A str "user_metadata" into the row (None or "": none). Anything else throws naming what it is
+// in `entry`, or, without one (a flat entry), is false.
+bool snapshot_rows::user_metadata(std::uint64_t value, snap_value entry, memory_event& m) {
+  if (snap::tag_of(value) == snap::t_none)
+    return true;
+  if (snap::tag_of(value) == snap::t_box) {
+    auto& id = facts(value).meta;
+    if (id == meta_uncached) {
+      const auto text = snap_value(s_, value, 0).as_string();
+      if (!text && !entry.valid())
+        return false;
+      if (!text)
+        (void)str(entry, "user_metadata"); // throws: not a str
+      id = text->empty() ? no_string : t_.strings.intern(*text);
+    }
+    m.user_metadata = id;
+    return true;
+  }
+  if (!entry.valid())
+    return false;
+  (void)str(entry, "user_metadata"); // throws: not a str
+  return true;
+}
+
+frame_id snapshot_rows::frame_of(snap_value f, bool exclusive) {
+  if (auto id = s_->settled_frame(f))
+    return *id;
+  if (auto id = s_->cached(f))
+    return *id;
+  expect(f, f.is_dict(), "a frame (expected a dict)");
+  frame fr;
+  fr.function = t_.strings.intern(str(f, "name"));
+  fr.file = t_.strings.intern(str(f, "filename"));
+  const auto line = i64(f, "line", 0);
+  fr.line = line > 0 && line < std::numeric_limits<std::uint32_t>::max()
+                ? static_cast<std::uint32_t>(line)
+                : 0;
+  const auto id = t_.stacks.intern_frame(fr);
+  mutable_stream().settle(f, id, false, exclusive);
+  return id;
+}
+
+// Snapshots list frames innermost first, as stack_table does.
+stack_id snapshot_rows::stack_of(snap_value frames, bool exclusive) {
+  if (!frames.valid() || frames.is_none())
+    return no_stack;
+  if (auto id = s_->settled_stack(frames))
+    return *id;
+  if (auto id = s_->cached(frames))
+    return *id;
+  sequence(frames, "frames");
+  const bool mine = exclusive && s_->unshared(frames);
+  scratch_.clear();
+  for (std::size_t i = 0; i < frames.size(); ++i)
+    scratch_.push_back(frame_of(frames.at(i), mine));
+  const auto id = t_.stacks.intern_stack(scratch_);
+  mutable_stream().settle(frames, id, true, exclusive);
+  return id;
+}
+
+} // namespace tdiag::trace::detail
