@@ -258,8 +258,8 @@ void write_job_extras(json_out& j, const job_analysis_result& r) {
     number_or_null(j, "spread_us", c.spread_us);
     j.key("ranks");
     j.begin_array();
-    for (const auto r : c.ranks)
-      j.integer(std::int64_t{r});
+    for (const auto rank : c.ranks)
+      j.integer(std::int64_t{rank});
     j.end_array();
     j.key("wait_us");
     j.begin_array();
