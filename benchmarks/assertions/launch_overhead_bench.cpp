@@ -102,7 +102,8 @@ stub_figures measure_stub_backend(Measure& measure, void** args, int calls, int 
   tdiag::set_active_backend("stub");
   stub_figures f;
   f.legacy = measure([&] {
-    (void)stub_gpu_api::launch_kernel(reinterpret_cast<const void*>(&empty_kernel), {}, {}, args, 0,
+    const auto* kernel = reinterpret_cast<const void*>(&empty_kernel);
+    (void)stub_gpu_api::launch_kernel(kernel, stub_gpu_api::handle_of(kernel), {}, {}, args, 0,
                                       nullptr);
   });
   tdiag::test::stub_stream user_stream;
