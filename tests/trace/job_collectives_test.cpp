@@ -6,12 +6,16 @@
 // "Process Group Ranks") and, in some, their sequence number ("Seq").
 #include <tensordiag/trace/job_analysis.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
+#include <tensordiag/trace/tdtrace_reader.hpp>
+#include <tensordiag/trace/tdtrace_writer.hpp>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
+
+#include "trace_test_support.hpp"
 
 namespace {
 
@@ -87,6 +91,30 @@ TEST(JobCollectives, SubgroupsMatchOnTheirOwnRanks) {
   // group 2 and the job's.
   EXPECT_DOUBLE_EQ(a.waits[0].wait_us, 7);
   EXPECT_DOUBLE_EQ(a.waits[2].wait_us, 6);
+}
+
+// The group of each NCCL kernel is kept through .tdtrace, in both layouts, ids and all.
+TEST(JobCollectives, GroupsSurviveTdtraceInBothLayouts) {
+  trace t = rank_trace_of({{"1", "[0, 1]", 4, 10, 20}, {"0", "[0, 1, 2, 3]", -1, 30, 40}});
+  t.finalize();
+  ASSERT_EQ(t.collectives.size(), 2u);
+  for (const auto layout : {tdtrace_layout::chunks, tdtrace_layout::row_image}) {
+    const auto path = test::temp_path("groups.tdtrace");
+    tdtrace_writer_options o;
+    o.layout = layout;
+    write_tdtrace(path, t, o);
+    const trace back = read_tdtrace(path).loaded.trace;
+    ASSERT_EQ(back.collectives.size(), 2u);
+    const auto* c = back.collective_of(1);
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(back.name(c->group), "1");
+    EXPECT_EQ(back.name(c->group_ranks), "[0, 1]");
+    EXPECT_EQ(back.name(c->collective), "allreduce");
+    EXPECT_EQ(c->seq, 4);
+    ASSERT_NE(back.collective_of(2), nullptr);
+    EXPECT_EQ(back.collective_of(2)->seq, -1);
+    EXPECT_EQ(back.name(back.collective_of(2)->group), "0");
+  }
 }
 
 TEST(JobCollectives, SequenceNumbersPairWhatTimesCannot) {

@@ -46,5 +46,9 @@ void visit_ids(counter_event& e, S&& str, K&&, L&& ln) {
 }
 
 template <typename S, typename K, typename L> void visit_ids(sync_wait&, S&&, K&&, L&&) {}
+template <typename S, typename K, typename L>
+void visit_ids(collective_info& c, S&& str, K&&, L&&) {
+  str(c.group), str(c.group_ranks), str(c.collective);
+}
 
 } // namespace tdiag::trace::detail

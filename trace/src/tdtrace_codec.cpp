@@ -244,7 +244,7 @@ using all_stores =
     std::tuple<std::vector<kernel_event>, std::vector<copy_event>, std::vector<api_event>,
                std::vector<range_event>, std::vector<marker_event>, std::vector<memory_event>,
                std::vector<assertion_event>, std::vector<flow_event>, std::vector<counter_event>,
-               std::vector<sync_wait>>;
+               std::vector<sync_wait>, std::vector<collective_info>>;
 
 template <std::size_t I = 0>
 void decode_events(std::uint8_t kind, byte_reader& in, all_stores& stores, const id_maps& ids) {
@@ -322,6 +322,7 @@ std::string encode_chunk(const trace& chunk) {
   encode_store(out, 7, chunk.flows.all());
   encode_store(out, 8, chunk.counters.all());
   encode_store(out, 9, std::span<const sync_wait>(chunk.sync_waits));
+  encode_store(out, 10, std::span<const collective_info>(chunk.collectives));
   return out;
 }
 
@@ -439,6 +440,8 @@ void decode_chunk(std::span<const std::byte> payload, trace& into,
   commit(into.counters, std::get<8>(stores));
   auto& waits = std::get<9>(stores);
   into.sync_waits.insert(into.sync_waits.end(), waits.begin(), waits.end());
+  auto& collectives = std::get<10>(stores);
+  into.collectives.insert(into.collectives.end(), collectives.begin(), collectives.end());
   if (state)
     into.final_allocator_state = std::move(state);
   if (metadata)

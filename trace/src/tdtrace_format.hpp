@@ -26,11 +26,11 @@ inline constexpr char trailer_magic[8] = {'T', 'D', 'T', 'R', 'E', 'N', 'D', '\0
 inline constexpr std::uint32_t chunk_magic = 0x4B434454u;  // "TDCK"
 inline constexpr std::uint32_t footer_magic = 0x54464454u; // "TDFT"
 inline constexpr std::uint16_t version_major = 1;
-inline constexpr std::uint16_t version_minor = 1; // 1: the sync waits section (kind 9)
+inline constexpr std::uint16_t version_minor = 2; // 1: sync waits (kind 9); 2: collectives (10)
 /// A row-image file (docs/trace-format.md, "Row image"): major 2, header flag bit 0; its rows
 /// cannot be read by a 1.x reader, which then refuses the file by its major version.
 inline constexpr std::uint16_t image_version_major = 2;
-inline constexpr std::uint16_t image_version_minor = 0;
+inline constexpr std::uint16_t image_version_minor = 1; // 1: collectives in the directory
 inline constexpr std::uint32_t header_flag_row_image = 1;
 /// Row blocks of a row image start at multiples of this (the largest common page size), so a
 /// reader maps them in place.
@@ -52,7 +52,8 @@ enum section : std::uint8_t {
   section_metadata = 5,
   section_allocator_state = 6,
   section_row_image = 7, // the row-image directory (major 2 only)
-  section_events = 16,   // + kind index (kernels 0 ... counters 8, trace::sync_waits 9)
+  section_events = 16,   // + kind index (kernels 0 ... counters 8, trace::sync_waits 9,
+                         // trace::collectives 10)
 };
 
 struct chunk_header {

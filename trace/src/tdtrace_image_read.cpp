@@ -50,6 +50,18 @@ row_directory decode_row_directory(std::span<const std::byte> body) {
     w.stream = static_cast<std::int64_t>(unzigzag(in.varint()));
     directory.sync_waits.push_back(w);
   }
+  // Absent from minor 0 (collectives came with minor 1).
+  const std::size_t collectives = in.done() ? 0 : in.count();
+  for (std::size_t i = 0; i < collectives; ++i) {
+    collective_info c;
+    c.correlation = static_cast<std::uint32_t>(in.varint());
+    c.group = static_cast<string_id>(in.varint());
+    c.group_ranks = static_cast<string_id>(in.varint());
+    c.collective = static_cast<string_id>(in.varint());
+    c.group_size = static_cast<std::int64_t>(unzigzag(in.varint()));
+    c.seq = static_cast<std::int64_t>(unzigzag(in.varint()));
+    directory.collectives.push_back(c);
+  }
   if (!in.done())
     throw malformed("the row directory is longer than its entries");
   return directory;
@@ -203,11 +215,16 @@ void adopt_row_image(std::span<const std::byte> body, const row_source& rows,
     for (const auto& w : directory.sync_waits)
       if (w.range_index >= into.ranges.size())
         throw malformed("a sync wait names a range the file does not hold");
+    for (const auto& c : directory.collectives)
+      for (const string_id id : {c.group, c.group_ranks, c.collective})
+        if (id != no_string && id >= into.strings.size())
+          throw malformed("a collective names a string the file does not hold");
   } catch (...) {
     into.for_each_store([](auto& store) { store.clear(); });
     throw;
   }
   into.sync_waits = directory.sync_waits;
+  into.collectives = directory.collectives;
 }
 
 } // namespace tdiag::trace::detail

@@ -40,6 +40,15 @@ std::string encode_row_directory(const row_directory& directory) {
     put_varint(b, w.record_correlation);
     put_varint(b, zigzag(static_cast<std::uint64_t>(w.stream)));
   }
+  put_varint(b, directory.collectives.size());
+  for (const auto& c : directory.collectives) {
+    put_varint(b, c.correlation);
+    put_varint(b, c.group);
+    put_varint(b, c.group_ranks);
+    put_varint(b, c.collective);
+    put_varint(b, zigzag(static_cast<std::uint64_t>(c.group_size)));
+    put_varint(b, zigzag(static_cast<std::uint64_t>(c.seq)));
+  }
   return b;
 }
 
@@ -153,6 +162,7 @@ void write_row_image(const std::filesystem::path& path, const trace& in,
     write_block(out, directory, kind++, store.all(), t.lanes.size());
   });
   directory.sync_waits = t.sync_waits;
+  directory.collectives = t.collectives;
 
   std::string payload = encode_chunk_tables(t);
   const std::string body = encode_row_directory(directory);

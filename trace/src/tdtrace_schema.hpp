@@ -139,6 +139,14 @@ template <> constexpr auto schema<sync_wait>() {
                     TDIAG_DETAIL_FIELD(T, record_correlation, plain, 0),
                     TDIAG_DETAIL_FIELD(T, stream, plain, 0)};
 }
+// Not an event store: trace::collectives, keyed by the kernel's correlation id.
+template <> constexpr auto schema<collective_info>() {
+  using T = collective_info;
+  return std::array{
+      TDIAG_DETAIL_FIELD(T, correlation, delta, 0), TDIAG_DETAIL_FIELD(T, group, plain, 0),
+      TDIAG_DETAIL_FIELD(T, group_ranks, plain, 0), TDIAG_DETAIL_FIELD(T, collective, plain, 0),
+      TDIAG_DETAIL_FIELD(T, group_size, plain, 0),  TDIAG_DETAIL_FIELD(T, seq, plain, 0)};
+}
 #undef TDIAG_DETAIL_FIELD
 #undef TDIAG_DETAIL_ELEM
 

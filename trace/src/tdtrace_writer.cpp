@@ -281,6 +281,10 @@ void tdtrace_writer::add_batch(trace& batch) {
       batch.flows, [](trace & t) -> auto& { return t.flows; });
   pump(
       batch.counters, [](trace & t) -> auto& { return t.counters; });
+  for (collective_info c : batch.collectives) { // keyed by correlation id: any chunk holds it
+    map.remap(c);
+    b.chunk.collectives.push_back(c);
+  }
   if (batch.final_allocator_state) {
     auto state = std::move(*batch.final_allocator_state);
     for (auto& seg : state.segments) {

@@ -87,6 +87,7 @@ template void id_remapper::remap(memory_event&);
 template void id_remapper::remap(assertion_event&);
 template void id_remapper::remap(flow_event&);
 template void id_remapper::remap(counter_event&);
+template void id_remapper::remap(collective_info&);
 
 namespace {
 
