@@ -215,10 +215,14 @@ void adopt_row_image(std::span<const std::byte> body, const row_source& rows,
     for (const auto& w : directory.sync_waits)
       if (w.range_index >= into.ranges.size())
         throw malformed("a sync wait names a range the file does not hold");
-    for (const auto& c : directory.collectives)
-      for (const string_id id : {c.group, c.group_ranks, c.collective})
-        if (id != no_string && id >= into.strings.size())
-          throw malformed("a collective names a string the file does not hold");
+    for (collective_info c : directory.collectives)
+      visit_ids(
+          c,
+          [&](string_id& id) {
+            if (id >= into.strings.size())
+              throw malformed("a collective names a string the file does not hold");
+          },
+          [](stack_id&) {}, [](lane_id&) {});
   } catch (...) {
     into.for_each_store([](auto& store) { store.clear(); });
     throw;
