@@ -6,8 +6,8 @@
 the program initialises CUDA through torch; then the caching allocator's history is switched
 on (``torch.cuda.memory._record_memory_history``: every block allocation and free, with Python
 stacks, or Python and C++ ones under ``--torch-cpp-stacks``), and at exit it is dumped where
-tdiag capture merges it into the trace, on the same clock as the kernels. A ``sitecustomize`` further along
-the path still runs. Settings come from tdiag capture's environment:
+tdiag capture merges it into the trace, on the same clock as the kernels. A ``sitecustomize``
+further along the path still runs. Settings come from tdiag capture's environment:
 TDIAG_CAPTURE_TORCH_SNAPSHOT (the file, ``{pid}`` replaced), TDIAG_CAPTURE_TORCH_STACKS
 (``python`` or ``all``; with ``all``, PyTorch's in-process C++ symbolizer is chosen,
 ``TORCH_SYMBOLIZE_MODE=fast``, unless set), TDIAG_CAPTURE_TORCH_ENTRIES (the history's capacity).
