@@ -67,7 +67,7 @@ void app::open(std::vector<std::filesystem::path> paths) {
     any_trace |= !looks_like_report(p);
   j->keep_document = !any_trace && doc_ != nullptr;
   job_ = j;
-  loader_ = std::thread([j, paths = std::move(paths), wake = wake_] {
+  loader_ = std::thread([j, paths = std::move(paths), wake = wake_, select = selection_] {
     std::unique_ptr<document> doc;
     std::vector<loaded_report> reports;
     std::optional<load_error> err;
@@ -91,8 +91,8 @@ void app::open(std::vector<std::filesystem::path> paths) {
     if (!traces.empty()) {
       const std::string shown = traces.front().string();
       try {
-        doc = is_job_input(traces) ? load_job_document(traces, j->progress)
-                                   : load_document(traces.front(), j->progress);
+        doc = is_job_input(traces) ? load_job_document(traces, j->progress, select)
+                                   : load_document(traces.front(), j->progress, select);
       } catch (const tdiag::error& e) {
         err = to_load_error(shown, e);
       } catch (const std::exception& e) {

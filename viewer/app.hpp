@@ -42,6 +42,8 @@ public:
   /// JSON), or a job (several traces, a folder or a glob: view_job.hpp), and any number of
   /// tensordiag JSON reports. A load already running finishes first (its result is dropped).
   void open(std::vector<std::filesystem::path> paths);
+  /// The part of every trace opened from now on (--device, --window: trace/trace_select.hpp).
+  void set_selection(trace::trace_selection selection) { selection_ = std::move(selection); }
   /// Opens an already built trace (synthetic traces for demos and benchmarks).
   void open_trace(trace::trace t, std::string name);
   /// Builds one frame: call between ImGui::NewFrame() and ImGui::Render().
@@ -107,6 +109,7 @@ private:
   view_state state_;
   bool quit_ = false;
   bool open_dialog_ = false;
+  trace::trace_selection selection_;
   std::string dialog_path_;
   std::string ini_path_;
   std::string title_;

@@ -114,11 +114,13 @@ std::unique_ptr<document> make_document(trace::trace t, load_progress& progress)
   return doc;
 }
 
-std::unique_ptr<document> load_document(const std::filesystem::path& path,
-                                        load_progress& progress) {
+std::unique_ptr<document> load_document(const std::filesystem::path& path, load_progress& progress,
+                                        const trace::trace_selection& select) {
   progress.set(fmt::format("reading {}", path.filename().string()), -1.0f);
   const auto start = std::chrono::steady_clock::now();
-  auto loaded = trace::load_trace(path);
+  trace::load_options options;
+  options.select = select;
+  auto loaded = trace::load_trace(path, options);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   auto doc = make_document(std::move(loaded.trace), progress);

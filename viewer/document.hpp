@@ -10,6 +10,7 @@
 #include <tensordiag/trace/allocator_replay.hpp>
 #include <tensordiag/trace/leak_analysis.hpp>
 #include <tensordiag/trace/trace.hpp>
+#include <tensordiag/trace/trace_select.hpp>
 #include <tensordiag/viewer/allocation_bands.hpp>
 #include <tensordiag/viewer/lane_layout.hpp>
 #include <tensordiag/viewer/memory_curve.hpp>
@@ -98,10 +99,11 @@ private:
 /// True when the file starts like a tensordiag JSON report (schema tensordiag.report/...).
 [[nodiscard]] bool looks_like_report(const std::filesystem::path& path);
 
-/// Loads a trace file with trace::load_trace and builds every view-model. Throws what the
-/// importer throws (tdiag::input_error with the importer's diagnostic).
+/// Loads a trace file (or the selected part of it) with trace::load_trace and builds every
+/// view-model. Throws what the importer throws (tdiag::input_error with its diagnostic).
 [[nodiscard]] std::unique_ptr<document> load_document(const std::filesystem::path& path,
-                                                      load_progress& progress);
+                                                      load_progress& progress,
+                                                      const trace::trace_selection& select = {});
 
 /// Builds the view-models of an already loaded trace (tests, synthetic traces).
 [[nodiscard]] std::unique_ptr<document> make_document(trace::trace t, load_progress& progress);

@@ -51,6 +51,7 @@ int run_screenshot(const std::vector<std::string>& files, const screenshot_optio
     }
     app a;
     a.set_ui_scale(o.scale);
+    a.set_selection(o.select);
     auto render = [&] {
       window->begin_frame(0.0);
       ImGui::NewFrame();
@@ -80,8 +81,8 @@ int run_screenshot(const std::vector<std::string>& files, const screenshot_optio
         s.cursor_time = span.begin + *offset;
         if (s.view == main_view::timeline) {
           std::int64_t half = std::max<std::int64_t>(span.duration() / 100, 1000);
-          if (!o.window.empty()) {
-            const auto w = parse_time_offset(o.window, span.duration());
+          if (!o.span.empty()) {
+            const auto w = parse_time_offset(o.span, span.duration());
             if (w && *w > 0)
               half = std::max<std::int64_t>(*w / 2, 1);
           }
@@ -233,23 +234,35 @@ std::vector<phase_result> run_bench_phases(app& a, const document& doc, std::siz
 // Loads what `o` names into `a`; returns what it was, empty when nothing loaded.
 std::string load_bench_input(app& a, const bench_options& o) {
   if (o.synthetic_events == 0) {
+    a.set_selection(o.select);
     a.open(std::vector<std::filesystem::path>(o.files.begin(), o.files.end()));
     a.wait();
-    return o.files.empty() ? std::string("(nothing)") : o.files.front();
+    if (o.files.empty())
+      return "(nothing)";
+    return o.select.empty() ? o.files.front()
+                            : fmt::format("{}, only {}", o.files.front(), o.select.describe());
   }
+  // A generated input is cut as a file would be (--device, --window), so parts are drawn too.
+  const auto open = [&](trace::trace t, const char* name, std::string what) {
+    if (!o.select.empty()) {
+      (void)trace::select_part(t, o.select, name);
+      what += fmt::format(", only {}", o.select.describe());
+    }
+    a.open_trace(std::move(t), name);
+    return what;
+  };
   if (o.synthetic == "trace") {
     // About 2.5 events per kernel: its launch, copies and allocator traffic.
     trace::synthetic_options so;
     so.kernels = std::max<std::size_t>(o.synthetic_events * 2 / 5, 1);
-    a.open_trace(trace::make_synthetic_trace(so), "synthetic-trace");
-    return fmt::format("synthetic trace, {} kernels", so.kernels);
+    return open(trace::make_synthetic_trace(so), "synthetic-trace",
+                fmt::format("synthetic trace, {} kernels", so.kernels));
   }
-  if (o.synthetic == "fragmented") {
-    a.open_trace(make_fragmented_snapshot_trace(o.synthetic_events), "fragmented-snapshot");
-    return fmt::format("fragmented synthetic snapshot, {} memory events", o.synthetic_events);
-  }
-  a.open_trace(make_snapshot_trace(o.synthetic_events), "synthetic-snapshot");
-  return fmt::format("synthetic snapshot, {} memory events", o.synthetic_events);
+  if (o.synthetic == "fragmented")
+    return open(make_fragmented_snapshot_trace(o.synthetic_events), "fragmented-snapshot",
+                fmt::format("fragmented synthetic snapshot, {} memory events", o.synthetic_events));
+  return open(make_snapshot_trace(o.synthetic_events), "synthetic-snapshot",
+              fmt::format("synthetic snapshot, {} memory events", o.synthetic_events));
 }
 
 } // namespace

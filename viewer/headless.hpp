@@ -7,6 +7,8 @@
 // frame, not the GPU's).
 #pragma once
 
+#include <tensordiag/trace/trace_select.hpp>
+
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -16,8 +18,9 @@ namespace tdiag::view {
 struct screenshot_options {
   std::string output;
   std::string view = "timeline";
-  std::string time;   ///< empty: the default instant (peak allocated bytes)
-  std::string window; ///< timeline width shown around `time`; empty: 2% of the span
+  std::string time;              ///< empty: the default instant (peak allocated bytes)
+  std::string span;              ///< timeline width shown around `time`; empty: 2% of the span
+  trace::trace_selection select; ///< the part of the trace opened (--device, --window)
   int width = 1600;
   int height = 900;
   float scale = 1.0f;
@@ -35,6 +38,7 @@ struct bench_options {
   /// "trace" (trace::make_synthetic_trace: kernels, launches, copies, memory).
   std::string synthetic = "snapshot";
   std::size_t frames = 120;
+  trace::trace_selection select; ///< the part of `files` opened (--device, --window)
 };
 
 /// Loads the input, then builds `frames` frames per scripted phase (every view; the timeline

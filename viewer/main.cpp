@@ -3,6 +3,7 @@
 //
 // tdiag-view: interactive viewer, headless screenshots, frame-build benchmark.
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/selection_options.hpp>
 #include <tensordiag/trace/units.hpp>
 
 #include <CLI/CLI.hpp>
@@ -20,7 +21,8 @@
 
 namespace {
 
-int run_interactive(const std::vector<std::string>& files) {
+int run_interactive(const std::vector<std::string>& files,
+                    const tdiag::trace::trace_selection& select) {
   using namespace tdiag::view;
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
@@ -39,6 +41,7 @@ int run_interactive(const std::vector<std::string>& files) {
     app a;
     a.set_wake([w = window.get()] { w->wake(); });
     a.enable_settings(app::default_ini_path());
+    a.set_selection(select);
     a.set_ui_scale(window->content_scale());
     std::vector<std::filesystem::path> paths(files.begin(), files.end());
     if (!paths.empty())
@@ -77,7 +80,8 @@ int main(int argc, char** argv) {
   std::string screenshot;
   std::string view = "timeline";
   std::string time;
-  std::string window;
+  std::string span;
+  tdiag::trace::trace_selection select;
   std::string size = "1600x900";
   float scale = 1.0f;
   bool bench = false;
@@ -106,7 +110,8 @@ int main(int argc, char** argv) {
                    ? text
                    : fmt::format("{}ns", *tdiag::trace::parse_duration(text));
       });
-  cli.add_option("--window", window, "with --time: the time range the timeline shows (e.g. 4ms)");
+  cli.add_option("--span", span, "with --time: the time range the timeline shows (e.g. 4ms)");
+  tdiag::trace::add_selection_options(cli, select); // the part opened, as `tdiag trace` reads it
   cli.add_option("--size", size, "screenshot size WIDTHxHEIGHT");
   cli.add_option("--scale", scale, "UI scale for --screenshot (fonts and sizes)");
   cli.add_flag("--bench", bench, "time loading and frame building over scripted interaction");
@@ -127,6 +132,7 @@ int main(int argc, char** argv) {
     o.frames = static_cast<std::size_t>(std::max(frames, 1));
     o.synthetic_events = synthetic_trace > 0 ? synthetic_trace : synthetic_snapshot;
     o.synthetic = synthetic_trace > 0 ? "trace" : fragmented ? "fragmented" : "snapshot";
+    o.select = select;
     return run_bench(o);
   }
   if (!screenshot.empty()) {
@@ -134,7 +140,8 @@ int main(int argc, char** argv) {
     o.output = screenshot;
     o.view = view;
     o.time = time;
-    o.window = window;
+    o.span = span;
+    o.select = select;
     o.scale = scale;
     if (std::sscanf(size.c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 64 ||
         o.height < 64 || o.width > 8192 || o.height > 8192) {
@@ -144,5 +151,5 @@ int main(int argc, char** argv) {
     }
     return run_screenshot(files, o);
   }
-  return run_interactive(files);
+  return run_interactive(files, select);
 }

@@ -9,6 +9,7 @@
 
 #include <tensordiag/trace/job_analysis.hpp>
 #include <tensordiag/trace/job_merge.hpp>
+#include <tensordiag/trace/trace_select.hpp>
 
 #include <filesystem>
 #include <memory>
@@ -29,9 +30,10 @@ struct job_document {
 /// True when the inputs are a job rather than one trace: several of them, a folder or a glob.
 [[nodiscard]] bool is_job_input(std::span<const std::filesystem::path> traces);
 
-/// Loads, analyses and merges a job and builds every view-model of the merged trace. Throws
-/// what trace::load_job throws.
+/// Loads (the selected part of every rank), analyses and merges a job and builds every
+/// view-model of the merged trace. Throws what trace::load_job throws.
 [[nodiscard]] std::unique_ptr<document>
-load_job_document(std::span<const std::filesystem::path> inputs, load_progress& progress);
+load_job_document(std::span<const std::filesystem::path> inputs, load_progress& progress,
+                  const trace::trace_selection& select = {});
 
 } // namespace tdiag::view

@@ -64,13 +64,16 @@ bool is_job_input(std::span<const std::filesystem::path> traces) {
 }
 
 std::unique_ptr<document> load_job_document(std::span<const std::filesystem::path> inputs,
-                                            load_progress& progress) {
+                                            load_progress& progress,
+                                            const trace::trace_selection& select) {
   progress.set(fmt::format("reading {} input(s) of the job", inputs.size()), -1.0f);
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> names;
   for (const auto& p : inputs)
     names.push_back(p.string());
-  const auto members = trace::load_job(names);
+  trace::job_load_options options;
+  options.load.select = select;
+  const auto members = trace::load_job(names, options);
   const double load_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   progress.set(fmt::format("analysing {} rank(s)", members.size()), -1.0f);

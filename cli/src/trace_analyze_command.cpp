@@ -40,6 +40,7 @@ struct analyze_options {
   std::optional<std::string> cp_annotation;
   int cp_instance = -1;
   std::vector<std::string> cp_data_load;
+  std::shared_ptr<trace::trace_selection> select; ///< --device, --window
 };
 
 std::string fmt_opt(const std::optional<double>& v, const char* suffix) {
@@ -148,6 +149,7 @@ std::string render_text(const trace::job_analysis_result& r, std::size_t top) {
 void run(const analyze_options& o, command_context& context) {
   trace::job_load_options load;
   load.ranks = trace::rank_source_from_name(o.rank_from).value_or(trace::rank_source::automatic);
+  load.load.select = *o.select;
   const auto members = load_trace_job(o.inputs, load);
   const auto ranks = trace::rank_traces(members);
   trace::analysis_options options;
@@ -172,6 +174,7 @@ const command_registration registration(32, [](CLI::App& app, command_context& c
   cmd->add_option("paths", o->inputs, "Trace files, folders or globs (one file per rank)")
       ->required();
   cmd->add_flag("--json", o->json, "Write JSON (schema tensordiag.analysis/v1)");
+  o->select = add_selection_options(cmd);
   cmd->add_flag("--hta-compat", o->hta_compat,
                 "HTA's semantics: whole-us rounding of ns traces, last ProfilerStep dropped");
   cmd->add_option("--rank-from", o->rank_from,

@@ -13,7 +13,7 @@
 //   tdiag trace timeline PATH... (--at TIME | --event N) [--segments N]
 //   tdiag trace diff A B [--top N] [--ops-json OUT]    (A, B: a trace, a folder or a glob)
 //   common: [--format text|json|github|junit|sarif] [-o OUT] [--color auto|always|never]
-//           [--rank-from auto|distributed|file-name|position]
+//           [--rank-from auto|distributed|file-name|position] [--device N] [--window A:B]
 // Exit status 1 when a finding has error severity (an oom event), 2 for unreadable input.
 #if defined(TDIAG_CLI_HAS_TRACE)
 
@@ -56,9 +56,11 @@ struct analysis_options {
   std::size_t segments = 20;
   std::string ops_json; ///< diff: the whole op table as tensordiag.op-diff/v1
   std::string rank_from = "auto";
+  std::shared_ptr<trace::trace_selection> select; ///< --device, --window
 };
 
 void add_common(CLI::App* cmd, analysis_options& o) {
+  o.select = add_selection_options(cmd);
   cmd->add_option("--format", o.format, "Output format")
       ->check(CLI::IsMember({"text", "json", "github", "junit", "sarif"}))
       ->capture_default_str();
@@ -94,6 +96,7 @@ std::vector<trace::job_member> load(const analysis_options& o,
                                     std::span<const std::string> inputs) {
   trace::job_load_options options;
   options.ranks = trace::rank_source_from_name(o.rank_from).value_or(trace::rank_source::automatic);
+  options.load.select = *o.select;
   return load_trace_job({inputs.begin(), inputs.end()}, options);
 }
 

@@ -3,10 +3,11 @@
 //
 // `tdiag trace export (alias convert) PATH... (--chrome OUT.json | --tdtrace OUT.tdtrace)
 // [--no-api]
-// [--no-flows] [--no-memory-counters]`: any trace tensordiag reads (.tdtrace, PyTorch snapshot,
-// Kineto JSON) as Chrome trace JSON for Perfetto / chrome://tracing, or as a .tdtrace file; a
-// job (several files, a folder, a glob) as one output per rank, OUT.rankN.EXT. Load warnings
-// (lost chunks) go to standard error; the exit status stays 0 when the export succeeded.
+// [--no-flows] [--no-memory-counters] [--device N] [--window A:B]`: any trace tensordiag reads
+// (.tdtrace, PyTorch snapshot, Kineto JSON) as Chrome trace JSON for Perfetto / chrome://tracing,
+// or as a .tdtrace file; a job (several files, a folder, a glob) as one output per rank,
+// OUT.rankN.EXT. Load warnings (lost chunks) go to standard error; the exit status stays 0 when the
+// export succeeded.
 #if defined(TDIAG_CLI_HAS_TRACE)
 
 #  include <tensordiag/core/file_io.hpp>
@@ -34,6 +35,7 @@ struct export_state {
   bool no_api = false;
   bool no_flows = false;
   bool no_memory_counters = false;
+  std::shared_ptr<trace::trace_selection> select; ///< --device, --window
 };
 
 // With several ranks, rank N goes to OUT with ".rankN" before its extension (job.json ->
@@ -76,7 +78,9 @@ void export_one(const export_state& s, const trace::trace& t, const std::string&
 void run_export(const export_state& s, command_context& context) {
   if (s.chrome.empty() && s.tdtrace.empty())
     throw CLI::RequiredError("--chrome or --tdtrace");
-  const auto job = load_trace_job(s.inputs);
+  trace::job_load_options load;
+  load.load.select = *s.select;
+  const auto job = load_trace_job(s.inputs, load);
   for (const auto& m : job)
     export_one(s, m.loaded.trace, s.chrome.empty() ? "" : rank_path(s.chrome, m, job.size()),
                s.tdtrace.empty() ? "" : rank_path(s.tdtrace, m, job.size()));
@@ -96,6 +100,7 @@ const command_registration registration(31, [](CLI::App& app, command_context& c
       ->required();
   cmd->add_option("--chrome", state->chrome, "Write Chrome trace-event JSON here");
   cmd->add_option("--tdtrace", state->tdtrace, "Write a .tdtrace file here");
+  state->select = add_selection_options(cmd);
   cmd->add_flag("--no-api", state->no_api, "Leave out host runtime/driver calls and CPU ops");
   cmd->add_flag("--no-flows", state->no_flows, "Leave out launch -> kernel flow arrows");
   cmd->add_flag("--no-memory-counters", state->no_memory_counters,

@@ -5,12 +5,21 @@
 #  include "trace_job.hpp"
 
 #  include <tensordiag/core/printable.hpp>
+#  include <tensordiag/trace/selection_options.hpp>
 
 #  include <fmt/format.h>
 
 #  include <cstdio>
 
+#  include "command.hpp"
+
 namespace tdiag::cli {
+
+std::shared_ptr<trace::trace_selection> add_selection_options(CLI::App* cmd) {
+  auto select = std::make_shared<trace::trace_selection>();
+  trace::add_selection_options(*cmd, *select); // *select lives as long as the command's callback
+  return select;
+}
 
 std::vector<trace::job_member> load_trace_job(const std::vector<std::string>& inputs,
                                               const trace::job_load_options& options) {

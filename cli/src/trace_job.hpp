@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The one way `tdiag trace` commands read their input: a job (files, a folder or a glob, one
-// trace per rank) through trace::load_job, each trace's import warnings printed on stderr.
+// trace per rank) through trace::load_job, each trace's import warnings printed on stderr; and
+// the options that open part of every trace (--device, --window: trace/trace_select.hpp).
 #pragma once
 
 #if defined(TDIAG_CLI_HAS_TRACE)
@@ -10,10 +11,19 @@
 #  include <tensordiag/trace/job_analysis.hpp>
 #  include <tensordiag/trace/job_load.hpp>
 
+#  include <memory>
 #  include <string>
 #  include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace tdiag::cli {
+
+/// `--device N` and `--window A:B`, added to a command by add_selection_options(); the parsed
+/// selection, checked when the command line is, stays valid while the command runs.
+[[nodiscard]] std::shared_ptr<trace::trace_selection> add_selection_options(CLI::App* cmd);
 
 /// Loads the job, prints every trace's warnings ("tdiag: warning: ... [CODE]"); throws what
 /// trace::load_job throws.

@@ -149,13 +149,14 @@ std::uint64_t memory_budget() {
 namespace {
 
 [[noreturn]] void throw_over_budget(std::string_view source, std::string_view what,
-                                    std::string_view needed, std::uint64_t budget) {
+                                    std::string_view needed, std::uint64_t budget,
+                                    std::string_view advice = {}) {
   const bool from_env = std::getenv("TDIAG_MEMORY_LIMIT") != nullptr;
   diagnostic d = file_diagnostic(
       codes::over_memory_budget, "input exceeds the memory budget", printable(source),
-      fmt::format("{} needs {}; the memory budget is {} ({})", printable(what), needed,
-                  bytes_text(budget),
-                  from_env ? "TDIAG_MEMORY_LIMIT" : "half the available memory"));
+      fmt::format("{} needs {}; the memory budget is {} ({}){}{}", printable(what), needed,
+                  bytes_text(budget), from_env ? "TDIAG_MEMORY_LIMIT" : "half the available memory",
+                  advice.empty() ? "" : "; ", advice));
   d.add_field("budget_bytes", budget);
   d.hint = "raise the budget with TDIAG_MEMORY_LIMIT (e.g. TDIAG_MEMORY_LIMIT=16G) if the input "
            "is genuine";
@@ -164,9 +165,10 @@ namespace {
 
 } // namespace
 
-void check_memory_budget(std::string_view source, std::string_view what, std::uint64_t needed) {
+void check_memory_budget(std::string_view source, std::string_view what, std::uint64_t needed,
+                         std::string_view advice) {
   if (const std::uint64_t budget = memory_budget(); needed > budget)
-    throw_over_budget(source, what, bytes_text(needed), budget);
+    throw_over_budget(source, what, bytes_text(needed), budget, advice);
 }
 
 // --- input_file ------------------------------------------------------------------------------

@@ -7,8 +7,11 @@
 #pragma once
 
 #include <tensordiag/core/report.hpp>
+#include <tensordiag/trace/trace_select.hpp>
 
+#include <optional>
 #include <pybind11/pybind11.h>
+#include <string>
 
 namespace tdiag::python {
 
@@ -22,5 +25,10 @@ void bind_runtime(py::module_& m);
 
 /// A field value as a Python bool, int, float, str or list.
 [[nodiscard]] py::object to_python(const field_value& value);
+
+/// `device=` and `window=` of load() and analyze(), as `--device` and `--window` read them;
+/// throws ValueError for a negative device or a malformed window.
+[[nodiscard]] trace::trace_selection selection_of(std::optional<int> device,
+                                                  const std::optional<std::string>& window);
 
 } // namespace tdiag::python

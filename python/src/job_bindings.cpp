@@ -25,7 +25,8 @@ using namespace tdiag::trace;
 py::tuple analyze(const std::vector<std::string>& inputs, bool hta_compat,
                   const std::string& rank_from, const std::string& align,
                   const std::optional<std::string>& annotation, std::optional<int> instance,
-                  const std::vector<std::string>& data_load) {
+                  const std::vector<std::string>& data_load, std::optional<int> device,
+                  const std::optional<std::string>& window) {
   const auto ranks = rank_source_from_name(rank_from);
   if (!ranks)
     throw py::value_error(fmt::format(
@@ -34,6 +35,7 @@ py::tuple analyze(const std::vector<std::string>& inputs, bool hta_compat,
     throw py::value_error(fmt::format("align={:?}: expected 'base-time' or 'collectives'", align));
   if (instance && *instance < 0)
     throw py::value_error(fmt::format("critical_path_instance={}: expected >= 0", *instance));
+  const auto select = selection_of(device, window);
   analysis_options options;
   options.hta_compat = hta_compat;
   options.align_collectives = align == "collectives";
@@ -46,6 +48,7 @@ py::tuple analyze(const std::vector<std::string>& inputs, bool hta_compat,
     py::gil_scoped_release release;
     job_load_options load;
     load.ranks = *ranks;
+    load.load.select = select;
     const auto job = load_job(inputs, load);
     for (const auto& m : job)
       warnings.insert(warnings.end(), m.loaded.warnings.begin(), m.loaded.warnings.end());
@@ -59,7 +62,7 @@ py::tuple analyze(const std::vector<std::string>& inputs, bool hta_compat,
 void bind_job(py::module_& m) {
   m.def("analyze", &analyze, py::arg("inputs"), py::arg("hta_compat"), py::arg("rank_from"),
         py::arg("align"), py::arg("critical_path_annotation"), py::arg("critical_path_instance"),
-        py::arg("critical_path_data_load"),
+        py::arg("critical_path_data_load"), py::arg("device"), py::arg("window"),
         "The whole-job analyses of `tdiag trace analyze`: (tensordiag.analysis/v1 JSON, "
         "import warnings).");
 }

@@ -229,12 +229,28 @@ py::tuple diff(const trace_ptr& a, const trace_ptr& b, std::size_t top) {
       [](const diff_result& d) { return diff_data(d); });
 }
 
-trace_ptr load(const std::string& path) {
+trace_ptr load(const std::string& path, std::optional<int> device,
+               const std::optional<std::string>& window) {
+  load_options options;
+  options.select = selection_of(device, window);
   py::gil_scoped_release release;
-  return std::make_shared<loaded_trace>(loaded_trace{load_trace(path)});
+  return std::make_shared<loaded_trace>(loaded_trace{load_trace(path, options)});
 }
 
 } // namespace
+
+trace_selection selection_of(std::optional<int> device, const std::optional<std::string>& window) {
+  trace_selection s;
+  if (device && *device < 0)
+    throw py::value_error("device=" + std::to_string(*device) + ": expected a device number >= 0");
+  s.device = device;
+  if (window) {
+    s.window = parse_time_window(*window);
+    if (!s.window)
+      throw py::value_error("window=" + bad_window_message(*window));
+  }
+  return s;
+}
 
 void bind_trace(py::module_& m) {
   py::class_<loaded_trace, trace_ptr>(m, "Trace", "A loaded trace (immutable).")
@@ -269,7 +285,7 @@ void bind_trace(py::module_& m) {
             return event_columns(self.cast<const loaded_trace&>().t(), kind, self);
           },
           py::arg("kind"));
-  m.def("load", &load, py::arg("path"));
+  m.def("load", &load, py::arg("path"), py::arg("device"), py::arg("window"));
   m.def("summary", &summary, py::arg("trace"), py::arg("top"));
   m.def("leaks", &leaks, py::arg("trace"), py::arg("top"));
   m.def("oom", &ooms, py::arg("trace"));

@@ -162,7 +162,8 @@ def analyze(paths: Union[PathArg, Iterable[PathArg]], hta_compat: bool = False,
             rank_from: str = "auto", align: str = "base-time",
             critical_path_annotation: Optional[str] = None,
             critical_path_instance: Optional[int] = None,
-            critical_path_data_load: Iterable[str] = ()) -> Analysis:
+            critical_path_data_load: Iterable[str] = (), device: Optional[int] = None,
+            window: Optional[str] = None) -> Analysis:
     """The whole-job analyses of one trace per rank (files, folders or globs), computed by the
     library exactly as ``tdiag trace analyze PATH... --json`` does: HTA's figures per rank
     (``hta_compat=True``: HTA's ns rounding and last-step filtering), stragglers, steps, rank
@@ -170,19 +171,25 @@ def analyze(paths: Union[PathArg, Iterable[PathArg]], hta_compat: bool = False,
     'base-time' or 'collectives'; the critical path's window is the
     ``critical_path_instance``-th range whose name contains ``critical_path_annotation``
     ("" = the whole trace; None = HTA's rule); host rows whose name contains one of
-    ``critical_path_data_load`` (HTA's data_load_events) are its ``data_loading``. Raises InputError for unreadable input and
-    ValueError for a bad option. Releases the GIL."""
+    ``critical_path_data_load`` (HTA's data_load_events) are its ``data_loading``. ``device`` and
+    ``window`` open part of every rank, as ``--device`` and ``--window`` do (see load()). Raises
+    InputError for unreadable input and ValueError for a bad option. Releases the GIL."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     text, warnings = core.analyze([os.fspath(p) for p in paths], bool(hta_compat), rank_from,
                                   align, critical_path_annotation, critical_path_instance,
-                                  [str(p) for p in critical_path_data_load])
+                                  [str(p) for p in critical_path_data_load], device, window)
     return Analysis(json.loads(text), warnings)
 
 
-def load(path: Union[str, "os.PathLike[str]"]) -> Trace:
-    """Opens any trace tensordiag reads (format from the content). Raises InputError."""
-    return Trace(core.load(os.fspath(path)))
+def load(path: Union[str, "os.PathLike[str]"], device: Optional[int] = None,
+         window: Optional[str] = None) -> Trace:
+    """Opens any trace tensordiag reads (format from the content), or part of it, as
+    ``tdiag trace ... --device N --window A:B`` does: ``device`` keeps GPU ``device``'s streams
+    and allocator and every host thread; ``window`` ("2s:2.5s", "40%:60%", ":100ms") keeps the
+    events of that window, the allocator replayed exactly to both ends. Raises InputError for
+    unreadable input or a device the trace lacks, ValueError for a malformed window."""
+    return Trace(core.load(os.fspath(path), device, window))
 
 
 __all__ = ["EVENT_KINDS", "Trace", "Result", "Summary", "Leaks", "Oom", "Timeline", "Diff",

@@ -154,6 +154,22 @@ def test_bad_input_is_the_cli_line(tmp_path, tdiag):
     assert isinstance(info.value, tensordiag.Error)
 
 
+def test_part_of_a_trace_is_what_the_cli_opens(shared, tdiag, small):
+    part = trace.load(shared / SMALL, device=0, window="25%:50%")
+    assert 0 < part.event_count < small.event_count
+    begin, end = part.span
+    whole_begin, whole_end = small.span
+    assert whole_begin <= begin and end <= whole_end
+    assert without_metadata(part.summary().to_json()) == cli_json(
+        tdiag, "summary", shared / SMALL, "--device", "0", "--window", "25%:50%")
+    with pytest.raises(ValueError, match="is not A:B"):
+        trace.load(shared / SMALL, window="25%")
+    with pytest.raises(tensordiag.InputError) as info:
+        trace.load(shared / SMALL, device=7)
+    assert info.value.code == "TDIAG-TR-004"
+    assert "has no device 7" in str(info.value)
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(tensordiag.InputError) as info:
         trace.load(tmp_path / "absent.pickle")

@@ -131,6 +131,7 @@ TEST(KinetoBuilder, ModelGrowsWithinTheMemoryBudget) {
     EXPECT_NE(d.message.find("many.json: the model of its first 65536 events needs"),
               std::string::npos)
         << d.message;
+    EXPECT_NE(d.message.find("--window A:B"), std::string::npos) << d.message;
   }
   unsetenv("TDIAG_MEMORY_LIMIT");
   EXPECT_EQ(import_kineto(as_bytes(json), "many.json").trace.api_calls.size(), 70000u);

@@ -115,7 +115,7 @@ std::vector<job_member> load_job(std::span<const std::string> inputs,
     for (std::size_t i; (i = next++) < files.size();) {
       try {
         members[i].path = files[i];
-        members[i].loaded = load_trace(files[i]);
+        members[i].loaded = load_trace(files[i], options.load);
       } catch (...) {
         errors[i] = std::current_exception();
       }

@@ -8,6 +8,7 @@
 #include <tensordiag/core/file_io.hpp>
 #include <tensordiag/core/printable.hpp>
 #include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/trace_select.hpp>
 
 #include <fmt/format.h>
 
@@ -48,7 +49,7 @@ void kineto_builder::event(od::object& obj) {
   if ((stats_.events & 0xFFFF) == 0)
     check_memory_budget(t_.metadata.source_path,
                         fmt::format("the model of its first {} events", stats_.events),
-                        t_.memory_bytes());
+                        t_.memory_bytes(), over_budget_advice);
 }
 
 void kineto_builder::fail_field(const std::string& path, const bad_field& f) const {

@@ -68,8 +68,34 @@ std::vector<importer> importers() {
   return list;
 }
 
-load_result load_trace(const std::filesystem::path& path, const load_options& options) {
-  input_file in(path);
+namespace {
+
+// The selection, applied once to what the importer read; what it cost stays visible.
+load_result selected(load_result loaded, const trace_selection& select, std::string_view source) {
+  if (select.empty())
+    return loaded;
+  const auto r = select_part(loaded.trace, select, source);
+  const auto warn = [&](std::string message) {
+    diagnostic d;
+    d.code = std::string(codes::selection_empty);
+    d.level = severity::warning;
+    d.title = "selected part of the trace";
+    d.message = std::move(message);
+    d.add_field("file", std::string(source));
+    loaded.warnings.push_back(std::move(d));
+  };
+  if (r.events_kept == 0)
+    warn(fmt::format("{}: {} keeps none of its {} events", source, select.describe(),
+                     r.events_before));
+  if (r.undo_mismatches > 0)
+    warn(fmt::format("{}: {} memory events did not match the allocator state while it was "
+                     "replayed to the window's end; the state there may be off",
+                     source, r.undo_mismatches));
+  return loaded;
+}
+
+load_result dispatch(input_file& in, const std::filesystem::path& path,
+                     const load_options& options) {
   // A regular file is sniffed at its start and handed over by path (a .tdtrace range load reads
   // only the chunks it needs); anything else is read once, whole, and handed over from memory.
   std::string whole;
@@ -114,6 +140,13 @@ load_result load_trace(const std::filesystem::path& path, const load_options& op
   d.hint = "tensordiag reads .tdtrace files, PyTorch memory snapshots (pickle) and PyTorch "
            "profiler / Kineto Chrome trace JSON (plain or gzip)";
   throw input_error(std::move(d));
+}
+
+} // namespace
+
+load_result load_trace(const std::filesystem::path& path, const load_options& options) {
+  input_file in(path);
+  return selected(dispatch(in, path, options), options.select, in.name());
 }
 
 } // namespace tdiag::trace

@@ -76,12 +76,12 @@ private:
         blocks += b.size();
     const std::uint64_t n = segments.is_sequence() ? segments.size() : 0;
     check_memory_budget(s_->source_name(), fmt::format("{} segments listing {} blocks", n, blocks),
-                        n * sizeof(segment) + blocks * sizeof(block));
+                        n * sizeof(segment) + blocks * sizeof(block), over_budget_advice);
   }
 
   void check_entries(std::uint64_t entries) const {
     check_memory_budget(s_->source_name(), fmt::format("device_traces listing {} entries", entries),
-                        entries * sizeof(memory_event));
+                        entries * sizeof(memory_event), over_budget_advice);
   }
 
   std::int64_t to_ns(std::int64_t us) const {

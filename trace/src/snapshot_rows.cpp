@@ -5,6 +5,7 @@
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/file_io.hpp>
 #include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/trace_select.hpp>
 
 #include <fmt/format.h>
 
@@ -219,20 +220,19 @@ void snapshot_rows::too_large(std::uint64_t estimate, bool from_bad_alloc) const
   d.title = "memory snapshot needs more memory than is available";
   d.message = fmt::format(
       "{}: about {} events ({} counted in the first {:.0f}% of the file) need about {}; {} {} "
-      "({}); convert it once where it fits (tdiag trace export FILE --tdtrace OUT.tdtrace) and "
-      "open the .tdtrace, or raise TDIAG_MEMORY_LIMIT if that memory is free",
+      "({}); {}",
       s_->source_name(), estimate, rows_.size(), done * 100.0,
       size_text(estimate * bytes_per_entry),
       from_bad_alloc ? "the allocator refused more; the budget is" : "the memory budget is",
-      size_text(budget), from_env ? "TDIAG_MEMORY_LIMIT" : "half the available memory");
+      size_text(budget), from_env ? "TDIAG_MEMORY_LIMIT" : "half the available memory",
+      over_budget_advice);
   d.add_field("file", s_->source_name());
   d.add_field("events_counted", static_cast<std::int64_t>(rows_.size()));
   d.add_field("events_estimated", static_cast<std::int64_t>(estimate));
   d.add_field("bytes_needed", static_cast<std::int64_t>(estimate * bytes_per_entry));
   d.add_field("budget_bytes", static_cast<std::int64_t>(budget));
-  d.hint = "raise TDIAG_MEMORY_LIMIT if that memory is really free, or convert the snapshot once "
-           "where it fits (tdiag trace export FILE --tdtrace OUT.tdtrace): a .tdtrace file "
-           "loads by time range and reopens without re-parsing";
+  d.hint = "a .tdtrace file reopens without re-parsing and maps its rows; --device N and "
+           "--window A:B open part of it";
   throw input_error(std::move(d));
 }
 

@@ -3,6 +3,7 @@
 #include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/memory_series.hpp>
 #include <tensordiag/trace/summary_analysis.hpp>
+#include <tensordiag/trace/trace_select.hpp>
 #include <tensordiag/trace/units.hpp>
 
 #include <fmt/format.h>
@@ -154,9 +155,13 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
     d.level = severity::note;
     d.code = codes::summary;
     d.title = "trace summary";
-    d.message = fmt::format("{}: {} events over {} ({})", t.metadata.source_path, total,
-                            format_duration(s.span.duration()), t.metadata.format);
+    const auto* part = t.metadata.property(selection_property);
+    d.message = fmt::format("{}: {} events over {} ({}{}{})", t.metadata.source_path, total,
+                            format_duration(s.span.duration()), t.metadata.format,
+                            part ? "; only " : "", part ? *part : "");
     d.add_field("format", t.metadata.format);
+    if (part)
+      d.add_field("selection", *part);
     d.add_field("span_ns", s.span.duration());
     d.add_field("time_origin_ns", t.metadata.time_origin_ns);
     for (const auto& [name, n] : s.counts)

@@ -28,8 +28,10 @@ namespace tdiag {
 /// Throws tdiag::input_error TDIAG-CORE-006 when `needed` bytes exceed memory_budget(). The one
 /// line names `source` (the file), `what` it holds ("a chunk declaring 268435456 records") and the
 /// bytes it would need, e.g. "x.tdtrace: a chunk declaring 268435456 records needs 8.0 GiB; the
-/// memory budget is 2.0 GiB (TDIAG_MEMORY_LIMIT)".
-void check_memory_budget(std::string_view source, std::string_view what, std::uint64_t needed);
+/// memory budget is 2.0 GiB (TDIAG_MEMORY_LIMIT)". `advice`, when given, ends that line with
+/// what to do instead (a reader that can open part of its input says how).
+void check_memory_budget(std::string_view source, std::string_view what, std::uint64_t needed,
+                         std::string_view advice = {});
 
 /// An input file opened once. A regular file is read at offsets; anything else that can be read
 /// (a pipe, a FIFO, process substitution, standard input as "-") is a stream read once from the

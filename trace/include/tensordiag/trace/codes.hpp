@@ -12,6 +12,9 @@ namespace tdiag::trace::codes {
 inline constexpr std::string_view cannot_open = "TDIAG-TR-001";
 inline constexpr std::string_view unknown_format = "TDIAG-TR-002";
 inline constexpr std::string_view needs_regular_file = "TDIAG-TR-003";
+inline constexpr std::string_view no_such_device = "TDIAG-TR-004";
+inline constexpr std::string_view bad_window = "TDIAG-TR-005";
+inline constexpr std::string_view selection_empty = "TDIAG-TR-006";
 inline constexpr std::string_view truncated_pickle = "TDIAG-TR-101";
 inline constexpr std::string_view malformed_pickle = "TDIAG-TR-102";
 inline constexpr std::string_view bad_memo = "TDIAG-TR-103";
@@ -67,6 +70,9 @@ inline constexpr code_entry table[] = {
     {cannot_open, "cannot open the trace file"},
     {unknown_format, "unknown trace format"},
     {needs_regular_file, "the trace format needs a regular file"},
+    {no_such_device, "the trace has no such device (--device)"},
+    {bad_window, "bad time window (--window)"},
+    {selection_empty, "the selected part of the trace is empty, or its replay inexact"},
     {truncated_pickle, "truncated pickle"},
     {malformed_pickle, "malformed pickle"},
     {bad_memo, "malformed pickle: bad memo index"},

@@ -33,6 +33,7 @@ enum class rank_source : std::uint8_t {
 struct job_load_options {
   rank_source ranks = rank_source::automatic;
   unsigned threads = 0; ///< 0 = hardware concurrency
+  load_options load;    ///< for every file (a --device / --window selection applies to each rank)
 };
 
 struct job_member {

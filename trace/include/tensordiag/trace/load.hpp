@@ -11,6 +11,7 @@
 
 #include <tensordiag/core/report.hpp>
 #include <tensordiag/trace/trace.hpp>
+#include <tensordiag/trace/trace_select.hpp>
 
 #include <cstddef>
 #include <filesystem>
@@ -24,6 +25,9 @@ namespace tdiag::trace {
 struct load_options {
   /// Call trace::finalize() before returning (importers may skip it when false).
   bool finalize = true;
+  /// Open only part of the trace (trace_select.hpp): applied once, right after the import, so
+  /// every reader of the result sees the same part; the result is then finalized.
+  trace_selection select;
 };
 
 /// A loaded trace plus what went wrong without stopping the load (lost or corrupted chunks,
@@ -60,7 +64,8 @@ void register_importer(importer imp);
 /// stream, within the memory budget) with the first importer whose sniff accepts its content.
 /// Throws tdiag::input_error: TDIAG-CORE-004 when the file cannot be read, TDIAG-CORE-006 when it
 /// exceeds the memory budget, TDIAG-TR-002 when no importer recognises it, TDIAG-TR-003 when the
-/// format needs a regular file and got a stream; and whatever the chosen importer throws.
+/// format needs a regular file and got a stream; TDIAG-TR-004/005 for a selection the trace
+/// cannot give (select_part); and whatever the chosen importer throws.
 [[nodiscard]] load_result load_trace(const std::filesystem::path& path,
                                      const load_options& options = {});
 

@@ -1,0 +1,287 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/core/printable.hpp>
+#include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/trace_select.hpp>
+#include <tensordiag/trace/units.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <vector>
+
+namespace tdiag::trace {
+
+std::optional<time_window> parse_time_window(std::string_view text) {
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos)
+    return std::nullopt;
+  time_window w{std::string(text.substr(0, colon)), std::string(text.substr(colon + 1))};
+  // Percentages resolve against any span: 1 ns tells a malformed side from a good one.
+  for (const auto& side : {w.begin, w.end})
+    if (!side.empty() && !parse_time_offset(side, 1))
+      return std::nullopt;
+  return w;
+}
+
+std::string bad_window_message(std::string_view text) {
+  return fmt::format("'{}' is not A:B, each side a time since the trace's start ({}) or a share "
+                     "of its span (40%), either side empty",
+                     printable(text), duration_examples);
+}
+
+std::optional<time_span> resolve_window(const time_window& w, time_span span) {
+  // Trace times lie within +-2^60 ns: clamped offsets keep the sums from overflowing.
+  constexpr std::int64_t far = std::int64_t{1} << 62;
+  const auto at = [&](const std::string& side,
+                      std::int64_t otherwise) -> std::optional<std::int64_t> {
+    if (side.empty())
+      return otherwise;
+    const auto offset = parse_time_offset(side, span.duration());
+    if (!offset)
+      return std::nullopt;
+    return std::clamp(span.begin + std::clamp(*offset, -far, far), span.begin, span.end);
+  };
+  const auto begin = at(w.begin, span.begin);
+  const auto end = at(w.end, span.end);
+  if (!begin || !end || *begin > *end)
+    return std::nullopt;
+  return time_span{*begin, *end};
+}
+
+std::string trace_selection::describe() const {
+  std::string out;
+  if (device)
+    out = fmt::format("device {}", *device);
+  if (window)
+    out += fmt::format("{}window {}:{}", out.empty() ? "" : ", ", window->begin, window->end);
+  return out;
+}
+
+namespace {
+
+[[noreturn]] void fail(std::string_view code, std::string title, std::string message,
+                       std::string hint, std::string_view source) {
+  diagnostic d;
+  d.code = std::string(code);
+  d.title = std::move(title);
+  d.message = std::move(message);
+  d.add_field("file", std::string(source));
+  d.hint = std::move(hint);
+  throw input_error(std::move(d));
+}
+
+// Keeps the rows `keep` accepts, in order (a finalized store stays grouped and sorted).
+template <typename Record, typename Keep> void keep_rows(event_store<Record>& store, Keep&& keep) {
+  const auto rows = store.all();
+  const auto n = static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), keep));
+  if (n == rows.size())
+    return;
+  std::vector<Record> kept;
+  kept.reserve(n);
+  std::copy_if(rows.begin(), rows.end(), std::back_inserter(kept), keep);
+  store.adopt(std::move(kept));
+}
+
+bool overlaps(const auto& r, time_span w) {
+  return end_time(r) >= w.begin && begin_time(r) <= w.end;
+}
+
+std::set<std::int32_t> devices_of(const trace& t) {
+  std::set<std::int32_t> devices;
+  for (const auto& l : t.lanes.lanes())
+    if (l.kind != lane_kind::host_thread && l.group >= 0)
+      devices.insert(static_cast<std::int32_t>(l.group));
+  return devices;
+}
+
+// Removes the lanes of other devices and renumbers the rest; every lane field follows.
+void keep_device(trace& t, std::int32_t device) {
+  std::vector<lane_id> renumber(t.lanes.size(), no_lane);
+  lane_table lanes;
+  for (lane_id id = 0; id < t.lanes.size(); ++id) {
+    const auto& l = t.lanes.at(id);
+    if (l.kind != lane_kind::host_thread && l.group != device)
+      continue;
+    renumber[id] = lanes.intern(l.kind, l.group, l.id);
+    lanes.set_name(renumber[id], l.name);
+  }
+  const auto kept = [&](lane_id l) { return l < renumber.size() && renumber[l] != no_lane; };
+  t.for_each_store([&](auto& store) {
+    using record = typename std::remove_reference_t<decltype(store)>::record_type;
+    if constexpr (std::is_same_v<record, flow_event>)
+      keep_rows(store, [&](const flow_event& f) { return kept(f.lane) && kept(f.target_lane); });
+    else
+      keep_rows(store, [&](const record& r) { return kept(r.lane); });
+    for (auto& r : store.mutable_all()) {
+      r.lane = renumber[r.lane];
+      if constexpr (std::is_same_v<record, flow_event>)
+        r.target_lane = renumber[r.target_lane];
+    }
+  });
+  t.lanes = std::move(lanes);
+  if (t.final_allocator_state)
+    std::erase_if(t.final_allocator_state->segments,
+                  [&](const segment& s) { return s.device != device; });
+}
+
+// Ranges with their sync_waits, which are keyed by the row's index.
+void keep_ranges(trace& t, time_span w) {
+  const auto rows = t.ranges.all();
+  std::vector<std::uint32_t> index(rows.size(), std::numeric_limits<std::uint32_t>::max());
+  std::vector<range_event> kept;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    if (overlaps(rows[i], w)) {
+      index[i] = static_cast<std::uint32_t>(kept.size());
+      kept.push_back(rows[i]);
+    }
+  if (kept.size() == rows.size())
+    return;
+  std::erase_if(t.sync_waits, [&](sync_wait& s) {
+    if (s.range_index >= index.size() ||
+        index[s.range_index] == std::numeric_limits<std::uint32_t>::max())
+      return true;
+    s.range_index = index[s.range_index];
+    return false;
+  });
+  t.ranges.adopt(std::move(kept));
+}
+
+// The memory events a replay of the window needs (header). The state at the window's end is the
+// one the whole trace's replay has there (allocator_replay: every event undone from the dump,
+// then the events up to the end applied), so the part answers as the whole does at that instant:
+// undo alone is not exact (a PyTorch event carries the rounded request, and a block the
+// allocator did not split is larger), replay forward from the derived start is.
+std::size_t keep_memory(trace& t, time_span w) {
+  if (!t.final_allocator_state) {
+    keep_rows(t.memory, [&](const memory_event& e) { return e.time <= w.end; });
+    return 0;
+  }
+  auto& state = *t.final_allocator_state;
+  std::size_t mismatches = 0;
+  bool changed = false;
+  for (lane_id lane = 0; lane < t.lanes.size(); ++lane) {
+    const auto events = t.memory.lane(lane);
+    if (events.empty() || events.back().time <= w.end)
+      continue; // nothing after the window on this allocator: the dump holds there already
+    const auto device = static_cast<std::int32_t>(t.lanes.at(lane).group);
+    const bool two_step = std::ranges::any_of(
+        events, [](const memory_event& e) { return e.action == memory_action::free_requested; });
+    allocator_state s;
+    std::ranges::copy_if(state.segments, std::back_inserter(s.segments),
+                         [&](const segment& seg) { return seg.device == device; });
+    s.sort();
+    for (std::size_t i = events.size(); i-- > 0;)
+      mismatches += undo_memory_event(s, events[i], two_step) ? 0 : 1;
+    for (const auto& e : events) {
+      if (e.time > w.end)
+        break;
+      mismatches += apply_memory_event(s, e) ? 0 : 1;
+    }
+    std::erase_if(state.segments, [&](const segment& seg) { return seg.device == device; });
+    std::ranges::move(s.segments, std::back_inserter(state.segments));
+    changed = true;
+  }
+  if (changed) {
+    state.sort();
+    state.time = std::min(state.time, w.end);
+  }
+  keep_rows(t.memory, [&](const memory_event& e) { return e.time >= w.begin && e.time <= w.end; });
+  return mismatches;
+}
+
+void keep_window(trace& t, time_span w, selection_result& result) {
+  keep_rows(t.kernels, [&](const kernel_event& r) { return overlaps(r, w); });
+  keep_rows(t.copies, [&](const copy_event& r) { return overlaps(r, w); });
+  keep_rows(t.api_calls, [&](const api_event& r) { return overlaps(r, w); });
+  keep_ranges(t, w);
+  keep_rows(t.markers, [&](const marker_event& r) { return overlaps(r, w); });
+  result.undo_mismatches = keep_memory(t, w);
+  keep_rows(t.assertions, [&](const assertion_event& r) { return overlaps(r, w); });
+  keep_rows(t.flows, [&](const flow_event& f) {
+    return std::max(f.time, f.target_time) >= w.begin && std::min(f.time, f.target_time) <= w.end;
+  });
+  // A counter holds its value until the next sample: the last sample before the window is its
+  // value at the window's start, so it stays.
+  std::vector<std::int64_t> last_before(t.lanes.size(), std::numeric_limits<std::int64_t>::min());
+  for (const auto& c : t.counters.all())
+    if (c.time < w.begin && c.lane < last_before.size())
+      last_before[c.lane] = std::max(last_before[c.lane], c.time);
+  keep_rows(t.counters, [&](const counter_event& c) {
+    return overlaps(c, w) || (c.lane < last_before.size() && c.time == last_before[c.lane]);
+  });
+}
+
+void keep_collectives(trace& t) {
+  std::vector<std::uint32_t> correlations;
+  for (const auto& k : t.kernels.all())
+    if (k.correlation != 0)
+      correlations.push_back(k.correlation);
+  std::ranges::sort(correlations);
+  std::erase_if(t.collectives, [&](const collective_info& c) {
+    return !std::ranges::binary_search(correlations, c.correlation);
+  });
+}
+
+} // namespace
+
+selection_result select_part(trace& t, const trace_selection& s, std::string_view source) {
+  selection_result result;
+  result.events_before = t.event_count();
+  t.finalize(); // grouped by lane and sorted: the undo of later memory events relies on it
+  const time_span whole = t.span();
+  result.window = whole;
+  if (s.device) {
+    const auto devices = devices_of(t);
+    if (!devices.contains(*s.device))
+      fail(codes::no_such_device, "no such device in the trace",
+           fmt::format("{}: --device {}: the trace has no device {} (it has {})", printable(source),
+                       *s.device, *s.device,
+                       devices.empty()
+                           ? std::string("no GPU devices")
+                           : fmt::format("{} {}", devices.size() == 1 ? "device" : "devices",
+                                         fmt::join(devices, ", "))),
+           "pick one of the devices the trace has (tdiag trace summary lists them)", source);
+    keep_device(t, *s.device);
+    t.finalize(); // the window below reads the memory lanes in order
+  }
+  if (s.window) {
+    const auto w = resolve_window(*s.window, result.window);
+    if (!w)
+      fail(codes::bad_window, "bad time window",
+           fmt::format("{}: --window {}:{}: the start is after the end (the trace spans {})",
+                       printable(source), s.window->begin, s.window->end,
+                       format_duration(result.window.duration())),
+           fmt::format("give --window A:B with A <= B, each a time since the trace's start ({}) "
+                       "or a share of its span (40%); an empty side is the start or the end",
+                       duration_examples),
+           source);
+    result.window = *w;
+    keep_window(t, *w, result);
+  }
+  keep_collectives(t);
+  // What was kept, with the window on the whole trace's axis: the part's own times start at its
+  // first event. A part of a part (a .tdtrace written from a selection, opened with another)
+  // says both.
+  auto said = s.describe();
+  if (s.window)
+    said += fmt::format(" = +{}..+{} of {}", format_duration(result.window.begin - whole.begin),
+                        format_duration(result.window.end - whole.begin),
+                        format_duration(whole.duration()));
+  auto& props = t.metadata.properties;
+  const auto earlier = std::ranges::find(props, selection_property,
+                                         [](const auto& p) { return std::string_view(p.first); });
+  if (earlier != props.end())
+    earlier->second += "; " + said;
+  else
+    props.emplace_back(std::string(selection_property), std::move(said));
+  t.finalize();
+  result.events_kept = t.event_count();
+  return result;
+}
+
+} // namespace tdiag::trace
