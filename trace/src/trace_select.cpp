@@ -75,16 +75,11 @@ namespace {
   throw input_error(std::move(d));
 }
 
-// Keeps the rows `keep` accepts, in order (a finalized store stays grouped and sorted).
+// Keeps the rows `keep` accepts, in order (a finalized store stays grouped and sorted); a store
+// that keeps every row is left as it is (a mapped one stays mapped).
 template <typename Record, typename Keep> void keep_rows(event_store<Record>& store, Keep&& keep) {
-  const auto rows = store.all();
-  const auto n = static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), keep));
-  if (n == rows.size())
-    return;
-  std::vector<Record> kept;
-  kept.reserve(n);
-  std::copy_if(rows.begin(), rows.end(), std::back_inserter(kept), keep);
-  store.adopt(std::move(kept));
+  if (!std::ranges::all_of(store.all(), keep))
+    store.keep_if(keep, [](Record&) {});
 }
 
 bool overlaps(const auto& r, time_span w) {
@@ -99,6 +94,33 @@ std::set<std::int32_t> devices_of(const trace& t) {
   return devices;
 }
 
+// Keeps the rows whose lanes `renumber` keeps, on their new lanes (event_store::keep_if: in place
+// when owned); nothing is touched when nothing changes (a mapped store of host rows stays mapped).
+template <typename Record>
+void keep_renumbered(event_store<Record>& store, const std::vector<lane_id>& renumber) {
+  constexpr bool is_flow = std::is_same_v<Record, flow_event>;
+  const auto kept = [&](lane_id l) { return l < renumber.size() && renumber[l] != no_lane; };
+  const auto keep = [&](const Record& r) {
+    if constexpr (is_flow)
+      return kept(r.lane) && kept(r.target_lane);
+    else
+      return kept(r.lane);
+  };
+  const auto same = [&](const Record& r) {
+    if constexpr (is_flow)
+      return renumber[r.lane] == r.lane && renumber[r.target_lane] == r.target_lane;
+    else
+      return renumber[r.lane] == r.lane;
+  };
+  if (std::ranges::all_of(store.all(), [&](const Record& r) { return keep(r) && same(r); }))
+    return;
+  store.keep_if(keep, [&](Record& r) {
+    r.lane = renumber[r.lane];
+    if constexpr (is_flow)
+      r.target_lane = renumber[r.target_lane];
+  });
+}
+
 // Removes the lanes of other devices and renumbers the rest; every lane field follows.
 void keep_device(trace& t, std::int32_t device) {
   std::vector<lane_id> renumber(t.lanes.size(), no_lane);
@@ -110,19 +132,7 @@ void keep_device(trace& t, std::int32_t device) {
     renumber[id] = lanes.intern(l.kind, l.group, l.id);
     lanes.set_name(renumber[id], l.name);
   }
-  const auto kept = [&](lane_id l) { return l < renumber.size() && renumber[l] != no_lane; };
-  t.for_each_store([&](auto& store) {
-    using record = typename std::remove_reference_t<decltype(store)>::record_type;
-    if constexpr (std::is_same_v<record, flow_event>)
-      keep_rows(store, [&](const flow_event& f) { return kept(f.lane) && kept(f.target_lane); });
-    else
-      keep_rows(store, [&](const record& r) { return kept(r.lane); });
-    for (auto& r : store.mutable_all()) {
-      r.lane = renumber[r.lane];
-      if constexpr (std::is_same_v<record, flow_event>)
-        r.target_lane = renumber[r.target_lane];
-    }
-  });
+  t.for_each_store([&](auto& store) { keep_renumbered(store, renumber); });
   t.lanes = std::move(lanes);
   if (t.final_allocator_state)
     std::erase_if(t.final_allocator_state->segments,
@@ -235,6 +245,8 @@ selection_result select_part(trace& t, const trace_selection& s, std::string_vie
   t.finalize(); // grouped by lane and sorted: the undo of later memory events relies on it
   const time_span whole = t.span();
   result.window = whole;
+  // Both checked before anything is cut; the window goes first, so the device step moves only
+  // what the window kept.
   if (s.device) {
     const auto devices = devices_of(t);
     if (!devices.contains(*s.device))
@@ -246,8 +258,6 @@ selection_result select_part(trace& t, const trace_selection& s, std::string_vie
                            : fmt::format("{} {}", devices.size() == 1 ? "device" : "devices",
                                          fmt::join(devices, ", "))),
            "pick one of the devices the trace has (tdiag trace summary lists them)", source);
-    keep_device(t, *s.device);
-    t.finalize(); // the window below reads the memory lanes in order
   }
   if (s.window) {
     const auto w = resolve_window(*s.window, result.window);
@@ -263,6 +273,8 @@ selection_result select_part(trace& t, const trace_selection& s, std::string_vie
     result.window = *w;
     keep_window(t, *w, result);
   }
+  if (s.device)
+    keep_device(t, *s.device);
   keep_collectives(t);
   // What was kept, with the window on the whole trace's axis: the part's own times start at its
   // first event. A part of a part (a .tdtrace written from a selection, opened with another)

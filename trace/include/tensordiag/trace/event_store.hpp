@@ -106,6 +106,28 @@ public:
     finalized_ = false;
     return records_;
   }
+  /// Keeps the records `keep` accepts, in order, each then passed to `change` (Record&): in place
+  /// when the rows are owned (no second copy), one copy of the kept rows when they are viewed.
+  /// Clears the finalized state.
+  template <typename Keep, typename Change> void keep_if(Keep&& keep, Change&& change) {
+    if (viewing()) {
+      std::vector<Record> kept;
+      kept.reserve(static_cast<std::size_t>(std::count_if(view_.begin(), view_.end(), keep)));
+      for (const auto& r : view_)
+        if (keep(r))
+          change(kept.emplace_back(r));
+      adopt(std::move(kept));
+      return;
+    }
+    auto out = records_.begin();
+    for (auto& r : records_)
+      if (keep(r)) {
+        *out = r;
+        change(*out++);
+      }
+    records_.erase(out, records_.end());
+    finalized_ = false;
+  }
   [[nodiscard]] bool finalized() const noexcept { return finalized_; }
   /// True while the rows are viewed in place (adopt_finalized), not owned.
   [[nodiscard]] bool viewing() const noexcept { return keeper_ != nullptr; }

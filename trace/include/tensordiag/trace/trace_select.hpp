@@ -44,7 +44,7 @@ inline constexpr std::string_view window_option_help =
     "Open only the events of the time window A:B, each side a time since the trace's start or a "
     "share of its span (2s:2.5s, 40%:60%, :100ms); memory replays exactly to both ends";
 /// What an over-budget import tells the user to do (the end of its one line): a .tdtrace maps its
-/// rows, so opening one whole or in part holds little more than the part that is used.
+/// rows, so opening one costs anonymous memory only for the rows a part keeps (docs/analysis.md).
 inline constexpr std::string_view over_budget_advice =
     "convert it once where it fits (tdiag trace export FILE --tdtrace OUT.tdtrace) and open "
     "OUT.tdtrace, whole or in part (--device N, --window A:B), or raise TDIAG_MEMORY_LIMIT if "
