@@ -29,7 +29,7 @@ using namespace tdiag::trace;
 // columns are views into it).
 struct loaded_trace {
   load_result loaded;
-  [[nodiscard]] const trace::trace& t() const noexcept { return loaded.trace; }
+  [[nodiscard]] const tdiag::trace::trace& t() const noexcept { return loaded.trace; }
 };
 using trace_ptr = std::shared_ptr<loaded_trace>;
 
@@ -37,7 +37,7 @@ py::tuple span_tuple(time_span s) {
   return py::make_tuple(s.begin, s.end);
 }
 
-py::dict summary_data(const trace::trace& t, const summary_result& s) {
+py::dict summary_data(const tdiag::trace::trace& t, const summary_result& s) {
   py::dict counts;
   for (const auto& [kind, n] : s.counts)
     counts[py::str(kind)] = n;
@@ -71,7 +71,7 @@ py::dict summary_data(const trace::trace& t, const summary_result& s) {
   return out;
 }
 
-py::dict leak_data(const trace::trace& t, const leak_result& r) {
+py::dict leak_data(const tdiag::trace::trace& t, const leak_result& r) {
   py::list sites;
   for (const auto& s : r.sites) {
     py::dict d;
@@ -88,7 +88,7 @@ py::dict leak_data(const trace::trace& t, const leak_result& r) {
   return out;
 }
 
-py::list oom_data(const trace::trace& t, const std::vector<oom_finding>& findings) {
+py::list oom_data(const tdiag::trace::trace& t, const std::vector<oom_finding>& findings) {
   py::list out;
   for (const auto& f : findings) {
     py::list sites;
@@ -144,7 +144,7 @@ py::dict diff_data(const diff_result& r) {
 }
 
 // The time of `tdiag trace timeline --at`: a duration since the trace's start ("1.5s") or ns.
-std::int64_t timeline_time(const trace::trace& t, const py::handle& at) {
+std::int64_t timeline_time(const tdiag::trace::trace& t, const py::handle& at) {
   if (py::isinstance<py::str>(at)) {
     const auto text = at.cast<std::string>();
     const auto offset = parse_duration(text);
@@ -200,7 +200,7 @@ py::tuple ooms(const trace_ptr& p) {
       [&](const std::vector<oom_finding>& f) { return oom_data(t, f); });
 }
 
-py::tuple timeline(const trace_ptr& p, py::object at, std::optional<std::size_t> event,
+py::tuple timeline(const trace_ptr& p, const py::object& at, std::optional<std::size_t> event,
                    std::size_t segments) {
   if (at.is_none() == !event.has_value())
     throw py::value_error("give exactly one of at= (a time since the start) or event=");
@@ -281,7 +281,7 @@ void bind_trace(py::module_& m) {
           py::arg("id"), "The text of a string id ('' when out of range).")
       .def(
           "columns",
-          [](py::object self, const std::string& kind) {
+          [](const py::object& self, const std::string& kind) {
             return event_columns(self.cast<const loaded_trace&>().t(), kind, self);
           },
           py::arg("kind"));

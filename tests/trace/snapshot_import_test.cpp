@@ -139,8 +139,8 @@ TEST(SnapshotImport, NotASnapshot) {
 namespace {
 
 std::filesystem::path generated(const char* name, std::uint64_t events) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    fmt::format("tdiag_snapshot_import_{}_{}", ::getpid(), name);
+  auto path = std::filesystem::temp_directory_path() /
+              fmt::format("tdiag_snapshot_import_{}_{}", ::getpid(), name);
   synthetic_file_options o;
   o.events = events;
   (void)write_synthetic_snapshot(path, o);
