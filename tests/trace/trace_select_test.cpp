@@ -48,8 +48,19 @@ TEST(TraceSelect, ParsesWindows) {
   const time_span span{1000, 2000};
   EXPECT_EQ(resolve_window({"100ns", "50%"}, span), (time_span{1100, 1500}));
   EXPECT_EQ(resolve_window({"", ""}, span), span);
-  EXPECT_EQ(resolve_window({"5s", ""}, span), (time_span{2000, 2000})); // clamped to the span
-  EXPECT_EQ(resolve_window({"60%", "40%"}, span), std::nullopt);
+  EXPECT_EQ(resolve_window({"-10%", "500ns"}, span), (time_span{1000, 1500})); // cut at the start
+  EXPECT_EQ(resolve_window({"50%", "2s"}, span), (time_span{1500, 2000}));     // and at the end
+  EXPECT_EQ(resolve_window({"100%", ""}, span), (time_span{2000, 2000}));
+  std::string why;
+  EXPECT_EQ(resolve_window({"60%", "40%"}, span, &why), std::nullopt);
+  EXPECT_EQ(why, "the start is after the end (the trace spans 1 us)");
+  // Wholly past the end (a window in the wrong unit, say), or before the start: said, not cut
+  // down to an empty instant.
+  EXPECT_EQ(resolve_window({"2s", "3s"}, span, &why), std::nullopt);
+  EXPECT_EQ(why, "+2 s..+3 s lies outside the trace, which spans 1 us");
+  EXPECT_EQ(resolve_window({"5s", ""}, span, &why), std::nullopt);
+  EXPECT_EQ(resolve_window({"", "-1ns"}, span, &why), std::nullopt);
+  EXPECT_EQ(why, "+0 ns..-1 ns lies outside the trace, which spans 1 us");
 }
 
 TEST(TraceSelect, DeviceKeepsItsLanesAndTheHost) {

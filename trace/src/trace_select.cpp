@@ -34,7 +34,16 @@ std::string bad_window_message(std::string_view text) {
                      printable(text), duration_examples);
 }
 
-std::optional<time_span> resolve_window(const time_window& w, time_span span) {
+namespace {
+
+// "+2 s", "-1 ns": a time relative to the trace's start.
+std::string offset_text(std::int64_t ns) {
+  return ns < 0 ? "-" + format_duration(-ns) : "+" + format_duration(ns);
+}
+
+} // namespace
+
+std::optional<time_span> resolve_window(const time_window& w, time_span span, std::string* why) {
   // Trace times lie within +-2^60 ns: clamped offsets keep the sums from overflowing.
   constexpr std::int64_t far = std::int64_t{1} << 62;
   const auto at = [&](const std::string& side,
@@ -44,13 +53,25 @@ std::optional<time_span> resolve_window(const time_window& w, time_span span) {
     const auto offset = parse_time_offset(side, span.duration());
     if (!offset)
       return std::nullopt;
-    return std::clamp(span.begin + std::clamp(*offset, -far, far), span.begin, span.end);
+    return span.begin + std::clamp(*offset, -far, far);
   };
   const auto begin = at(w.begin, span.begin);
   const auto end = at(w.end, span.end);
-  if (!begin || !end || *begin > *end)
+  const auto say = [&](std::string text) {
+    if (why != nullptr)
+      *why = std::move(text);
     return std::nullopt;
-  return time_span{*begin, *end};
+  };
+  const auto spans = format_duration(span.duration());
+  if (!begin || !end)
+    return say(bad_window_message(fmt::format("{}:{}", w.begin, w.end)));
+  if (*begin > span.end || *end < span.begin)
+    return say(fmt::format("{}..{} lies outside the trace, which spans {}",
+                           offset_text(*begin - span.begin), offset_text(*end - span.begin),
+                           spans));
+  if (*begin > *end)
+    return say(fmt::format("the start is after the end (the trace spans {})", spans));
+  return time_span{std::max(*begin, span.begin), std::min(*end, span.end)};
 }
 
 std::string trace_selection::describe() const {
@@ -260,14 +281,15 @@ selection_result select_part(trace& t, const trace_selection& s, std::string_vie
            "pick one of the devices the trace has (tdiag trace summary lists them)", source);
   }
   if (s.window) {
-    const auto w = resolve_window(*s.window, result.window);
+    std::string why;
+    const auto w = resolve_window(*s.window, result.window, &why);
     if (!w)
       fail(codes::bad_window, "bad time window",
-           fmt::format("{}: --window {}:{}: the start is after the end (the trace spans {})",
-                       printable(source), s.window->begin, s.window->end,
-                       format_duration(result.window.duration())),
-           fmt::format("give --window A:B with A <= B, each a time since the trace's start ({}) "
-                       "or a share of its span (40%); an empty side is the start or the end",
+           fmt::format("{}: --window {}:{}: {}", printable(source), s.window->begin, s.window->end,
+                       why),
+           fmt::format("give --window A:B with A <= B inside the trace, each a time since its "
+                       "start ({}) or a share of its span (40%); an empty side is the start or "
+                       "the end",
                        duration_examples),
            source);
     result.window = *w;
@@ -281,8 +303,8 @@ selection_result select_part(trace& t, const trace_selection& s, std::string_vie
   // says both.
   auto said = s.describe();
   if (s.window)
-    said += fmt::format(" = +{}..+{} of {}", format_duration(result.window.begin - whole.begin),
-                        format_duration(result.window.end - whole.begin),
+    said += fmt::format(" = {}..{} of {}", offset_text(result.window.begin - whole.begin),
+                        offset_text(result.window.end - whole.begin),
                         format_duration(whole.duration()));
   auto& props = t.metadata.properties;
   const auto earlier = std::ranges::find(props, selection_property,

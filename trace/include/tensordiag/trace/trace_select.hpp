@@ -49,9 +49,11 @@ inline constexpr std::string_view over_budget_advice =
     "convert it once where it fits (tdiag trace export FILE --tdtrace OUT.tdtrace) and open "
     "OUT.tdtrace, whole or in part (--device N, --window A:B), or raise TDIAG_MEMORY_LIMIT if "
     "that memory is free";
-/// The window on the trace's axis, for a trace spanning `span`: [begin, end], clamped to span.
-/// Nullopt when a side does not parse or begin > end.
-[[nodiscard]] std::optional<time_span> resolve_window(const time_window& w, time_span span);
+/// The window on the trace's axis, for a trace spanning `span`: [begin, end], clamped to span
+/// (a side before the start or past the end is cut there). Nullopt, with what is wrong in `why`,
+/// when a side does not parse, the start is after the end, or the window misses the span.
+[[nodiscard]] std::optional<time_span> resolve_window(const time_window& w, time_span span,
+                                                      std::string* why = nullptr);
 
 struct trace_selection {
   std::optional<std::int32_t> device;
