@@ -3,6 +3,10 @@
 #include <tensordiag/trace/allocator_replay.hpp>
 
 #include <algorithm>
+#include <array>
+#include <span>
+
+#include "implicit_state.hpp"
 
 namespace tdiag::trace {
 namespace {
@@ -76,16 +80,18 @@ bool carve(segment& seg, std::uint64_t address, std::uint64_t size, block_state 
   if (address == b.address && rest > 0 &&
       (seg.type == segment_type::small ? rest < 512 : rest <= (std::uint64_t{1} << 20)))
     size += rest;
-  std::vector<block> parts;
+  // At most three parts: the free head, the block, the free tail (no heap: this runs per event).
+  std::array<block, 3> parts;
+  std::size_t n = 0;
   if (address > b.address)
-    parts.push_back({b.address, address - b.address, 0, block_state::inactive, no_stack});
-  parts.push_back({address, size, requested, state, stack});
+    parts[n++] = {b.address, address - b.address, 0, block_state::inactive, no_stack};
+  parts[n++] = {address, size, requested, state, stack};
   const auto end = b.address + b.size;
   if (address + size < end)
-    parts.push_back({address + size, end - address - size, 0, block_state::inactive, no_stack});
+    parts[n++] = {address + size, end - address - size, 0, block_state::inactive, no_stack};
   seg.blocks[i] = parts[0];
   seg.blocks.insert(seg.blocks.begin() + static_cast<std::ptrdiff_t>(i) + 1, parts.begin() + 1,
-                    parts.end());
+                    parts.begin() + static_cast<std::ptrdiff_t>(n));
   return true;
 }
 
@@ -131,10 +137,16 @@ bool transition(allocator_state& s, const memory_event& e, block_state from, blo
 }
 
 // True when the state holds a segment the source reported (not an implicit one) on `device`.
+// Only `device`'s run of the (device, address) order is looked at, and the look stops at the
+// first real segment: a snapshot answers at once; a source of implicit segments only still
+// walks its live blocks, which inserting one costs anyway.
 bool has_real_segment(const allocator_state& s, std::int32_t device) {
-  return std::any_of(s.segments.begin(), s.segments.end(), [&](const segment& seg) {
-    return seg.device == device && seg.pool != implicit_pool;
-  });
+  auto it = std::partition_point(s.segments.begin(), s.segments.end(),
+                                 [&](const segment& seg) { return seg.device < device; });
+  for (; it != s.segments.end() && it->device == device; ++it)
+    if (it->pool != implicit_pool)
+      return true;
+  return false;
 }
 
 bool add_block(allocator_state& s, const memory_event& e, block_state state, stack_id stack) {
@@ -326,11 +338,69 @@ std::vector<segment> device_segments(const trace& t, std::int32_t device) {
   return out;
 }
 
+bool has_two_step_frees(std::span<const memory_event> events) {
+  return std::any_of(events.begin(), events.end(), [](const memory_event& e) {
+    return e.action == memory_action::free_requested;
+  });
+}
+
+// The state before `events` (one device's lane): the final state with every event undone,
+// newest first, or an empty one.
+allocator_state derive_start(const trace& t, std::span<const memory_event> events,
+                             std::int32_t device, bool two_step, std::size_t& mismatches,
+                             std::size_t& final_bytes) {
+  allocator_state start;
+  if (t.final_allocator_state) {
+    start.segments = device_segments(t, device);
+    start.sort();
+    final_bytes = state_bytes(start);
+    if (detail::implicit_state::fits(device, start.segments, events)) {
+      detail::implicit_state sparse;
+      sparse.assign(start.segments);
+      for (std::size_t i = events.size(); i-- > 0;)
+        mismatches += sparse.step(events[i], true, two_step) ? 0 : 1;
+      start = sparse.to_state(0);
+    } else {
+      for (std::size_t i = events.size(); i-- > 0;)
+        mismatches += undo_memory_event(start, events[i], two_step) ? 0 : 1;
+    }
+  }
+  start.time = events.empty() ? (t.final_allocator_state ? t.final_allocator_state->time : 0)
+                              : events.front().time;
+  return start;
+}
+
 } // namespace
 
 lane_id memory_lane_of(const trace& t, std::int32_t device) noexcept {
   const auto lane = t.lanes.find_memory(device);
   return lane == no_lane ? static_cast<lane_id>(t.lanes.size()) : lane;
+}
+
+allocator_state initial_allocator_state(const trace& t, lane_id lane, std::size_t* mismatches) {
+  const auto events = t.memory.lane(lane);
+  const auto device = lane < t.lanes.size() ? static_cast<std::int32_t>(t.lanes.at(lane).group) : 0;
+  std::size_t missed = 0, final_bytes = 0;
+  auto start = derive_start(t, events, device, has_two_step_frees(events), missed, final_bytes);
+  if (mismatches != nullptr)
+    *mismatches = missed;
+  return start;
+}
+
+allocator_state allocator_state_after(const trace& t, lane_id lane, std::size_t index) {
+  const auto events = t.memory.lane(lane).first(std::min(index, t.memory.lane(lane).size()));
+  const auto device = lane < t.lanes.size() ? static_cast<std::int32_t>(t.lanes.at(lane).group) : 0;
+  allocator_state s = initial_allocator_state(t, lane);
+  if (!detail::implicit_state::fits(device, s.segments, events)) {
+    for (const auto& e : events)
+      apply_memory_event(s, e);
+    return s;
+  }
+  detail::implicit_state sparse;
+  sparse.assign(s.segments);
+  for (const auto& e : events)
+    sparse.step(e, false, false);
+  return sparse.to_state(events.empty() ? s.time : events.back().time);
 }
 
 allocator_replay::allocator_replay(const trace& t, lane_id lane, std::size_t interval) {
@@ -350,22 +420,9 @@ void allocator_replay::build(const trace& t, lane_id lane, const replay_options&
   first_index_ =
       events_.empty() ? 0 : static_cast<std::size_t>(events_.data() - t.memory.all().data());
   device_ = lane < t.lanes.size() ? static_cast<std::int32_t>(t.lanes.at(lane).group) : 0;
-  two_step_ = std::any_of(events_.begin(), events_.end(), [](const memory_event& e) {
-    return e.action == memory_action::free_requested;
-  });
-
-  allocator_state start;
+  two_step_ = has_two_step_frees(events_);
   std::size_t final_bytes = 0; // this device's share of the final state
-  if (t.final_allocator_state) {
-    start.segments = device_segments(t, device_);
-    start.sort();
-    final_bytes = state_bytes(start);
-    // Backwards from the dump: undo every recorded event, newest first.
-    for (std::size_t i = events_.size(); i-- > 0;)
-      mismatches_ += undo_memory_event(start, events_[i], two_step_) ? 0 : 1;
-  }
-  start.time = events_.empty() ? (t.final_allocator_state ? t.final_allocator_state->time : 0)
-                               : events_.front().time;
+  allocator_state start = derive_start(t, events_, device_, two_step_, mismatches_, final_bytes);
 
   const bool adaptive = options.keyframe_interval == 0;
   interval_ = options.keyframe_interval;
@@ -384,10 +441,19 @@ void allocator_replay::build(const trace& t, lane_id lane, const replay_options&
   max_reserved_ = start.reserved_bytes();
   keyframes_.push_back(start);
   allocator_state s = std::move(start);
+  // A lane of implicit segments only is replayed in a map, and a keyframe made from it.
+  detail::implicit_state sparse;
+  const bool use_sparse = detail::implicit_state::fits(device_, s.segments, events_);
+  if (use_sparse)
+    sparse.assign(s.segments);
   for (std::size_t i = 0; i < events_.size(); ++i) {
-    mismatches_ += apply_memory_event(s, events_[i]) ? 0 : 1;
+    const bool matched =
+        use_sparse ? sparse.step(events_[i], false, two_step_) : apply_memory_event(s, events_[i]);
+    mismatches_ += matched ? 0 : 1;
     if ((i + 1) % interval_ != 0)
       continue;
+    if (use_sparse)
+      s = sparse.to_state(events_[i].time);
     max_reserved_ = std::max(max_reserved_, s.reserved_bytes());
     keyframes_.push_back(s);
     bytes += state_bytes(s);
@@ -423,11 +489,15 @@ allocator_state allocator_replay::replay_from_start(std::size_t index) const {
   return s;
 }
 
-std::size_t allocator_replay::index_at_time(std::int64_t t) const noexcept {
+std::size_t events_until(std::span<const memory_event> events, std::int64_t time) noexcept {
   return static_cast<std::size_t>(
-      std::partition_point(events_.begin(), events_.end(),
-                           [&](const memory_event& e) { return e.time <= t; }) -
-      events_.begin());
+      std::partition_point(events.begin(), events.end(),
+                           [&](const memory_event& e) { return e.time <= time; }) -
+      events.begin());
+}
+
+std::size_t allocator_replay::index_at_time(std::int64_t t) const noexcept {
+  return events_until(events_, t);
 }
 
 replay_cursor::replay_cursor(const allocator_replay& replay)

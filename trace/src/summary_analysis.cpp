@@ -33,9 +33,9 @@ memory_peak memory_peak_of(const trace& t, lane_id lane) {
   p.events = events.size();
   for (const auto& e : events)
     p.oom_events += e.action == memory_action::oom;
-  // One curve for every front end: memory_series (reported totals, else the replay).
-  const auto series = memory_series_of(t, lane);
-  for (const auto& s : series.samples) {
+  // One curve for every front end: memory_series (reported totals, else the replay), folded
+  // as it is made.
+  for_each_memory_sample(t, lane, [&](const memory_sample& s) {
     if (s.allocated > p.peak_allocated)
       p.peak_allocated = s.allocated, p.peak_allocated_time = s.time;
     if (s.reserved > p.peak_reserved)
@@ -45,7 +45,7 @@ memory_peak memory_peak_of(const trace& t, lane_id lane) {
     p.final_allocated = s.allocated;
     p.final_reserved = s.reserved;
     p.final_requested = s.requested;
-  }
+  });
   return p;
 }
 

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 
 #include "saturate.hpp"
 
@@ -22,13 +23,14 @@ timeline_result timeline(const trace& t, std::int64_t time, IndexOf&& index_of) 
   for (lane_id lane = 0; lane < t.lanes.size(); ++lane) {
     if (t.lanes.at(lane).kind != lane_kind::device_memory || t.memory.lane(lane).empty())
       continue;
-    const allocator_replay replay(t, lane);
+    const auto events = t.memory.lane(lane);
     timeline_lane l;
     l.lane = lane;
-    l.device = replay.device();
-    l.event_count = replay.size();
-    l.event_index = std::min(index_of(replay), replay.size());
-    l.state = replay.state_at(l.event_index);
+    l.device = static_cast<std::int32_t>(t.lanes.at(lane).group);
+    l.event_count = events.size();
+    l.event_index = std::min(index_of(events), events.size());
+    // One pass to the index: a replay's keyframes would copy the state 256 times.
+    l.state = allocator_state_after(t, lane, l.event_index);
     r.lanes.push_back(std::move(l));
   }
   return r;
@@ -49,11 +51,12 @@ std::string_view state_name(block_state s) {
 } // namespace
 
 timeline_result timeline_at(const trace& t, std::int64_t time) {
-  return timeline(t, time, [&](const allocator_replay& r) { return r.index_at_time(time); });
+  return timeline(t, time,
+                  [&](std::span<const memory_event> events) { return events_until(events, time); });
 }
 
 timeline_result timeline_after_events(const trace& t, std::size_t index) {
-  auto r = timeline(t, 0, [&](const allocator_replay&) { return index; });
+  auto r = timeline(t, 0, [&](std::span<const memory_event>) { return index; });
   for (const auto& l : r.lanes)
     if (l.event_index > 0)
       r.time = std::max(r.time, t.memory.lane(l.lane)[l.event_index - 1].time);

@@ -45,6 +45,23 @@ struct replay_options {
 /// The device_memory lane of `device` in a finalized trace, or no lane (t.lanes.size()).
 [[nodiscard]] lane_id memory_lane_of(const trace& t, std::int32_t device) noexcept;
 
+/// The state of memory lane `lane` before its first recorded event, as allocator_replay starts
+/// from it (derived backwards from t.final_allocator_state, or empty), without the replay's
+/// keyframes: for one pass forward over the events. `mismatches`, when given, receives the
+/// events that did not match while deriving it.
+[[nodiscard]] allocator_state initial_allocator_state(const trace& t, lane_id lane,
+                                                      std::size_t* mismatches = nullptr);
+
+/// The state after the first `index` events of memory lane `lane` (clamped), in one pass from
+/// initial_allocator_state(): what allocator_replay::state_at() gives, for one question
+/// without the keyframes (`tdiag trace timeline`).
+[[nodiscard]] allocator_state allocator_state_after(const trace& t, lane_id lane,
+                                                    std::size_t index);
+
+/// Number of `events` (sorted by time) with time <= `time`.
+[[nodiscard]] std::size_t events_until(std::span<const memory_event> events,
+                                       std::int64_t time) noexcept;
+
 class allocator_replay {
 public:
   /// Replays the events of memory lane `lane` of the finalized trace `t`, starting from the

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace tdiag::trace {
@@ -39,5 +40,10 @@ struct memory_series {
 
 /// The series of memory lane `lane` of a finalized trace.
 [[nodiscard]] memory_series memory_series_of(const trace& t, lane_id lane);
+/// The samples of memory_series_of(t, lane), visited in order and not kept: a peak or a final
+/// value needs no series (a summary of 100M events keeps no 3.2 GB series). Returns
+/// memory_series::reported.
+bool for_each_memory_sample(const trace& t, lane_id lane,
+                            const std::function<void(const memory_sample&)>& visit);
 
 } // namespace tdiag::trace
