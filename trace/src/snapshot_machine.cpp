@@ -118,7 +118,7 @@ void snap_machine::build_tuple(std::size_t n) {
   build_from_mark(kind::tuple, stack.size() - n);
 }
 
-// The shape of nearly every trace entry, read in one go: EMPTY_DICT MEMOIZE MARK, then keys
+// The shape of nearly every trace entry, read in one go: EMPTY_DICT, a memo put, MARK, then keys
 // fetched from the memo with small ints, None or memo fetches as values, then SETITEMS. A
 // trace entry about to be appended becomes its row at once, with no dict made; anything else
 // becomes the dict the opcodes would build. False (nothing consumed) for other shapes, which
@@ -142,7 +142,7 @@ bool snap_machine::flat_dict() {
     s.containers_[payload_of(v)].items.assign(kv.begin(), kv.end());
     push(v);
   }
-  memo_put(s.memo_.size());
+  memo_put(scratch.memo);
   s.pos_ += n;
   return true;
 }

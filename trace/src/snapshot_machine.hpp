@@ -178,7 +178,7 @@ struct snap_machine {
   void build_from_mark(kind k, std::size_t mark);
   void build_tuple(std::size_t n);
 
-  // The shape of nearly every trace entry, read in one go: EMPTY_DICT MEMOIZE MARK, then keys
+  // The shape of nearly every trace entry, read in one go: EMPTY_DICT, a memo put, MARK, then keys
   // fetched from the memo with small ints, None or memo fetches as values, then SETITEMS. A
   // trace entry about to be appended becomes its row at once, with no dict made; anything else
   // becomes the dict the opcodes would build. False (nothing consumed) for other shapes, which

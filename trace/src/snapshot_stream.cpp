@@ -141,15 +141,34 @@ snap_stream::fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_
   return true;
 }
 
-// The shape of nearly every trace entry, read in one go: (EMPTY_DICT) MEMOIZE MARK, then keys
+// The shape of nearly every trace entry, read in one go: (EMPTY_DICT) a memo put, MARK, then keys
 // fetched from the memo with small ints, None or memo fetches as values, then SETITEMS. Returns
 // the bytes it spans with the dict's items in `items`; 0 (nothing consumed) for anything else,
 // which the opcodes then read one by one.
 std::size_t snap_stream::scan_flat_dict(flat_items& items, std::uint64_t& ints) const {
   const auto* p = data_ + pos_;
-  if (end_ - pos_ < 1024 || p[0] != 0x94 || p[1] != '(')
+  if (end_ - pos_ < 1024)
     return 0;
-  p += 2;
+  // The dict's memo put: MEMOIZE (protocol 4, 5) or BINPUT / LONG_BINPUT (protocols 2, 3). An
+  // index the opcode would refuse, or one that replaces a stored value (which the dict's own
+  // items might fetch), is left to the opcodes.
+  if (p[0] == 0x94) {
+    items.memo = memo_.size();
+    p += 1;
+  } else if (p[0] == 'q') {
+    items.memo = p[1];
+    p += 2;
+  } else if (p[0] == 'r') {
+    items.memo = std::uint64_t{p[1]} | std::uint64_t{p[2]} << 8 | std::uint64_t{p[3]} << 16 |
+                 std::uint64_t{p[4]} << 24;
+    p += 5;
+  } else {
+    return 0;
+  }
+  if (*p != '(' || items.memo < memo_.size() || items.memo > memo_.size() + 4096 ||
+      items.memo >= limits_.max_values)
+    return 0;
+  ++p;
   items.count = 0;
   while (*p != 'u') {
     if (items.count == items.handles.size() || !fast_get(p, items.handles[items.count]) ||

@@ -187,10 +187,12 @@ private:
                                        std::string hint = {}) const;
   [[nodiscard]] bool has_action(std::span<const std::uint64_t> items) const noexcept;
   std::uint64_t refill(std::size_t n, std::size_t chunk);
-  /// A flat dict's keys and values, alternating (at most 64 pairs: 1024 bytes of input).
+  /// A flat dict's keys and values, alternating (at most 64 pairs: 1024 bytes of input), and
+  /// where it goes in the memo.
   struct flat_items {
     std::array<std::uint64_t, 128> handles;
     std::size_t count = 0;
+    std::uint64_t memo = 0; ///< the memo index the dict is put at
     [[nodiscard]] std::span<const std::uint64_t> span() const noexcept {
       return {handles.data(), count};
     }
