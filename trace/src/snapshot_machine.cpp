@@ -30,7 +30,7 @@ void snap_stream::settle(snap_value v, std::uint32_t id, bool is_stack, bool exc
   auto& c = containers_[index];
   if (exclusive && c.refs <= 1) {
     if (c.memo != none32)
-      memo_[c.memo] = make(is_stack ? t_stack : t_frame, id);
+      (void)memo_.set(c.memo, make(is_stack ? t_stack : t_frame, id));
     release(index);
   } else {
     c.cached = id;
@@ -52,7 +52,7 @@ std::uint64_t snap_machine::list_item(std::uint64_t v) {
   auto& after = s.containers_[index];
   if (exclusive) {
     if (after.memo != none32)
-      s.memo_[after.memo] = make(t_row, row);
+      (void)s.memo_.set(after.memo, make(t_row, row));
     s.release(index);
   } else {
     after.converted = true;

@@ -90,9 +90,9 @@ std::uint64_t snap_stream::refill(std::size_t n, std::size_t chunk) {
   } else {
     return false;
   }
-  if (index >= memo_.size() || memo_[index] == make(t_none, none32))
+  if (!memo_.has(index))
     return false;
-  out = memo_[index];
+  out = memo_.get(index);
   return true;
 }
 // A flat value inside flat_dict(): a memo fetch, a small int or None.

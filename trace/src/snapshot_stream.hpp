@@ -59,6 +59,49 @@ constexpr std::uint32_t none32 = 0xffffffffu;
 
 class snap_stream;
 
+/// The pickle memo at 4 bytes a slot (a snapshot memoizes an object or more per trace entry):
+/// a handle whose payload fits 28 bits is packed with its tag, any other goes to a side table.
+class snap_memo {
+public:
+  [[nodiscard]] std::size_t size() const noexcept { return slots_.size(); }
+  void reserve(std::size_t n) { slots_.reserve(n); }
+  /// Whether slot `i` was stored.
+  [[nodiscard]] bool has(std::uint64_t i) const noexcept {
+    return i < slots_.size() && slots_[i] != unset;
+  }
+  [[nodiscard]] std::uint64_t get(std::uint64_t i) const noexcept {
+    const auto v = slots_[i];
+    return (v >> 28) == wide ? wide_[v & mask]
+                             : snap::make(static_cast<snap::tag>(v >> 28), v & mask);
+  }
+  /// False (nothing stored) when the side table is full.
+  bool set(std::uint64_t i, std::uint64_t v) {
+    std::uint32_t packed;
+    if (snap::tag_of(v) < wide && snap::payload_of(v) < mask) {
+      packed = static_cast<std::uint32_t>(snap::tag_of(v)) << 28 |
+               static_cast<std::uint32_t>(snap::payload_of(v));
+    } else if (wide_.size() < mask) {
+      packed = wide << 28 | static_cast<std::uint32_t>(wide_.size());
+      wide_.push_back(v);
+    } else {
+      return false;
+    }
+    if (i == slots_.size())
+      slots_.push_back(packed);
+    else if (i > slots_.size())
+      slots_.resize(i + 1, unset), slots_[i] = packed;
+    else
+      slots_[i] = packed;
+    return true;
+  }
+
+private:
+  static constexpr std::uint32_t mask = (std::uint32_t{1} << 28) - 1, wide = 14,
+                                 unset = 0xffffffffu;
+  std::vector<std::uint32_t> slots_;
+  std::vector<std::uint64_t> wide_;
+};
+
 /// A value of a snap_stream, like pickle_value: cheap to copy, valid while the stream lives.
 class snap_value {
 public:
@@ -178,7 +221,7 @@ private:
   std::vector<box> boxes_;
   std::vector<container> containers_;
   std::vector<std::uint32_t> free_;
-  std::vector<std::uint64_t> memo_;
+  snap_memo memo_;
   std::uint64_t root_ = 0;
   void release(std::uint64_t index);
   /// Throws the reader's one-line input_error at `offset` (opcode `op`).
