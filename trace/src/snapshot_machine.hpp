@@ -28,6 +28,8 @@ namespace tdiag::trace::detail {
 struct snap_machine {
   using kind = pickle_kind;
   static constexpr std::size_t chunk_bytes = std::size_t{256} << 10;
+  /// Input kept ahead of a flat dict's read (snap_stream::scan_flat_dict).
+  static constexpr std::size_t flat_window = std::size_t{16} << 10;
 
   snap_stream& s;
   const pickle_limits& limits;

@@ -30,7 +30,11 @@ enum entry_field : std::uint8_t {
   f_stream,
   f_device_free,
   f_frames,
-  f_user_metadata
+  f_user_metadata,
+  // Keys of a frame dict (inline_stack).
+  f_name,
+  f_filename,
+  f_line
 };
 
 // The row member and key of each plain int field, in entry_field order from f_addr.
@@ -52,6 +56,9 @@ entry_field field_named(std::string_view k) noexcept {
          : k == "device_free"   ? f_device_free
          : k == "frames"        ? f_frames
          : k == "user_metadata" ? f_user_metadata
+         : k == "name"          ? f_name
+         : k == "filename"      ? f_filename
+         : k == "line"          ? f_line
                                 : f_other;
 }
 
@@ -145,12 +152,16 @@ bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value
     }
     case f_frames: {
       const snap_value v(s_, raw, offset);
-      if (snap::tag_of(raw) == snap::t_stack) // the common case first
+      if (snap::tag_of(raw) == snap::t_stack) { // the common case first
         m.stack = static_cast<stack_id>(snap::payload_of(raw));
-      else if (flat && !v.is_none() && !s_->cached(v))
+      } else if (snap::tag_of(raw) == snap::t_inline) {
+        if (!inline_stack(m))
+          return false; // a frame needs its dict
+      } else if (flat && !v.is_none() && !s_->cached(v)) {
         return false; // interning it would walk (and may free) the frames
-      else
+      } else {
         m.stack = stack_of(v, exclusive);
+      }
       break;
     }
     case f_user_metadata:
@@ -259,7 +270,7 @@ snapshot_rows::box_facts& snapshot_rows::facts(std::uint64_t box) {
   const auto index = snap::payload_of(box);
   if (index >= facts_.size())
     facts_.resize(std::max<std::size_t>(index + 1, facts_.size() * 2),
-                  {f_unknown, action_uncached, meta_uncached});
+                  {f_unknown, action_uncached, meta_uncached, meta_uncached});
   return facts_[index];
 }
 
@@ -334,6 +345,70 @@ frame_id snapshot_rows::frame_of(snap_value f, bool exclusive) {
   const auto id = t_.stacks.intern_frame(fr);
   mutable_stream().settle(f, id, false, exclusive);
   return id;
+}
+
+// A frame's "name" or "filename" value (a str, bytes or None, checked by inline_stack) interned
+// as frame_of interns it, once per memoized string.
+string_id snapshot_rows::frame_text(std::uint64_t value) {
+  if (snap::tag_of(value) != snap::t_box)
+    return t_.strings.intern(std::string_view{});
+  auto& id = facts(value).text;
+  if (id == meta_uncached)
+    id = t_.strings.intern(s_->box_text(value));
+  return id;
+}
+
+// The frames list the machine read inline with a flat entry (snap_stream::inline_frames): its
+// frames and stack interned as frame_of and stack_of intern them, their ids left for the
+// machine's memo. False, having interned nothing, when a frame holds a value of another kind
+// (its dict then says what it is, or converts it).
+bool snapshot_rows::inline_stack(memory_event& m) {
+  auto* list = s_->inline_frames();
+  if (list == nullptr)
+    return false;
+  constexpr std::uint64_t absent = snap::make(snap::t_none, 1);
+  struct parts {
+    std::uint64_t name, file, line;
+  };
+  std::array<parts, std::tuple_size_v<decltype(list->dict_memo)>> frames;
+  for (std::size_t j = 0; j < list->count; ++j) {
+    auto& f = frames[j];
+    f = {absent, absent, absent};
+    // Forwards, the last of a repeated key wins (as find() has it).
+    for (auto i = list->first[j]; i < list->first[j + 1]; i += 2) {
+      const auto field = field_of(list->items[i]);
+      auto& slot = field == f_name ? f.name : field == f_filename ? f.file : f.line;
+      if (field == f_name || field == f_filename || field == f_line)
+        slot = list->items[i + 1];
+    }
+    const auto is_text = [this](std::uint64_t v) {
+      if (snap::tag_of(v) == snap::t_none)
+        return true; // None or absent: ""
+      const auto k = snap_value(s_, v, 0).kind();
+      return snap::tag_of(v) == snap::t_box &&
+             (k == pickle_kind::string || k == pickle_kind::bytes);
+    };
+    const bool int_line = f.line == absent || snap::tag_of(f.line) == snap::t_int ||
+                          (snap::tag_of(f.line) == snap::t_box &&
+                           snap_value(s_, f.line, 0).kind() == pickle_kind::integer);
+    if (!is_text(f.name) || !is_text(f.file) || !int_line)
+      return false;
+  }
+  scratch_.clear();
+  for (std::size_t j = 0; j < list->count; ++j) {
+    const auto& f = frames[j];
+    frame fr;
+    fr.function = frame_text(f.name);
+    fr.file = frame_text(f.file);
+    const auto line = f.line == absent ? 0 : *snap_value(s_, f.line, 0).as_int();
+    fr.line = line > 0 && line < std::numeric_limits<std::uint32_t>::max()
+                  ? static_cast<std::uint32_t>(line)
+                  : 0;
+    list->frame_ids[j] = t_.stacks.intern_frame(fr);
+    scratch_.push_back(list->frame_ids[j]);
+  }
+  list->stack = m.stack = t_.stacks.intern_stack(scratch_);
+  return true;
 }
 
 // Snapshots list frames innermost first, as stack_table does.

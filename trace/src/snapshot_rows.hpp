@@ -70,6 +70,7 @@ private:
     std::uint8_t field = 0;  ///< as a key: the entry_field it names
     std::uint8_t action = 0; ///< as an "action" value: what action_of() found
     string_id meta = 0;      ///< as a "user_metadata" value: its interned id
+    string_id text = 0;      ///< as a frame's "name" or "filename": its interned id
   };
 
   bool read_fields(std::span<const std::uint64_t> items, snap_value dict, std::uint64_t offset,
@@ -83,6 +84,8 @@ private:
   std::uint8_t action_of(std::uint64_t value, snap_value entry);
   bool user_metadata(std::uint64_t value, snap_value entry, memory_event& m);
   frame_id frame_of(snap_value f, bool exclusive);
+  bool inline_stack(memory_event& m);
+  string_id frame_text(std::uint64_t value);
   [[nodiscard]] snap_stream& mutable_stream() const { return const_cast<snap_stream&>(*s_); }
 
   const snap_stream* s_ = nullptr;

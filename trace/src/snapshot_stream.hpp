@@ -40,6 +40,7 @@ enum tag : std::uint8_t {
   t_row = 6,       ///< a trace entry turned into a row
   t_stack = 7,     ///< a freed traceback list: its stack id
   t_frame = 8,     ///< a freed frame dict: its frame id
+  t_inline = 9,    ///< a flat entry's frames list read with it (snap_stream::inline_frames)
 };
 constexpr std::uint64_t payload_mask = (std::uint64_t{1} << 60) - 1;
 constexpr std::uint64_t make(tag t, std::uint64_t p) noexcept {
@@ -186,6 +187,23 @@ public:
   [[nodiscard]] std::optional<std::uint32_t> settled_stack(snap_value v) const noexcept;
   [[nodiscard]] std::optional<std::uint32_t> settled_frame(snap_value v) const noexcept;
 
+  /// A frames list read in one go with its flat entry (scan_flat_dict): a list of flat dicts
+  /// made by nothing else, memoized at consecutive indices after the entry. The sink interns
+  /// its frames and stack and leaves their ids here; the machine then memoizes those.
+  struct inline_list {
+    bool present = false;
+    std::uint64_t memo = 0;                  ///< the list's memo index
+    std::size_t count = 0, used = 0;         ///< dicts; items used
+    std::array<std::uint64_t, 64> dict_memo; ///< each dict's memo index
+    std::array<std::uint32_t, 65> first;     ///< dict j's items: [first[j], first[j + 1])
+    std::array<std::uint64_t, 512> items;    ///< the dicts' keys and values, alternating
+    std::array<std::uint32_t, 64> frame_ids; ///< set by the sink
+    std::uint32_t stack = 0;                 ///< set by the sink
+  };
+  /// The frames list of the flat entry being handed to entry_sink::flat_entry, if it has one
+  /// (its "frames" value is then a t_inline handle).
+  [[nodiscard]] inline_list* inline_frames() const noexcept { return inline_; }
+
   struct box {
     std::uint64_t payload = 0; ///< int value, double bits, or arena offset
     std::uint64_t offset = 0;  ///< byte offset of the creating opcode
@@ -223,6 +241,7 @@ private:
   std::vector<std::uint32_t> free_;
   snap_memo memo_;
   std::uint64_t root_ = 0;
+  inline_list* inline_ = nullptr;
   void release(std::uint64_t index);
   /// Throws the reader's one-line input_error at `offset` (opcode `op`).
   [[noreturn, gnu::cold]] void fail_at(std::uint64_t offset, std::uint8_t op, std::string_view code,
@@ -236,11 +255,16 @@ private:
     std::array<std::uint64_t, 128> handles;
     std::size_t count = 0;
     std::uint64_t memo = 0; ///< the memo index the dict is put at
+    inline_list list;       ///< its frames list, when present
     [[nodiscard]] std::span<const std::uint64_t> span() const noexcept {
       return {handles.data(), count};
     }
   };
   std::size_t scan_flat_dict(flat_items& items, std::uint64_t& ints) const;
+  bool scan_inline_list(const std::uint8_t*& p, const std::uint8_t* stop, flat_items& items,
+                        std::uint64_t& ints) const;
+  bool fast_put(const std::uint8_t*& p, std::uint64_t next, std::uint64_t& index) const;
+  bool skip_frames(const std::uint8_t*& p) const;
   bool fast_get(const std::uint8_t*& p, std::uint64_t& out) const;
   bool fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_t& ints) const;
 };
