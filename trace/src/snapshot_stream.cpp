@@ -145,6 +145,8 @@ snap_stream::fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_
 // for one that claims more bytes than are left, which the opcodes refuse.
 [[gnu::always_inline]] inline bool snap_stream::skip_frames(const std::uint8_t*& p) const {
   while (*p == 0x95) {
+    if (p + 32 > data_ + end_)
+      return false; // several in a row: the next item must still be in the window
     std::uint64_t n = 0;
     for (int i = 0; i < 8; ++i)
       n |= std::uint64_t{p[1 + i]} << (8 * i);
