@@ -352,7 +352,9 @@ private:
 // 700 entries on device 0 (and three of them again on device 1): frames shared through the memo,
 // fresh lists of fresh frame dicts (one of a single frame, which pickle appends alone), or none;
 // extra keys the importer skips.
-std::string written_snapshot(int protocol, bool frames = false) {
+// With more entries, the last one lists entry 303's frames again, fetched from the memo.
+constexpr std::uint64_t refetched = 303;
+std::string written_snapshot(int protocol, bool frames = false, std::uint64_t entries = 700) {
   snapshot_writer w(protocol, frames);
   w.out() += "}";
   w.put();
@@ -364,9 +366,9 @@ std::string written_snapshot(int protocol, bool frames = false) {
   w.put();
   w.out() += "(";
   std::uint32_t shared_frames = 0;
-  std::vector<std::uint32_t> entry_memo;
+  std::vector<std::uint32_t> entry_memo, list_memo(entries, 0);
   const char* actions[] = {"alloc", "free_requested", "free_completed", "segment_alloc"};
-  for (std::uint64_t i = 0; i < 700; ++i) {
+  for (std::uint64_t i = 0; i < entries; ++i) {
     w.frame();
     w.out() += "}";
     w.put();
@@ -393,9 +395,12 @@ std::string written_snapshot(int protocol, bool frames = false) {
       w.frame();
       if (i % 3 == 1 && i > 1) {
         w.get(shared_frames);
+      } else if (i + 1 == entries && entries > 700) {
+        w.get(list_memo[refetched]);
       } else {
         w.out() += "]";
         w.put();
+        list_memo[i] = w.last();
         if (i == 0)
           shared_frames = w.last();
         const auto n = 1 + i % 4;
@@ -439,41 +444,52 @@ std::string written_snapshot(int protocol, bool frames = false) {
   return w.out();
 }
 
-// Entries are read in one go (frames lists too) whatever the memo puts and FRAME opcodes: every
-// field as written, and as the other protocols give it.
-TEST(SnapshotImport, ProtocolsTwoAndFourImportAlike) {
-  const auto p2 = import_snapshot(written_snapshot(2), "p2.pickle");
-  const auto p4 = import_snapshot(written_snapshot(4), "p4.pickle");
-  const auto framed = import_snapshot(written_snapshot(4, true), "framed.pickle");
-  EXPECT_TRUE(framed.trace.memory == p4.trace.memory);
-  const auto& t = p2.trace;
-  ASSERT_EQ(t.memory.size(), 703u);
-  EXPECT_TRUE(t.memory == p4.trace.memory);
-  EXPECT_EQ(t.stacks.stack_count(), p4.trace.stacks.stack_count());
+// The rows of written_snapshot(_, _, entries), as written; `other` is another import of it.
+void check_written(const trace& t, const trace& other, std::uint64_t entries) {
+  ASSERT_EQ(t.memory.size(), entries + 3);
+  EXPECT_TRUE(t.memory == other.memory);
+  EXPECT_EQ(t.stacks.stack_count(), other.stacks.stack_count());
   const auto rows = t.memory.all();
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const auto& m = rows[r];
-    const auto i = r < 700 ? r : 100 + (r - 700);
-    EXPECT_EQ(m.device, r < 700 ? 0 : 1) << r;
+    const auto i = r < entries ? r : 100 + (r - entries);
+    EXPECT_EQ(m.device, r < entries ? 0 : 1) << r;
     EXPECT_EQ(m.address, 0x7f0000000000 + i * 4096) << i;
     EXPECT_EQ(m.size, i * 512) << i;
     EXPECT_EQ(m.stream, i % 3) << i;
     EXPECT_EQ(m.time, static_cast<std::int64_t>(i) * 7000) << i;
     EXPECT_EQ(t.name(m.user_metadata), i % 5 == 0 ? "tag" : "") << i;
-    // The frames each entry was written with (innermost first), or those of entry 0.
+    // The frames each entry was written with (innermost first), or those it fetched.
     const auto frames = t.stacks.stack(m.stack);
-    const auto from = i % 3 == 1 && i > 1 ? 0 : i;
+    const auto from = i % 3 == 1 && i > 1 ? 0 : i + 1 == entries && entries > 700 ? refetched : i;
     ASSERT_EQ(frames.size(), i % 3 == 2 ? 0 : 1 + from % 4) << i;
     for (std::size_t f = 0; f < frames.size(); ++f) {
       const auto& fr = t.stacks.frame_at(frames[f]);
       EXPECT_EQ(t.name(fr.file), fmt::format("mod{}.py", (from + f) % 7)) << i;
       EXPECT_EQ(fr.line, 10 + (from * 3 + f) % 40) << i;
       EXPECT_EQ(t.name(fr.function), fmt::format("fn{}", (from + 2 * f) % 11)) << i;
-      // Names as the other protocol's import has them.
-      const auto& other = p4.trace.stacks.frame_at(p4.trace.stacks.stack(m.stack)[f]);
-      EXPECT_EQ(p4.trace.name(other.function), t.name(fr.function)) << i;
     }
   }
+}
+
+// Entries are read in one go (frames lists too) whatever the memo puts and FRAME opcodes: every
+// field as written, and as the other protocols give it.
+TEST(SnapshotImport, ProtocolsTwoAndFourImportAlike) {
+  const auto p2 = import_snapshot(written_snapshot(2), "p2.pickle");
+  const auto p4 = import_snapshot(written_snapshot(4), "p4.pickle");
+  const auto framed = import_snapshot(written_snapshot(4, true), "framed.pickle");
+  check_written(p2.trace, p4.trace, 700);
+  check_written(framed.trace, p4.trace, 700);
+}
+
+// Past some 64 K memo slots the early ones are packed (snap_memo): rows and a frames list
+// fetched from there read back as stored.
+TEST(SnapshotImport, PackedMemoSlotsReadBack) {
+  constexpr std::uint64_t entries = 40'000; // about 100 K memo slots
+  const auto p2 = import_snapshot(written_snapshot(2, false, entries), "p2.pickle");
+  const auto p4 = import_snapshot(written_snapshot(4, true, entries), "p4.pickle");
+  check_written(p2.trace, p4.trace, entries);
+  check_written(p4.trace, p2.trace, entries);
 }
 
 } // namespace

@@ -37,6 +37,9 @@ public:
   std::uint32_t entry(snap_value e, bool exclusive) override;
   bool flat_entry(std::span<const std::uint64_t> items, std::uint64_t offset,
                   std::uint32_t& row) override;
+  [[nodiscard]] std::span<const std::uint32_t> stack_frames(std::uint32_t stack) const override {
+    return t_.stacks.stack(stack);
+  }
 
   /// A traceback list (innermost frame first) interned once: a shared list (the pickle memo)
   /// is cached on the list, one only an entry held is freed with it (`exclusive`).

@@ -26,6 +26,12 @@ using namespace snap;
 snap_stream::snap_stream(input_file* file, std::string_view bytes, std::string source,
                          const pickle_limits& limits, entry_sink* sink)
     : file_(file), source_(std::move(source)), limits_(limits), sink_(sink) {
+  if (sink_ != nullptr)
+    memo_.set_frames(
+        [](const void* context, std::uint32_t stack) {
+          return static_cast<const entry_sink*>(context)->stack_frames(stack);
+        },
+        sink_);
   if (file_ != nullptr) {
     total_ = file_->size();
   } else {

@@ -62,45 +62,56 @@ class snap_stream;
 
 /// The pickle memo at 4 bytes a slot (a snapshot memoizes an object or more per trace entry):
 /// a handle whose payload fits 28 bits is packed with its tag, any other goes to a side table.
+/// Slots sit in pages of 4096; a page the puts have left well behind is packed (see
+/// snapshot_memo.cpp) when that saves most of it: a run of rows numbered one after another,
+/// or a settled stack followed by its own frames, as torch writes every trace entry, then
+/// costs a byte or three instead of 4 bytes a slot. Reading or writing a packed page unpacks it
+/// for good.
 class snap_memo {
 public:
-  [[nodiscard]] std::size_t size() const noexcept { return slots_.size(); }
-  void reserve(std::size_t n) { slots_.reserve(n); }
-  /// Whether slot `i` was stored.
-  [[nodiscard]] bool has(std::uint64_t i) const noexcept {
-    return i < slots_.size() && slots_[i] != unset;
+  /// The frames of a settled stack (what its list's dicts were settled to), for packing.
+  using frames_fn = std::span<const std::uint32_t> (*)(const void* context, std::uint32_t stack);
+  void set_frames(frames_fn fn, const void* context) noexcept {
+    frames_ = fn;
+    context_ = context;
   }
-  [[nodiscard]] std::uint64_t get(std::uint64_t i) const noexcept {
-    const auto v = slots_[i];
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  void reserve(std::size_t n) { pages_.reserve(n / page_slots + 1); }
+  /// Whether slot `i` was stored.
+  [[nodiscard]] bool has(std::uint64_t i) const {
+    return i < size_ && slot(static_cast<std::size_t>(i)) != unset;
+  }
+  [[nodiscard]] std::uint64_t get(std::uint64_t i) const {
+    const auto v = slot(static_cast<std::size_t>(i));
     return (v >> 28) == wide ? wide_[v & mask]
                              : snap::make(static_cast<snap::tag>(v >> 28), v & mask);
   }
   /// False (nothing stored) when the side table is full.
-  bool set(std::uint64_t i, std::uint64_t v) {
-    std::uint32_t packed;
-    if (snap::tag_of(v) < wide && snap::payload_of(v) < mask) {
-      packed = static_cast<std::uint32_t>(snap::tag_of(v)) << 28 |
-               static_cast<std::uint32_t>(snap::payload_of(v));
-    } else if (wide_.size() < mask) {
-      packed = wide << 28 | static_cast<std::uint32_t>(wide_.size());
-      wide_.push_back(v);
-    } else {
-      return false;
-    }
-    if (i == slots_.size())
-      slots_.push_back(packed);
-    else if (i > slots_.size())
-      slots_.resize(i + 1, unset), slots_[i] = packed;
-    else
-      slots_[i] = packed;
-    return true;
-  }
+  bool set(std::uint64_t i, std::uint64_t v);
 
 private:
   static constexpr std::uint32_t mask = (std::uint32_t{1} << 28) - 1, wide = 14,
                                  unset = 0xffffffffu;
-  std::vector<std::uint32_t> slots_;
+  static constexpr std::size_t page_bits = 12, page_slots = std::size_t{1} << page_bits;
+  /// Pages this far behind the newest are packed.
+  static constexpr std::size_t lag_pages = 16;
+  struct page {
+    std::vector<std::uint32_t> raw;   ///< page_slots slots, or empty when packed
+    std::vector<std::uint8_t> packed; ///< see snapshot_memo.cpp
+  };
+  [[nodiscard]] std::uint32_t& slot(std::size_t i) const {
+    auto& pg = pages_[i >> page_bits];
+    if (pg.raw.empty()) [[unlikely]]
+      unpack(pg);
+    return pg.raw[i & (page_slots - 1)];
+  }
+  void pack(page& pg) const;
+  void unpack(page& pg) const;
+  mutable std::vector<page> pages_;
+  std::size_t size_ = 0;
   std::vector<std::uint64_t> wide_;
+  frames_fn frames_ = nullptr;
+  const void* context_ = nullptr;
 };
 
 /// A value of a snap_stream, like pickle_value: cheap to copy, valid while the stream lives.
@@ -151,6 +162,8 @@ public:
   /// calls entry() when it is appended.
   virtual bool flat_entry(std::span<const std::uint64_t> items, std::uint64_t offset,
                           std::uint32_t& row) = 0;
+  /// The frames of a stack the sink interned (innermost first).
+  [[nodiscard]] virtual std::span<const std::uint32_t> stack_frames(std::uint32_t stack) const = 0;
 };
 
 class snap_stream {
