@@ -266,21 +266,20 @@ void snapshot_rows::too_large(std::uint64_t estimate, bool from_bad_alloc) const
 
 // What a string means to entries, learnt once per string (memoized keys and values are one
 // string each).
-snapshot_rows::box_facts& snapshot_rows::facts(std::uint64_t box) {
-  const auto index = snap::payload_of(box);
-  if (index >= facts_.size())
-    facts_.resize(std::max<std::size_t>(index + 1, facts_.size() * 2),
-                  {f_unknown, action_uncached, meta_uncached, meta_uncached});
-  return facts_[index];
+void snapshot_rows::grow_facts(std::size_t index) {
+  facts_.resize(std::max<std::size_t>(index + 1, facts_.size() * 2),
+                {f_unknown, action_uncached, meta_uncached, meta_uncached});
 }
 
-std::uint8_t snapshot_rows::field_of(std::uint64_t key) {
+inline std::uint8_t snapshot_rows::field_of(std::uint64_t key) {
   if (snap::tag_of(key) != snap::t_box)
     return f_other;
-  auto& f = facts(key);
-  if (f.field == f_unknown)
-    f.field = field_named(s_->box_text(key));
-  return f.field;
+  const auto field = facts(key).field;
+  return field != f_unknown ? field : learn_field(key);
+}
+
+std::uint8_t snapshot_rows::learn_field(std::uint64_t key) {
+  return facts(key).field = field_named(s_->box_text(key));
 }
 
 // The memory_action an "action" value names; action_unknown for a str that names none,

@@ -82,7 +82,14 @@ private:
   memory_event& new_row();
   void populate();
   void check_progress() const;
-  box_facts& facts(std::uint64_t box);
+  box_facts& facts(std::uint64_t box) {
+    const auto index = snap::payload_of(box);
+    if (index >= facts_.size()) [[unlikely]]
+      grow_facts(index);
+    return facts_[index];
+  }
+  [[gnu::noinline]] void grow_facts(std::size_t index);
+  [[gnu::noinline]] std::uint8_t learn_field(std::uint64_t key);
   std::uint8_t field_of(std::uint64_t key);
   std::uint8_t action_of(std::uint64_t value, snap_value entry);
   bool user_metadata(std::uint64_t value, snap_value entry, memory_event& m);
