@@ -17,6 +17,7 @@
 #include <map>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -264,6 +265,231 @@ TEST(SnapshotImport, FlatEntryWithAStrAddressNamesIt) {
     EXPECT_NE(std::string(e.what()).find("'addr' (expected an int) is a str"), std::string::npos)
         << e.what();
   }
+}
+
+} // namespace
+
+namespace {
+
+// One snapshot written the way pickle.dump writes it, with the memo puts of protocol 2
+// (BINPUT, LONG_BINPUT past index 255) or of protocol 4 (MEMOIZE); strings memoized once.
+class snapshot_writer {
+public:
+  explicit snapshot_writer(int protocol, bool frames = false)
+      : protocol_(protocol), frames_(frames) {
+    out_ = std::string("\x80") + static_cast<char>(protocol);
+  }
+  void put() {
+    if (protocol_ >= 4) {
+      out_ += '\x94';
+    } else if (next_ < 256) {
+      out_ += 'q';
+      out_ += static_cast<char>(next_);
+    } else {
+      out_ += 'r';
+      le(next_, 4);
+    }
+    ++next_;
+  }
+  void get(std::uint32_t i) {
+    if (i < 256) {
+      out_ += 'h';
+      out_ += static_cast<char>(i);
+    } else {
+      out_ += 'j';
+      le(i, 4);
+    }
+  }
+  [[nodiscard]] std::uint32_t last() const { return next_ - 1; }
+  // A FRAME opcode, as protocol 4 starts one before an object every 64 KiB (here: often).
+  void frame() {
+    if (frames_) {
+      out_ += '\x95';
+      le(16, 8);
+    }
+  }
+  void str(const std::string& s) {
+    if (const auto it = strings_.find(s); it != strings_.end())
+      return get(it->second);
+    out_ += binunicode(s);
+    put();
+    strings_[s] = last();
+  }
+  void integer(std::uint64_t v) {
+    if (v < 256) {
+      out_ += 'K';
+      le(v, 1);
+    } else if (v < 65536) {
+      out_ += 'M';
+      le(v, 2);
+    } else if (v < 0x80000000u) {
+      out_ += 'J';
+      le(v, 4);
+    } else {
+      // LONG1 as pickle writes it: the fewest bytes that leave the sign bit clear.
+      int n = 1;
+      while (n < 8 && (v >> (8 * n - 1)) != 0)
+        ++n;
+      out_ += '\x8a';
+      out_ += static_cast<char>(n);
+      le(v, n);
+    }
+  }
+  std::string& out() { return out_; }
+
+private:
+  void le(std::uint64_t v, int n) {
+    for (int i = 0; i < n; ++i)
+      out_ += static_cast<char>((v >> (8 * i)) & 0xff);
+  }
+  int protocol_;
+  bool frames_;
+  std::string out_;
+  std::uint32_t next_ = 0;
+  std::map<std::string, std::uint32_t> strings_;
+};
+
+// 700 entries on device 0 (and three of them again on device 1): frames shared through the memo,
+// fresh lists of fresh frame dicts (one of a single frame, which pickle appends alone), or none;
+// extra keys the importer skips.
+// With more entries, the last one lists entry 303's frames again, fetched from the memo.
+constexpr std::uint64_t refetched = 303;
+std::string written_snapshot(int protocol, bool frames = false, std::uint64_t entries = 700) {
+  snapshot_writer w(protocol, frames);
+  w.out() += "}";
+  w.put();
+  w.out() += "(";
+  w.str("device_traces");
+  w.out() += "]";
+  w.put();
+  w.out() += "]";
+  w.put();
+  w.out() += "(";
+  std::uint32_t shared_frames = 0;
+  std::vector<std::uint32_t> entry_memo, list_memo(entries, 0);
+  const char* actions[] = {"alloc", "free_requested", "free_completed", "segment_alloc"};
+  for (std::uint64_t i = 0; i < entries; ++i) {
+    w.frame();
+    w.out() += "}";
+    w.put();
+    entry_memo.push_back(w.last());
+    w.out() += "(";
+    w.str("action");
+    w.str(actions[i % 4]);
+    w.str("addr");
+    w.frame();
+    w.integer(0x7f0000000000 + i * 4096);
+    w.str("size");
+    w.integer(i * 512);
+    w.str("stream");
+    w.integer(i % 3);
+    w.str("time_us");
+    w.integer(1'700'000'000'000'000 + i * 7);
+    w.str("compile_context");
+    w.str("N/A");
+    w.str("user_metadata");
+    w.str(i % 5 == 0 ? "tag" : "");
+    if (i % 3 != 2) {
+      w.frame();
+      w.str("frames");
+      w.frame();
+      if (i % 3 == 1 && i > 1) {
+        w.get(shared_frames);
+      } else if (i + 1 == entries && entries > 700) {
+        w.get(list_memo[refetched]);
+      } else {
+        w.out() += "]";
+        w.put();
+        list_memo[i] = w.last();
+        if (i == 0)
+          shared_frames = w.last();
+        const auto n = 1 + i % 4;
+        w.out() += n > 1 ? "(" : "";
+        for (std::uint64_t f = 0; f < n; ++f) {
+          w.frame();
+          w.out() += "}";
+          w.put();
+          w.out() += "(";
+          w.str("filename");
+          w.str(fmt::format("mod{}.py", (i + f) % 7));
+          w.str("line");
+          w.frame();
+          w.integer(10 + (i * 3 + f) % 40);
+          w.str("name");
+          w.str(fmt::format("fn{}", (i + 2 * f) % 11));
+          w.out() += "u";
+        }
+        w.out() += n > 1 ? "e" : "a";
+      }
+    }
+    w.out() += "u";
+    if (i % 100 == 99)
+      w.out() += "e(";
+  }
+  // A second device lists entries 100 to 102 again (fetched from the memo): two of them were
+  // read flat, so their memo puts must have gone where the protocol says.
+  w.out() += "ea]";
+  w.put();
+  w.out() += "(";
+  for (const auto i : {100, 101, 102})
+    w.get(entry_memo[i]);
+  w.out() += "ea";
+  // Past the entries: the flat read looks ahead.
+  w.str("pad");
+  w.str(std::string(2000, 'x'));
+  w.str("segments");
+  w.out() += "]";
+  w.put();
+  w.out() += "u.";
+  return w.out();
+}
+
+// The rows of written_snapshot(_, _, entries), as written; `other` is another import of it.
+void check_written(const trace& t, const trace& other, std::uint64_t entries) {
+  ASSERT_EQ(t.memory.size(), entries + 3);
+  EXPECT_TRUE(t.memory == other.memory);
+  EXPECT_EQ(t.stacks.stack_count(), other.stacks.stack_count());
+  const auto rows = t.memory.all();
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const auto& m = rows[r];
+    const auto i = r < entries ? r : 100 + (r - entries);
+    EXPECT_EQ(m.device, r < entries ? 0 : 1) << r;
+    EXPECT_EQ(m.address, 0x7f0000000000 + i * 4096) << i;
+    EXPECT_EQ(m.size, i * 512) << i;
+    EXPECT_EQ(m.stream, i % 3) << i;
+    EXPECT_EQ(m.time, static_cast<std::int64_t>(i) * 7000) << i;
+    EXPECT_EQ(t.name(m.user_metadata), i % 5 == 0 ? "tag" : "") << i;
+    // The frames each entry was written with (innermost first), or those it fetched.
+    const auto frames = t.stacks.stack(m.stack);
+    const auto from = i % 3 == 1 && i > 1 ? 0 : i + 1 == entries && entries > 700 ? refetched : i;
+    ASSERT_EQ(frames.size(), i % 3 == 2 ? 0 : 1 + from % 4) << i;
+    for (std::size_t f = 0; f < frames.size(); ++f) {
+      const auto& fr = t.stacks.frame_at(frames[f]);
+      EXPECT_EQ(t.name(fr.file), fmt::format("mod{}.py", (from + f) % 7)) << i;
+      EXPECT_EQ(fr.line, 10 + (from * 3 + f) % 40) << i;
+      EXPECT_EQ(t.name(fr.function), fmt::format("fn{}", (from + 2 * f) % 11)) << i;
+    }
+  }
+}
+
+// Entries are read in one go (frames lists too) whatever the memo puts and FRAME opcodes: every
+// field as written, and as the other protocols give it.
+TEST(SnapshotImport, ProtocolsTwoAndFourImportAlike) {
+  const auto p2 = import_snapshot(written_snapshot(2), "p2.pickle");
+  const auto p4 = import_snapshot(written_snapshot(4), "p4.pickle");
+  const auto framed = import_snapshot(written_snapshot(4, true), "framed.pickle");
+  check_written(p2.trace, p4.trace, 700);
+  check_written(framed.trace, p4.trace, 700);
+}
+
+// Past some 64 K memo slots the early ones are packed (snap_memo): rows and a frames list
+// fetched from there read back as stored.
+TEST(SnapshotImport, PackedMemoSlotsReadBack) {
+  constexpr std::uint64_t entries = 40'000; // about 100 K memo slots
+  const auto p2 = import_snapshot(written_snapshot(2, false, entries), "p2.pickle");
+  const auto p4 = import_snapshot(written_snapshot(4, true, entries), "p4.pickle");
+  check_written(p2.trace, p4.trace, entries);
+  check_written(p4.trace, p2.trace, entries);
 }
 
 } // namespace

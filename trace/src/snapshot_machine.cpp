@@ -30,7 +30,7 @@ void snap_stream::settle(snap_value v, std::uint32_t id, bool is_stack, bool exc
   auto& c = containers_[index];
   if (exclusive && c.refs <= 1) {
     if (c.memo != none32)
-      memo_[c.memo] = make(is_stack ? t_stack : t_frame, id);
+      (void)memo_.set(c.memo, make(is_stack ? t_stack : t_frame, id));
     release(index);
   } else {
     c.cached = id;
@@ -52,7 +52,7 @@ std::uint64_t snap_machine::list_item(std::uint64_t v) {
   auto& after = s.containers_[index];
   if (exclusive) {
     if (after.memo != none32)
-      s.memo_[after.memo] = make(t_row, row);
+      (void)s.memo_.set(after.memo, make(t_row, row));
     s.release(index);
   } else {
     after.converted = true;
@@ -118,31 +118,65 @@ void snap_machine::build_tuple(std::size_t n) {
   build_from_mark(kind::tuple, stack.size() - n);
 }
 
-// The shape of nearly every trace entry, read in one go: EMPTY_DICT MEMOIZE MARK, then keys
+// The shape of nearly every trace entry, read in one go: EMPTY_DICT, a memo put, MARK, then keys
 // fetched from the memo with small ints, None or memo fetches as values, then SETITEMS. A
 // trace entry about to be appended becomes its row at once, with no dict made; anything else
 // becomes the dict the opcodes would build. False (nothing consumed) for other shapes, which
 // the opcodes then read one by one.
 bool snap_machine::flat_dict() {
   std::uint64_t ints = 0;
+  // Near the end of the window the read would give up (and with it, the rest of a batch of
+  // entries: next_in_batch): the window slides on first.
+  if (const auto have = s.end_ - s.pos_; have < flat_window && left() > have)
+    refill(static_cast<std::size_t>(std::min<std::uint64_t>(flat_window, left())));
   const auto n = s.scan_flat_dict(scratch, ints);
   if (n == 0)
     return false;
-  created += ints;
   const auto kv = scratch.span();
+  auto& list = scratch.list;
+  // A frames list read inline goes only into a row: anything else is read opcode by opcode
+  // (so is one that would cross limits.max_values, to fail where the opcodes fail).
+  const bool ready = next_in_batch() && s.has_action(kv);
+  if (list.present && (!ready || created + ints + list.count + 2 > limits.max_values))
+    return false;
+  created += ints;
   for (const auto item : kv)
     if (tag_of(item) == t_container)
       s.containers_[payload_of(item)].refs += 3; // fetched from the memo, then stored
+  for (std::size_t i = 0; list.present && i < list.used; ++i)
+    if (tag_of(list.items[i]) == t_container)
+      s.containers_[payload_of(list.items[i])].refs += 3;
   std::uint32_t row = 0;
-  if (next_in_batch() && s.has_action(kv) && s.sink_->flat_entry(kv, op_offset, row)) {
+  s.inline_ = list.present ? &list : nullptr;
+  const bool converted = ready && s.sink_->flat_entry(kv, op_offset, row);
+  s.inline_ = nullptr;
+  if (converted) {
     count();
     push(make(t_row, row));
+  } else if (list.present) {
+    // Only the references taken above are undone: the sink changed nothing the opcodes would
+    // not change alike.
+    created -= ints;
+    for (const auto item : kv)
+      if (tag_of(item) == t_container)
+        s.containers_[payload_of(item)].refs -= 3;
+    for (std::size_t i = 0; i < list.used; ++i)
+      if (tag_of(list.items[i]) == t_container)
+        s.containers_[payload_of(list.items[i])].refs -= 3;
+    return false;
   } else {
     const auto v = new_container(kind::dict);
     s.containers_[payload_of(v)].items.assign(kv.begin(), kv.end());
     push(v);
   }
-  memo_put(s.memo_.size());
+  memo_put(scratch.memo);
+  if (list.present) {
+    // What the opcodes leave once the entry's row frees the list and its dicts (settle).
+    created += 1 + list.count;
+    (void)s.memo_.set(list.memo, make(t_stack, list.stack));
+    for (std::size_t j = 0; j < list.count; ++j)
+      (void)s.memo_.set(list.dict_memo[j], make(t_frame, list.frame_ids[j]));
+  }
   s.pos_ += n;
   return true;
 }

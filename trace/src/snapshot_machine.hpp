@@ -27,7 +27,9 @@ namespace tdiag::trace::detail {
 // A struct so that it reaches the stream's internals.
 struct snap_machine {
   using kind = pickle_kind;
-  static constexpr std::size_t chunk_bytes = std::size_t{1} << 20;
+  static constexpr std::size_t chunk_bytes = std::size_t{256} << 10;
+  /// Input kept ahead of a flat dict's read (snap_stream::scan_flat_dict).
+  static constexpr std::size_t flat_window = std::size_t{16} << 10;
 
   snap_stream& s;
   const pickle_limits& limits;
@@ -178,7 +180,7 @@ struct snap_machine {
   void build_from_mark(kind k, std::size_t mark);
   void build_tuple(std::size_t n);
 
-  // The shape of nearly every trace entry, read in one go: EMPTY_DICT MEMOIZE MARK, then keys
+  // The shape of nearly every trace entry, read in one go: EMPTY_DICT, a memo put, MARK, then keys
   // fetched from the memo with small ints, None or memo fetches as values, then SETITEMS. A
   // trace entry about to be appended becomes its row at once, with no dict made; anything else
   // becomes the dict the opcodes would build. False (nothing consumed) for other shapes, which
@@ -196,20 +198,17 @@ struct snap_machine {
     auto& memo = s.memo_;
     if (index > memo.size() + 4096 || index >= limits.max_values)
       fail(codes::bad_memo, "malformed pickle", fmt::format("memo index {} out of range", index));
-    if (index == memo.size())
-      memo.push_back(0);
-    else if (index > memo.size())
-      memo.resize(index + 1, make(t_none, none32));
     const auto v = top();
-    memo[index] = v;
+    if (!memo.set(index, v))
+      fail(codes::pickle_limit, "pickle over limit", "more than 2^28 memoized values of 64 bits");
     if (tag_of(v) == t_container)
       s.containers_[payload_of(v)].memo = static_cast<std::uint32_t>(index);
   }
   void memo_get(std::uint64_t index) {
-    if (index >= s.memo_.size() || s.memo_[index] == make(t_none, none32))
+    if (!s.memo_.has(index))
       fail(codes::bad_memo, "malformed pickle",
            fmt::format("memo index {} was never stored", index));
-    const auto v = s.memo_[index];
+    const auto v = s.memo_.get(index);
     // Fetched again: whatever holds it now, it is shared.
     if (tag_of(v) == t_container)
       s.containers_[payload_of(v)].refs += 2;

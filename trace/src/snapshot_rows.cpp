@@ -30,7 +30,11 @@ enum entry_field : std::uint8_t {
   f_stream,
   f_device_free,
   f_frames,
-  f_user_metadata
+  f_user_metadata,
+  // Keys of a frame dict (inline_stack).
+  f_name,
+  f_filename,
+  f_line
 };
 
 // The row member and key of each plain int field, in entry_field order from f_addr.
@@ -52,6 +56,9 @@ entry_field field_named(std::string_view k) noexcept {
          : k == "device_free"   ? f_device_free
          : k == "frames"        ? f_frames
          : k == "user_metadata" ? f_user_metadata
+         : k == "name"          ? f_name
+         : k == "filename"      ? f_filename
+         : k == "line"          ? f_line
                                 : f_other;
 }
 
@@ -74,6 +81,16 @@ void snapshot_rows::attach(const snap_stream& s) {
   // never written are never resident. Every entry takes at least ~24 bytes of pickle.
   const std::uint64_t cap = std::min(s.size() / 24, memory_budget() / bytes_per_entry);
   rows_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(cap, std::uint64_t{1} << 32)));
+#ifdef MADV_HUGEPAGE
+  // Only a hint (see populate).
+  {
+    constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+    const auto b = (reinterpret_cast<std::uintptr_t>(rows_.data()) + huge - 1) & -huge;
+    const auto e = reinterpret_cast<std::uintptr_t>(rows_.data() + rows_.capacity()) & -huge;
+    if (e > b)
+      (void)::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
+  }
+#endif
 }
 
 std::uint32_t snapshot_rows::entry(snap_value e, bool exclusive) {
@@ -135,12 +152,16 @@ bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value
     }
     case f_frames: {
       const snap_value v(s_, raw, offset);
-      if (snap::tag_of(raw) == snap::t_stack) // the common case first
+      if (snap::tag_of(raw) == snap::t_stack) { // the common case first
         m.stack = static_cast<stack_id>(snap::payload_of(raw));
-      else if (flat && !v.is_none() && !s_->cached(v))
+      } else if (snap::tag_of(raw) == snap::t_inline) {
+        if (!inline_stack(m))
+          return false; // a frame needs its dict
+      } else if (flat && !v.is_none() && !s_->cached(v)) {
         return false; // interning it would walk (and may free) the frames
-      else
+      } else {
         m.stack = stack_of(v, exclusive);
+      }
       break;
     }
     case f_user_metadata:
@@ -183,17 +204,24 @@ memory_event& snapshot_rows::new_row() {
 }
 
 // Makes the next rows' pages resident in one call: one page fault per 4 KiB of rows cost more
-// than the rows' own writing (huge pages were tried: compaction made large loads slower).
+// than the rows' own writing. The rows ask for huge pages (attach): on the machines measured,
+// writing fresh 4 KiB pages cost twice as much as writing huge ones, faults aside.
 void snapshot_rows::populate() {
-  const auto n = std::min(populate_bytes / sizeof(memory_event), rows_.capacity() - rows_.size());
-  populated_ = n == 0 ? ~std::size_t{0} : rows_.size() + n;
+  // Up to a 2 MiB boundary past the next row: a huge page is made resident whole, never two
+  // for one window.
+  constexpr std::uintptr_t huge = populate_bytes;
+  const auto data = reinterpret_cast<std::uintptr_t>(rows_.data());
+  const auto at = data + rows_.size() * sizeof(memory_event);
+  const auto cap = data + rows_.capacity() * sizeof(memory_event);
+  const auto e = std::min(cap, ((at + sizeof(memory_event)) & -huge) + huge);
+  const auto full = (e - data) / sizeof(memory_event); // rows wholly before e
+  populated_ = full <= rows_.size() ? ~std::size_t{0} : full;
 #ifdef MADV_POPULATE_WRITE
   constexpr std::uintptr_t page = 4096;
-  const auto b = (reinterpret_cast<std::uintptr_t>(rows_.data() + rows_.size()) + page - 1) & -page;
-  const auto e = reinterpret_cast<std::uintptr_t>(rows_.data() + rows_.size() + n) & -page;
+  const auto b = (at + page - 1) & -page;
   // Only a hint: a kernel without it faults the pages in as they are written.
-  if (e > b)
-    (void)::madvise(reinterpret_cast<void*>(b), e - b, MADV_POPULATE_WRITE);
+  if ((e & -page) > b)
+    (void)::madvise(reinterpret_cast<void*>(b), (e & -page) - b, MADV_POPULATE_WRITE);
 #endif
 }
 
@@ -238,21 +266,20 @@ void snapshot_rows::too_large(std::uint64_t estimate, bool from_bad_alloc) const
 
 // What a string means to entries, learnt once per string (memoized keys and values are one
 // string each).
-snapshot_rows::box_facts& snapshot_rows::facts(std::uint64_t box) {
-  const auto index = snap::payload_of(box);
-  if (index >= facts_.size())
-    facts_.resize(std::max<std::size_t>(index + 1, facts_.size() * 2),
-                  {f_unknown, action_uncached, meta_uncached});
-  return facts_[index];
+void snapshot_rows::grow_facts(std::size_t index) {
+  facts_.resize(std::max<std::size_t>(index + 1, facts_.size() * 2),
+                {f_unknown, action_uncached, meta_uncached, meta_uncached});
 }
 
-std::uint8_t snapshot_rows::field_of(std::uint64_t key) {
+inline std::uint8_t snapshot_rows::field_of(std::uint64_t key) {
   if (snap::tag_of(key) != snap::t_box)
     return f_other;
-  auto& f = facts(key);
-  if (f.field == f_unknown)
-    f.field = field_named(s_->box_text(key));
-  return f.field;
+  const auto field = facts(key).field;
+  return field != f_unknown ? field : learn_field(key);
+}
+
+std::uint8_t snapshot_rows::learn_field(std::uint64_t key) {
+  return facts(key).field = field_named(s_->box_text(key));
 }
 
 // The memory_action an "action" value names; action_unknown for a str that names none,
@@ -317,6 +344,70 @@ frame_id snapshot_rows::frame_of(snap_value f, bool exclusive) {
   const auto id = t_.stacks.intern_frame(fr);
   mutable_stream().settle(f, id, false, exclusive);
   return id;
+}
+
+// A frame's "name" or "filename" value (a str, bytes or None, checked by inline_stack) interned
+// as frame_of interns it, once per memoized string.
+string_id snapshot_rows::frame_text(std::uint64_t value) {
+  if (snap::tag_of(value) != snap::t_box)
+    return t_.strings.intern(std::string_view{});
+  auto& id = facts(value).text;
+  if (id == meta_uncached)
+    id = t_.strings.intern(s_->box_text(value));
+  return id;
+}
+
+// The frames list the machine read inline with a flat entry (snap_stream::inline_frames): its
+// frames and stack interned as frame_of and stack_of intern them, their ids left for the
+// machine's memo. False, having interned nothing, when a frame holds a value of another kind
+// (its dict then says what it is, or converts it).
+bool snapshot_rows::inline_stack(memory_event& m) {
+  auto* list = s_->inline_frames();
+  if (list == nullptr)
+    return false;
+  constexpr std::uint64_t absent = snap::make(snap::t_none, 1);
+  struct parts {
+    std::uint64_t name, file, line;
+  };
+  std::array<parts, std::tuple_size_v<decltype(list->dict_memo)>> frames;
+  for (std::size_t j = 0; j < list->count; ++j) {
+    auto& f = frames[j];
+    f = {absent, absent, absent};
+    // Forwards, the last of a repeated key wins (as find() has it).
+    for (auto i = list->first[j]; i < list->first[j + 1]; i += 2) {
+      const auto field = field_of(list->items[i]);
+      auto& slot = field == f_name ? f.name : field == f_filename ? f.file : f.line;
+      if (field == f_name || field == f_filename || field == f_line)
+        slot = list->items[i + 1];
+    }
+    const auto is_text = [this](std::uint64_t v) {
+      if (snap::tag_of(v) == snap::t_none)
+        return true; // None or absent: ""
+      const auto k = snap_value(s_, v, 0).kind();
+      return snap::tag_of(v) == snap::t_box &&
+             (k == pickle_kind::string || k == pickle_kind::bytes);
+    };
+    const bool int_line = f.line == absent || snap::tag_of(f.line) == snap::t_int ||
+                          (snap::tag_of(f.line) == snap::t_box &&
+                           snap_value(s_, f.line, 0).kind() == pickle_kind::integer);
+    if (!is_text(f.name) || !is_text(f.file) || !int_line)
+      return false;
+  }
+  scratch_.clear();
+  for (std::size_t j = 0; j < list->count; ++j) {
+    const auto& f = frames[j];
+    frame fr;
+    fr.function = frame_text(f.name);
+    fr.file = frame_text(f.file);
+    const auto line = f.line == absent ? 0 : *snap_value(s_, f.line, 0).as_int();
+    fr.line = line > 0 && line < std::numeric_limits<std::uint32_t>::max()
+                  ? static_cast<std::uint32_t>(line)
+                  : 0;
+    list->frame_ids[j] = t_.stacks.intern_frame(fr);
+    scratch_.push_back(list->frame_ids[j]);
+  }
+  list->stack = m.stack = t_.stacks.intern_stack(scratch_);
+  return true;
 }
 
 // Snapshots list frames innermost first, as stack_table does.

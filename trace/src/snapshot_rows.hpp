@@ -37,6 +37,9 @@ public:
   std::uint32_t entry(snap_value e, bool exclusive) override;
   bool flat_entry(std::span<const std::uint64_t> items, std::uint64_t offset,
                   std::uint32_t& row) override;
+  [[nodiscard]] std::span<const std::uint32_t> stack_frames(std::uint32_t stack) const override {
+    return t_.stacks.stack(stack);
+  }
 
   /// A traceback list (innermost frame first) interned once: a shared list (the pickle memo)
   /// is cached on the list, one only an entry held is freed with it (`exclusive`).
@@ -70,6 +73,7 @@ private:
     std::uint8_t field = 0;  ///< as a key: the entry_field it names
     std::uint8_t action = 0; ///< as an "action" value: what action_of() found
     string_id meta = 0;      ///< as a "user_metadata" value: its interned id
+    string_id text = 0;      ///< as a frame's "name" or "filename": its interned id
   };
 
   bool read_fields(std::span<const std::uint64_t> items, snap_value dict, std::uint64_t offset,
@@ -78,11 +82,20 @@ private:
   memory_event& new_row();
   void populate();
   void check_progress() const;
-  box_facts& facts(std::uint64_t box);
+  box_facts& facts(std::uint64_t box) {
+    const auto index = snap::payload_of(box);
+    if (index >= facts_.size()) [[unlikely]]
+      grow_facts(index);
+    return facts_[index];
+  }
+  [[gnu::noinline]] void grow_facts(std::size_t index);
+  [[gnu::noinline]] std::uint8_t learn_field(std::uint64_t key);
   std::uint8_t field_of(std::uint64_t key);
   std::uint8_t action_of(std::uint64_t value, snap_value entry);
   bool user_metadata(std::uint64_t value, snap_value entry, memory_event& m);
   frame_id frame_of(snap_value f, bool exclusive);
+  bool inline_stack(memory_event& m);
+  string_id frame_text(std::uint64_t value);
   [[nodiscard]] snap_stream& mutable_stream() const { return const_cast<snap_stream&>(*s_); }
 
   const snap_stream* s_ = nullptr;

@@ -26,6 +26,12 @@ using namespace snap;
 snap_stream::snap_stream(input_file* file, std::string_view bytes, std::string source,
                          const pickle_limits& limits, entry_sink* sink)
     : file_(file), source_(std::move(source)), limits_(limits), sink_(sink) {
+  if (sink_ != nullptr)
+    memo_.set_frames(
+        [](const void* context, std::uint32_t stack) {
+          return static_cast<const entry_sink*>(context)->stack_frames(stack);
+        },
+        sink_);
   if (file_ != nullptr) {
     total_ = file_->size();
   } else {
@@ -90,9 +96,9 @@ std::uint64_t snap_stream::refill(std::size_t n, std::size_t chunk) {
   } else {
     return false;
   }
-  if (index >= memo_.size() || memo_[index] == make(t_none, none32))
+  if (!memo_.has(index))
     return false;
-  out = memo_[index];
+  out = memo_.get(index);
   return true;
 }
 // A flat value inside flat_dict(): a memo fetch, a small int or None.
@@ -141,24 +147,134 @@ snap_stream::fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_
   return true;
 }
 
-// The shape of nearly every trace entry, read in one go: (EMPTY_DICT) MEMOIZE MARK, then keys
-// fetched from the memo with small ints, None or memo fetches as values, then SETITEMS. Returns
-// the bytes it spans with the dict's items in `items`; 0 (nothing consumed) for anything else,
-// which the opcodes then read one by one.
+// Past any FRAME opcodes at `p` (protocol 4 starts one every 64 KiB, before any object); false
+// for one that claims more bytes than are left, which the opcodes refuse.
+[[gnu::always_inline]] inline bool snap_stream::skip_frames(const std::uint8_t*& p) const {
+  while (*p == 0x95) {
+    if (p + 32 > data_ + end_)
+      return false; // several in a row: the next item must still be in the window
+    std::uint64_t n = 0;
+    for (int i = 0; i < 8; ++i)
+      n |= std::uint64_t{p[1 + i]} << (8 * i);
+    if (n > total_ - (base_ + static_cast<std::size_t>(p + 9 - data_)))
+      return false;
+    p += 9;
+  }
+  return true;
+}
+
+// A memo put at `p`: MEMOIZE (protocols 4, 5: index `next`) or BINPUT / LONG_BINPUT
+// (protocols 2, 3); false for anything else.
+[[gnu::always_inline]] inline bool snap_stream::fast_put(const std::uint8_t*& p, std::uint64_t next,
+                                                         std::uint64_t& index) const {
+  if (*p == 0x94) {
+    index = next;
+    p += 1;
+  } else if (*p == 'q') {
+    index = p[1];
+    p += 2;
+  } else if (*p == 'r') {
+    index = std::uint64_t{p[1]} | std::uint64_t{p[2]} << 8 | std::uint64_t{p[3]} << 16 |
+            std::uint64_t{p[4]} << 24;
+    p += 5;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The shape of nearly every trace entry, read in one go: (EMPTY_DICT) a memo put, MARK, then keys
+// fetched from the memo with small ints, None or memo fetches as values (and at most one
+// frames list of such dicts, see inline_list), then SETITEMS. Returns the bytes it spans with
+// the dict's items in `items`; 0 (nothing consumed) for anything else, which the opcodes then
+// read one by one.
 std::size_t snap_stream::scan_flat_dict(flat_items& items, std::uint64_t& ints) const {
   const auto* p = data_ + pos_;
-  if (end_ - pos_ < 1024 || p[0] != 0x94 || p[1] != '(')
+  if (end_ - pos_ < 1024)
     return 0;
-  p += 2;
+  // Room for any one item read below (a memo put, key or value is at most 10 bytes).
+  const auto* const stop = data_ + end_ - 32;
+  // An index the opcode would refuse, or one that replaces a stored value (which the dict's own
+  // items might fetch), is left to the opcodes.
+  if (!fast_put(p, memo_.size(), items.memo) || *p != '(' || items.memo < memo_.size() ||
+      items.memo > memo_.size() + 4096 || items.memo >= limits_.max_values)
+    return 0;
+  ++p;
   items.count = 0;
-  while (*p != 'u') {
-    if (items.count == items.handles.size() || !fast_get(p, items.handles[items.count]) ||
-        tag_of(items.handles[items.count]) != t_box ||
-        !fast_value(p, items.handles[items.count + 1], ints))
+  items.list.present = false;
+  for (;;) {
+    if (p > stop || !skip_frames(p))
       return 0;
+    if (*p == 'u')
+      break;
+    if (items.count == items.handles.size() || !fast_get(p, items.handles[items.count]) ||
+        tag_of(items.handles[items.count]) != t_box || !skip_frames(p))
+      return 0;
+    if (*p == ']') {
+      if (items.list.present || !scan_inline_list(p, stop, items, ints))
+        return 0;
+      items.handles[items.count + 1] = make(t_inline, 0);
+    } else if (!fast_value(p, items.handles[items.count + 1], ints)) {
+      return 0;
+    }
     items.count += 2;
   }
   return static_cast<std::size_t>(p + 1 - (data_ + pos_));
+}
+
+// A list of flat dicts (inline_list) at `p`, as pickle writes it: EMPTY_LIST, a memo put, then
+// MARK, the dicts, APPENDS; or one dict and APPEND; or nothing (an empty list). Each dict is
+// EMPTY_DICT, a memo put, MARK, memo-fetched keys with flat values, SETITEMS. Every memo put
+// must take the next index after the entry's, as pickle numbers them; a dict with an "action"
+// key (which a list makes a row) is left to the opcodes.
+bool snap_stream::scan_inline_list(const std::uint8_t*& p, const std::uint8_t* stop,
+                                   flat_items& items, std::uint64_t& ints) const {
+  auto& l = items.list;
+  std::uint64_t next = items.memo + 1, index = 0;
+  ++p;
+  if (!fast_put(p, next, index) || index != next || next >= limits_.max_values)
+    return false;
+  l.memo = next++;
+  l.count = 0;
+  l.used = 0;
+  const bool batch = *p == '(';
+  if (batch)
+    ++p;
+  while (skip_frames(p) && *p == '}') {
+    if (p > stop || l.count == l.dict_memo.size())
+      return false;
+    ++p;
+    if (!fast_put(p, next, index) || index != next || next >= limits_.max_values || *p != '(')
+      return false;
+    l.dict_memo[l.count] = next++;
+    l.first[l.count] = static_cast<std::uint32_t>(l.used);
+    ++p;
+    for (;;) {
+      if (p > stop || !skip_frames(p))
+        return false;
+      if (*p == 'u')
+        break;
+      if (l.used + 2 > l.items.size() || !fast_get(p, l.items[l.used]) ||
+          tag_of(l.items[l.used]) != t_box || !skip_frames(p) ||
+          !fast_value(p, l.items[l.used + 1], ints))
+        return false;
+      l.used += 2;
+    }
+    ++p;
+    if (has_action(std::span(l.items).subspan(l.first[l.count], l.used - l.first[l.count])))
+      return false;
+    ++l.count;
+    if (!batch)
+      break;
+  }
+  l.first[l.count] = static_cast<std::uint32_t>(l.used);
+  if (batch || l.count == 1) {
+    if (*p != (batch ? 'e' : 'a'))
+      return false;
+    ++p;
+  }
+  l.present = true;
+  return true;
 }
 
 // A dict with an "action" key: a device_traces entry.

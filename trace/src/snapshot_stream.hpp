@@ -40,6 +40,7 @@ enum tag : std::uint8_t {
   t_row = 6,       ///< a trace entry turned into a row
   t_stack = 7,     ///< a freed traceback list: its stack id
   t_frame = 8,     ///< a freed frame dict: its frame id
+  t_inline = 9,    ///< a flat entry's frames list read with it (snap_stream::inline_frames)
 };
 constexpr std::uint64_t payload_mask = (std::uint64_t{1} << 60) - 1;
 constexpr std::uint64_t make(tag t, std::uint64_t p) noexcept {
@@ -58,6 +59,60 @@ constexpr std::uint32_t none32 = 0xffffffffu;
 } // namespace snap
 
 class snap_stream;
+
+/// The pickle memo at 4 bytes a slot (a snapshot memoizes an object or more per trace entry):
+/// a handle whose payload fits 28 bits is packed with its tag, any other goes to a side table.
+/// Slots sit in pages of 4096; a page the puts have left well behind is packed (see
+/// snapshot_memo.cpp) when that saves most of it: a run of rows numbered one after another,
+/// or a settled stack followed by its own frames, as torch writes every trace entry, then
+/// costs a byte or three instead of 4 bytes a slot. Reading or writing a packed page unpacks it
+/// for good.
+class snap_memo {
+public:
+  /// The frames of a settled stack (what its list's dicts were settled to), for packing.
+  using frames_fn = std::span<const std::uint32_t> (*)(const void* context, std::uint32_t stack);
+  void set_frames(frames_fn fn, const void* context) noexcept {
+    frames_ = fn;
+    context_ = context;
+  }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  void reserve(std::size_t n) { pages_.reserve(n / page_slots + 1); }
+  /// Whether slot `i` was stored.
+  [[nodiscard]] bool has(std::uint64_t i) const {
+    return i < size_ && slot(static_cast<std::size_t>(i)) != unset;
+  }
+  [[nodiscard]] std::uint64_t get(std::uint64_t i) const {
+    const auto v = slot(static_cast<std::size_t>(i));
+    return (v >> 28) == wide ? wide_[v & mask]
+                             : snap::make(static_cast<snap::tag>(v >> 28), v & mask);
+  }
+  /// False (nothing stored) when the side table is full.
+  bool set(std::uint64_t i, std::uint64_t v);
+
+private:
+  static constexpr std::uint32_t mask = (std::uint32_t{1} << 28) - 1, wide = 14,
+                                 unset = 0xffffffffu;
+  static constexpr std::size_t page_bits = 12, page_slots = std::size_t{1} << page_bits;
+  /// Pages this far behind the newest are packed.
+  static constexpr std::size_t lag_pages = 16;
+  struct page {
+    std::vector<std::uint32_t> raw;   ///< page_slots slots, or empty when packed
+    std::vector<std::uint8_t> packed; ///< see snapshot_memo.cpp
+  };
+  [[nodiscard]] std::uint32_t& slot(std::size_t i) const {
+    auto& pg = pages_[i >> page_bits];
+    if (pg.raw.empty()) [[unlikely]]
+      unpack(pg);
+    return pg.raw[i & (page_slots - 1)];
+  }
+  void pack(page& pg) const;
+  void unpack(page& pg) const;
+  mutable std::vector<page> pages_;
+  std::size_t size_ = 0;
+  std::vector<std::uint64_t> wide_;
+  frames_fn frames_ = nullptr;
+  const void* context_ = nullptr;
+};
 
 /// A value of a snap_stream, like pickle_value: cheap to copy, valid while the stream lives.
 class snap_value {
@@ -107,6 +162,8 @@ public:
   /// calls entry() when it is appended.
   virtual bool flat_entry(std::span<const std::uint64_t> items, std::uint64_t offset,
                           std::uint32_t& row) = 0;
+  /// The frames of a stack the sink interned (innermost first).
+  [[nodiscard]] virtual std::span<const std::uint32_t> stack_frames(std::uint32_t stack) const = 0;
 };
 
 class snap_stream {
@@ -143,6 +200,23 @@ public:
   [[nodiscard]] std::optional<std::uint32_t> settled_stack(snap_value v) const noexcept;
   [[nodiscard]] std::optional<std::uint32_t> settled_frame(snap_value v) const noexcept;
 
+  /// A frames list read in one go with its flat entry (scan_flat_dict): a list of flat dicts
+  /// made by nothing else, memoized at consecutive indices after the entry. The sink interns
+  /// its frames and stack and leaves their ids here; the machine then memoizes those.
+  struct inline_list {
+    bool present = false;
+    std::uint64_t memo = 0;                  ///< the list's memo index
+    std::size_t count = 0, used = 0;         ///< dicts; items used
+    std::array<std::uint64_t, 64> dict_memo; ///< each dict's memo index
+    std::array<std::uint32_t, 65> first;     ///< dict j's items: [first[j], first[j + 1])
+    std::array<std::uint64_t, 512> items;    ///< the dicts' keys and values, alternating
+    std::array<std::uint32_t, 64> frame_ids; ///< set by the sink
+    std::uint32_t stack = 0;                 ///< set by the sink
+  };
+  /// The frames list of the flat entry being handed to entry_sink::flat_entry, if it has one
+  /// (its "frames" value is then a t_inline handle).
+  [[nodiscard]] inline_list* inline_frames() const noexcept { return inline_; }
+
   struct box {
     std::uint64_t payload = 0; ///< int value, double bits, or arena offset
     std::uint64_t offset = 0;  ///< byte offset of the creating opcode
@@ -178,8 +252,9 @@ private:
   std::vector<box> boxes_;
   std::vector<container> containers_;
   std::vector<std::uint32_t> free_;
-  std::vector<std::uint64_t> memo_;
+  snap_memo memo_;
   std::uint64_t root_ = 0;
+  inline_list* inline_ = nullptr;
   void release(std::uint64_t index);
   /// Throws the reader's one-line input_error at `offset` (opcode `op`).
   [[noreturn, gnu::cold]] void fail_at(std::uint64_t offset, std::uint8_t op, std::string_view code,
@@ -187,15 +262,22 @@ private:
                                        std::string hint = {}) const;
   [[nodiscard]] bool has_action(std::span<const std::uint64_t> items) const noexcept;
   std::uint64_t refill(std::size_t n, std::size_t chunk);
-  /// A flat dict's keys and values, alternating (at most 64 pairs: 1024 bytes of input).
+  /// A flat dict's keys and values, alternating (at most 64 pairs: 1024 bytes of input), and
+  /// where it goes in the memo.
   struct flat_items {
     std::array<std::uint64_t, 128> handles;
     std::size_t count = 0;
+    std::uint64_t memo = 0; ///< the memo index the dict is put at
+    inline_list list;       ///< its frames list, when present
     [[nodiscard]] std::span<const std::uint64_t> span() const noexcept {
       return {handles.data(), count};
     }
   };
   std::size_t scan_flat_dict(flat_items& items, std::uint64_t& ints) const;
+  bool scan_inline_list(const std::uint8_t*& p, const std::uint8_t* stop, flat_items& items,
+                        std::uint64_t& ints) const;
+  bool fast_put(const std::uint8_t*& p, std::uint64_t next, std::uint64_t& index) const;
+  bool skip_frames(const std::uint8_t*& p) const;
   bool fast_get(const std::uint8_t*& p, std::uint64_t& out) const;
   bool fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_t& ints) const;
 };
