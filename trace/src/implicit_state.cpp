@@ -88,15 +88,4 @@ allocator_state implicit_state::to_state(std::int64_t time) const {
   return s;
 }
 
-implicit_state::change implicit_state::totals() const noexcept {
-  change c;
-  for (const auto& [address, seg] : by_address_)
-    for (const auto& b : seg.blocks)
-      if (b.state == block_state::active_allocated) {
-        c.allocated = sat_add(c.allocated, signed_size(b.size));
-        c.requested = sat_add(c.requested, signed_size(b.requested_size));
-      }
-  return c;
-}
-
 } // namespace tdiag::trace::detail

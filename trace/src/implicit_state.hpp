@@ -40,8 +40,6 @@ public:
 
   /// The whole state, sorted as allocator_state keeps it.
   [[nodiscard]] allocator_state to_state(std::int64_t time) const;
-  /// Bytes of active_allocated blocks and their requested bytes.
-  [[nodiscard]] change totals() const noexcept;
 
 private:
   std::map<std::uint64_t, segment> by_address_;
