@@ -424,12 +424,28 @@ void allocator_replay::build(const trace& t, lane_id lane, const replay_options&
   std::size_t final_bytes = 0; // this device's share of the final state
   allocator_state start = derive_start(t, events_, device_, two_step_, mismatches_, final_bytes);
 
+  // A lane of implicit segments only is replayed in a map, and a keyframe made from it.
+  detail::implicit_state sparse;
+  const bool use_sparse = detail::implicit_state::fits(device_, start.segments, events_);
   const bool adaptive = options.keyframe_interval == 0;
   interval_ = options.keyframe_interval;
   const auto budget = std::max<std::size_t>(options.keyframe_budget_bytes, 1);
   if (adaptive) {
-    // Sized from the larger of the first and last states, so the thinning below is rare.
-    const std::size_t estimate = std::max(state_bytes(start), final_bytes);
+    // Sized from the larger of the first and last states, so the thinning below is rare. A
+    // source without a dump (Kineto, CUPTI) has no last state: there a first pass through the
+    // map finds the largest (one block per implicit segment), or keyframes every 64 events
+    // would copy a state of 100,000 blocks thousands of times before the thinning caught up.
+    std::size_t estimate = std::max(state_bytes(start), final_bytes);
+    if (use_sparse) {
+      sparse.assign(start.segments);
+      std::size_t largest = 0;
+      for (const auto& e : events_) {
+        sparse.step(e, false, two_step_);
+        largest = std::max(largest, sparse.size());
+      }
+      estimate =
+          std::max(estimate, sizeof(allocator_state) + largest * (sizeof(segment) + sizeof(block)));
+    }
     const std::size_t wanted =
         events_.size() / budget * estimate + events_.size() % budget * estimate / budget;
     interval_ = 64;
@@ -441,9 +457,6 @@ void allocator_replay::build(const trace& t, lane_id lane, const replay_options&
   max_reserved_ = start.reserved_bytes();
   keyframes_.push_back(start);
   allocator_state s = std::move(start);
-  // A lane of implicit segments only is replayed in a map, and a keyframe made from it.
-  detail::implicit_state sparse;
-  const bool use_sparse = detail::implicit_state::fits(device_, s.segments, events_);
   if (use_sparse)
     sparse.assign(s.segments);
   for (std::size_t i = 0; i < events_.size(); ++i) {

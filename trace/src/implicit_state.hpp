@@ -15,6 +15,7 @@
 #include <tensordiag/trace/allocator_state.hpp>
 #include <tensordiag/trace/events.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <span>
@@ -38,6 +39,8 @@ public:
   /// this state; returns whether the event matched, as they do.
   bool step(const memory_event& e, bool backward, bool two_step_frees, change* effect = nullptr);
 
+  /// Live implicit segments.
+  [[nodiscard]] std::size_t size() const noexcept { return by_address_.size(); }
   /// The whole state, sorted as allocator_state keeps it.
   [[nodiscard]] allocator_state to_state(std::int64_t time) const;
 
