@@ -28,7 +28,7 @@ trace random_history(std::uint64_t seed, std::size_t n, bool with_dump, bool ove
       memory_action::alloc,          memory_action::free_requested,
       memory_action::free_completed, memory_action::free_completed,
       memory_action::free_completed, memory_action::oom};
-  tdiag::trace::splitmix64 rng(seed);
+  splitmix64 rng{seed};
   trace t;
   const auto lane = t.lanes.memory(0);
   for (std::size_t i = 0; i < n; ++i) {

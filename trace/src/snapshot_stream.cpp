@@ -269,7 +269,7 @@ bool snap_stream::scan_inline_list(const std::uint8_t*& p, const std::uint8_t* s
   }
   l.first[l.count] = static_cast<std::uint32_t>(l.used);
   if (batch || l.count == 1) {
-    if (*p != (batch ? 'e' : 'a'))
+    if (*p != static_cast<std::uint8_t>(batch ? 'e' : 'a'))
       return false;
     ++p;
   }
