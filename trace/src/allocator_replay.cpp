@@ -6,7 +6,7 @@
 #include <array>
 #include <span>
 
-#include "implicit_state.hpp"
+#include "replay_state.hpp"
 
 namespace tdiag::trace {
 namespace {
@@ -354,16 +354,10 @@ allocator_state derive_start(const trace& t, std::span<const memory_event> event
     start.segments = device_segments(t, device);
     start.sort();
     final_bytes = state_bytes(start);
-    if (detail::implicit_state::fits(device, start.segments, events)) {
-      detail::implicit_state sparse;
-      sparse.assign(start.segments);
-      for (std::size_t i = events.size(); i-- > 0;)
-        mismatches += sparse.step(events[i], true, two_step) ? 0 : 1;
-      start = sparse.to_state(0);
-    } else {
-      for (std::size_t i = events.size(); i-- > 0;)
-        mismatches += undo_memory_event(start, events[i], two_step) ? 0 : 1;
-    }
+    detail::replay_state r(std::move(start), device, events);
+    for (std::size_t i = events.size(); i-- > 0;)
+      mismatches += r.step(events[i], true, two_step) ? 0 : 1;
+    start = std::move(r).take();
   }
   start.time = events.empty() ? (t.final_allocator_state ? t.final_allocator_state->time : 0)
                               : events.front().time;
@@ -390,17 +384,10 @@ allocator_state initial_allocator_state(const trace& t, lane_id lane, std::size_
 allocator_state allocator_state_after(const trace& t, lane_id lane, std::size_t index) {
   const auto events = t.memory.lane(lane).first(std::min(index, t.memory.lane(lane).size()));
   const auto device = lane < t.lanes.size() ? static_cast<std::int32_t>(t.lanes.at(lane).group) : 0;
-  allocator_state s = initial_allocator_state(t, lane);
-  if (!detail::implicit_state::fits(device, s.segments, events)) {
-    for (const auto& e : events)
-      apply_memory_event(s, e);
-    return s;
-  }
-  detail::implicit_state sparse;
-  sparse.assign(s.segments);
+  detail::replay_state r(initial_allocator_state(t, lane), device, events);
   for (const auto& e : events)
-    sparse.step(e, false, false);
-  return sparse.to_state(events.empty() ? s.time : events.back().time);
+    r.step(e, false, false);
+  return std::move(r).take();
 }
 
 allocator_replay::allocator_replay(const trace& t, lane_id lane, std::size_t interval) {
@@ -424,25 +411,24 @@ void allocator_replay::build(const trace& t, lane_id lane, const replay_options&
   std::size_t final_bytes = 0; // this device's share of the final state
   allocator_state start = derive_start(t, events_, device_, two_step_, mismatches_, final_bytes);
 
-  // A lane of implicit segments only is replayed in a map, and a keyframe made from it.
-  detail::implicit_state sparse;
-  const bool use_sparse = detail::implicit_state::fits(device_, start.segments, events_);
+  detail::replay_state r(start, device_, events_);
   const bool adaptive = options.keyframe_interval == 0;
   interval_ = options.keyframe_interval;
   const auto budget = std::max<std::size_t>(options.keyframe_budget_bytes, 1);
   if (adaptive) {
     // Sized from the larger of the first and last states, so the thinning below is rare. A
-    // source without a dump (Kineto, CUPTI) has no last state: there a first pass through the
-    // map finds the largest (one block per implicit segment), or keyframes every 64 events
-    // would copy a state of 100,000 blocks thousands of times before the thinning caught up.
+    // source without a dump (Kineto, CUPTI) has no last state: where a pass is cheap (implicit
+    // segments only) one finds the largest, or keyframes every 64 events would copy a state of
+    // 100,000 blocks thousands of times before the thinning caught up.
     std::size_t estimate = std::max(state_bytes(start), final_bytes);
-    if (use_sparse) {
-      sparse.assign(start.segments);
+    if (!t.final_allocator_state && r.sparse()) {
+      auto probe = r;
       std::size_t largest = 0;
       for (const auto& e : events_) {
-        sparse.step(e, false, two_step_);
-        largest = std::max(largest, sparse.size());
+        probe.step(e, false, two_step_);
+        largest = std::max(largest, probe.segment_count());
       }
+      // At least a block a segment.
       estimate =
           std::max(estimate, sizeof(allocator_state) + largest * (sizeof(segment) + sizeof(block)));
     }
@@ -455,18 +441,13 @@ void allocator_replay::build(const trace& t, lane_id lane, const replay_options&
   keyframes_.reserve(events_.size() / interval_ + 1);
   std::size_t bytes = state_bytes(start);
   max_reserved_ = start.reserved_bytes();
-  keyframes_.push_back(start);
-  allocator_state s = std::move(start);
-  if (use_sparse)
-    sparse.assign(s.segments);
+  keyframes_.push_back(std::move(start));
+  allocator_state s;
   for (std::size_t i = 0; i < events_.size(); ++i) {
-    const bool matched =
-        use_sparse ? sparse.step(events_[i], false, two_step_) : apply_memory_event(s, events_[i]);
-    mismatches_ += matched ? 0 : 1;
+    mismatches_ += r.step(events_[i], false, two_step_) ? 0 : 1;
     if ((i + 1) % interval_ != 0)
       continue;
-    if (use_sparse)
-      s = sparse.to_state(events_[i].time);
+    s = r.state();
     max_reserved_ = std::max(max_reserved_, s.reserved_bytes());
     keyframes_.push_back(s);
     bytes += state_bytes(s);
@@ -482,7 +463,7 @@ void allocator_replay::build(const trace& t, lane_id lane, const replay_options&
       interval_ *= 2;
     }
   }
-  max_reserved_ = std::max(max_reserved_, s.reserved_bytes());
+  max_reserved_ = std::max(max_reserved_, std::move(r).take().reserved_bytes());
 }
 
 allocator_state allocator_replay::state_at(std::size_t index) const {

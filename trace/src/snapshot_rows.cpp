@@ -62,6 +62,13 @@ entry_field field_named(std::string_view k) noexcept {
                                 : f_other;
 }
 
+// A frame's line as stack_table keeps it: 0 for none, or one that does not fit.
+std::uint32_t frame_line(std::int64_t line) noexcept {
+  return line > 0 && line < std::numeric_limits<std::uint32_t>::max()
+             ? static_cast<std::uint32_t>(line)
+             : 0;
+}
+
 constexpr string_id meta_uncached = 0xffffffffu;
 // Rows whose pages are made resident in one call rather than one fault each.
 constexpr std::size_t populate_bytes = std::size_t{2} << 20;
@@ -337,10 +344,7 @@ frame_id snapshot_rows::frame_of(snap_value f, bool exclusive) {
   frame fr;
   fr.function = t_.strings.intern(str(f, "name"));
   fr.file = t_.strings.intern(str(f, "filename"));
-  const auto line = i64(f, "line", 0);
-  fr.line = line > 0 && line < std::numeric_limits<std::uint32_t>::max()
-                ? static_cast<std::uint32_t>(line)
-                : 0;
+  fr.line = frame_line(i64(f, "line", 0));
   const auto id = t_.stacks.intern_frame(fr);
   mutable_stream().settle(f, id, false, exclusive);
   return id;
@@ -399,10 +403,7 @@ bool snapshot_rows::inline_stack(memory_event& m) {
     frame fr;
     fr.function = frame_text(f.name);
     fr.file = frame_text(f.file);
-    const auto line = f.line == absent ? 0 : *snap_value(s_, f.line, 0).as_int();
-    fr.line = line > 0 && line < std::numeric_limits<std::uint32_t>::max()
-                  ? static_cast<std::uint32_t>(line)
-                  : 0;
+    fr.line = frame_line(f.line == absent ? 0 : *snap_value(s_, f.line, 0).as_int());
     list->frame_ids[j] = t_.stacks.intern_frame(fr);
     scratch_.push_back(list->frame_ids[j]);
   }

@@ -82,21 +82,32 @@ std::uint64_t snap_stream::refill(std::size_t n, std::size_t chunk) {
   return end_ < n ? n - end_ : 0;
 }
 
+namespace {
+
+// An opcode with a memo index at `p`: `op1` takes one byte, `op4` four (little-endian); false
+// for any other opcode.
+[[gnu::always_inline]] inline bool read_index(const std::uint8_t*& p, std::uint8_t op1,
+                                              std::uint8_t op4, std::uint64_t& index) {
+  if (*p == op1) {
+    index = p[1];
+    p += 2;
+    return true;
+  }
+  if (*p != op4)
+    return false;
+  index = std::uint64_t{p[1]} | std::uint64_t{p[2]} << 8 | std::uint64_t{p[3]} << 16 |
+          std::uint64_t{p[4]} << 24;
+  p += 5;
+  return true;
+}
+
+} // namespace
+
 // A memo fetch inside flat_dict(); false when it is not one or names nothing.
 [[gnu::always_inline]] inline bool snap_stream::fast_get(const std::uint8_t*& p,
                                                          std::uint64_t& out) const {
   std::uint64_t index;
-  if (*p == 'h') {
-    index = p[1];
-    p += 2;
-  } else if (*p == 'j') {
-    index = std::uint64_t{p[1]} | std::uint64_t{p[2]} << 8 | std::uint64_t{p[3]} << 16 |
-            std::uint64_t{p[4]} << 24;
-    p += 5;
-  } else {
-    return false;
-  }
-  if (!memo_.has(index))
+  if (!read_index(p, 'h', 'j', index) || !memo_.has(index))
     return false;
   out = memo_.get(index);
   return true;
@@ -170,17 +181,9 @@ snap_stream::fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_
   if (*p == 0x94) {
     index = next;
     p += 1;
-  } else if (*p == 'q') {
-    index = p[1];
-    p += 2;
-  } else if (*p == 'r') {
-    index = std::uint64_t{p[1]} | std::uint64_t{p[2]} << 8 | std::uint64_t{p[3]} << 16 |
-            std::uint64_t{p[4]} << 24;
-    p += 5;
-  } else {
-    return false;
+    return true;
   }
-  return true;
+  return read_index(p, 'q', 'r', index);
 }
 
 // The shape of nearly every trace entry, read in one go: (EMPTY_DICT) a memo put, MARK, then keys

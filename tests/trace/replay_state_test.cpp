@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // A lane that only ever holds implicit segments (no segment events, none in the dump) is
-// replayed in an ordered map (trace/src/implicit_state.hpp) rather than the state's sorted
+// replayed in an ordered map (trace/src/replay_state.hpp) rather than the state's sorted
 // vector. These tests hold that replay to the vector one, event by event, on random histories
 // full of the cases that do not match: frees of blocks never allocated, allocations inside live
 // blocks, overlapping and zero-sized blocks, frees in one and in two steps.
@@ -65,7 +65,7 @@ figures figures_of(const allocator_state& s) {
   return f;
 }
 
-TEST(ImplicitState, SeriesAndStatesEqualTheVectorReplayAtEveryEvent) {
+TEST(ReplayState, SeriesAndStatesEqualTheVectorReplayAtEveryEvent) {
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     const auto t = random_history(seed, 3000, false);
     const auto lane = memory_lane_of(t, 0);
@@ -97,7 +97,7 @@ TEST(ImplicitState, SeriesAndStatesEqualTheVectorReplayAtEveryEvent) {
   }
 }
 
-TEST(ImplicitState, InitialStateFromADumpWithoutSegmentsEqualsTheVectorUndo) {
+TEST(ReplayState, InitialStateFromADumpWithoutSegmentsEqualsTheVectorUndo) {
   for (std::uint64_t seed = 11; seed <= 14; ++seed) {
     const auto t = random_history(seed, 2000, true);
     const auto lane = memory_lane_of(t, 0);
@@ -126,7 +126,7 @@ TEST(ImplicitState, InitialStateFromADumpWithoutSegmentsEqualsTheVectorUndo) {
 // A lane with one real segment is not implicit-only: the vector replay runs, with the same
 // answers as before (the segment's blocks count, the implicit ones beside it too). Its series
 // sums the blocks around each event, which assumes segments that do not overlap.
-TEST(ImplicitState, ARealSegmentKeepsTheVectorReplay) {
+TEST(ReplayState, ARealSegmentKeepsTheVectorReplay) {
   auto t = random_history(21, 500, false, false);
   memory_event seg;
   seg.time = 1;
