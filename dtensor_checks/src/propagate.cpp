@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace tdiag::dtensor {
@@ -190,6 +191,29 @@ void validate_inputs(const op_call& call, const std::vector<tensor_input>& input
   }
 }
 
+// A rule takes the tensors its schema names; a tensor passed where the rule reads none (an extra
+// positional argument, a tensor in a slot the rule ignores) leaves its strategies short of inputs.
+void check_inputs_taken(const rule_context& ctx,
+                        const std::vector<candidate_strategy>& candidates) {
+  std::size_t taken = ctx.inputs().size();
+  for (const auto& c : candidates)
+    taken = std::min(taken, c.inputs.size());
+  if (taken == ctx.inputs().size())
+    return;
+  const auto arg = ctx.inputs()[taken].arg_index;
+  auto d = make_diagnostic(
+      codes::bad_arguments, ctx.call().op, error_class::user_error,
+      "argument does not match the op's schema",
+      fmt::format("{}: arg {} ({}) is a tensor the op does not take; it reads {} tensor input{}, "
+                  "the call passes {}",
+                  ctx.short_op(), arg, ctx.arg_name(arg), taken, taken == 1 ? "" : "s",
+                  ctx.inputs().size()),
+      fmt::format("pass the arguments in aten order: {}", fmt::join(ctx.rule().arg_names, ", ")));
+  d.add_field("arg_index", static_cast<std::int64_t>(arg));
+  d.add_field("arg", ctx.arg_name(arg));
+  ctx.fail(error_class::user_error, std::move(d));
+}
+
 } // namespace
 
 propagation_result propagate(const op_call& call, const op_registry& registry) {
@@ -200,6 +224,7 @@ propagation_result propagate(const op_call& call, const op_registry& registry) {
   validate_inputs(call, inputs, *rule);
   const rule_context ctx(call, *rule, inputs);
   auto ruled = rule->propagate(ctx);
+  check_inputs_taken(ctx, ruled.candidates);
 
   propagation_result result;
   result.rule = rule;

@@ -69,4 +69,18 @@ TEST(HostileInput, DeeplyNestedArgIsRefusedCheaply) {
   }
 }
 
+TEST(HostileInput, ATensorTheOpDoesNotTakeIsABadArgument) {
+  // mm reads self and mat2; a third tensor used to leave every strategy one input short.
+  const auto mm = test::rejection(
+      call("aten.mm.default", "2", {"f32[4,8] (S(0))", "f32[8,4] (R)", "f32[4,8] (S(0))"}));
+  EXPECT_EQ(mm.diag().code, codes::bad_arguments);
+  EXPECT_NE(std::string(mm.what()).find("arg 2 (arg2) is a tensor the op does not take"),
+            std::string::npos)
+      << mm.what();
+  // A tensor where a reduction's rule reads a plain value it never looks at.
+  const auto sum =
+      test::rejection(call("aten.sum.default", "2", {"f32[4,8] (S(0))", "f32[4,8] (R)"}));
+  EXPECT_EQ(sum.diag().code, codes::bad_arguments);
+}
+
 } // namespace

@@ -101,14 +101,22 @@ private:
   bool eof_ = false;
 };
 
+// The last `c` in [lo, hi), or npos. A plain loop, not memrchr: sanitizers check memrchr's whole
+// range on every call, so a window of many '{' or ']' and no cut became quadratic under ASan.
+std::size_t rfind_byte(const char* b, std::size_t lo, std::size_t hi, char c) {
+  for (std::size_t i = hi; i > lo; --i)
+    if (b[i - 1] == c)
+      return i - 1;
+  return npos;
+}
+
 // The comma of the last `}` ws `,` ws `{` in [lo, hi), or npos.
 std::size_t find_cut(const char* b, std::size_t lo, std::size_t hi) {
   std::size_t i = hi;
   while (i > lo) {
-    const void* p = memrchr(b + lo, '{', i - lo);
-    if (p == nullptr)
+    const std::size_t k = rfind_byte(b, lo, i, '{');
+    if (k == npos)
       return npos;
-    const auto k = static_cast<std::size_t>(static_cast<const char*>(p) - b);
     std::size_t j = k;
     while (j > lo && is_ws(b[j - 1]))
       --j;
@@ -283,10 +291,9 @@ private:
     const char* b = w_.data();
     std::size_t hi = w_.size();
     for (int tries = 0; tries < 8;) {
-      const void* p = hi > pos ? memrchr(b + pos, ']', hi - pos) : nullptr;
-      if (p == nullptr)
+      const std::size_t close = rfind_byte(b, pos, hi, ']');
+      if (close == npos)
         break;
-      const auto close = static_cast<std::size_t>(static_cast<const char*>(p) - b);
       hi = close;
       std::size_t before = close, after = close + 1;
       while (before > pos && is_ws(b[before - 1]))
