@@ -125,6 +125,12 @@ void app::wait() {
   poll();
 }
 
+void app::settle() {
+  if (doc_)
+    for (const auto& dm : doc_->memory)
+      dm.seeker->wait();
+}
+
 bool app::wait_for(std::chrono::milliseconds timeout) {
   if (!job_)
     return true;
@@ -165,6 +171,8 @@ void app::finish(std::unique_ptr<document> doc, std::vector<loaded_report> repor
         doc->path = reports.front().path;
       }
       doc_ = std::move(doc);
+      for (auto& dm : doc_->memory)
+        dm.seeker->set_wake(wake_);
       reports_.clear();
       const float scale = state_.ui_scale;
       const bool flows = state_.show_flows;

@@ -56,7 +56,11 @@ public:
   /// result taken, as poll() does). The render loop waits here instead of redrawing a
   /// progress bar as fast as it can, which would take the CPU from the loader.
   bool wait_for(std::chrono::milliseconds timeout);
-  /// Called on the loader thread when a load ends (a window's event loop wakes on it).
+  /// Blocks until the views' background work for the last frame is done (the allocator
+  /// view's state at its cursor): a screenshot then shows what was asked for.
+  void settle();
+  /// Called on the loader thread when a load ends, and on a seeker's worker when it publishes
+  /// a state (a window's event loop wakes on it).
   void set_wake(std::function<void()> wake) { wake_ = std::move(wake); }
 
   [[nodiscard]] bool loading() const noexcept { return job_ != nullptr; }

@@ -59,7 +59,7 @@ std::unique_ptr<document> make_document(trace::trace t, load_progress& progress)
     dm.bands = allocation_bands::build(dm.allocations, 24);
     dm.replay = std::make_unique<trace::allocator_replay>(tr, trace::memory_lane_of(tr, dm.device),
                                                           trace::replay_options{});
-    dm.cursor.emplace(*dm.replay);
+    dm.seeker = std::make_unique<state_seeker>(*dm.replay);
     std::vector<std::int64_t> times(dm.replay->size());
     for (std::size_t k = 0; k < times.size(); ++k)
       times[k] = dm.replay->events()[k].time;

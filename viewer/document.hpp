@@ -14,6 +14,7 @@
 #include <tensordiag/viewer/allocation_bands.hpp>
 #include <tensordiag/viewer/lane_layout.hpp>
 #include <tensordiag/viewer/memory_curve.hpp>
+#include <tensordiag/viewer/state_seeker.hpp>
 #include <tensordiag/viewer/table_model.hpp>
 
 #include <atomic>
@@ -33,9 +34,9 @@ struct device_memory {
   std::vector<allocation> allocations;
   allocation_bands bands;
   /// trace's allocator replay of this device's memory lane (keyframes within a memory budget)
-  /// and the allocator view's cursor over it.
+  /// and the allocator view's seeker over it (declared after it: stopped before it goes).
   std::unique_ptr<trace::allocator_replay> replay;
-  std::optional<trace::replay_cursor> cursor;
+  std::unique_ptr<state_seeker> seeker;
   /// Where most of this device's allocator events are (the scrub strip's range).
   std::pair<std::int64_t, std::int64_t> window{0, 0};
 };

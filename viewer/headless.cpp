@@ -90,9 +90,12 @@ int run_screenshot(const std::vector<std::string>& files, const screenshot_optio
         }
       }
     }
-    // A few frames: tab switch, layout settling, then the frame we keep.
-    for (int i = 0; i < 4; ++i)
+    // A few frames: tab switch, layout settling, then the frame we keep, each with what the
+    // frame before asked the views' workers for.
+    for (int i = 0; i < 4; ++i) {
       render();
+      a.settle();
+    }
     int w = 0;
     int h = 0;
     std::vector<std::uint8_t> pixels;
@@ -265,6 +268,36 @@ std::string load_bench_input(app& a, const bench_options& o) {
               fmt::format("synthetic snapshot, {} memory events", o.synthetic_events));
 }
 
+// What a frame no longer pays: the allocator view's state at a new cursor, from the request to
+// its publication by the seeker's worker (wall time; the UI thread draws meanwhile).
+void print_seek_latency(document& doc, std::size_t memory_device, std::size_t frames) {
+  if (doc.memory.empty())
+    return;
+  auto& dm = doc.memory[std::min(memory_device, doc.memory.size() - 1)];
+  const std::size_t n = dm.replay->size();
+  auto measure = [&](const char* name, auto&& index_of) {
+    std::vector<double> ms;
+    for (std::size_t i = 0; i < frames; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      dm.seeker->request(index_of(i));
+      dm.seeker->wait();
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const double median = percentile(ms, 0.5);
+    fmt::print("    {:<44} median {:7.3f} ms   max {:7.3f} ms   (wall, off the UI thread)\n", name,
+               median, ms.back());
+  };
+  fmt::print("  allocator state at a new cursor (state_seeker: keyframe, replay, figures), {} "
+             "events:\n",
+             n);
+  measure("scrubbing forward",
+          [&](std::size_t i) { return n * i / std::max<std::size_t>(frames, 1); });
+  measure("random jumps", [&](std::size_t i) {
+    return static_cast<std::size_t>(((i + 1) * 0x9E3779B97F4A7C15ull) % (n + 1));
+  });
+}
+
 } // namespace
 
 int run_bench(const bench_options& o) {
@@ -317,6 +350,7 @@ int run_bench(const bench_options& o) {
         status = 3;
       }
     }
+    print_seek_latency(*doc, a.state().memory_device, o.frames);
   }
   ImGui::DestroyContext();
   return status;

@@ -50,9 +50,8 @@ int run_interactive(const std::vector<std::string>& files,
     while (!window->should_close() && !a.quit_requested()) {
       // Idle: wait for input. While a load runs, the progress bar redraws ten times a second
       // (not 60: on software OpenGL drawing takes the cores the loader needs), and the loader
-      // wakes the loop when it is done.
-      const bool soon = std::exchange(a.state().redraw_soon, false); // set again if needed
-      window->begin_frame(a.loading() ? 0.1 : soon ? 0.0 : 0.25);
+      // wakes the loop when it is done, as the allocator view's seeker does with a state.
+      window->begin_frame(a.loading() ? 0.1 : 0.25);
       const auto dropped = window->take_dropped_paths();
       if (!dropped.empty())
         a.open(std::vector<std::filesystem::path>(dropped.begin(), dropped.end()));

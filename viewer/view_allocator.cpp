@@ -3,8 +3,8 @@
 //
 // The allocator view: segments and their blocks at the time cursor (memory_viz's "Allocator
 // State History"), scrubbed by dragging on the overview strip or stepping with the arrow keys.
-// The state comes from trace's allocator_replay (the document's): a keyframe plus a short
-// replay through the view's cursor.
+// The state comes from trace's allocator_replay (the document's), sought on the state_seeker's
+// worker thread: a frame only draws the rows in sight.
 #include <tensordiag/trace/allocator_replay.hpp>
 #include <tensordiag/viewer/block_runs.hpp>
 #include <tensordiag/viewer/format.hpp>
@@ -13,9 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <tuple>
 #include <unordered_map>
 
 #include "views.hpp"
@@ -108,27 +106,13 @@ std::size_t step_cursor(view_state& s, const trace::allocator_replay& replay) {
   return n;
 }
 
-// The state's figures (trace's allocator_state::figures): a pass over every block, so once per
-// cursor position, not once per frame.
-const trace::state_figures& figures_of(const trace::allocator_replay& replay,
-                                       const trace::allocator_state& st, std::size_t n) {
-  static std::tuple<const trace::allocator_replay*, std::size_t, std::size_t, std::size_t> key{
-      nullptr, 0, 0, 0};
-  static trace::state_figures f;
-  const auto now = std::tuple{&replay, replay.size(), n, st.segments.size()};
-  if (key == now)
-    return f;
-  key = now;
-  f = st.figures();
-  return f;
-}
-
 // The cursor's event and the state's figures.
 void draw_state_summary(const view_context& ctx, const trace::allocator_replay& replay,
-                        const trace::allocator_state& st, std::size_t n) {
+                        const seeked_state& shown) {
   const auto& s = ctx.state;
   const std::int64_t zero = ctx.doc.span.begin;
-  const trace::state_figures& f = figures_of(replay, st, n);
+  const trace::state_figures& f = shown.figures;
+  const std::size_t n = shown.index;
   if (n > 0) {
     const auto& e = replay.events()[n - 1];
     ImGui::Text("t = %s   ·   event %zu of %zu: %s %s at 0x%llx",
@@ -151,29 +135,6 @@ void draw_state_summary(const view_context& ctx, const trace::allocator_replay& 
   ImGui::TextDisabled("colour: allocation site   ·   red: freed, waiting on a stream   ·   "
                       "dark: free (cached)   ·   red strip: rounding waste");
   ImGui::Separator();
-}
-
-// Moves the cursor towards `target`, spending at most about 1.5 ms of this frame: a jump back
-// or far ahead first lands on the keyframe at or before the target (a copy, no replay), then
-// it replays forward in chunks. Returns the position reached; the next frames go on from there, so
-// a frame stays short however many events lie between two keyframes.
-std::size_t seek_within_budget(const trace::allocator_replay& replay, trace::replay_cursor& cursor,
-                               std::size_t target) {
-  constexpr std::size_t chunk = 16; // events: one can cost 0.1 ms (implicit segments)
-  constexpr auto budget = std::chrono::microseconds(1500);
-  const std::size_t interval = std::max<std::size_t>(replay.keyframe_interval(), 1);
-  target = std::min(target, replay.size());
-  const std::size_t at = cursor.position();
-  // replay_cursor::seek copies the keyframe when going back or more than an interval ahead,
-  // and replays otherwise: only then is the jump a copy and not up to `interval` events.
-  // The copy counts against the budget: a large state's copy can take it all.
-  const auto start = std::chrono::steady_clock::now();
-  const std::size_t keyframe = target / interval * interval;
-  if (target < at || keyframe > at + interval)
-    cursor.seek(keyframe);
-  while (cursor.position() < target && std::chrono::steady_clock::now() - start < budget)
-    cursor.seek(std::min(target, cursor.position() + chunk));
-  return cursor.position();
 }
 
 struct segment_hover {
@@ -288,16 +249,17 @@ void draw_allocator(view_context& ctx) {
   auto& dm = doc.memory[s.memory_device];
   const float scale = s.ui_scale;
   draw_scrub_strip(ctx, dm, std::round(64.0f * scale));
+  // The state comes from the seeker's worker: this frame draws the newest one published (held
+  // for the frame), and the worker wakes the window when the one asked for is ready.
   const std::size_t target = step_cursor(s, *dm.replay);
-  const std::size_t n = seek_within_budget(*dm.replay, *dm.cursor, target);
-  s.redraw_soon = n != target;
-  const trace::allocator_state& st = dm.cursor->state();
-  draw_state_summary(ctx, *dm.replay, st, n);
-  if (n != target)
-    ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.35f, 1.0f), "replaying: event %zu of %zu", n, target);
+  dm.seeker->request(target);
+  const auto shown = dm.seeker->latest();
+  const trace::allocator_state& st = shown->state;
+  draw_state_summary(ctx, *dm.replay, *shown);
+  if (shown->index != target)
+    ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.35f, 1.0f), "replaying to event %zu ...", target);
 
-  const std::uint64_t max_segment =
-      std::max<std::uint64_t>(figures_of(*dm.replay, st, n).largest_segment, 1);
+  const std::uint64_t max_segment = std::max<std::uint64_t>(shown->figures.largest_segment, 1);
   const float label_w = std::round(230.0f * scale);
   const float row_h = std::round(ImGui::GetFontSize() + 10.0f * scale);
   ImGui::BeginChild("##segments", ImVec2(0, 0), false);

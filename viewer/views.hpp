@@ -43,10 +43,7 @@ struct view_state {
   std::optional<block_selection> selected_block;
   std::optional<std::pair<std::size_t, std::size_t>> selected_diagnostic; ///< report, index
 
-  std::int64_t cursor_time = 0; ///< the allocator view's instant
-  /// Set by a view whose frame did part of a longer job (the allocator view replaying towards
-  /// a far cursor): the event loop draws the next frame at once instead of waiting for input.
-  bool redraw_soon = false;
+  std::int64_t cursor_time = 0;  ///< the allocator view's instant
   std::size_t memory_device = 0; ///< index in document::memory
   float timeline_scroll_y = 0.0f;
   bool scroll_to_selection = false;

@@ -123,6 +123,27 @@ TEST(ReplayState, InitialStateFromADumpWithoutSegmentsEqualsTheVectorUndo) {
   }
 }
 
+// Seeking between keyframes far apart (state_at, replay_cursor: more than 64 events go through
+// the map) gives the vector replay's state.
+TEST(ReplayState, SeeksBetweenDistantKeyframesEqualTheVectorReplay) {
+  for (std::uint64_t seed = 31; seed <= 34; ++seed) {
+    const auto t = random_history(seed, 4000, seed % 2 == 0);
+    const auto lane = memory_lane_of(t, 0);
+    const allocator_replay replay(t, lane, 1000);
+    replay_cursor cursor(replay);
+    splitmix64 rng{seed};
+    for (int round = 0; round < 30; ++round) {
+      const std::size_t index = rng.next() % (replay.size() + 1);
+      const auto reference = replay.replay_from_start(index);
+      ASSERT_EQ(replay.state_at(index), reference) << "seed " << seed << " event " << index;
+      ASSERT_EQ(cursor.seek(index), reference) << "seed " << seed << " event " << index;
+      const std::size_t ahead = std::min(index + 100 + rng.next() % 800, replay.size());
+      ASSERT_EQ(cursor.seek(ahead), replay.replay_from_start(ahead))
+          << "seed " << seed << " forward to " << ahead;
+    }
+  }
+}
+
 // A lane with one real segment is not implicit-only: the vector replay runs, with the same
 // answers as before (the segment's blocks count, the implicit ones beside it too). Its series
 // sums the blocks around each event, which assumes segments that do not overlap.

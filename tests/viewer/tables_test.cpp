@@ -12,6 +12,7 @@
 #include <tensordiag/trace/summary_analysis.hpp>
 #include <tensordiag/trace/timeline_analysis.hpp>
 #include <tensordiag/viewer/memory_curve.hpp>
+#include <tensordiag/viewer/state_seeker.hpp>
 #include <tensordiag/viewer/tables.hpp>
 
 #include <gtest/gtest.h>
@@ -137,21 +138,26 @@ void expect_curves_are_the_summary(const trace::trace& t) {
   EXPECT_EQ(lanes, view::memory_curve::devices(t).size());
 }
 
-// The allocator view's state (the document's replay: budgeted keyframes, a cursor) at event n
-// equals `tdiag trace timeline --event n`.
+// The allocator view's state (the document's replay: budgeted keyframes, the seeker's worker)
+// at event n equals `tdiag trace timeline --event n`.
 void expect_allocator_state_is_the_timeline(const trace::trace& t) {
   for (const auto device : view::memory_curve::devices(t)) {
     const trace::allocator_replay replay(t, trace::memory_lane_of(t, device),
                                          trace::replay_options{});
-    trace::replay_cursor cursor(replay);
+    view::state_seeker seeker(replay);
     for (const std::size_t n :
          {std::size_t{0}, replay.size() / 3, replay.size() / 2 + 1, replay.size()}) {
       const auto r = trace::timeline_after_events(t, n);
       const auto lane = std::find_if(r.lanes.begin(), r.lanes.end(),
                                      [&](const auto& l) { return l.device == device; });
       ASSERT_NE(lane, r.lanes.end());
-      const auto& state = cursor.seek(n);
+      seeker.request(n);
+      seeker.wait();
+      const auto shown = seeker.latest();
+      ASSERT_EQ(shown->index, n);
+      const auto& state = shown->state;
       ASSERT_EQ(state, lane->state) << "device " << device << " after " << n << " events";
+      EXPECT_EQ(shown->figures, state.figures());
       const auto cli = trace::timeline_report(t, r, 0);
       const auto d = std::find_if(cli.diagnostics.begin(), cli.diagnostics.end(), [&](auto& x) {
         return x.code == "TDIAG-TR-240" && int_field(x, "device") == device;

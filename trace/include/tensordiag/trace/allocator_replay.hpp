@@ -96,7 +96,10 @@ public:
   [[nodiscard]] std::size_t mismatches() const noexcept { return mismatches_; }
 
 private:
+  friend class replay_cursor;
   void build(const trace& t, lane_id lane, const replay_options& options);
+  /// Applies events [from, to) to `s`.
+  void replay_forward(allocator_state& s, std::size_t from, std::size_t to) const;
 
   std::span<const memory_event> events_;
   std::size_t first_index_ = 0;
