@@ -200,18 +200,10 @@ void check_inputs_taken(const rule_context& ctx,
     taken = std::min(taken, c.inputs.size());
   if (taken == ctx.inputs().size())
     return;
-  const auto arg = ctx.inputs()[taken].arg_index;
-  auto d = make_diagnostic(
-      codes::bad_arguments, ctx.call().op, error_class::user_error,
-      "argument does not match the op's schema",
-      fmt::format("{}: arg {} ({}) is a tensor the op does not take; it reads {} tensor input{}, "
-                  "the call passes {}",
-                  ctx.short_op(), arg, ctx.arg_name(arg), taken, taken == 1 ? "" : "s",
-                  ctx.inputs().size()),
-      fmt::format("pass the arguments in aten order: {}", fmt::join(ctx.rule().arg_names, ", ")));
-  d.add_field("arg_index", static_cast<std::int64_t>(arg));
-  d.add_field("arg", ctx.arg_name(arg));
-  ctx.fail(error_class::user_error, std::move(d));
+  ctx.fail_argument(ctx.inputs()[taken].arg_index,
+                    fmt::format("is a tensor the op does not take; it reads {} tensor input{}, "
+                                "the call passes {}",
+                                taken, taken == 1 ? "" : "s", ctx.inputs().size()));
 }
 
 } // namespace

@@ -39,19 +39,22 @@ void rule_context::fail(error_class cls, diagnostic d) const {
   throw sharding_error(cls, std::move(d));
 }
 
+void rule_context::fail_argument(std::size_t i, std::string_view why) const {
+  auto d = make_diagnostic(
+      codes::bad_arguments, call_.op, error_class::user_error,
+      "argument does not match the op's schema",
+      fmt::format("{}: arg {} ({}) {}", short_op(), i, arg_name(i), why),
+      fmt::format("pass the arguments in aten order: {}", fmt::join(rule_.arg_names, ", ")));
+  d.add_field("arg_index", static_cast<std::int64_t>(i));
+  d.add_field("arg", arg_name(i));
+  fail(error_class::user_error, std::move(d));
+}
+
 namespace {
 [[noreturn]] void bad_arg(const rule_context& ctx, std::size_t i, std::string_view expected) {
   const auto got =
       i < ctx.arg_count() ? std::string(to_string(ctx.call().args[i].kind)) : "nothing";
-  auto d = make_diagnostic(
-      codes::bad_arguments, ctx.call().op, error_class::user_error,
-      "argument does not match the op's schema",
-      fmt::format("{}: arg {} ({}) must be {}, got {}", ctx.short_op(), i, ctx.arg_name(i),
-                  expected, got),
-      fmt::format("pass the arguments in aten order: {}", fmt::join(ctx.rule().arg_names, ", ")));
-  d.add_field("arg_index", static_cast<std::int64_t>(i));
-  d.add_field("arg", ctx.arg_name(i));
-  ctx.fail(error_class::user_error, std::move(d));
+  ctx.fail_argument(i, fmt::format("must be {}, got {}", expected, got));
 }
 } // namespace
 

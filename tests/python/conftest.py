@@ -26,7 +26,7 @@ def pytest_collection_modifyitems(config, items):
         return
     reason = pytest.mark.skip(reason=f"shared data not found at {SHARED} (set TDIAG_SHARED_DIR)")
     for item in items:
-        if item.nodeid.endswith(".md") or ".md::" in item.nodeid:
+        if item.path.suffix == ".md":
             item.add_marker(reason)
 
 

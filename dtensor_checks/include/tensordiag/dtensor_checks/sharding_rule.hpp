@@ -60,6 +60,9 @@ public:
   [[noreturn]] void fail(error_class cls, std::string_view code, std::string title,
                          std::string message, std::string hint) const;
   [[noreturn]] void fail(error_class cls, diagnostic d) const;
+  /// Throws TDIAG-DT-011 for argument i: "`short_op`: arg i (name) `why`", with the schema's
+  /// argument order as the hint.
+  [[noreturn]] void fail_argument(std::size_t i, std::string_view why) const;
 
 private:
   const op_call& call_;
