@@ -112,29 +112,36 @@ TEST(KinetoBuilder, ThreadNamesNameTheirLanes) {
   EXPECT_EQ(lanes.find_host(5, 5), no_lane);
 }
 
-// Many small events (a 62 MB gzip can inflate to 20 GiB of them): the model itself is held to
-// the memory budget as it grows, one line naming the file instead of bad_alloc.
+// Many small events (a 62 MB gzip can inflate to 20 GiB of them): the model the whole input
+// will need, extrapolated from the share read, is held to the memory budget, one line naming the
+// file, the events counted and estimated, the memory and what to do, instead of bad_alloc.
 TEST(KinetoBuilder, ModelGrowsWithinTheMemoryBudget) {
   std::string json = R"({"traceEvents": [)";
-  for (int i = 0; i < 70000; ++i)
+  for (int i = 0; i < 140000; ++i)
     json += fmt::format(
         R"({{"ph":"X","cat":"cpu_op","name":"op","pid":1,"tid":1,"ts":{},"dur":1}},)", i);
   json.back() = ']';
   json += "}";
-  setenv("TDIAG_MEMORY_LIMIT", "2M", 1);
+  const auto bytes = as_bytes(json);
+  const std::size_t needed = import_kineto(bytes, "many.json").trace.memory_bytes();
+  setenv("TDIAG_MEMORY_LIMIT", std::to_string(needed * 3 / 4).c_str(), 1);
   try {
-    (void)import_kineto(as_bytes(json), "many.json");
-    ADD_FAILURE() << "70000 events within a 2 MiB budget";
+    (void)import_kineto(bytes, "many.json");
+    ADD_FAILURE() << "140000 events within 3/4 of the memory they need";
   } catch (const tdiag::input_error& e) {
     const auto& d = e.report().diagnostics.front();
-    EXPECT_EQ(d.code, "TDIAG-CORE-006");
-    EXPECT_NE(d.message.find("many.json: the model of its first 65536 events needs"),
-              std::string::npos)
+    EXPECT_EQ(d.code, "TDIAG-TR-126");
+    // Stopped at the first check (65536 events, under half the input), from the estimate.
+    EXPECT_NE(d.message.find("many.json: about 1"), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find(" events (65536 counted in the first 4"), std::string::npos)
         << d.message;
     EXPECT_NE(d.message.find("--window A:B"), std::string::npos) << d.message;
+    const auto estimated = std::stoll(d.message.substr(d.message.find("about ") + 6));
+    EXPECT_NEAR(static_cast<double>(estimated), 140000.0, 140000.0 * 0.05) << d.message;
   }
+  setenv("TDIAG_MEMORY_LIMIT", std::to_string(needed * 5 / 4).c_str(), 1);
+  EXPECT_EQ(import_kineto(bytes, "many.json").trace.api_calls.size(), 140000u);
   unsetenv("TDIAG_MEMORY_LIMIT");
-  EXPECT_EQ(import_kineto(as_bytes(json), "many.json").trace.api_calls.size(), 70000u);
 }
 
 // An NCCL kernel's process group and sequence number (record_param_comms' args) are kept by

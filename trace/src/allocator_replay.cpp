@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <span>
 
 #include "replay_state.hpp"
@@ -149,12 +150,14 @@ bool has_real_segment(const allocator_state& s, std::int32_t device) {
   return false;
 }
 
-bool add_block(allocator_state& s, const memory_event& e, block_state state, stack_id stack) {
+// `real_segments`: whether the lane holds a real segment, when `s` holds only part of it.
+bool add_block(allocator_state& s, const memory_event& e, block_state state, stack_id stack,
+               std::optional<bool> real_segments) {
   if (auto* seg = find_segment(s, e.device, e.address))
     return carve(*seg, e.address, e.size, state, stack);
   // Outside every segment: a source without segment events (Kineto, CUPTI) is consistent; in a
   // snapshot it is a mismatch. Either way the block is kept, in a segment of its own size.
-  const bool consistent = !has_real_segment(s, e.device);
+  const bool consistent = !real_segments.value_or(has_real_segment(s, e.device));
   memory_event implicit = e;
   implicit.size = std::max<std::uint64_t>(e.size, 1);
   // The inserted segment itself: a find by address may return another one at the same address
@@ -218,13 +221,11 @@ bool unmap_pages(allocator_state& s, const memory_event& e) {
   return true;
 }
 
-} // namespace
-
-bool apply_memory_event(allocator_state& s, const memory_event& e) {
+bool apply_event(allocator_state& s, const memory_event& e, std::optional<bool> real_segments) {
   s.time = e.time;
   switch (e.action) {
   case memory_action::alloc:
-    return add_block(s, e, block_state::active_allocated, e.stack);
+    return add_block(s, e, block_state::active_allocated, e.stack, real_segments);
   case memory_action::free_requested:
     return transition(s, e, block_state::active_allocated, block_state::active_pending_free);
   case memory_action::free_completed: {
@@ -253,11 +254,8 @@ bool apply_memory_event(allocator_state& s, const memory_event& e) {
   }
 }
 
-bool undo_memory_event(allocator_state& s, const memory_event& e) {
-  return undo_memory_event(s, e, true);
-}
-
-bool undo_memory_event(allocator_state& s, const memory_event& e, bool two_step_frees) {
+bool undo_event(allocator_state& s, const memory_event& e, bool two_step_frees,
+                std::optional<bool> real_segments) {
   switch (e.action) {
   case memory_action::alloc:
     return transition(s, e, block_state::active_allocated, block_state::inactive);
@@ -268,7 +266,7 @@ bool undo_memory_event(allocator_state& s, const memory_event& e, bool two_step_
     // (the free_requested undo that follows moves it on), else allocated (a plain free).
     return add_block(
         s, e, two_step_frees ? block_state::active_pending_free : block_state::active_allocated,
-        no_stack);
+        no_stack, real_segments);
   case memory_action::segment_alloc:
     return remove_segment(s, e);
   case memory_action::segment_free:
@@ -281,6 +279,33 @@ bool undo_memory_event(allocator_state& s, const memory_event& e, bool two_step_
     return true;
   }
 }
+
+} // namespace
+
+bool apply_memory_event(allocator_state& s, const memory_event& e) {
+  return apply_event(s, e, std::nullopt);
+}
+
+bool undo_memory_event(allocator_state& s, const memory_event& e) {
+  return undo_memory_event(s, e, true);
+}
+
+bool undo_memory_event(allocator_state& s, const memory_event& e, bool two_step_frees) {
+  return undo_event(s, e, two_step_frees, std::nullopt);
+}
+
+namespace detail {
+
+bool apply_to_part(allocator_state& part, const memory_event& e, bool real_segments) {
+  return apply_event(part, e, real_segments);
+}
+
+bool undo_on_part(allocator_state& part, const memory_event& e, bool two_step_frees,
+                  bool real_segments) {
+  return undo_event(part, e, two_step_frees, real_segments);
+}
+
+} // namespace detail
 
 void normalize(allocator_state& s, bool strict) {
   s.sort();
@@ -417,11 +442,11 @@ void allocator_replay::build(const trace& t, lane_id lane, const replay_options&
   const auto budget = std::max<std::size_t>(options.keyframe_budget_bytes, 1);
   if (adaptive) {
     // Sized from the larger of the first and last states, so the thinning below is rare. A
-    // source without a dump (Kineto, CUPTI) has no last state: where a pass is cheap (implicit
-    // segments only) one finds the largest, or keyframes every 64 events would copy a state of
+    // source without a dump (Kineto, CUPTI) has no last state: where a pass is cheap (the map
+    // replay) one finds the largest, or keyframes every 64 events would copy a state of
     // 100,000 blocks thousands of times before the thinning caught up.
     std::size_t estimate = std::max(state_bytes(start), final_bytes);
-    if (!t.final_allocator_state && r.sparse()) {
+    if (!t.final_allocator_state && r.mapped()) {
       auto probe = r;
       std::size_t largest = 0;
       for (const auto& e : events_) {
@@ -468,9 +493,9 @@ void allocator_replay::build(const trace& t, lane_id lane, const replay_options&
 
 void allocator_replay::replay_forward(allocator_state& s, std::size_t from, std::size_t to) const {
   const auto events = events_.subspan(from, to - from);
-  // A few events go straight onto the vector. More go through replay_state, which keeps a lane
-  // of implicit segments in a map: on the vector each of their allocs and frees costs a pass
-  // over the state (a seek among 1,000,000 live blocks took minutes), and the map's set-up one.
+  // A few events go straight onto the vector. More go through replay_state, which keeps the
+  // lane's segments in a map: on the vector each segment made or dropped moves every later one
+  // (a seek among 1,000,000 live blocks took minutes), and the map's set-up costs one pass.
   if (events.size() <= 64) {
     for (const auto& e : events)
       apply_memory_event(s, e);

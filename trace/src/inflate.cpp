@@ -58,6 +58,10 @@ gzip_stream::~gzip_stream() {
   inflateEnd(&state_->z);
 }
 
+std::size_t gzip_stream::consumed() const noexcept {
+  return state_->in_pos;
+}
+
 std::size_t gzip_stream::read(char* dst, std::size_t n) {
   auto& s = *state_;
   std::size_t produced = 0;

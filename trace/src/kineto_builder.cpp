@@ -16,6 +16,7 @@
 #include <cstring>
 #include <tuple>
 
+#include "import_budget.hpp"
 #include "saturate.hpp"
 
 namespace tdiag::trace::detail {
@@ -35,21 +36,29 @@ time_value require_time(od::value v, std::string_view field) {
 
 } // namespace
 
-kineto_builder::kineto_builder(trace& t, kineto_stats& stats) : t_(t), stats_(stats) {
+kineto_builder::kineto_builder(trace& t, kineto_stats& stats, const byte_source& input)
+    : t_(t), stats_(stats), input_(input) {
   t_.metadata.format = "kineto-json";
 }
 
-void kineto_builder::event(od::object& obj) {
+void kineto_builder::event(od::object& obj, std::uint64_t parsed) {
   try {
     read_event(obj);
   } catch (const bad_field& f) {
     fail_field(fmt::format("traceEvents[{}].{}", stats_.events, f.path), f);
   }
-  // A 62 MB gzip can hold 20 GiB of events: the model grows within the memory budget.
-  if ((stats_.events & 0xFFFF) == 0)
-    check_memory_budget(t_.metadata.source_path,
-                        fmt::format("the model of its first {} events", stats_.events),
-                        t_.memory_bytes(), over_budget_advice);
+  // A 62 MB gzip can hold 20 GiB of events: the model, extrapolated from the share of the input
+  // read, must fit the memory budget.
+  if ((stats_.events & 0xFFFF) == 0) {
+    import_progress p;
+    p.code = codes::kineto_too_large;
+    p.title = "Kineto trace needs more memory than is available";
+    p.file = t_.metadata.source_path;
+    p.events_counted = stats_.events;
+    p.share_read = input_.share_read(parsed);
+    p.bytes_so_far = t_.memory_bytes();
+    check_import_budget(p);
+  }
 }
 
 void kineto_builder::fail_field(const std::string& path, const bad_field& f) const {

@@ -17,16 +17,19 @@
 #include <vector>
 
 #include "kineto_fields.hpp"
+#include "kineto_stream.hpp"
 
 namespace tdiag::trace::detail {
 
 class kineto_builder {
 public:
-  kineto_builder(trace& t, kineto_stats& stats);
+  /// `input`: the text being read, whose share read sizes the memory the whole will need.
+  kineto_builder(trace& t, kineto_stats& stats, const byte_source& input);
 
-  /// One traceEvents element. Throws tdiag::input_error (fail_field) for a known field of the
-  /// wrong type, and TDIAG-CORE-006 when the model outgrows the memory budget.
-  void event(od::object& obj);
+  /// One traceEvents element, `parsed` bytes of JSON text into the input. Throws
+  /// tdiag::input_error (fail_field) for a known field of the wrong type, and TDIAG-TR-126 when
+  /// the model the whole input needs, extrapolated from the share parsed, exceeds the budget.
+  void event(od::object& obj, std::uint64_t parsed);
 
   /// One line naming the file and the field: "x.json: traceEvents[7].args.Bytes: expected a JSON
   /// integer, got \"123\"" (TDIAG-TR-125).
@@ -67,6 +70,7 @@ private:
 
   trace& t_;
   kineto_stats& stats_;
+  const byte_source& input_;
   std::unordered_map<std::uint64_t, pending_flow> pending_flows_;
   std::vector<std::pair<std::pair<std::int64_t, std::int64_t>, string_id>> thread_names_;
   std::pair<std::int64_t, std::int64_t> last_host_{INT64_MIN, INT64_MIN};

@@ -12,6 +12,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -77,32 +78,65 @@ public:
     pos_ += n;
     return n;
   }
+  [[nodiscard]] double share_read(std::uint64_t parsed) const noexcept override {
+    return bytes_.empty() ? 1.0 : std::min(1.0, double(parsed) / double(bytes_.size()));
+  }
 
 private:
   std::span<const std::byte> bytes_;
   std::size_t pos_ = 0;
 };
 
+// A regular file read window by window: the JSON text is never whole in memory (a 10M-event
+// trace is 1.75 GB of it).
+class file_source final : public detail::byte_source {
+public:
+  explicit file_source(input_file& in) : in_(in) {}
+  std::size_t read(char* dst, std::size_t n) override {
+    const auto got = in_.read_at(pos_, std::as_writable_bytes(std::span(dst, n)));
+    pos_ += got;
+    return got;
+  }
+  [[nodiscard]] double share_read(std::uint64_t parsed) const noexcept override {
+    return in_.size() == 0 ? 1.0 : std::min(1.0, double(parsed) / double(in_.size()));
+  }
+
+private:
+  input_file& in_;
+  std::uint64_t pos_ = 0;
+};
+
 class gzip_source final : public detail::byte_source {
 public:
-  gzip_source(std::span<const std::byte> bytes, std::string_view source) : z_(bytes, source) {}
+  gzip_source(std::span<const std::byte> bytes, std::string_view source)
+      : z_(bytes, source), size_(bytes.size()) {}
   std::size_t read(char* dst, std::size_t n) override {
     const auto t0 = clock_type::now();
     const auto got = z_.read(dst, n);
     seconds += std::chrono::duration<double>(clock_type::now() - t0).count();
+    inflated_ += got;
     return got;
+  }
+  // The compressed bytes consumed, less the share of the text inflated but not yet parsed.
+  [[nodiscard]] double share_read(std::uint64_t parsed) const noexcept override {
+    if (size_ == 0 || inflated_ == 0)
+      return 1.0;
+    const double parsed_share = std::min(1.0, double(parsed) / double(inflated_));
+    return double(z_.consumed()) * parsed_share / double(size_);
   }
   double seconds = 0;
 
 private:
   detail::gzip_stream z_;
+  std::size_t size_;
+  std::uint64_t inflated_ = 0;
 };
 
 void parse_stream(detail::byte_source& src, std::string_view source, trace& t, kineto_stats& stats,
                   std::size_t window) {
-  detail::kineto_builder builder(t, stats);
+  detail::kineto_builder builder(t, stats, src);
   detail::stream_callbacks callbacks;
-  callbacks.on_event = [&](od::object& obj) { builder.event(obj); };
+  callbacks.on_event = [&](od::object& obj, std::uint64_t parsed) { builder.event(obj, parsed); };
   callbacks.on_top_level = [&](od::object& top) {
     try {
       read_top_level(top, builder, t);
@@ -145,30 +179,23 @@ bool sniff_kineto(std::span<const std::byte> head) noexcept {
   return looks_like_trace_json({reinterpret_cast<const char*>(head.data()), head.size()});
 }
 
-load_result import_kineto(std::span<const std::byte> bytes, std::string_view source,
-                          const load_options& options, kineto_stats* stats_out,
-                          std::size_t window) {
-  kineto_stats stats;
+namespace {
+
+// The import of the text `src` gives; `gzip`, when it inflates, times its share.
+load_result import_from(detail::byte_source& src, const gzip_source* gzip, std::string_view source,
+                        const load_options& options, kineto_stats& stats, std::size_t window) {
   load_result out;
   out.trace.metadata.source_path = std::string(source);
   const auto t1 = clock_type::now();
-  double inflate = 0;
-  if (detail::is_gzip(bytes)) {
-    stats.compressed_bytes = bytes.size();
-    gzip_source src(bytes, source);
-    parse_stream(src, source, out.trace, stats, window);
-    inflate = src.seconds;
-  } else {
-    span_source src(bytes);
-    parse_stream(src, source, out.trace, stats, window);
-  }
+  parse_stream(src, source, out.trace, stats, window);
   const auto t2 = clock_type::now();
   if (options.finalize)
     out.trace.finalize();
   const auto t3 = clock_type::now();
   // Inflation is interleaved with parsing (window by window); its share is timed apart.
-  stats.inflate_seconds = inflate;
-  stats.parse_seconds = std::chrono::duration<double>(t2 - t1).count() - inflate;
+  stats.inflate_seconds = gzip != nullptr ? gzip->seconds : 0.0;
+  stats.parse_seconds =
+      std::chrono::duration<double>(t2 - t1).count() - stats.inflate_seconds;
   stats.finalize_seconds = std::chrono::duration<double>(t3 - t2).count();
   out.trace.metadata.properties.emplace_back("kineto.events", fmt::format("{}", stats.events));
   if (stats.skipped_events != 0) {
@@ -181,16 +208,45 @@ load_result import_kineto(std::span<const std::byte> bytes, std::string_view sou
                     source, stats.skipped_events, stats.events);
     out.warnings.push_back(std::move(w));
   }
+  return out;
+}
+
+} // namespace
+
+load_result import_kineto(std::span<const std::byte> bytes, std::string_view source,
+                          const load_options& options, kineto_stats* stats_out,
+                          std::size_t window) {
+  kineto_stats stats;
+  load_result out;
+  if (detail::is_gzip(bytes)) {
+    stats.compressed_bytes = bytes.size();
+    gzip_source src(bytes, source);
+    out = import_from(src, &src, source, options, stats, window);
+  } else {
+    span_source src(bytes);
+    out = import_from(src, nullptr, source, options, stats, window);
+  }
   if (stats_out)
     *stats_out = stats;
   return out;
 }
 
 load_result import_kineto_file(const std::filesystem::path& path, const load_options& options,
-                               kineto_stats* stats) {
-  // The one file reader: "-" and pipes, the memory budget, TDIAG-CORE-004 when unreadable.
-  const std::string bytes = read_input_file(path);
-  return import_kineto(std::as_bytes(std::span(bytes)), path.string(), options, stats);
+                               kineto_stats* stats_out) {
+  // The one file reader: "-" and pipes, the memory budget, TDIAG-CORE-004 when unreadable. A
+  // gzip (a few percent of its text) and a stream are read whole; a regular JSON file streams.
+  input_file in(path);
+  std::array<std::byte, 2> head{};
+  if (!in.seekable() || detail::is_gzip(std::span(head).first(in.read_at(0, head)))) {
+    const std::string bytes = in.read_all();
+    return import_kineto(std::as_bytes(std::span(bytes)), in.name(), options, stats_out);
+  }
+  kineto_stats stats;
+  file_source src(in);
+  auto out = import_from(src, nullptr, in.name(), options, stats, std::size_t{4} << 20);
+  if (stats_out)
+    *stats_out = stats;
+  return out;
 }
 
 importer kineto_importer() {

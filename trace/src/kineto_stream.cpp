@@ -407,7 +407,7 @@ private:
         for (auto item : events_) {
           od::object obj;
           json_check(item.get_object().get(obj));
-          callbacks_.on_event(obj);
+          callbacks_.on_event(obj, w_.base() + r.good);
           ++handed_;
           r.good = location(end + 1);
         }

@@ -8,6 +8,7 @@
 #include <simdjson.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string_view>
 
@@ -19,6 +20,9 @@ public:
   virtual ~byte_source() = default;
   /// Up to `n` bytes into `dst`; 0 at the end. Throws tdiag::input_error on a damaged input.
   virtual std::size_t read(char* dst, std::size_t n) = 0;
+  /// The share of the input that `parsed` bytes of its text are, in [0, 1] (for a gzip stream,
+  /// of its compressed bytes): what an import extrapolates its memory from.
+  [[nodiscard]] virtual double share_read(std::uint64_t parsed) const noexcept = 0;
 };
 
 /// A simdjson error raised inside a callback; the stream turns it into a diagnostic with the
@@ -32,8 +36,8 @@ inline void json_check(simdjson::error_code e) {
 }
 
 struct stream_callbacks {
-  /// Called for every element of traceEvents, in order.
-  std::function<void(simdjson::ondemand::object&)> on_event;
+  /// Called for every element of traceEvents, in order, with the bytes of JSON text before it.
+  std::function<void(simdjson::ondemand::object&, std::uint64_t)> on_event;
   /// Called once with the top-level object, its traceEvents replaced by an empty array (not
   /// called for the bare-array form).
   std::function<void(simdjson::ondemand::object&)> on_top_level;

@@ -24,14 +24,9 @@ namespace tdiag::trace {
 
 namespace {
 
-// Kineto is read whole anyway: through the one reader, from memory.
-importer from_memory(importer imp, load_result (*load)(std::span<const std::byte>, std::string_view,
-                                                       const load_options&)) {
-  imp.load = [load](const std::filesystem::path& path, const load_options& options) {
-    input_file in(path);
-    const std::string bytes = in.read_all();
-    return load(std::as_bytes(std::span(bytes)), in.name(), options);
-  };
+// A regular file by path; a stream (read whole by dispatch) from memory.
+importer with_bytes(importer imp, load_result (*load)(std::span<const std::byte>, std::string_view,
+                                                      const load_options&)) {
   imp.load_bytes = load;
   return imp;
 }
@@ -40,11 +35,11 @@ std::vector<importer> builtin_importers() {
   std::vector<importer> list;
   list.push_back(tdtrace_importer());
   list.push_back(snapshot_importer()); // streams a regular file in chunks
-  list.push_back(
-      from_memory(kineto_importer(), [](std::span<const std::byte> bytes, std::string_view source,
-                                        const load_options& options) {
-        return import_kineto(bytes, source, options);
-      }));
+  list.push_back(with_bytes(kineto_importer(), [](std::span<const std::byte> bytes,
+                                                  std::string_view source,
+                                                  const load_options& options) {
+    return import_kineto(bytes, source, options); // streams a regular file by windows
+  }));
   return list;
 }
 

@@ -5,6 +5,7 @@
 #include <tensordiag/trace/allocator_replay.hpp>
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 
 #include "saturate.hpp"
@@ -45,15 +46,26 @@ bool is_segment_action(memory_action a) noexcept {
          a == memory_action::segment_map || a == memory_action::segment_unmap;
 }
 
-// Whether the lane only ever holds implicit segments.
-bool implicit_only(std::int32_t device, std::span<const segment> start,
-                   std::span<const memory_event> events) noexcept {
-  return std::all_of(
-             start.begin(), start.end(),
-             [&](const segment& s) { return s.pool == implicit_pool && s.device == device; }) &&
-         std::all_of(events.begin(), events.end(), [&](const memory_event& e) {
-           return e.device == device && !is_segment_action(e.action);
-         });
+// Whether the map holds the lane as the vector does: one device, and no segment of size 0
+// (the only way two segments share an address, which a map keyed by address cannot hold).
+bool mappable(std::int32_t device, std::span<const segment> start,
+              std::span<const memory_event> events) noexcept {
+  for (std::size_t i = 0; i < start.size(); ++i)
+    if (start[i].device != device || start[i].total_size == 0 ||
+        (i > 0 && start[i - 1].address >= start[i].address))
+      return false;
+  return std::all_of(events.begin(), events.end(), [&](const memory_event& e) {
+    return e.device == device && !(is_segment_action(e.action) && e.size == 0);
+  });
+}
+
+std::size_t count_real(std::span<const segment> segments) noexcept {
+  return static_cast<std::size_t>(std::count_if(
+      segments.begin(), segments.end(), [](const segment& s) { return s.pool != implicit_pool; }));
+}
+
+bool maps_pages(const memory_event& e, bool backward) noexcept {
+  return e.action == (backward ? memory_action::segment_unmap : memory_action::segment_map);
 }
 
 } // namespace
@@ -64,67 +76,89 @@ replay_totals totals_of(const allocator_state& s, std::int32_t device) {
 
 replay_state::replay_state(allocator_state start, std::int32_t device,
                            std::span<const memory_event> events)
-    : device_(device), sparse_(implicit_only(device, start.segments, events)),
+    : device_(device), mapped_(mappable(device, start.segments, events)),
       full_(std::move(start)) {
-  if (!sparse_)
+  if (!mapped_)
     return;
+  real_ = count_real(full_.segments);
   for (auto& s : full_.segments)
     by_address_.emplace_hint(by_address_.end(), s.address, std::move(s));
   full_.segments.clear();
 }
 
+replay_state::segment_map::node_type replay_state::take_out(std::uint64_t address) {
+  auto it = by_address_.upper_bound(address);
+  if (it == by_address_.begin())
+    return {};
+  --it;
+  if (address - it->second.address >= it->second.total_size)
+    return {};
+  auto node = by_address_.extract(it);
+  part_.segments.push_back(std::move(node.mapped()));
+  return node;
+}
+
 bool replay_state::step(const memory_event& e, bool backward, bool two_step_frees,
                         replay_totals* effect) {
-  auto& s = sparse_ ? one_ : full_;
-  // The segment find_segment() would pick: the last one starting at or below the address, if
-  // it holds it.
-  decltype(by_address_)::node_type node;
-  if (sparse_) {
-    one_.segments.clear();
-    if (auto it = by_address_.upper_bound(e.address); it != by_address_.begin()) {
-      const auto prev = std::prev(it);
-      if (e.address - prev->second.address < prev->second.total_size) {
-        node = by_address_.extract(prev);
-        one_.segments.push_back(std::move(node.mapped()));
-      }
-    }
+  auto& s = mapped_ ? part_ : full_;
+  std::array<segment_map::node_type, 2> nodes; // part_'s map nodes, to put its segments back
+  std::size_t real_before = 0;
+  if (mapped_) {
+    part_.segments.clear();
+    // Pages mapped at the end of a segment grow the one that holds the byte before them.
+    if (maps_pages(e, backward) && e.address > 0)
+      nodes[1] = take_out(e.address - 1);
+    nodes[0] = take_out(e.address);
+    if (part_.segments.size() == 2 && part_.segments[1].address < part_.segments[0].address)
+      std::swap(part_.segments[0], part_.segments[1]);
+    real_before = count_real(part_.segments);
   }
   const std::uint64_t lo = e.address == 0 ? 0 : e.address - 1;
   const std::uint64_t span = std::max<std::uint64_t>(e.size, 1);
   const std::uint64_t hi = e.address > ~span ? ~std::uint64_t{0} : e.address + span;
   const auto before = effect != nullptr ? window(s, device_, lo, hi) : replay_totals{};
-  const bool matched =
-      backward ? undo_memory_event(s, e, two_step_frees) : apply_memory_event(s, e);
+  bool matched = false;
+  if (!mapped_)
+    matched = backward ? undo_memory_event(s, e, two_step_frees) : apply_memory_event(s, e);
+  else if (backward)
+    matched = undo_on_part(s, e, two_step_frees, real_ > 0);
+  else
+    matched = apply_to_part(s, e, real_ > 0);
   if (effect != nullptr) {
     // Window totals are saturated sums (>= 0), so their difference fits.
     const auto after = window(s, device_, lo, hi);
     *effect = {after.allocated - before.allocated, after.requested - before.requested,
                after.reserved - before.reserved};
   }
-  if (!sparse_)
+  if (!mapped_)
     return matched;
   if (!backward)
     full_.time = e.time;
-  // An event on an implicit segment keeps, drops or makes that one segment, nothing else.
-  if (!one_.segments.empty()) {
-    auto& seg = one_.segments.front();
-    if (node) {
-      node.key() = seg.address;
-      node.mapped() = std::move(seg);
-      by_address_.insert(std::move(node));
-    } else {
+  // The event kept, dropped or made segments of part_ only; they go back, in their old nodes
+  // where there are some.
+  real_ = real_ - real_before + count_real(part_.segments);
+  std::size_t spare = 0;
+  for (auto& seg : part_.segments) {
+    while (spare < nodes.size() && nodes[spare].empty())
+      ++spare;
+    if (spare == nodes.size()) {
       by_address_.emplace(seg.address, std::move(seg));
+      continue;
     }
+    auto& node = nodes[spare++];
+    node.key() = seg.address;
+    node.mapped() = std::move(seg);
+    by_address_.insert(std::move(node));
   }
   return matched;
 }
 
 std::size_t replay_state::segment_count() const noexcept {
-  return sparse_ ? by_address_.size() : full_.segments.size();
+  return mapped_ ? by_address_.size() : full_.segments.size();
 }
 
 allocator_state replay_state::state() const {
-  if (!sparse_)
+  if (!mapped_)
     return full_;
   allocator_state s;
   s.time = full_.time;
@@ -135,7 +169,7 @@ allocator_state replay_state::state() const {
 }
 
 allocator_state replay_state::take() && {
-  if (!sparse_)
+  if (!mapped_)
     return std::move(full_);
   allocator_state s;
   s.time = full_.time;

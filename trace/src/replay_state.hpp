@@ -4,14 +4,16 @@
 // Private: one memory lane's allocator state as a replay moves it, forward or backward, with the
 // effect of each event on the lane's totals. Every replay pass goes through it (the initial
 // state derived from a dump, allocator_replay's keyframes, memory_series, the timeline), so the
-// choice of representation is made here once:
-// - a lane with real segments keeps allocator_state's sorted vector;
-// - a lane that never has one (Kineto [memory], CUPTI, a snapshot without segments), where every
-//   live block is an implicit segment of its own, keeps them in an ordered map. In the vector
-//   each alloc and free moved every later block: a history keeping 200,000 blocks alive took
-//   19 s for 200,000 events. An event is then applied to a state holding only the segment at its
-//   address (an event on an implicit segment touches no other), by the same apply_memory_event
-//   / undo_memory_event, so the semantics stay in one place.
+// choice of representation is made here once. The lane's segments are kept in an ordered map by
+// address, and an event is applied to a state holding only the segments it can touch (the one
+// at its address; for pages mapped, the one ending there), by the same apply_memory_event /
+// undo_memory_event, so the semantics stay in one place. In allocator_state's sorted vector
+// every segment made or dropped moved every later one: a history keeping 200,000 implicit
+// blocks alive took 19 s for 200,000 events, and a lane mixing a real segment with them kept a
+// 99.5M-event trace's viewer loading for 73 minutes.
+//
+// A state the map cannot hold as the vector does (segments of size 0, which share an address
+// with another; a segment of another device) keeps the vector: damaged input, replayed exactly.
 #pragma once
 
 #include <tensordiag/trace/allocator_state.hpp>
@@ -29,6 +31,13 @@ struct replay_totals {
   std::int64_t allocated = 0, requested = 0, reserved = 0;
 };
 
+/// apply_memory_event / undo_memory_event on `part`, which holds only the segments around the
+/// event; `real_segments` says whether the whole lane holds a segment the source reported (an
+/// alloc outside every segment is then a mismatch).
+bool apply_to_part(allocator_state& part, const memory_event& e, bool real_segments);
+bool undo_on_part(allocator_state& part, const memory_event& e, bool two_step_frees,
+                  bool real_segments);
+
 /// The totals of `device` in `s`.
 [[nodiscard]] replay_totals totals_of(const allocator_state& s, std::int32_t device);
 
@@ -43,8 +52,8 @@ public:
   bool step(const memory_event& e, bool backward, bool two_step_frees,
             replay_totals* effect = nullptr);
 
-  /// Whether the lane is replayed in the map (implicit segments only): a pass is cheap.
-  [[nodiscard]] bool sparse() const noexcept { return sparse_; }
+  /// Whether the lane is replayed in the map: an event costs O(log segments), a pass is cheap.
+  [[nodiscard]] bool mapped() const noexcept { return mapped_; }
   /// Segments in the state now.
   [[nodiscard]] std::size_t segment_count() const noexcept;
   /// The state now (its time: the last forward event's, else the start's).
@@ -53,11 +62,16 @@ public:
   [[nodiscard]] allocator_state take() &&;
 
 private:
-  std::int32_t device_;
-  bool sparse_;
-  allocator_state full_;                        // the state, or (sparse_) its time only
-  std::map<std::uint64_t, segment> by_address_; // sparse_: the implicit segments
-  allocator_state one_;                         // sparse_: the segment an event touches
-};
+  using segment_map = std::map<std::uint64_t, segment>;
+  /// The map's node of the segment a find at `address` picks (the last one starting at or below
+  /// it, if it holds it), extracted; its segment moved into part_.
+  segment_map::node_type take_out(std::uint64_t address);
 
+  std::int32_t device_;
+  bool mapped_;
+  allocator_state full_;    // the state, or (mapped_) its time only
+  segment_map by_address_;  // mapped_: the segments
+  std::size_t real_ = 0;    // mapped_: segments the source reported (not implicit) in the map
+  allocator_state part_;    // mapped_: the segments the event at hand can touch
+};
 } // namespace tdiag::trace::detail

@@ -324,7 +324,7 @@ load_result run_import(input_file* file, std::string_view bytes, std::string_vie
   try {
     stream.run();
   } catch (const std::bad_alloc&) {
-    builder.entries().too_large(builder.entries().estimate(), true);
+    builder.entries().too_large(true);
   }
   builder.build();
   if (options.finalize)

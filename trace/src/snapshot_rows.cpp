@@ -73,12 +73,6 @@ constexpr string_id meta_uncached = 0xffffffffu;
 // Rows whose pages are made resident in one call rather than one fault each.
 constexpr std::size_t populate_bytes = std::size_t{2} << 20;
 
-std::string size_text(std::uint64_t bytes) {
-  const auto b = static_cast<double>(bytes);
-  return b < double(std::uint64_t{1} << 30) ? fmt::format("{:.1f} MiB", b / double(1 << 20))
-                                            : fmt::format("{:.1f} GiB", b / double(1 << 30));
-}
-
 } // namespace
 
 void snapshot_rows::attach(const snap_stream& s) {
@@ -98,6 +92,10 @@ void snapshot_rows::attach(const snap_stream& s) {
       (void)::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
   }
 #endif
+  // A file of more than a few MiB of rows: their pages are made resident on another thread.
+  const auto row_bytes = rows_.capacity() * sizeof(memory_event);
+  if (row_bytes >= 4 * page_prefaulter::step)
+    (void)prefaulter_.start(rows_.data(), row_bytes);
 }
 
 std::uint32_t snapshot_rows::entry(snap_value e, bool exclusive) {
@@ -207,6 +205,8 @@ memory_event& snapshot_rows::new_row() {
     check_progress();
   if (rows_.size() == populated_)
     populate();
+  if (rows_.size() == rows_.capacity()) [[unlikely]]
+    prefaulter_.stop(); // the rows move: the thread's range is no longer theirs
   return rows_.emplace_back();
 }
 
@@ -223,52 +223,34 @@ void snapshot_rows::populate() {
   const auto e = std::min(cap, ((at + sizeof(memory_event)) & -huge) + huge);
   const auto full = (e - data) / sizeof(memory_event); // rows wholly before e
   populated_ = full <= rows_.size() ? ~std::size_t{0} : full;
-#ifdef MADV_POPULATE_WRITE
-  constexpr std::uintptr_t page = 4096;
-  const auto b = (at + page - 1) & -page;
+  if (prefaulter_.running()) {
+    prefaulter_.writer_at(at - data);
+    if (prefaulter_.done() >= e - data)
+      return;
+  }
   // Only a hint: a kernel without it faults the pages in as they are written.
-  if ((e & -page) > b)
-    (void)::madvise(reinterpret_cast<void*>(b), (e & -page) - b, MADV_POPULATE_WRITE);
-#endif
+  (void)populate_pages(at, e - at);
 }
 
 // Extrapolates the entries from the share of the file read: refuses before memory runs out.
 void snapshot_rows::check_progress() const {
-  // What is still to come against the budget (half of what is available now, so the rows
-  // already read are not counted twice).
-  if ((estimate() - std::min<std::uint64_t>(estimate(), rows_.size())) * bytes_per_entry >
-      memory_budget())
-    too_large(estimate(), false);
+  check_import_budget(progress());
 }
 
-std::uint64_t snapshot_rows::estimate() const noexcept {
-  const double done = s_->size() == 0 ? 1.0 : double(s_->position()) / double(s_->size());
-  return done <= 0 ? rows_.size() : static_cast<std::uint64_t>(double(rows_.size()) / done);
+void snapshot_rows::too_large(bool from_bad_alloc) const {
+  refuse_import(progress(), from_bad_alloc);
 }
 
-void snapshot_rows::too_large(std::uint64_t estimate, bool from_bad_alloc) const {
-  const std::uint64_t budget = memory_budget();
-  const bool from_env = std::getenv("TDIAG_MEMORY_LIMIT") != nullptr;
+import_progress snapshot_rows::progress() const noexcept {
+  import_progress p;
+  p.code = codes::snapshot_too_large;
+  p.title = "memory snapshot needs more memory than is available";
+  p.file = s_->source_name();
+  p.events_counted = rows_.size();
   const double done = s_->size() == 0 ? 1.0 : double(s_->position()) / double(s_->size());
-  diagnostic d;
-  d.code = codes::snapshot_too_large;
-  d.title = "memory snapshot needs more memory than is available";
-  d.message = fmt::format(
-      "{}: about {} events ({} counted in the first {:.0f}% of the file) need about {}; {} {} "
-      "({}); {}",
-      s_->source_name(), estimate, rows_.size(), done * 100.0,
-      size_text(estimate * bytes_per_entry),
-      from_bad_alloc ? "the allocator refused more; the budget is" : "the memory budget is",
-      size_text(budget), from_env ? "TDIAG_MEMORY_LIMIT" : "half the available memory",
-      over_budget_advice);
-  d.add_field("file", s_->source_name());
-  d.add_field("events_counted", static_cast<std::int64_t>(rows_.size()));
-  d.add_field("events_estimated", static_cast<std::int64_t>(estimate));
-  d.add_field("bytes_needed", static_cast<std::int64_t>(estimate * bytes_per_entry));
-  d.add_field("budget_bytes", static_cast<std::int64_t>(budget));
-  d.hint = "a .tdtrace file reopens without re-parsing and maps its rows; --device N and "
-           "--window A:B open part of it";
-  throw input_error(std::move(d));
+  p.share_read = done <= 0 ? 1.0 : done;
+  p.bytes_so_far = rows_.size() * bytes_per_entry;
+  return p;
 }
 
 // What a string means to entries, learnt once per string (memoized keys and values are one

@@ -17,6 +17,8 @@
 #include <span>
 #include <vector>
 
+#include "import_budget.hpp"
+#include "page_prefaulter.hpp"
 #include "snapshot_fields.hpp"
 #include "snapshot_stream.hpp"
 
@@ -45,17 +47,21 @@ public:
   /// is cached on the list, one only an entry held is freed with it (`exclusive`).
   stack_id stack_of(snap_value frames, bool exclusive = false);
 
-  /// The staged rows, in the order the entries were met.
-  [[nodiscard]] std::vector<memory_event>& rows() noexcept { return rows_; }
+  /// The staged rows, in the order the entries were met (the last is in: the rows' pages are
+  /// no longer made resident ahead).
+  [[nodiscard]] std::vector<memory_event>& rows() noexcept {
+    prefaulter_.stop();
+    return rows_;
+  }
   [[nodiscard]] std::size_t row_count() const noexcept { return rows_.size(); }
   /// The earliest time_us of any entry, or 0 without one.
   [[nodiscard]] std::int64_t origin_us() const noexcept {
     return origin_us_ == std::numeric_limits<std::int64_t>::max() ? 0 : origin_us_;
   }
-  /// The entries the whole file holds, extrapolated from those staged so far.
-  [[nodiscard]] std::uint64_t estimate() const noexcept;
+  /// The rows staged so far, the share of the file read and the memory they hold.
+  [[nodiscard]] import_progress progress() const noexcept;
   /// Throws the one line for a snapshot that does not fit (codes::snapshot_too_large).
-  [[noreturn]] void too_large(std::uint64_t estimate, bool from_bad_alloc) const;
+  [[noreturn]] void too_large(bool from_bad_alloc) const;
 
 private:
   // action_of() results past the memory_action values.
@@ -102,6 +108,7 @@ private:
   trace& t_;
   std::vector<memory_event> rows_;
   std::size_t populated_ = 0; ///< rows_ slots whose pages are already resident
+  page_prefaulter prefaulter_; ///< for a large file: rows_'s pages made resident ahead
   std::vector<box_facts> facts_;
   std::vector<frame_id> scratch_;
   std::int64_t origin_us_ = std::numeric_limits<std::int64_t>::max();

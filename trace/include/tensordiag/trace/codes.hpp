@@ -33,6 +33,7 @@ inline constexpr std::string_view truncated_kineto = "TDIAG-TR-122";
 inline constexpr std::string_view no_trace_events = "TDIAG-TR-123";
 inline constexpr std::string_view kineto_skipped = "TDIAG-TR-124";
 inline constexpr std::string_view kineto_bad_number = "TDIAG-TR-125";
+inline constexpr std::string_view kineto_too_large = "TDIAG-TR-126";
 inline constexpr std::string_view summary = "TDIAG-TR-200";
 inline constexpr std::string_view memory_peak = "TDIAG-TR-201";
 inline constexpr std::string_view kernel_time = "TDIAG-TR-202";
@@ -91,6 +92,7 @@ inline constexpr code_entry table[] = {
     {no_trace_events, "not a Chrome/Kineto trace: no traceEvents"},
     {kineto_skipped, "Kineto events skipped"},
     {kineto_bad_number, "Kineto field is not a number"},
+    {kineto_too_large, "Kineto trace needs more memory than is available"},
     {summary, "trace summary"},
     {memory_peak, "memory peak"},
     {kernel_time, "kernel time"},

@@ -45,6 +45,10 @@ struct kineto_stats {
                                         const load_options& options = {},
                                         kineto_stats* stats = nullptr,
                                         std::size_t window_bytes = std::size_t{4} << 20);
+/// The same from a file: a regular JSON file is read window by window (its text is never whole
+/// in memory); a gzip or a stream is read whole first. The import stops, before it outgrows the
+/// memory budget, with one line naming the file, the events counted and estimated from the
+/// share read, the memory needed and the budget (TDIAG-TR-126).
 [[nodiscard]] load_result import_kineto_file(const std::filesystem::path& path,
                                              const load_options& options = {},
                                              kineto_stats* stats = nullptr);

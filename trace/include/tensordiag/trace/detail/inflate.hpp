@@ -26,6 +26,8 @@ public:
   gzip_stream& operator=(const gzip_stream&) = delete;
   /// Up to `n` inflated bytes into `dst`; 0 at the end of the last member.
   std::size_t read(char* dst, std::size_t n);
+  /// Compressed bytes consumed so far.
+  [[nodiscard]] std::size_t consumed() const noexcept;
 
 private:
   struct state;
