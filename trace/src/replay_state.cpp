@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <iterator>
 
 #include "saturate.hpp"
@@ -141,14 +142,18 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
   for (auto& seg : part_.segments) {
     while (spare < nodes.size() && nodes[spare].empty())
       ++spare;
+    // No key is taken: a segment made here starts where none held the address (sizes are
+    // never 0 in the map), and the ones taken out left their keys free.
     if (spare == nodes.size()) {
-      by_address_.emplace(seg.address, std::move(seg));
+      [[maybe_unused]] const bool made = by_address_.emplace(seg.address, std::move(seg)).second;
+      assert(made);
       continue;
     }
     auto& node = nodes[spare++];
     node.key() = seg.address;
     node.mapped() = std::move(seg);
-    by_address_.insert(std::move(node));
+    [[maybe_unused]] const bool put = by_address_.insert(std::move(node)).inserted;
+    assert(put);
   }
   return matched;
 }
