@@ -194,8 +194,7 @@ load_result import_from(detail::byte_source& src, const gzip_source* gzip, std::
   const auto t3 = clock_type::now();
   // Inflation is interleaved with parsing (window by window); its share is timed apart.
   stats.inflate_seconds = gzip != nullptr ? gzip->seconds : 0.0;
-  stats.parse_seconds =
-      std::chrono::duration<double>(t2 - t1).count() - stats.inflate_seconds;
+  stats.parse_seconds = std::chrono::duration<double>(t2 - t1).count() - stats.inflate_seconds;
   stats.finalize_seconds = std::chrono::duration<double>(t3 - t2).count();
   out.trace.metadata.properties.emplace_back("kineto.events", fmt::format("{}", stats.events));
   if (stats.skipped_events != 0) {

@@ -35,11 +35,11 @@ std::vector<importer> builtin_importers() {
   std::vector<importer> list;
   list.push_back(tdtrace_importer());
   list.push_back(snapshot_importer()); // streams a regular file in chunks
-  list.push_back(with_bytes(kineto_importer(), [](std::span<const std::byte> bytes,
-                                                  std::string_view source,
-                                                  const load_options& options) {
-    return import_kineto(bytes, source, options); // streams a regular file by windows
-  }));
+  list.push_back(
+      with_bytes(kineto_importer(), [](std::span<const std::byte> bytes, std::string_view source,
+                                       const load_options& options) {
+        return import_kineto(bytes, source, options); // streams a regular file by windows
+      }));
   return list;
 }
 

@@ -3,8 +3,8 @@
 #include "page_prefaulter.hpp"
 
 #include <algorithm>
-#include <system_error>
 #include <sys/mman.h>
+#include <system_error>
 
 namespace tdiag::trace::detail {
 

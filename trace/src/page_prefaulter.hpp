@@ -37,9 +37,7 @@ public:
   /// The writer reaches byte `offset`: the thread may run up to `ahead` past it.
   void writer_at(std::size_t offset);
   /// Bytes from the start already resident.
-  [[nodiscard]] std::size_t done() const noexcept {
-    return done_.load(std::memory_order_acquire);
-  }
+  [[nodiscard]] std::size_t done() const noexcept { return done_.load(std::memory_order_acquire); }
   [[nodiscard]] bool running() const noexcept { return thread_.joinable(); }
   /// Stops and joins the thread (the pages it made resident stay so).
   void stop() noexcept;

@@ -77,8 +77,7 @@ replay_totals totals_of(const allocator_state& s, std::int32_t device) {
 
 replay_state::replay_state(allocator_state start, std::int32_t device,
                            std::span<const memory_event> events)
-    : device_(device), mapped_(mappable(device, start.segments, events)),
-      full_(std::move(start)) {
+    : device_(device), mapped_(mappable(device, start.segments, events)), full_(std::move(start)) {
   if (!mapped_)
     return;
   real_ = count_real(full_.segments);

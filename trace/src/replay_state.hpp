@@ -69,9 +69,9 @@ private:
 
   std::int32_t device_;
   bool mapped_;
-  allocator_state full_;    // the state, or (mapped_) its time only
-  segment_map by_address_;  // mapped_: the segments
-  std::size_t real_ = 0;    // mapped_: segments the source reported (not implicit) in the map
-  allocator_state part_;    // mapped_: the segments the event at hand can touch
+  allocator_state full_;   // the state, or (mapped_) its time only
+  segment_map by_address_; // mapped_: the segments
+  std::size_t real_ = 0;   // mapped_: segments the source reported (not implicit) in the map
+  allocator_state part_;   // mapped_: the segments the event at hand can touch
 };
 } // namespace tdiag::trace::detail

@@ -107,7 +107,7 @@ private:
   const snap_stream* s_ = nullptr;
   trace& t_;
   std::vector<memory_event> rows_;
-  std::size_t populated_ = 0; ///< rows_ slots whose pages are already resident
+  std::size_t populated_ = 0;  ///< rows_ slots whose pages are already resident
   page_prefaulter prefaulter_; ///< for a large file: rows_'s pages made resident ahead
   std::vector<box_facts> facts_;
   std::vector<frame_id> scratch_;
