@@ -53,6 +53,25 @@ TEST(JobLoad, GlobAndPositionRanks) {
   EXPECT_EQ(job[0].path.filename(), "sampled_rank-1.json.gz"); // position 0
 }
 
+// "-" is standard input (read whole), as every file argument of the CLI takes it; a file
+// named "-" in the working folder does not shadow it.
+TEST(JobLoad, DashIsStandardInput) {
+  const std::vector<std::string> inputs{"-", "/nonexistent-folder-of-traces"};
+  try {
+    (void)expand_job_inputs(inputs);
+    FAIL() << "no error";
+  } catch (const tdiag::input_error& e) {
+    EXPECT_EQ(code_of(e), "TDIAG-TR-260");
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-folder-of-traces: no such file"),
+              std::string::npos)
+        << e.what() << ": '-' itself must pass";
+  }
+  const std::vector<std::string> dash{"-"};
+  const auto out = expand_job_inputs(dash);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0], "-");
+}
+
 TEST(JobLoad, BadInputsGiveCodedErrors) {
   const std::vector<std::string> missing{"/nonexistent/trace.json"};
   try {

@@ -63,7 +63,9 @@ std::vector<std::filesystem::path> expand_job_inputs(std::span<const std::string
   std::vector<std::filesystem::path> out;
   for (const auto& input : inputs) {
     std::error_code ec;
-    if (std::filesystem::is_directory(input, ec)) {
+    if (input == "-") { // standard input, read whole as every stream is
+      out.emplace_back(input);
+    } else if (std::filesystem::is_directory(input, ec)) {
       std::vector<std::filesystem::path> files;
       for (const auto& entry : std::filesystem::directory_iterator(input))
         if (entry.is_regular_file() && looks_like_trace_file(entry.path()))
