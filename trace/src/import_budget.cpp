@@ -15,8 +15,9 @@
 namespace tdiag::trace::detail {
 namespace {
 
+// Nothing read yet (or unknown): the counts are all there is to go by.
 double share(const import_progress& p) noexcept {
-  return std::clamp(p.share_read, 1e-9, 1.0);
+  return p.share_read > 0 ? std::min(p.share_read, 1.0) : 1.0;
 }
 
 std::string size_text(std::uint64_t bytes) {

@@ -17,7 +17,8 @@ struct import_progress {
   std::string_view title; ///< and its title
   std::string_view file;
   std::uint64_t events_counted = 0;
-  /// The share of the file read, in (0, 1]; the estimates are the counts divided by it.
+  /// The share of the file read, in (0, 1]; the estimates are the counts divided by it (by 1
+  /// when it is 0: nothing to extrapolate from).
   double share_read = 1.0;
   std::uint64_t bytes_so_far = 0; ///< what the counted events hold
 };

@@ -242,7 +242,7 @@ load_result import_kineto_file(const std::filesystem::path& path, const load_opt
   }
   kineto_stats stats;
   file_source src(in);
-  auto out = import_from(src, nullptr, in.name(), options, stats, std::size_t{4} << 20);
+  auto out = import_from(src, nullptr, in.name(), options, stats, kineto_window_bytes);
   if (stats_out)
     *stats_out = stats;
   return out;
@@ -252,7 +252,9 @@ importer kineto_importer() {
   return {"kineto-json", [](std::span<const std::byte> head) { return sniff_kineto(head); },
           [](const std::filesystem::path& path, const load_options& options) {
             return import_kineto_file(path, options);
-          }};
+          },
+          [](std::span<const std::byte> bytes, std::string_view source,
+             const load_options& options) { return import_kineto(bytes, source, options); }};
 }
 
 } // namespace tdiag::trace

@@ -5,6 +5,8 @@
 // is bounded by the window (and the model), never by the JSON text (private to the importer).
 #pragma once
 
+#include <tensordiag/trace/kineto_import.hpp>
+
 #include <simdjson.h>
 
 #include <cstddef>
@@ -49,6 +51,6 @@ struct stream_callbacks {
 /// huge event if need be, within the memory budget (TDIAG-CORE-006 past it).
 std::size_t stream_trace_events(byte_source& src, std::string_view source_name,
                                 const stream_callbacks& callbacks,
-                                std::size_t window = std::size_t{4} << 20);
+                                std::size_t window = kineto_window_bytes);
 
 } // namespace tdiag::trace::detail

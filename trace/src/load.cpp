@@ -24,22 +24,11 @@ namespace tdiag::trace {
 
 namespace {
 
-// A regular file by path; a stream (read whole by dispatch) from memory.
-importer with_bytes(importer imp, load_result (*load)(std::span<const std::byte>, std::string_view,
-                                                      const load_options&)) {
-  imp.load_bytes = load;
-  return imp;
-}
-
 std::vector<importer> builtin_importers() {
   std::vector<importer> list;
   list.push_back(tdtrace_importer());
   list.push_back(snapshot_importer()); // streams a regular file in chunks
-  list.push_back(
-      with_bytes(kineto_importer(), [](std::span<const std::byte> bytes, std::string_view source,
-                                       const load_options& options) {
-        return import_kineto(bytes, source, options); // streams a regular file by windows
-      }));
+  list.push_back(kineto_importer());   // streams a regular JSON file by windows
   return list;
 }
 

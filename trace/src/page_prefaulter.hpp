@@ -32,7 +32,8 @@ public:
   ~page_prefaulter() { stop(); }
 
   /// Starts the thread over [begin, begin + bytes); false (and no thread) where one cannot be
-  /// started or the kernel cannot populate pages: the writer then populates them itself.
+  /// started. Where the kernel cannot populate pages the thread ends at its first try. Either
+  /// way done() stays behind and the writer populates its pages itself.
   bool start(void* begin, std::size_t bytes);
   /// The writer reaches byte `offset`: the thread may run up to `ahead` past it.
   void writer_at(std::size_t offset);

@@ -70,9 +70,6 @@ std::uint32_t frame_line(std::int64_t line) noexcept {
 }
 
 constexpr string_id meta_uncached = 0xffffffffu;
-// Rows whose pages are made resident in one call rather than one fault each.
-constexpr std::size_t populate_bytes = std::size_t{2} << 20;
-
 } // namespace
 
 void snapshot_rows::attach(const snap_stream& s) {
@@ -205,8 +202,6 @@ memory_event& snapshot_rows::new_row() {
     check_progress();
   if (rows_.size() == populated_)
     populate();
-  if (rows_.size() == rows_.capacity()) [[unlikely]]
-    prefaulter_.stop(); // the rows move: the thread's range is no longer theirs
   return rows_.emplace_back();
 }
 
@@ -216,13 +211,17 @@ memory_event& snapshot_rows::new_row() {
 void snapshot_rows::populate() {
   // Up to a 2 MiB boundary past the next row: a huge page is made resident whole, never two
   // for one window.
-  constexpr std::uintptr_t huge = populate_bytes;
+  constexpr std::uintptr_t huge = page_prefaulter::step;
   const auto data = reinterpret_cast<std::uintptr_t>(rows_.data());
   const auto at = data + rows_.size() * sizeof(memory_event);
   const auto cap = data + rows_.capacity() * sizeof(memory_event);
   const auto e = std::min(cap, ((at + sizeof(memory_event)) & -huge) + huge);
   const auto full = (e - data) / sizeof(memory_event); // rows wholly before e
   populated_ = full <= rows_.size() ? ~std::size_t{0} : full;
+  if (populated_ == ~std::size_t{0}) {
+    prefaulter_.stop(); // the rows are full: the next one moves them off the thread's range
+    return;
+  }
   if (prefaulter_.running()) {
     prefaulter_.writer_at(at - data);
     if (prefaulter_.done() >= e - data)
@@ -247,8 +246,7 @@ import_progress snapshot_rows::progress() const noexcept {
   p.title = "memory snapshot needs more memory than is available";
   p.file = s_->source_name();
   p.events_counted = rows_.size();
-  const double done = s_->size() == 0 ? 1.0 : double(s_->position()) / double(s_->size());
-  p.share_read = done <= 0 ? 1.0 : done;
+  p.share_read = s_->size() == 0 ? 1.0 : double(s_->position()) / double(s_->size());
   p.bytes_so_far = rows_.size() * bytes_per_entry;
   return p;
 }

@@ -36,6 +36,9 @@ struct kineto_stats {
 /// key, or the gzip of one (decompressed on the fly; head need not hold the whole member).
 [[nodiscard]] bool sniff_kineto(std::span<const std::byte> head) noexcept;
 
+/// The JSON text parsed at a time (grown when one event is larger).
+inline constexpr std::size_t kineto_window_bytes = std::size_t{4} << 20;
+
 /// Imports JSON text or gzip bytes (detected by magic). Throws tdiag::input_error with the byte
 /// offset (of the JSON text, or of the compressed stream for gzip errors). The text is parsed
 /// in windows of `window_bytes` (grown when one event is larger), so memory stays bounded by
@@ -44,7 +47,7 @@ struct kineto_stats {
                                         std::string_view source_name,
                                         const load_options& options = {},
                                         kineto_stats* stats = nullptr,
-                                        std::size_t window_bytes = std::size_t{4} << 20);
+                                        std::size_t window_bytes = kineto_window_bytes);
 /// The same from a file: a regular JSON file is read window by window (its text is never whole
 /// in memory); a gzip or a stream is read whole first. The import stops, before it outgrows the
 /// memory budget, with one line naming the file, the events counted and estimated from the
