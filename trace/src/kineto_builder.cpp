@@ -5,10 +5,8 @@
 #include "kineto_builder.hpp"
 
 #include <tensordiag/core/error.hpp>
-#include <tensordiag/core/file_io.hpp>
 #include <tensordiag/core/printable.hpp>
 #include <tensordiag/trace/codes.hpp>
-#include <tensordiag/trace/trace_select.hpp>
 
 #include <fmt/format.h>
 

@@ -5,13 +5,11 @@
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/file_io.hpp>
 #include <tensordiag/trace/codes.hpp>
-#include <tensordiag/trace/trace_select.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <sys/mman.h>
