@@ -5,8 +5,14 @@ include_guard(GLOBAL)
 
 add_library(tensordiag_build_interface INTERFACE)
 target_compile_options(tensordiag_build_interface INTERFACE
-  $<$<COMPILE_LANGUAGE:CXX,C>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor>
+  # Aggregates here give every member a default, so a brace-init that names fewer is intended.
+  $<$<COMPILE_LANGUAGE:CXX,C>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+                              -Wno-missing-field-initializers>
   $<$<AND:$<BOOL:${TDIAG_ENABLE_WERROR}>,$<COMPILE_LANGUAGE:CXX,C>>:-Werror>)
+# Our internal invariants (TDIAG_DETAIL_ASSERT, core/config.hpp) are checked in Debug and
+# sanitizer builds, where a broken one is worth a stop; release builds keep them as no-ops.
+target_compile_definitions(tensordiag_build_interface INTERFACE
+  $<$<OR:$<CONFIG:Debug>,$<BOOL:${TDIAG_SANITIZE}>>:TDIAG_ENABLE_INTERNAL_ASSERTIONS=1>)
 
 if(TDIAG_SANITIZE)
   set(tdiag_sanitize_flags -fsanitize=${TDIAG_SANITIZE} -fno-omit-frame-pointer

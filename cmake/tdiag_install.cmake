@@ -13,23 +13,21 @@ install(TARGETS ${tdiag_libraries} tensordiag_build_interface EXPORT tensordiag-
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-foreach(target IN LISTS tdiag_libraries)
-  string(REPLACE "tensordiag_" "" lib "${target}")
-  if(IS_DIRECTORY "${PROJECT_SOURCE_DIR}/${lib}/include/")
-    install(DIRECTORY "${PROJECT_SOURCE_DIR}/${lib}/include/" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-  endif()
+# The allow-listed public headers (tdiag_install_headers), each at its path under include/.
+get_property(tdiag_installed_headers GLOBAL PROPERTY TDIAG_INSTALLED_HEADERS)
+foreach(entry IN LISTS tdiag_installed_headers)
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 base)
+  list(GET parts 1 header)
+  get_filename_component(dir "${header}" DIRECTORY)
+  install(FILES "${base}/${header}" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/${dir}")
 endforeach()
-install(DIRECTORY "${PROJECT_BINARY_DIR}/generated/include/" DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 install(EXPORT tensordiag-targets NAMESPACE tensordiag:: DESTINATION ${TDIAG_INSTALL_CMAKEDIR})
 export(EXPORT tensordiag-targets NAMESPACE tensordiag::
        FILE "${PROJECT_BINARY_DIR}/tensordiag-targets.cmake")
 
-set(TDIAG_PACKAGE_COMPONENTS "")
-foreach(target IN LISTS tdiag_libraries)
-  string(REPLACE "tensordiag_" "" lib "${target}")
-  list(APPEND TDIAG_PACKAGE_COMPONENTS ${lib})
-endforeach()
+get_property(TDIAG_PACKAGE_COMPONENTS GLOBAL PROPERTY TDIAG_PACKAGE_COMPONENTS)
 configure_package_config_file(cmake/tensordiag-config.cmake.in
   "${PROJECT_BINARY_DIR}/tensordiag-config.cmake" INSTALL_DESTINATION ${TDIAG_INSTALL_CMAKEDIR})
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/tensordiag-config-version.cmake"

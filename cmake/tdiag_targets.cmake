@@ -5,22 +5,63 @@ include_guard(GLOBAL)
 
 set_property(GLOBAL PROPERTY TDIAG_EXPORTED_LIBRARIES "")
 
-# tdiag_add_library(<short-name> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])
+# tdiag_add_library(<short-name> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...] [PART_OF <lib>])
 # Creates tensordiag_<short-name>, aliased tensordiag::<short-name>, with public headers in
-# <short-name>/include and sources private.
+# <short-name>/include, sources private and the folder's src/ on its private include path (a
+# library's internal headers sit beside its sources). Every such target is exported; one made
+# PART_OF another library is a room of it (trace's model, formats, ...), not a package component
+# of its own: its library's component (tdiag_add_umbrella) brings it.
 function(tdiag_add_library name)
-  cmake_parse_arguments(arg "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
+  cmake_parse_arguments(arg "" "PART_OF" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
   set(target tensordiag_${name})
   add_library(${target} ${arg_SOURCES})
   add_library(tensordiag::${name} ALIAS ${target})
   target_include_directories(${target} PUBLIC
     $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  if(IS_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/src")
+    target_include_directories(${target} PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}/src")
+  endif()
   target_compile_features(${target} PUBLIC cxx_std_20)
   target_link_libraries(${target} PUBLIC ${arg_PUBLIC_DEPS}
                                   PRIVATE ${arg_PRIVATE_DEPS} $<BUILD_INTERFACE:tensordiag_build_interface>)
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${name} OUTPUT_NAME tdiag_${name})
   set_property(GLOBAL APPEND PROPERTY TDIAG_EXPORTED_LIBRARIES ${target})
+  if(NOT arg_PART_OF)
+    set_property(GLOBAL APPEND PROPERTY TDIAG_PACKAGE_COMPONENTS ${name})
+  endif()
+endfunction()
+
+# tdiag_add_umbrella(<short-name> PARTS ...): tensordiag::<short-name>, an interface target that
+# links the rooms of a library made with tdiag_add_library(... PART_OF <short-name>), exported as
+# one package component.
+function(tdiag_add_umbrella name)
+  cmake_parse_arguments(arg "" "" "PARTS" ${ARGN})
+  set(target tensordiag_${name})
+  add_library(${target} INTERFACE)
+  add_library(tensordiag::${name} ALIAS ${target})
+  list(TRANSFORM arg_PARTS PREPEND tensordiag::)
+  target_link_libraries(${target} INTERFACE ${arg_PARTS})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name})
+  set_property(GLOBAL APPEND PROPERTY TDIAG_EXPORTED_LIBRARIES ${target})
+  set_property(GLOBAL APPEND PROPERTY TDIAG_PACKAGE_COMPONENTS ${name})
+endfunction()
+
+# tdiag_install_headers(FILES <path relative to this folder's include/>...): the installed
+# headers are an allow-list (the public API), not whatever sits in include/: internal headers
+# stay usable in the build tree. tests/headers compiles each listed header alone against a copy
+# of the list, so a listed header that needs an unlisted one fails the build.
+function(tdiag_install_headers)
+  cmake_parse_arguments(arg "" "BASE" "FILES" ${ARGN})
+  if(NOT arg_BASE)
+    set(arg_BASE "${CMAKE_CURRENT_SOURCE_DIR}/include")
+  endif()
+  foreach(header IN LISTS arg_FILES)
+    if(NOT EXISTS "${arg_BASE}/${header}")
+      message(FATAL_ERROR "tdiag_install_headers: ${arg_BASE}/${header} does not exist")
+    endif()
+    set_property(GLOBAL APPEND PROPERTY TDIAG_INSTALLED_HEADERS "${arg_BASE}|${header}")
+  endforeach()
 endfunction()
 
 # The shared, read-only test data (traces, golden corpus): ../shared beside the checkout unless
@@ -66,6 +107,14 @@ function(tdiag_add_gtest lib file)
   endif()
   # PRE_TEST discovery: listing tests at build time would run GPU binaries and sanitized
   # binaries during the build.
+  # Tests of code that starts threads carry `threads`: scripts/test runs them under TSan.
+  if("${lib}.${file}" IN_LIST TDIAG_THREADED_TESTS)
+    list(APPEND arg_LABELS threads)
+    if(NOT TARGET tensordiag.test.threads)
+      add_custom_target(tensordiag.test.threads)
+    endif()
+    add_dependencies(tensordiag.test.threads ${target})
+  endif()
   gtest_discover_tests(${target} DISCOVERY_MODE PRE_TEST
                        PROPERTIES LABELS "${lib};${arg_LABELS}" TIMEOUT ${arg_TIMEOUT})
   if(NOT TARGET tensordiag.test.all)

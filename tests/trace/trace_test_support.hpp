@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "../../trace/src/record_ids.hpp"
+#include <tensordiag/trace/detail/record_ids.hpp>
 
 namespace tdiag::trace::test {
 

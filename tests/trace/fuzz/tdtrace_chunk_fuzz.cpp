@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <span>
 
-#include "../../../trace/src/tdtrace_format.hpp"
+#include "formats/src/tdtrace/tdtrace_format.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace tdiag::trace;

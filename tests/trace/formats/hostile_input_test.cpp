@@ -1,0 +1,230 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Inputs built to exhaust memory, block, overflow or garble messages: each must load, or be
+// refused with one line naming the file, within the memory budget.
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/load.hpp>
+#include <tensordiag/trace/summary_analysis.hpp>
+#include <tensordiag/trace/synthetic.hpp>
+#include <tensordiag/trace/tdtrace_reader.hpp>
+#include <tensordiag/trace/tdtrace_writer.hpp>
+
+#include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "formats/src/tdtrace/tdtrace_format.hpp"
+
+namespace tdiag::trace {
+namespace {
+
+namespace fs = std::filesystem;
+
+class HostileInput : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("tdiag_hostile_" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+    setenv("TDIAG_MEMORY_LIMIT", "64M", 1);
+  }
+  void TearDown() override {
+    unsetenv("TDIAG_MEMORY_LIMIT");
+    fs::remove_all(dir_);
+  }
+  fs::path write(const std::string& name, const std::string& bytes) {
+    const auto p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+  static std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+  }
+  static std::string varint(std::uint64_t v) {
+    std::string out;
+    for (; v >= 0x80; v >>= 7)
+      out.push_back(static_cast<char>(v | 0x80));
+    out.push_back(static_cast<char>(v));
+    return out;
+  }
+  // A chunk whose kernel section declares `count` records in one column of zero bytes: a few
+  // hundred compressed bytes that would decode to count * sizeof(kernel_event).
+  static std::string bomb_chunk(std::uint32_t count) {
+    std::string body = varint(count) + varint(1) + varint(count) + std::string(count, '\0');
+    std::string payload =
+        std::string(1, static_cast<char>(detail::section_events)) + varint(body.size()) + body;
+    std::string compressed(ZSTD_compressBound(payload.size()), '\0');
+    compressed.resize(
+        ZSTD_compress(compressed.data(), compressed.size(), payload.data(), payload.size(), 3));
+    detail::chunk_header h;
+    h.sequence = 7;
+    h.compressed_size = static_cast<std::uint32_t>(compressed.size());
+    h.uncompressed_size = static_cast<std::uint32_t>(payload.size());
+    h.event_count = count;
+    h.payload_crc = detail::crc32_of(std::as_bytes(std::span(compressed)));
+    return detail::encode_chunk_header(h) + compressed;
+  }
+  fs::path dir_;
+};
+
+TEST_F(HostileInput, ChunkDeclaringMoreRecordsThanTheBudgetIsSkipped) {
+  const trace t = make_synthetic_trace();
+  const auto good = dir_ / "good.tdtrace";
+  write_tdtrace(good, t);
+  const auto bomb = bomb_chunk(8u << 20);
+  ASSERT_LT(bomb.size(), 4096u);
+  const auto path = write("bomb.tdtrace", slurp(good) + bomb);
+  const auto loaded = read_tdtrace(path);
+  EXPECT_EQ(loaded.loaded.trace.event_count(), t.event_count());
+  bool skipped = false;
+  for (const auto& w : loaded.loaded.warnings)
+    skipped |= w.code == "TDIAG-TR-313" &&
+               w.message.find("records declared") != std::string::npos &&
+               w.message.find(path.string()) != std::string::npos;
+  EXPECT_TRUE(skipped);
+  EXPECT_EQ(loaded.info.chunks_corrupted, 2u); // the old footer's bytes and the bomb
+  if (const char* seeds = std::getenv("TDIAG_WRITE_SEEDS"))
+    std::ofstream(fs::path(seeds) / "declared_count_bomb.tdtrace", std::ios::binary) << slurp(path);
+}
+
+TEST_F(HostileInput, BadHeaderSizeIsNotCalledAVersion) {
+  auto bytes = slurp([&] {
+    const auto p = dir_ / "t.tdtrace";
+    write_tdtrace(p, make_synthetic_trace());
+    return p;
+  }());
+  bytes[12] = '\x01'; // header size 1 (the CRC is over the first 28 bytes: fix it)
+  bytes[13] = bytes[14] = bytes[15] = '\0';
+  const auto crc = detail::crc32_of(std::as_bytes(std::span(bytes.data(), 28)));
+  for (int i = 0; i < 4; ++i)
+    bytes[28 + i] = static_cast<char>(crc >> (8 * i));
+  const auto path = write("header.tdtrace", bytes);
+  try {
+    (void)read_tdtrace(path);
+    FAIL() << "no exception";
+  } catch (const input_error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.find("version"), std::string::npos) << what;
+    EXPECT_NE(what.find("declares 1 bytes"), std::string::npos) << what;
+  }
+}
+
+TEST_F(HostileInput, EventTimesNearTheInt64LimitsAreClamped) {
+  trace t = make_synthetic_trace();
+  auto kernels = t.kernels.all();
+  ASSERT_FALSE(kernels.empty());
+  trace odd;
+  odd.metadata = t.metadata;
+  odd.lanes = t.lanes;
+  odd.strings = t.strings;
+  kernel_event k = kernels.front();
+  k.start = std::numeric_limits<std::int64_t>::min();
+  k.end = std::numeric_limits<std::int64_t>::max();
+  odd.kernels.push_back(k);
+  odd.finalize();
+  const auto path = dir_ / "times.tdtrace";
+  write_tdtrace(path, odd);
+  const auto back = read_tdtrace(path).loaded.trace;
+  ASSERT_EQ(back.kernels.size(), 1u);
+  EXPECT_EQ(back.kernels.all().front().start, -(std::int64_t{1} << 60));
+  EXPECT_EQ(back.kernels.all().front().end, std::int64_t{1} << 60);
+  (void)summary_report(back, summarize(back)); // UBSan: no overflow in spans and sums
+}
+
+TEST_F(HostileInput, ProcessSubstitutionAndFifosLoadOnce) {
+  const auto p = dir_ / "t.tdtrace";
+  write_tdtrace(p, make_synthetic_trace());
+  const std::string bytes = slurp(p);
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    close(fds[0]);
+    for (std::size_t done = 0; done < bytes.size();)
+      done += static_cast<std::size_t>(::write(fds[1], bytes.data() + done, bytes.size() - done));
+    _exit(0);
+  }
+  close(fds[1]);
+  const auto loaded = load_trace(fs::path("/proc/self/fd") / std::to_string(fds[0]));
+  close(fds[0]);
+  waitpid(child, nullptr, 0);
+  EXPECT_EQ(loaded.trace.event_count(), make_synthetic_trace().event_count());
+}
+
+TEST_F(HostileInput, MultiMemberGzipIsReadAndTrailingGarbageRefused) {
+  const std::string json =
+      R"({"traceEvents":[{"ph":"X","name":"k","ts":1,"dur":2,"pid":0,"tid":0}]})";
+  const auto gzip = [](std::string_view text) {
+    z_stream z{};
+    deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+    std::string out(text.size() + 128, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    z.avail_in = static_cast<uInt>(text.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    deflate(&z, Z_FINISH);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return out;
+  };
+  // `cat a.gz b.gz`: the first member holds only the opening brace.
+  const auto two = write("two.json.gz", gzip(json.substr(0, 1)) + gzip(json.substr(1)));
+  EXPECT_EQ(load_trace(two).trace.kernels.size() + load_trace(two).trace.api_calls.size(), 1u);
+  const auto trailing = write("trailing.json.gz", gzip(json) + "garbage");
+  try {
+    (void)load_trace(trailing);
+    FAIL() << "trailing garbage accepted";
+  } catch (const input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("7 bytes of trailing data"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(HostileInput, MemoReuseInASnapshotIsRefusedWithOneLine) {
+  // device_traces = [[event] * 20000] * 20000 through the memo: 400M entries in 80 KB (the
+  // fuzz seed, written by pickle.dumps).
+  const auto path = fs::path(TDIAG_SOURCE_DIR) / "tests/trace/fuzz/corpus/snapshot_import" /
+                    "memo_reuse_device_traces.pickle";
+  try {
+    (void)load_trace(path);
+    FAIL() << "no exception";
+  } catch (const input_error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-CORE-006") << what;
+    EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+    EXPECT_NE(what.find("device_traces listing 400000000 entries"), std::string::npos) << what;
+  }
+}
+
+TEST_F(HostileInput, SnapshotMessagesSayWhatWasFound) {
+  const auto seed = [](const char* name) {
+    return fs::path(TDIAG_SOURCE_DIR) / "tests/trace/fuzz/corpus/snapshot_import" / name;
+  };
+  const auto what = [](const fs::path& p) -> std::string {
+    try {
+      (void)load_trace(p);
+    } catch (const input_error& e) {
+      return e.what();
+    }
+    return "no exception";
+  };
+  EXPECT_NE(what(seed("missing_address.pickle")).find("'address' (expected an int) is missing"),
+            std::string::npos);
+  EXPECT_NE(what(seed("big_int_address.pickle"))
+                .find("'address' (expected an int) is an int wider than 64 bits"),
+            std::string::npos);
+  EXPECT_NE(
+      what(seed("memo_reuse_segments.pickle")).find("20000 segments listing 400000000 blocks"),
+      std::string::npos);
+}
+
+} // namespace
+} // namespace tdiag::trace

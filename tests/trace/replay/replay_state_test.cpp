@@ -1,0 +1,305 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// A lane's segments are replayed in an ordered map (trace/replay/src/replay_state.hpp) rather than the
+// state's sorted vector, each event on the segments around its address. These tests hold that
+// replay to the vector one (apply_memory_event / undo_memory_event on a plain state), event by
+// event, on random histories full of the cases that do not match: frees of blocks never
+// allocated, allocations inside live blocks, overlapping and zero-sized blocks, frees in one
+// and in two steps; and, in lanes that mix real segments with implicit blocks, segments freed
+// while in use, pages mapped onto segments and unmapped from them, and overlapping segments.
+#include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/trace/memory_series.hpp>
+#include <tensordiag/trace/splitmix.hpp>
+
+#include <gtest/gtest.h>
+
+#include <array>
+
+namespace {
+
+using namespace tdiag::trace;
+
+// A random history of `n` events on device 0 over few addresses, so that they collide;
+// `overlapping`: some blocks also cover their neighbours' addresses.
+trace random_history(std::uint64_t seed, std::size_t n, bool with_dump, bool overlapping = true) {
+  constexpr std::uint64_t base = 0x7f0000000000;
+  constexpr std::array<std::uint64_t, 6> sizes{0, 1, 512, 4096, 6000, 1 << 20};
+  constexpr std::array<memory_action, 8> actions{
+      memory_action::alloc,          memory_action::alloc,
+      memory_action::alloc,          memory_action::free_requested,
+      memory_action::free_completed, memory_action::free_completed,
+      memory_action::free_completed, memory_action::oom};
+  splitmix64 rng{seed};
+  trace t;
+  const auto lane = t.lanes.memory(0);
+  for (std::size_t i = 0; i < n; ++i) {
+    memory_event e;
+    e.time = static_cast<std::int64_t>(i + 1) * 1000;
+    e.lane = lane;
+    e.action = actions[rng.next() % actions.size()];
+    // 64 slots 4 KiB apart: a 6000-byte or 1 MiB block covers its neighbours' addresses.
+    e.address = base + (rng.next() % 64) * 4096 + (rng.next() % 8 == 0 ? 512 : 0);
+    e.size = sizes[rng.next() % (overlapping ? sizes.size() : 3)];
+    t.memory.push_back(e);
+  }
+  if (with_dump)
+    t.final_allocator_state = allocator_state{}; // a snapshot whose dump has no segments
+  t.finalize();
+  return t;
+}
+
+struct figures {
+  std::int64_t allocated = 0, requested = 0, reserved = 0;
+};
+
+figures figures_of(const allocator_state& s) {
+  figures f;
+  for (const auto& seg : s.segments) {
+    if (seg.pool != implicit_pool)
+      f.reserved += static_cast<std::int64_t>(seg.total_size);
+    for (const auto& b : seg.blocks)
+      if (b.state == block_state::active_allocated) {
+        f.allocated += static_cast<std::int64_t>(b.size);
+        f.requested += static_cast<std::int64_t>(b.requested_size);
+      }
+  }
+  return f;
+}
+
+TEST(ReplayState, SeriesAndStatesEqualTheVectorReplayAtEveryEvent) {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    const auto t = random_history(seed, 3000, false);
+    const auto lane = memory_lane_of(t, 0);
+    const auto events = t.memory.lane(lane);
+    const auto series = memory_series_of(t, lane);
+    const allocator_replay replay(t, lane, 64);
+    ASSERT_EQ(series.samples.size(), events.size() + 1);
+
+    allocator_state reference;
+    reference.time = events.front().time;
+    std::size_t mismatches = 0, implicit_seen = 0;
+    for (std::size_t i = 0; i <= events.size(); ++i) {
+      const auto f = figures_of(reference);
+      ASSERT_EQ(series.samples[i].allocated, f.allocated) << "seed " << seed << " event " << i;
+      ASSERT_EQ(series.samples[i].requested, f.requested) << "seed " << seed << " event " << i;
+      ASSERT_EQ(series.samples[i].reserved, 0);
+      if (i % 97 == 0 || i == events.size()) {
+        ASSERT_EQ(replay.state_at(i), reference) << "seed " << seed << " event " << i;
+        ASSERT_EQ(allocator_state_after(t, lane, i), reference)
+            << "seed " << seed << " event " << i;
+      }
+      implicit_seen = std::max(implicit_seen, reference.segments.size());
+      if (i < events.size())
+        mismatches += apply_memory_event(reference, events[i]) ? 0 : 1;
+    }
+    EXPECT_EQ(replay.mismatches(), mismatches) << "seed " << seed;
+    EXPECT_GT(mismatches, 0u) << "the history has the cases that do not match";
+    EXPECT_GT(implicit_seen, 16u) << "many blocks are live at once";
+  }
+}
+
+TEST(ReplayState, InitialStateFromADumpWithoutSegmentsEqualsTheVectorUndo) {
+  for (std::uint64_t seed = 11; seed <= 14; ++seed) {
+    const auto t = random_history(seed, 2000, true);
+    const auto lane = memory_lane_of(t, 0);
+    const auto events = t.memory.lane(lane);
+    const bool two_step = true; // the history has free_requested events
+    allocator_state reference;
+    std::size_t mismatches = 0;
+    for (std::size_t i = events.size(); i-- > 0;)
+      mismatches += undo_memory_event(reference, events[i], two_step) ? 0 : 1;
+    reference.time = events.front().time;
+    std::size_t got_mismatches = 0;
+    const auto start = initial_allocator_state(t, lane, &got_mismatches);
+    EXPECT_EQ(start, reference) << "seed " << seed;
+    EXPECT_EQ(got_mismatches, mismatches) << "seed " << seed;
+    EXPECT_FALSE(start.segments.empty()) << "undone frees leave blocks live before the history";
+    // And forward from there, as the replay and the series go.
+    const auto series = memory_series_of(t, lane);
+    allocator_state s = reference;
+    for (const auto& e : events)
+      apply_memory_event(s, e);
+    EXPECT_EQ(series.samples.back().allocated, figures_of(s).allocated) << "seed " << seed;
+    EXPECT_EQ(allocator_state_after(t, lane, events.size()), s) << "seed " << seed;
+  }
+}
+
+// Seeking between keyframes far apart (state_at, replay_cursor: more than 64 events go through
+// the map) gives the vector replay's state.
+TEST(ReplayState, SeeksBetweenDistantKeyframesEqualTheVectorReplay) {
+  for (std::uint64_t seed = 31; seed <= 34; ++seed) {
+    const auto t = random_history(seed, 4000, seed % 2 == 0);
+    const auto lane = memory_lane_of(t, 0);
+    const allocator_replay replay(t, lane, 1000);
+    replay_cursor cursor(replay);
+    splitmix64 rng{seed};
+    for (int round = 0; round < 30; ++round) {
+      const std::size_t index = rng.next() % (replay.size() + 1);
+      const auto reference = replay.replay_from_start(index);
+      ASSERT_EQ(replay.state_at(index), reference) << "seed " << seed << " event " << index;
+      ASSERT_EQ(cursor.seek(index), reference) << "seed " << seed << " event " << index;
+      const std::size_t ahead = std::min(index + 100 + rng.next() % 800, replay.size());
+      ASSERT_EQ(cursor.seek(ahead), replay.replay_from_start(ahead))
+          << "seed " << seed << " forward to " << ahead;
+    }
+  }
+}
+
+// A lane mixing real segments (segment_alloc / free / map / unmap, a dump holding some) with
+// implicit blocks outside them. `overlapping`: segments and blocks land anywhere, over each
+// other; otherwise segments keep to regions of their own and the series' sums (which assume
+// segments that do not overlap) hold. The dump, when there is one, is the vector replay's end
+// state, so the initial state is derived backwards from it.
+trace mixed_history(std::uint64_t seed, std::size_t n, bool with_dump, bool overlapping) {
+  constexpr std::uint64_t base = 0x7f0000000000, region = 64 << 10, slot = 4096;
+  constexpr std::uint64_t implicit_base = base + 16 * region; // 64 slots, no segment events
+  splitmix64 rng{seed};
+  std::array<std::uint64_t, 8> mapped{}; // !overlapping: bytes of each region's segment
+  trace t;
+  const auto lane = t.lanes.memory(0);
+  const auto block_address = [&] {
+    if (rng.below(3) == 0)
+      return implicit_base + rng.below(64) * slot + (rng.below(8) == 0 ? 512 : 0);
+    // In a region's first half, which its segment always covers when it has one.
+    return base + rng.below(mapped.size()) * region + rng.below(8) * slot;
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    memory_event e;
+    e.time = static_cast<std::int64_t>(i + 1) * 1000;
+    e.lane = lane;
+    const auto pick = rng.below(20);
+    const auto r = rng.below(mapped.size());
+    if (pick < 16) {
+      constexpr std::array<memory_action, 8> actions{
+          memory_action::alloc,          memory_action::alloc,
+          memory_action::alloc,          memory_action::free_requested,
+          memory_action::free_completed, memory_action::free_completed,
+          memory_action::free_completed, memory_action::oom};
+      e.action = actions[rng.below(actions.size())];
+      e.address = block_address();
+      e.size = std::array<std::uint64_t, 4>{0, 1, 512, 6000}[rng.below(overlapping ? 4 : 3)];
+    } else if (overlapping) {
+      constexpr std::array<memory_action, 4> actions{
+          memory_action::segment_alloc, memory_action::segment_free, memory_action::segment_map,
+          memory_action::segment_unmap};
+      e.action = actions[pick - 16];
+      e.address = base + rng.below(16 * 16) * slot;
+      e.size = (1 + rng.below(24)) * slot;
+    } else if (mapped[r] == 0) {
+      e.action = pick < 18 ? memory_action::segment_alloc : memory_action::segment_map;
+      e.address = base + r * region;
+      e.size = mapped[r] = rng.below(2) == 0 ? region / 2 : region;
+    } else if (pick < 18 || mapped[r] == region / 2) {
+      // Freed or unmapped whole, live blocks and all (a mismatch the replay keeps going past),
+      // or grown by pages mapped at its end.
+      e.action = pick == 16   ? memory_action::segment_free
+                 : pick == 17 ? memory_action::segment_unmap
+                              : memory_action::segment_map;
+      e.address = base + r * region + (e.action == memory_action::segment_map ? mapped[r] : 0);
+      e.size = e.action == memory_action::segment_map ? region - mapped[r] : mapped[r];
+      mapped[r] = e.action == memory_action::segment_map ? region : 0;
+    } else { // the second half unmapped (no block is ever there)
+      e.action = memory_action::segment_unmap;
+      e.address = base + r * region + region / 2;
+      e.size = region / 2;
+      mapped[r] = region / 2;
+    }
+    t.memory.push_back(e);
+  }
+  t.finalize();
+  if (with_dump) {
+    allocator_state end;
+    for (const auto& e : t.memory.lane(memory_lane_of(t, 0)))
+      apply_memory_event(end, e);
+    t.final_allocator_state = std::move(end);
+  }
+  return t;
+}
+
+TEST(ReplayState, MixedLaneStatesEqualTheVectorReplay) {
+  for (std::uint64_t seed = 41; seed <= 48; ++seed) {
+    const bool with_dump = seed % 2 == 0;
+    const auto t = mixed_history(seed, 3000, with_dump, seed % 4 < 2);
+    const auto lane = memory_lane_of(t, 0);
+    const auto events = t.memory.lane(lane);
+    const bool two_step = true; // the history has free_requested events
+
+    allocator_state reference;
+    std::size_t mismatches = 0;
+    if (with_dump) {
+      reference = *t.final_allocator_state;
+      for (std::size_t i = events.size(); i-- > 0;)
+        mismatches += undo_memory_event(reference, events[i], two_step) ? 0 : 1;
+    }
+    reference.time = events.front().time;
+    std::size_t start_mismatches = 0;
+    ASSERT_EQ(initial_allocator_state(t, lane, &start_mismatches), reference) << "seed " << seed;
+    EXPECT_EQ(start_mismatches, mismatches) << "seed " << seed;
+
+    const allocator_replay replay(t, lane, 256);
+    replay_cursor cursor(replay);
+    std::size_t reals_seen = 0, implicit_seen = 0;
+    for (std::size_t i = 0; i <= events.size(); ++i) {
+      if (i % 89 == 0 || i == events.size()) {
+        ASSERT_EQ(replay.state_at(i), reference) << "seed " << seed << " event " << i;
+        ASSERT_EQ(allocator_state_after(t, lane, i), reference)
+            << "seed " << seed << " event " << i;
+        ASSERT_EQ(cursor.seek(i), reference) << "seed " << seed << " event " << i;
+      }
+      for (const auto& seg : reference.segments)
+        ++(seg.pool == implicit_pool ? implicit_seen : reals_seen);
+      if (i < events.size())
+        mismatches += apply_memory_event(reference, events[i]) ? 0 : 1;
+    }
+    EXPECT_EQ(replay.mismatches(), mismatches) << "seed " << seed;
+    EXPECT_GT(reals_seen, 1000u) << "seed " << seed << ": real segments live through the history";
+    EXPECT_GT(implicit_seen, 1000u) << "seed " << seed << ": implicit blocks live beside them";
+  }
+}
+
+TEST(ReplayState, MixedLaneSeriesEqualTheStatesTotals) {
+  for (std::uint64_t seed = 51; seed <= 54; ++seed) {
+    const auto t = mixed_history(seed, 3000, seed % 2 == 0, false);
+    const auto lane = memory_lane_of(t, 0);
+    const auto events = t.memory.lane(lane);
+    const auto series = memory_series_of(t, lane);
+    ASSERT_EQ(series.samples.size(), events.size() + 1);
+    allocator_state s = initial_allocator_state(t, lane);
+    std::int64_t reserved_seen = 0;
+    for (std::size_t i = 0; i <= events.size(); ++i) {
+      const auto f = figures_of(s);
+      ASSERT_EQ(series.samples[i].allocated, f.allocated) << "seed " << seed << " event " << i;
+      ASSERT_EQ(series.samples[i].requested, f.requested) << "seed " << seed << " event " << i;
+      ASSERT_EQ(series.samples[i].reserved, f.reserved) << "seed " << seed << " event " << i;
+      reserved_seen = std::max(reserved_seen, f.reserved);
+      if (i < events.size())
+        apply_memory_event(s, events[i]);
+    }
+    EXPECT_GE(reserved_seen, 4 * (64 << 10)) << "seed " << seed;
+  }
+}
+
+// A lane with one real segment: the segment's blocks count, the implicit ones beside it too.
+// Its series sums the blocks around each event, which assumes segments that do not overlap.
+TEST(ReplayState, ARealSegmentBesideImplicitBlocks) {
+  auto t = random_history(21, 500, false, false);
+  memory_event seg;
+  seg.time = 1;
+  seg.lane = memory_lane_of(t, 0);
+  seg.action = memory_action::segment_alloc;
+  seg.address = 0x7e0000000000;
+  seg.size = 2 << 20;
+  t.memory.push_back(seg);
+  t.finalize();
+  const auto lane = memory_lane_of(t, 0);
+  const auto series = memory_series_of(t, lane);
+  allocator_state reference;
+  for (const auto& e : t.memory.lane(lane))
+    apply_memory_event(reference, e);
+  EXPECT_EQ(series.samples.back().reserved, 2 << 20);
+  EXPECT_EQ(series.samples.back().allocated, figures_of(reference).allocated);
+  EXPECT_EQ(allocator_state_after(t, lane, t.memory.lane(lane).size()), reference);
+}
+
+} // namespace

@@ -1,0 +1,247 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/memory_series.hpp>
+#include <tensordiag/trace/summary_analysis.hpp>
+#include <tensordiag/trace/trace_select.hpp>
+#include <tensordiag/trace/units.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+#include <tensordiag/trace/detail/saturate.hpp>
+
+namespace tdiag::trace {
+namespace {
+
+// Against the span summarize() computed once: t.span() scans every event, and this runs per
+// device (150k devices made the report quadratic).
+std::string relative(const summary_result& s, std::int64_t time) {
+  return fmt::format("+{}", format_duration(detail::sat_sub(time, s.span.begin)));
+}
+
+} // namespace
+
+memory_peak memory_peak_of(const trace& t, lane_id lane) {
+  memory_peak p;
+  p.lane = lane;
+  p.device = static_cast<std::int32_t>(t.lanes.at(lane).group);
+  const auto events = t.memory.lane(lane);
+  p.events = events.size();
+  for (const auto& e : events)
+    p.oom_events += e.action == memory_action::oom;
+  // One curve for every front end: memory_series (reported totals, else the replay), folded
+  // as it is made.
+  for_each_memory_sample(t, lane, [&](const memory_sample& s) {
+    if (s.allocated > p.peak_allocated)
+      p.peak_allocated = s.allocated, p.peak_allocated_time = s.time;
+    if (s.reserved > p.peak_reserved)
+      p.peak_reserved = s.reserved, p.peak_reserved_time = s.time;
+    if (s.requested > p.peak_requested)
+      p.peak_requested = s.requested, p.peak_requested_time = s.time;
+    p.final_allocated = s.allocated;
+    p.final_reserved = s.reserved;
+    p.final_requested = s.requested;
+  });
+  return p;
+}
+
+std::vector<kernel_stat> kernel_stats(const trace& t) {
+  std::unordered_map<string_id, kernel_stat> by_name;
+  for (const auto& k : t.kernels.all()) {
+    auto& s = by_name[k.name];
+    s.name = k.name;
+    ++s.count;
+    s.total_ns = detail::sat_add(s.total_ns, k.end - k.start);
+    s.max_ns = std::max(s.max_ns, k.end - k.start);
+  }
+  std::vector<kernel_stat> out;
+  out.reserve(by_name.size());
+  for (auto& [id, s] : by_name)
+    out.push_back(s);
+  std::sort(out.begin(), out.end(), [&](const kernel_stat& a, const kernel_stat& b) {
+    return a.total_ns != b.total_ns ? a.total_ns > b.total_ns : t.name(a.name) < t.name(b.name);
+  });
+  return out;
+}
+
+summary_result summarize(const trace& t) {
+  summary_result s;
+  s.span = t.span();
+  std::size_t memcpy_n = 0, memset_n = 0;
+  for (const auto& c : t.copies.all())
+    (c.kind == copy_kind::memset ? memset_n : memcpy_n) += 1;
+  std::size_t api[5] = {0, 0, 0, 0, 0};
+  for (const auto& a : t.api_calls.all())
+    ++api[std::min<std::size_t>(static_cast<std::size_t>(a.kind), 4)];
+  s.counts = {{"kernels", t.kernels.size()},
+              {"memcpy", memcpy_n},
+              {"memset", memset_n},
+              {"runtime_calls", api[0]},
+              {"driver_calls", api[1]},
+              {"cpu_ops", api[2]},
+              {"python_functions", api[3]},
+              {"other_host_ranges", api[4]},
+              {"annotations", t.ranges.size()},
+              {"markers", t.markers.size()},
+              {"memory_events", t.memory.size()},
+              {"flows", t.flows.size()},
+              {"counters", t.counters.size()},
+              {"assertions", t.assertions.size()}};
+
+  for (lane_id l = 0; l < t.lanes.size(); ++l)
+    if (t.lanes.at(l).kind == lane_kind::device_memory && !t.memory.lane(l).empty())
+      s.memory.push_back(memory_peak_of(t, l));
+
+  s.kernels = kernel_stats(t);
+
+  // GPU streams: union of kernel and copy intervals, over the span of all GPU activity.
+  std::int64_t gpu_begin = std::numeric_limits<std::int64_t>::max(),
+               gpu_end = std::numeric_limits<std::int64_t>::min();
+  for (lane_id l = 0; l < t.lanes.size(); ++l) {
+    if (t.lanes.at(l).kind != lane_kind::gpu_stream)
+      continue;
+    const auto ks = t.kernels.lane(l);
+    const auto cs = t.copies.lane(l);
+    if (ks.empty() && cs.empty())
+      continue;
+    std::vector<std::pair<std::int64_t, std::int64_t>> spans;
+    spans.reserve(ks.size() + cs.size());
+    for (const auto& k : ks)
+      spans.emplace_back(k.start, k.end);
+    for (const auto& c : cs)
+      spans.emplace_back(c.start, c.end);
+    std::sort(spans.begin(), spans.end());
+    stream_stat st;
+    st.lane = l;
+    st.device = t.lanes.at(l).group;
+    st.stream = t.lanes.at(l).id;
+    st.kernels = ks.size();
+    st.copies = cs.size();
+    std::int64_t cur_begin = spans.front().first, cur_end = spans.front().second;
+    for (const auto& [b, e] : spans) {
+      if (b > cur_end) {
+        st.busy_ns = detail::sat_add(st.busy_ns, cur_end - cur_begin);
+        cur_begin = b;
+      }
+      cur_end = std::max(cur_end, e);
+    }
+    st.busy_ns += cur_end - cur_begin;
+    gpu_begin = std::min(gpu_begin, spans.front().first);
+    gpu_end = std::max(gpu_end, cur_end);
+    s.streams.push_back(st);
+  }
+  if (!s.streams.empty()) {
+    s.gpu_span = {gpu_begin, gpu_end};
+    for (auto& st : s.streams)
+      st.busy_fraction = s.gpu_span.duration() > 0 ? static_cast<double>(st.busy_ns) /
+                                                         static_cast<double>(s.gpu_span.duration())
+                                                   : 0;
+  }
+  return s;
+}
+
+report summary_report(const trace& t, const summary_result& s, std::size_t top) {
+  report r;
+  r.metadata = make_report_metadata();
+  std::size_t total = 0;
+  for (const auto& [name, n] : s.counts)
+    total += n;
+  {
+    diagnostic d;
+    d.level = severity::note;
+    d.code = codes::summary;
+    d.title = "trace summary";
+    const auto* part = t.metadata.property(selection_property);
+    d.message = fmt::format("{}: {} events over {} ({}{}{})", t.metadata.source_path, total,
+                            format_duration(s.span.duration()), t.metadata.format,
+                            part ? "; only " : "", part ? *part : "");
+    d.add_field("format", t.metadata.format);
+    if (part)
+      d.add_field("selection", *part);
+    d.add_field("span_ns", s.span.duration());
+    d.add_field("time_origin_ns", t.metadata.time_origin_ns);
+    for (const auto& [name, n] : s.counts)
+      if (n != 0)
+        d.add_field(name, static_cast<std::int64_t>(n));
+    if (const auto* k = t.metadata.property("kineto.events"))
+      d.add_field("source_events", *k);
+    r.diagnostics.push_back(std::move(d));
+  }
+  for (const auto& m : s.memory) {
+    diagnostic d;
+    d.level = severity::note;
+    d.code = codes::memory_peak;
+    d.title = "memory peak";
+    d.message = fmt::format(
+        "{}: peak allocated {} at {}, peak reserved {} at {}",
+        m.device < 0 ? std::string("host memory") : fmt::format("device {}", m.device),
+        m.peak_allocated < 0 ? "unknown"
+                             : format_bytes(static_cast<std::uint64_t>(m.peak_allocated)),
+        relative(s, m.peak_allocated_time),
+        m.peak_reserved < 0 ? "unknown" : format_bytes(static_cast<std::uint64_t>(m.peak_reserved)),
+        relative(s, m.peak_reserved_time));
+    d.add_field("device", m.device);
+    d.add_field("memory_events", static_cast<std::int64_t>(m.events));
+    d.add_field("peak_allocated_bytes", m.peak_allocated);
+    d.add_field("peak_allocated_time_ns", m.peak_allocated_time);
+    d.add_field("peak_reserved_bytes", m.peak_reserved);
+    d.add_field("peak_reserved_time_ns", m.peak_reserved_time);
+    d.add_field("final_allocated_bytes", m.final_allocated);
+    d.add_field("final_reserved_bytes", m.final_reserved);
+    if (m.peak_requested >= 0) {
+      d.add_field("peak_requested_bytes", m.peak_requested);
+      d.add_field("final_requested_bytes", m.final_requested);
+    }
+    if (m.oom_events != 0)
+      d.add_field("oom_events", static_cast<std::int64_t>(m.oom_events));
+    r.diagnostics.push_back(std::move(d));
+  }
+  std::int64_t kernel_total = 0;
+  for (const auto& k : s.kernels)
+    kernel_total = detail::sat_add(kernel_total, k.total_ns);
+  for (std::size_t i = 0; i < std::min(top, s.kernels.size()); ++i) {
+    const auto& k = s.kernels[i];
+    diagnostic d;
+    d.level = severity::note;
+    d.code = codes::kernel_time;
+    d.title = "kernel time";
+    const auto name = t.name(k.name);
+    const double share = kernel_total > 0 ? 100.0 * static_cast<double>(k.total_ns) /
+                                                static_cast<double>(kernel_total)
+                                          : 0;
+    d.message = fmt::format(
+        "#{} {:.1f}% of kernel time: {} x{}, total {}, mean {}, max {}", i + 1, share,
+        name.size() > 120 ? fmt::format("{}...", name.substr(0, 117)) : std::string(name), k.count,
+        format_duration(k.total_ns), format_duration(k.mean_ns()), format_duration(k.max_ns));
+    d.add_field("kernel", std::string(name));
+    d.add_field("count", static_cast<std::int64_t>(k.count));
+    d.add_field("total_ns", k.total_ns);
+    d.add_field("mean_ns", k.mean_ns());
+    d.add_field("max_ns", k.max_ns);
+    r.diagnostics.push_back(std::move(d));
+  }
+  for (const auto& st : s.streams) {
+    diagnostic d;
+    d.level = severity::note;
+    d.code = codes::stream_activity;
+    d.title = "stream activity";
+    d.message = fmt::format(
+        "device {} stream {}: busy {:.1f}% of the GPU span ({} kernels, {} copies, {} busy)",
+        st.device, st.stream, 100.0 * st.busy_fraction, st.kernels, st.copies,
+        format_duration(st.busy_ns));
+    d.add_field("device", st.device);
+    d.add_field("stream", static_cast<std::int64_t>(st.stream));
+    d.add_field("kernels", static_cast<std::int64_t>(st.kernels));
+    d.add_field("copies", static_cast<std::int64_t>(st.copies));
+    d.add_field("busy_ns", st.busy_ns);
+    d.add_field("busy_fraction", st.busy_fraction);
+    r.diagnostics.push_back(std::move(d));
+  }
+  return r;
+}
+
+} // namespace tdiag::trace

@@ -1,0 +1,396 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The Kineto event loop: one traceEvents element at a time into the trace's stores.
+#include "kineto_builder.hpp"
+
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/core/printable.hpp>
+#include <tensordiag/trace/codes.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <tuple>
+
+#include "import_budget.hpp"
+#include <tensordiag/trace/detail/saturate.hpp>
+
+namespace tdiag::trace::detail {
+
+namespace {
+
+std::int64_t as_duration(const time_value& t) {
+  return clamp_time(wide_int{t.us} * 1000 + t.frac_ns);
+}
+
+// ts and dur must be JSON numbers: a string "123", NaN or Infinity is an error, never 0.
+time_value require_time(od::value v, std::string_view field) {
+  if (auto t = read_time(v))
+    return *t;
+  throw bad_field{field, std::string(token_text(v)), "a finite JSON number of microseconds"};
+}
+
+} // namespace
+
+kineto_builder::kineto_builder(trace& t, kineto_stats& stats, const byte_source& input)
+    : t_(t), stats_(stats), input_(input) {
+  t_.metadata.format = "kineto-json";
+}
+
+void kineto_builder::event(od::object& obj, std::uint64_t parsed) {
+  try {
+    read_event(obj);
+  } catch (const bad_field& f) {
+    fail_field(fmt::format("traceEvents[{}].{}", stats_.events, f.path), f);
+  }
+  // A 62 MB gzip can hold 20 GiB of events: the model, extrapolated from the share of the input
+  // read, must fit the memory budget.
+  if ((stats_.events & 0xFFFF) == 0) {
+    import_progress p;
+    p.code = codes::kineto_too_large;
+    p.title = "Kineto trace needs more memory than is available";
+    p.file = t_.metadata.source_path;
+    p.events_counted = stats_.events;
+    p.share_read = input_.share_read(parsed);
+    p.bytes_so_far = t_.memory_bytes();
+    check_import_budget(p);
+  }
+}
+
+void kineto_builder::fail_field(const std::string& path, const bad_field& f) const {
+  diagnostic d;
+  d.code = codes::kineto_bad_number;
+  d.title = "Kineto field is not a number";
+  d.message = fmt::format("{}: {}: expected {}, got {}", t_.metadata.source_path, path, f.expected,
+                          printable(f.token, 64));
+  d.add_field("file", t_.metadata.source_path);
+  d.add_field("path", path);
+  d.hint = "write times, ids and sizes as plain JSON numbers, as the PyTorch profiler does";
+  throw input_error(std::move(d));
+}
+
+void kineto_builder::finish() {
+  // A thread_name names the host thread and the GPU stream of its (pid, tid), if they exist:
+  // one look-up each, so 250k names over 250k lanes stay linear (log).
+  for (const auto& [key, name] : thread_names_) {
+    const auto id = static_cast<std::uint64_t>(key.second);
+    for (const auto l : {t_.lanes.find_host(key.first, id), t_.lanes.find_gpu(key.first, id)})
+      if (l != no_lane)
+        t_.lanes.set_name(l, name);
+  }
+  stats_.skipped_events += pending_flows_.size();
+  t_.metadata.time_origin_ns = clamp_i64(wide_int{base_ns_} + wide_int{rebase_us_} * 1000);
+  if (rebase_us_ != 0)
+    t_.metadata.properties.emplace_back("kineto.ts_rebase_us", fmt::format("{}", rebase_us_));
+}
+
+void kineto_builder::read_event(od::object& obj) {
+  std::string_view ph, cat, name;
+  time_value ts, dur;
+  std::uint64_t id = 0;
+  bool has_id = false;
+  track_key pid, tid;
+  event_args args;
+  std::string_view deferred_args;
+  for_each_field(obj, [&](od::raw_json_string key, od::value v) {
+    switch (key.raw()[0]) {
+    case 'p':
+      if (key == "ph")
+        ph = take(v.get_string());
+      else if (key == "pid")
+        pid = read_track(v, "pid");
+      break;
+    case 'c':
+      if (key == "cat")
+        cat = take(v.get_string());
+      break;
+    case 'n':
+      if (key == "name")
+        name = take(v.get_string());
+      break;
+    case 't':
+      if (key == "ts")
+        ts = require_time(v, "ts");
+      else if (key == "tid")
+        tid = read_track(v, "tid");
+      break;
+    case 'd':
+      if (key == "dur")
+        dur = require_time(v, "dur");
+      break;
+    case 'i':
+      if (key == "id") {
+        id = read_u64(v, "id");
+        has_id = true;
+      }
+      break;
+    case 'a':
+      if (key == "args") {
+        od::object a = take(v.get_object());
+        if (!ph.empty())
+          read_args(a, args);
+        else
+          deferred_args = take(a.raw_json()); // args before "ph": parse later (rare)
+      }
+      break;
+    default:
+      break;
+    }
+  });
+  if (!deferred_args.empty())
+    reparse_args(deferred_args, args);
+  ++stats_.events;
+  if (ts.fractional && !fractional_ts_) {
+    fractional_ts_ = true;
+    t_.metadata.properties.emplace_back("kineto.fractional_ts", "1");
+  }
+  const auto start = on_axis(ts);
+  const auto end = sat_add(start, std::max<std::int64_t>(0, as_duration(dur)));
+  if (ph.size() != 1) {
+    ++stats_.skipped_events;
+    return;
+  }
+  switch (ph[0]) {
+  case 'X':
+    complete(cat, name, start, end, pid, tid, args);
+    break;
+  case 'i':
+  case 'I':
+    instant(cat, name, start, pid, tid, args);
+    break;
+  case 's':
+  case 'f':
+  case 't':
+    flow(ph[0], cat, has_id ? id : 0, start, pid, tid);
+    break;
+  case 'M':
+    metadata(name, pid, tid, args);
+    break;
+  case 'C':
+    counter(name, start, pid, tid, args);
+    break;
+  default:
+    ++stats_.skipped_events;
+    break;
+  }
+}
+
+// Epoch-microsecond timestamps (1.7e15 us) exceed the model's +-2^60 ns: past 2^48 us (9
+// years) the axis starts at the whole us of the first such ts, and time_origin_ns says so.
+std::int64_t kineto_builder::on_axis(const time_value& t) {
+  if (!rebased_ && (t.us > (std::int64_t{1} << 48) || t.us < -(std::int64_t{1} << 48))) {
+    rebased_ = true;
+    rebase_us_ = t.us;
+  }
+  return clamp_time((wide_int{t.us} - rebase_us_) * 1000 + t.frac_ns);
+}
+
+std::int64_t kineto_builder::track_number(const track_key& k) {
+  if (!k.is_text)
+    return k.number;
+  // String pids/tids ("Spans", "Traces") become stable negative ids below -1.
+  return -2 - static_cast<std::int64_t>(t_.strings.intern(k.text));
+}
+
+lane_id kineto_builder::host_lane(const track_key& pid, const track_key& tid) {
+  const auto p = track_number(pid), t = track_number(tid);
+  if (p == last_host_.first && t == last_host_.second)
+    return last_host_lane_;
+  last_host_ = {p, t};
+  last_host_lane_ = t_.lanes.host(p, static_cast<std::uint64_t>(t));
+  return last_host_lane_;
+}
+
+lane_id kineto_builder::gpu_lane(std::int64_t device, std::uint64_t stream) {
+  if (device == last_gpu_.first && stream == last_gpu_.second)
+    return last_gpu_lane_;
+  last_gpu_ = {device, stream};
+  last_gpu_lane_ = t_.lanes.gpu(device, stream);
+  return last_gpu_lane_;
+}
+
+std::tuple<std::int32_t, std::uint64_t, lane_id>
+kineto_builder::gpu_place(const event_args& a, const track_key& pid, const track_key& tid) {
+  const auto device = static_cast<std::int32_t>(a.has_device ? a.device : track_number(pid));
+  const auto stream = a.has_stream ? a.stream : static_cast<std::uint64_t>(track_number(tid));
+  return {device, stream, gpu_lane(device, stream)};
+}
+
+void kineto_builder::complete(std::string_view cat, std::string_view name, std::int64_t start,
+                              std::int64_t end, const track_key& pid, const track_key& tid,
+                              const event_args& a) {
+  const bool is_memset = cat == "gpu_memset";
+  if (cat == "kernel") {
+    kernel_event k;
+    k.start = start;
+    k.end = end;
+    std::tie(k.device, k.stream, k.lane) = gpu_place(a, pid, tid);
+    k.name = intern(name);
+    k.context = static_cast<std::uint32_t>(a.context);
+    std::memcpy(k.grid, a.grid, sizeof k.grid);
+    std::memcpy(k.block, a.block, sizeof k.block);
+    k.shared_static = static_cast<std::uint32_t>(a.shared_memory); // Kineto gives the total
+    k.registers = static_cast<std::uint32_t>(a.registers);
+    k.correlation = static_cast<std::uint32_t>(a.correlation);
+    keep_collective(a, t_);
+    t_.kernels.push_back(k);
+  } else if (is_memset || cat == "gpu_memcpy") {
+    copy_event c;
+    c.start = start;
+    c.end = end;
+    std::tie(c.device, c.stream, c.lane) = gpu_place(a, pid, tid);
+    c.name = intern(name);
+    c.bytes = a.bytes, c.bandwidth_gbps = static_cast<float>(a.bandwidth_gbps);
+    c.context = static_cast<std::uint32_t>(a.context);
+    c.correlation = static_cast<std::uint32_t>(a.correlation);
+    c.kind = parse_copy_kind(name, is_memset);
+    // "Memcpy HtoD (Pageable -> Device)" / "Memset (Device)"
+    if (const auto open = name.find('('); open != std::string_view::npos) {
+      const auto inside = name.substr(open + 1);
+      const auto arrow = inside.find("-> ");
+      if (arrow != std::string_view::npos) {
+        c.src_kind = parse_memory_kind(inside);
+        c.dst_kind = parse_memory_kind(inside.substr(arrow + 3));
+      } else {
+        c.dst_kind = parse_memory_kind(inside);
+      }
+    }
+    t_.copies.push_back(c);
+  } else if (cat == "cuda_sync") {
+    // Stream/Event/Context Sync: the GPU waits; HTA counts these as GPU rows of their stream.
+    range_event r;
+    r.start = start;
+    r.end = end;
+    const auto device = a.has_device ? a.device : track_number(pid);
+    r.lane =
+        gpu_lane(device, a.has_stream ? a.stream : static_cast<std::uint64_t>(track_number(tid)));
+    r.name = intern(name);
+    r.kind = range_kind::gpu_sync;
+    r.correlation = static_cast<std::uint32_t>(a.correlation);
+    keep_sync_wait(a, t_);
+    t_.ranges.push_back(r);
+  } else if (cat == "gpu_user_annotation") {
+    range_event r;
+    r.start = start;
+    r.end = end;
+    r.lane = gpu_lane(track_number(pid), static_cast<std::uint64_t>(track_number(tid)));
+    r.name = intern(name);
+    r.kind = range_kind::gpu_annotation;
+    t_.ranges.push_back(r);
+  } else if (cat == "user_annotation" || cat == "Trace" || cat == "overhead") {
+    range_event r;
+    r.start = start;
+    r.end = end;
+    r.lane = host_lane(pid, tid);
+    r.name = intern(name);
+    r.kind = cat != "user_annotation"            ? range_kind::other
+             : name.starts_with("ProfilerStep#") ? range_kind::step
+                                                 : range_kind::user_annotation;
+    r.correlation = static_cast<std::uint32_t>(a.external_id);
+    t_.ranges.push_back(r);
+  } else {
+    api_event e;
+    e.start = start;
+    e.end = end;
+    e.lane = host_lane(pid, tid);
+    e.name = intern(name);
+    e.process = track_number(pid);
+    e.thread = static_cast<std::uint64_t>(track_number(tid));
+    e.correlation = static_cast<std::uint32_t>(a.correlation);
+    e.cbid = static_cast<std::uint32_t>(a.cbid);
+    e.kind = cat == "cuda_runtime"      ? api_kind::runtime
+             : cat == "cuda_driver"     ? api_kind::driver
+             : cat == "cpu_op"          ? api_kind::cpu_op
+             : cat == "python_function" ? api_kind::python
+                                        : api_kind::other;
+    t_.api_calls.push_back(e);
+  }
+}
+
+void kineto_builder::instant(std::string_view cat, std::string_view name, std::int64_t time,
+                             const track_key& pid, const track_key& tid, const event_args& a) {
+  if (name == "[memory]") {
+    memory_event m;
+    m.time = time;
+    m.device = a.device_type == 1 ? static_cast<std::int32_t>(a.device_id) : -1;
+    m.lane = t_.lanes.memory(m.device);
+    m.action = a.mem_bytes >= 0 ? memory_action::alloc : memory_action::free_completed;
+    m.address = a.addr;
+    // Negated as unsigned: -INT64_MIN does not fit an int64.
+    const auto magnitude = static_cast<std::uint64_t>(a.mem_bytes);
+    m.size = a.mem_bytes >= 0 ? magnitude : std::uint64_t{0} - magnitude;
+    m.total_allocated = a.total_allocated;
+    m.total_reserved = a.total_reserved;
+    m.correlation = static_cast<std::uint32_t>(a.external_id);
+    t_.memory.push_back(m);
+    return;
+  }
+  marker_event m;
+  m.time = time;
+  m.lane = host_lane(pid, tid);
+  m.name = intern(name);
+  m.category = intern(cat);
+  t_.markers.push_back(m);
+}
+
+void kineto_builder::flow(char ph, std::string_view cat, std::uint64_t id, std::int64_t time,
+                          const track_key& pid, const track_key& tid) {
+  const bool launch = cat == "ac2g";
+  // ac2g ends sit on GPU tracks (pid = device, tid = stream) or, for some, on CPU threads:
+  // either way the lane keyed by (pid, tid) of that kind exists already when the kernel does.
+  lane_id lane;
+  if (ph == 'f' && launch && !pid.is_text && pid.number >= 0 && pid.number < 64)
+    lane = gpu_lane(pid.number, static_cast<std::uint64_t>(track_number(tid)));
+  else
+    lane = host_lane(pid, tid);
+  const std::uint64_t key = (id << 1) | (launch ? 1u : 0u);
+  auto [it, inserted] = pending_flows_.try_emplace(key);
+  auto& p = it->second;
+  if (ph == 's') {
+    p.has_start = true;
+    p.flow.time = time;
+    p.flow.lane = lane;
+  } else {
+    p.has_end = true;
+    p.flow.target_time = time;
+    p.flow.target_lane = lane;
+  }
+  if (p.has_start && p.has_end) {
+    p.flow.correlation = static_cast<std::uint32_t>(id);
+    p.flow.kind = launch ? flow_kind::launch : flow_kind::other;
+    t_.flows.push_back(p.flow);
+    pending_flows_.erase(it);
+  }
+}
+
+void kineto_builder::metadata(std::string_view name, const track_key& pid, const track_key& tid,
+                              const event_args& a) {
+  ++stats_.metadata_events;
+  if (name == "thread_name" && !a.name.empty())
+    thread_names_.emplace_back(std::pair{track_number(pid), track_number(tid)}, intern(a.name));
+  else if (name == "process_name" && !a.name.empty())
+    t_.metadata.properties.emplace_back(fmt::format("process.{}", track_number(pid)),
+                                        std::string(a.name));
+}
+
+void kineto_builder::counter(std::string_view name, std::int64_t time, const track_key& pid,
+                             const track_key& tid, const event_args& a) {
+  // Chrome counters carry their series in args; Kineto's only one we keep is a plain value.
+  counter_event c;
+  c.time = time;
+  c.lane = host_lane(pid, tid);
+  c.name = intern(name);
+  c.value = static_cast<double>(a.bytes);
+  t_.counters.push_back(c);
+}
+
+void kineto_builder::reparse_args(std::string_view raw, event_args& a) {
+  simdjson::padded_string copy(raw);
+  od::document d = take(side_parser_.iterate(copy));
+  od::object o = take(d.get_object());
+  read_args(o, a);
+}
+
+} // namespace tdiag::trace::detail

@@ -1,0 +1,136 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Format dispatch by content. To add a built-in format: define a function returning an
+// `importer` in your own trace/formats/src/<format>/<format>_import.cpp (declared in your public header),
+// include that header below, and add one line to
+// builtin_importers(). Sniffers must be cheap and must not throw; order matters only when two
+// sniffers could both accept a file (put the most specific first).
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/core/file_io.hpp>
+#include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/kineto_import.hpp>
+#include <tensordiag/trace/load.hpp>
+#include <tensordiag/trace/snapshot_import.hpp>
+#include <tensordiag/trace/tdtrace_reader.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+
+namespace tdiag::trace {
+
+namespace {
+
+std::vector<importer> builtin_importers() {
+  std::vector<importer> list;
+  list.push_back(tdtrace_importer());
+  list.push_back(snapshot_importer()); // streams a regular file in chunks
+  list.push_back(kineto_importer());   // streams a regular JSON file by windows
+  return list;
+}
+
+std::mutex registry_mutex;
+std::vector<importer>& registered() {
+  static std::vector<importer> list;
+  return list;
+}
+
+} // namespace
+
+void register_importer(importer imp) {
+  std::lock_guard lock(registry_mutex);
+  registered().push_back(std::move(imp));
+}
+
+std::vector<importer> importers() {
+  auto list = builtin_importers();
+  std::lock_guard lock(registry_mutex);
+  list.insert(list.end(), registered().begin(), registered().end());
+  return list;
+}
+
+namespace {
+
+// The selection, applied once to what the importer read; what it cost stays visible.
+load_result selected(load_result loaded, const trace_selection& select, std::string_view source) {
+  if (select.empty())
+    return loaded;
+  const auto r = select_part(loaded.trace, select, source);
+  const auto warn = [&](std::string message) {
+    diagnostic d;
+    d.code = std::string(codes::selection_empty);
+    d.level = severity::warning;
+    d.title = "selected part of the trace";
+    d.message = std::move(message);
+    d.add_field("file", std::string(source));
+    loaded.warnings.push_back(std::move(d));
+  };
+  if (r.events_kept == 0)
+    warn(fmt::format("{}: {} keeps none of its {} events", source, select.describe(),
+                     r.events_before));
+  if (r.undo_mismatches > 0)
+    warn(fmt::format("{}: {} memory events did not match the allocator state while it was "
+                     "replayed to the window's end; the state there may be off",
+                     source, r.undo_mismatches));
+  return loaded;
+}
+
+load_result dispatch(input_file& in, const std::filesystem::path& path,
+                     const load_options& options) {
+  // A regular file is sniffed at its start and handed over by path (a .tdtrace range load reads
+  // only the chunks it needs); anything else is read once, whole, and handed over from memory.
+  std::string whole;
+  std::vector<std::byte> head(sniff_bytes);
+  if (in.seekable()) {
+    head.resize(in.read_at(0, head));
+  } else {
+    whole = in.read_all();
+    head.resize(std::min(head.size(), whole.size()));
+    std::memcpy(head.data(), whole.data(), head.size());
+  }
+
+  for (const auto& imp : importers()) {
+    if (!imp.sniff || !imp.sniff(head))
+      continue;
+    if (in.seekable() && imp.load)
+      return imp.load(path, options);
+    if (!imp.load_bytes) {
+      diagnostic d;
+      d.code = codes::needs_regular_file;
+      d.title = "format needs a regular file";
+      d.message = fmt::format("{}: the {} importer reads only regular files, not a stream",
+                              in.name(), imp.name);
+      d.hint = "save the stream to a file first";
+      throw input_error(std::move(d));
+    }
+    if (in.seekable())
+      whole = in.read_all();
+    return imp.load_bytes(std::as_bytes(std::span(whole)), in.name(), options);
+  }
+
+  std::string names;
+  for (const auto& imp : importers())
+    names += (names.empty() ? "" : ", ") + imp.name;
+  diagnostic d;
+  d.code = codes::unknown_format;
+  d.title = "unknown trace format";
+  d.message = fmt::format("'{}' is not a trace format tensordiag reads ({} bytes inspected)",
+                          in.name(), head.size());
+  d.add_field("path", in.name());
+  d.add_field("formats", names);
+  d.hint = "tensordiag reads .tdtrace files, PyTorch memory snapshots (pickle) and PyTorch "
+           "profiler / Kineto Chrome trace JSON (plain or gzip)";
+  throw input_error(std::move(d));
+}
+
+} // namespace
+
+load_result load_trace(const std::filesystem::path& path, const load_options& options) {
+  input_file in(path);
+  return selected(dispatch(in, path, options), options.select, in.name());
+}
+
+} // namespace tdiag::trace

@@ -1,0 +1,139 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Private: typed reads of snapshot fields for the importer, each failing with one line that
+// names the file, the byte offset, the field and what was found instead ("'address' (expected
+// an int) is missing").
+#pragma once
+
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/allocator_state.hpp>
+#include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/events.hpp>
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <tensordiag/trace/detail/saturate.hpp>
+#include "snapshot_stream.hpp"
+
+namespace tdiag::trace::detail {
+
+inline std::optional<memory_action> parse_action(std::string_view a) noexcept {
+  if (a == "alloc")
+    return memory_action::alloc;
+  if (a == "free_requested")
+    return memory_action::free_requested;
+  if (a == "free_completed")
+    return memory_action::free_completed;
+  if (a == "segment_alloc")
+    return memory_action::segment_alloc;
+  if (a == "segment_free")
+    return memory_action::segment_free;
+  if (a == "segment_map")
+    return memory_action::segment_map;
+  if (a == "segment_unmap")
+    return memory_action::segment_unmap;
+  if (a == "oom")
+    return memory_action::oom;
+  if (a == "snapshot")
+    return memory_action::snapshot;
+  // Legacy single-step free: the block is reusable at once.
+  if (a == "free")
+    return memory_action::free_completed;
+  return std::nullopt;
+}
+
+inline std::optional<block_state> parse_block_state(std::string_view s) noexcept {
+  if (s == "active_allocated")
+    return block_state::active_allocated;
+  // The docstring says active_awaiting_free; the C++ writes active_pending_free.
+  if (s == "active_pending_free" || s == "active_awaiting_free")
+    return block_state::active_pending_free;
+  if (s == "inactive")
+    return block_state::inactive;
+  return std::nullopt;
+}
+
+class snap_fields {
+protected:
+  [[noreturn]] void fail(snap_value where, std::string_view code, std::string message) const {
+    diagnostic d;
+    d.code = code;
+    d.title = "malformed memory snapshot";
+    d.message =
+        fmt::format("{}: byte offset {}: {}", stream_->source_name(), where.offset(), message);
+    d.add_field("file", stream_->source_name());
+    d.add_field("offset", static_cast<std::int64_t>(where.offset()));
+    d.hint = "expected the dict written by torch.cuda.memory._dump_snapshot()";
+    throw input_error(std::move(d));
+  }
+
+  // "is missing", "is a dict", "is an int wider than 64 bits": what was found instead.
+  static std::string found_text(snap_value v) {
+    if (!v.valid())
+      return "is missing";
+    if (v.kind() == pickle_kind::big_integer)
+      return "is an int wider than 64 bits";
+    const auto kind = to_string(v.kind());
+    const bool vowel = kind.find_first_of("aeiouAEIOU") == 0;
+    return fmt::format("is {} {}", vowel ? "an" : "a", kind);
+  }
+
+  void expect(snap_value v, bool ok, std::string_view what) const { expect(v, v, ok, what); }
+  // `where` locates the message (the dict when a key is missing), `found` is what was there.
+  void expect(snap_value where, snap_value found, bool ok, std::string_view what) const {
+    if (!ok)
+      fail(where.valid() ? where : found, codes::malformed_snapshot,
+           fmt::format("{} {}", what, found_text(found)));
+  }
+
+  snap_value sequence(snap_value v, std::string_view what) const {
+    expect(v, v.valid() && v.is_sequence(), fmt::format("'{}' (expected a list)", what));
+    return v;
+  }
+
+  // An integer field; unsigned 64-bit values (addresses, stream handles) are accepted too.
+  std::uint64_t u64(snap_value dict, std::string_view key,
+                    std::optional<std::uint64_t> fallback = {}) const {
+    const auto v = dict.find(key);
+    if (!v.valid() && fallback)
+      return *fallback;
+    if (auto u = v.as_uint())
+      return *u;
+    if (auto i = v.as_int())
+      return static_cast<std::uint64_t>(*i);
+    expect(v.valid() ? v : dict, v, false, fmt::format("'{}' (expected an int)", key));
+    return 0;
+  }
+  std::int64_t i64(snap_value dict, std::string_view key,
+                   std::optional<std::int64_t> fallback = {}) const {
+    const auto v = dict.find(key);
+    if (!v.valid() && fallback)
+      return *fallback;
+    if (auto i = v.as_int())
+      return *i;
+    if (auto d = v.as_double())
+      return detail::to_i64(*d);
+    expect(v.valid() ? v : dict, v, false, fmt::format("'{}' (expected an int)", key));
+    return 0;
+  }
+  std::string_view str(snap_value dict, std::string_view key,
+                       std::string_view fallback = {}) const {
+    const auto v = dict.find(key);
+    if (!v.valid() || v.is_none())
+      return fallback;
+    if (auto s = v.as_string())
+      return *s;
+    expect(v, false, fmt::format("'{}' (expected a str)", key));
+    return {};
+  }
+
+  const snap_stream* stream_ = nullptr;
+};
+
+} // namespace tdiag::trace::detail

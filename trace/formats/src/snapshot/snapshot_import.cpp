@@ -1,0 +1,367 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/core/file_io.hpp>
+#include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/snapshot_import.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <new>
+#include <numeric>
+#include <span>
+#include <vector>
+
+#include <tensordiag/trace/detail/saturate.hpp>
+#include "snapshot_fields.hpp"
+#include "snapshot_rows.hpp"
+#include "snapshot_stream.hpp"
+
+namespace tdiag::trace {
+namespace {
+
+using detail::parse_block_state;
+using detail::snap_value;
+
+class snapshot_builder final : detail::snap_fields {
+public:
+  explicit snapshot_builder(load_result& out) : out_(out), t_(out.trace), entries_(out.trace) {}
+
+  void attach(const detail::snap_stream& s) {
+    s_ = &s;
+    stream_ = &s;
+    entries_.attach(s);
+  }
+  /// The sink that turns entries into rows while the pickle streams in.
+  detail::snapshot_rows& entries() noexcept { return entries_; }
+
+  void build() {
+    const auto root = s_->root();
+    if (!root.is_dict())
+      fail(root, codes::not_a_snapshot,
+           fmt::format("the pickle holds a {}, not a snapshot dict", to_string(root.kind())));
+    const auto segments = root.find("segments");
+    const auto traces = root.find("device_traces");
+    if (!segments.valid() && !traces.valid())
+      fail(root, codes::not_a_snapshot,
+           "the dict has neither 'segments' nor 'device_traces': not a PyTorch memory snapshot");
+    t_.metadata.format = "torch-snapshot";
+    t_.metadata.source_path = s_->source_name();
+    check_budget(traces, segments);
+    origin_us_ = entries_.origin_us();
+    t_.metadata.time_origin_ns =
+        detail::clamp_i64(static_cast<detail::wide_int>(origin_us_) * 1000);
+    if (traces.valid())
+      read_traces(traces);
+    read_segments(segments);
+    read_annotations(root.find("external_annotations"));
+    read_settings(root.find("allocator_settings"));
+  }
+
+private:
+  // The memo lets a small file list one object a billion times: what the lists expand to is
+  // counted (in time linear in the file) before anything walks or allocates it.
+  void check_budget(snap_value traces, snap_value segments) const {
+    std::uint64_t entries = 0, blocks = 0;
+    for (std::size_t d = 0; traces.is_sequence() && d < traces.size(); ++d)
+      if (const auto events = traces.at(d); events.is_sequence())
+        entries += events.size();
+    // Listing each staged row once, in order, needs no more memory (read_traces checks order).
+    if (entries != entries_.row_count())
+      check_entries(entries);
+    for (std::size_t i = 0; segments.is_sequence() && i < segments.size(); ++i)
+      if (const auto b = segments.at(i).find("blocks"); b.is_sequence())
+        blocks += b.size();
+    const std::uint64_t n = segments.is_sequence() ? segments.size() : 0;
+    check_memory_budget(s_->source_name(), fmt::format("{} segments listing {} blocks", n, blocks),
+                        n * sizeof(segment) + blocks * sizeof(block), over_budget_advice);
+  }
+
+  void check_entries(std::uint64_t entries) const {
+    check_memory_budget(s_->source_name(), fmt::format("device_traces listing {} entries", entries),
+                        entries * sizeof(memory_event), over_budget_advice);
+  }
+
+  std::int64_t to_ns(std::int64_t us) const {
+    return detail::clamp_time((static_cast<detail::wide_int>(us) - origin_us_) * 1000);
+  }
+
+  // Places the staged rows on their devices' lanes: in place when device_traces lists every row
+  // once, in order (what torch writes); gathered into a new vector otherwise.
+  void read_traces(snap_value traces) {
+    sequence(traces, "device_traces");
+    auto& rows = entries_.rows();
+    std::uint64_t total = 0, expected = 0;
+    bool in_place = true;
+    // The rows in device_traces order, read once (staging an entry below may grow the stream's
+    // storage, so the second pass must not read the entries again: the fuzzer found it reading
+    // freed memory); listed only once they are out of order.
+    std::vector<std::uint32_t> order;
+    for (std::size_t d = 0; d < traces.size(); ++d) {
+      const auto events = sequence(traces.at(d), "device_traces[i]");
+      total += events.size();
+      for (std::size_t i = 0; i < events.size(); ++i) {
+        auto row = events.at(i).row();
+        if (!row) {
+          const auto e = events.at(i);
+          expect(e, e.is_dict(), "a trace entry (expected a dict)");
+          row = entries_.entry(e, false);
+        }
+        if (in_place && *row != expected) {
+          // Out of order: from here on each row is listed (those before were 0, 1, ...).
+          in_place = false;
+          order.resize(expected);
+          std::iota(order.begin(), order.end(), 0u);
+        }
+        ++expected;
+        if (!in_place)
+          order.push_back(*row);
+      }
+    }
+    if (in_place && total != rows.size()) {
+      in_place = false; // rows listed nowhere (or twice): gather those listed
+      order.resize(total);
+      std::iota(order.begin(), order.end(), 0u);
+    }
+    std::vector<memory_event> gathered;
+    if (!in_place) {
+      check_entries(total);
+      gathered.reserve(static_cast<std::size_t>(total));
+    }
+    std::map<std::string, std::size_t> unknown;
+    std::size_t r = 0, w = 0; // in place: read at r, kept rows move down to w <= r
+    std::size_t k = 0;        // gathered: the next of `order`
+    for (std::size_t d = 0; d < traces.size(); ++d) {
+      const auto events = traces.at(d);
+      const auto device = static_cast<std::int32_t>(d);
+      const auto lane = t_.lanes.memory(device);
+      for (std::size_t i = 0; i < events.size(); ++i) {
+        if (!in_place) {
+          memory_event m = rows[order[k++]];
+          if (place(m, device, lane, unknown))
+            gathered.push_back(m);
+          continue;
+        }
+        auto& m = rows[r++];
+        if (place(m, device, lane, unknown) && ++w != r)
+          rows[w - 1] = m;
+      }
+    }
+    if (in_place) {
+      rows.resize(w);
+      t_.memory.adopt(std::move(rows));
+    } else {
+      t_.memory.adopt(std::move(gathered));
+    }
+    rows = {};
+    for (const auto& [name, count] : unknown) {
+      diagnostic note;
+      note.level = severity::note;
+      note.code = codes::snapshot_marker;
+      note.title = "snapshot action kept as a marker";
+      note.message = fmt::format("{}: {} '{}' trace entr{} kept as markers (no allocator effect)",
+                                 s_->source_name(), count, name, count == 1 ? "y" : "ies");
+      out_.warnings.push_back(std::move(note));
+    }
+  }
+
+  // A staged row on its device's lane with its time on the trace axis; an unknown action
+  // becomes a marker (false: not a memory event).
+  bool place(memory_event& m, std::int32_t device, lane_id lane,
+             std::map<std::string, std::size_t>& unknown) {
+    m.time = to_ns(m.reserved1 == detail::row_has_no_time ? origin_us_ : m.time);
+    m.reserved1 = 0;
+    m.lane = lane;
+    m.device = device;
+    if (m.reserved0 == detail::row_is_marker) {
+      // annotate, user_defined and future actions: keep them visible as markers.
+      ++unknown[std::string(t_.strings.name(m.user_metadata))];
+      marker_event mk;
+      mk.time = m.time;
+      mk.lane = lane;
+      mk.name = m.user_metadata;
+      mk.category = t_.strings.intern("snapshot-action");
+      t_.markers.push_back(mk);
+      return false;
+    }
+    last_time_ = std::max(last_time_, m.time);
+    return true;
+  }
+
+  void read_segments(snap_value segments) {
+    if (!segments.valid())
+      return;
+    sequence(segments, "segments");
+    allocator_state state;
+    state.time = last_time_;
+    state.segments.reserve(segments.size());
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+      const auto s = segments.at(i);
+      expect(s, s.is_dict(), "a segment (expected a dict)");
+      segment seg;
+      seg.device = static_cast<std::int32_t>(i64(s, "device", 0));
+      seg.address = u64(s, "address");
+      seg.total_size = u64(s, "total_size");
+      seg.stream = u64(s, "stream", 0);
+      const auto type = str(s, "segment_type");
+      seg.type = type == "small"   ? segment_type::small
+                 : type == "large" ? segment_type::large
+                                   : segment_type::unknown;
+      if (auto e = s.find("is_expandable").as_bool())
+        seg.is_expandable = *e;
+      if (const auto pool = s.find("segment_pool_id"); pool.is_sequence() && pool.size() == 2) {
+        const auto hi = pool.at(0).as_uint().value_or(0), lo = pool.at(1).as_uint().value_or(0);
+        seg.pool = (hi << 32) | (lo & 0xffffffffu);
+      }
+      seg.stack = entries_.stack_of(s.find("frames"));
+      const auto blocks = s.find("blocks");
+      if (blocks.valid()) {
+        sequence(blocks, "blocks");
+        seg.blocks.reserve(blocks.size());
+        for (std::size_t j = 0; j < blocks.size(); ++j)
+          seg.blocks.push_back(read_block(blocks.at(j)));
+      }
+      state.segments.push_back(std::move(seg));
+    }
+    state.sort();
+    t_.final_allocator_state = std::move(state);
+  }
+
+  block read_block(snap_value b) {
+    expect(b, b.is_dict(), "a block (expected a dict)");
+    block blk;
+    blk.address = u64(b, "address");
+    blk.size = u64(b, "size");
+    const auto state_text = str(b, "state");
+    const auto state = parse_block_state(state_text);
+    if (!state)
+      fail(b.find("state"), codes::unknown_block_state,
+           fmt::format("unknown block state '{}'", state_text));
+    blk.state = *state;
+    if (const auto frames = b.find("frames"); frames.valid()) {
+      blk.stack = entries_.stack_of(frames);
+      blk.requested_size = u64(b, "requested_size", blk.size);
+    } else if (const auto history = b.find("history");
+               history.is_sequence() && history.size() > 0) {
+      // Legacy layout: [{addr, real_size, frames}], the last entry is the live allocation.
+      const auto last = history.at(history.size() - 1);
+      blk.stack = entries_.stack_of(last.find("frames"));
+      blk.requested_size = u64(last, "real_size", blk.size);
+    } else {
+      blk.requested_size = u64(b, "requested_size", blk.size);
+    }
+    return blk;
+  }
+
+  void read_annotations(snap_value annotations) {
+    if (!annotations.valid() || !annotations.is_sequence())
+      return;
+    std::map<std::pair<std::int64_t, std::string_view>, std::vector<std::int64_t>> open;
+    for (std::size_t i = 0; i < annotations.size(); ++i) {
+      const auto a = annotations.at(i);
+      if (!a.is_dict())
+        continue;
+      const auto stage = str(a, "stage");
+      const auto name = str(a, "name");
+      const auto device = i64(a, "device", 0);
+      const auto time = to_ns(i64(a, "time_us", origin_us_));
+      auto& starts = open[{device, name}];
+      if (stage == "START") {
+        starts.push_back(time);
+      } else if (stage == "END" && !starts.empty()) {
+        range_event r;
+        r.start = starts.back();
+        r.end = std::max(time, r.start);
+        starts.pop_back();
+        r.lane = t_.lanes.memory(static_cast<std::int32_t>(device));
+        r.name = t_.strings.intern(name);
+        r.kind = range_kind::external;
+        t_.ranges.push_back(r);
+      }
+    }
+  }
+
+  void read_settings(snap_value settings) {
+    if (!settings.valid() || !settings.is_dict())
+      return;
+    for (std::size_t i = 0; i < settings.size(); ++i) {
+      const auto k = settings.key(i).as_string();
+      if (!k)
+        continue;
+      const auto v = settings.value(i);
+      std::string text;
+      if (auto s = v.as_string())
+        text = std::string(*s);
+      else if (auto b = v.as_bool())
+        text = *b ? "true" : "false";
+      else if (auto n = v.as_int())
+        text = fmt::format("{}", *n);
+      else if (auto x = v.as_double())
+        text = fmt::format("{}", *x);
+      else
+        continue; // nested dicts (roundup_power2_divisions) are not worth a property each
+      t_.metadata.properties.emplace_back(fmt::format("allocator.{}", *k), std::move(text));
+    }
+  }
+
+  const detail::snap_stream* s_ = nullptr;
+  load_result& out_;
+  trace& t_;
+  detail::snapshot_rows entries_;
+  std::int64_t origin_us_ = 0;
+  std::int64_t last_time_ = 0;
+};
+
+// One streaming pass: the machine hands each trace entry to the rows as it is appended.
+load_result run_import(input_file* file, std::string_view bytes, std::string_view source,
+                       const load_options& options, const pickle_limits& limits) {
+  load_result out;
+  snapshot_builder builder(out);
+  detail::snap_stream stream(file, bytes, std::string(source), limits, &builder.entries());
+  builder.attach(stream);
+  try {
+    stream.run();
+  } catch (const std::bad_alloc&) {
+    builder.entries().too_large(true);
+  }
+  builder.build();
+  if (options.finalize)
+    out.trace.finalize();
+  return out;
+}
+
+} // namespace
+
+bool sniff_snapshot(std::span<const std::byte> head) noexcept {
+  return head.size() >= 2 && head[0] == std::byte{0x80} && head[1] >= std::byte{2} &&
+         head[1] <= std::byte{5};
+}
+
+load_result import_snapshot(std::string_view bytes, std::string_view source_name,
+                            const load_options& options, const pickle_limits& limits) {
+  return run_import(nullptr, bytes, source_name, options, limits);
+}
+
+load_result import_snapshot_file(const std::filesystem::path& path, const load_options& options) {
+  input_file in(path);
+  if (!in.seekable())
+    return import_snapshot(in.read_all(), in.name(), options);
+  return run_import(&in, {}, in.name(), options, {});
+}
+
+importer snapshot_importer() {
+  return {
+      "torch-snapshot", [](std::span<const std::byte> head) { return sniff_snapshot(head); },
+      [](const std::filesystem::path& path, const load_options& options) {
+        return import_snapshot_file(path, options);
+      },
+      [](std::span<const std::byte> bytes, std::string_view source, const load_options& options) {
+        return run_import(
+            nullptr, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+            source, options, {});
+      }};
+}
+
+} // namespace tdiag::trace

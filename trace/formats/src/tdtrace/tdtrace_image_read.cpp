@@ -1,0 +1,234 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Reopens a row image: the rows stay in the file, mapped read-only and private, and each store
+// views them (event_store copies them on a first mutation). Nothing is trusted: one pass per
+// store checks every id against the tables, every time against the importers' limits and the
+// stored lane index against the rows, before any analysis sees them.
+#include <tensordiag/core/file_io.hpp>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tensordiag/trace/detail/record_ids.hpp>
+#include <tensordiag/trace/detail/saturate.hpp>
+#include "tdtrace_bytes.hpp"
+#include "tdtrace_format.hpp"
+#include "tdtrace_image.hpp"
+
+namespace tdiag::trace::detail {
+
+row_directory decode_row_directory(std::span<const std::byte> body) {
+  byte_reader in(body);
+  row_directory directory;
+  const std::size_t blocks = in.count();
+  for (std::size_t i = 0; i < blocks; ++i) {
+    row_block blk;
+    blk.kind = in.u8();
+    blk.record_size = static_cast<std::uint32_t>(in.varint());
+    blk.layout = in.u64();
+    blk.count = in.varint();
+    blk.offset = in.varint();
+    const std::size_t lanes = in.count();
+    for (std::size_t l = 0; l <= lanes; ++l)
+      blk.lane_offsets.push_back(static_cast<std::size_t>(in.varint()));
+    for (std::size_t l = 0; l < lanes; ++l)
+      blk.lane_max_duration.push_back(static_cast<std::int64_t>(in.varint()));
+    directory.blocks.push_back(std::move(blk));
+  }
+  const std::size_t waits = in.count();
+  for (std::size_t i = 0; i < waits; ++i) {
+    sync_wait w;
+    w.range_index = static_cast<std::uint32_t>(in.varint());
+    w.record_correlation = static_cast<std::uint32_t>(in.varint());
+    w.stream = static_cast<std::int64_t>(unzigzag(in.varint()));
+    directory.sync_waits.push_back(w);
+  }
+  // Absent from minor 0 (collectives came with minor 1).
+  const std::size_t collectives = in.done() ? 0 : in.count();
+  for (std::size_t i = 0; i < collectives; ++i) {
+    collective_info c;
+    c.correlation = static_cast<std::uint32_t>(in.varint());
+    c.group = static_cast<string_id>(in.varint());
+    c.group_ranks = static_cast<string_id>(in.varint());
+    c.collective = static_cast<string_id>(in.varint());
+    c.group_size = static_cast<std::int64_t>(unzigzag(in.varint()));
+    c.seq = static_cast<std::int64_t>(unzigzag(in.varint()));
+    directory.collectives.push_back(c);
+  }
+  if (!in.done())
+    throw malformed("the row directory is longer than its entries");
+  return directory;
+}
+
+namespace {
+
+constexpr std::array<const char*, 9> kind_names = {
+    "kernel", "copy", "API call", "range", "marker", "memory", "assertion", "flow", "counter"};
+
+class file_map {
+public:
+  file_map(void* base, std::size_t size) : base_(base), size_(size) {}
+  ~file_map() { ::munmap(base_, size_); }
+  file_map(const file_map&) = delete;
+  file_map& operator=(const file_map&) = delete;
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept {
+    return {static_cast<const std::byte*>(base_), size_};
+  }
+
+private:
+  void* base_;
+  std::size_t size_;
+};
+
+std::shared_ptr<std::uint64_t[]> buffer_for(std::uint64_t size) {
+  if (size > memory_budget())
+    throw malformed(fmt::format("{} bytes of rows cannot be mapped and exceed the memory budget "
+                                "({} bytes; TDIAG_MEMORY_LIMIT)",
+                                size, memory_budget()));
+  return std::shared_ptr<std::uint64_t[]>(new std::uint64_t[(size + 7) / 8]);
+}
+
+template <typename Record> bool times_in_limits(const Record& r) noexcept {
+  auto ok = [](std::int64_t t) { return t >= -time_limit && t <= time_limit; };
+  if constexpr (requires { r.end; })
+    return ok(r.start) && ok(r.end);
+  else
+    return ok(r.time);
+}
+
+template <typename Record>
+void adopt_block(event_store<Record>& store, const row_block& blk, const row_source& rows,
+                 std::uint64_t rows_end, const trace& tables) {
+  const char* what = kind_names[blk.kind];
+  if (blk.record_size != sizeof(Record) || blk.layout != row_layout<Record>())
+    throw malformed(fmt::format("its {} rows have another record layout ({} bytes, layout "
+                                "{:016x}; this build reads {} bytes, {:016x})",
+                                what, blk.record_size, blk.layout, sizeof(Record),
+                                row_layout<Record>()));
+  if (blk.offset % row_alignment != 0 || blk.offset > rows_end ||
+      blk.count > (rows_end - blk.offset) / sizeof(Record))
+    throw malformed(fmt::format("its {} {} rows at offset {} run past the row area ({} bytes)",
+                                blk.count, what, blk.offset, rows_end));
+  const std::size_t lanes = tables.lanes.size();
+  if (blk.lane_max_duration.size() != lanes)
+    throw malformed(fmt::format("the lane index of its {} rows has {} lanes, its lane table {}",
+                                what, blk.lane_max_duration.size(), lanes));
+  const std::size_t strings = tables.strings.size();
+  const std::size_t stacks = tables.stacks.stack_count();
+  auto check = [&](const Record& r) {
+    Record ids = r;
+    bool ok = times_in_limits(r);
+    visit_ids(
+        ids, [&](string_id& id) { ok = ok && id < strings; },
+        [&](stack_id& id) { ok = ok && id < stacks; }, [&](lane_id& id) { ok = ok && id < lanes; });
+    return ok;
+  };
+  row_bytes bytes = rows(blk.offset, blk.count * sizeof(Record));
+  const std::span<const Record> records(reinterpret_cast<const Record*>(bytes.bytes.data()),
+                                        static_cast<std::size_t>(blk.count));
+  if (!store.adopt_finalized(records, std::move(bytes.keeper), blk.lane_offsets,
+                             blk.lane_max_duration, check))
+    throw malformed(fmt::format("its {} rows do not match their lane index, or name undefined "
+                                "strings, stacks or lanes, or hold times beyond 2^60 ns",
+                                what));
+}
+
+} // namespace
+
+namespace {
+
+// Maps the whole file, or returns null where it cannot be mapped (`why` says why).
+std::shared_ptr<const file_map> map_file(const std::filesystem::path& path, std::uint64_t file_size,
+                                         std::string& why) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    why = fmt::format("it cannot be opened again to map its rows: {}", std::strerror(errno));
+    return nullptr;
+  }
+  struct stat st {};
+  void* base = MAP_FAILED;
+  if (::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) == file_size)
+    // Private and read-only: the stores never write through it. Populated up front: the check
+    // pass reads every row anyway, and one populate costs less than a fault per page.
+    base = ::mmap(nullptr, static_cast<std::size_t>(file_size), PROT_READ,
+                  MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  else
+    why = "it changed size while being read";
+  if (base == MAP_FAILED && why.empty())
+    why = fmt::format("its rows cannot be mapped: {}", std::strerror(errno));
+  ::close(fd);
+  return base == MAP_FAILED
+             ? nullptr
+             : std::make_shared<const file_map>(base, static_cast<std::size_t>(file_size));
+}
+
+} // namespace
+
+row_source mapped_rows(const std::filesystem::path& path, std::uint64_t file_size) {
+  // Mapped on first use: a chunked file never is.
+  auto map = std::make_shared<std::shared_ptr<const file_map>>();
+  return [map, path, file_size](std::uint64_t offset, std::uint64_t size) -> row_bytes {
+    std::string why;
+    if (!*map)
+      *map = map_file(path, file_size, why);
+    if (!*map)
+      throw malformed(why);
+    return {
+        (*map)->bytes().subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(size)),
+        *map};
+  };
+}
+
+row_source copied_rows(std::span<const std::byte> bytes) {
+  return [bytes](std::uint64_t offset, std::uint64_t size) -> row_bytes {
+    auto buffer = buffer_for(size);
+    auto* out = reinterpret_cast<std::byte*>(buffer.get());
+    std::memcpy(out, bytes.data() + offset, static_cast<std::size_t>(size));
+    return {{out, static_cast<std::size_t>(size)}, buffer};
+  };
+}
+
+void adopt_row_image(std::span<const std::byte> body, const row_source& rows,
+                     std::uint64_t rows_end, trace& into) {
+  const row_directory directory = decode_row_directory(body);
+  std::array<bool, kind_names.size()> seen{};
+  try {
+    for (const auto& blk : directory.blocks) {
+      if (blk.kind >= kind_names.size())
+        throw malformed(fmt::format("a row block of unknown kind {}", blk.kind));
+      if (seen[blk.kind])
+        throw malformed(fmt::format("two blocks of {} rows", kind_names[blk.kind]));
+      seen[blk.kind] = true;
+      std::size_t kind = 0;
+      into.for_each_store([&](auto& store) {
+        if (kind++ == blk.kind)
+          adopt_block(store, blk, rows, rows_end, into);
+      });
+    }
+    for (const auto& w : directory.sync_waits)
+      if (w.range_index >= into.ranges.size())
+        throw malformed("a sync wait names a range the file does not hold");
+    for (collective_info c : directory.collectives)
+      visit_ids(
+          c,
+          [&](string_id& id) {
+            if (id >= into.strings.size())
+              throw malformed("a collective names a string the file does not hold");
+          },
+          [](stack_id&) {}, [](lane_id&) {});
+  } catch (...) {
+    into.for_each_store([](auto& store) { store.clear(); });
+    throw;
+  }
+  into.sync_waits = directory.sync_waits;
+  into.collectives = directory.collectives;
+}
+
+} // namespace tdiag::trace::detail

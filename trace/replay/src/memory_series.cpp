@@ -1,0 +1,78 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/trace/memory_series.hpp>
+
+#include <algorithm>
+#include <functional>
+
+#include "replay_state.hpp"
+#include <tensordiag/trace/detail/saturate.hpp>
+
+namespace tdiag::trace {
+
+bool for_each_memory_sample(const trace& t, lane_id lane,
+                            const std::function<void(const memory_sample&)>& visit) {
+  const auto events = t.memory.lane(lane);
+  if (events.empty())
+    return false;
+  const bool reported = std::any_of(events.begin(), events.end(), [](const memory_event& e) {
+    return e.total_allocated >= 0 || e.total_reserved >= 0;
+  });
+  if (reported) {
+    // Totals as reported; an event without them keeps the last value. Before the first event:
+    // what it reported, less its own effect.
+    memory_sample s{events.front().time, 0, -1, 0};
+    const auto& e0 = events.front();
+    if (e0.total_allocated >= 0)
+      s.allocated = e0.total_allocated;
+    if (e0.total_reserved >= 0)
+      s.reserved = e0.total_reserved;
+    memory_sample first = s;
+    const auto size = detail::signed_size(e0.size);
+    if (e0.action == memory_action::alloc)
+      first.allocated = std::max<std::int64_t>(first.allocated - size, 0);
+    else if (e0.action == memory_action::free_completed)
+      first.allocated = detail::sat_add(first.allocated, size);
+    visit(first);
+    for (const auto& e : events) {
+      s.time = e.time;
+      if (e.total_allocated >= 0)
+        s.allocated = e.total_allocated;
+      if (e.total_reserved >= 0)
+        s.reserved = e.total_reserved;
+      visit(s);
+    }
+    return true;
+  }
+  // One pass forward from the derived initial state: no keyframes, which only a viewer's
+  // scrubbing needs.
+  const auto device = lane < t.lanes.size() ? static_cast<std::int32_t>(t.lanes.at(lane).group) : 0;
+  allocator_state start = initial_allocator_state(t, lane);
+  auto now = detail::totals_of(start, device);
+  visit({events.front().time, now.allocated, now.requested, now.reserved});
+  detail::replay_state r(std::move(start), device, events);
+  detail::replay_totals change;
+  for (const auto& e : events) {
+    r.step(e, false, false, &change);
+    // The running totals saturate: sizes near 2^63 from a file must not overflow (found by the
+    // fuzzers).
+    now.allocated = detail::sat_add(now.allocated, change.allocated);
+    now.requested = detail::sat_add(now.requested, change.requested);
+    now.reserved = detail::sat_add(now.reserved, change.reserved);
+    visit({e.time, now.allocated, now.requested, now.reserved});
+  }
+  return false;
+}
+
+memory_series memory_series_of(const trace& t, lane_id lane) {
+  memory_series out;
+  out.lane = lane;
+  out.device = lane < t.lanes.size() ? static_cast<std::int32_t>(t.lanes.at(lane).group) : 0;
+  out.samples.reserve(t.memory.lane(lane).size() + 1);
+  out.reported =
+      for_each_memory_sample(t, lane, [&](const memory_sample& s) { out.samples.push_back(s); });
+  return out;
+}
+
+} // namespace tdiag::trace
