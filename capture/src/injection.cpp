@@ -119,9 +119,9 @@ extern "C" int InitializeInjection(void) {
       tdiag::capture::start(opts);
       outcome = tdiag::capture::active() ? 1 : 0;
       if (std::getenv("TDIAG_CAPTURE_QUIET") == nullptr)
-        std::fprintf(stderr, "tdiag capture: writing %s\n", opts.output.c_str());
+        fmt::print(stderr, "tdiag capture: writing {}\n", opts.output);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "tdiag capture: not capturing: %s\n", e.what());
+      fmt::print(stderr, "tdiag capture: not capturing: {}\n", e.what());
       outcome = 0;
     }
   });

@@ -207,8 +207,8 @@ void session::subscribe() {
     const char* text = nullptr;
     cuptiGetResultString(r, &text);
     callbacks_status_ = fmt::format("unavailable: {}", text ? text : "cuptiSubscribe failed");
-    std::fprintf(stderr, "tdiag capture: no CUPTI callbacks (%s); no launch stacks\n",
-                 callbacks_status_.c_str());
+    fmt::print(stderr, "tdiag capture: no CUPTI callbacks ({}); no launch stacks\n",
+               callbacks_status_);
     return;
   }
   callbacks_status_ = "on";
@@ -248,7 +248,7 @@ void session::set_activities(bool on) {
   if (options_.driver_api)
     check_cupti(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER), "cuptiActivityEnable(DRIVER)");
   if (!missing.empty() && !missing_reported_)
-    std::fprintf(stderr, "tdiag capture: activity kinds unavailable: %s\n", missing.c_str());
+    fmt::print(stderr, "tdiag capture: activity kinds unavailable: {}\n", missing);
   missing_reported_ = true;
 }
 
@@ -471,7 +471,7 @@ void session::run_converter() noexcept {
         writer_->append(converter_->take_batch());
     } catch (const std::exception& e) {
       // A conversion failure must not take the application down; it is reported once.
-      std::fprintf(stderr, "tdiag capture: converter error: %s\n", e.what());
+      fmt::print(stderr, "tdiag capture: converter error: {}\n", e.what());
     }
     {
       std::lock_guard lock(buffer_mutex_);
@@ -502,7 +502,7 @@ bool start(const options& opts) {
       try {
         stop();
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "tdiag capture: at exit: %s\n", e.what());
+        fmt::print(stderr, "tdiag capture: at exit: {}\n", e.what());
       }
     });
   });

@@ -17,6 +17,8 @@
 
 #include <cupti.h>
 
+#include <fmt/format.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -102,7 +104,7 @@ public:
       if (event(gate_))
         apply_range_edge_reporting();
     } catch (const std::exception& e) { // as apply_range_edge_reporting() says its failures
-      std::fprintf(stderr, "tdiag capture: capture range: %s\n", e.what());
+      fmt::print(stderr, "tdiag capture: capture range: {}\n", e.what());
     }
   }
   /// A top-level kernel launch, while a launches:A:B range still lies ahead or is open.

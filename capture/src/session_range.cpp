@@ -32,8 +32,8 @@ void route_nvtx_to_cupti() {
   if (dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &info) != 0 && info.dli_fname != nullptr)
     setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
   else
-    std::fprintf(stderr, "tdiag capture: libcupti not found: set NVTX_INJECTION64_PATH to it "
-                         "for nvtx: ranges\n");
+    fmt::print(stderr, "tdiag capture: libcupti not found: set NVTX_INJECTION64_PATH to it "
+                       "for nvtx: ranges\n");
 }
 
 } // namespace
@@ -82,7 +82,7 @@ void session::apply_range_edge_reporting() noexcept {
     apply_range_edge();
   } catch (const std::exception& e) {
     // On an application thread inside a CUPTI callback: say it, never take the program down.
-    std::fprintf(stderr, "tdiag capture: capture range: %s\n", e.what());
+    fmt::print(stderr, "tdiag capture: capture range: {}\n", e.what());
   }
 }
 

@@ -352,6 +352,7 @@ void add_torch_hook(torch_hook& hook, const capture_args& a, const std::string& 
   }
   hook.dir = pattern;
   std::FILE* f = std::fopen((hook.dir / "sitecustomize.py").c_str(), "w");
+  // rules: allow fmt_only (a file's verbatim contents, not formatting)
   const bool written = f != nullptr && std::fputs(torch_hook_source, f) >= 0;
   if (f == nullptr || std::fclose(f) != 0 || !written) {
     fmt::print(stderr,

@@ -65,19 +65,15 @@ int run_grid(const validate_options& o) {
   report r;
   r.metadata = make_report_metadata("tdiag shard validate");
   for (const auto& op : result.ops) {
-    std::fprintf(
-        stderr, "%s\n",
-        fmt::format(
-            "{:32} {:6} strategies {:6} passed {:4} failed ({} calls, {} rejected by the rule)",
-            op.op, op.strategies, op.passed, op.failed, op.calls, op.rejected)
-            .c_str());
+    fmt::print(
+        stderr,
+        "{:32} {:6} strategies {:6} passed {:4} failed ({} calls, {} rejected by the rule)\n",
+        op.op, op.strategies, op.passed, op.failed, op.calls, op.rejected);
     for (const auto& d : op.failures)
       r.diagnostics.push_back(d);
   }
-  std::fprintf(stderr, "%s\n",
-               fmt::format("validated {} strategies of {} ops: {} wrong", result.strategies(),
-                           result.ops.size(), result.failed())
-                   .c_str());
+  fmt::print(stderr, "validated {} strategies of {} ops: {} wrong\n", result.strategies(),
+             result.ops.size(), result.failed());
   if (o.format != "text" || !r.diagnostics.empty())
     emit(r, o);
   return result.ok() ? exit_clean : exit_findings;
@@ -95,10 +91,8 @@ int run_mutations(const validate_options& o) {
                                                sim::reference_registry::builtin(), g);
     const bool hit = !result.ok();
     caught += hit ? 1 : 0;
-    std::fprintf(stderr, "%s\n",
-                 fmt::format("{:7} {:38} {} ({} of {} strategies wrong)", hit ? "caught" : "MISSED",
-                             m.name, m.description, result.failed(), result.strategies())
-                     .c_str());
+    fmt::print(stderr, "{:7} {:38} {} ({} of {} strategies wrong)\n", hit ? "caught" : "MISSED",
+               m.name, m.description, result.failed(), result.strategies());
     if (!hit) {
       diagnostic d;
       d.code = tdiag::dtensor::codes::wrong_values;
@@ -109,9 +103,7 @@ int run_mutations(const validate_options& o) {
       r.diagnostics.push_back(std::move(d));
     }
   }
-  std::fprintf(
-      stderr, "%s\n",
-      fmt::format("{} of {} wrong rules caught", caught, sim::builtin_mutations().size()).c_str());
+  fmt::print(stderr, "{} of {} wrong rules caught\n", caught, sim::builtin_mutations().size());
   if (o.format != "text" || !r.diagnostics.empty())
     emit(r, o);
   return caught == sim::builtin_mutations().size() ? exit_clean : exit_findings;
@@ -121,7 +113,7 @@ void run_validate(const validate_options& o, command_context& context) {
   try {
     context.status = o.mutations ? run_mutations(o) : run_grid(o);
   } catch (const input_error& e) {
-    std::fprintf(stderr, "tdiag shard validate: %s\n", e.what());
+    fmt::print(stderr, "tdiag shard validate: {}\n", e.what());
     context.status = exit_usage;
   }
 }

@@ -14,21 +14,21 @@
 // CUDA's own names, on purpose: the kernel sources are CUDA's (and a type cannot be parenthesised).
 // NOLINTBEGIN(bugprone-reserved-identifier, bugprone-macro-parentheses)
 #ifndef __global__
-#  define __global__
+#  define __global__ // rules: allow macro_prefix (CUDA's keyword)
 #endif
 #ifndef __device__
-#  define __device__
+#  define __device__ // rules: allow macro_prefix (CUDA's keyword)
 #endif
 #ifndef __host__
-#  define __host__
+#  define __host__ // rules: allow macro_prefix (CUDA's keyword)
 #endif
 #ifndef __forceinline__
-#  define __forceinline__ inline
+#  define __forceinline__ inline // rules: allow macro_prefix (CUDA's keyword)
 #endif
 // One block runs at a time on a host thread and its GPU threads are fibers of that thread, so
 // thread-local static storage is exactly block-shared storage.
 #ifndef __shared__
-#  define __shared__ static thread_local
+#  define __shared__ static thread_local // rules: allow macro_prefix (CUDA's keyword)
 #endif
 
 /// `extern __shared__ T name[]` in CUDA; a pointer to the block's dynamic shared memory here.
