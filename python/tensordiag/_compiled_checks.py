@@ -217,9 +217,13 @@ def render_text(failures: Sequence[Failure]) -> str:
             lines.append(f"    {name:<{width}} = {value}")
         for frame in f.site.stack:
             lines.append(f"  stack: {frame}")
+        if f.site.op:
+            lines.append("  note: the count covers every launch since the last check, the runs "
+                         "Inductor's autotuner made with the same inputs included")
         if f.site.kind == "index":
+            skipped = "read as index 0" if f.site.op else "skipped (masked)"
             lines.append(f"  hint: the index must lie in [0, {f.b}): check where it is computed; "
-                         "the element was skipped (masked), no trap, the stream stays usable")
+                         f"the element was {skipped}, no trap, the stream stays usable")
     return "\n".join(lines)
 
 
