@@ -20,7 +20,8 @@ import tensordiag.torch as ttorch
 # One source, compiled three times as three code objects (Dynamo caches per code object).
 SOURCE = '''
 def forward(tok_table, pos_table, ids, pos, cols):
-    x = torch.nn.functional.embedding(ids, tok_table) + torch.nn.functional.embedding(pos, pos_table)
+    embedding = torch.nn.functional.embedding
+    x = embedding(ids, tok_table) + embedding(pos, pos_table)
     return torch.gather(x, 1, cols).sum(-1)
 '''
 

@@ -12,7 +12,8 @@ The device side (``tensordiag.triton``) writes into one int64 buffer per device,
 A site is one check in one kernel, registered on the host when the kernel is defined or generated
 (``Site``: kernel, file, line, condition, and for torch.compile the user's line and the op). This
 module decodes the buffer's words into ``Failure`` objects and renders them as the C++ macros'
-report (``TDIAG-DSA-001``): one line per site, then the fields, as ``tensordiag.report/v1`` JSON too.
+report (``TDIAG-DSA-001``): one line per site, then the fields; as ``tensordiag.report/v1`` JSON
+too.
 """
 
 from __future__ import annotations
@@ -176,7 +177,8 @@ def message(f: Failure) -> str:
     text = f"assertion failed: {what_failed(f)} ({condition}) in {s.kernel}"
     if s.file:
         text += f" at {s.file}:{s.line}"
-    text += f", program {_triple(f.program)} lane {f.lane}, grid {_triple(f.grid)} on device {f.device}"
+    text += (f", program {_triple(f.program)} lane {f.lane}, grid {_triple(f.grid)} on device "
+             f"{f.device}")
     if s.op:
         text += f", from {s.op}"
     more = f.count - 1
@@ -336,8 +338,8 @@ def register_kernel_sites(fn: Any, kernel: str, table: SiteTable = SITES) -> Lis
         ref = call["site"]
         if isinstance(ref, str):
             if ref not in globals_:
-                raise ValueError(f"{relative(call['file'])}:{call['line']}: the site {ref!r} is not "
-                                 "a global of the kernel's module: define it with "
+                raise ValueError(f"{relative(call['file'])}:{call['line']}: the site {ref!r} is "
+                                 "not a global of the kernel's module: define it with "
                                  f"`{ref} = tensordiag.triton.site()` before the kernel")
             value = getattr(globals_[ref], "value", globals_[ref])
         else:
@@ -346,8 +348,8 @@ def register_kernel_sites(fn: Any, kernel: str, table: SiteTable = SITES) -> Lis
             raise ValueError(f"{relative(call['file'])}:{call['line']}: the site must be an id "
                              f"from tensordiag.triton.site(), not {value!r}")
         if value in seen:
-            raise ValueError(f"{relative(call['file'])}:{call['line']}: the site {ref!r} is also used "
-                             f"at line {seen[value]}: each check needs a site of its own")
+            raise ValueError(f"{relative(call['file'])}:{call['line']}: the site {ref!r} is also "
+                             f"used at line {seen[value]}: each check needs a site of its own")
         seen[value] = call["line"]
         site = Site(value, call["kind"], call["text"], kernel, file=relative(call["file"]),
                     line=call["line"])
@@ -366,5 +368,5 @@ def user_frames(stack_trace: str) -> List[Tuple[str, int, str, str]]:
 
 
 __all__ = ["Site", "Failure", "SiteTable", "SITES", "decode", "render_text", "report_json",
-           "make_error", "scan_kernel", "register_kernel_sites", "user_frames", "MAX_SITES", "RECORD_WORDS",
-           "BUFFER_WORDS"]
+           "make_error", "scan_kernel", "register_kernel_sites", "user_frames", "MAX_SITES",
+           "RECORD_WORDS", "BUFFER_WORDS"]

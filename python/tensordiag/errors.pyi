@@ -23,4 +23,5 @@ class DeviceAssertionError(Error):
     failures: List[Any]
     report_json: Optional[Dict[str, Any]]
     def __init__(self, message: str, report: Optional[Report] = ..., *,
-                 failures: Sequence[Any] = ..., report_json: Optional[Dict[str, Any]] = ...) -> None: ...
+                 failures: Sequence[Any] = ...,
+                 report_json: Optional[Dict[str, Any]] = ...) -> None: ...

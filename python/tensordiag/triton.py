@@ -90,8 +90,9 @@ def take_failures(device: Union[None, int, str, torch.device] = None) -> list:
 
 
 def raise_failures(device: Union[None, int, str, torch.device] = None) -> None:
-    """What ``tensordiag.check()`` runs: raises ``tensordiag.DeviceAssertionError`` (the report) for the checks that failed since
-    the last check on every device (or on ``device``); synchronises those devices first."""
+    """What ``tensordiag.check()`` runs: raises ``tensordiag.DeviceAssertionError`` (the report)
+    for the checks that failed since the last check on every device (or on ``device``);
+    synchronises those devices first."""
     found = take_failures(device)
     if found:
         raise _cc.make_error(found)

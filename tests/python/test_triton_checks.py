@@ -82,6 +82,7 @@ def test_negative_index_float_operands_and_the_compiled_site():
                          user_code="return self.emb(ids)",
                          op="aten.embedding.default(float32[1000, 64], int64[4096])")
     chk = table.register("check", "x < y", "k", file="k.py", line=7, message="x must be small")
+    assert (idx.id, chk.id) == (0, 1)
     counts = [1, 2] + [0] * (cc.MAX_SITES - 2)
     records = words(count=1, a=-3, b=1000) + words(count=2, a=2.5, b=float("nan"))
     records += [0] * (cc.MAX_SITES * cc.RECORD_WORDS - len(records))
@@ -206,7 +207,8 @@ def test_triton_check_index_reports_the_kernel_line_and_keeps_the_stream(gpu):
     text = str(e.value)
     print(text)
     line = planted("triton check_index")
-    assert f"triton_checks_programs.py:{line}: error: assertion failed: index 16 not below 16" in text
+    assert (f"triton_checks_programs.py:{line}: error: assertion failed: index 16 not below 16"
+            in text)
     assert "in gather_rows" in text and "program (1,0,0) lane 13, grid (3,1,1)" in text
     assert out[141].item() == 0.0 and out[140].item() == 140 % 16
     _next_op_runs(torch)
