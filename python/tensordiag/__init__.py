@@ -6,23 +6,52 @@ Submodules: :mod:`tensordiag.dtensor` (sharding propagation, corpus checks, expl
 :mod:`tensordiag.trace` (snapshots, Kineto traces, .tdtrace and their analyses),
 :mod:`tensordiag.report` (reports in every format). Errors are :class:`tensordiag.Error` and
 its subclasses. ``python -m tensordiag ...`` runs the ``tdiag`` command line.
+:mod:`tensordiag.triton` and ``tensordiag.torch.compile_checks()`` check compiled kernels
+(Triton, torch.compile); ``check()`` raises what they recorded. Those two work without the
+compiled module.
 """
 
-from ._core import core as _core
-from .errors import Error, InputError, ShardingError
-from . import dtensor, report, trace
+from .errors import DeviceAssertionError, Error, InputError, ShardingError
 
-__version__ = _core.__version__
+try:
+    from ._core import core as _core
+except ImportError as _missing:  # without the compiled module only the pure-Python parts load:
+    _core = None                 # tensordiag.triton and tensordiag.torch.compile_checks
+    _core_error: "ImportError | None" = _missing
+else:
+    _core_error = None
+    from . import dtensor, report, trace
+
+    __version__ = _core.__version__
+
+
+def __getattr__(name: str):
+    if _core is None and name in ("dtensor", "report", "trace", "__version__"):
+        raise ImportError(f"tensordiag.{name} needs the compiled module: {_core_error}")
+    raise AttributeError(f"module 'tensordiag' has no attribute {name!r}")
+
+
+def check() -> None:
+    """Raises :class:`DeviceAssertionError` for the checks that failed in compiled kernels
+    (``tensordiag.triton``, ``tensordiag.torch.compile_checks()``) since the last check, after
+    synchronising each device that holds a failure buffer; returns when none failed."""
+    import sys
+
+    checks = sys.modules.get("tensordiag.triton")
+    if checks is not None:
+        checks.raise_failures()
 
 
 def main(args=None) -> int:
     """Runs ``tdiag ARGS`` in this process and returns its exit status."""
     import sys
 
+    if _core is None:
+        raise ImportError(f"the tdiag command line needs the compiled module: {_core_error}")
     sys.stdout.flush()
     sys.stderr.flush()
     return _core.run_cli(list(sys.argv[1:] if args is None else args))
 
 
-__all__ = ["Error", "InputError", "ShardingError", "dtensor", "report", "trace", "main",
-           "__version__"]
+__all__ = ["Error", "InputError", "ShardingError", "DeviceAssertionError", "check", "dtensor",
+           "report", "trace", "main", "__version__"]

@@ -5,10 +5,12 @@ from typing import Optional, Sequence
 from . import dtensor as dtensor
 from . import report as report
 from . import trace as trace
+from .errors import DeviceAssertionError as DeviceAssertionError
 from .errors import Error as Error
 from .errors import InputError as InputError
 from .errors import ShardingError as ShardingError
 
 __version__: str
 
+def check() -> None: ...
 def main(args: Optional[Sequence[str]] = ...) -> int: ...

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Dict, Optional, Sequence
 
 
 class Error(Exception):
@@ -50,4 +50,26 @@ class ShardingError(Error):
         self.error_class = error_class
 
 
-__all__ = ["Error", "InputError", "ShardingError"]
+class DeviceAssertionError(Error):
+    """Checks inside GPU kernels failed (``TDIAG-DSA-001``): Triton kernels using
+    ``tensordiag.triton``, or kernels torch.compile generated under
+    ``tensordiag.torch.compile_checks()``. The kernels recorded the failures instead of
+    trapping, so the process and its CUDA context stay usable.
+
+    ``str(error)`` is the report's text (one ``file:line: error: assertion failed: ...`` line per
+    failing site, then its fields); ``failures`` the decoded records, ``report_json`` the
+    ``tensordiag.report/v1`` document, ``report`` the same as a Report when the compiled module
+    is there."""
+
+    def __init__(self, message: str, report=None, *, failures: Sequence[Any] = (),
+                 report_json: Optional[Dict[str, Any]] = None) -> None:
+        super().__init__(message, report)
+        self.failures = list(failures)
+        self.report_json = report_json
+
+    @property
+    def code(self) -> Optional[str]:
+        return super().code or "TDIAG-DSA-001"
+
+
+__all__ = ["Error", "InputError", "ShardingError", "DeviceAssertionError"]

@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: 2026 tensordiag contributors
 # SPDX-License-Identifier: Apache-2.0
-from typing import Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from .report import Diagnostic, Report
 
@@ -18,3 +18,10 @@ class ShardingError(Error):
     error_class: str
     def __init__(self, message: str, report: Optional[Report] = ...,
                  error_class: str = ...) -> None: ...
+
+class DeviceAssertionError(Error):
+    failures: List[Any]
+    report_json: Optional[Dict[str, Any]]
+    def __init__(self, message: str, report: Optional[Report] = ..., *,
+                 failures: Sequence[Any] = ...,
+                 report_json: Optional[Dict[str, Any]] = ...) -> None: ...

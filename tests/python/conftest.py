@@ -12,10 +12,28 @@ import pytest
 
 try:
     import tensordiag  # noqa: F401
-except ImportError as e:  # the suite needs the compiled module; say so once, visibly
+except ImportError as e:  # the suite needs the package; say so once, visibly
     pytest.skip(f"the tensordiag module is not importable: {e}", allow_module_level=True)
 
 HERE = pathlib.Path(__file__).resolve().parent
+
+# Without the compiled module only the tests of the pure-Python parts run (compiled-kernel checks:
+# tensordiag.triton and compile_checks); the header says why the others are not collected.
+PURE_PYTHON = ["test_triton_checks.py"]
+try:
+    import tensordiag._core  # noqa: F401
+    _missing_core = None
+except ImportError as e:
+    _missing_core = e
+    collect_ignore = [p.name for p in HERE.glob("*.py")
+                      if p.name not in PURE_PYTHON and p.name != "conftest.py"]
+
+
+def pytest_report_header(config):
+    if _missing_core is not None:
+        return [f"tensordiag: the compiled module is missing ({_missing_core}); only "
+                f"{', '.join(PURE_PYTHON)} run, the other tests are skipped"]
+    return []
 SOURCE_DIR = pathlib.Path(os.environ.get("TDIAG_SOURCE_DIR", HERE.parent.parent))
 SHARED = pathlib.Path(os.environ.get("TDIAG_SHARED_DIR", SOURCE_DIR.parent / "shared"))
 

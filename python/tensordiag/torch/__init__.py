@@ -12,6 +12,9 @@
   out-of-memory and prints the top sites.
 - ``capture(steps=range(10, 13))`` captures only those optimizer steps of a program run under
   ``tdiag capture --range cuda-profiler-api`` (cudaProfilerStart/Stop around them).
+- ``with compile_checks():`` makes the bounds checks of kernels torch.compile generates record
+  through tensordiag instead of trapping; ``tensordiag.check()`` raises the report naming the
+  user's line, the op, the size and the bad value (``tensordiag.DeviceAssertionError``).
 - ``check_replicas(module)`` / ``check_shards(dtensor)``: runtime checks of real ranks (or of
   the ranks ``LocalTensorMode`` simulates), as tensordiag's runtime checks report them.
 """
@@ -33,9 +36,22 @@ if _version < (2, 4):
                       f"torch.distributed.tensor); this is {torch.__version__}")
 
 from ._capture import StepCapture, capture  # noqa: E402
-from ._oom import OomWatch, watch_oom  # noqa: E402
 from ._record import DTensorMode, Recording  # noqa: E402
-from ._runtime import check_replicas, check_shards  # noqa: E402
+
+# These need the compiled module; they load on first use, so that compile_checks() (pure
+# Python) works where it is missing.
+_LAZY = {"OomWatch": "._oom", "watch_oom": "._oom", "check_replicas": "._runtime",
+         "check_shards": "._runtime", "CompileChecks": "._compile", "compile_checks": "._compile"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'tensordiag.torch' has no attribute {name!r}")
 
 
 @contextlib.contextmanager
@@ -64,4 +80,5 @@ def explain_errors() -> Iterator[None]:
 
 
 __all__ = ["record_dtensor", "explain_errors", "Recording", "watch_oom", "OomWatch",
-           "check_replicas", "check_shards", "capture", "StepCapture"]
+           "check_replicas", "check_shards", "capture", "StepCapture", "compile_checks",
+           "CompileChecks"]
