@@ -270,7 +270,7 @@ def make_error(failures: Sequence[Failure]) -> DeviceAssertionError:
 
         from .report import from_json
         report = from_json(json.dumps(doc), "<compiled checks>")
-    except Exception:  # noqa: BLE001 - the compiled module is optional here
+    except ImportError:  # without the compiled module: the text and the JSON document only
         report = None
     return DeviceAssertionError(render_text(failures), report, failures=failures, report_json=doc)
 

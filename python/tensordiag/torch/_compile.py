@@ -97,8 +97,8 @@ def _address(kernel: Any) -> int:
     try:
         from torch._inductor.virtualized import V
         device = V.graph.get_current_device_or_throw()
-    except Exception:  # noqa: BLE001 - older Inductor: the current device
-        device = None
+    except (ImportError, AttributeError, RuntimeError):  # older Inductor, or no graph device:
+        device = None  # the current device
     return tdt.buffer_address(device if device is not None and device.type == "cuda" else None)
 
 
