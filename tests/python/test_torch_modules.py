@@ -66,3 +66,13 @@ def test_modules_text_and_reading_a_file(tmp_path):
     assert "reduce_scatter×3" in lines[3] and lines[3].endswith("Model.blocks.0")
     assert "backward" in lines[3] and "24.00 KiB" in lines[3]
     assert len(modules.modules_text(records, top=1).splitlines()) == 4
+
+
+def test_main_prints_the_table_and_refuses_bad_input(tmp_path, capsys):
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
+    assert modules.main([str(path), "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("4 module phases") and len(out.splitlines()) == 5
+    assert modules.main([str(tmp_path / "missing.jsonl")]) == 2
+    assert modules.main([]) == 2

@@ -87,4 +87,23 @@ def read_records(path: Union[str, "os.PathLike[str]"]) -> List[Dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-__all__ = ["TOP_LEVEL", "rank_modules", "modules_text", "read_records"]
+def main(argv: Union[List[str], None] = None) -> int:
+    """``python -m tensordiag.torch._modules RECORDING [TOP]``: the module table."""
+    import sys
+    args = sys.argv[1:] if argv is None else argv
+    if not args or len(args) > 2:
+        print("usage: python -m tensordiag.torch._modules RECORDING.jsonl [TOP]", file=sys.stderr)
+        return 2
+    try:
+        records = read_records(args[0])
+    except (OSError, ValueError) as e:
+        print(f"tensordiag: {args[0]}: {e}", file=sys.stderr)
+        return 2
+    sys.stdout.write(modules_text(records, int(args[1]) if len(args) > 1 else 20))
+    return 0
+
+
+__all__ = ["TOP_LEVEL", "rank_modules", "modules_text", "read_records", "main"]
+
+if __name__ == "__main__":
+    raise SystemExit(main())
