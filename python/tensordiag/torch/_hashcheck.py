@@ -89,9 +89,13 @@ def _hash_batch(batch: List[Tuple[int, torch.Tensor, int]], out: torch.Tensor,
     # plus the piece's offset in the tensor.
     index = (torch.arange(total, dtype=torch.int64, device=device)
              - torch.repeat_interleave(starts - offsets, lengths, output_size=total))
-    rows = torch.repeat_interleave(owner, lengths, output_size=total)
+    ends = starts + lengths - 1  # pieces are never empty
     for lane in range(2):
-        out[:, lane].index_add_(0, rows, data * _weights(index, lane))
+        # Each piece's sum as a difference of a running sum (exact modulo 2^64, in any order),
+        # then one add per piece: no atomics on the few output rows.
+        running = torch.cumsum(data * _weights(index, lane), 0)
+        before = torch.where(starts > 0, running[(starts - 1).clamp(min=0)], 0)
+        out[:, lane].index_add_(0, owner, running[ends] - before)
 
 
 def _group_device(group: Any) -> torch.device:
@@ -190,14 +194,15 @@ def _first_difference(local: torch.Tensor, group: Any, size: int, majority: List
     tensor within the group); None when the ranks' sizes differ."""
     device = _group_device(group)
     data = local.detach().contiguous()
-    every = torch.empty((size,) + tuple(data.shape), dtype=data.dtype, device=device)
+    flat_mine = data.reshape(-1).to(device)
+    n = flat_mine.numel()
+    every = torch.empty(size * n, dtype=data.dtype, device=device)  # 1-D: gloo wants concat
     try:
-        dist.all_gather_into_tensor(every, data.to(device), group=group)
-    except Exception:  # noqa: BLE001 - different local shapes: the sizes already tell
+        dist.all_gather_into_tensor(every, flat_mine, group=group)
+    except Exception:  # noqa: BLE001 - different local sizes: the byte counts already tell
         return None
     exchange.collectives += 1
-    reference = every[majority[0]].reshape(-1)
-    flat_mine = data.to(device).reshape(-1)
+    reference = every[majority[0] * n:(majority[0] + 1) * n]
     a = flat_mine.view(torch.uint8).reshape(flat_mine.numel(), -1) if flat_mine.numel() else None
     b = reference.view(torch.uint8).reshape(reference.numel(), -1) if reference.numel() else None
     if a is None or b is None:
