@@ -4,8 +4,10 @@
 
 - ``with record_dtensor("run.jsonl"):`` records every DTensor op of unmodified code (op,
   placements, the output placements and redistributions PyTorch chose, the user's source line)
-  in the case format, for ``tdiag shard check`` / ``tdiag shard report``; it also explains
-  DTensor errors, as ``explain_errors()`` alone does.
+  and every collective (FSDP2's and ``torch.distributed``'s too), by module, forward and
+  backward, in the case format, for ``tdiag shard check`` / ``tdiag shard report``
+  (``Recording.modules()`` ranks the modules); it also explains DTensor errors, as
+  ``explain_errors()`` alone does.
 - ``with explain_errors():`` re-raises a DTensor sharding error with tensordiag's explanation
   (op, argument, mesh dim, placements, why, fix, code), PyTorch's error chained.
 - ``watch_oom("oom/")`` writes the snapshot and tensordiag's OOM report at every CUDA
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Iterator, Union
+from typing import Any, Iterable, Iterator, Union
 
 try:
     import torch
@@ -36,7 +38,7 @@ if _version < (2, 4):
                       f"torch.distributed.tensor); this is {torch.__version__}")
 
 from ._capture import StepCapture, capture  # noqa: E402
-from ._record import DTensorMode, Recording  # noqa: E402
+from ._record import DTensorMode, Recording, recording_modes  # noqa: E402
 
 # These need the compiled module; they load on first use, so that compile_checks() (pure
 # Python) works where it is missing.
@@ -56,14 +58,20 @@ def __getattr__(name: str):
 
 @contextlib.contextmanager
 def record_dtensor(path: Union[str, "os.PathLike[str]", None] = "dtensor_ops.jsonl", *,
-                   explain: bool = True) -> Iterator[Recording]:
-    """Records every DTensor op run inside the block; writes ``path`` (JSONL, the case format)
-    when the block ends, also when it ends with an exception. ``path=None`` keeps the records
-    in memory only (``Recording.records``, ``Recording.save(path)``). With ``explain`` (the
-    default), DTensor errors are re-raised with tensordiag's explanation."""
+                   explain: bool = True, collectives: bool = True,
+                   meshes: Iterable[Any] = ()) -> Iterator[Recording]:
+    """Records every DTensor op and every collective run inside the block, with the user's
+    line and the module (forward or backward); writes ``path`` (JSONL, the case format) when
+    the block ends, also when it ends with an exception. ``path=None`` keeps the records in
+    memory only (``Recording.records``, ``Recording.save(path)``). ``collectives`` (default)
+    also records the collectives issued outside DTensor ops (FSDP2's all-gathers and
+    reduce-scatters, ``torch.distributed``'s) and names modules; ``meshes`` names the mesh
+    dims of their groups (DTensor arguments' and DTensor parameters' meshes are found alone).
+    With ``explain`` (the default), DTensor errors are re-raised with tensordiag's
+    explanation."""
     recording = Recording(path)
     try:
-        with DTensorMode(recording, explain):
+        with recording_modes(recording, explain, meshes, collectives):
             yield recording
     finally:
         if recording.path is not None:

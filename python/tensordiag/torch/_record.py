@@ -1,36 +1,56 @@
 # SPDX-FileCopyrightText: 2026 tensordiag contributors
 # SPDX-License-Identifier: Apache-2.0
-"""The DTensor recorder: a TorchDispatchMode that sees every DTensor-level aten call.
+"""The recorder: every DTensor op and every collective of a PyTorch program, by line and module.
 
-How it hooks in (PyTorch 2.11): a dispatch mode runs before the DTensor subclass, so
-``__torch_dispatch__`` receives each op with its DTensor arguments; calling the op from there
-runs DTensor's own dispatch (C++ fast path, sharding propagation, redistribution, local
-compute) unchanged. The redistributions DTensor inserts are seen by wrapping the
-``redistribute_local_tensor`` that ``torch.distributed.tensor._dispatch`` calls (implicit ones)
-and the one in ``_redistribute`` (explicit ``DTensor.redistribute``/``full_tensor``); the
-per-mesh-dim transforms are PyTorch's own (``_gen_transform_infos``). Records go out in the
-case format (docs/dtensor.md, "Recordings"), identical calls from one source line merged into
-one line with ``calls``.
+How it hooks in (PyTorch 2.11), public hooks first:
+- ``_collectives.CollectiveMode``, a ``TorchDispatchMode``, sees every collective op at the
+  dispatcher, functional collectives (DTensor's) and the process group's own ops (FSDP2's
+  ``dist.all_gather_into_tensor``/``reduce_scatter_tensor``) alike; ModTracker names the module
+  and whether it runs forward or backward.
+- ``DTensorMode``, a second dispatch mode entered after it, sees each op with its DTensor
+  arguments before DTensor dispatches it; calling the op from there runs DTensor's own
+  dispatch unchanged, and the collectives it issues reach CollectiveMode, which hands them to
+  the op's record (``collectives``) rather than recording them alone.
+- Optional, private: which placement change each redistribution made (from, to, mesh dim) is
+  read where DTensor calls ``redistribute_local_tensor`` (``torch.distributed.tensor._dispatch``
+  for implicit ones, ``_redistribute`` for ``DTensor.redistribute``/``full_tensor``) with
+  PyTorch's own transforms (``_gen_transform_infos``). Where a PyTorch release lacks them, the
+  records still carry the collectives, without ``redistributions``.
+
+Records go out in the case format (docs/dtensor.md, "Recordings"), identical calls from one
+source line and module merged into one line with ``calls``; a collective issued outside any
+DTensor op (FSDP2's, ``torch.distributed``'s) is a record of its own (``collective``), with the
+placement change it stands for, so ``tdiag shard report`` ranks it too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import linecache
 import os
 import sys
 import threading
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
 import torch
-import torch.distributed.tensor._dispatch as _dispatch
-import torch.distributed.tensor._redistribute as _redistribute
 from torch.distributed.tensor import DTensor
 from torch.utils import _pytree as pytree
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.weak import WeakIdKeyDictionary
 
 from . import _encode
+from ._collectives import CollectiveMode, Groups, Modules, case_fields
+
+try:  # private: the placement change of each redistribution (optional, see above)
+    import torch.distributed.tensor._dispatch as _dispatch
+    import torch.distributed.tensor._redistribute as _redistribute
+    _HOOKABLE = (hasattr(_dispatch, "redistribute_local_tensor")
+                 and hasattr(_redistribute, "redistribute_local_tensor")
+                 and hasattr(_redistribute, "_gen_transform_infos"))
+except ImportError:  # pragma: no cover - a PyTorch that moved them
+    _dispatch = _redistribute = None
+    _HOOKABLE = False
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _OUR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -81,6 +101,7 @@ class _Origin:
 
     def __init__(self, start) -> None:
         self.frame = self.node = self.forward = None
+        self.key: Any = None
         if getattr(torch._C, "_current_graph_task_id", lambda: -1)() != -1:
             node = getattr(torch._C, "_current_autograd_node", lambda: None)()
             self.node = node.name() if node is not None else "backward"
@@ -104,11 +125,12 @@ class _Origin:
 class _Call:
     """One op in flight: where its DTensor arguments sit, and the transforms seen so far."""
 
-    __slots__ = ("positions", "redistributions", "record")
+    __slots__ = ("positions", "redistributions", "collectives", "record")
 
     def __init__(self, positions: _encode.Positions, record: bool) -> None:
         self.positions = positions
         self.redistributions: List[Dict[str, Any]] = []
+        self.collectives: List[Dict[str, Any]] = []  # what CollectiveMode saw the op issue
         self.record = record
 
 
@@ -153,15 +175,22 @@ def _implicit(local_tensor, current_spec, target_spec, *args, **kwargs):
 def _explicit(local_tensor, current_spec, target_spec, *args, **kwargs):
     # Backward runs on autograd's threads, where only the innermost recorder entered is known.
     recorder = getattr(_local, "recorder", None) or _innermost
-    if getattr(_local, "call", None) is not None:  # inside an op's own dispatch
+    if getattr(_local, "call", None) is not None or recorder is None:  # inside an op's dispatch
         _seen(local_tensor, current_spec, target_spec)
-    elif recorder is not None:
-        recorder._explicit(local_tensor, current_spec, target_spec)
-    return _ORIGINAL_EXPLICIT(local_tensor, current_spec, target_spec, *args, **kwargs)
+        return _ORIGINAL_EXPLICIT(local_tensor, current_spec, target_spec, *args, **kwargs)
+    collectives: List[Dict[str, Any]] = []
+    outer = getattr(_local, "sink", None)
+    _local.sink = collectives  # its collectives belong to the `redistribute` record
+    try:
+        result = _ORIGINAL_EXPLICIT(local_tensor, current_spec, target_spec, *args, **kwargs)
+    finally:
+        _local.sink = outer
+    recorder._explicit(local_tensor, current_spec, target_spec, collectives)
+    return result
 
 
-_ORIGINAL_IMPLICIT = _dispatch.redistribute_local_tensor
-_ORIGINAL_EXPLICIT = _redistribute.redistribute_local_tensor
+_ORIGINAL_IMPLICIT = _dispatch.redistribute_local_tensor if _HOOKABLE else None
+_ORIGINAL_EXPLICIT = _redistribute.redistribute_local_tensor if _HOOKABLE else None
 _installed = 0
 _install_lock = threading.Lock()
 _innermost: Optional["DTensorMode"] = None  # the last recorder entered, on any thread
@@ -170,7 +199,7 @@ _innermost: Optional["DTensorMode"] = None  # the last recorder entered, on any 
 def _install() -> None:
     global _installed
     with _install_lock:
-        if _installed == 0:
+        if _installed == 0 and _HOOKABLE:
             _dispatch.redistribute_local_tensor = _implicit
             _redistribute.redistribute_local_tensor = _explicit
         _installed += 1
@@ -180,19 +209,56 @@ def _uninstall() -> None:
     global _installed
     with _install_lock:
         _installed -= 1
-        if _installed == 0:
+        if _installed == 0 and _HOOKABLE:
             _dispatch.redistribute_local_tensor = _ORIGINAL_IMPLICIT
             _redistribute.redistribute_local_tensor = _ORIGINAL_EXPLICIT
+
+
+def _place(entry: Dict[str, Any], module: Optional[str], phase: str) -> None:
+    if module is not None:
+        entry["module"] = module
+    if phase:
+        entry["phase"] = phase
 
 
 class DTensorMode(TorchDispatchMode):
     """Records (``record``) and explains (``explain``) every DTensor op run under it."""
 
-    def __init__(self, recording: Optional["Recording"], explain: bool) -> None:
+    def __init__(self, recording: Optional["Recording"], explain: bool,
+                 modules: Optional[Modules] = None, groups: Optional[Groups] = None) -> None:
         super().__init__()
         self.recording = recording
         self.explain = explain
+        self.modules = modules
+        self.groups = groups
         self._producers = WeakIdKeyDictionary()  # forward output -> the source that made it
+
+    def _where(self) -> Tuple[Optional[str], str]:
+        return self.modules.where() if self.modules is not None else (None, "")
+
+    def collective(self, c: Dict[str, Any], _depth: int = 0) -> None:
+        """CollectiveMode's sink: a collective issued inside a DTensor op or redistribution
+        belongs to that record; any other (FSDP2's, torch.distributed's) is a record alone."""
+        inside = getattr(_local, "sink", None)
+        if inside is not None:
+            inside.append(c)
+            return
+        if self.recording is None:
+            return
+        origin = _Origin(sys._getframe(1))
+        module, phase = self._where()
+        key = ("collective", c["op"], c.get("group"), c["bytes_per_rank"], c.get("dtype"),
+               origin.key, module, phase)
+        if not self.recording._count(key):
+            return
+        entry: Dict[str, Any] = {"op": c["op"]}
+        entry.update(case_fields(c))
+        source = origin.source()
+        if source is not None:
+            entry["source"] = source
+        _place(entry, module, phase)
+        entry["collective"] = c
+        self.recording._add(key, entry)
 
     def __enter__(self):
         global _innermost
@@ -218,21 +284,25 @@ class DTensorMode(TorchDispatchMode):
         flat_args = _encode.positional(func, args, kwargs)
         key = origin = None
         record = False
+        where: Tuple[Optional[str], str] = (None, "")
         if self.recording is not None:
             origin = _Origin(sys._getframe(1))
-            key = (func, _encode.key(flat_args), origin.key)
+            where = self._where()
+            key = (func, _encode.key(flat_args), origin.key, where)
             record = self.recording._count(key)
             if origin.node is None:
                 self._annotate_inputs(flat_args)
+            if record and self.groups is not None:
+                self.groups.add_mesh(_encode.first_mesh(flat_args))
         call = _Call(_encode.Positions(flat_args), record)
-        outer = getattr(_local, "call", None)
-        _local.call = call
+        outer, outer_sink = getattr(_local, "call", None), getattr(_local, "sink", None)
+        _local.call, _local.sink = call, call.collectives
         try:
             result = func(*args, **kwargs)
         except Exception as error:
-            _local.call = outer
+            _local.call, _local.sink = outer, outer_sink
             if record:
-                entry = self._entry(func, flat_args, origin, call)
+                entry = self._entry(func, flat_args, origin, call, where)
                 entry["expect"] = {"ok": False, "error_type": type(error).__name__,
                                    "error": str(error)}
                 self.recording._add(key, entry)
@@ -240,9 +310,9 @@ class DTensorMode(TorchDispatchMode):
                 from ._explain import explained
                 raise explained(func, flat_args, error) from error
             raise
-        _local.call = outer
+        _local.call, _local.sink = outer, outer_sink
         if record:
-            entry = self._entry(func, flat_args, origin, call)
+            entry = self._entry(func, flat_args, origin, call, where)
             entry["expect"] = {"ok": True, "outputs": _encode.outputs(result),
                                "comms": _encode.comms(call.redistributions)}
             self.recording._add(key, entry)
@@ -273,7 +343,8 @@ class DTensorMode(TorchDispatchMode):
                     if source is not None and _SOURCE_KEY not in t.grad_fn.metadata:
                         t.grad_fn.metadata[_SOURCE_KEY] = source
 
-    def _entry(self, func, flat_args, origin: _Origin, call) -> Dict[str, Any]:
+    def _entry(self, func, flat_args, origin: _Origin, call,
+               where: Tuple[Optional[str], str]) -> Dict[str, Any]:
         mesh = _encode.first_mesh(flat_args)
         entry: Dict[str, Any] = {"op": str(func)}
         entry.update(_encode.mesh(mesh))
@@ -283,14 +354,19 @@ class DTensorMode(TorchDispatchMode):
             entry["source"] = source
         if call.redistributions:
             entry["redistributions"] = call.redistributions
+        _place(entry, *where)
+        if call.collectives:
+            entry["collectives"] = call.collectives
         return entry
 
-    def _explicit(self, local_tensor, current_spec, target_spec) -> None:
+    def _explicit(self, local_tensor, current_spec, target_spec,
+                  collectives: List[Dict[str, Any]]) -> None:
         """``DTensor.redistribute``/``full_tensor`` called by the program itself."""
         if self.recording is None:
             return
         origin = _Origin(sys._getframe(2))
-        key = ("redistribute", current_spec, target_spec, origin.key)
+        where = self._where()
+        key = ("redistribute", current_spec, target_spec, origin.key, where)
         if not self.recording._count(key):
             return
         steps = [dict(s, arg=0) for s in _transforms(current_spec, target_spec)]
@@ -310,14 +386,34 @@ class DTensorMode(TorchDispatchMode):
             entry["source"] = source
         if steps:
             entry["redistributions"] = steps
+        _place(entry, *where)
+        if collectives:
+            entry["collectives"] = collectives
         self.recording._add(key, entry)
+
+
+@contextlib.contextmanager
+def recording_modes(recording: "Recording", explain: bool, meshes: Iterable[Any] = (),
+                    collectives: bool = True) -> Iterator["Recording"]:
+    """The recorder's hooks, entered in order: ModTracker, CollectiveMode, DTensorMode."""
+    groups = Groups()
+    for mesh in meshes:
+        groups.add_mesh(mesh)
+    modules = Modules(groups) if collectives else None
+    mode = DTensorMode(recording, explain, modules, groups)
+    with contextlib.ExitStack() as stack:
+        if modules is not None:
+            stack.enter_context(modules)
+            stack.enter_context(CollectiveMode(mode.collective, groups))
+        stack.enter_context(mode)
+        yield recording
 
 
 class Recording:
     """What ``record_dtensor`` saw: ``records`` (case-format dicts, first call first, each
     with ``calls``), written to ``path`` as JSONL when the block ends (and on ``save()``)."""
 
-    def __init__(self, path: Optional[str]) -> None:
+    def __init__(self, path: Union[str, "os.PathLike[str]", None]) -> None:
         self.path = os.fspath(path) if path is not None else None
         self._index: Dict[Any, int] = {}
         self.records: List[Dict[str, Any]] = []
@@ -356,6 +452,20 @@ class Recording:
         with open(target, "w", encoding="utf-8") as f:
             f.write(self.to_jsonl())
         return target
+
+    def modules(self) -> List[Dict[str, Any]]:
+        """The communication ranked by module and phase (``_modules.rank_modules``): FSDP2's
+        all-gathers and reduce-scatters, DTensor's redistributions, by module, forward and
+        backward apart, most bytes first."""
+        from ._modules import rank_modules
+        with self._lock:
+            return rank_modules(list(self.records))
+
+    def modules_text(self, top: int = 20) -> str:
+        """``modules()`` as a table."""
+        from ._modules import modules_text
+        with self._lock:
+            return modules_text(list(self.records), top)
 
     def check(self):
         """Our propagation on every recorded op, as ``tdiag shard check`` (a CaseCheck)."""
