@@ -96,8 +96,9 @@ TEST(ChromeExport, OptionsLeaveOutKinds) {
   const auto doc = export_and_parse(t, o, stats, "options.json");
   for (const auto& e : doc["traceEvents"]) {
     EXPECT_NE(e["ph"], "s");
-    if (e.find("cat") != nullptr)
+    if (e.find("cat") != nullptr) {
       EXPECT_NE(e["cat"], "cuda_runtime");
+    }
   }
   EXPECT_EQ(stats.api_calls, 0u);
   EXPECT_EQ(stats.counters, t.counters.size());
@@ -133,8 +134,9 @@ TEST(ChromeExport, EscapesHostileNamesAndReplaysMemoryWithoutTotals) {
   std::vector<std::pair<std::int64_t, std::int64_t>> samples;
   bool saw_oom = false;
   for (const auto& e : doc["traceEvents"]) {
-    if (e["ph"] == "X")
+    if (e["ph"] == "X") {
       EXPECT_EQ(e["ts"].as_double(), 1.5);
+    }
     if (e["ph"] == "C" && e["name"] == "Memory")
       samples.emplace_back(e["args"]["allocated"].as_int(), e["args"]["reserved"].as_int());
     saw_oom |= e["ph"] == "i" && e["name"] == "out of memory";
