@@ -80,10 +80,11 @@ void expect_demo_counts(const trace::trace& t, int iterations, bool api) {
   EXPECT_GE(c.driver_allocs, 2u); // cudaMalloc x2 (the runtime may add its own)
   EXPECT_EQ(t.metadata.dropped_records, 0u);
   EXPECT_EQ(t.metadata.format, "tdtrace");
-  if (api)
+  if (api) {
     EXPECT_GT(t.api_calls.size(), 0u);
-  else
+  } else {
     EXPECT_EQ(t.api_calls.size(), 0u);
+  }
 }
 
 TEST(InjectionGpu, SampleCapturedCountsAreExact) {

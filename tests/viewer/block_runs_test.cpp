@@ -44,11 +44,13 @@ TEST(BlockRuns, CoverEveryBlockInFewRuns) {
         ASSERT_GE(r.shown, r.first);
         ASSERT_LT(r.shown, r.first + r.count);
         EXPECT_LE(r.x0, r.x1);
-        if (r.folded()) // a fold spans about min_px (its last block may reach further)
+        if (r.folded()) { // a fold spans about min_px (its last block may reach further)
           EXPECT_GE(r.x1 - r.x0, 0.0);
+        }
         // A fold shows a block in use whenever its first block is in use.
-        if (seg.blocks[r.first].state != block_state::inactive)
+        if (seg.blocks[r.first].state != block_state::inactive) {
           EXPECT_NE(seg.blocks[r.shown].state, block_state::inactive);
+        }
         next = r.first + r.count;
       }
       EXPECT_EQ(next, n) << "every block is in a run";

@@ -68,11 +68,13 @@ TEST(JobRows, HtaCompatRoundsAndDropsTheLastStep) {
   const auto exact = analyze_rank(loaded.trace, 0);
   EXPECT_EQ(exact.steps, (std::vector<int>{1, 2}));
   EXPECT_EQ(exact.gpu_rows, 3u);
-  for (const auto& k : exact.kernels)
-    if (k.name == "gemm")
+  for (const auto& k : exact.kernels) {
+    if (k.name == "gemm") {
       EXPECT_DOUBLE_EQ(k.sum_us, 30.5);
-    else
+    } else {
       EXPECT_DOUBLE_EQ(k.sum_us, 0.4);
+    }
+  }
 }
 
 TEST(JobRows, EpochMicrosecondsKeepTheirNanoseconds) {
