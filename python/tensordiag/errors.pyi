@@ -1,6 +1,6 @@
 # SPDX-FileCopyrightText: 2026 tensordiag contributors
 # SPDX-License-Identifier: Apache-2.0
-from typing import Optional
+from typing import Any, Optional
 
 from .report import Diagnostic, Report
 
@@ -12,9 +12,11 @@ class Error(Exception):
     @property
     def diagnostic(self) -> Optional[Diagnostic]: ...
 
-class InputError(Error): ...
+class InputError(Error, OSError):
+    def __new__(cls, message: str = ..., *args: Any, **kwargs: Any) -> InputError: ...
+    def __init__(self, message: str = ..., report: Optional[Report] = ...) -> None: ...
 
-class ShardingError(Error):
+class ShardingError(Error, ValueError):
     error_class: str
     def __init__(self, message: str, report: Optional[Report] = ...,
                  error_class: str = ...) -> None: ...

@@ -81,6 +81,7 @@ class _Origin:
 
     def __init__(self, start) -> None:
         self.frame = self.node = self.forward = None
+        self.key: Optional[Tuple[Any, ...]]
         if getattr(torch._C, "_current_graph_task_id", lambda: -1)() != -1:
             node = getattr(torch._C, "_current_autograd_node", lambda: None)()
             self.node = node.name() if node is not None else "backward"

@@ -100,6 +100,7 @@ class TorchCommunicator:
             group = dist.new_group(ranks)
             if c == color:
                 mine = (TorchCommunicator(group, ranks), ranks.index(me), len(ranks))
+        assert mine is not None  # this rank's color is among the colors gathered
         return mine
 
 
@@ -150,7 +151,7 @@ def _everyone(report: Report, group) -> Report:
         return report
     texts: List[Optional[str]] = [None] * dist.get_world_size(group)
     dist.all_gather_object(texts, report.to_json(), group=group)
-    return merge(from_json(text, f"rank {i}") for i, text in enumerate(texts))
+    return merge(from_json(str(text), f"rank {i}") for i, text in enumerate(texts))
 
 
 def _run(targets: Iterable[Tuple[str, DTensor]], group, replicas: bool, shapes: bool,
