@@ -31,7 +31,6 @@ CMake finds the libraries there.
 from __future__ import annotations
 
 import base64
-import glob
 import hashlib
 import io
 import json
@@ -39,6 +38,7 @@ import os
 import platform
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tarfile
@@ -192,12 +192,18 @@ def _elf_files(package: str):
 
 
 def _needed(path: str):
-    """(soname, resolved path or None) of every library the loader would load for ``path``."""
-    result = subprocess.run(["ldd", path], capture_output=True, text=True)
-    for line in result.stdout.splitlines():
+    """(soname, resolved path or None) of each library ``path`` itself needs (its NEEDED
+    entries, not theirs: a baseline library's own dependencies are the system's business),
+    resolved as the loader would (ldd)."""
+    dynamic = subprocess.run(["objdump", "-p", path], capture_output=True, text=True).stdout
+    needed = re.findall(r"^\s*NEEDED\s+(\S+)", dynamic, re.M)
+    resolved = {}
+    for line in subprocess.run(["ldd", path], capture_output=True, text=True).stdout.splitlines():
         match = re.match(r"\s*(\S+)\s+=>\s+(\S+|not found)", line)
         if match:
-            yield match.group(1), None if match.group(2) == "not found" else match.group(2)
+            resolved[match.group(1)] = None if match.group(2) == "not found" else match.group(2)
+    for soname in needed:
+        yield soname, resolved.get(soname)
 
 
 def _bundle(package: str) -> None:
@@ -213,11 +219,15 @@ def _bundle(package: str) -> None:
             continue
         done.add(path)
         for soname, resolved in _needed(path):
-            if SYSTEM_LIBRARIES.match(soname) or os.path.exists(os.path.join(lib, soname)):
+            if os.path.exists(os.path.join(lib, soname)):
                 continue
             staged = os.path.join(REPO, ".devlibs", "lib", soname)
             if resolved is None and os.path.isfile(staged):
-                resolved = staged  # scripts/gpu/stage-python's copy
+                # scripts/gpu/stage-python's copy: this machine lacks the library, so may the
+                # wheel's users, even of a baseline one (the viewer's libGL on a headless host).
+                resolved = staged
+            elif SYSTEM_LIBRARIES.match(soname):
+                continue
             if resolved is None:
                 raise RuntimeError(f"tdiag_build: {path} needs {soname}, which the loader does "
                                    "not find; it cannot be bundled")
@@ -245,22 +255,24 @@ def _symbol_versions(path: str):
 
 
 def platform_floor(package: str):
-    """(glibc floor, newest GLIBCXX patch, tag) for the package's binaries; the tag is
-    linux_<arch> when objdump is missing."""
+    """(newest GLIBC version, newest GLIBCXX patch, platform tag) of the package's binaries: the
+    tag's glibc is the newer of the GLIBC version and the one GLIBCXX_FLOOR gives for the
+    GLIBCXX version; linux_<arch> when objdump is missing."""
     if shutil.which("objdump") is None:
         _log("objdump not found (binutils): the wheel is tagged linux, not manylinux")
-        return None, None, f"linux_{_machine()}"
+        return (0, 0), None, f"linux_{_machine()}"
     glibc, glibcxx = {(2, 17)}, set()
     for path in _elf_files(package):
         g, gxx = _symbol_versions(path)
         glibc |= g
         glibcxx |= gxx
-    floor = max(glibc)
+    newest = max(glibc)
+    floor = newest
     newest_cxx = max(glibcxx) if glibcxx else None
     if newest_cxx is not None:
         known = [v for k, v in GLIBCXX_FLOOR.items() if k >= newest_cxx]
         floor = max(floor, min(known) if known else max(GLIBCXX_FLOOR.values()))
-    return floor, newest_cxx, f"manylinux_{floor[0]}_{floor[1]}_{_machine()}"
+    return newest, newest_cxx, f"manylinux_{floor[0]}_{floor[1]}_{_machine()}"
 
 
 # --- metadata ----------------------------------------------------------------------------------
@@ -349,7 +361,8 @@ def _write_wheel(path: str, entries, dist_info: str) -> None:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as wheel:
         for arcname, data, executable in entries:
             info = zipfile.ZipInfo(arcname, date_time=(2026, 1, 1, 0, 0, 0))
-            info.external_attr = (0o755 if executable else 0o644) << 16
+            # A regular file's type bits too: pip sets the executable bit only on those.
+            info.external_attr = (stat.S_IFREG | (0o755 if executable else 0o644)) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             wheel.writestr(info, data)
             records.append(_record_line(arcname, data))
@@ -369,8 +382,9 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     python = _Interpreter(config_settings)
     build_dir = _build(config_settings, python)
     package = os.path.join(build_dir, "python", NAME)
-    floor, newest_cxx, platform_tag = platform_floor(package)
-    _log(f"glibc floor {floor}, newest GLIBCXX_3.4.{newest_cxx}: {platform_tag}")
+    glibc, newest_cxx, platform_tag = platform_floor(package)
+    _log(f"newest symbol versions GLIBC_{glibc[0]}.{glibc[1]}, GLIBCXX_3.4.{newest_cxx}: "
+         f"{platform_tag}")
     tag = _python_tag(python, platform_tag)
     viewer = os.path.exists(os.path.join(package, "bin", "tdiag-view"))
     dist_info, meta = _dist_info_entries(version, tag, viewer)
