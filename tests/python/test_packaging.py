@@ -108,3 +108,35 @@ def test_editable_finder_spans_sources_and_build(backend, tmp_path):
     compile(code, "finder", "exec")
     assert backend.SYSTEM_LIBRARIES.match("libc.so.6")
     assert not backend.SYSTEM_LIBRARIES.match("libfmt.so.9")
+
+
+def test_extension_builds_against_the_cmake_package(tmp_path):
+    """What an extension author does: find_package(tensordiag) from get_cmake_dir(), link."""
+    try:
+        cmake_dir = tensordiag.get_cmake_dir()
+    except FileNotFoundError as e:
+        pytest.skip(f"this installation has no CMake package: {e}")
+    if shutil.which("cmake") is None or shutil.which("c++") is None:
+        pytest.skip("no cmake or C++ compiler here")
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.25)\nproject(consumer CXX)\n"
+        "find_package(tensordiag 0.1 CONFIG REQUIRED COMPONENTS trace)\n"
+        "add_executable(consumer main.cpp)\n"
+        "target_link_libraries(consumer PRIVATE tensordiag::trace)\n")
+    (tmp_path / "main.cpp").write_text(
+        "#include <tensordiag/trace/units.hpp>\n#include <cstdio>\n"
+        "int main() { std::puts(tdiag::trace::format_bytes(3 << 20).c_str()); }\n")
+    configure = subprocess.run(["cmake", "-S", str(tmp_path), "-B", str(tmp_path / "b"),
+                                f"-Dtensordiag_DIR={cmake_dir}"], capture_output=True, text=True)
+    if configure.returncode != 0:
+        # The package finds fmt, simdjson, CLI11, Boost and zlib on the system, as an installed
+        # tensordiag does: without their development packages there is nothing to check.
+        for dependency in ("fmt", "simdjson", "CLI11", "Boost", "ZLIB", "zstd"):
+            if dependency in configure.stderr + configure.stdout:
+                pytest.skip(f"the system lacks {dependency}'s development files")
+    assert configure.returncode == 0, configure.stdout + configure.stderr
+    build = subprocess.run(["cmake", "--build", str(tmp_path / "b")], capture_output=True,
+                           text=True)
+    assert build.returncode == 0, build.stdout + build.stderr
+    run = subprocess.run([str(tmp_path / "b/consumer")], capture_output=True, text=True)
+    assert run.stdout.strip() == "3.00 MiB"
