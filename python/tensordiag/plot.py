@@ -31,9 +31,30 @@ def _axes(ax):
     return ax
 
 
+def memory_curves(columns: Any, rows: Any):
+    """(allocated, reserved) bytes after each of the memory events selected by ``rows``: the
+    allocator's own totals where the source gave them (CUPTI, Kineto), else replayed from the
+    events (blocks: +alloc, -free_requested, or -free_completed where the trace has no
+    free_requested; segments: +segment_alloc/map, -segment_free/unmap), from 0 at the first."""
+    numpy = require_numpy("memory_curves")
+    action = columns["action"][rows].astype(numpy.int64)
+    size = columns["size"][rows].astype(numpy.int64)
+    given_allocated = columns["total_allocated"][rows].astype(numpy.int64)
+    given_reserved = columns["total_reserved"][rows].astype(numpy.int64)
+    # memory_action codes (tensordiag/trace/events.hpp): alloc 0, free_requested 1,
+    # free_completed 2, segment_alloc 3, segment_free 4, segment_map 5, segment_unmap 6.
+    free = 1 if (action == 1).any() else 2
+    block = numpy.where(action == 0, size, numpy.where(action == free, -size, 0))
+    segment = numpy.where((action == 3) | (action == 5), size,
+                          numpy.where((action == 4) | (action == 6), -size, 0))
+    allocated = given_allocated if (given_allocated >= 0).all() else numpy.cumsum(block)
+    reserved = given_reserved if (given_reserved >= 0).all() else numpy.cumsum(segment)
+    return allocated, reserved
+
+
 def memory_timeline(trace: Any, device: Optional[int] = None, ax=None):
-    """Allocated and reserved bytes (the allocator's totals at each memory event) against
-    seconds since the trace's start, one pair of step lines per device (or only ``device``)."""
+    """Allocated and reserved bytes (see :func:`memory_curves`) against seconds since the
+    trace's start, one pair of step lines per device (or only ``device``)."""
     numpy = require_numpy("memory_timeline")
     columns = trace.memory
     ax = _axes(ax)
@@ -42,8 +63,9 @@ def memory_timeline(trace: Any, device: Optional[int] = None, ax=None):
     for d in devices:
         rows = columns["device"] == d
         t = (columns["time_ns"][rows] - start) / 1e9
-        for key, label in (("total_allocated", "allocated"), ("total_reserved", "reserved")):
-            ax.step(t, columns[key][rows] / 2**30, where="post", label=f"device {d} {label}")
+        allocated, reserved = memory_curves(columns, rows)
+        ax.step(t, allocated / 2**30, where="post", label=f"device {d} allocated")
+        ax.step(t, reserved / 2**30, where="post", label=f"device {d} reserved")
     ax.set_xlabel("time since start (s)")
     ax.set_ylabel("GiB")
     ax.set_title(f"memory: {trace.path}")
@@ -86,4 +108,4 @@ def stragglers(analysis: Any, ax=None):
     return ax
 
 
-__all__ = ["memory_timeline", "rank_breakdown", "stragglers"]
+__all__ = ["memory_curves", "memory_timeline", "rank_breakdown", "stragglers"]

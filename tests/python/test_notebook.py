@@ -122,6 +122,17 @@ def test_load_warnings_reach_warnings_and_logging(shared, caplog):
     assert t.warnings
 
 
+def test_memory_curves_replay_the_allocator(snapshot):
+    from tensordiag.plot import memory_curves
+
+    memory = snapshot.memory
+    allocated, reserved = memory_curves(memory, memory["device"] == 0)
+    peaks = snapshot.summary().to_pandas("memory").iloc[0]
+    assert reserved.max() == peaks["peak_reserved_bytes"]
+    # Blocks allocated before the snapshot's history began are not in its events.
+    assert 0.99 * peaks["peak_allocated_bytes"] <= allocated.max() <= peaks["peak_allocated_bytes"]
+
+
 def test_plots(snapshot, shared):
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
