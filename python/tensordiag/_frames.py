@@ -28,13 +28,18 @@ def field(*names: str) -> Callable[[Mapping[str, Any], int], Any]:
     return get
 
 
+#: What the analyses write for an instant they do not know (e.g. an allocation older than the
+#: recorded history): missing in the tables.
+UNKNOWN_TIME = -(2**63)
+
+
 def instant(*names: str) -> Callable[[Mapping[str, Any], int], Any]:
-    """An instant on the trace's axis, as ns since the trace's start."""
+    """An instant on the trace's axis, as ns since the trace's start (None when unknown)."""
     read = field(*names)
 
     def get(row: Mapping[str, Any], origin: int) -> Any:
         value = read(row, origin)
-        return None if value is None else int(value) - origin
+        return None if value is None or value == UNKNOWN_TIME else int(value) - origin
 
     return get
 
@@ -66,8 +71,17 @@ def require_pandas(what: str):
 
 
 def frame(rows: List[Dict[str, Any]], columns: Sequence[str], what: str):
+    """A DataFrame of ``rows``; integer columns with missing values are pandas' nullable
+    ``Int64`` (not floats)."""
     pandas = require_pandas(what)
-    return pandas.DataFrame(rows, columns=list(columns))
+    df = pandas.DataFrame(rows, columns=list(columns))
+    for name in df.columns:
+        values = [row.get(name) for row in rows]
+        known = [v for v in values if v is not None]
+        if len(known) < len(values) and known and all(
+                isinstance(v, int) and not isinstance(v, bool) for v in known):
+            df[name] = pandas.array(values, dtype="Int64")
+    return df
 
 
 def us_to_ns(value: Any) -> Any:

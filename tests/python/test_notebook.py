@@ -61,6 +61,8 @@ def test_result_frames_use_the_reports_names(snapshot, shared):
     assert row["first_alloc_ns"] == first["first_alloc_ns"]
     assert row["live_bytes"] == first["live_bytes"]
     assert int(sites["live_bytes"].sum()) <= leaks.live_bytes
+    assert str(sites["first_alloc_ns"].dtype) in ("int64", "Int64")  # unknown: <NA>, not -2**63
+    assert (sites["first_alloc_ns"].dropna() >= 0).all()
 
     oom = trace.load(shared / OOM).oom()
     findings = oom.to_pandas()
