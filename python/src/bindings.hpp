@@ -7,8 +7,10 @@
 #pragma once
 
 #include <tensordiag/core/report.hpp>
+#include <tensordiag/trace/trace.hpp>
 #include <tensordiag/trace/trace_select.hpp>
 
+#include <functional>
 #include <optional>
 #include <pybind11/pybind11.h>
 #include <string>
@@ -22,6 +24,11 @@ void bind_dtensor(py::module_& m);
 void bind_trace(py::module_& m);
 void bind_job(py::module_& m);
 void bind_runtime(py::module_& m);
+
+/// The trace behind a Python Trace handle (throws py::type_error for anything else).
+using trace_accessor = std::function<const trace::trace&(py::handle)>;
+/// The read-only lookup tables of a trace (trace_tables.cpp), for trace_of's handles.
+void bind_trace_tables(py::module_& m, const trace_accessor& trace_of);
 
 /// A field value as a Python bool, int, float, str or list.
 [[nodiscard]] py::object to_python(const field_value& value);

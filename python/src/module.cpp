@@ -4,13 +4,10 @@
 #include <tensordiag/core/version.hpp>
 #include <tensordiag/dtensor_checks/errors.hpp>
 
-#include <cstdio>
 #include <pybind11/stl.h>
 #include <string>
-#include <vector>
 
 #include "bindings.hpp"
-#include "run.hpp"
 
 namespace tdiag::python {
 namespace {
@@ -38,21 +35,6 @@ void translate(std::exception_ptr p) {
   }
 }
 
-// `python -m tensordiag ARGS`: the CLI itself, with argv[0] named `tdiag` so that its messages
-// read as they do from the shell.
-int run_cli(const std::vector<std::string>& args) {
-  std::vector<std::string> owned{"tdiag"};
-  owned.insert(owned.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : owned)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const int status = tdiag::cli::run(static_cast<int>(owned.size()), argv.data());
-  std::fflush(stdout);
-  std::fflush(stderr);
-  return status;
-}
-
 } // namespace
 } // namespace tdiag::python
 
@@ -68,6 +50,4 @@ PYBIND11_MODULE(_tensordiag, m) {
   bind_trace(m);
   bind_job(m);
   bind_runtime(m);
-  m.def("run_cli", &run_cli, py::arg("args"), py::call_guard<py::gil_scoped_release>(),
-        "Runs `tdiag ARGS...` in this process and returns its exit status.");
 }

@@ -285,6 +285,9 @@ void bind_trace(py::module_& m) {
             return event_columns(self.cast<const loaded_trace&>().t(), kind, self);
           },
           py::arg("kind"));
+  bind_trace_tables(m, [](py::handle h) -> const tdiag::trace::trace& {
+    return h.cast<const loaded_trace&>().t();
+  });
   m.def("load", &load, py::arg("path"), py::arg("device"), py::arg("window"));
   m.def("summary", &summary, py::arg("trace"), py::arg("top"));
   m.def("leaks", &leaks, py::arg("trace"), py::arg("top"));

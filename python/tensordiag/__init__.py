@@ -5,12 +5,16 @@
 Submodules: :mod:`tensordiag.dtensor` (sharding propagation, corpus checks, explanations),
 :mod:`tensordiag.trace` (snapshots, Kineto traces, .tdtrace and their analyses),
 :mod:`tensordiag.report` (reports in every format). Errors are :class:`tensordiag.Error` and
-its subclasses. ``python -m tensordiag ...`` runs the ``tdiag`` command line.
+its subclasses. ``python -m tensordiag ...`` and the ``tdiag`` command run the packaged ``tdiag``
+program; :func:`get_include` and :func:`get_cmake_dir` locate the C++ headers and CMake package.
 :mod:`tensordiag.triton` and ``tensordiag.torch.compile_checks()`` check compiled kernels
 (Triton, torch.compile); ``check()`` raises what they recorded. Those two work without the
 compiled module.
 """
 
+from typing import Optional, Sequence
+
+from ._programs import get_cmake_dir, get_include, get_library_dir
 from .errors import DeviceAssertionError, Error, InputError, ShardingError
 
 try:
@@ -42,16 +46,16 @@ def check() -> None:
         checks.raise_failures()
 
 
-def main(args=None) -> int:
-    """Runs ``tdiag ARGS`` in this process and returns its exit status."""
+def main(args: Optional[Sequence[str]] = None) -> int:
+    """Runs ``tdiag ARGS`` (the packaged program, stdio inherited) and returns its exit status;
+    ``args`` defaults to ``sys.argv[1:]``."""
     import sys
 
-    if _core is None:
-        raise ImportError(f"the tdiag command line needs the compiled module: {_core_error}")
-    sys.stdout.flush()
-    sys.stderr.flush()
-    return _core.run_cli(list(sys.argv[1:] if args is None else args))
+    from ._programs import run
+
+    return run("tdiag", list(sys.argv[1:] if args is None else args))
 
 
 __all__ = ["Error", "InputError", "ShardingError", "DeviceAssertionError", "check", "dtensor",
-           "report", "trace", "main", "__version__"]
+           "report", "trace", "main", "get_include", "get_cmake_dir", "get_library_dir",
+           "__version__"]

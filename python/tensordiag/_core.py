@@ -3,7 +3,7 @@
 """The compiled module, imported once with a clear message when it is missing."""
 
 try:
-    from . import _tensordiag as core  # noqa: F401
+    from . import _tensordiag as core  # type: ignore[attr-defined]  # noqa: F401
 except ImportError as e:  # pragma: no cover - only without a build
     raise ImportError(
         "tensordiag's compiled module _tensordiag is missing or does not load "

@@ -13,7 +13,7 @@ Placements print and compare like PyTorch's::
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Sequence, Union
 
 from ._core import core
 from .errors import ShardingError
@@ -31,6 +31,12 @@ CommLine = core.CommLine
 CommCause = core.CommCause
 PlacementFix = core.PlacementFix
 RecordedRedistribution = core.RecordedRedistribution
+#: A placement, or its text as PyTorch or tdiag writes it (``"S(0)"``, ``"R"``, ``"P(max)"``).
+PlacementLike = Union[Placement, str]
+#: A mesh: a DeviceMesh, its shape, or its text (``"2,4"``).
+MeshLike = Union[DeviceMesh, Sequence[int], str]
+#: An argument of an op call: tensors (TensorSpec) and the op's other arguments.
+Arg = Union[TensorSpec, Sequence[TensorSpec], int, Sequence[int], float, bool, None, str]
 
 
 class Shard(Placement):

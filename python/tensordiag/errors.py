@@ -3,7 +3,10 @@
 """Exceptions: every error of tensordiag's libraries arrives as one of these.
 
 ``str(error)`` is the same one line ``tdiag`` prints (without the ``tdiag:`` prefix), and
-``error.report`` the structured :class:`tensordiag.report.Report` behind it.
+``error.report`` the structured :class:`tensordiag.report.Report` behind it. Each also is the
+built-in exception a Python user would catch: :class:`InputError` (a missing, unreadable or
+malformed file) is an ``OSError``, :class:`ShardingError` (a call with bad placements or
+arguments) a ``ValueError``.
 """
 
 from __future__ import annotations
@@ -34,15 +37,24 @@ class Error(Exception):
         return self.report.diagnostics[0]
 
 
-class InputError(Error):
-    """Bad input from outside: a missing, unreadable or malformed file (``tdiag`` exit 2)."""
+class InputError(Error, OSError):
+    """Bad input from outside: a missing, unreadable or malformed file (``tdiag`` exit 2).
+    Also an ``OSError``; ``errno`` and ``filename`` are None (``str()`` is the message)."""
+
+    def __new__(cls, message: str = "", *args, **kwargs):
+        # OSError's constructor reads two or more arguments as (errno, strerror, ...): give it
+        # the message alone.
+        return OSError.__new__(cls, message)
+
+    def __init__(self, message: str = "", report=None) -> None:
+        Error.__init__(self, message, report)
 
 
-class ShardingError(Error):
+class ShardingError(Error, ValueError):
     """A call DTensor would reject, or one tensordiag cannot model.
 
     The message is the explanation (op, argument, mesh dim, why, fix); ``error_class`` is
-    ``"user_error"``, ``"limitation"`` or ``"unknown_op"``.
+    ``"user_error"``, ``"limitation"`` or ``"unknown_op"``. Also a ``ValueError``.
     """
 
     def __init__(self, message: str, report=None, error_class: str = "user_error") -> None:

@@ -56,7 +56,7 @@ def _ours(a: Any) -> Any:
 
 
 def _meshes(flat_args: List[Any]) -> List[Any]:
-    meshes = []
+    meshes: List[Any] = []
     for a in flat_args:
         for x in a if isinstance(a, (list, tuple)) else [a]:
             if isinstance(x, DTensor) and all(x.device_mesh is not m for m in meshes):
@@ -126,7 +126,7 @@ def explained(func, flat_args: List[Any], error: BaseException) -> BaseException
         code = report.diagnostics[0].code
     message = (f"{op}: PyTorch raised {type(error).__name__}: {first}\n"
                f"tensordiag{f' [{code}]' if code else ''}: {text}")
-    cls = _both(type(error))
+    cls = _both(type(error))  # type: ignore[arg-type]  # exception classes are hashable
     try:
         new = cls(message, report, error_class)
     except TypeError:
