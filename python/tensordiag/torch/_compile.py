@@ -167,7 +167,7 @@ def _checked_scheduling(base: Any) -> Any:
     if not inspect.isclass(base) or issubclass(base, TritonScheduling):
         return CheckedTritonScheduling
 
-    class CheckedCombinedScheduling(base):  # type: ignore[misc, valid-type]
+    class CheckedCombinedScheduling(base):
         def __init__(self, scheduler: Any) -> None:
             super().__init__(scheduler)
             if hasattr(self, "_triton_scheduling"):
