@@ -186,8 +186,9 @@ TEST(Tables, EveryTableEqualsTheCliOnEveryTrace) {
     memory_events += t.memory.size();
   }
   // The shared traces alone hold 5,898 + 23 + 1,020 + 38,880 memory events.
-  if (fs::exists(fs::path(TDIAG_SHARED_DIR) / "traces"))
+  if (fs::exists(fs::path(TDIAG_SHARED_DIR) / "traces")) {
     EXPECT_GE(memory_events, 45'821u);
+  }
   RecordProperty("memory_events", static_cast<int>(memory_events));
 }
 
