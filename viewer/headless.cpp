@@ -4,8 +4,9 @@
 
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/synthetic.hpp>
+#include <tensordiag/trace/synthetic_history.hpp>
+#include <tensordiag/trace/units.hpp>
 #include <tensordiag/viewer/format.hpp>
-#include <tensordiag/viewer/synthetic_snapshot.hpp>
 
 #include <fmt/format.h>
 
@@ -72,17 +73,14 @@ int run_screenshot(const std::vector<std::string>& files, const screenshot_optio
     s.view_changed = true;
     if (a.has_document() && !o.time.empty()) {
       const auto span = a.doc()->span;
-      const auto offset = parse_time_offset(o.time, span.duration());
-      if (!offset) {
-        fmt::print(stderr, "tdiag-view: --time {} is not a time (12.5ms, 3s, 1500us, 40%)\n",
-                   o.time);
-        status = 2;
-      } else {
+      // main() checked --time and --span when it parsed them (add_time_offset_option).
+      const auto offset = trace::parse_time_offset(o.time, span.duration());
+      if (offset) {
         s.cursor_time = span.begin + *offset;
         if (s.view == main_view::timeline) {
           std::int64_t half = std::max<std::int64_t>(span.duration() / 100, 1000);
           if (!o.span.empty()) {
-            const auto w = parse_time_offset(o.span, span.duration());
+            const auto w = trace::parse_time_offset(o.span, span.duration());
             if (w && *w > 0)
               half = std::max<std::int64_t>(*w / 2, 1);
           }
@@ -262,9 +260,9 @@ std::string load_bench_input(app& a, const bench_options& o) {
                 fmt::format("synthetic trace, {} kernels", so.kernels));
   }
   if (o.synthetic == "fragmented")
-    return open(make_fragmented_snapshot_trace(o.synthetic_events), "fragmented-snapshot",
+    return open(trace::make_fragmented_snapshot_trace(o.synthetic_events), "fragmented-snapshot",
                 fmt::format("fragmented synthetic snapshot, {} memory events", o.synthetic_events));
-  return open(make_snapshot_trace(o.synthetic_events), "synthetic-snapshot",
+  return open(trace::make_snapshot_trace(o.synthetic_events), "synthetic-snapshot",
               fmt::format("synthetic snapshot, {} memory events", o.synthetic_events));
 }
 

@@ -34,7 +34,7 @@ int run_screenshot(const std::vector<std::string>& files, const screenshot_optio
 struct bench_options {
   std::vector<std::string> files;
   std::size_t synthetic_events = 0;
-  /// "snapshot" (view::make_snapshot_trace), "fragmented" (one segment of many blocks) or
+  /// "snapshot" (trace::make_snapshot_trace), "fragmented" (one segment of many blocks) or
   /// "trace" (trace::make_synthetic_trace: kernels, launches, copies, memory).
   std::string synthetic = "snapshot";
   std::size_t frames = 120;

@@ -96,20 +96,16 @@ int main(int argc, char** argv) {
                  "view for --screenshot: timeline, memory, allocator, tables, job (a job's "
                  "analyses)")
       ->check(CLI::IsMember({"timeline", "memory", "allocator", "tables", "job"}));
-  // --time reads as `tdiag trace timeline --at` does (tensordiag/trace/units.hpp: a bare number
-  // is seconds) and goes on as explicit nanoseconds, or as the percentage of the span.
-  cli.add_option("--time", time,
-                 fmt::format("instant for --screenshot from the trace start: {}, or 40%",
-                             tdiag::trace::duration_examples))
-      ->transform([](const std::string& text) {
-        if (!tdiag::trace::parse_time_offset(text, 1))
-          throw CLI::ValidationError("--time", fmt::format("'{}' is not a time like {}", text,
-                                                           tdiag::trace::duration_examples));
-        return text.find('%') != std::string::npos
-                   ? text
-                   : fmt::format("{}ns", *tdiag::trace::parse_duration(text));
-      });
-  cli.add_option("--span", span, "with --time: the time range the timeline shows (e.g. 4ms)");
+  // --time and --span read as `tdiag trace timeline --at` does (units.hpp: a bare number is
+  // seconds), checked at parse time.
+  tdiag::trace::add_time_offset_option(
+      cli, "--time", time,
+      fmt::format("instant for --screenshot from the trace start: {}, or 40%",
+                  tdiag::trace::duration_examples));
+  tdiag::trace::add_time_offset_option(
+      cli, "--span", span,
+      fmt::format("with --time: the time range the timeline shows: {}, or 2%",
+                  tdiag::trace::duration_examples));
   tdiag::trace::add_selection_options(cli, select); // the part opened, as `tdiag trace` reads it
   cli.add_option("--size", size, "screenshot size WIDTHxHEIGHT");
   cli.add_option("--scale", scale, "UI scale for --screenshot (fonts and sizes)");

@@ -14,10 +14,10 @@
 #include <tensordiag/trace/allocator_replay.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
 #include <tensordiag/trace/load.hpp>
+#include <tensordiag/trace/synthetic_history.hpp>
 #include <tensordiag/viewer/lane_layout.hpp>
 #include <tensordiag/viewer/lod.hpp>
 #include <tensordiag/viewer/memory_curve.hpp>
-#include <tensordiag/viewer/synthetic_snapshot.hpp>
 
 #include <fmt/format.h>
 
@@ -187,7 +187,7 @@ void bench_synthetic_rows(std::size_t events, std::size_t rows) {
 
 void bench_scrub(std::size_t events) {
   auto t0 = clock_type::now();
-  const auto t = make_snapshot_trace(events);
+  const auto t = tdiag::trace::make_snapshot_trace(events);
   const double gen_ms = ms_since(t0);
   t0 = clock_type::now();
   const tdiag::trace::allocator_replay tl(t, tdiag::trace::memory_lane_of(t, 0),

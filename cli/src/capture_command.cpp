@@ -11,8 +11,10 @@
 
 #if TDIAG_CLI_HAS_TRACE
 #  include <tensordiag/trace/load.hpp>
+#  include <tensordiag/trace/summary_analysis.hpp>
 #  include <tensordiag/trace/tdtrace_writer.hpp>
 #  include <tensordiag/trace/trace_merge.hpp>
+#  include <tensordiag/trace/units.hpp>
 #endif
 
 #include <fmt/format.h>
@@ -59,16 +61,6 @@ struct capture_args {
   std::vector<std::string> command;
 };
 
-[[noreturn]] void usage_error(std::string code, std::string title, std::string message,
-                              std::string hint) {
-  diagnostic d;
-  d.code = std::move(code);
-  d.title = std::move(title);
-  d.message = std::move(message);
-  d.hint = std::move(hint);
-  throw input_error(std::move(d));
-}
-
 fs::path executable_dir() {
   std::error_code ec;
   const auto self = fs::read_symlink("/proc/self/exe", ec);
@@ -95,10 +87,11 @@ fs::path find_capture_library(const std::string& given) {
   std::string tried;
   for (const auto& c : candidates)
     tried += fmt::format("{}{}", tried.empty() ? "" : ", ", c.string());
-  usage_error(std::string(tdiag::capture::codes::library_not_found), "capture library not found",
-              fmt::format("{} is not in {}", library_name, tried),
-              "Build tensordiag with CUDA and CUPTI (TDIAG_WITH_CUPTI=ON), or name the library "
-              "with --library or TDIAG_CAPTURE_LIBRARY.");
+  throw_input_error(
+      tdiag::capture::codes::library_not_found, "capture library not found",
+      fmt::format("{} is not in {}", library_name, tried),
+      "Build tensordiag with CUDA and CUPTI (TDIAG_WITH_CUPTI=ON), or name the library "
+      "with --library or TDIAG_CAPTURE_LIBRARY.");
 }
 
 // Runs `command` with `extra` added to the environment; returns its exit status (128 + signal
@@ -129,24 +122,15 @@ int run_child(const std::vector<std::string>& command,
   pid_t pid = 0;
   if (const int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), envp.data());
       rc != 0)
-    usage_error(std::string(tdiag::capture::codes::cannot_start), "cannot start the application",
-                fmt::format("cannot start {}: {}", command.front(), std::strerror(rc)),
-                "Give the program as it would run without tdiag, after `--`.");
+    throw_input_error(tdiag::capture::codes::cannot_start, "cannot start the application",
+                      fmt::format("cannot start {}: {}", command.front(), std::strerror(rc)),
+                      "Give the program as it would run without tdiag, after `--`.");
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFEXITED(status))
     return WEXITSTATUS(status);
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
-}
-
-[[maybe_unused]] std::string bytes_text(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024.0 && u < 4)
-    bytes /= 1024.0, ++u;
-  return u == 0 ? fmt::format("{:.0f} {}", bytes, units[u])
-                : fmt::format("{:.1f} {}", bytes, units[u]);
 }
 
 // Other processes of the run wrote "<stem>.<pid>.tdtrace" beside the main file.
@@ -238,29 +222,21 @@ void print_summary(const trace::load_result& loaded, const fs::path& path) {
   std::error_code ec;
   const auto file_bytes = fs::file_size(path, ec);
   fmt::print("trace     {} ({}, {} events)\n", path.string(),
-             bytes_text(ec ? 0.0 : double(file_bytes)), t.event_count());
+             trace::format_bytes(ec ? 0 : file_bytes), t.event_count());
 
-  std::map<trace::string_id, std::pair<std::uint64_t, std::int64_t>> by_name; // count, ns
+  const auto kernels = trace::kernel_stats(t); // longest total first
   std::int64_t gpu_ns = 0;
-  for (const auto& k : t.kernels.all()) {
-    auto& slot = by_name[k.name];
-    ++slot.first;
-    slot.second += k.end - k.start;
-    gpu_ns += k.end - k.start;
-  }
-  fmt::print("kernels   {} ({} names, {:.3f} ms on the GPU)\n", t.kernels.size(), by_name.size(),
+  for (const auto& k : kernels)
+    gpu_ns += k.total_ns;
+  fmt::print("kernels   {} ({} names, {:.3f} ms on the GPU)\n", t.kernels.size(), kernels.size(),
              gpu_ns / 1e6);
-  std::vector<std::pair<trace::string_id, std::pair<std::uint64_t, std::int64_t>>> top(
-      by_name.begin(), by_name.end());
-  std::sort(top.begin(), top.end(),
-            [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
-  for (std::size_t i = 0; i < top.size() && i < 5; ++i) {
-    std::string name(t.name(top[i].first));
+  for (std::size_t i = 0; i < kernels.size() && i < 5; ++i) {
+    std::string name(t.name(kernels[i].name));
     if (name.size() > 70)
       name = name.substr(0, 67) + "...";
     fmt::print("  {:5.1f}%  {:>8}x  {}\n",
-               gpu_ns > 0 ? 100.0 * double(top[i].second.second) / double(gpu_ns) : 0.0,
-               top[i].second.first, name);
+               gpu_ns > 0 ? 100.0 * double(kernels[i].total_ns) / double(gpu_ns) : 0.0,
+               kernels[i].count, name);
   }
 
   std::map<trace::copy_kind, std::pair<std::uint64_t, std::uint64_t>> copies;
@@ -277,12 +253,12 @@ void print_summary(const trace::load_result& loaded, const fs::path& path) {
   std::uint64_t copied = 0;
   for (const auto& [kind, word] : kinds)
     if (auto it = copies.find(kind); it != copies.end()) {
-      copy_text +=
-          fmt::format("  {} {}x {}", word, it->second.first, bytes_text(double(it->second.second)));
+      copy_text += fmt::format("  {} {}x {}", word, it->second.first,
+                               trace::format_bytes(it->second.second));
       if (kind != trace::copy_kind::memset)
         copied += it->second.second;
     }
-  fmt::print("copies    {} ({} copied){}\n", t.copies.size(), bytes_text(double(copied)),
+  fmt::print("copies    {} ({} copied){}\n", t.copies.size(), trace::format_bytes(copied),
              copy_text);
   const std::string* api = t.metadata.property("capture.runtime_api");
   fmt::print("API calls {}{}\n", t.api_calls.size(),
@@ -316,7 +292,8 @@ void print_summary(const trace::load_result& loaded, const fs::path& path) {
     peak = std::max(peak, u.second);
   fmt::print("memory    pool: {} allocs, {} frees, peak in use {}; driver allocations {}; "
              "instrumented-pool events {}\n",
-             pool_allocs, pool_frees, bytes_text(double(peak)), segments, tagged);
+             pool_allocs, pool_frees, trace::format_bytes(static_cast<std::uint64_t>(peak)),
+             segments, tagged);
   if (!t.assertions.empty())
     fmt::print("asserts   {} device assertion failures\n", t.assertions.size());
   fmt::print("dropped   {} records{}\n", t.metadata.dropped_records,
@@ -474,9 +451,9 @@ int launch(const capture_args& a, const fs::path& output, bool folder, torch_hoo
 
 void run_capture(const capture_args& a, command_context& context) {
   if (a.command.empty())
-    usage_error(std::string(tdiag::capture::codes::no_application), "no application to run",
-                "nothing after `--`",
-                "Usage: tdiag capture -o run.tdtrace [--stacks] -- ./app args...");
+    throw_input_error(tdiag::capture::codes::no_application, "no application to run",
+                      "nothing after `--`",
+                      "Usage: tdiag capture -o run.tdtrace [--stacks] -- ./app args...");
   const bool folder = is_job_folder(a.output);
   fs::path output = fs::absolute(a.output).lexically_normal();
   if (output.filename().empty()) // "run/"

@@ -26,6 +26,7 @@
 #  include <tensordiag/trace/leak_analysis.hpp>
 #  include <tensordiag/trace/load.hpp>
 #  include <tensordiag/trace/oom_analysis.hpp>
+#  include <tensordiag/trace/selection_options.hpp>
 #  include <tensordiag/trace/summary_analysis.hpp>
 #  include <tensordiag/trace/timeline_analysis.hpp>
 #  include <tensordiag/trace/units.hpp>
@@ -117,8 +118,7 @@ report timeline_of(const trace::trace& t, const analysis_options& o) {
         t, trace::timeline_after_events(t, static_cast<std::size_t>(o.event)), o.segments);
   const auto offset = trace::parse_time_offset(o.at, t.span().duration());
   if (!offset)
-    throw CLI::ValidationError("--at", fmt::format("'{}' is not a time like {}, or 40% of the span",
-                                                   o.at, trace::duration_examples));
+    throw CLI::ValidationError("--at", trace::bad_time_message(o.at));
   // Trace times lie within +-2^60 ns: a clamped offset keeps the sum from overflowing.
   constexpr std::int64_t far = std::int64_t{1} << 62;
   return trace::timeline_report(
@@ -199,9 +199,10 @@ const command_registration registration(30, [](CLI::App& app, command_context& c
   auto* tl = add_analysis(trace_app, "timeline",
                           "Allocator segments and blocks at one instant, replayed from the events",
                           1, timeline);
-  auto* at = tl->add_option("--at", timeline->at,
-                            fmt::format("Time since the trace's start: {}, or 40% of the span",
-                                        trace::duration_examples));
+  auto* at = trace::add_time_offset_option(
+      *tl, "--at", timeline->at,
+      fmt::format("Time since the trace's start: {}, or 40% of the span",
+                  trace::duration_examples));
   auto* ev = tl->add_option("--event", timeline->event,
                             "Instead of --at: the state after the first N memory events");
   at->excludes(ev);

@@ -51,4 +51,15 @@ void assert_fail(const char* condition, const char* message, const char* file, i
 }
 } // namespace detail
 
+void throw_input_error(std::string_view code, std::string title, std::string message,
+                       std::string hint, std::vector<field> fields) {
+  diagnostic d;
+  d.code = std::string(code);
+  d.title = std::move(title);
+  d.message = std::move(message);
+  d.fields = std::move(fields);
+  d.hint = std::move(hint);
+  throw input_error(std::move(d));
+}
+
 } // namespace tdiag

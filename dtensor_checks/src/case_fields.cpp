@@ -9,11 +9,7 @@
 namespace tdiag::dtensor::case_json {
 
 void malformed(std::string message) {
-  diagnostic d;
-  d.code = std::string(codes::malformed_case);
-  d.title = "malformed case";
-  d.message = std::move(message);
-  throw input_error(std::move(d));
+  throw_input_error(codes::malformed_case, "malformed case", std::move(message));
 }
 
 std::int64_t get_int(od::value v, std::string_view what) {

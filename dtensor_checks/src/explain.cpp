@@ -46,14 +46,10 @@ std::string_view trim(std::string_view s) noexcept {
 }
 
 [[noreturn]] void bad_arg(std::string_view text, std::string_view why) {
-  diagnostic d;
-  d.code = std::string(codes::bad_arguments);
-  d.title = "invalid --arg";
-  d.message = fmt::format("cannot read --arg '{}': {}", text, why);
-  d.hint =
+  throw_input_error(
+      codes::bad_arguments, "invalid --arg", fmt::format("cannot read --arg '{}': {}", text, why),
       "pass a spec 'f32[12,1] (S(0),P(sum))', a list of specs '[f32[4] (R); f32[2] (R)]', an int, "
-      "a list of ints '[1,2]', a float, true/false or None";
-  throw input_error(std::move(d));
+      "a list of ints '[1,2]', a float, true/false or None");
 }
 
 } // namespace

@@ -11,12 +11,9 @@
 namespace tdiag::dtensor {
 namespace {
 [[noreturn]] void bad_mesh(std::string_view text, std::string_view why) {
-  diagnostic d;
-  d.code = codes::placement_count;
-  d.title = "invalid device mesh";
-  d.message = fmt::format("invalid device mesh '{}': {}", text, why);
-  d.hint = "write the mesh shape as sizes separated by commas, e.g. --mesh 2,4";
-  throw input_error(std::move(d));
+  throw_input_error(codes::placement_count, "invalid device mesh",
+                    fmt::format("invalid device mesh '{}': {}", text, why),
+                    "write the mesh shape as sizes separated by commas, e.g. --mesh 2,4");
 }
 } // namespace
 

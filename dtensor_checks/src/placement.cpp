@@ -83,12 +83,8 @@ std::string to_torch_string(const placement& p) {
 
 namespace {
 [[noreturn]] void bad_placements(std::string message) {
-  diagnostic d;
-  d.code = codes::placement_count;
-  d.title = "invalid placements";
-  d.message = std::move(message);
-  d.hint = "write placements as R, S(d) or P(sum|avg|max|min), e.g. (S(0),P(sum))";
-  throw input_error(std::move(d));
+  throw_input_error(codes::placement_count, "invalid placements", std::move(message),
+                    "write placements as R, S(d) or P(sum|avg|max|min), e.g. (S(0),P(sum))");
 }
 
 std::string_view trim(std::string_view s) noexcept {

@@ -60,6 +60,22 @@ comm_counts redistribution_plan::counts() const noexcept {
   return c;
 }
 
+collective transition_collective(const placement& from, const placement& to,
+                                 const plan_options& options) noexcept {
+  if (from.is_shard() && to.is_replicate())
+    return collective::all_gather;
+  if (from.is_shard() && to.is_shard())
+    return collective::all_to_all;
+  if (from.is_partial() && to.is_replicate())
+    return collective::all_reduce;
+  if (from.is_partial() && to.is_shard())
+    return collective::reduce_scatter;
+  // A Partial of another kind is reduced, then partitioned locally into the target.
+  if (from.is_partial() && to.is_partial() && options.reduce_mismatched_partials)
+    return collective::all_reduce;
+  return collective::none;
+}
+
 namespace {
 struct transform {
   std::size_t mesh_dim;
@@ -113,37 +129,35 @@ redistribute_step make_step(const transform& t, const device_mesh& mesh, const m
   s.from = t.from;
   s.to = t.to;
   const auto n = static_cast<double>(mesh.size(t.mesh_dim));
-  if (t.from.is_shard() && t.to.is_replicate()) {
+  s.comm = transition_collective(t.from, t.to, options);
+  s.counted = s.comm == collective::all_to_all ? collective::all_gather : s.comm;
+  switch (s.comm) {
+  case collective::all_gather:
     bytes *= n;
-    s.comm = s.counted = collective::all_gather;
     s.time_us = all_gather_cost(bytes / gib, topo, t.mesh_dim);
-  } else if (t.from.is_shard() && t.to.is_shard()) {
-    s.comm = collective::all_to_all;
-    s.counted = collective::all_gather;
+    break;
+  case collective::all_to_all: // priced as the all-gather the corpus counts
     s.time_us = all_gather_cost(bytes / gib, topo, t.mesh_dim);
-  } else if (t.from.is_partial() && t.to.is_replicate()) {
-    s.comm = s.counted = collective::all_reduce;
+    break;
+  case collective::all_reduce:
     s.time_us = all_reduce_cost(bytes / gib, topo, t.mesh_dim);
-  } else if (t.from.is_partial() && t.to.is_shard()) {
-    s.comm = s.counted = collective::reduce_scatter;
+    break;
+  case collective::reduce_scatter:
     s.time_us = reduce_scatter_cost(bytes / gib, topo, t.mesh_dim);
     s.bytes_per_rank = static_cast<std::int64_t>(std::llround(bytes));
     bytes /= n;
     return s;
-  } else if (t.from.is_replicate() && t.to.is_shard()) {
-    bytes /= n;
-  } else if (t.from.is_shard() && t.to.is_partial()) {
-    s.problem = step_problem::shard_to_partial;
-    s.time_us = std::numeric_limits<double>::infinity();
-  } else if (t.from.is_partial() && t.to.is_partial()) {
-    if (options.reduce_mismatched_partials) {
-      // Reduce to Replicate, then partition locally into the target Partial.
-      s.comm = s.counted = collective::all_reduce;
-      s.time_us = all_reduce_cost(bytes / gib, topo, t.mesh_dim);
-    } else {
+  case collective::none:
+    if (t.from.is_replicate() && t.to.is_shard()) {
+      bytes /= n;
+    } else if (t.from.is_shard() && t.to.is_partial()) {
+      s.problem = step_problem::shard_to_partial;
+      s.time_us = std::numeric_limits<double>::infinity();
+    } else if (t.from.is_partial() && t.to.is_partial()) {
       s.problem = step_problem::partial_to_partial;
       s.time_us = std::numeric_limits<double>::infinity();
     }
+    break;
   }
   s.bytes_per_rank = static_cast<std::int64_t>(std::llround(std::isfinite(bytes) ? bytes : 0.0));
   return s;

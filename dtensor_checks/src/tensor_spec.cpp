@@ -27,12 +27,9 @@ constexpr dtype_names dtype_table[] = {
 };
 
 [[noreturn]] void bad_spec(std::string_view text, std::string_view why) {
-  diagnostic d;
-  d.code = codes::placement_count;
-  d.title = "invalid tensor spec";
-  d.message = fmt::format("invalid tensor spec '{}': {}", text, why);
-  d.hint = "write a spec as dtype[shape] (placements), e.g. 'f32[12,16] (S(0),P(sum))'";
-  throw input_error(std::move(d));
+  throw_input_error(codes::placement_count, "invalid tensor spec",
+                    fmt::format("invalid tensor spec '{}': {}", text, why),
+                    "write a spec as dtype[shape] (placements), e.g. 'f32[12,16] (S(0),P(sum))'");
 }
 
 std::string_view trim(std::string_view s) noexcept {

@@ -5,6 +5,7 @@
 #include <tensordiag/dtensor_checks/comm_report.hpp>
 #include <tensordiag/dtensor_checks/explain.hpp>
 #include <tensordiag/dtensor_checks/propagate.hpp>
+#include <tensordiag/dtensor_checks/redistribute.hpp>
 #include <tensordiag/trace/units.hpp>
 
 #include <pybind11/stl.h>
@@ -261,6 +262,15 @@ void bind_propagation(py::module_& m) {
       .def("to_json", [](const propagation& p) { return explain_json(p.call, p.result); });
 
   m.def("propagate", &run_propagate, py::arg("op"), py::arg("args"), py::arg("mesh"));
+  m.def(
+      "transition_collective",
+      [](py::handle from, py::handle to) {
+        const collective c = transition_collective(to_placement(from), to_placement(to));
+        return c == collective::none ? std::string("none") : std::string(to_string(c));
+      },
+      py::arg("from"), py::arg("to"),
+      "The collective PyTorch runs for one mesh-dim transform (`none`: a local chunk or "
+      "partition), as redistribution plans count it.");
 }
 
 void bind_cases(py::module_& m) {

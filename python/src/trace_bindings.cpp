@@ -48,6 +48,9 @@ py::dict summary_data(const tdiag::trace::trace& t, const summary_result& s) {
     d["peak_allocated_time"] = m.peak_allocated_time, d["peak_reserved"] = m.peak_reserved;
     d["peak_reserved_time"] = m.peak_reserved_time, d["final_allocated"] = m.final_allocated;
     d["final_reserved"] = m.final_reserved, d["oom_events"] = m.oom_events;
+    // -1 where the source has no requested sizes (only PyTorch snapshots do).
+    d["peak_requested"] = m.peak_requested, d["peak_requested_time"] = m.peak_requested_time;
+    d["final_requested"] = m.final_requested;
     memory.append(std::move(d));
   }
   py::list kernels;
@@ -95,6 +98,7 @@ py::list oom_data(const tdiag::trace::trace& t, const std::vector<oom_finding>& 
     for (const auto& s : f.sites) {
       py::dict site;
       site["site"] = describe_frame(t, s.site), site["bytes"] = s.bytes, site["count"] = s.count;
+      site["text"] = describe_oom_site(t, s); // as the report's "live:" notes word it
       sites.append(std::move(site));
     }
     py::dict d;
@@ -143,13 +147,14 @@ py::dict diff_data(const diff_result& r) {
   return out;
 }
 
-// The time of `tdiag trace timeline --at`: a duration since the trace's start ("1.5s") or ns.
+// The time of `tdiag trace timeline --at`, read as the CLI reads it (units.hpp: "1.5s", a bare
+// number of seconds, or "40%" of the span), or ns.
 std::int64_t timeline_time(const tdiag::trace::trace& t, const py::handle& at) {
   if (py::isinstance<py::str>(at)) {
     const auto text = at.cast<std::string>();
-    const auto offset = parse_duration(text);
+    const auto offset = parse_time_offset(text, t.span().duration());
     if (!offset)
-      throw py::value_error("'" + text + "' is not a duration like 1.5s, 250ms, 40us");
+      throw py::value_error(bad_time_message(text));
     return t.span().begin + *offset;
   }
   return t.span().begin + at.cast<std::int64_t>();

@@ -33,3 +33,20 @@ TEST(Error, InputErrorIsAnError) {
     EXPECT_NE(dynamic_cast<const tdiag::input_error*>(&e), nullptr);
   }
 }
+
+TEST(Error, ThrowInputErrorCarriesOneDiagnostic) {
+  try {
+    tdiag::throw_input_error("TDIAG-CORE-004", "cannot read the file", "x.json: no such file",
+                             "check the path", {{"path", std::string("x.json")}});
+    FAIL() << "did not throw";
+  } catch (const tdiag::input_error& e) {
+    EXPECT_STREQ(e.what(), "x.json: no such file");
+    ASSERT_EQ(e.report().diagnostics.size(), 1u);
+    const auto& d = e.report().diagnostics[0];
+    EXPECT_EQ(d.level, tdiag::severity::error);
+    EXPECT_EQ(d.code, "TDIAG-CORE-004");
+    EXPECT_EQ(d.title, "cannot read the file");
+    EXPECT_EQ(d.hint, "check the path");
+    ASSERT_NE(d.find_field("path"), nullptr);
+  }
+}

@@ -14,6 +14,26 @@ redistribution_plan plan(const device_mesh& mesh, const char* from, const char* 
                              mesh_topology::build(mesh), options);
 }
 
+TEST(TransitionCollective, OneMappingForPlansAndPython) {
+  const auto c = [](const char* from, const char* to, plan_options o = {}) {
+    return transition_collective(*parse_placement(from), *parse_placement(to), o);
+  };
+  EXPECT_EQ(c("S(0)", "R"), collective::all_gather);
+  EXPECT_EQ(c("P(sum)", "R"), collective::all_reduce);
+  EXPECT_EQ(c("P(avg)", "S(1)"), collective::reduce_scatter);
+  EXPECT_EQ(c("S(0)", "S(1)"), collective::all_to_all);
+  EXPECT_EQ(c("R", "S(0)"), collective::none);
+  EXPECT_EQ(c("R", "P(sum)"), collective::none);
+  EXPECT_EQ(c("S(0)", "P(sum)"), collective::none); // refused: a step_problem, not a collective
+  EXPECT_EQ(c("P(max)", "P(sum)"), collective::none);
+  EXPECT_EQ(c("P(max)", "P(sum)", {.reduce_mismatched_partials = true}), collective::all_reduce);
+  // The plan's steps carry the same answer.
+  const auto p = plan(device_mesh({4}), "S(0)", "S(1)");
+  ASSERT_EQ(p.steps.size(), 1u);
+  EXPECT_EQ(p.steps[0].comm, c("S(0)", "S(1)"));
+  EXPECT_EQ(p.steps[0].counted, collective::all_gather);
+}
+
 TEST(PlanRedistribution, ClearsNestedShardingInnerFirst) {
   const auto p = plan(device_mesh({2, 2}), "S(0),S(0)", "R,S(0)");
   ASSERT_EQ(p.steps.size(), 3u);

@@ -14,6 +14,17 @@ from tensordiag.dtensor import (DeviceMesh, Partial, Placement, Replicate, Shard
 CORPUS = "golden/dtensor_cases.jsonl"
 
 
+def test_transition_collective_is_the_planners_mapping():
+    from tensordiag._core import core
+
+    assert core.transition_collective("S(0)", "R") == "all_gather"
+    assert core.transition_collective(Partial("avg"), "R") == "all_reduce"
+    assert core.transition_collective("P(sum)", Shard(1)) == "reduce_scatter"
+    assert core.transition_collective("S(0)", "S(1)") == "all_to_all"
+    assert core.transition_collective(Replicate(), "S(0)") == "none"
+    assert core.transition_collective("S(0)", "P(sum)") == "none"  # PyTorch refuses it
+
+
 def test_placements_print_and_compare_like_pytorch():
     assert repr(Shard(0)) == "Shard(dim=0)"
     assert repr(Replicate()) == "Replicate()"

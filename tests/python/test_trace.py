@@ -76,6 +76,9 @@ def test_oom_matches_cli(shared, tdiag):
     assert finding["verdict"] == "process_limit"
     assert finding["requested"] == 3221225472
     assert oom.report.has_errors
+    # The live sites as the report's notes word them, from the finding itself.
+    notes = [n[len("live: "):] for n in oom.report.diagnostics[0].notes if n.startswith("live: ")]
+    assert notes and [s["text"] for s in finding["sites"][: len(notes)]] == notes
 
 
 def test_timeline_matches_cli(shared, tdiag, snapshot):
@@ -83,14 +86,19 @@ def test_timeline_matches_cli(shared, tdiag, snapshot):
     assert without_metadata(at.to_json()) == cli_json(tdiag, "timeline", shared / SNAPSHOT,
                                                       "--at", "1ms")
     assert at.lanes[0]["event_index"] == 4
+    assert snapshot.summary().memory[0]["peak_requested"] == 853600280  # as the C++ summary
     by_event = snapshot.timeline(event=100)
     assert without_metadata(by_event.to_json()) == cli_json(tdiag, "timeline", shared / SNAPSHOT,
                                                             "--event", "100")
     assert snapshot.timeline(at=1_000_000).lanes == at.lanes
     with pytest.raises(ValueError):
         snapshot.timeline()
-    with pytest.raises(ValueError, match="not a duration"):
+    with pytest.raises(ValueError, match="'soon' is not a time like .* or 40% of the span"):
         snapshot.timeline(at="soon")
+    # The CLI's grammar: a share of the span, and a bare number of seconds.
+    assert without_metadata(snapshot.timeline(at="40%").to_json()) == cli_json(
+        tdiag, "timeline", shared / SNAPSHOT, "--at", "40%")
+    assert snapshot.timeline(at="0.001").lanes == at.lanes
 
 
 def test_diff_matches_cli(shared, tdiag, small, snapshot):
@@ -121,6 +129,10 @@ def test_columns_are_views_without_copies(small):
     name = small.string(int(cols["name_id"][0]))
     assert name and name in {k["name"] for k in small.summary(top=1000).kernels}
     assert set(small.memory) >= {"time_ns", "action", "size", "total_allocated"}
+    # Every field of the record (trace-format.md's table), the copy bandwidth included.
+    assert {"grid_x", "grid_z", "launch_id"} <= set(cols)
+    assert {"bytes", "bandwidth_gbps"} <= set(small.copies)
+    assert small.copies["bandwidth_gbps"].dtype == np.float32
     with pytest.raises(ValueError, match="no event kind"):
         small.events("widgets")
 

@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/synthetic_history.hpp>
 #include <tensordiag/viewer/memory_curve.hpp>
-#include <tensordiag/viewer/synthetic_snapshot.hpp>
 
 #include <gtest/gtest.h>
 
@@ -107,7 +107,7 @@ TEST(MemoryCurve, CarriesTheValueIntoColumnsWithoutSamples) {
 }
 
 TEST(MemoryCurve, AccumulatedCurveEndsAtTheFinalState) {
-  const auto t = make_snapshot_trace(5000, 2);
+  const auto t = tdiag::trace::make_snapshot_trace(5000, 2);
   const auto c = memory_curve::build(t, 0);
   ASSERT_FALSE(c.empty());
   const auto& fs = *t.final_allocator_state;

@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/error.hpp>
 #include <tensordiag/dtensor_checks/sim/dense_tensor.hpp>
 #include <tensordiag/dtensor_checks/sim/validation_codes.hpp>
 
@@ -7,11 +8,8 @@
 
 #include <cmath>
 
-#include "sim_error.hpp"
-
 namespace tdiag::dtensor::sim {
 
-using detail::throw_input;
 namespace codes = validation_codes;
 
 double round_to(dtype type, double v) noexcept {
@@ -42,15 +40,16 @@ void for_each_index(const shape_t& shape, const std::function<void(const shape_t
 
 dense_tensor::dense_tensor(shape_t shape, dtype type) : shape_(std::move(shape)), type_(type) {
   if (type != dtype::float32 && type != dtype::float64 && type != dtype::int64) {
-    throw_input(codes::tensor_misuse, "unsupported dtype",
-                fmt::format("the simulated mesh holds float32, float64 and int64 tensors, not {}",
-                            to_string(type)),
-                "convert the tensor to float32, float64 or int64");
+    throw_input_error(
+        codes::tensor_misuse, "unsupported dtype",
+        fmt::format("the simulated mesh holds float32, float64 and int64 tensors, not {}",
+                    to_string(type)),
+        "convert the tensor to float32, float64 or int64");
   }
   for (auto s : shape_) {
     if (s < 0)
-      throw_input(codes::tensor_misuse, "negative size",
-                  fmt::format("shape {} has a negative size", to_string(shape_)));
+      throw_input_error(codes::tensor_misuse, "negative size",
+                        fmt::format("shape {} has a negative size", to_string(shape_)));
   }
   strides_ = contiguous_strides(shape_);
   storage_ =
@@ -61,9 +60,9 @@ dense_tensor dense_tensor::from_values(shape_t shape, dtype type,
                                        const std::vector<double>& values) {
   dense_tensor t(std::move(shape), type);
   if (static_cast<std::int64_t>(values.size()) != t.numel()) {
-    throw_input(codes::tensor_misuse, "wrong element count",
-                fmt::format("{} values given for shape {} ({} elements)", values.size(),
-                            to_string(t.shape_), t.numel()));
+    throw_input_error(codes::tensor_misuse, "wrong element count",
+                      fmt::format("{} values given for shape {} ({} elements)", values.size(),
+                                  to_string(t.shape_), t.numel()));
   }
   for (std::size_t i = 0; i < values.size(); ++i)
     (*t.storage_)[i] = round_to(type, values[i]);
@@ -81,8 +80,8 @@ std::int64_t dense_tensor::numel() const noexcept {
 std::int64_t dense_tensor::size(std::int64_t dim) const {
   const auto n = static_cast<std::int64_t>(shape_.size());
   if (dim < -n || dim >= n) {
-    throw_input(codes::tensor_misuse, "dim out of range",
-                fmt::format("dim {} is out of range for a {}-D tensor", dim, n));
+    throw_input_error(codes::tensor_misuse, "dim out of range",
+                      fmt::format("dim {} is out of range for a {}-D tensor", dim, n));
   }
   return shape_[static_cast<std::size_t>(dim < 0 ? dim + n : dim)];
 }
@@ -101,14 +100,16 @@ bool dense_tensor::is_contiguous() const noexcept {
 
 std::int64_t dense_tensor::storage_index(const shape_t& index) const {
   if (index.size() != shape_.size()) {
-    throw_input(codes::tensor_misuse, "wrong index rank",
-                fmt::format("index of {} dims for a {}-D tensor", index.size(), shape_.size()));
+    throw_input_error(
+        codes::tensor_misuse, "wrong index rank",
+        fmt::format("index of {} dims for a {}-D tensor", index.size(), shape_.size()));
   }
   std::int64_t at = offset_;
   for (std::size_t d = 0; d < index.size(); ++d) {
     if (index[d] < 0 || index[d] >= shape_[d]) {
-      throw_input(codes::tensor_misuse, "index out of range",
-                  fmt::format("index {} is outside shape {}", to_string(index), to_string(shape_)));
+      throw_input_error(
+          codes::tensor_misuse, "index out of range",
+          fmt::format("index {} is outside shape {}", to_string(index), to_string(shape_)));
     }
     at += index[d] * strides_[d];
   }
@@ -162,7 +163,7 @@ dense_tensor dense_tensor::to(dtype type) const {
 
 dense_tensor dense_tensor::as_strided(shape_t shape, shape_t strides, std::int64_t offset) const {
   if (shape.size() != strides.size()) {
-    throw_input(codes::tensor_misuse, "bad view", "shape and strides differ in length");
+    throw_input_error(codes::tensor_misuse, "bad view", "shape and strides differ in length");
   }
   std::int64_t lo = offset;
   std::int64_t hi = offset;
@@ -171,13 +172,13 @@ dense_tensor dense_tensor::as_strided(shape_t shape, shape_t strides, std::int64
     if (shape[d] == 0)
       empty = true;
     if (shape[d] < 0)
-      throw_input(codes::tensor_misuse, "bad view", "negative size in a view");
+      throw_input_error(codes::tensor_misuse, "bad view", "negative size in a view");
     const auto reach = (shape[d] - 1) * strides[d];
     (reach < 0 ? lo : hi) += reach;
   }
   const auto storage_size = static_cast<std::int64_t>(storage_ ? storage_->size() : 0);
   if (!empty && (lo < 0 || hi >= storage_size)) {
-    throw_input(
+    throw_input_error(
         codes::tensor_misuse, "view outside storage",
         fmt::format(
             "a view of shape {} strides {} at offset {} reaches outside a storage of {} elements",
@@ -193,9 +194,9 @@ dense_tensor dense_tensor::as_strided(shape_t shape, shape_t strides, std::int64
 dense_tensor dense_tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const {
   const auto d = static_cast<std::size_t>(dim);
   if (dim < 0 || d >= shape_.size() || start < 0 || length < 0 || start + length > shape_[d]) {
-    throw_input(codes::tensor_misuse, "narrow out of range",
-                fmt::format("narrow(dim={}, start={}, length={}) on shape {}", dim, start, length,
-                            to_string(shape_)));
+    throw_input_error(codes::tensor_misuse, "narrow out of range",
+                      fmt::format("narrow(dim={}, start={}, length={}) on shape {}", dim, start,
+                                  length, to_string(shape_)));
   }
   auto shape = shape_;
   shape[d] = length;
@@ -204,8 +205,9 @@ dense_tensor dense_tensor::narrow(std::int64_t dim, std::int64_t start, std::int
 
 dense_tensor dense_tensor::view(const shape_t& shape) const {
   if (dtensor::numel(shape) != numel()) {
-    throw_input(codes::tensor_misuse, "view size mismatch",
-                fmt::format("shape {} is invalid for input of size {}", to_string(shape), numel()));
+    throw_input_error(
+        codes::tensor_misuse, "view size mismatch",
+        fmt::format("shape {} is invalid for input of size {}", to_string(shape), numel()));
   }
   if (is_contiguous())
     return as_strided(shape, contiguous_strides(shape), offset_);
@@ -227,7 +229,7 @@ dense_tensor dense_tensor::view(const shape_t& shape) const {
         --view_d;
       }
       if (view_numel != tensor_numel) {
-        throw_input(
+        throw_input_error(
             codes::tensor_misuse, "view of non-contiguous data",
             fmt::format(
                 "view size {} is not compatible with input tensor's size {} and stride {}; use "

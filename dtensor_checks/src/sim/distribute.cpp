@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/error.hpp>
 #include <tensordiag/dtensor_checks/sim/distribute.hpp>
 #include <tensordiag/dtensor_checks/sim/validation_codes.hpp>
 
@@ -10,21 +11,18 @@
 #include <limits>
 #include <random>
 
-#include "sim_error.hpp"
-
 namespace tdiag::dtensor::sim {
 namespace {
 
 void check_fits(const placement_list& ps, const device_mesh& mesh, std::size_t ndim) {
   if (ps.size() != mesh.ndim()) {
-    dtensor::detail::throw_input(
-        validation_codes::tensor_misuse, "placements do not fit the mesh",
-        fmt::format("{} placements for mesh {}", ps.size(), mesh.to_string()));
+    tdiag::throw_input_error(validation_codes::tensor_misuse, "placements do not fit the mesh",
+                             fmt::format("{} placements for mesh {}", ps.size(), mesh.to_string()));
   }
   for (const auto& p : ps) {
     if (p.is_shard() && (p.dim < 0 || static_cast<std::size_t>(p.dim) >= ndim)) {
-      dtensor::detail::throw_input(validation_codes::tensor_misuse, "shard dim out of range",
-                                   fmt::format("{} on a {}-D tensor", to_string(p), ndim));
+      tdiag::throw_input_error(validation_codes::tensor_misuse, "shard dim out of range",
+                               fmt::format("{} on a {}-D tensor", to_string(p), ndim));
     }
   }
 }

@@ -1,11 +1,10 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/error.hpp>
 #include <tensordiag/dtensor_checks/errors.hpp>
 #include <tensordiag/dtensor_checks/sim/mutations.hpp>
 
 #include <fmt/format.h>
-
-#include "sim_error.hpp"
 
 namespace tdiag::dtensor::sim {
 namespace {
@@ -247,7 +246,7 @@ const std::vector<rule_mutation>& builtin_mutations() {
 op_registry mutated_registry(const op_registry& base, const rule_mutation& m) {
   const auto* rule = base.find(m.op);
   if (rule == nullptr) {
-    dtensor::detail::throw_input(
+    tdiag::throw_input_error(
         codes::no_rule, "no sharding rule for this op",
         fmt::format("cannot mutate {}: the registry has no rule for it", m.op));
   }

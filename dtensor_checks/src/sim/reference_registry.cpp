@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/error.hpp>
 #include <tensordiag/dtensor_checks/sim/reference_ops.hpp>
 #include <tensordiag/dtensor_checks/sim/validation_codes.hpp>
 
@@ -7,7 +8,6 @@
 
 #include <algorithm>
 
-#include "sim_error.hpp"
 #include "tensor_math.hpp"
 
 namespace tdiag::dtensor::sim {
@@ -56,7 +56,7 @@ sim_arg sim_arg::of_bool(bool v) {
 
 void reference_registry::add(reference_op op) {
   if (op.name.empty() || !op.run) {
-    dtensor::detail::throw_input(
+    tdiag::throw_input_error(
         validation_codes::no_reference, "invalid reference op",
         fmt::format("cannot register reference '{}': it needs a name and a function", op.name));
   }

@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/error.hpp>
 #include <tensordiag/dtensor_checks/errors.hpp>
 #include <tensordiag/dtensor_checks/sim/strategy_grid.hpp>
 #include <tensordiag/dtensor_checks/sim/validation_codes.hpp>
@@ -8,8 +9,6 @@
 
 #include <random>
 #include <set>
-
-#include "sim_error.hpp"
 
 namespace tdiag::dtensor::sim {
 namespace {
@@ -122,9 +121,9 @@ grid_result validate_rule_set(const op_registry& rules, const reference_registry
       if (rule == nullptr)
         rule = rules.find(typed);
       if (rule == nullptr) {
-        dtensor::detail::throw_input(codes::no_rule, "no sharding rule for this op",
-                                     fmt::format("no sharding rule for {}; nearest known ops: {}",
-                                                 typed, fmt::join(rules.nearest(typed, 3), ", ")));
+        tdiag::throw_input_error(codes::no_rule, "no sharding rule for this op",
+                                 fmt::format("no sharding rule for {}; nearest known ops: {}",
+                                             typed, fmt::join(rules.nearest(typed, 3), ", ")));
       }
       ops.push_back(rule->name);
     }
@@ -134,7 +133,7 @@ grid_result validate_rule_set(const op_registry& rules, const reference_registry
     const auto* rule = rules.find(name);
     const auto* ref = references.find(name);
     if (ref == nullptr) {
-      dtensor::detail::throw_input(
+      tdiag::throw_input_error(
           validation_codes::no_reference, "no reference implementation",
           fmt::format("{} has a sharding rule but no reference implementation to validate it "
                       "against",
@@ -145,9 +144,9 @@ grid_result validate_rule_set(const op_registry& rules, const reference_registry
     if (auto it = options.templates.find(name); it != options.templates.end())
       templates = it->second;
     if (templates.empty()) {
-      dtensor::detail::throw_input(validation_codes::no_reference, "no argument grid",
-                                   fmt::format("{} has no argument grid to validate on", name),
-                                   "pass argument shapes in grid_options::templates");
+      tdiag::throw_input_error(validation_codes::no_reference, "no argument grid",
+                               fmt::format("{} has no argument grid to validate on", name),
+                               "pass argument shapes in grid_options::templates");
     }
     op_grid_summary summary;
     summary.op = name;

@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/error.hpp>
 #include <tensordiag/dtensor_checks/sim/distribute.hpp>
 #include <tensordiag/dtensor_checks/sim/strategy_validator.hpp>
 #include <tensordiag/dtensor_checks/sim/validation_codes.hpp>
@@ -7,8 +8,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-
-#include "sim_error.hpp"
 
 namespace tdiag::dtensor::sim {
 namespace codes = validation_codes;
@@ -320,7 +319,7 @@ validation_result run_claim(const op_call& call, const strategy_claim& claim,
   claim_run run{call, claim, ref, options, tensor_inputs(call), {}, {}};
   const auto& s = claim.strategy;
   if (s.inputs.size() != run.inputs.size() || s.outputs.empty()) {
-    dtensor::detail::throw_input(
+    tdiag::throw_input_error(
         codes::tensor_misuse, "strategy does not fit the call",
         fmt::format(
             "{}: the strategy lists {} inputs and {} outputs; the call has {} tensor inputs",

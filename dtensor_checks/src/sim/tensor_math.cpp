@@ -2,18 +2,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tensor_math.hpp"
 
+#include <tensordiag/core/error.hpp>
 #include <tensordiag/dtensor_checks/sim/validation_codes.hpp>
 
 #include <fmt/format.h>
 
-#include "sim_error.hpp"
-
 namespace tdiag::dtensor::sim::detail {
 
 void bad_args(std::string_view op, std::string message) {
-  dtensor::detail::throw_input(validation_codes::reference_failed,
-                               "reference op rejected its arguments",
-                               fmt::format("{}: {}", op, message));
+  tdiag::throw_input_error(validation_codes::reference_failed,
+                           "reference op rejected its arguments",
+                           fmt::format("{}: {}", op, message));
 }
 
 bool has_arg(const sim_args& args, std::size_t i) noexcept {

@@ -11,6 +11,8 @@ import torch
 from torch.distributed.tensor import DTensor
 from torch.utils import _pytree as pytree
 
+from .._core import core
+
 try:  # PyTorch's strided shard (FSDP2 + TP); the case format has no spelling for it
     from torch.distributed.tensor.placement_types import _StridedShard
 except ImportError:  # pragma: no cover - older PyTorch
@@ -34,16 +36,12 @@ def dtype(d: torch.dtype) -> str:
 
 
 def collective(src, dst) -> str:
-    """The collective PyTorch runs for one mesh-dim transform (``none``: a local chunk)."""
-    if dst.is_replicate():
-        return "all_reduce" if src.is_partial() else "all_gather"
-    if dst.is_shard() or isinstance(dst, _StridedShard):
-        if src.is_partial():
-            return "reduce_scatter"
-        if src.is_shard() or isinstance(src, _StridedShard):
-            return "all_to_all"
-        return "none"
-    return "none"  # to Partial: a local partition
+    """The collective PyTorch runs for one mesh-dim transform (``none``: a local chunk), as
+    tensordiag's redistribution planner maps it (a strided shard moves as a shard)."""
+    def kind(p) -> str:
+        return f"S({p.dim})" if isinstance(p, _StridedShard) else placement(p)
+
+    return core.transition_collective(kind(src), kind(dst))
 
 
 def local_numel(logical_shape, p, parts: int) -> int:

@@ -105,12 +105,12 @@ class OomWatch:
                  "finding": finding, "report": result.report}
         self.events.append(event)
         # This OOM's verdict (the report's last diagnostic: a snapshot holds the earlier ones too)
-        # and its first `top` live sites, as the report words them.
+        # and its first `top` live sites, as the report words them (the finding's own sites).
         diagnostics = result.report.diagnostics
         if diagnostics:
             last = diagnostics[-1]
             out = [f"tensordiag: {last.message} [{last.code}]"]
-            sites = [n[len("live: "):] for n in last.notes if n.startswith("live: ")]
+            sites = [s["text"] for s in finding["sites"]] if finding else []
             out += [f"  {i}. {site}" for i, site in enumerate(sites[: self.top], 1)]
         else:
             out = [f"tensordiag: CUDA out of memory on device {device}; the snapshot shows no OOM"]

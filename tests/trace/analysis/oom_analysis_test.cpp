@@ -9,7 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -40,6 +43,16 @@ TEST(OomAnalysis, PerProcessLimitNotAFullDevice) {
   EXPECT_NE(d.message.find("per-process memory limit"), std::string::npos) << d.message;
   EXPECT_EQ(d.message.find("genuinely out of memory"), std::string::npos) << d.message;
   EXPECT_EQ(d.location.line, 42u); // gen_gpu_traces.py:42, the innermost Python frame
+  // The live sites are the finding's own, worded once for the report and the front ends.
+  ASSERT_FALSE(f.sites.empty());
+  const std::string first = describe_oom_site(t, f.sites[0]);
+  EXPECT_NE(first.find(" allocation(s) at "), std::string::npos) << first;
+  std::vector<std::string> live;
+  for (const auto& note : d.notes)
+    if (note.starts_with("live: "))
+      live.push_back(note.substr(6));
+  ASSERT_EQ(live.size(), std::min<std::size_t>(5, f.sites.size()));
+  EXPECT_EQ(live[0], first);
 }
 
 memory_event ev(memory_action a, std::uint64_t addr, std::uint64_t size, std::int64_t time) {

@@ -89,6 +89,10 @@ TEST(SummaryAnalysis, KinetoKernelsStreamsAndMemory) {
   EXPECT_EQ(s.kernels[0].max_ns, 188352);
   EXPECT_TRUE(t.name(s.kernels[0].name)
                   .starts_with("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize128x128x8"));
+  // The group's longest kernel, for the front ends that jump to it.
+  const auto& longest = t.kernels.all()[s.kernels[0].longest];
+  EXPECT_EQ(longest.name, s.kernels[0].name);
+  EXPECT_EQ(longest.end - longest.start, 188352);
   EXPECT_EQ(s.kernels[1].count, 480u);
   EXPECT_EQ(s.kernels[1].total_ns, 76144162);
   ASSERT_EQ(s.streams.size(), 1u);

@@ -3,12 +3,15 @@
 #include <tensordiag/core/detail/json_in.hpp>
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/chrome_export.hpp>
+#include <tensordiag/trace/event_fields.hpp>
 #include <tensordiag/trace/synthetic.hpp>
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "trace_test_support.hpp"
 
@@ -145,6 +148,73 @@ TEST(ChromeExport, EscapesHostileNamesAndReplaysMemoryWithoutTotals) {
       {0, 4096}, {1024, 4096}, {0, 4096}, {0, 4096}};
   EXPECT_EQ(samples, expected);
   EXPECT_TRUE(saw_oom);
+}
+
+// The arguments a kind's table marks for Chrome, plus those the export derives.
+template <typename Record> std::set<std::string> table_args(std::set<std::string> derived = {}) {
+  for (const auto& f : event_fields<Record>)
+    if (f.chrome != chrome_arg::none)
+      derived.emplace(f.chrome_name);
+  return derived;
+}
+
+std::set<std::string> arg_names(const tdiag::detail::json_value& event) {
+  const auto* args = event.find("args");
+  return args ? std::set<std::string>(args->names.begin(), args->names.end())
+              : std::set<std::string>{};
+}
+
+TEST(ChromeExport, ArgumentsAreTheFieldTables) {
+  trace t;
+  const lane_id gpu = t.lanes.gpu(0, 7);
+  const lane_id host = t.lanes.host(0, 1);
+  kernel_event k;
+  k.lane = gpu, k.start = 10, k.end = 20, k.name = t.strings.intern("k");
+  k.device = 1, k.context = 2, k.stream = 7, k.correlation = 3, k.registers = 32;
+  k.shared_static = 128, k.shared_dynamic = 256, k.launch_id = 9;
+  k.grid[0] = 4, k.block[0] = 128;
+  t.kernels.push_back(k);
+  copy_event c;
+  c.lane = gpu, c.start = 30, c.end = 40, c.bytes = 4096, c.kind = copy_kind::htod;
+  c.bandwidth_gbps = 12.5F;
+  t.copies.push_back(c);
+  api_event plain, linked;
+  plain.lane = linked.lane = host;
+  plain.start = 1, plain.end = 2, linked.start = 3, linked.end = 4, linked.correlation = 3;
+  t.api_calls.push_back(plain);
+  t.api_calls.push_back(linked);
+  marker_event m;
+  m.lane = host, m.time = 5, m.name = t.strings.intern("mark"), m.category = t.strings.intern("c");
+  t.markers.push_back(m);
+  assertion_event a;
+  a.lane = gpu, a.time = 15, a.site = t.strings.intern("x.cu:1: i < n");
+  t.assertions.push_back(a);
+  t.finalize();
+  chrome_export_stats stats;
+  const auto doc = export_and_parse(t, {}, stats, "fields.json");
+  std::map<std::string, std::vector<std::set<std::string>>> by_cat;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] != "M")
+      by_cat[e["cat"].string].push_back(arg_names(e));
+  // A field marked `nonzero` or `positive` is left out when it is 0.
+  EXPECT_EQ(by_cat["kernel"].at(0), table_args<kernel_event>({"shared memory"}));
+  EXPECT_EQ(by_cat["gpu_memcpy"].at(0), table_args<copy_event>({"kind"}));
+  EXPECT_EQ(by_cat["cuda_runtime"].at(0), std::set<std::string>{});
+  EXPECT_EQ(by_cat["cuda_runtime"].at(1), std::set<std::string>{"correlation"});
+  EXPECT_EQ(by_cat["marker"].at(0), table_args<marker_event>());
+  auto assertion_args = table_args<assertion_event>();
+  assertion_args.erase("message"); // no_string
+  EXPECT_EQ(by_cat["assertion"].at(0), assertion_args);
+  for (const auto& e : doc["traceEvents"])
+    if (e["cat"] == "kernel") {
+      EXPECT_EQ(e["args"]["registers per thread"].as_int(), 32);
+      EXPECT_EQ(e["args"]["shared memory"].as_int(), 384);
+      EXPECT_EQ(e["args"]["grid"][0].as_int(), 4);
+      EXPECT_EQ(e["args"]["tensordiag launch id"].as_int(), 9);
+    } else if (e["cat"] == "gpu_memcpy") {
+      EXPECT_EQ(e["args"]["memory bandwidth (GB/s)"].as_double(), 12.5);
+      EXPECT_EQ(e["args"]["kind"].string, "HtoD");
+    }
 }
 
 TEST(ChromeExport, UnwritablePathThrowsWithCode) {

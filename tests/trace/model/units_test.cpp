@@ -32,6 +32,11 @@ TEST(Units, TimeOffsetPercentOfSpan) {
   EXPECT_FALSE(parse_duration("40%").has_value()); // a percentage needs a span
 }
 
+TEST(Units, OneMessageForABadTime) {
+  EXPECT_EQ(bad_time_message("1h"), "'1h' is not a time like 1.5s, 250ms, 800us, 42ns (bare: "
+                                    "seconds), or 40% of the span");
+}
+
 TEST(Units, RejectsMalformedDurations) {
   for (const char* bad : {"", "soon", "5 parsecs", "ms", "1.5 m", "nan", "inf", "1e30s", "--1s"})
     EXPECT_FALSE(parse_duration(bad).has_value()) << bad;

@@ -4,6 +4,7 @@
 #include <tensordiag/trace/allocator_replay.hpp>
 #include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/load.hpp>
+#include <tensordiag/trace/selection_options.hpp>
 #include <tensordiag/trace/snapshot_import.hpp>
 #include <tensordiag/trace/summary_analysis.hpp>
 #include <tensordiag/trace/synthetic.hpp>
@@ -14,7 +15,9 @@
 
 #include <filesystem>
 #include <functional>
+#include <string>
 #include <unistd.h>
+#include <vector>
 
 #include "trace_test_support.hpp"
 
@@ -35,6 +38,26 @@ std::string code_of(const std::function<void()>& fn) {
     return e.report().diagnostics.at(0).code + ": " + e.report().diagnostics.at(0).message;
   }
   return "no error";
+}
+
+TEST(SelectionOptions, TimeOptionsShareOneGrammarCheckedAtParseTime) {
+  CLI::App app;
+  std::string time, span;
+  add_time_offset_option(app, "--time", time, "instant");
+  add_time_offset_option(app, "--span", span, "width");
+  app.parse(std::vector<std::string>{"4", "--span", "2", "--time"}); // CLI11 takes it reversed
+  // A bare number is seconds in both (tdiag-view once read --span 4 as 4 ms).
+  EXPECT_EQ(parse_time_offset(time, 0), 2'000'000'000);
+  EXPECT_EQ(parse_time_offset(span, 0), 4'000'000'000);
+  CLI::App bad;
+  std::string at;
+  add_time_offset_option(bad, "--at", at, "instant");
+  try {
+    bad.parse(std::vector<std::string>{"1h", "--at"});
+    FAIL() << "1h parsed";
+  } catch (const CLI::ValidationError& e) {
+    EXPECT_EQ(std::string(e.what()), "--at: " + bad_time_message("1h"));
+  }
 }
 
 TEST(TraceSelect, ParsesWindows) {

@@ -185,14 +185,16 @@ report oom_report(const trace& t, const std::vector<oom_finding>& findings, std:
                       "and retried",
                       f.released_before.size(), format_bytes(total)));
     }
-    for (std::size_t i = 0; i < std::min(top_sites, f.sites.size()); ++i) {
-      const auto& s = f.sites[i];
-      d.notes.push_back(fmt::format("live: {} in {} allocation(s) at {}", format_bytes(s.bytes),
-                                    s.count, describe_frame(t, s.site)));
-    }
+    for (std::size_t i = 0; i < std::min(top_sites, f.sites.size()); ++i)
+      d.notes.push_back("live: " + describe_oom_site(t, f.sites[i]));
     out.diagnostics.push_back(std::move(d));
   }
   return out;
+}
+
+std::string describe_oom_site(const trace& t, const oom_site& site) {
+  return fmt::format("{} in {} allocation(s) at {}", format_bytes(site.bytes), site.count,
+                     describe_frame(t, site.site));
 }
 
 } // namespace tdiag::trace

@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/detail/saturate.hpp>
 #include <tensordiag/trace/memory_series.hpp>
 #include <tensordiag/trace/summary_analysis.hpp>
 #include <tensordiag/trace/trace_select.hpp>
@@ -11,8 +12,6 @@
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
-
-#include <tensordiag/trace/detail/saturate.hpp>
 
 namespace tdiag::trace {
 namespace {
@@ -51,12 +50,16 @@ memory_peak memory_peak_of(const trace& t, lane_id lane) {
 
 std::vector<kernel_stat> kernel_stats(const trace& t) {
   std::unordered_map<string_id, kernel_stat> by_name;
-  for (const auto& k : t.kernels.all()) {
+  const auto all = t.kernels.all();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const auto& k = all[i];
     auto& s = by_name[k.name];
     s.name = k.name;
-    ++s.count;
-    s.total_ns = detail::sat_add(s.total_ns, k.end - k.start);
-    s.max_ns = std::max(s.max_ns, k.end - k.start);
+    const std::int64_t d = k.end - k.start;
+    if (++s.count == 1 || d > s.max_ns)
+      s.longest = i;
+    s.total_ns = detail::sat_add(s.total_ns, d);
+    s.max_ns = std::max(s.max_ns, d);
   }
   std::vector<kernel_stat> out;
   out.reserve(by_name.size());

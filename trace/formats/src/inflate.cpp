@@ -14,14 +14,10 @@ namespace tdiag::trace::detail {
 namespace {
 
 [[noreturn]] void fail(std::string_view source, std::size_t offset, std::string message) {
-  diagnostic d;
-  d.code = codes::bad_gzip;
-  d.title = "bad gzip stream";
-  d.message = fmt::format("{}: compressed byte offset {}: {}", source, offset, message);
-  d.add_field("file", std::string(source));
-  d.add_field("offset", static_cast<std::int64_t>(offset));
-  d.hint = "the file is damaged or was cut short; `gzip -t` confirms it";
-  throw input_error(std::move(d));
+  throw_input_error(codes::bad_gzip, "bad gzip stream",
+                    fmt::format("{}: compressed byte offset {}: {}", source, offset, message),
+                    "the file is damaged or was cut short; `gzip -t` confirms it",
+                    {{"file", std::string(source)}, {"offset", static_cast<std::int64_t>(offset)}});
 }
 
 // Bytes after the last member that do not start another one: a damaged or appended file, not

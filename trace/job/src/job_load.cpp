@@ -26,16 +26,6 @@ bool looks_like_trace_file(const std::filesystem::path& p) {
   return false;
 }
 
-[[noreturn]] void fail(std::string_view code, std::string title, std::string message,
-                       std::string hint) {
-  diagnostic d;
-  d.code = std::string(code);
-  d.title = std::move(title);
-  d.message = std::move(message);
-  d.hint = std::move(hint);
-  throw input_error(std::move(d));
-}
-
 int distributed_rank(const trace& t) {
   const auto* value = t.metadata.property("distributed.rank");
   if (!value)
@@ -81,14 +71,16 @@ std::vector<std::filesystem::path> expand_job_inputs(std::span<const std::string
           out.emplace_back(g.gl_pathv[i]);
       ::globfree(&g);
     } else {
-      fail(codes::no_trace_file, "no trace file", fmt::format("{}: no such file or folder", input),
-           "pass trace files, a folder of them or a quoted glob like 'traces/rank*.json.gz'");
+      throw_input_error(
+          codes::no_trace_file, "no trace file", fmt::format("{}: no such file or folder", input),
+          "pass trace files, a folder of them or a quoted glob like 'traces/rank*.json.gz'");
     }
   }
   if (out.empty())
-    fail(codes::no_trace_file, "no trace file",
-         fmt::format("{}: no trace file matched", inputs.empty() ? "" : inputs.front()),
-         "pass trace files, a folder of them or a quoted glob like 'traces/rank*.json.gz'");
+    throw_input_error(
+        codes::no_trace_file, "no trace file",
+        fmt::format("{}: no trace file matched", inputs.empty() ? "" : inputs.front()),
+        "pass trace files, a folder of them or a quoted glob like 'traces/rank*.json.gz'");
   return out;
 }
 
@@ -149,16 +141,17 @@ std::vector<job_member> load_job(std::span<const std::string> inputs,
     if (automatic && m.rank < 0)
       m.rank = static_cast<int>(i);
     if (m.rank < 0)
-      fail(codes::no_rank, "no rank",
-           fmt::format("{}: {} states no rank", m.path.string(),
-                       options.ranks == rank_source::distributed ? "the trace's distributedInfo"
-                                                                 : "the file name (like rank-3)"),
-           "use --rank-from position, or name the files by rank");
+      throw_input_error(codes::no_rank, "no rank",
+                        fmt::format("{}: {} states no rank", m.path.string(),
+                                    options.ranks == rank_source::distributed
+                                        ? "the trace's distributedInfo"
+                                        : "the file name (like rank-3)"),
+                        "use --rank-from position, or name the files by rank");
     if (const auto [it, fresh] = claimed.emplace(m.rank, i); !fresh)
-      fail(codes::rank_claimed_twice, "rank claimed twice",
-           fmt::format("{}: rank {} is also {}", m.path.string(), m.rank,
-                       members[it->second].path.string()),
-           "pass one file per rank, or use --rank-from position");
+      throw_input_error(codes::rank_claimed_twice, "rank claimed twice",
+                        fmt::format("{}: rank {} is also {}", m.path.string(), m.rank,
+                                    members[it->second].path.string()),
+                        "pass one file per rank, or use --rank-from position");
   }
   std::int64_t earliest = INT64_MAX;
   for (const auto& m : members)

@@ -88,6 +88,10 @@ std::string format_duration(std::int64_t ns) {
   return fmt::format("{:.0f} s", v / 1e9);
 }
 
+std::string bad_time_message(std::string_view text) {
+  return fmt::format("'{}' is not a time like {}, or 40% of the span", text, duration_examples);
+}
+
 std::optional<std::int64_t> parse_duration(std::string_view text) {
   const auto number = split_number(text);
   if (!number)

@@ -85,17 +85,6 @@ std::string trace_selection::describe() const {
 
 namespace {
 
-[[noreturn]] void fail(std::string_view code, std::string title, std::string message,
-                       std::string hint, std::string_view source) {
-  diagnostic d;
-  d.code = std::string(code);
-  d.title = std::move(title);
-  d.message = std::move(message);
-  d.add_field("file", std::string(source));
-  d.hint = std::move(hint);
-  throw input_error(std::move(d));
-}
-
 // Keeps the rows `keep` accepts, in order (a finalized store stays grouped and sorted); a store
 // that keeps every row is left as it is (a mapped one stays mapped).
 template <typename Record, typename Keep> void keep_rows(event_store<Record>& store, Keep&& keep) {
@@ -271,27 +260,30 @@ selection_result select_part(trace& t, const trace_selection& s, std::string_vie
   if (s.device) {
     const auto devices = devices_of(t);
     if (!devices.contains(*s.device))
-      fail(codes::no_such_device, "no such device in the trace",
-           fmt::format("{}: --device {}: the trace has no device {} (it has {})", printable(source),
-                       *s.device, *s.device,
-                       devices.empty()
-                           ? std::string("no GPU devices")
-                           : fmt::format("{} {}", devices.size() == 1 ? "device" : "devices",
-                                         fmt::join(devices, ", "))),
-           "pick one of the devices the trace has (tdiag trace summary lists them)", source);
+      throw_input_error(
+          codes::no_such_device, "no such device in the trace",
+          fmt::format("{}: --device {}: the trace has no device {} (it has {})", printable(source),
+                      *s.device, *s.device,
+                      devices.empty()
+                          ? std::string("no GPU devices")
+                          : fmt::format("{} {}", devices.size() == 1 ? "device" : "devices",
+                                        fmt::join(devices, ", "))),
+          "pick one of the devices the trace has (tdiag trace summary lists them)",
+          {{"file", std::string(source)}});
   }
   if (s.window) {
     std::string why;
     const auto w = resolve_window(*s.window, result.window, &why);
     if (!w)
-      fail(codes::bad_window, "bad time window",
-           fmt::format("{}: --window {}:{}: {}", printable(source), s.window->begin, s.window->end,
-                       why),
-           fmt::format("give --window A:B with A <= B inside the trace, each a time since its "
-                       "start ({}) or a share of its span (40%); an empty side is the start or "
-                       "the end",
-                       duration_examples),
-           source);
+      throw_input_error(
+          codes::bad_window, "bad time window",
+          fmt::format("{}: --window {}:{}: {}", printable(source), s.window->begin, s.window->end,
+                      why),
+          fmt::format("give --window A:B with A <= B inside the trace, each a time since its "
+                      "start ({}) or a share of its span (40%); an empty side is the start or "
+                      "the end",
+                      duration_examples),
+          {{"file", std::string(source)}});
     result.window = *w;
     keep_window(t, *w, result);
   }

@@ -3,6 +3,7 @@
 #include <tensordiag/core/report_io.hpp>
 #include <tensordiag/trace/allocation_site.hpp>
 #include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/trace/summary_analysis.hpp>
 #include <tensordiag/viewer/allocation_bands.hpp>
 #include <tensordiag/viewer/format.hpp>
 #include <tensordiag/viewer/tables.hpp>
@@ -13,7 +14,6 @@
 #include <limits>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 
 namespace tdiag::view {
 namespace {
@@ -32,32 +32,15 @@ std::string site_name(const trace::trace& t, trace::stack_id stack) {
 }
 
 table_model kernels_table(const trace::trace& t) {
-  struct agg {
-    std::uint64_t count = 0;
-    std::int64_t total = 0;
-    std::int64_t max = -1;
-    std::uint32_t longest = 0;
-  };
-  std::unordered_map<trace::string_id, agg> by_name;
-  const auto all = t.kernels.all();
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    auto& a = by_name[all[i].name];
-    const std::int64_t dur = all[i].end - all[i].start;
-    ++a.count;
-    a.total += dur;
-    if (dur > a.max) {
-      a.max = dur;
-      a.longest = static_cast<std::uint32_t>(i);
-    }
-  }
   table_model m("Kernels", {"Kernel", "Count", "Total", "Mean", "Max"});
-  for (const auto& [name, a] : by_name) {
+  for (const auto& k : trace::kernel_stats(t)) {
     table_row r;
-    const double mean = d(a.total) / d(a.count);
-    r.cells = {std::string(t.name(name)), fmt::format("{}", a.count), format_duration(d(a.total)),
-               format_duration(mean), format_duration(d(a.max))};
-    r.keys = {std::numeric_limits<double>::quiet_NaN(), d(a.count), d(a.total), mean, d(a.max)};
-    r.target = {event_kind::kernel, a.longest};
+    const double mean = d(k.total_ns) / d(k.count);
+    r.cells = {std::string(t.name(k.name)), fmt::format("{}", k.count),
+               format_duration(d(k.total_ns)), format_duration(mean), format_duration(d(k.max_ns))};
+    r.keys = {std::numeric_limits<double>::quiet_NaN(), d(k.count), d(k.total_ns), mean,
+              d(k.max_ns)};
+    r.target = {event_kind::kernel, static_cast<std::uint32_t>(k.longest)};
     m.add_row(std::move(r));
   }
   m.sort(2, false);

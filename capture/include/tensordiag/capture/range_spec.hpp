@@ -37,13 +37,10 @@ struct range_spec {
 namespace detail {
 
 [[noreturn]] inline void bad_range(std::string_view text, std::string_view why) {
-  diagnostic d;
-  d.code = std::string(codes::bad_range);
-  d.title = "bad capture range";
-  d.message = "capture range '" + std::string(text) + "': " + std::string(why);
-  d.hint = "Use cuda-profiler-api, nvtx:NAME, launches:A:B or time:DELAY:DURATION (seconds); "
-           "--launches A:B and --delay S --duration S say the same.";
-  throw input_error(std::move(d));
+  throw_input_error(codes::bad_range, "bad capture range",
+                    "capture range '" + std::string(text) + "': " + std::string(why),
+                    "Use cuda-profiler-api, nvtx:NAME, launches:A:B or time:DELAY:DURATION "
+                    "(seconds); --launches A:B and --delay S --duration S say the same.");
 }
 
 inline bool parse_count(std::string_view s, std::uint64_t& out) {

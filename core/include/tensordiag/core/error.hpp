@@ -6,6 +6,8 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace tdiag {
 
@@ -27,5 +29,10 @@ class input_error : public error {
 public:
   using error::error;
 };
+
+/// Throws input_error with one error diagnostic: `code`, `title`, `message`, `fields` (in this
+/// order) and `hint`. Every "bad input" helper of the libraries and front ends goes through it.
+[[noreturn]] void throw_input_error(std::string_view code, std::string title, std::string message,
+                                    std::string hint = {}, std::vector<field> fields = {});
 
 } // namespace tdiag

@@ -78,6 +78,13 @@ struct plan_options {
   bool reduce_mismatched_partials = false;
 };
 
+/// The collective PyTorch issues to move one mesh dim from `from` to `to`: S→R all-gather, P→R
+/// all-reduce, P→S reduce-scatter, S→S all-to-all; none for a local chunk or partition and for
+/// what PyTorch refuses (S→P, and P→P of another kind unless `reduce_mismatched_partials`, where
+/// it all-reduces). The one mapping: plans and the Python recorder both ask it.
+[[nodiscard]] collective transition_collective(const placement& from, const placement& to,
+                                               const plan_options& options = {}) noexcept;
+
 /// The greedy plan of PyTorch 2.11: a 1-D mesh takes one step; a source with shards first walks
 /// the mesh dims inner→outer (a target Shard whose earlier mesh dims disagree goes to Replicate
 /// first), then outer→inner for what remains.

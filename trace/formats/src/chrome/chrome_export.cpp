@@ -4,6 +4,7 @@
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/chrome_export.hpp>
 #include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/event_fields.hpp>
 
 #include <fmt/format.h>
 
@@ -13,7 +14,6 @@
 #include <cstring>
 #include <optional>
 #include <set>
-#include <type_traits>
 #include <unordered_map>
 
 namespace tdiag::trace {
@@ -89,7 +89,7 @@ private:
     auto& e = escaped_[id];
     if (!e) {
       e.emplace();
-      detail::append_json_string(*e, t_.strings.name(id));
+      tdiag::detail::append_json_string(*e, t_.strings.name(id));
     }
     return *e;
   }
@@ -110,13 +110,6 @@ private:
     const auto end = fmt::format_to_n(text, sizeof text, "{}{}.{:03}", sign, ns / 1000, ns % 1000);
     out_.key(key);
     out_.raw(std::string_view(text, end.out - text));
-  }
-  void triple(std::string_view key, const auto& v) {
-    out_.key(key);
-    out_.begin_array();
-    for (int i = 0; i < 3; ++i)
-      out_.unsigned_integer(v[i]);
-    out_.end_array();
   }
   void uint(std::string_view key, std::uint64_t v) {
     out_.key(key);
@@ -194,21 +187,19 @@ private:
   }
 
   // --- events -------------------------------------------------------------------------------
-  // An "X" event; `args` writes the members of its "args" object (none: no "args").
-  template <typename Record, typename Args>
-  void complete(std::string_view cat, string_id event_name, const Record& r, Args&& args) {
+  // An "X" event, its "args" still to come (args()).
+  template <typename Record>
+  void begin_complete(std::string_view cat, string_id event_name, const Record& r) {
     begin_event("X");
     out_.member("cat", cat);
     name(event_name);
     where(r.lane);
     ts(r.start);
     dur(duration_of(r));
-    write_args(args);
-    out_.end_object();
   }
-  template <typename Args>
-  void instant(std::string_view cat, string_id event_name, std::string_view literal_name, lane_id l,
-               std::int64_t time, Args&& args) {
+  // An "i" event, its "args" still to come (args()).
+  void begin_instant(std::string_view cat, string_id event_name, std::string_view literal_name,
+                     lane_id l, std::int64_t time) {
     begin_event("i");
     out_.member("s", "t");
     out_.member("cat", cat);
@@ -218,33 +209,60 @@ private:
       out_.member("name", literal_name);
     where(l);
     ts(time);
-    write_args(args);
+  }
+
+  // Ends the event with its "args": the fields event_fields<Record> marks for Chrome, in table
+  // order, then what `extra(key)` adds (derived values; `key(name)` opens each); without any,
+  // the event has no "args".
+  template <typename Record, typename Extra> void args(const Record& r, Extra&& extra) {
+    bool open = false;
+    auto key = [&](std::string_view k) {
+      if (!open) {
+        out_.key("args");
+        out_.begin_object();
+        open = true;
+      }
+      out_.key(k);
+    };
+    for_each_event_field<Record>([&](const field_info&, auto index) {
+      constexpr field_info f = event_fields<Record>[decltype(index)::value];
+      if constexpr (f.chrome != chrome_arg::none) {
+        const auto v = read_field<Record, decltype(index)::value>(r);
+        if constexpr (f.count > 1) {
+          key(f.chrome_name);
+          out_.begin_array();
+          for (std::size_t e = 0; e < f.count; ++e)
+            out_.unsigned_integer(read_field<Record, decltype(index)::value>(r, e));
+          out_.end_array();
+        } else if constexpr (f.is_float()) {
+          if (f.chrome != chrome_arg::positive || (v > 0 && std::isfinite(v)))
+            key(f.chrome_name), out_.number(static_cast<double>(v));
+        } else if (f.chrome != chrome_arg::nonzero || v != 0) {
+          key(f.chrome_name);
+          if constexpr (f.unit == field_unit::string_ref)
+            out_.raw(str(v));
+          else if constexpr (f.is_signed())
+            out_.integer(v);
+          else
+            out_.unsigned_integer(v);
+        }
+      }
+    });
+    extra(key);
+    if (open)
+      out_.end_object();
     out_.end_object();
   }
-  template <typename Args> void write_args(Args& args) {
-    if constexpr (!std::is_same_v<std::decay_t<Args>, std::nullptr_t>) {
-      out_.key("args");
-      out_.begin_object();
-      args();
-      out_.end_object();
-    }
+  template <typename Record> void args(const Record& r) {
+    args(r, [](auto&&) {});
   }
 
   void kernels(chrome_export_stats& stats) {
     for (const auto& k : t_.kernels.all()) {
-      complete("kernel", k.name, k, [&] {
-        out_.member("device", std::int64_t{k.device});
-        uint("context", k.context);
-        uint("stream", k.stream);
-        uint("correlation", k.correlation);
-        uint("registers per thread", k.registers);
-        uint("shared memory", std::uint64_t{k.shared_static} + k.shared_dynamic);
-        uint("static shared memory", k.shared_static);
-        uint("dynamic shared memory", k.shared_dynamic);
-        triple("grid", k.grid);
-        triple("block", k.block);
-        if (k.launch_id != 0)
-          uint("tensordiag launch id", k.launch_id);
+      begin_complete("kernel", k.name, k);
+      args(k, [&](auto&& key) {
+        key("shared memory");
+        out_.unsigned_integer(std::uint64_t{k.shared_static} + k.shared_dynamic);
       });
       ++stats.kernels;
     }
@@ -266,18 +284,7 @@ private:
       where(c.lane);
       ts(c.start);
       dur(duration_of(c));
-      out_.key("args");
-      out_.begin_object();
-      out_.member("device", std::int64_t{c.device});
-      uint("context", c.context);
-      uint("stream", c.stream);
-      uint("correlation", c.correlation);
-      uint("bytes", c.bytes);
-      if (c.bandwidth_gbps > 0 && std::isfinite(c.bandwidth_gbps))
-        out_.key("memory bandwidth (GB/s)"), out_.number(static_cast<double>(c.bandwidth_gbps));
-      out_.member("kind", kind);
-      out_.end_object();
-      out_.end_object();
+      args(c, [&](auto&& key) { key("kind"), out_.string(kind); });
       ++stats.copies;
     }
   }
@@ -287,17 +294,8 @@ private:
                                            "python_function", "other"};
     for (const auto& a : t_.api_calls.all()) {
       const auto ci = static_cast<std::size_t>(a.kind);
-      const auto cat = ci < std::size(cats) ? cats[ci] : "other";
-      if (a.correlation == 0 && a.cbid == 0) {
-        complete(cat, a.name, a, nullptr);
-      } else {
-        complete(cat, a.name, a, [&] {
-          if (a.correlation != 0)
-            uint("correlation", a.correlation);
-          if (a.cbid != 0)
-            uint("cbid", a.cbid);
-        });
-      }
+      begin_complete(ci < std::size(cats) ? cats[ci] : "other", a.name, a);
+      args(a);
       ++stats.api_calls;
     }
   }
@@ -307,33 +305,19 @@ private:
                                            "user_annotation", "annotation", "other"};
     for (const auto& r : t_.ranges.all()) {
       const auto ci = static_cast<std::size_t>(r.kind);
-      complete(ci < std::size(cats) ? cats[ci] : "other", r.name, r, nullptr);
+      begin_complete(ci < std::size(cats) ? cats[ci] : "other", r.name, r);
+      args(r);
       ++stats.ranges;
     }
     for (const auto& m : t_.markers.all()) {
-      if (m.category != no_string)
-        instant("marker", m.name, {}, m.lane, m.time, [&] {
-          out_.key("category");
-          out_.raw(str(m.category));
-        });
-      else
-        instant("marker", m.name, {}, m.lane, m.time, nullptr);
+      begin_instant("marker", m.name, {}, m.lane, m.time);
+      args(m);
       ++stats.instants;
     }
     for (const auto& a : t_.assertions.all()) {
-      instant("assertion", no_string, fmt::format("assertion failed: {}", t_.name(a.site)), a.lane,
-              a.time, [&] {
-                out_.key("site");
-                out_.raw(str(a.site));
-                triple("block", a.block);
-                triple("thread", a.thread);
-                out_.member("device", std::int64_t{a.device});
-                uint("launch id", a.launch_id);
-                if (a.message != no_string) {
-                  out_.key("message");
-                  out_.raw(str(a.message));
-                }
-              });
+      begin_instant("assertion", no_string, fmt::format("assertion failed: {}", t_.name(a.site)),
+                    a.lane, a.time);
+      args(a);
       ++stats.instants;
     }
   }
@@ -430,14 +414,18 @@ private:
           reserved -= size;
           break;
         case memory_action::oom:
-          instant("memory", no_string, "out of memory", lane, e->time, [&] {
-            uint("requested bytes", e->size);
-            uint("device free bytes", e->device_free);
-          });
+          begin_instant("memory", no_string, "out of memory", lane, e->time);
+          out_.key("args");
+          out_.begin_object();
+          uint("requested bytes", e->size);
+          uint("device free bytes", e->device_free);
+          out_.end_object();
+          out_.end_object();
           ++stats.instants;
           break;
         case memory_action::snapshot:
-          instant("memory", no_string, "snapshot", lane, e->time, nullptr);
+          begin_instant("memory", no_string, "snapshot", lane, e->time);
+          out_.end_object();
           ++stats.instants;
           break;
         default:
@@ -459,7 +447,7 @@ private:
   std::FILE* file_;
   std::string target_;
   std::vector<std::optional<std::string>> escaped_;
-  detail::json_out out_{detail::json_style::compact};
+  tdiag::detail::json_out out_{tdiag::detail::json_style::compact};
 };
 
 } // namespace

@@ -7,6 +7,7 @@
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/printable.hpp>
 #include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/detail/saturate.hpp>
 
 #include <fmt/format.h>
 
@@ -15,7 +16,6 @@
 #include <tuple>
 
 #include "import_budget.hpp"
-#include <tensordiag/trace/detail/saturate.hpp>
 
 namespace tdiag::trace::detail {
 
@@ -60,15 +60,12 @@ void kineto_builder::event(od::object& obj, std::uint64_t parsed) {
 }
 
 void kineto_builder::fail_field(const std::string& path, const bad_field& f) const {
-  diagnostic d;
-  d.code = codes::kineto_bad_number;
-  d.title = "Kineto field is not a number";
-  d.message = fmt::format("{}: {}: expected {}, got {}", t_.metadata.source_path, path, f.expected,
-                          printable(f.token, 64));
-  d.add_field("file", t_.metadata.source_path);
-  d.add_field("path", path);
-  d.hint = "write times, ids and sizes as plain JSON numbers, as the PyTorch profiler does";
-  throw input_error(std::move(d));
+  throw_input_error(
+      codes::kineto_bad_number, "Kineto field is not a number",
+      fmt::format("{}: {}: expected {}, got {}", t_.metadata.source_path, path, f.expected,
+                  printable(f.token, 64)),
+      "write times, ids and sizes as plain JSON numbers, as the PyTorch profiler does",
+      {{"file", t_.metadata.source_path}, {"path", path}});
 }
 
 void kineto_builder::finish() {

@@ -34,14 +34,10 @@ bool is_ws(char c) {
 }
 
 [[noreturn]] void fail(std::string_view source, std::size_t offset, int code, std::string message) {
-  diagnostic d;
-  d.code = fmt::format("TDIAG-TR-{:03}", code);
-  d.title = "malformed Kineto trace";
-  d.message = fmt::format("{}: byte offset {}: {}", source, offset, message);
-  d.add_field("file", std::string(source));
-  d.add_field("offset", static_cast<std::int64_t>(offset));
-  d.hint = "expected the Chrome trace JSON written by torch.profiler / Kineto";
-  throw input_error(std::move(d));
+  throw_input_error(fmt::format("TDIAG-TR-{:03}", code), "malformed Kineto trace",
+                    fmt::format("{}: byte offset {}: {}", source, offset, message),
+                    "expected the Chrome trace JSON written by torch.profiler / Kineto",
+                    {{"file", std::string(source)}, {"offset", static_cast<std::int64_t>(offset)}});
 }
 
 // A growable window over the text, with simdjson's padding after its capacity. Growing is

@@ -9,6 +9,7 @@
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/allocator_state.hpp>
 #include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/detail/saturate.hpp>
 #include <tensordiag/trace/events.hpp>
 
 #include <fmt/format.h>
@@ -18,7 +19,6 @@
 #include <string>
 #include <string_view>
 
-#include <tensordiag/trace/detail/saturate.hpp>
 #include "snapshot_stream.hpp"
 
 namespace tdiag::trace::detail {
@@ -62,15 +62,11 @@ inline std::optional<block_state> parse_block_state(std::string_view s) noexcept
 class snap_fields {
 protected:
   [[noreturn]] void fail(snap_value where, std::string_view code, std::string message) const {
-    diagnostic d;
-    d.code = code;
-    d.title = "malformed memory snapshot";
-    d.message =
-        fmt::format("{}: byte offset {}: {}", stream_->source_name(), where.offset(), message);
-    d.add_field("file", stream_->source_name());
-    d.add_field("offset", static_cast<std::int64_t>(where.offset()));
-    d.hint = "expected the dict written by torch.cuda.memory._dump_snapshot()";
-    throw input_error(std::move(d));
+    throw_input_error(
+        code, "malformed memory snapshot",
+        fmt::format("{}: byte offset {}: {}", stream_->source_name(), where.offset(), message),
+        "expected the dict written by torch.cuda.memory._dump_snapshot()",
+        {{"file", stream_->source_name()}, {"offset", static_cast<std::int64_t>(where.offset())}});
   }
 
   // "is missing", "is a dict", "is an int wider than 64 bits": what was found instead.

@@ -296,16 +296,13 @@ bool snap_stream::has_action(std::span<const std::uint64_t> items) const noexcep
 
 void snap_stream::fail_at(std::uint64_t offset, std::uint8_t op, std::string_view code,
                           std::string_view title, std::string message, std::string hint) const {
-  diagnostic d;
-  d.code = code;
-  d.title = std::string(title);
-  d.message = fmt::format("{}: byte offset {}: {}", source_, offset, message);
-  d.add_field("file", source_);
-  d.add_field("offset", static_cast<std::int64_t>(offset));
   const auto name = opcode_name(op);
-  d.add_field("opcode", name.empty() ? fmt::format("0x{:02x}", op) : std::string(name));
-  d.hint = std::move(hint);
-  throw input_error(std::move(d));
+  throw_input_error(code, std::string(title),
+                    fmt::format("{}: byte offset {}: {}", source_, offset, message),
+                    std::move(hint),
+                    {{"file", source_},
+                     {"offset", static_cast<std::int64_t>(offset)},
+                     {"opcode", name.empty() ? fmt::format("0x{:02x}", op) : std::string(name)}});
 }
 
 // Depth-first over the containers, iteratively: a container met again while it is open is a

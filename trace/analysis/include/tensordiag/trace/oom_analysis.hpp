@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -56,5 +57,9 @@ struct oom_finding {
 [[nodiscard]] std::vector<oom_finding> find_ooms(const trace& t);
 [[nodiscard]] report oom_report(const trace& t, const std::vector<oom_finding>& findings,
                                 std::size_t top_sites = 5);
+
+/// One live site as the OOM report's notes word it and every front end shows it ("1.50 GiB in 3
+/// allocation(s) at forward (model.py:12)").
+[[nodiscard]] std::string describe_oom_site(const trace& t, const oom_site& site);
 
 } // namespace tdiag::trace

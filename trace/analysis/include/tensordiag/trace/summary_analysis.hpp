@@ -22,6 +22,8 @@ struct kernel_stat {
   std::size_t count = 0;
   std::int64_t total_ns = 0;
   std::int64_t max_ns = 0;
+  std::size_t longest = 0; ///< index in trace::kernels.all() of the first kernel of the group
+                           ///< that lasted max_ns (the first of the group when none lasted > 0)
   [[nodiscard]] std::int64_t mean_ns() const noexcept {
     return count == 0 ? 0 : total_ns / static_cast<std::int64_t>(count);
   }
@@ -62,7 +64,8 @@ struct summary_result {
 /// Peak allocated/reserved bytes of one memory lane, from memory_series_of(): the totals the
 /// events carry (Kineto) or the replayed allocator state (snapshots).
 [[nodiscard]] memory_peak memory_peak_of(const trace& t, lane_id lane);
-/// Kernels grouped by name, longest total first.
+/// Kernels grouped by name, longest total first (then by name): the one grouping that the CLI,
+/// `tdiag capture`, the viewer's tables and Python present.
 [[nodiscard]] std::vector<kernel_stat> kernel_stats(const trace& t);
 
 /// `t` must be finalized.

@@ -30,5 +30,8 @@ namespace tdiag::trace {
                                                             std::int64_t span_ns);
 /// The accepted forms, for help texts and error messages: "1.5s, 250ms, 800us, 42ns".
 inline constexpr std::string_view duration_examples = "1.5s, 250ms, 800us, 42ns (bare: seconds)";
+/// What every front end says of `text` that parse_time_offset() refuses: "'1h' is not a time
+/// like 1.5s, 250ms, 800us, 42ns (bare: seconds), or 40% of the span".
+[[nodiscard]] std::string bad_time_message(std::string_view text);
 
 } // namespace tdiag::trace

@@ -2,18 +2,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/trace/allocator_replay.hpp>
 #include <tensordiag/trace/splitmix.hpp>
-#include <tensordiag/viewer/synthetic_snapshot.hpp>
+#include <tensordiag/trace/synthetic_history.hpp>
 
 #include <fmt/format.h>
 
 #include <array>
 #include <vector>
 
-namespace tdiag::view {
+namespace tdiag::trace {
 namespace {
 
-trace::stack_id site_stack(trace::trace& t, std::uint32_t i) {
-  const std::array<trace::frame_id, 2> frames{
+stack_id site_stack(trace& t, std::uint32_t i) {
+  const std::array<frame_id, 2> frames{
       t.stacks.intern_frame({t.strings.intern(fmt::format("layer_{}.forward", i)),
                              t.strings.intern("model.py"), 20 + 3 * i}),
       t.stacks.intern_frame({t.strings.intern("train_step"), t.strings.intern("train.py"), 88})};
@@ -23,11 +23,11 @@ trace::stack_id site_stack(trace::trace& t, std::uint32_t i) {
 // A history being generated: each event is applied to `state` as it is appended, so every
 // event is consistent with the state before it and `state` ends as the snapshot's segments.
 struct history {
-  trace::trace t;
-  trace::allocator_state state;
-  trace::splitmix64 r;
-  trace::lane_id lane;
-  std::vector<trace::stack_id> sites;
+  trace t;
+  allocator_state state;
+  splitmix64 r;
+  lane_id lane;
+  std::vector<stack_id> sites;
   std::int64_t now = 1'000'000;
   std::int64_t gap_min; // ns between events: gap_min + [0, gap_spread)
   std::uint64_t gap_spread;
@@ -38,9 +38,8 @@ struct history {
     for (std::uint32_t i = 0; i < 12; ++i)
       sites.push_back(site_stack(t, i));
   }
-  void emit(trace::memory_action a, std::uint64_t address, std::uint64_t size,
-            trace::stack_id stack) {
-    trace::memory_event e;
+  void emit(memory_action a, std::uint64_t address, std::uint64_t size, stack_id stack) {
+    memory_event e;
     e.time = now;
     now += gap_min + static_cast<std::int64_t>(r.below(gap_spread));
     e.lane = lane;
@@ -49,10 +48,10 @@ struct history {
     e.size = size;
     e.stack = stack;
     e.stream = 7;
-    trace::apply_memory_event(state, e);
+    apply_memory_event(state, e);
     t.memory.push_back(e);
   }
-  trace::trace finish() {
+  trace finish() {
     state.time = now;
     t.final_allocator_state = std::move(state);
     t.finalize();
@@ -68,14 +67,14 @@ struct live_block {
 
 } // namespace
 
-trace::trace make_snapshot_trace(std::size_t events, std::uint64_t seed) {
-  using trace::memory_action;
+trace make_snapshot_trace(std::size_t events, std::uint64_t seed) {
   history h(seed, 200, 2000);
   auto& r = h.r;
   auto& state = h.state;
   const auto& sites = h.sites;
-  auto emit = [&h](memory_action a, std::uint64_t address, std::uint64_t size,
-                   trace::stack_id stack) { h.emit(a, address, size, stack); };
+  auto emit = [&h](memory_action a, std::uint64_t address, std::uint64_t size, stack_id stack) {
+    h.emit(a, address, size, stack);
+  };
   std::vector<live_block> live;
   std::uint64_t next_segment = 0x7f0000000000ull;
 
@@ -84,13 +83,13 @@ trace::trace make_snapshot_trace(std::size_t events, std::uint64_t seed) {
     const bool do_alloc = live.size() < 64 || (live.size() < 4000 && r.below(100) < 52);
     if (do_alloc) {
       const std::uint64_t size = (1 + r.below(r.below(10) == 0 ? 16384 : 512)) * 512;
-      const trace::stack_id site = sites[r.below(sites.size())];
+      const stack_id site = sites[r.below(sites.size())];
       // First fit in a few random segments, else a new segment.
       std::uint64_t where = 0;
       for (int attempt = 0; attempt < 4 && where == 0 && !state.segments.empty(); ++attempt) {
         const auto& seg = state.segments[r.below(state.segments.size())];
         for (const auto& b : seg.blocks)
-          if (b.state == trace::block_state::inactive && b.size >= size) {
+          if (b.state == block_state::inactive && b.size >= size) {
             where = b.address;
             break;
           }
@@ -110,14 +109,14 @@ trace::trace make_snapshot_trace(std::size_t events, std::uint64_t seed) {
       const live_block b = live[v];
       live[v] = live.back();
       live.pop_back();
-      emit(memory_action::free_requested, b.address, b.size, trace::no_stack);
-      emit(memory_action::free_completed, b.address, b.size, trace::no_stack);
+      emit(memory_action::free_requested, b.address, b.size, no_stack);
+      emit(memory_action::free_completed, b.address, b.size, no_stack);
       emitted += 2;
       // Release a segment that became empty, now and then (as empty_cache would).
       if (r.below(8) == 0) {
         for (const auto& seg : state.segments)
-          if (seg.blocks.size() == 1 && seg.blocks.front().state == trace::block_state::inactive) {
-            emit(memory_action::segment_free, seg.address, seg.total_size, trace::no_stack);
+          if (seg.blocks.size() == 1 && seg.blocks.front().state == block_state::inactive) {
+            emit(memory_action::segment_free, seg.address, seg.total_size, no_stack);
             ++emitted;
             break;
           }
@@ -127,14 +126,13 @@ trace::trace make_snapshot_trace(std::size_t events, std::uint64_t seed) {
   return h.finish();
 }
 
-trace::trace make_fragmented_snapshot_trace(std::size_t events, std::size_t blocks,
-                                            std::uint64_t seed) {
-  using trace::memory_action;
+trace make_fragmented_snapshot_trace(std::size_t events, std::size_t blocks, std::uint64_t seed) {
   history h(seed, 100, 900);
   auto& r = h.r;
   const auto& sites = h.sites;
-  auto emit = [&h](memory_action a, std::uint64_t address, std::uint64_t size,
-                   trace::stack_id stack) { h.emit(a, address, size, stack); };
+  auto emit = [&h](memory_action a, std::uint64_t address, std::uint64_t size, stack_id stack) {
+    h.emit(a, address, size, stack);
+  };
   constexpr std::uint64_t block_bytes = 512;
   const std::uint64_t base = 0x7f0000000000ull;
   blocks = std::max<std::size_t>(blocks / 2 * 2, 2);
@@ -145,16 +143,16 @@ trace::trace make_fragmented_snapshot_trace(std::size_t events, std::size_t bloc
     emit(memory_action::alloc, base + i * block_bytes, block_bytes, sites[r.below(sites.size())]);
   std::vector<bool> live(blocks / 2, true);
   for (std::size_t k = 0; k < blocks / 2; k += 2) {
-    emit(memory_action::free_requested, base + 2 * k * block_bytes, block_bytes, trace::no_stack);
-    emit(memory_action::free_completed, base + 2 * k * block_bytes, block_bytes, trace::no_stack);
+    emit(memory_action::free_requested, base + 2 * k * block_bytes, block_bytes, no_stack);
+    emit(memory_action::free_completed, base + 2 * k * block_bytes, block_bytes, no_stack);
     live[k] = false;
   }
   while (h.t.memory.size() < events) {
     const std::size_t k = r.below(live.size());
     const std::uint64_t address = base + 2 * k * block_bytes;
     if (live[k]) {
-      emit(memory_action::free_requested, address, block_bytes, trace::no_stack);
-      emit(memory_action::free_completed, address, block_bytes, trace::no_stack);
+      emit(memory_action::free_requested, address, block_bytes, no_stack);
+      emit(memory_action::free_completed, address, block_bytes, no_stack);
     } else {
       emit(memory_action::alloc, address, block_bytes, sites[r.below(sites.size())]);
     }
@@ -163,4 +161,4 @@ trace::trace make_fragmented_snapshot_trace(std::size_t events, std::size_t bloc
   return h.finish();
 }
 
-} // namespace tdiag::view
+} // namespace tdiag::trace

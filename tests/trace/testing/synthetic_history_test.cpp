@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/trace/allocator_replay.hpp>
-#include <tensordiag/viewer/synthetic_snapshot.hpp>
+#include <tensordiag/trace/synthetic_history.hpp>
 
 #include <gtest/gtest.h>
 
@@ -18,13 +18,13 @@ void expect_consistent(const trace::trace& t) {
 }
 
 TEST(SyntheticSnapshot, IsConsistent) {
-  const auto t = view::make_snapshot_trace(20'000);
+  const auto t = trace::make_snapshot_trace(20'000);
   EXPECT_GE(t.memory.size(), 20'000u);
   expect_consistent(t);
 }
 
 TEST(SyntheticSnapshot, FragmentedHasOneSegmentOfManyBlocks) {
-  const auto t = view::make_fragmented_snapshot_trace(60'000, 8192);
+  const auto t = trace::make_fragmented_snapshot_trace(60'000, 8192);
   EXPECT_GE(t.memory.size(), 60'000u);
   expect_consistent(t);
   const auto& segments = t.final_allocator_state->segments;
