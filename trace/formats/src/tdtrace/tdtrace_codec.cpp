@@ -6,6 +6,8 @@
 // previous record's value, or a difference from an earlier field of the same record (end -
 // start). Sorted lanes make most deltas 0 or tiny, which zstd then squeezes to a few bits.
 #include <tensordiag/core/file_io.hpp>
+#include <tensordiag/trace/detail/record_ids.hpp>
+#include <tensordiag/trace/detail/saturate.hpp>
 
 #include <fmt/format.h>
 
@@ -19,8 +21,6 @@
 #include <vector>
 #include <zlib.h>
 
-#include <tensordiag/trace/detail/record_ids.hpp>
-#include <tensordiag/trace/detail/saturate.hpp>
 #include "tdtrace_bytes.hpp"
 #include "tdtrace_format.hpp"
 #include "tdtrace_schema.hpp"
@@ -326,6 +326,27 @@ std::string encode_chunk(const trace& chunk) {
   return out;
 }
 
+namespace {
+
+// The chunk's lane table, kept chunk-local until the whole chunk has decoded.
+void decode_lanes(byte_reader& body, id_maps& ids, std::vector<lane>& lanes) {
+  const std::size_t n = body.count();
+  for (std::size_t i = 0; i < n; ++i) {
+    lane l;
+    const std::uint8_t kind = body.u8();
+    if (kind > static_cast<std::uint8_t>(lane_kind::device_memory))
+      throw malformed("unknown lane kind");
+    l.kind = static_cast<lane_kind>(kind);
+    l.group = static_cast<std::int64_t>(unzigzag(body.varint()));
+    l.id = body.varint();
+    l.name = id_maps::map(ids.strings, body.varint(), "string");
+    lanes.push_back(l);
+    ids.lanes.push_back(static_cast<lane_id>(i));
+  }
+}
+
+} // namespace
+
 void decode_chunk(std::span<const std::byte> payload, trace& into,
                   std::span<const std::byte>* row_image) {
   byte_reader in(payload);
@@ -376,19 +397,7 @@ void decode_chunk(std::span<const std::byte> payload, trace& into,
       if (lanes_seen)
         throw malformed("two lane tables in one chunk");
       lanes_seen = true;
-      const std::size_t n = body.count();
-      for (std::size_t i = 0; i < n; ++i) {
-        lane l;
-        const std::uint8_t kind = body.u8();
-        if (kind > static_cast<std::uint8_t>(lane_kind::device_memory))
-          throw malformed("unknown lane kind");
-        l.kind = static_cast<lane_kind>(kind);
-        l.group = static_cast<std::int64_t>(unzigzag(body.varint()));
-        l.id = body.varint();
-        l.name = id_maps::map(ids.strings, body.varint(), "string");
-        lanes.push_back(l);
-        ids.lanes.push_back(static_cast<lane_id>(i)); // chunk-local for now
-      }
+      decode_lanes(body, ids, lanes);
       break;
     }
     case section_metadata:
