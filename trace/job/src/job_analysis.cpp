@@ -88,6 +88,7 @@ job_analysis_result analyze_job(std::span<const rank_trace> ranks, const analysi
           out.ranks[i].source = ranks[i].t->metadata.source_path;
           out.ranks[i].steps = rows[i].steps;
           out.ranks[i].gpu_rows = rows[i].gpu.size();
+          rows[i].cpu = {}; // only the per-rank analyses read them; 64 large ranks add up
         }
       } catch (...) {
         errors[i] = std::current_exception();

@@ -311,13 +311,13 @@ solution refine(const collective_kernels& kernels, std::span<const rank_trace> r
                 std::size_t reference, const std::vector<std::int64_t>& base,
                 const std::vector<matched_collective>& first) {
   auto s = solve(refs_of(first), ranks.size(), reference, base);
-  s.matches = pair_collectives(kernels, ranks, s.offsets, true);
+  s.matches = pair_collectives(kernels, ranks, s.offsets, true, false);
   s.paired_kernels = kernels_in(s.matches, s.offsets);
   for (int round = 0; round < 4; ++round) {
     auto next = solve(well_overlapping(s.matches, s.offsets), ranks.size(), reference, s.offsets);
     if (next.offsets == s.offsets)
       break;
-    next.matches = pair_collectives(kernels, ranks, next.offsets, true);
+    next.matches = pair_collectives(kernels, ranks, next.offsets, true, false);
     next.paired_kernels = kernels_in(next.matches, next.offsets);
     if (next.paired_kernels < s.paired_kernels)
       break;
@@ -395,7 +395,8 @@ aligned_job align_clocks(std::span<const rank_trace> ranks, const collective_ker
   aligned_job out;
   const auto n = ranks.size();
   // The lowest rank (members come sorted by rank) that shares a collective with another.
-  const auto unchecked = pair_collectives(kernels, ranks, std::vector<std::int64_t>(n), false);
+  const auto unchecked =
+      pair_collectives(kernels, ranks, std::vector<std::int64_t>(n), false, false);
   std::size_t reference = n;
   for (const auto& m : unchecked.matched)
     reference = std::min(reference, *std::min_element(m.members.begin(), m.members.end()));
@@ -416,8 +417,8 @@ aligned_job align_clocks(std::span<const rank_trace> ranks, const collective_ker
     out.matches = pair_collectives(kernels, ranks, out.offsets, true);
     return out;
   }
-  auto by_base =
-      refine(kernels, ranks, reference, base, pair_collectives(kernels, ranks, base, true).matched);
+  auto by_base = refine(kernels, ranks, reference, base,
+                        pair_collectives(kernels, ranks, base, true, false).matched);
   auto in_order = refine(kernels, ranks, reference, base, unchecked.matched);
   auto& best = in_order.paired_kernels > by_base.paired_kernels ? in_order : by_base;
   add_residuals(best, clocks);
@@ -430,10 +431,8 @@ aligned_job align_clocks(std::span<const rank_trace> ranks, const collective_ker
       auto& c = clocks.ranks[r];
       out.offsets[r] = c.offset_ns = c.collective_offset_ns.value_or(base[r]);
     }
-    out.matches = std::move(best.matches);
-  } else {
-    out.matches = pair_collectives(kernels, ranks, out.offsets, true);
   }
+  out.matches = pair_collectives(kernels, ranks, out.offsets, true); // with the unmatched
   warn_on_disagreement(clocks, reference);
   return out;
 }

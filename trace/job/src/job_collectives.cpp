@@ -121,8 +121,8 @@ void find_members(std::span<const rank_trace> ranks, collective_kernels& groups,
 class pairing {
 public:
   pairing(std::span<const rank_trace> ranks, std::span<const std::int64_t> offsets_ns,
-          collective_matches& out)
-      : ranks_(ranks), offsets_(offsets_ns), out_(out) {}
+          collective_matches& out, bool keep_unmatched)
+      : ranks_(ranks), offsets_(offsets_ns), out_(out), keep_unmatched_(keep_unmatched) {}
 
   // Kernels of one identity with a "Seq" each: one collective per sequence number (and, for a
   // number that launched several kernels, per kernel of it); missing on a member, unmatched.
@@ -139,8 +139,7 @@ public:
     std::size_t occurrence = 0;
     for (auto& [key, rows] : by_key) {
       if (std::find(rows.begin(), rows.end(), nullptr) == rows.end()) {
-        out_.matched.push_back({id.name, id.operation, id.group, key.first, id.step, occurrence++,
-                                g.members, std::move(rows)});
+        out_.matched.push_back({&id, key.first, id.step, occurrence++, g.members, std::move(rows)});
         continue;
       }
       for (std::size_t i = 0; i < rows.size(); ++i)
@@ -187,7 +186,7 @@ public:
         drop(first_ender);
         continue;
       }
-      matched_collective m{id.name, id.operation, id.group, -1, id.step, occurrence++, members, {}};
+      matched_collective m{&id, -1, id.step, occurrence++, members, {}};
       for (std::size_t i = 0; i < members.size(); ++i)
         m.per_member.push_back(g.per_rank[members[i]][next[i]++].row);
       out_.matched.push_back(std::move(m));
@@ -196,13 +195,15 @@ public:
 
 private:
   void unmatched(const identity& id, std::size_t r, const gpu_row* row, std::int64_t seq) {
-    out_.unmatched.push_back(
-        {ranks_[r].rank, id.name, id.operation, id.group, seq, id.step, row->start, row->end});
+    if (keep_unmatched_)
+      out_.unmatched.push_back(
+          {ranks_[r].rank, id.name, id.operation, id.group, seq, id.step, row->start, row->end});
   }
 
   std::span<const rank_trace> ranks_;
   std::span<const std::int64_t> offsets_;
   collective_matches& out_;
+  bool keep_unmatched_ = true;
 };
 
 } // namespace
@@ -234,13 +235,19 @@ namespace {
 // One rank's communication kernels by identity, with string views into its trace: what
 // gather_collectives merges (one string per identity, not per kernel).
 struct rank_identities {
+  // Views of one trace's interned strings: one text, one address, so the key compares
+  // addresses (long kernel names compared by text cost more than the rest of the pairing).
   struct key {
     std::string_view group, operation, name;
     int step = -1;
-    bool operator<(const key& o) const {
-      return std::tie(group, operation, name, step) <
-             std::tie(o.group, o.operation, o.name, o.step);
+    [[nodiscard]] auto tied() const {
+      auto at = [](std::string_view v) {
+        return v.empty() ? std::pair(std::uintptr_t{0}, std::size_t{0})
+                         : std::pair(reinterpret_cast<std::uintptr_t>(v.data()), v.size());
+      };
+      return std::tuple(at(group), at(operation), at(name), step);
     }
+    bool operator<(const key& o) const { return tied() < o.tied(); }
   };
   std::map<key, std::vector<comm_kernel>> kernels;
   std::map<std::string_view, std::string_view> listed; // group -> "Process Group Ranks"
@@ -299,7 +306,16 @@ collective_kernels gather_collectives(std::span<const rank_trace> ranks,
       auto& group = groups[identity{std::string(key.group), std::string(key.operation),
                                     std::string(key.name), key.step}];
       group.per_rank.resize(ranks.size());
-      group.per_rank[r] = std::move(kernels);
+      auto& mine = group.per_rank[r];
+      if (mine.empty()) {
+        mine = std::move(kernels);
+        continue;
+      }
+      // One text under two ids (a source that interns twice): one identity, in start order.
+      mine.insert(mine.end(), kernels.begin(), kernels.end());
+      std::stable_sort(mine.begin(), mine.end(), [](const comm_kernel& a, const comm_kernel& b) {
+        return a.row->start < b.row->start;
+      });
     }
   }
   find_members(ranks, groups, listed);
@@ -314,9 +330,10 @@ collective_kernels gather_collectives(std::span<const rank_trace> ranks,
 
 collective_matches pair_collectives(const collective_kernels& groups,
                                     std::span<const rank_trace> ranks,
-                                    std::span<const std::int64_t> offsets_ns, bool check_overlap) {
+                                    std::span<const std::int64_t> offsets_ns, bool check_overlap,
+                                    bool keep_unmatched) {
   collective_matches out;
-  pairing pair(ranks, offsets_ns, out);
+  pairing pair(ranks, offsets_ns, out, keep_unmatched);
   for (const auto& [id, g] : groups) {
     if (g.members.size() < 2)
       continue; // one of the job's ranks in the group: nothing to pair it with
@@ -326,12 +343,6 @@ collective_matches pair_collectives(const collective_kernels& groups,
       pair.in_order(id, g, check_overlap);
   }
   return out;
-}
-
-collective_matches match_collectives(std::span<const rank_trace> ranks,
-                                     const std::vector<rank_rows>& rows,
-                                     std::span<const std::int64_t> offsets_ns, bool check_overlap) {
-  return pair_collectives(gather_collectives(ranks, rows), ranks, offsets_ns, check_overlap);
 }
 
 } // namespace tdiag::trace::detail

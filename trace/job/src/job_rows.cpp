@@ -159,6 +159,8 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
   rows.last_step_start = window.last_start;
   std::unordered_set<std::uint32_t> kept;
   std::unordered_map<std::uint32_t, std::int64_t> launch_start;
+  // Exact sizes: a job of many large ranks holds every rank's rows at once.
+  rows.gpu.reserve(t.kernels.size() + t.copies.size());
   for (const auto& a : t.api_calls.all()) {
     if (a.correlation == 0)
       continue;

@@ -8,11 +8,12 @@
 // and nothing at all (a host gap: the host launched nothing, busy in Python, data loading or a
 // synchronisation), and the last rank's share of each is compared with the other members'
 // median. Windows of one group tile each rank's timeline, so the cost is a pass over the GPU
-// rows per group. Not thread-safe: a rank_timeline reuses its buffers.
+// rows per group; the collectives are explained in parallel.
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <string_view>
-#include <unordered_map>
+#include <thread>
 
 #include "job_breakdown.hpp"
 
@@ -91,7 +92,7 @@ late_cause kind_of(const gpu_row& g) {
 // found by one binary search.
 class rank_timeline {
 public:
-  rank_timeline(const trace& t, const rank_rows& rows) : t_(t), rows_(rows) {
+  rank_timeline(const trace& t, const rank_rows& rows) : t_(t), rows_(rows), main_(main_lane(t)) {
     std::int64_t reach = INT64_MIN;
     reach_.reserve(rows.gpu.size());
     for (const auto& g : rows.gpu)
@@ -100,10 +101,10 @@ public:
 
   // Splits [w.start, w.end); `names`: the kernel names whose time to keep (nullptr = all, with
   // their longest instances and the longest collective or copy).
-  [[nodiscard]] window_use use(span_ns w, const window_use* names) const {
+  [[nodiscard]] window_use use(span_ns w, const window_use* names,
+                               std::vector<std::pair<std::int64_t, int>>& edges) const {
     window_use out;
-    auto& edges = edges_; // (time, +-(kind)); reused: a window is a few kernels
-    edges.clear();
+    edges.clear(); // (time, +-(kind)); the caller's, reused: a window is a few kernels
     const auto first = std::upper_bound(reach_.begin(), reach_.end(), w.start) - reach_.begin();
     for (auto i = static_cast<std::size_t>(first); i < rows_.gpu.size(); ++i) {
       const auto& g = rows_.gpu[i];
@@ -155,21 +156,19 @@ public:
   }
 
   // The innermost host operator or annotation over `time` on the thread that launches most.
+  // The stores are sorted by (lane, start): the latest row of the lane that starts before
+  // `time` and still runs is the innermost; the walk back is bounded.
   [[nodiscard]] std::string host_at(std::int64_t time) const {
-    if (!host_built_)
-      build_host();
-    auto i = std::upper_bound(host_.begin(), host_.end(), time,
-                              [](std::int64_t x, const host_row& h) { return x < h.start; }) -
-             host_.begin();
-    for (int looked = 0; i > 0 && looked < 100'000; ++looked) {
-      --i;
-      const auto& h = host_[static_cast<std::size_t>(i)];
-      if (host_reach_[static_cast<std::size_t>(i)] <= time)
-        break;
-      if (h.end > time)
-        return std::string(t_.name(h.name));
-    }
-    return {};
+    if (main_ == no_lane)
+      return {};
+    const api_event* best_api =
+        innermost(t_.api_calls.all(), time, [](const api_event&) { return true; });
+    const range_event* best_range = innermost(t_.ranges.all(), time, [](const range_event& r) {
+      return r.kind != range_kind::gpu_sync && r.kind != range_kind::gpu_annotation;
+    });
+    if (best_range && (!best_api || best_range->start > best_api->start))
+      return std::string(t_.name(best_range->name));
+    return best_api ? std::string(t_.name(best_api->name)) : std::string();
   }
 
   [[nodiscard]] std::int64_t first_start() const noexcept {
@@ -178,42 +177,45 @@ public:
   [[nodiscard]] const rank_rows& rows() const noexcept { return rows_; }
 
 private:
-  struct host_row {
-    std::int64_t start = 0, end = 0;
-    string_id name = no_string;
-  };
+  template <typename Row, typename Keep>
+  const Row* innermost(std::span<const Row> rows, std::int64_t time, Keep keep) const {
+    auto it = std::upper_bound(rows.begin(), rows.end(), std::pair(main_, time),
+                               [](const std::pair<lane_id, std::int64_t>& key, const Row& r) {
+                                 return key < std::pair(r.lane, r.start);
+                               });
+    for (int looked = 0; it != rows.begin() && looked < 4096; ++looked) {
+      const auto& r = *--it;
+      if (r.lane != main_)
+        break;
+      if (r.end > time && keep(r))
+        return &r;
+    }
+    return nullptr;
+  }
 
-  void build_host() const {
-    host_built_ = true;
-    std::unordered_map<lane_id, std::size_t> launches;
-    for (const auto& a : t_.api_calls.all())
-      if (a.correlation != 0 && (a.kind == api_kind::runtime || a.kind == api_kind::driver))
-        ++launches[a.lane];
-    if (launches.empty())
-      return;
-    const auto main = std::max_element(launches.begin(), launches.end(), [](auto& a, auto& b) {
-                        return a.second < b.second;
-                      })->first;
-    for (const auto& a : t_.api_calls.all())
-      if (a.lane == main)
-        host_.push_back({a.start, a.end, a.name});
-    for (const auto& r : t_.ranges.all())
-      if (r.lane == main && r.kind != range_kind::gpu_sync && r.kind != range_kind::gpu_annotation)
-        host_.push_back({r.start, r.end, r.name});
-    std::sort(host_.begin(), host_.end(),
-              [](const host_row& a, const host_row& b) { return a.start < b.start; });
-    std::int64_t reach = INT64_MIN;
-    for (const auto& h : host_)
-      host_reach_.push_back(reach = std::max(reach, h.end));
+  // The host thread with the most launches: the one whose gaps starve the GPU.
+  // (The calls come sorted by lane: one count per run of a lane.)
+  static lane_id main_lane(const trace& t) {
+    lane_id best = no_lane, lane = no_lane;
+    std::size_t most = 0, n = 0;
+    for (const auto& a : t.api_calls.all()) {
+      if (a.lane != lane) {
+        lane = a.lane;
+        n = 0;
+      }
+      if (a.correlation != 0 && (a.kind == api_kind::runtime || a.kind == api_kind::driver) &&
+          ++n > most) {
+        most = n;
+        best = lane;
+      }
+    }
+    return best;
   }
 
   const trace& t_;
   const rank_rows& rows_;
   std::vector<std::int64_t> reach_;
-  mutable std::vector<std::pair<std::int64_t, int>> edges_;
-  mutable bool host_built_ = false;
-  mutable std::vector<host_row> host_;
-  mutable std::vector<std::int64_t> host_reach_;
+  lane_id main_ = no_lane;
 };
 
 double median_of(std::vector<double> v) {
@@ -252,7 +254,7 @@ span_ns window_of(const previous_index& previous, const rank_timeline& timeline,
 
 void explain(const collective_wait& c, std::span<const std::int64_t> offsets,
              const previous_index& previous, const std::vector<rank_timeline>& timelines,
-             straggler_cause& out) {
+             std::vector<std::pair<std::int64_t, int>>& edges, straggler_cause& out) {
   const auto n = c.members.size();
   std::size_t last = 0;
   for (std::size_t i = 0; i < n; ++i)
@@ -263,14 +265,14 @@ void explain(const collective_wait& c, std::span<const std::int64_t> offsets,
     windows.push_back(
         window_of(previous, timelines[c.members[i]], c.members[i], c.group, c.start_ns[i]));
   const auto& tl = timelines[c.members[last]];
-  const auto mine = tl.use(windows[last], nullptr);
+  const auto mine = tl.use(windows[last], nullptr, edges);
   std::vector<window_use> others;
   std::vector<double> arrivals, window_starts;
   for (std::size_t i = 0; i < n; ++i) {
     if (i == last)
       continue;
     const auto off = offsets[c.members[i]];
-    others.push_back(timelines[c.members[i]].use(windows[i], &mine));
+    others.push_back(timelines[c.members[i]].use(windows[i], &mine, edges));
     arrivals.push_back(static_cast<double>(c.start_ns[i] + off));
     window_starts.push_back(static_cast<double>(windows[i].start + off));
   }
@@ -342,9 +344,25 @@ void explain_stragglers(std::span<const rank_trace> ranks, const std::vector<ran
   for (std::size_t r = 0; r < ranks.size(); ++r)
     timelines.emplace_back(*ranks[r].t, rows[r]);
   const auto previous = previous_of(out.collectives, ranks.size());
+  std::atomic<std::size_t> next{0};
+  constexpr std::size_t chunk = 256;
+  auto work = [&] {
+    std::vector<std::pair<std::int64_t, int>> edges;
+    for (std::size_t from; (from = next.fetch_add(chunk)) < out.collectives.size();)
+      for (auto i = from; i < std::min(from + chunk, out.collectives.size()); ++i)
+        explain(out.collectives[i], out.clock_offsets_ns, previous, timelines, edges,
+                out.collectives[i].cause);
+  };
+  {
+    const auto threads = std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()),
+                                               out.collectives.size() / chunk + 1);
+    std::vector<std::jthread> pool;
+    for (std::size_t i = 1; i < threads; ++i)
+      pool.emplace_back(work);
+    work();
+  }
   std::map<int, std::map<int, rank_wait::step_lateness>> steps; // rank -> step -> lateness
   for (auto& c : out.collectives) {
-    explain(c, out.clock_offsets_ns, previous, timelines, c.cause);
     const auto it = std::find_if(out.waits.begin(), out.waits.end(),
                                  [&](const rank_wait& w) { return w.rank == c.last_rank; });
     if (it == out.waits.end() || c.cause.late_us <= 0)

@@ -17,7 +17,8 @@ void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<ra
   out.waits.clear();
   for (const auto& r : ranks)
     out.waits.push_back({r.rank, 0, 0, {}});
-  auto aligned = align_clocks(ranks, gather_collectives(ranks, rows), out.options.align);
+  const auto kernels = gather_collectives(ranks, rows); // the matches point into it
+  auto aligned = align_clocks(ranks, kernels, out.options.align);
   out.clock_offsets_ns = std::move(aligned.offsets);
   out.clocks = std::move(aligned.clocks);
   auto& matches = aligned.matches;
@@ -25,9 +26,9 @@ void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<ra
   std::vector<std::pair<double, std::size_t>> order; // by the last arrival on the job clock
   for (const auto& m : matches.matched) {
     collective_wait c;
-    c.name = m.name;
-    c.operation = m.operation;
-    c.group = m.group;
+    c.name = m.id->name;
+    c.operation = m.id->operation;
+    c.group = m.id->group;
     c.seq = m.seq;
     c.occurrence = m.occurrence;
     c.step = m.step;

@@ -141,6 +141,12 @@ public:
       job_.clock_error_ns.push_back(static_cast<std::int64_t>(rng_.below(span)) -
                                     o.max_clock_shift_ns);
       writers_.emplace_back(static_cast<int>(r), job_.clock_error_ns.back(), o);
+      // Exact capacities: 64 ranks of 1M events must not carry half as much again in slack.
+      const auto per_step = o.layers * (o.kernels_per_layer + 1) + 2;
+      writers_.back().t().kernels.reserve(o.steps * per_step + o.delays.size());
+      writers_.back().t().api_calls.reserve(
+          o.steps * (o.layers * (2 * o.kernels_per_layer + 3) + 6) + 2 * o.delays.size());
+      writers_.back().t().collectives.reserve(o.steps * (o.layers + 2));
       state_.push_back({1000 * us, 1000 * us});
     }
     const auto tp = std::max<std::uint32_t>(1, o.tensor_parallel);
