@@ -101,10 +101,25 @@ public:
 
   // Splits [w.start, w.end); `names`: the kernel names whose time to keep (nullptr = all, with
   // their longest instances and the longest collective or copy).
-  [[nodiscard]] window_use use(span_ns w, const window_use* names,
-                               std::vector<std::pair<std::int64_t, int>>& edges) const {
+  [[nodiscard]] window_use use(span_ns w, const window_use* names) const {
     window_use out;
-    edges.clear(); // (time, +-(kind)); the caller's, reused: a window is a few kernels
+    // Rows come by start, so the unions of {compute}, {compute, collective} and of every kind
+    // are running merges: compute is the first, an earlier collective what the second adds,
+    // a copy what the third adds, a host gap what it leaves; its holes are the gaps.
+    struct running_union {
+      std::int64_t start = 0, end = INT64_MIN, total = 0;
+      void add(span_ns s) {
+        if (s.start > end) {
+          total += end > start ? end - start : 0;
+          start = s.start;
+          end = s.end;
+        } else {
+          end = std::max(end, s.end);
+        }
+      }
+      [[nodiscard]] std::int64_t length() const { return total + (end > start ? end - start : 0); }
+    } compute, compute_collective, all;
+    std::int64_t covered = w.start; // the end of everything so far: the next gap starts there
     const auto first = std::upper_bound(reach_.begin(), reach_.end(), w.start) - reach_.begin();
     for (auto i = static_cast<std::size_t>(first); i < rows_.gpu.size(); ++i) {
       const auto& g = rows_.gpu[i];
@@ -114,8 +129,14 @@ public:
       if (!g.is_kernel || clip.length() <= 0)
         continue;
       const auto kind = kind_of(g);
-      edges.emplace_back(clip.start, static_cast<int>(kind));
-      edges.emplace_back(clip.end, -static_cast<int>(kind));
+      if (clip.start > covered && clip.start - covered > out.gap.length())
+        out.gap = {covered, clip.start};
+      covered = std::max(covered, clip.end);
+      all.add(clip);
+      if (kind != late_cause::copy)
+        compute_collective.add(clip);
+      if (kind == late_cause::compute)
+        compute.add(clip);
       const auto name = t_.name(g.name);
       if (kind == late_cause::compute) {
         if (names && !names->find(name))
@@ -130,28 +151,13 @@ public:
         out.waited_kind = kind;
       }
     }
-    std::sort(edges.begin(), edges.end());
-    int active[late_cause_count] = {};
-    std::int64_t at = w.start;
-    auto close = [&](std::int64_t until) {
-      if (until <= at)
-        return;
-      late_cause k = late_cause::host_gap;
-      for (const auto c : {late_cause::compute, late_cause::collective, late_cause::copy})
-        if (active[index_of(c)] > 0) {
-          k = c;
-          break;
-        }
-      out.us[index_of(k)] += to_us(until - at);
-      if (k == late_cause::host_gap && until - at > out.gap.length())
-        out.gap = {at, until};
-      at = until;
-    };
-    for (const auto& [time, delta] : edges) {
-      close(time);
-      active[static_cast<std::size_t>(delta < 0 ? -delta : delta)] += delta < 0 ? -1 : 1;
-    }
-    close(w.end);
+    if (w.end > covered && w.end - covered > out.gap.length())
+      out.gap = {covered, w.end};
+    out.us[index_of(late_cause::compute)] = to_us(compute.length());
+    out.us[index_of(late_cause::collective)] =
+        to_us(compute_collective.length() - compute.length());
+    out.us[index_of(late_cause::copy)] = to_us(all.length() - compute_collective.length());
+    out.us[index_of(late_cause::host_gap)] = to_us(w.length() - all.length());
     return out;
   }
 
@@ -254,7 +260,7 @@ span_ns window_of(const previous_index& previous, const rank_timeline& timeline,
 
 void explain(const collective_wait& c, std::span<const std::int64_t> offsets,
              const previous_index& previous, const std::vector<rank_timeline>& timelines,
-             std::vector<std::pair<std::int64_t, int>>& edges, straggler_cause& out) {
+             straggler_cause& out) {
   const auto n = c.members.size();
   std::size_t last = 0;
   for (std::size_t i = 0; i < n; ++i)
@@ -265,14 +271,14 @@ void explain(const collective_wait& c, std::span<const std::int64_t> offsets,
     windows.push_back(
         window_of(previous, timelines[c.members[i]], c.members[i], c.group, c.start_ns[i]));
   const auto& tl = timelines[c.members[last]];
-  const auto mine = tl.use(windows[last], nullptr, edges);
+  const auto mine = tl.use(windows[last], nullptr);
   std::vector<window_use> others;
   std::vector<double> arrivals, window_starts;
   for (std::size_t i = 0; i < n; ++i) {
     if (i == last)
       continue;
     const auto off = offsets[c.members[i]];
-    others.push_back(timelines[c.members[i]].use(windows[i], &mine, edges));
+    others.push_back(timelines[c.members[i]].use(windows[i], &mine));
     arrivals.push_back(static_cast<double>(c.start_ns[i] + off));
     window_starts.push_back(static_cast<double>(windows[i].start + off));
   }
@@ -347,10 +353,9 @@ void explain_stragglers(std::span<const rank_trace> ranks, const std::vector<ran
   std::atomic<std::size_t> next{0};
   constexpr std::size_t chunk = 256;
   auto work = [&] {
-    std::vector<std::pair<std::int64_t, int>> edges;
     for (std::size_t from; (from = next.fetch_add(chunk)) < out.collectives.size();)
       for (auto i = from; i < std::min(from + chunk, out.collectives.size()); ++i)
-        explain(out.collectives[i], out.clock_offsets_ns, previous, timelines, edges,
+        explain(out.collectives[i], out.clock_offsets_ns, previous, timelines,
                 out.collectives[i].cause);
   };
   {
