@@ -38,8 +38,12 @@ public:
   // `wanted`: the correlations asked about (the communication kernels'), sorted: only their
   // launches are kept, a small share of a large trace's.
   comm_operators(const trace& t, const std::vector<std::uint32_t>& wanted) : t_(t) {
+    // Whether each name is a communication operator, asked once per name, not per call.
+    std::vector<std::int8_t> comm(t.strings.size(), -1);
     for (const auto& a : t.api_calls.all()) {
-      if (a.kind == api_kind::cpu_op && is_comm_operator(t.name(a.name)))
+      if (a.kind == api_kind::cpu_op && a.name < comm.size() && comm[a.name] < 0)
+        comm[a.name] = is_comm_operator(t.name(a.name)) ? 1 : 0;
+      if (a.kind == api_kind::cpu_op && a.name < comm.size() && comm[a.name] == 1)
         ops_.push_back(&a);
       else if (a.correlation != 0 && (a.kind == api_kind::runtime || a.kind == api_kind::driver) &&
                std::binary_search(wanted.begin(), wanted.end(), a.correlation))
