@@ -292,13 +292,7 @@ void write_cause(json_out& j, const straggler_cause& c) {
   j.end_object();
 }
 
-void write_job_extras(json_out& j, const job_analysis_result& r) {
-  j.key("clock_offsets_ns");
-  j.begin_array();
-  for (const auto o : r.clock_offsets_ns)
-    j.integer(o);
-  j.end_array();
-  write_clocks(j, r.clocks);
+void write_stragglers(json_out& j, const job_analysis_result& r) {
   j.key("stragglers");
   j.begin_object();
   j.key("per_rank");
@@ -380,6 +374,16 @@ void write_job_extras(json_out& j, const job_analysis_result& r) {
   }
   j.end_array();
   j.end_object();
+}
+
+void write_job_extras(json_out& j, const job_analysis_result& r) {
+  j.key("clock_offsets_ns");
+  j.begin_array();
+  for (const auto o : r.clock_offsets_ns)
+    j.integer(o);
+  j.end_array();
+  write_clocks(j, r.clocks);
+  write_stragglers(j, r);
   j.key("steps");
   j.begin_array();
   for (const auto& s : r.steps) {
