@@ -7,9 +7,9 @@
 // collectives of all groups at once, the reference rank fixed at 0: a rank of a
 // tensor-parallel group that never meets the reference is tied to it through its other groups.
 // The estimator is robust: every pair of ranks that shares collectives contributes the median
-// of their end differences (a collective mis-paired or ended late by a slow link does not move
-// it), and the pairs are reconciled by least squares re-weighted Huber-style, so a pair whose
-// median disagrees with what the others imply stops pulling.
+// of the densest half of their end differences (a collective mis-paired or ended late by a
+// slow link does not move it), and the pairs are reconciled by least squares re-weighted
+// Huber-style, so a pair whose median disagrees with what the others imply stops pulling.
 //
 // The pairing needs a clock (a pair counts when the kernels overlap) and the clock needs the
 // pairing, so two starts are tried: the pairs that Kineto's base time lets overlap, and the
@@ -64,6 +64,28 @@ std::int64_t median_of(std::vector<std::int64_t>& v) {
     return *mid;
   const auto below = *std::max_element(v.begin(), mid);
   return below + (*mid - below) / 2;
+}
+
+// A robust centre of one pair's end differences: the median of their densest half (the
+// shortest window holding half of them), so a minority of mis-paired or delayed collectives,
+// however far off, moves it by nothing. Past 4096 differences an even sample of them.
+std::int64_t densest_half_median(std::vector<std::int64_t>& v) {
+  constexpr std::size_t most = 4096;
+  if (v.size() > most) {
+    const double step = static_cast<double>(v.size()) / most;
+    for (std::size_t i = 0; i < most; ++i)
+      v[i] = v[static_cast<std::size_t>(static_cast<double>(i) * step)];
+    v.resize(most);
+  }
+  std::sort(v.begin(), v.end());
+  const auto h = v.size() / 2 + 1;
+  std::size_t best = 0;
+  for (std::size_t i = 0; i + h <= v.size(); ++i)
+    if (v[i + h - 1] - v[i] < v[best + h - 1] - v[best])
+      best = i;
+  std::vector<std::int64_t> half(v.begin() + static_cast<std::ptrdiff_t>(best),
+                                 v.begin() + static_cast<std::ptrdiff_t>(best + h));
+  return median_of(half);
 }
 
 // The median of `sorted` without its element at position p.
@@ -211,10 +233,10 @@ std::vector<double> solve_linear(std::vector<std::vector<double>> a, std::vector
 }
 
 // The offsets, the reference at 0: every pair of ranks that shares collectives says, by the
-// median of their end differences, how far apart their offsets are; those statements are
-// reconciled by weighted least squares (the weight: how many collectives back each), then
-// re-weighted Huber-style so a pair whose median disagrees with the rest stops pulling.
-// Ranks not tied to the reference keep their start.
+// median of the densest half of their end differences, how far apart their offsets are; those
+// statements are reconciled by weighted least squares (the weight: how many collectives back each),
+// then re-weighted Huber-style so a pair whose median disagrees with the rest stops pulling. Ranks
+// not tied to the reference keep their start.
 solution solve(const collective_refs& ms, std::size_t n, std::size_t reference,
                std::vector<std::int64_t> start) {
   solution s;
@@ -229,7 +251,7 @@ solution solve(const collective_refs& ms, std::size_t n, std::size_t reference,
     if (!s.solved[p.a])
       continue;
     const auto count = static_cast<double>(p.diffs.size());
-    pairs.push_back({p.a, p.b, static_cast<double>(median_of(p.diffs)), count});
+    pairs.push_back({p.a, p.b, static_cast<double>(densest_half_median(p.diffs)), count});
   }
   std::vector<std::size_t> index(n, n), unknowns;
   for (std::size_t r = 0; r < n; ++r)
