@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ TEST(JobStragglerCauses, APlantedKernelAndAPlantedHostGapAreNamed) {
   const auto job = make_synthetic_job(o);
   const auto r = analyze_job(ranks_of(job), {}, 1);
   EXPECT_EQ(r.clocks.used, clock_alignment::collectives);
+  // The delays leave the clocks alone: every collective still ends together.
+  for (std::size_t i = 0; i < job.traces.size(); ++i)
+    EXPECT_LE(std::abs(r.clock_offsets_ns[i] - job.expected_offset_ns(i)), 2 * us) << i;
   // The tensor-parallel all-reduce the planted rank was late for, then each data-parallel one
   // of that step: there the planted rank is late for the same reason, and the others because
   // their tensor-parallel all-reduce waited for it.
