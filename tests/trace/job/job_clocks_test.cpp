@@ -7,11 +7,14 @@
 #include <tensordiag/trace/job_load.hpp>
 #include <tensordiag/trace/synthetic_job.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -117,6 +120,96 @@ TEST(JobClocks, BaseTimeAsAskedOrWithoutCollectives) {
   EXPECT_EQ(p.clock_offsets_ns, (std::vector<std::int64_t>{0, 7 * us}));
   EXPECT_FALSE(p.clocks.ranks[1].collective_offset_ns);
   EXPECT_TRUE(p.clocks.warnings.empty());
+}
+
+// One rank of a synthetic job as the PyTorch profiler writes it: epoch-us timestamps (with ns
+// fractions), cpu_op / cuda_runtime / kernel / user_annotation events, the kernels' process
+// groups in their args, distributedInfo.
+std::string kineto_json(const trace& t, int rank, int world, bool with_groups) {
+  constexpr std::int64_t epoch_us = 1'700'000'000'000'000;
+  auto ts = [&](std::int64_t ns) {
+    const auto us_part = ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000);
+    return fmt::format("{}.{:03}", epoch_us + us_part, ns - us_part * 1000);
+  };
+  auto dur = [](std::int64_t ns) { return fmt::format("{}.{:03}", ns / 1000, ns % 1000); };
+  auto quoted = [](std::string_view s) { return fmt::format("\"{}\"", s); };
+  std::string out = fmt::format("{{\"schemaVersion\": 1, \"distributedInfo\": {{\"backend\": "
+                                "\"nccl\", \"rank\": {}, \"world_size\": {}}},\n"
+                                "\"traceEvents\": [\n",
+                                rank, world);
+  const char* sep = "";
+  for (const auto& a : t.api_calls.all()) {
+    out += fmt::format("{}{{\"ph\": \"X\", \"cat\": {}, \"name\": {}, \"pid\": {}, \"tid\": {}, "
+                       "\"ts\": {}, \"dur\": {}, \"args\": {{\"correlation\": {}}}}}",
+                       sep, quoted(a.kind == api_kind::cpu_op ? "cpu_op" : "cuda_runtime"),
+                       quoted(t.name(a.name)), a.process, a.thread, ts(a.start),
+                       dur(a.end - a.start), a.correlation);
+    sep = ",\n";
+  }
+  for (const auto& r : t.ranges.all())
+    out += fmt::format(",\n{{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": {}, "
+                       "\"pid\": {}, \"tid\": 1, \"ts\": {}, \"dur\": {}}}",
+                       quoted(t.name(r.name)), 1000 + rank, ts(r.start), dur(r.end - r.start));
+  for (const auto& k : t.kernels.all()) {
+    std::string group;
+    if (const auto* c = t.collective_of(k.correlation); c && with_groups)
+      group = fmt::format(", \"Process Group Name\": {}, \"Process Group Ranks\": {}",
+                          quoted(t.name(c->group)), quoted(t.name(c->group_ranks)));
+    out += fmt::format(",\n{{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": {}, \"pid\": {}, "
+                       "\"tid\": {}, \"ts\": {}, \"dur\": {}, \"args\": {{\"device\": {}, "
+                       "\"stream\": {}, \"correlation\": {}{}}}}}",
+                       quoted(t.name(k.name)), k.device, k.stream, ts(k.start),
+                       dur(k.end - k.start), k.device, k.stream, k.correlation, group);
+  }
+  return out + "\n]}\n";
+}
+
+// The same job written as Kineto JSON, one file per rank, read back as a job: the clocks the
+// files' own timestamps give (each rank off by up to +-5 ms) are replaced by the collectives',
+// and the planted kernel is named.
+TEST(JobClocks, KinetoFilesOfAShiftedJobAlignAndNameThePlantedKernel) {
+  synthetic_job_options o;
+  o.ranks = 8;
+  o.tensor_parallel = 8;
+  o.steps = 3;
+  o.layers = 8;
+  o.seed = 11;
+  o.delays = {{5, 2, 3, planted_delay::kind::kernel, 1'500 * us}};
+  const auto job = make_synthetic_job(o);
+  // With process groups in the kernels' args (PyTorch 2.2+), and without (older traces: every
+  // collective is the whole job's).
+  for (const bool with_groups : {true, false}) {
+    const auto dir =
+        std::filesystem::temp_directory_path() /
+        fmt::format("tdiag_job_clocks_{}_{}", static_cast<long>(::getpid()), with_groups);
+    std::filesystem::create_directories(dir);
+    for (std::size_t r = 0; r < job.traces.size(); ++r) {
+      std::ofstream f(dir / fmt::format("rank-{}.json", r));
+      f << kineto_json(job.traces[r], static_cast<int>(r), static_cast<int>(o.ranks), with_groups);
+    }
+    const std::vector<std::string> inputs{dir.string()};
+    const auto loaded = load_job(inputs);
+    std::filesystem::remove_all(dir);
+    const auto r = analyze_job(rank_traces(loaded), {}, 1);
+    EXPECT_EQ(r.clocks.used, clock_alignment::collectives);
+    EXPECT_EQ(r.clocks.warnings.size(), 1u);
+    for (std::size_t i = 0; i < job.traces.size(); ++i) {
+      // Each file's axis starts at its first timestamp: the base time carries the shift.
+      const auto expected = job.expected_offset_ns(i) + r.clocks.ranks[i].base_time_offset_ns;
+      EXPECT_LE(std::abs(r.clock_offsets_ns[i] - expected), 2 * us) << i << " " << with_groups;
+    }
+    EXPECT_TRUE(r.unmatched_collectives.empty());
+    const collective_wait* latest = nullptr;
+    for (const auto& c : r.collectives)
+      if (!latest || c.cause.late_us > latest->cause.late_us)
+        latest = &c;
+    ASSERT_TRUE(latest);
+    EXPECT_EQ(latest->last_rank, 5);
+    EXPECT_EQ(latest->step, 2);
+    EXPECT_EQ(latest->cause.cause, late_cause::compute);
+    ASSERT_FALSE(latest->cause.kernels.empty());
+    EXPECT_EQ(latest->cause.kernels[0].name, "planted_slow_kernel");
+  }
 }
 
 TEST(JobClocks, AlignmentNames) {
