@@ -71,17 +71,22 @@ std::string render_critical_path(const trace::critical_path_result& c) {
 std::string render_clocks(const trace::job_clocks& c) {
   if (c.ranks.size() < 2)
     return {};
+  auto us = [](std::int64_t ns) {
+    return fmt::format("{:+.3f} us", static_cast<double>(ns) / 1e3);
+  };
   std::string out = fmt::format(
-      "\nclocks: {}{} (reference rank {}); offset, collectives used, |residual| median / max:\n",
+      "\nclocks: {}{} (reference rank {}); per rank the offset used, then the base time's and "
+      "the collectives' against the reference, with the collectives' |residual| median / max:\n",
       c.used == trace::clock_alignment::collectives ? "the collectives' ends"
                                                     : "Kineto's base time",
       c.requested == trace::clock_alignment::automatic ? " (--align auto)" : "", c.reference_rank);
   for (const auto& k : c.ranks) {
-    out += fmt::format("  rank {}: {:+.3f} us", k.rank, static_cast<double>(k.offset_ns) / 1e3);
+    out += fmt::format("  rank {}: {}; base time {}", k.rank, us(k.offset_ns),
+                       us(k.base_time_offset_ns));
     if (k.collective_offset_ns)
-      out += fmt::format(", {} collectives, {:.1f} / {:.1f} us; base time {:+.3f} us",
-                         k.collectives, k.median_abs_residual_us, k.max_abs_residual_us,
-                         static_cast<double>(k.base_time_offset_ns) / 1e3);
+      out +=
+          fmt::format(", collectives {} over {}, {:.1f} / {:.1f} us", us(*k.collective_offset_ns),
+                      k.collectives, k.median_abs_residual_us, k.max_abs_residual_us);
     out += "\n";
   }
   return out;

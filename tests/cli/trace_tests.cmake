@@ -108,7 +108,7 @@ tdiag_cli_test(analyze.unmatched_collectives FAMILY trace EXPECT_RC 0 LABELS dat
 # Clocks from the collectives by default, their residuals, and every straggler's cause.
 tdiag_cli_test(analyze.clocks_text FAMILY trace EXPECT_RC 0 LABELS data
   ARGS "trace|analyze|${hta}/two_ranks|--job-only"
-  CHECKS "-DSTDOUT_REGEX=clocks: the collectives' ends \\(--align auto\\) \\(reference rank 0\\)[^\n]*\n  rank 0: \\+0.000 us, 5 collectives[^\n]*\n  rank 1: [-+][0-9.]+ us, 5 collectives.*latest arrivals and why")
+  CHECKS "-DSTDOUT_REGEX=clocks: the collectives' ends \\(--align auto\\) \\(reference rank 0\\)[^\n]*\n  rank 0: \\+0.000 us; base time \\+0.000 us, collectives \\+0.000 us over 5, [^\n]*\n  rank 1: [-+][0-9.]+ us; base time [-+][0-9.]+ us, collectives [-+][0-9.]+ us over 5, .*latest arrivals and why")
 tdiag_cli_test(analyze.clocks_json FAMILY trace EXPECT_RC 0 LABELS data
   ARGS "trace|analyze|${hta}/two_ranks|--json|--align|base-time"
   CHECKS "-DSTDOUT_REGEX=\"clocks\": {\n *\"requested\": \"base-time\",\n *\"used\": \"base-time\".*\"cause\": {\n *\"kind\": \"(none|compute|host_gap|collective|copy)\"")
