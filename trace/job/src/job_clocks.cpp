@@ -333,6 +333,8 @@ solution refine(const collective_kernels& kernels, std::span<const rank_trace> r
                 std::size_t reference, const std::vector<std::int64_t>& base,
                 const std::vector<matched_collective>& first) {
   auto s = solve(refs_of(first), ranks.size(), reference, base);
+  if (first.empty()) // nothing paired from this start (a clock off by more than the kernels)
+    return s;
   s.matches = pair_collectives(kernels, ranks, s.offsets, true, false);
   s.paired_kernels = kernels_in(s.matches, s.offsets);
   for (int round = 0; round < 4; ++round) {

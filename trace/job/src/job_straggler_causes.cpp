@@ -324,9 +324,11 @@ void explain(const collective_wait& c, std::span<const std::int64_t> offsets,
     out.kernels.resize(3);
   out.gap_start_ns = mine.gap.start;
   out.gap_end_ns = mine.gap.end;
-  if (mine.gap.length() > 0)
+  // Named only for the cause they explain: looking up the host side costs a search.
+  if (out.cause == late_cause::host_gap && mine.gap.length() > 0)
     out.gap_host = tl.host_at(mine.gap.start + mine.gap.length() / 2);
-  out.waited_on = std::string(mine.waited_name);
+  if (out.cause == late_cause::collective || out.cause == late_cause::copy)
+    out.waited_on = std::string(mine.waited_name);
   span_ns focus = windows[last];
   if (out.cause == late_cause::compute && !out.kernels.empty())
     focus = {out.kernels.front().start_ns, out.kernels.front().end_ns};

@@ -243,8 +243,9 @@ struct straggler_cause {
   std::vector<late_kernel> kernels; ///< the kernels that grew most, largest excess first (<= 3)
   /// The longest stretch with nothing on the last rank's GPU, its own axis; 0, 0 = none.
   std::int64_t gap_start_ns = 0, gap_end_ns = 0;
-  std::string gap_host;  ///< the innermost host operator or annotation over that gap; "" = none
-  std::string waited_on; ///< collective / copy: the longest such kernel in the window
+  /// host_gap: the innermost host operator or annotation over that gap; "" = none or another cause
+  std::string gap_host;
+  std::string waited_on; ///< collective / copy cause: the longest such kernel in the window
   /// What to show for the cause on the last rank's own axis: the top kernel's longest
   /// instance, the gap, the collective or copy waited on, else the window.
   std::int64_t focus_start_ns = 0, focus_end_ns = 0;
