@@ -8,8 +8,9 @@
 // tensor-parallel group that never meets the reference is tied to it through its other groups.
 // The estimator is robust: every pair of ranks that shares collectives contributes the median
 // of the densest half of their end differences (a collective mis-paired or ended late by a
-// slow link does not move it), and the pairs are reconciled by least squares re-weighted
-// Huber-style, so a pair whose median disagrees with what the others imply stops pulling.
+// slow link does not move it; of fewer than 8, their median), and the pairs are reconciled by least
+// squares re-weighted Huber-style, so a pair whose median disagrees with what the others imply
+// stops pulling.
 //
 // The pairing needs a clock (a pair counts when the kernels overlap) and the clock needs the
 // pairing, so two starts are tried: the pairs that Kineto's base time lets overlap, and the
@@ -68,7 +69,8 @@ std::int64_t median_of(std::vector<std::int64_t>& v) {
 
 // A robust centre of one pair's end differences: the median of their densest half (the
 // shortest window holding half of them), so a minority of mis-paired or delayed collectives,
-// however far off, moves it by nothing. Past 4096 differences an even sample of them.
+// however far off, moves it by nothing; of fewer than 8, their median. Past 4096 differences
+// an even sample of them.
 std::int64_t densest_half_median(std::vector<std::int64_t>& v) {
   constexpr std::size_t most = 4096;
   if (v.size() > most) {
@@ -77,6 +79,8 @@ std::int64_t densest_half_median(std::vector<std::int64_t>& v) {
       v[i] = v[static_cast<std::size_t>(static_cast<double>(i) * step)];
     v.resize(most);
   }
+  if (v.size() < 8) // too few for a densest half to mean more than their median
+    return median_of(v);
   std::sort(v.begin(), v.end());
   const auto h = v.size() / 2 + 1;
   std::size_t best = 0;
