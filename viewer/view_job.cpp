@@ -4,7 +4,8 @@
 // The Job tab: trace::analyze_job's figures for a job of several ranks (document::job), as
 // `tdiag trace analyze` prints them: the GPU time of each rank as a bar (compute, non-compute,
 // idle), the straggler report, idle time per stream, the steps and the rank deviations. Rows
-// with a moment (a collective, a step) jump the timeline there. Nothing is computed here.
+// with a moment (a collective, a step) jump the timeline there, and a straggler's cause jumps
+// to the kernel or gap that made its rank late. Nothing is computed here.
 #include "view_job.hpp"
 
 #include <tensordiag/viewer/format.hpp>
@@ -98,16 +99,90 @@ float table_height(std::size_t rows, float scale) {
                   260.0f * scale);
 }
 
+// "compute +1.2 ms: gemm_x" / "host gap +3 ms in enumerate(DataLoader)..." / ...
+std::string cause_text(const trace::straggler_cause& c) {
+  using trace::late_cause;
+  const auto excess = us_text(c.excess_us[static_cast<std::size_t>(c.cause)]);
+  switch (c.cause) {
+  case late_cause::compute:
+    return c.kernels.empty()
+               ? fmt::format("compute +{}", excess)
+               : fmt::format("compute +{}: {}", excess, short_name(c.kernels.front().name));
+  case late_cause::host_gap:
+    return fmt::format("host gap +{}{}", excess, c.gap_host.empty() ? "" : " in " + c.gap_host);
+  case late_cause::collective:
+    return fmt::format("earlier collective +{}", excess);
+  case late_cause::copy:
+    return fmt::format("copy +{}", excess);
+  case late_cause::none:
+    break;
+  }
+  return "-";
+}
+
+void draw_clocks(const trace::job_clocks& c) {
+  if (c.ranks.size() < 2)
+    return;
+  ImGui::Text("clocks: %s (reference rank %d)",
+              c.used == trace::clock_alignment::collectives ? "aligned on the collectives' ends"
+                                                            : "Kineto's base time",
+              c.reference_rank);
+  if (ImGui::IsItemHovered()) {
+    std::string tip = "rank: offset; collectives used, |residual| median / max\n";
+    for (const auto& k : c.ranks)
+      tip += fmt::format("rank {}: {}; {} , {} / {}\n", k.rank,
+                         format_duration(static_cast<double>(k.offset_ns)), k.collectives,
+                         us_text(k.median_abs_residual_us), us_text(k.max_abs_residual_us));
+    ImGui::SetTooltip("%s", tip.c_str());
+  }
+  for (const auto& w : c.warnings)
+    ImGui::TextColored(ImVec4(0.95f, 0.75f, 0.3f, 1.0f), "%s", w.message.c_str());
+}
+
+// The cause of one collective's lateness; a click shows it on the last rank's timeline.
+void draw_cause(view_context& ctx, const trace::job_analysis_result& a,
+                const trace::collective_wait& c, int row) {
+  const auto& cause = c.cause;
+  if (cause.cause == trace::late_cause::none) {
+    ImGui::TextDisabled("-");
+    return;
+  }
+  const std::string label = fmt::format("{}##cause{}", cause_text(cause), row);
+  if (ImGui::SmallButton(label.c_str()) && cause.focus_start_ns < cause.focus_end_ns) {
+    const auto offset = offset_of(a, c.last_rank);
+    show_on_timeline(ctx, cause.focus_start_ns + offset, cause.focus_end_ns + offset);
+  }
+  if (ImGui::IsItemHovered()) {
+    std::string tip = fmt::format("rank {} arrived {} after the others' median\n", c.last_rank,
+                                  us_text(cause.late_us));
+    for (std::size_t k = 1; k < trace::late_cause_count; ++k)
+      tip += fmt::format("  {} {:+.1f} us vs the median rank\n",
+                         to_string(static_cast<trace::late_cause>(k)), cause.excess_us[k]);
+    for (const auto& k : cause.kernels)
+      tip += fmt::format("  {}: {} vs median {}\n", short_name(k.name), us_text(k.us),
+                         us_text(k.median_us));
+    ImGui::SetTooltip("%sclick: show the cause on rank %d's timeline", tip.c_str(), c.last_rank);
+  }
+}
+
 void draw_stragglers(view_context& ctx, const trace::job_analysis_result& a, float scale) {
+  draw_clocks(a.clocks);
   if (a.collectives.empty()) {
     ImGui::TextDisabled("no collective matched on the ranks of its group");
     return;
   }
   ImGui::Text("%zu collectives matched on every rank of their group", a.collectives.size());
-  for (const auto& w : a.waits)
-    ImGui::BulletText("rank %d waited %s for the others and arrived last %zu time(s)", w.rank,
-                      us_text(w.wait_us).c_str(), w.times_last);
-  const int columns = 5 + static_cast<int>(a.ranks.size());
+  for (const auto& w : a.waits) {
+    std::string late;
+    for (std::size_t k = 1; k < trace::late_cause_count; ++k)
+      if (w.late_by_cause_us[k] > 0)
+        late += fmt::format(" {} {}", to_string(static_cast<trace::late_cause>(k)),
+                            us_text(w.late_by_cause_us[k]));
+    ImGui::BulletText("rank %d waited %s for the others and arrived last %zu time(s)%s%s", w.rank,
+                      us_text(w.wait_us).c_str(), w.times_last,
+                      late.empty() ? "" : ", late by:", late.c_str());
+  }
+  const int columns = 6 + static_cast<int>(a.ranks.size());
   if (!ImGui::BeginTable("##collectives", columns, table_flags,
                          ImVec2(0, table_height(a.collectives.size(), scale))))
     return;
@@ -117,6 +192,7 @@ void draw_stragglers(view_context& ctx, const trace::job_analysis_result& a, flo
   ImGui::TableSetupColumn("step");
   ImGui::TableSetupColumn("last");
   ImGui::TableSetupColumn("spread");
+  ImGui::TableSetupColumn("why the last rank was late");
   for (const auto& r : a.ranks)
     ImGui::TableSetupColumn(fmt::format("rank {} waited", r.rank).c_str());
   ImGui::TableHeadersRow();
@@ -151,6 +227,8 @@ void draw_stragglers(view_context& ctx, const trace::job_analysis_result& a, flo
       ImGui::Text("rank %d", c.last_rank);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(us_text(c.spread_us).c_str());
+      ImGui::TableNextColumn();
+      draw_cause(ctx, a, c, i);
       // One column per rank of the job: "-" for a rank outside the collective's group.
       for (const auto& r : a.ranks) {
         ImGui::TableNextColumn();

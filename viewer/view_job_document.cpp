@@ -92,6 +92,8 @@ std::unique_ptr<document> load_job_document(std::span<const std::filesystem::pat
       w.message = fmt::format("rank {}: {}", m.rank, w.message);
       doc->warnings.push_back(std::move(w));
     }
+  for (const auto& w : job->analysis.clocks.warnings)
+    doc->warnings.push_back(w);
   doc->path = inputs.front();
   doc->load_seconds = load_seconds;
   for (const auto& m : members) {

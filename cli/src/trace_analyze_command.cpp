@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// `tdiag trace analyze PATH... [--json] [--hta-compat] [--rank-from SOURCE]
+// `tdiag trace analyze PATH... [--json] [--hta-compat] [--rank-from SOURCE] [--align HOW]
 // [--critical-path-annotation TEXT] [--critical-path-instance N]
 // [--critical-path-data-load TEXT...] [-o OUT]`: the whole-job
 // analyses of the trace library (temporal and idle breakdown, kernel types, overlap, launch
@@ -17,6 +17,7 @@
 
 #  include <fmt/format.h>
 
+#  include <algorithm>
 #  include <cstdio>
 #  include <map>
 #  include <memory>
@@ -33,8 +34,9 @@ struct analyze_options {
   std::vector<std::string> inputs;
   bool json = false;
   bool hta_compat = false;
+  bool job_only = false;
   std::string rank_from = "auto";
-  std::string align = "base-time";
+  std::string align = "auto";
   std::string output;
   std::size_t top = 5;
   std::optional<std::string> cp_annotation;
@@ -66,10 +68,96 @@ std::string render_critical_path(const trace::critical_path_result& c) {
   return out + "\n";
 }
 
+std::string render_clocks(const trace::job_clocks& c) {
+  if (c.ranks.size() < 2)
+    return {};
+  auto us = [](std::int64_t ns) {
+    return fmt::format("{:+.3f} us", static_cast<double>(ns) / 1e3);
+  };
+  std::string out = fmt::format(
+      "\nclocks: {}{} (reference rank {}); per rank the offset used, then the base time's and "
+      "the collectives' against the reference, with the collectives' |residual| median / max:\n",
+      c.used == trace::clock_alignment::collectives ? "the collectives' ends"
+                                                    : "Kineto's base time",
+      c.requested == trace::clock_alignment::automatic ? " (--align auto)" : "", c.reference_rank);
+  for (const auto& k : c.ranks) {
+    out += fmt::format("  rank {}: {}; base time {}", k.rank, us(k.offset_ns),
+                       us(k.base_time_offset_ns));
+    if (k.collective_offset_ns)
+      out +=
+          fmt::format(", collectives {} over {}, {:.1f} / {:.1f} us", us(*k.collective_offset_ns),
+                      k.collectives, k.median_abs_residual_us, k.max_abs_residual_us);
+    out += "\n";
+  }
+  return out;
+}
+
+std::string render_cause(const trace::straggler_cause& c) {
+  using trace::late_cause;
+  const auto excess = c.excess_us[static_cast<std::size_t>(c.cause)];
+  switch (c.cause) {
+  case late_cause::compute: {
+    std::string out = fmt::format("compute +{:.0f} us", excess);
+    for (const auto& k : c.kernels)
+      out += fmt::format("; {} +{:.0f} us ({:.0f} vs median {:.0f})", k.name.substr(0, 60),
+                         k.excess_us(), k.us, k.median_us);
+    return out;
+  }
+  case late_cause::host_gap:
+    return fmt::format("host gap +{:.0f} us (no launches; longest {:.0f} us{})", excess,
+                       static_cast<double>(c.gap_end_ns - c.gap_start_ns) / 1e3,
+                       c.gap_host.empty() ? "" : fmt::format(" in {}", c.gap_host.substr(0, 60)));
+  case late_cause::collective:
+  case late_cause::copy:
+    return fmt::format("waited on {} +{:.0f} us{}",
+                       c.cause == late_cause::copy ? "a copy" : "an earlier collective", excess,
+                       c.waited_on.empty() ? "" : fmt::format(" ({})", c.waited_on.substr(0, 60)));
+  case late_cause::none:
+    break;
+  }
+  return "no cause on its timeline";
+}
+
+std::string render_stragglers(const trace::job_analysis_result& r, std::size_t top) {
+  std::string out =
+      fmt::format("\nstragglers over {} collectives matched on every rank of their group:\n",
+                  r.collectives.size());
+  for (const auto& w : r.waits) {
+    out += fmt::format("  rank {}: waited {:.0f} us in total, arrived last {} time(s)", w.rank,
+                       w.wait_us, w.times_last);
+    if (w.late_us > 0) {
+      out += fmt::format(", {:.0f} us late:", w.late_us);
+      for (std::size_t k = 1; k < trace::late_cause_count; ++k)
+        if (w.late_by_cause_us[k] > 0)
+          out += fmt::format(" {} {:.0f} us", to_string(static_cast<trace::late_cause>(k)),
+                             w.late_by_cause_us[k]);
+    }
+    out += "\n";
+  }
+  std::vector<const trace::collective_wait*> latest;
+  for (const auto& c : r.collectives)
+    if (c.cause.late_us > 0)
+      latest.push_back(&c);
+  std::stable_sort(latest.begin(), latest.end(), [](const auto* a, const auto* b) {
+    return a->cause.late_us > b->cause.late_us;
+  });
+  if (!latest.empty())
+    out += "  latest arrivals and why (vs the other ranks' median):\n";
+  for (std::size_t i = 0; i < std::min(top, latest.size()); ++i) {
+    const auto& c = *latest[i];
+    out += fmt::format("    step {} {}: rank {} {:.0f} us late: {}\n", c.step,
+                       c.operation.empty() ? c.name.substr(0, 40) : c.operation, c.last_rank,
+                       c.cause.late_us, render_cause(c.cause));
+  }
+  return out;
+}
+
 std::string render_text(const trace::job_analysis_result& r, std::size_t top) {
   std::string out = fmt::format("job analysis: {} rank(s){}\n", r.ranks.size(),
                                 r.options.hta_compat ? " (HTA-compatible)" : "");
   for (const auto& k : r.ranks) {
+    if (!r.options.rank_analyses)
+      break;
     const auto& t = k.temporal;
     out += fmt::format("\nrank {} ({})\n", k.rank, k.source);
     out += fmt::format("  GPU span {:.0f} us: idle {:.0f} us ({:.2f}%), compute {:.0f} us "
@@ -110,13 +198,9 @@ std::string render_text(const trace::job_analysis_result& r, std::size_t top) {
           fmt::format("    {:>12.0f} us  {:>6}x  {}  {}\n", longest[i]->sum_us, longest[i]->count,
                       to_string(longest[i]->type), longest[i]->name.substr(0, 80));
   }
-  if (!r.collectives.empty()) {
-    out += fmt::format("\nstragglers over {} collectives matched on every rank of their group:\n",
-                       r.collectives.size());
-    for (const auto& w : r.waits)
-      out += fmt::format("  rank {}: waited {:.0f} us in total, arrived last {} time(s)\n", w.rank,
-                         w.wait_us, w.times_last);
-  }
+  out += render_clocks(r.clocks);
+  if (!r.collectives.empty())
+    out += render_stragglers(r, top);
   if (!r.unmatched_collectives.empty()) {
     out += fmt::format("\n{} communication kernels with no partner on some other rank of their "
                        "group (a sampled trace, or a collective a rank never joined; --json lists "
@@ -154,11 +238,15 @@ void run(const analyze_options& o, command_context& context) {
   const auto ranks = trace::rank_traces(members);
   trace::analysis_options options;
   options.hta_compat = o.hta_compat;
-  options.align_collectives = o.align == "collectives";
+  options.align =
+      trace::clock_alignment_from_name(o.align).value_or(trace::clock_alignment::automatic);
+  options.rank_analyses = !o.job_only;
   options.critical_path_annotation = o.cp_annotation;
   options.critical_path_instance = o.cp_instance;
   options.critical_path_data_load = o.cp_data_load;
   const auto result = trace::analyze_job(ranks, options);
+  for (const auto& w : result.clocks.warnings)
+    fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), w.message, w.code);
   const auto text = o.json ? trace::analysis_json(result) : render_text(result, o.top);
   write_output(o.output, text);
   context.status = exit_clean;
@@ -181,11 +269,14 @@ const command_registration registration(32, [](CLI::App& app, command_context& c
                   "Where a file's rank comes from: auto, distributed, file-name, position")
       ->check(CLI::IsMember({"auto", "distributed", "file-name", "position"}))
       ->capture_default_str();
-  cmd->add_option(
-         "--align", o->align,
-         "Rank clocks: base-time (Kineto's) or collectives (ends of matching NCCL kernels)")
-      ->check(CLI::IsMember({"base-time", "collectives"}))
+  cmd->add_option("--align", o->align,
+                  "Rank clocks: auto (the collectives where ranks share some, else base time), "
+                  "base-time (Kineto's) or collectives (ends of matching NCCL kernels)")
+      ->check(CLI::IsMember({"auto", "base-time", "collectives"}))
       ->capture_default_str();
+  cmd->add_flag("--job-only", o->job_only,
+                "Only the whole-job analyses (clocks, stragglers and their causes, steps), not "
+                "the per-rank HTA figures");
   cmd->add_option("--critical-path-annotation", o->cp_annotation,
                   "Critical path of the range whose name contains this (\"\" = whole trace; "
                   "default: ProfilerStep when the trace has steps, else the whole trace)");

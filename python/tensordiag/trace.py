@@ -489,27 +489,33 @@ PathArg = Union[str, "os.PathLike[str]"]
 
 
 def analyze(paths: Union[PathArg, Iterable[PathArg]], hta_compat: bool = False,
-            rank_from: str = "auto", align: str = "base-time",
+            rank_from: str = "auto", align: str = "auto",
             critical_path_annotation: Optional[str] = None,
             critical_path_instance: Optional[int] = None,
             critical_path_data_load: Iterable[str] = (), device: Optional[int] = None,
-            window: Optional[str] = None) -> Analysis:
+            window: Optional[str] = None, job_only: bool = False) -> Analysis:
     """The whole-job analyses of one trace per rank (files, folders or globs), computed by the
     library exactly as ``tdiag trace analyze PATH... --json`` does: HTA's figures per rank
     (``hta_compat=True``: HTA's ns rounding and last-step filtering), stragglers, steps, rank
     deviations. ``rank_from``: 'auto', 'distributed', 'file-name', 'position'; ``align``:
-    'base-time' or 'collectives'; the critical path's window is the
+    'auto' (the collectives where the ranks share matched ones, else Kineto's base time),
+    'base-time' or 'collectives' (``analysis["clocks"]`` says which was used, with the
+    offsets' residuals); every collective's last rank comes with its cause
+    (``analysis["stragglers"]["collectives"][i]["cause"]``); ``job_only=True`` skips the
+    per-rank HTA figures (``--job-only``); the critical path's window is the
     ``critical_path_instance``-th range whose name contains ``critical_path_annotation``
     ("" = the whole trace; None = HTA's rule); host rows whose name contains one of
     ``critical_path_data_load`` (HTA's data_load_events) are its ``data_loading``. ``device`` and
     ``window`` open part of every rank, as ``--device`` and ``--window`` do (see load()). Raises
-    InputError for unreadable input and ValueError for a bad option. Releases the GIL."""
+    InputError for unreadable input and ValueError for a bad option. ``warnings`` also holds
+    the clock warning (TDIAG-TR-263). Releases the GIL."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = list(paths)
     text, warnings = core.analyze([os.fspath(p) for p in paths], bool(hta_compat), rank_from,
                                   align, critical_path_annotation, critical_path_instance,
-                                  [str(p) for p in critical_path_data_load], device, window)
+                                  [str(p) for p in critical_path_data_load], device, window,
+                                  bool(job_only))
     report_load_warnings(", ".join(os.fspath(p) for p in paths), warnings)
     return Analysis(json.loads(text), warnings)
 

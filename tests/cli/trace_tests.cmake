@@ -105,6 +105,13 @@ tdiag_cli_test(analyze.critical_path_text FAMILY trace EXPECT_RC 0 LABELS data
 tdiag_cli_test(analyze.unmatched_collectives FAMILY trace EXPECT_RC 0 LABELS data
   ARGS "trace|analyze|${hta}/two_ranks"
   CHECKS "-DSTDOUT_REGEX=stragglers over 5 collectives matched on every rank of their group:.*10 communication kernels with no partner on some other rank")
+# Clocks from the collectives by default, their residuals, and every straggler's cause.
+tdiag_cli_test(analyze.clocks_text FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|analyze|${hta}/two_ranks|--job-only"
+  CHECKS "-DSTDOUT_REGEX=clocks: the collectives' ends \\(--align auto\\) \\(reference rank 0\\)[^\n]*\n  rank 0: \\+0.000 us; base time \\+0.000 us, collectives \\+0.000 us over 5, [^\n]*\n  rank 1: [-+][0-9.]+ us; base time [-+][0-9.]+ us, collectives [-+][0-9.]+ us over 5, .*latest arrivals and why")
+tdiag_cli_test(analyze.clocks_json FAMILY trace EXPECT_RC 0 LABELS data
+  ARGS "trace|analyze|${hta}/two_ranks|--json|--align|base-time"
+  CHECKS "-DSTDOUT_REGEX=\"clocks\": {\n *\"requested\": \"base-time\",\n *\"used\": \"base-time\".*\"cause\": {\n *\"kind\": \"(none|compute|host_gap|collective|copy)\"")
 tdiag_cli_test(analyze.critical_path_json FAMILY trace EXPECT_RC 0 LABELS data
   ARGS "trace|analyze|${hta}/critical_path_simple_add|--hta-compat|--json|--critical-path-annotation|measure|--critical-path-instance|1"
   CHECKS "-DSTDOUT_REGEX=\"graph_edges\": 415,[^}]*\"total_us\": 241724[^}]*\"bound_by_us\": {\n *\"cpu_bound\": 241190[^}]*\"gpu_compute_bound\": 508")

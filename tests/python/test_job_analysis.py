@@ -67,3 +67,19 @@ def test_bad_input_and_options(tmp_path):
         trace.analyze(tmp_path, rank_from="hostname")
     with pytest.raises(ValueError, match="align"):
         trace.analyze(tmp_path, align="clocks")
+
+
+def test_clocks_and_straggler_causes(shared, tdiag):
+    got = trace.analyze(shared / TWO_RANKS)
+    assert got == cli_analysis(tdiag, shared / TWO_RANKS)
+    clocks = got["clocks"]
+    assert clocks["requested"] == "auto" and clocks["used"] == "collectives"
+    assert [r["offset_ns"] for r in clocks["ranks"]] == got["clock_offsets_ns"]
+    assert clocks["ranks"][1]["collectives"] == 5
+    causes = [c["cause"] for c in got["stragglers"]["collectives"]]
+    assert all(c["kind"] in ("none", "compute", "host_gap", "collective", "copy") for c in causes)
+    assert {"late_us", "late_by_cause_us", "late_by_step"} <= set(got["stragglers"]["per_rank"][0])
+    base = trace.analyze(shared / TWO_RANKS, align="base-time", job_only=True)
+    assert base["clocks"]["used"] == "base-time"
+    assert base["ranks"][0]["kernels"] == [] and base["ranks"][0]["gpu_rows"] > 0
+    assert base["stragglers"]["collectives"], "the job-wide analyses still run"

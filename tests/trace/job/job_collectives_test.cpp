@@ -125,11 +125,18 @@ TEST(JobCollectives, SequenceNumbersPairWhatTimesCannot) {
   t.push_back(rank_trace_of({{"3", "[0, 1]", 2, 90, 95}}));
   t.push_back(rank_trace_of({}));
   const std::vector<rank_trace> ranks{{0, &t[0], 0}, {1, &t[1], 0}, {2, &t[2], 0}};
-  const auto a = analyze_job(ranks, {}, 1);
+  analysis_options base;
+  base.align = clock_alignment::base_time;
+  const auto a = analyze_job(ranks, base, 1);
   ASSERT_EQ(a.collectives.size(), 1u);
   EXPECT_EQ(a.collectives[0].seq, 2);
   EXPECT_EQ(a.collectives[0].ranks, (std::vector<int>{0, 1}));
   EXPECT_DOUBLE_EQ(a.collectives[0].spread_us, 60);
+  // On the collectives' clock (the default) the two ends coincide: rank 1 started 5 us later.
+  const auto aligned = analyze_job(ranks, {}, 1);
+  EXPECT_EQ(aligned.clock_offsets_ns[1], -55'000);
+  ASSERT_EQ(aligned.collectives.size(), 1u);
+  EXPECT_DOUBLE_EQ(aligned.collectives[0].spread_us, 5);
   ASSERT_EQ(a.unmatched_collectives.size(), 1u);
   EXPECT_EQ(a.unmatched_collectives[0].rank, 0);
   EXPECT_EQ(a.unmatched_collectives[0].seq, 1);

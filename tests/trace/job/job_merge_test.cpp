@@ -50,7 +50,9 @@ struct colliding_job {
 TEST(JobMerge, RanksKeepTheirLanesAndTheJobClock) {
   colliding_job job;
   const std::vector<rank_trace> ranks{{0, &job.a.trace, 0}, {1, &job.b.trace, 5 * us}};
-  const auto analysis = analyze_job(ranks, {}, 1);
+  analysis_options base; // the job clock of these ranks' base times, not of their all-reduce
+  base.align = clock_alignment::base_time;
+  const auto analysis = analyze_job(ranks, base, 1);
   const auto m = merge_job(ranks, analysis);
   EXPECT_EQ(m.t.kernels.size(), 4u);
   EXPECT_EQ(m.t.api_calls.size(), 2u);

@@ -115,21 +115,34 @@ TEST(JobStragglers, ClockOffsetsShiftArrivalsAndCollectivesRealignThem) {
   two_rank_job job;
   // Rank 1's clock reads 15 us early: on the job clock it starts its all-reduce at 55.
   const std::vector<rank_trace> ranks{{0, &job.a, 0}, {1, &job.b, 15 * us}};
-  const auto shifted = analyze_job(ranks, {}, 1);
+  analysis_options base;
+  base.align = clock_alignment::base_time;
+  const auto shifted = analyze_job(ranks, base, 1);
   ASSERT_EQ(shifted.collectives.size(), 2u);
   EXPECT_DOUBLE_EQ(shifted.collectives.front().spread_us, 45);
   // 25 us early: the kernels no longer overlap, so they are no collective on that clock.
   const std::vector<rank_trace> skewed{{0, &job.a, 0}, {1, &job.b, 25 * us}};
-  const auto apart = analyze_job(skewed, {}, 1);
+  const auto apart = analyze_job(skewed, base, 1);
   EXPECT_TRUE(apart.collectives.empty());
   EXPECT_EQ(apart.unmatched_collectives.size(), 4u);
-  analysis_options o;
-  o.align_collectives = true; // ends coincide: the offset found is 0 again
-  const auto aligned = analyze_job(skewed, o, 1);
-  EXPECT_EQ(aligned.clock_offsets_ns, (std::vector<std::int64_t>{0, 0}));
-  ASSERT_EQ(aligned.collectives.size(), 2u);
-  EXPECT_DOUBLE_EQ(aligned.collectives.front().spread_us, 30);
-  EXPECT_TRUE(aligned.unmatched_collectives.empty());
+  EXPECT_EQ(apart.clocks.used, clock_alignment::base_time);
+  // The collectives say otherwise: a warning, and the offset they would give.
+  ASSERT_EQ(apart.clocks.warnings.size(), 1u);
+  EXPECT_EQ(apart.clocks.warnings[0].code, "TDIAG-TR-263");
+  EXPECT_EQ(apart.clocks.ranks[1].collective_offset_ns, 0);
+  for (const auto align : {clock_alignment::collectives, clock_alignment::automatic}) {
+    analysis_options o;
+    o.align = align; // ends coincide: the offset found is 0 again
+    const auto aligned = analyze_job(skewed, o, 1);
+    EXPECT_EQ(aligned.clock_offsets_ns, (std::vector<std::int64_t>{0, 0}));
+    EXPECT_EQ(aligned.clocks.used, clock_alignment::collectives);
+    ASSERT_EQ(aligned.collectives.size(), 2u);
+    EXPECT_DOUBLE_EQ(aligned.collectives.front().spread_us, 30);
+    EXPECT_TRUE(aligned.unmatched_collectives.empty());
+    EXPECT_EQ(aligned.clocks.ranks[1].base_time_offset_ns, 25 * us);
+    EXPECT_DOUBLE_EQ(aligned.clocks.ranks[1].disagreement_us, 25);
+    EXPECT_EQ(aligned.clocks.warnings.size(), 1u);
+  }
 }
 
 TEST(JobStragglers, AnExtraCollectiveOnOneRankIsAFindingNotAShift) {

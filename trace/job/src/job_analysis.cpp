@@ -81,7 +81,15 @@ job_analysis_result analyze_job(std::span<const rank_trace> ranks, const analysi
     for (std::size_t i; (i = next++) < ranks.size();) {
       try {
         rows[i] = detail::build_rows(*ranks[i].t, options);
-        out.ranks[i] = detail::analyze_rows(*ranks[i].t, rows[i], ranks[i].rank, options);
+        if (options.rank_analyses) {
+          out.ranks[i] = detail::analyze_rows(*ranks[i].t, rows[i], ranks[i].rank, options);
+        } else {
+          out.ranks[i].rank = ranks[i].rank;
+          out.ranks[i].source = ranks[i].t->metadata.source_path;
+          out.ranks[i].steps = rows[i].steps;
+          out.ranks[i].gpu_rows = rows[i].gpu.size();
+          rows[i].cpu = {}; // only the per-rank analyses read them; 64 large ranks add up
+        }
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -105,7 +113,8 @@ job_analysis_result analyze_job(std::span<const rank_trace> ranks, const analysi
   std::stable_sort(out.steps.begin(), out.steps.end(), [](const auto& a, const auto& b) {
     return a.rank != b.rank ? a.rank < b.rank : a.step < b.step;
   });
-  out.deviations = detail::deviations_of(out.ranks);
+  if (options.rank_analyses)
+    out.deviations = detail::deviations_of(out.ranks);
   std::map<std::string, double> sums;
   double total = 0;
   for (const auto& r : out.ranks)

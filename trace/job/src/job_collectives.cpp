@@ -11,11 +11,13 @@
 // is no collective (every rank is inside a collective when the last one arrives): the kernel
 // that ended first has no partner, and is reported, instead of shifting every later pair by one.
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -33,11 +35,18 @@ bool is_comm_operator(std::string_view name) {
 // of the launch call on its thread, else the innermost `nccl:` one; empty when none.
 class comm_operators {
 public:
-  explicit comm_operators(const trace& t) : t_(t) {
+  // `wanted`: the correlations asked about (the communication kernels'), sorted: only their
+  // launches are kept, a small share of a large trace's.
+  comm_operators(const trace& t, const std::vector<std::uint32_t>& wanted) : t_(t) {
+    // Whether each name is a communication operator, asked once per name, not per call.
+    std::vector<std::int8_t> comm(t.strings.size(), -1);
     for (const auto& a : t.api_calls.all()) {
-      if (a.kind == api_kind::cpu_op && is_comm_operator(t.name(a.name)))
+      if (a.kind == api_kind::cpu_op && a.name < comm.size() && comm[a.name] < 0)
+        comm[a.name] = is_comm_operator(t.name(a.name)) ? 1 : 0;
+      if (a.kind == api_kind::cpu_op && a.name < comm.size() && comm[a.name] == 1)
         ops_.push_back(&a);
-      else if (a.correlation != 0 && (a.kind == api_kind::runtime || a.kind == api_kind::driver))
+      else if (a.correlation != 0 && (a.kind == api_kind::runtime || a.kind == api_kind::driver) &&
+               std::binary_search(wanted.begin(), wanted.end(), a.correlation))
         launches_.emplace(a.correlation, &a);
     }
     std::sort(ops_.begin(), ops_.end(), [](const api_event* a, const api_event* b) {
@@ -83,28 +92,11 @@ int step_at(const rank_rows& rows, std::int64_t time) {
   return -1;
 }
 
-struct identity {
-  std::string group, operation, name;
-  int step = -1;
-  bool operator<(const identity& o) const {
-    return std::tie(group, operation, name, step) < std::tie(o.group, o.operation, o.name, o.step);
-  }
-};
-
-struct comm_kernel {
-  const gpu_row* row = nullptr;
-  std::int64_t seq = -1;
-};
-
-// One identity's kernels, per place in the job (start order), and the members that pair them.
-struct kernel_group {
-  std::vector<std::vector<comm_kernel>> per_rank;
-  std::vector<std::size_t> members;
-};
+using identity = collective_identity;
 
 // The members of every group: the job's ranks its "Process Group Ranks" lists, or where the
 // list is cut or missing, the ranks that ran any kernel of the group; for no group, every rank.
-void find_members(std::span<const rank_trace> ranks, std::map<identity, kernel_group>& groups,
+void find_members(std::span<const rank_trace> ranks, collective_kernels& groups,
                   const std::map<std::string, std::string>& listed) {
   std::map<std::string, std::vector<bool>> seen;
   for (const auto& [id, g] : groups) {
@@ -133,12 +125,12 @@ void find_members(std::span<const rank_trace> ranks, std::map<identity, kernel_g
 class pairing {
 public:
   pairing(std::span<const rank_trace> ranks, std::span<const std::int64_t> offsets_ns,
-          collective_matches& out)
-      : ranks_(ranks), offsets_(offsets_ns), out_(out) {}
+          collective_matches& out, bool keep_unmatched)
+      : ranks_(ranks), offsets_(offsets_ns), out_(out), keep_unmatched_(keep_unmatched) {}
 
   // Kernels of one identity with a "Seq" each: one collective per sequence number (and, for a
   // number that launched several kernels, per kernel of it); missing on a member, unmatched.
-  void by_seq(const identity& id, kernel_group& g) {
+  void by_seq(const identity& id, const kernel_group& g) {
     std::map<std::pair<std::int64_t, std::size_t>, std::vector<const gpu_row*>> by_key;
     for (std::size_t i = 0; i < g.members.size(); ++i) {
       std::map<std::int64_t, std::size_t> nth;
@@ -151,8 +143,7 @@ public:
     std::size_t occurrence = 0;
     for (auto& [key, rows] : by_key) {
       if (std::find(rows.begin(), rows.end(), nullptr) == rows.end()) {
-        out_.matched.push_back({id.name, id.operation, id.group, key.first, id.step, occurrence++,
-                                g.members, std::move(rows)});
+        out_.matched.push_back({&id, key.first, id.step, occurrence++, g.members, std::move(rows)});
         continue;
       }
       for (std::size_t i = 0; i < rows.size(); ++i)
@@ -163,7 +154,7 @@ public:
 
   // Without sequence numbers: in start order, the overlap test (with `check_overlap`) telling
   // a missing kernel from a late one.
-  void in_order(const identity& id, kernel_group& g, bool check_overlap) {
+  void in_order(const identity& id, const kernel_group& g, bool check_overlap) {
     const auto& members = g.members;
     std::vector<std::size_t> next(members.size(), 0);
     std::size_t occurrence = 0;
@@ -199,7 +190,7 @@ public:
         drop(first_ender);
         continue;
       }
-      matched_collective m{id.name, id.operation, id.group, -1, id.step, occurrence++, members, {}};
+      matched_collective m{&id, -1, id.step, occurrence++, members, {}};
       for (std::size_t i = 0; i < members.size(); ++i)
         m.per_member.push_back(g.per_rank[members[i]][next[i]++].row);
       out_.matched.push_back(std::move(m));
@@ -208,13 +199,15 @@ public:
 
 private:
   void unmatched(const identity& id, std::size_t r, const gpu_row* row, std::int64_t seq) {
-    out_.unmatched.push_back(
-        {ranks_[r].rank, id.name, id.operation, id.group, seq, id.step, row->start, row->end});
+    if (keep_unmatched_)
+      out_.unmatched.push_back(
+          {ranks_[r].rank, id.name, id.operation, id.group, seq, id.step, row->start, row->end});
   }
 
   std::span<const rank_trace> ranks_;
   std::span<const std::int64_t> offsets_;
   collective_matches& out_;
+  bool keep_unmatched_ = true;
 };
 
 } // namespace
@@ -241,42 +234,114 @@ std::optional<std::vector<int>> parse_group_ranks(std::string_view text) {
   }
 }
 
-collective_matches match_collectives(std::span<const rank_trace> ranks,
-                                     const std::vector<rank_rows>& rows,
-                                     std::span<const std::int64_t> offsets_ns, bool check_overlap) {
-  std::map<identity, kernel_group> groups;
+namespace {
+
+// One rank's communication kernels by identity, with string views into its trace: what
+// gather_collectives merges (one string per identity, not per kernel).
+struct rank_identities {
+  // Views of one trace's interned strings: one text, one address, so the key compares
+  // addresses (long kernel names compared by text cost more than the rest of the pairing).
+  struct key {
+    std::string_view group, operation, name;
+    int step = -1;
+    [[nodiscard]] auto tied() const {
+      auto at = [](std::string_view v) {
+        return v.empty() ? std::pair(std::uintptr_t{0}, std::size_t{0})
+                         : std::pair(reinterpret_cast<std::uintptr_t>(v.data()), v.size());
+      };
+      return std::tuple(at(group), at(operation), at(name), step);
+    }
+    bool operator<(const key& o) const { return tied() < o.tied(); }
+  };
+  std::map<key, std::vector<comm_kernel>> kernels;
+  std::map<std::string_view, std::string_view> listed; // group -> "Process Group Ranks"
+};
+
+rank_identities identities_of(const trace& t, const rank_rows& rows) {
+  rank_identities out;
+  std::vector<std::uint32_t> wanted;
+  for (const auto& g : rows.gpu)
+    if (g.type == kernel_class::communication && g.is_kernel && g.correlation != 0)
+      wanted.push_back(g.correlation);
+  std::sort(wanted.begin(), wanted.end());
+  const comm_operators operators(t, wanted);
+  for (const auto& g : rows.gpu) {
+    if (g.type != kernel_class::communication || !g.is_kernel)
+      continue;
+    const auto* info = t.collective_of(g.correlation);
+    rank_identities::key id{info ? t.name(info->group) : std::string_view(),
+                            operators.of(g.correlation), t.name(g.name),
+                            step_at(rows, g.launch_start != INT64_MIN ? g.launch_start : g.start)};
+    const auto ranks_text = info ? t.name(info->group_ranks) : std::string_view();
+    if (id.group.empty() && !ranks_text.empty())
+      id.group = ranks_text; // a group named by its ranks alone
+    if (!ranks_text.empty())
+      out.listed.try_emplace(id.group, ranks_text);
+    out.kernels[id].push_back({&g, info ? info->seq : -1});
+  }
+  return out;
+}
+
+} // namespace
+
+collective_kernels gather_collectives(std::span<const rank_trace> ranks,
+                                      const std::vector<rank_rows>& rows) {
+  // The ranks' identities in parallel (each reads only its trace), merged in rank order.
+  std::vector<rank_identities> per_rank(ranks.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t r; (r = next++) < ranks.size();)
+      per_rank[r] = identities_of(*ranks[r].t, rows[r]);
+  };
+  {
+    const auto threads =
+        std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), ranks.size());
+    std::vector<std::jthread> pool;
+    for (std::size_t i = 1; i < threads; ++i)
+      pool.emplace_back(work);
+    work();
+  }
+  collective_kernels groups;
   std::map<std::string, std::string> listed; // group name -> "Process Group Ranks"
   for (std::size_t r = 0; r < ranks.size(); ++r) {
-    const auto& t = *ranks[r].t;
-    const comm_operators operators(t);
-    for (const auto& g : rows[r].gpu) {
-      if (g.type != kernel_class::communication || !g.is_kernel)
-        continue;
-      const auto* info = t.collective_of(g.correlation);
-      identity id{info ? std::string(t.name(info->group)) : std::string(),
-                  std::string(operators.of(g.correlation)), std::string(t.name(g.name)),
-                  step_at(rows[r], g.launch_start != INT64_MIN ? g.launch_start : g.start)};
-      const auto ranks_text = info ? t.name(info->group_ranks) : std::string_view();
-      if (id.group.empty() && !ranks_text.empty())
-        id.group = ranks_text; // a group named by its ranks alone
-      if (!ranks_text.empty())
-        listed.try_emplace(id.group, ranks_text);
-      auto& group = groups[std::move(id)];
+    for (const auto& [group, text] : per_rank[r].listed)
+      listed.try_emplace(std::string(group), std::string(text));
+    for (auto& [key, kernels] : per_rank[r].kernels) {
+      auto& group = groups[identity{std::string(key.group), std::string(key.operation),
+                                    std::string(key.name), key.step}];
       group.per_rank.resize(ranks.size());
-      group.per_rank[r].push_back({&g, info ? info->seq : -1});
+      auto& mine = group.per_rank[r];
+      if (mine.empty()) {
+        mine = std::move(kernels);
+        continue;
+      }
+      // One text under two ids (a source that interns twice): one identity, in start order.
+      mine.insert(mine.end(), kernels.begin(), kernels.end());
+      std::stable_sort(mine.begin(), mine.end(), [](const comm_kernel& a, const comm_kernel& b) {
+        return a.row->start < b.row->start;
+      });
     }
   }
   find_members(ranks, groups, listed);
-  collective_matches out;
-  pairing pair(ranks, offsets_ns, out);
   for (auto& [id, g] : groups) {
-    if (g.members.size() < 2)
-      continue; // one of the job's ranks in the group: nothing to pair it with
-    bool all_seq = true;
+    g.all_seq = true;
     for (const auto r : g.members)
       for (const auto& k : g.per_rank[r])
-        all_seq = all_seq && k.seq >= 0;
-    if (all_seq)
+        g.all_seq = g.all_seq && k.seq >= 0;
+  }
+  return groups;
+}
+
+collective_matches pair_collectives(const collective_kernels& groups,
+                                    std::span<const rank_trace> ranks,
+                                    std::span<const std::int64_t> offsets_ns, bool check_overlap,
+                                    bool keep_unmatched) {
+  collective_matches out;
+  pairing pair(ranks, offsets_ns, out, keep_unmatched);
+  for (const auto& [id, g] : groups) {
+    if (g.members.size() < 2)
+      continue; // one of the job's ranks in the group: nothing to pair it with
+    if (g.all_seq)
       pair.by_seq(id, g);
     else
       pair.in_order(id, g, check_overlap);

@@ -217,12 +217,82 @@ void write_rank(json_out& j, const rank_analysis& r) {
   j.end_object();
 }
 
-void write_job_extras(json_out& j, const job_analysis_result& r) {
-  j.key("clock_offsets_ns");
+void write_by_cause(json_out& j, std::string_view key, const double (&us)[late_cause_count]) {
+  j.key(key);
+  j.begin_object();
+  for (std::size_t k = 1; k < late_cause_count; ++k)
+    number_or_null(j, to_string(static_cast<late_cause>(k)), us[k]);
+  j.end_object();
+}
+
+void write_clocks(json_out& j, const job_clocks& c) {
+  j.key("clocks");
+  j.begin_object();
+  j.member("requested", to_string(c.requested));
+  j.member("used", to_string(c.used));
+  j.member("reference_rank", std::int64_t{c.reference_rank});
+  j.key("ranks");
   j.begin_array();
-  for (const auto o : r.clock_offsets_ns)
-    j.integer(o);
+  for (const auto& r : c.ranks) {
+    j.begin_object();
+    j.member("rank", std::int64_t{r.rank});
+    j.member("offset_ns", r.offset_ns);
+    j.member("base_time_offset_ns", r.base_time_offset_ns);
+    j.key("collective_offset_ns");
+    if (r.collective_offset_ns)
+      j.integer(*r.collective_offset_ns);
+    else
+      j.raw("null");
+    unsigned_member(j, "collectives", r.collectives);
+    number_or_null(j, "median_abs_residual_us", r.median_abs_residual_us);
+    number_or_null(j, "max_abs_residual_us", r.max_abs_residual_us);
+    number_or_null(j, "disagreement_us", r.disagreement_us);
+    j.end_object();
+  }
   j.end_array();
+  j.key("warnings");
+  j.begin_array();
+  for (const auto& w : c.warnings) {
+    j.begin_object();
+    j.member("code", w.code);
+    j.member("message", w.message);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+}
+
+void write_cause(json_out& j, const straggler_cause& c) {
+  j.key("cause");
+  j.begin_object();
+  j.member("kind", to_string(c.cause));
+  number_or_null(j, "late_us", c.late_us);
+  write_by_cause(j, "excess_us", c.excess_us);
+  j.member("window_start_ns", c.window_start_ns);
+  j.member("window_end_ns", c.window_end_ns);
+  j.key("kernels");
+  j.begin_array();
+  for (const auto& k : c.kernels) {
+    j.begin_object();
+    j.member("name", k.name);
+    number_or_null(j, "us", k.us);
+    number_or_null(j, "median_us", k.median_us);
+    number_or_null(j, "excess_us", k.excess_us());
+    j.member("start_ns", k.start_ns);
+    j.member("end_ns", k.end_ns);
+    j.end_object();
+  }
+  j.end_array();
+  j.member("gap_start_ns", c.gap_start_ns);
+  j.member("gap_end_ns", c.gap_end_ns);
+  j.member("gap_host", c.gap_host);
+  j.member("waited_on", c.waited_on);
+  j.member("focus_start_ns", c.focus_start_ns);
+  j.member("focus_end_ns", c.focus_end_ns);
+  j.end_object();
+}
+
+void write_stragglers(json_out& j, const job_analysis_result& r) {
   j.key("stragglers");
   j.begin_object();
   j.key("per_rank");
@@ -238,6 +308,19 @@ void write_job_extras(json_out& j, const job_analysis_result& r) {
       j.begin_object();
       j.member("step", std::int64_t{step});
       number_or_null(j, "wait_us", wait);
+      j.end_object();
+    }
+    j.end_array();
+    number_or_null(j, "late_us", w.late_us);
+    write_by_cause(j, "late_by_cause_us", w.late_by_cause_us);
+    j.key("late_by_step");
+    j.begin_array();
+    for (const auto& s : w.late_by_step) {
+      j.begin_object();
+      j.member("step", std::int64_t{s.step});
+      unsigned_member(j, "times_last", s.times_last);
+      number_or_null(j, "late_us", s.late_us);
+      write_by_cause(j, "by_cause_us", s.by_cause_us);
       j.end_object();
     }
     j.end_array();
@@ -266,6 +349,12 @@ void write_job_extras(json_out& j, const job_analysis_result& r) {
     for (const auto w : c.wait_us)
       j.number(w);
     j.end_array();
+    j.key("start_ns");
+    j.begin_array();
+    for (const auto t : c.start_ns)
+      j.integer(t);
+    j.end_array();
+    write_cause(j, c.cause);
     j.end_object();
   }
   j.end_array();
@@ -285,6 +374,16 @@ void write_job_extras(json_out& j, const job_analysis_result& r) {
   }
   j.end_array();
   j.end_object();
+}
+
+void write_job_extras(json_out& j, const job_analysis_result& r) {
+  j.key("clock_offsets_ns");
+  j.begin_array();
+  for (const auto o : r.clock_offsets_ns)
+    j.integer(o);
+  j.end_array();
+  write_clocks(j, r.clocks);
+  write_stragglers(j, r);
   j.key("steps");
   j.begin_array();
   for (const auto& s : r.steps) {

@@ -7,8 +7,6 @@
 #include <cmath>
 #include <limits>
 #include <set>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "job_breakdown.hpp"
 
@@ -157,18 +155,29 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
   rank_rows rows;
   rows.step_filter = window.filter;
   rows.last_step_start = window.last_start;
-  std::unordered_set<std::uint32_t> kept;
-  std::unordered_map<std::uint32_t, std::int64_t> launch_start;
+  // The kept calls' correlations with their starts, sorted by correlation (the last call of a
+  // correlation wins, as a map assigned in trace order would): a sorted vector, not a hash map,
+  // for a job of many large ranks.
+  std::vector<std::pair<std::uint32_t, std::int64_t>> launches;
+  // Exact sizes: a job of many large ranks holds every rank's rows at once.
+  rows.gpu.reserve(t.kernels.size() + t.copies.size());
   for (const auto& a : t.api_calls.all()) {
     if (a.correlation == 0)
       continue;
     const auto iv = times(a.start, a.end);
     if (window.filter && iv.start >= window.last_start)
       continue;
-    rows.cpu.push_back({iv.start, iv.end, a.name, a.correlation});
-    kept.insert(a.correlation);
-    launch_start[a.correlation] = iv.start;
+    if (options.rank_analyses) // only the per-rank analyses read the CPU rows
+      rows.cpu.push_back({iv.start, iv.end, a.name, a.correlation});
+    launches.emplace_back(a.correlation, iv.start);
   }
+  std::stable_sort(launches.begin(), launches.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  auto launch_of = [&](std::uint32_t correlation) -> const std::int64_t* {
+    auto it = std::upper_bound(launches.begin(), launches.end(), correlation,
+                               [](std::uint32_t c, const auto& l) { return c < l.first; });
+    return it != launches.begin() && (--it)->first == correlation ? &it->second : nullptr;
+  };
   std::stable_sort(rows.cpu.begin(), rows.cpu.end(),
                    [](const cpu_row& a, const cpu_row& b) { return a.start < b.start; });
 
@@ -179,7 +188,7 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
     if (stream == std::numeric_limits<std::uint64_t>::max())
       return;
     // HTA's GPU kernel filter needs a correlation; with step filtering, a kept CPU partner.
-    if (window.filter && (correlation == 0 || !kept.contains(correlation)))
+    if (window.filter && (correlation == 0 || !launch_of(correlation)))
       return;
     const auto iv = times(s, e);
     gpu_row g;
@@ -195,9 +204,8 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
     g.bandwidth_gbps = source_gbps > 0 ? static_cast<double>(source_gbps)
                        : e > s         ? static_cast<double>(bytes) / static_cast<double>(e - s)
                                        : 0.0;
-    if (const auto it = launch_start.find(correlation);
-        correlation != 0 && it != launch_start.end())
-      g.launch_start = it->second;
+    if (const auto* start = correlation != 0 ? launch_of(correlation) : nullptr)
+      g.launch_start = *start;
     rows.gpu.push_back(g);
   };
   for (const auto& k : t.kernels.all())

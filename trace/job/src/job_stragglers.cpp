@@ -12,56 +12,23 @@
 
 namespace tdiag::trace::detail {
 
-namespace {
-
-std::int64_t median(std::vector<std::int64_t> v) {
-  if (v.empty())
-    return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-} // namespace
-
 void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<rank_rows>& rows,
                          job_analysis_result& out) {
-  out.clock_offsets_ns.clear();
-  for (const auto& r : ranks)
-    out.clock_offsets_ns.push_back(r.clock_offset_ns);
   out.waits.clear();
   for (const auto& r : ranks)
     out.waits.push_back({r.rank, 0, 0, {}});
-  if (ranks.size() < 2)
-    return;
-  if (out.options.align_collectives) {
-    // Collectives end together on every rank: the median end difference is the clock offset.
-    // Paired first without the overlap test, which needs the aligned clocks.
-    // A rank is aligned on the collectives it shares with the first rank (in subgroups too);
-    // one that shares none keeps its offset.
-    const auto first = match_collectives(ranks, rows, out.clock_offsets_ns, false).matched;
-    for (std::size_t r = 0; r < ranks.size(); ++r) {
-      std::vector<std::int64_t> diffs;
-      for (const auto& m : first) {
-        const auto at = [&](std::size_t place) {
-          return std::find(m.members.begin(), m.members.end(), place) - m.members.begin();
-        };
-        const auto i0 = at(0), ir = at(r);
-        const auto n = static_cast<std::ptrdiff_t>(m.members.size());
-        if (i0 < n && ir < n)
-          diffs.push_back(m.per_member[i0]->end - m.per_member[ir]->end);
-      }
-      if (!diffs.empty())
-        out.clock_offsets_ns[r] = median(std::move(diffs));
-    }
-  }
-  auto matches = match_collectives(ranks, rows, out.clock_offsets_ns, true);
+  const auto kernels = gather_collectives(ranks, rows); // the matches point into it
+  auto aligned = align_clocks(ranks, kernels, out.options.align);
+  out.clock_offsets_ns = std::move(aligned.offsets);
+  out.clocks = std::move(aligned.clocks);
+  auto& matches = aligned.matches;
   std::vector<std::map<int, double>> by_step(ranks.size());
   std::vector<std::pair<double, std::size_t>> order; // by the last arrival on the job clock
   for (const auto& m : matches.matched) {
     collective_wait c;
-    c.name = m.name;
-    c.operation = m.operation;
-    c.group = m.group;
+    c.name = m.id->name;
+    c.operation = m.id->operation;
+    c.group = m.id->group;
     c.seq = m.seq;
     c.occurrence = m.occurrence;
     c.step = m.step;
@@ -107,6 +74,7 @@ void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<ra
   out.unmatched_collectives = std::move(matches.unmatched);
   std::stable_sort(out.waits.begin(), out.waits.end(),
                    [](const auto& a, const auto& b) { return a.rank < b.rank; });
+  explain_stragglers(ranks, rows, out);
 }
 
 std::vector<step_time> step_times_of(const rank_rows& rows, int rank) {

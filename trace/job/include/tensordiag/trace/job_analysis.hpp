@@ -11,6 +11,7 @@
 // Times in results are microseconds (double), as HTA reports them.
 #pragma once
 
+#include <tensordiag/core/report.hpp>
 #include <tensordiag/trace/job_load.hpp>
 #include <tensordiag/trace/trace.hpp>
 
@@ -36,6 +37,18 @@ enum class kernel_class : std::uint8_t {
 /// "COMPUTATION", "COMMUNICATION", "MEMORY", "OTHER" (HTA's spelling).
 [[nodiscard]] std::string_view to_string(kernel_class c) noexcept;
 
+/// How the ranks' clocks are put on one job clock (docs/analysis.md, "Clocks").
+enum class clock_alignment : std::uint8_t {
+  automatic = 0,   ///< the collectives where ranks share matched ones, else Kineto's base time
+  base_time = 1,   ///< Kineto's base time (baseTimeNanoseconds, or the epoch of absolute ts)
+  collectives = 2, ///< the collectives; a rank that shares none keeps its base time
+};
+/// "auto", "base-time", "collectives".
+[[nodiscard]] std::string_view to_string(clock_alignment a) noexcept;
+/// The --align words above; empty for others.
+[[nodiscard]] std::optional<clock_alignment>
+clock_alignment_from_name(std::string_view name) noexcept;
+
 struct analysis_options {
   /// HTA's semantics: ceil(ts)/floor(ts + dur) in whole us for traces with fractional ts, and,
   /// with two or more ProfilerStep#N, only CPU rows before the last step and their GPU rows.
@@ -45,9 +58,12 @@ struct analysis_options {
   double consecutive_kernel_delay_us = 30; ///< HTA consecutive_kernel_delay
   double top_duration_ratio = 0.8;         ///< HTA duration_ratio
   std::size_t top_num_kernels = 10;        ///< HTA num_kernels
-  /// Align rank clocks on the ends of matching collectives (median offset to the first rank)
-  /// instead of the ranks' clock offsets (Kineto base time).
-  bool align_collectives = false;
+  /// Rank clocks: by default the ends of the collectives the ranks share (solved jointly over
+  /// every matched collective of every group, robust to outliers), else Kineto's base time.
+  clock_alignment align = clock_alignment::automatic;
+  /// false: only the whole-job analyses (clocks, stragglers and their causes, steps); each
+  /// rank_analysis keeps its rank, source and steps, and no rank deviations are computed.
+  bool rank_analyses = true;
   /// The critical path's window: the `critical_path_instance`-th range (by start) whose name
   /// contains this annotation; "" = the whole trace. Unset: HTA's rule, "ProfilerStep" when
   /// the trace has one (instance 1 with two or more steps left, else 0), else the whole trace.
@@ -189,6 +205,52 @@ struct rank_analysis {
   critical_path_result critical_path;
 };
 
+/// What made the last rank of a collective late, from its own timeline since its previous
+/// collective of the same group (docs/analysis.md, "Stragglers and their causes").
+enum class late_cause : std::uint8_t {
+  none = 0,       ///< not later than the median member, or nothing on its timeline says why
+  compute = 1,    ///< its GPU computed longer (which kernels: straggler_cause::kernels)
+  host_gap = 2,   ///< its GPU sat idle: no launches (CPU work, data loading, Python)
+  collective = 3, ///< it waited on an earlier collective (another group's, or its previous one)
+  copy = 4,       ///< it waited on a memcpy / memset
+};
+inline constexpr std::size_t late_cause_count = 5;
+/// "none", "compute", "host_gap", "collective", "copy".
+[[nodiscard]] std::string_view to_string(late_cause c) noexcept;
+
+/// A kernel whose time on the last rank, within its window, exceeds the median member's.
+struct late_kernel {
+  std::string name;
+  double us = 0;                         ///< on the last rank, in its window
+  double median_us = 0;                  ///< the median over the members, each in its own window
+  std::int64_t start_ns = 0, end_ns = 0; ///< its longest instance, on the last rank's own axis
+  [[nodiscard]] double excess_us() const noexcept { return us - median_us; }
+};
+
+/// Why one collective's last rank arrived last. Every member's window runs from the end of its
+/// previous collective of the group (else the start of its trace's GPU work) to its arrival;
+/// on the GPU of each, the window's time is compute (COMPUTATION kernels), else an earlier
+/// collective (another communication kernel), else a copy, else a host gap (nothing ran). The
+/// excess of a kind is the last rank's time minus the median member's; the cause is the kind
+/// of the largest excess.
+struct straggler_cause {
+  late_cause cause = late_cause::none;
+  double late_us = 0; ///< the last arrival minus the median member's arrival (job clock)
+  /// By late_cause: the last rank's time minus the median member's (compute, host_gap, copy),
+  /// and for `collective`, also how much later its previous collective ended (job clock).
+  double excess_us[late_cause_count] = {};
+  std::int64_t window_start_ns = 0, window_end_ns = 0; ///< the last rank's window, own axis
+  std::vector<late_kernel> kernels; ///< the kernels that grew most, largest excess first (<= 3)
+  /// The longest stretch with nothing on the last rank's GPU, its own axis; 0, 0 = none.
+  std::int64_t gap_start_ns = 0, gap_end_ns = 0;
+  /// host_gap: the innermost host operator or annotation over that gap; "" = none or another cause
+  std::string gap_host;
+  std::string waited_on; ///< collective / copy cause: the longest such kernel in the window
+  /// What to show for the cause on the last rank's own axis: the top kernel's longest
+  /// instance, the gap, the collective or copy waited on, else the window.
+  std::int64_t focus_start_ns = 0, focus_end_ns = 0;
+};
+
 /// One collective: a communication kernel on every rank of its process group (every rank of
 /// the job when the trace names no group), launched by the same c10d / nccl operator in the same
 /// ProfilerStep, with the same sequence number where the trace has one, else the kernels
@@ -209,6 +271,7 @@ struct collective_wait {
   std::vector<double> wait_us; ///< per member: last start minus this rank's start
   /// Per member: its kernel's start and end on its own trace's axis (ns).
   std::vector<std::int64_t> start_ns, end_ns;
+  straggler_cause cause; ///< what made last_rank late
 };
 
 /// A communication kernel on one rank with no partner on some other rank of its process group
@@ -228,6 +291,43 @@ struct rank_wait {
   double wait_us = 0;         ///< summed over collectives: time spent waiting for others
   std::size_t times_last = 0; ///< collectives where this rank arrived last
   std::vector<std::pair<int, double>> wait_by_step; ///< (step, wait us)
+  /// Where it arrived last: its lateness (straggler_cause::late_us) summed, and the positive
+  /// excesses summed by late_cause; the same per ProfilerStep.
+  double late_us = 0;
+  double late_by_cause_us[late_cause_count] = {};
+  struct step_lateness {
+    int step = -1;
+    std::size_t times_last = 0;
+    double late_us = 0;
+    double by_cause_us[late_cause_count] = {};
+  };
+  std::vector<step_lateness> late_by_step; ///< by step
+};
+
+/// One rank's clock on the job's (job_clocks).
+struct rank_clock {
+  int rank = 0;
+  std::int64_t offset_ns = 0;           ///< what the analyses used (clock_offsets_ns)
+  std::int64_t base_time_offset_ns = 0; ///< from Kineto's base time, against the reference
+  /// From the collectives, against the reference; set when the rank shares matched collectives
+  /// (directly or through other ranks) with the reference.
+  std::optional<std::int64_t> collective_offset_ns;
+  std::size_t collectives = 0; ///< matched collectives the solve used on this rank
+  /// |its collective's end + offset - the median of the other members'|, over those
+  /// collectives (us): how well one offset explains them all.
+  double median_abs_residual_us = 0, max_abs_residual_us = 0;
+  /// |collective_offset_ns - base_time_offset_ns| (us); 0 without a collective offset.
+  double disagreement_us = 0;
+};
+
+/// How the ranks' clocks were aligned, and how well.
+struct job_clocks {
+  clock_alignment requested = clock_alignment::automatic;
+  clock_alignment used = clock_alignment::base_time; ///< base_time or collectives
+  int reference_rank = 0;        ///< its offset is 0: the job clock is its own axis
+  std::vector<rank_clock> ranks; ///< in input order
+  /// TDIAG-TR-263: base time and the collectives disagree by more than the residual.
+  std::vector<diagnostic> warnings;
 };
 
 /// One ProfilerStep on one rank: how its wall time splits on the GPU.
@@ -255,6 +355,7 @@ struct job_analysis_result {
   std::vector<rank_analysis> ranks;           ///< in rank order
   std::vector<kernel_type_time> kernel_types; ///< summed over ranks, largest first
   std::vector<std::int64_t> clock_offsets_ns; ///< per rank (input order), added to its times
+  job_clocks clocks;                          ///< how clock_offsets_ns were found
   std::vector<collective_wait> collectives;   ///< matched on every member, in time order
   std::vector<unmatched_collective> unmatched_collectives; ///< by rank, then start
   std::vector<rank_wait> waits;                            ///< per rank

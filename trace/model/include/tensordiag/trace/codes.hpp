@@ -54,6 +54,7 @@ inline constexpr std::string_view segment = "TDIAG-TR-241";
 inline constexpr std::string_view no_trace_file = "TDIAG-TR-260";
 inline constexpr std::string_view rank_claimed_twice = "TDIAG-TR-261";
 inline constexpr std::string_view no_rank = "TDIAG-TR-262";
+inline constexpr std::string_view clocks_disagree = "TDIAG-TR-263";
 inline constexpr std::string_view not_tdtrace = "TDIAG-TR-301";
 inline constexpr std::string_view unsupported_version = "TDIAG-TR-302";
 inline constexpr std::string_view not_closed = "TDIAG-TR-310";
@@ -113,6 +114,7 @@ inline constexpr code_entry table[] = {
     {no_trace_file, "no trace file matched"},
     {rank_claimed_twice, "two trace files claim one rank"},
     {no_rank, "the rank source gives no rank"},
+    {clocks_disagree, "Kineto's base time and the collectives disagree on a rank's clock"},
     {not_tdtrace, "not a .tdtrace file, or a damaged header"},
     {unsupported_version, "unsupported .tdtrace version"},
     {not_closed, "trace file was not closed"},
