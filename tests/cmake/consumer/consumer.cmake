@@ -4,7 +4,7 @@
 # add_subdirectory): it links every component it is given and calls one function of each.
 # TDIAG_COMPONENTS is the list of exported components of the build under test; a component this
 # file does not know fails the configure, so a new exported library cannot go untested.
-set(tdiag_consumer_known core assertions dtensor_checks dtensor_gpu trace capture)
+set(tdiag_consumer_known core assertions dtensor_checks dtensor_gpu trace trace_fr capture)
 if(NOT TDIAG_COMPONENTS)
   message(FATAL_ERROR "TDIAG_COMPONENTS is empty: pass the exported components to test")
 endif()

@@ -18,6 +18,9 @@
 #if defined(TDIAG_CONSUMER_HAS_TRACE)
 #  include <tensordiag/trace/units.hpp>
 #endif
+#if defined(TDIAG_CONSUMER_HAS_TRACE_FR)
+#  include <tensordiag/trace/flight_recorder.hpp>
+#endif
 #if defined(TDIAG_CONSUMER_HAS_CAPTURE)
 #  include <tensordiag/capture/capture.hpp>
 #endif
@@ -56,6 +59,12 @@ int main() {
 #endif
 #if defined(TDIAG_CONSUMER_HAS_TRACE)
   check(tdiag::trace::format_bytes(1536) == "1.50 KiB", "trace units");
+#endif
+#if defined(TDIAG_CONSUMER_HAS_TRACE_FR)
+  check(tdiag::trace::fr::parse_dump("", "_dump_3", 3).status ==
+            tdiag::trace::fr::dump_status::empty_file,
+        "trace_fr empty dump");
+  check(tdiag::trace::fr::analyze({}).culprits.empty(), "trace_fr analyze");
 #endif
 #if defined(TDIAG_CONSUMER_HAS_CAPTURE)
   check(tdiag::capture::now_ns() > 0, "capture clock");
