@@ -111,14 +111,18 @@ bool judge_laggards(const job_index& job, const group_data& g, std::vector<membe
   }
   const auto wait_op = op_at(job, g, wait_seq);
   for (const auto& s : ahead)
-    if (s.p != progress::completed) {
+    if (incomplete(s.p)) {
       v.waiting.push_back(job.rank_of(*s.m));
-      v.stuck = v.stuck || incomplete(s.p);
+      v.stuck = true;
     }
+  // What the ranks ahead do, no more than their dumps show.
+  const auto others = v.stuck ? fmt::format("ranks {} wait in", rank_list(v.waiting))
+                              : fmt::format("ranks {} issued (their completion is not visible)",
+                                            rank_list(ranks_of(job, ahead)));
   for (int rank : g.silent) {
     auto c = make_culprit(g, rank, cause::not_reached, wait_seq, wait_op);
-    c.detail = fmt::format("never issued any collective of group {}: ranks {} wait in #{} ({})",
-                           g.name, rank_list(v.waiting), wait_seq, wait_op);
+    c.detail = fmt::format("never issued any collective of group {}: {} #{} ({})", g.name, others,
+                           wait_seq, wait_op);
     v.culprits.push_back(std::move(c));
   }
   for (const auto& s : deepest) {
@@ -128,17 +132,15 @@ bool judge_laggards(const job_index& job, const group_data& g, std::vector<membe
       c = make_culprit(g, rank, cause::not_completed, s.last->collective_seq_id,
                        job.op_names[job.op_id(*s.m, *s.last)]);
       attach_entry(job, s.m->rank_index, *s.last, s.p, c);
-      c.detail =
-          fmt::format("issued #{} ({}) and its work never completed ({}); ranks {} went "
-                      "on to #{} ({}) and wait in it",
-                      c.own_seq, c.own_op, c.own_state, rank_list(v.waiting), wait_seq, wait_op);
+      c.detail = fmt::format("issued #{} ({}) and its work never completed ({}); {} the later #{} "
+                             "({})",
+                             c.own_seq, c.own_op, c.own_state, others, wait_seq, wait_op);
     } else {
       c = make_culprit(g, rank, cause::not_reached, wait_seq, wait_op);
       attach_entry(job, s.m->rank_index, *s.last, s.p, c);
-      c.detail =
-          fmt::format("never issued #{} ({}) that ranks {} wait in; its last collective of "
-                      "the group is #{} ({}, {})",
-                      wait_seq, wait_op, rank_list(v.waiting), c.own_seq, c.own_op, c.own_state);
+      c.detail = fmt::format("never issued #{} ({}) that {}; its last collective of the group is "
+                             "#{} ({}, {})",
+                             wait_seq, wait_op, others, c.own_seq, c.own_op, c.own_state);
     }
     v.culprits.push_back(std::move(c));
   }
@@ -152,8 +154,11 @@ bool judge_laggards(const job_index& job, const group_data& g, std::vector<membe
   missing.detail = fmt::format("#{} ({}) issued by ranks {}, never by rank(s) {}", wait_seq,
                                wait_op, rank_list(ranks_of(job, ahead)), rank_list(laggards));
   v.missing = std::move(missing);
-  v.verdict = fmt::format("stuck in #{} ({}): rank(s) {} never issued it", wait_seq, wait_op,
-                          rank_list(laggards));
+  v.verdict = v.stuck ? fmt::format("stuck in #{} ({}): rank(s) {} never issued it", wait_seq,
+                                    wait_op, rank_list(laggards))
+                      : fmt::format("rank(s) {} never issued #{} ({}), which the others issued; "
+                                    "its completion is not visible",
+                                    rank_list(laggards), wait_seq, wait_op);
   return true;
 }
 
