@@ -89,6 +89,7 @@ const std::vector<std::string> scenarios = {
     "gloo_killed",
     "cross_group_victim",
     "version_2_0_list_ranks",
+    "p2p_stuck",
 };
 
 INSTANTIATE_TEST_SUITE_P(Synthetic, FrScenario, testing::ValuesIn(scenarios),

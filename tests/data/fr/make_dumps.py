@@ -97,6 +97,17 @@ class Rank:
         self.record += 1
         return self
 
+    def p2p(self, op, peer_text, state="started", group=WORLD[0]):
+        """A send or recv: its own p2p_seq_id; the collective seq does not move."""
+        self.call(f"{op} {peer_text}", state=state, group=group)
+        e = self.entries[-1]
+        self.seq[group] -= 1
+        e["collective_seq_id"] = self.seq[group]
+        e["is_p2p"] = True
+        self.p2p_seq = getattr(self, "p2p_seq", 0) + 1
+        e["p2p_seq_id"] = self.p2p_seq
+        return self
+
     def calls(self, n, op="all_reduce", **kw):
         for _ in range(n):
             self.call(op, **kw)
@@ -286,6 +297,12 @@ def scenarios():
         if r.rank == 1:  # waits in group 1 for rank 2, which hangs on its host
             r.call("broadcast", group="1", state="started")
     write("cross_group_victim", rs, {"stuck": True, "culprits": {2: "not_reached"}})
+
+    rs = world()
+    for r in rs:
+        r.calls(4)
+    rs[0].p2p("send", "0->1")  # rank 1 never posts the recv: p2p pairing is not judged
+    write("p2p_stuck", rs, {"stuck": True, "culprits": {}})
 
     rs = [Rank(r, version="2.0").group(*WORLD, range(4)) for r in range(4)]
     for r in rs:

@@ -68,7 +68,7 @@ void drop_victims(const job_index& job, std::vector<std::vector<culprit>>& per_g
       const auto it = std::find_if(job.ranks.begin(), job.ranks.end(),
                                    [&](const detail::rank_data& r) { return r.rank == c.rank; });
       const auto h = host_of(job, static_cast<std::uint32_t>(it - job.ranks.begin()));
-      const bool elsewhere = h && h->group != g && !h->completed;
+      const bool elsewhere = h && !h->completed && (h->group != g || h->e->is_p2p);
       const bool named_there =
           elsewhere && std::any_of(per_group[h->group].begin(), per_group[h->group].end(),
                                    [&](const culprit& x) { return x.rank == c.rank; });
@@ -129,6 +129,23 @@ void add_rank_notes(const job_index& job, job_report& out) {
         detail::rank_list(wrapped)));
 }
 
+// Point-to-point calls are kept out of the matching (their pairing is not judged); a rank whose
+// host waits in one still makes the job stuck, and the report says where.
+void note_p2p_waits(const job_index& job, job_report& out) {
+  for (const auto& rd : job.ranks) {
+    if (rd.source == nullptr || rd.last_entry < 0 || !rd.completion_visible)
+      continue;
+    const auto& e = rd.source->entries[static_cast<std::size_t>(rd.last_entry)];
+    if (!e.is_p2p || e.state == entry_state::completed)
+      continue;
+    out.stuck = true;
+    out.unknowns.push_back(fmt::format(
+        "rank {} waits in a point-to-point call, {} (p2p #{}) of group {}, that never completed: "
+        "point-to-point calls are not matched across ranks, so its peer is not judged",
+        rd.rank, job.op_names[rd.op_of[e.op]], e.p2p_seq_id, rd.source->groups[e.group].name));
+  }
+}
+
 } // namespace
 
 job_report analyze(std::span<const dump> dumps, const analyze_options& options) {
@@ -179,6 +196,7 @@ job_report analyze(std::span<const dump> dumps, const analyze_options& options) 
             [](const culprit& a, const culprit& b) { return a.rank < b.rank; });
   for (const auto& rd : job.ranks)
     out.ranks.push_back(describe_rank(job, rd));
+  note_p2p_waits(job, out);
   add_rank_notes(job, out);
   return out;
 }
