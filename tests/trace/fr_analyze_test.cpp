@@ -90,6 +90,7 @@ const std::vector<std::string> scenarios = {
     "cross_group_victim",
     "version_2_0_list_ranks",
     "p2p_stuck",
+    "two_missing",
 };
 
 INSTANTIATE_TEST_SUITE_P(Synthetic, FrScenario, testing::ValuesIn(scenarios),

@@ -232,6 +232,7 @@ def scenarios():
     write("missing_dump", rs, {"stuck": True, "culprits": {3: "no_dump"}}, skip=(3,))
     write("empty_dump", rs, {"stuck": True, "culprits": {2: "no_dump"}}, empty=(2,))
     write("all_waiting", rs, {"stuck": True, "culprits": {}, "undetermined": True})
+    write("two_missing", rs, {"stuck": True, "culprits": {}, "undetermined": True}, skip=(1, 3))
 
     rs = world(ring_size=6)
     for r in rs:

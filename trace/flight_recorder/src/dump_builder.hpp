@@ -101,8 +101,10 @@ private:
   }
 
   void read_group_config(std::string_view key, const value& g) {
+    // Membership is corroborating evidence: a group stated in a form this reader does not know
+    // (versions before pg_config held dicts) leaves it unknown rather than failing the dump.
     if (!Access::is_dict(g))
-      bad(fmt::format("pg_config['{}'] is not a dict", printable(key)));
+      return;
     const auto name = Access::as_string(Access::find(g, "name")).value_or(key);
     const auto desc = Access::as_string(Access::find(g, "desc")).value_or("");
     auto& group = d_.groups[group_index(name, desc)];

@@ -206,19 +206,28 @@ void judge_frontier(const job_index& job, const group_data& g, std::vector<membe
                             rank_list(ranks_of(job, *holders)));
     return;
   }
-  if (!g.without_dump.empty() && g.silent_wrapped.empty()) {
-    for (int rank : g.without_dump) {
-      auto c = make_culprit(g, rank, cause::no_dump, v.last_seq, op);
-      c.detail = fmt::format(
-          "wrote no dump (or an empty one); every member that dumped ({}) issued #{} ({}) and "
-          "it never completed, so this rank's part is the one the dumps cannot show: whether it "
-          "never reached #{} or its work never completed cannot be known",
-          rank_list(ranks_of(job, ms)), v.last_seq, op, v.last_seq);
-      v.culprits.push_back(std::move(c));
-    }
+  // Every dumped member visibly waits in the same collective: the members without a dump are
+  // the only ones whose part is unknown. One of them is named; of several, which ones hold the
+  // job cannot be told (a node that went down takes innocent ranks' dumps with it).
+  const bool all_waiting = not_done.size() == ms.size();
+  if (!g.without_dump.empty() && g.silent_wrapped.empty() && all_waiting) {
     v.stuck = true;
     v.verdict = fmt::format("stuck in #{} ({}); rank(s) {} left no dump", v.last_seq, op,
                             rank_list(g.without_dump));
+    if (g.without_dump.size() > 1) {
+      v.unknowns.push_back(fmt::format(
+          "group {}: every dumped member (ranks {}) waits in #{} ({}); ranks {} left no dump: "
+          "one or more of them holds the group, which the dumps cannot tell",
+          g.name, rank_list(ranks_of(job, ms)), v.last_seq, op, rank_list(g.without_dump)));
+      return;
+    }
+    auto c = make_culprit(g, g.without_dump.front(), cause::no_dump, v.last_seq, op);
+    c.detail = fmt::format(
+        "wrote no dump (or an empty one); every member that dumped ({}) issued #{} ({}) and "
+        "waits in it, so this rank's part is the one the dumps cannot show: whether it never "
+        "reached #{} or its work never completed cannot be known",
+        rank_list(ranks_of(job, ms)), v.last_seq, op, v.last_seq);
+    v.culprits.push_back(std::move(c));
     return;
   }
   const auto state = to_string(ms.front().p);
