@@ -183,6 +183,44 @@ TEST(FrAnalyze, TwoRanksThatDisagreeAreNotJudged) {
   EXPECT_EQ(r.mismatches[0].state, fr::match_state::collective_type_mismatch);
 }
 
+// One completed call per rank, with per-rank shapes.
+std::vector<fr::dump> one_call(const std::string& op, std::vector<fr::tensor_shapes> shapes) {
+  std::vector<fr::dump> dumps(shapes.size());
+  std::vector<int> all;
+  for (std::size_t r = 0; r < shapes.size(); ++r)
+    all.push_back(static_cast<int>(r));
+  for (std::size_t r = 0; r < shapes.size(); ++r) {
+    auto& d = dumps[r];
+    d.rank = static_cast<int>(r);
+    d.groups = {{"0", "default_pg", all}};
+    d.ops = {op};
+    d.shapes = {shapes[r]};
+    fr::entry e;
+    e.collective_seq_id = 1;
+    e.state = fr::entry_state::completed;
+    d.entries = {e};
+  }
+  return dumps;
+}
+
+TEST(FrAnalyze, PerRankSizesThatAreLegalAreNotDivergences) {
+  const fr::tensor_shapes root{{{4}, {4}, {4}}, {{4}}, {"Float", "Float", "Float"}, {"Float"}};
+  const fr::tensor_shapes leaf{{}, {{4}}, {}, {"Float"}};
+  auto r = fr::analyze(one_call("gloo:scatter", {root, leaf, leaf}));
+  EXPECT_FALSE(r.findings()) << fr::to_text(r);
+  r = fr::analyze(one_call("nccl:all_to_all_single", {{{{6}}, {{6}}, {"Float"}, {"Float"}},
+                                                      {{{2}}, {{2}}, {"Float"}, {"Float"}},
+                                                      {{{4}}, {{4}}, {"Float"}, {"Float"}}}));
+  EXPECT_FALSE(r.findings()) << fr::to_text(r);
+  // Different sizes on an all_reduce: rank 1 is the odd one out.
+  r = fr::analyze(one_call("nccl:all_reduce", {{{{6}}, {{6}}, {"Float"}, {"Float"}},
+                                               {{{2}}, {{2}}, {"Float"}, {"Float"}},
+                                               {{{6}}, {{6}}, {"Float"}, {"Float"}}}));
+  ASSERT_EQ(r.culprits.size(), 1u) << fr::to_text(r);
+  EXPECT_EQ(r.culprits[0].rank, 1);
+  EXPECT_EQ(r.mismatches.at(0).state, fr::match_state::size_or_syntax_mismatch);
+}
+
 TEST(FrAnalyze, WorldSizeAddsRanksWithoutADump) {
   std::vector<fr::dump> dumps(2);
   for (int r = 0; r < 2; ++r) {

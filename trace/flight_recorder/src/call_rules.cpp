@@ -56,9 +56,14 @@ match_state compare_calls(std::string_view ref_type, const tensor_shapes& ref,
   const auto& type = ref_type;
   if (one_of(type, {"coalesced", "ALLGATHER_coalesced", "REDUCE_SCATTER_coalesced"}))
     return match_state::fully_matched;
-  if (!one_of(type, {"all_to_all", "scatter"}) && ref.input_sizes != other.input_sizes)
+  // Per-rank sizes: the all_to_all family, the _v variants, and the root-only side of scatter
+  // and gather.
+  const bool per_rank = one_of(type, {"all_to_all", "all_to_all_single", "all_to_all_v_single"});
+  if (!per_rank && !one_of(type, {"scatter", "all_gather_v"}) &&
+      ref.input_sizes != other.input_sizes)
     return match_state::size_or_syntax_mismatch;
-  if (!one_of(type, {"all_to_all", "gather"}) && ref.output_sizes != other.output_sizes)
+  if (!per_rank && !one_of(type, {"gather", "reduce_scatter_v"}) &&
+      ref.output_sizes != other.output_sizes)
     return match_state::size_or_syntax_mismatch;
   if (one_of(type, {"all_reduce", "allreduce_coalesced"}) && ref.input_sizes != other.output_sizes)
     return match_state::size_or_syntax_mismatch;
@@ -73,7 +78,7 @@ match_state compare_calls(std::string_view ref_type, const tensor_shapes& ref,
     return match_state::size_or_syntax_mismatch;
   if (dtypes_differ(type, ref, other))
     return match_state::collective_dtype_mismatch;
-  if (type == "all_to_all")
+  if (per_rank)
     return match_state::undecided;
   return match_state::fully_matched;
 }

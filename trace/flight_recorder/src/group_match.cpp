@@ -155,8 +155,16 @@ divergences compare_group(const job_index& job, const group_data& g) {
         const bool same = std::all_of(at.begin() + 1, at.end(), [&](const participant& p) {
           return call_key(job, p) == key;
         });
-        if (!same)
-          out.call = call_mismatch(job, g, seq, at, out.call_tie);
+        // Calls whose sizes legitimately differ per rank (scatter, gather, the _v and
+        // all_to_all families) differ in key but match: only a real divergence counts.
+        if (!same) {
+          bool tie = false;
+          auto mm = call_mismatch(job, g, seq, at, tie);
+          if (mm.state != match_state::fully_matched && mm.state != match_state::undecided) {
+            out.call = std::move(mm);
+            out.call_tie = tie;
+          }
+        }
       }
       if (!out.state)
         out.state = state_mismatch(job, g, seq, at);
