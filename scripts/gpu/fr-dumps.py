@@ -5,8 +5,8 @@
 
 Each scenario starts WORLD gloo processes on 127.0.0.1 (one subprocess per rank, every one
 bounded by a deadline), runs a few all_reduces, plants its fault, and has every surviving rank
-dump its Flight Recorder ring (pickle, and JSON beside it) from a timer thread while the
-collective hangs, as a watchdog would. It writes truth.json per scenario, then runs PyTorch's
+dump its Flight Recorder ring (pickle in OUT/SCENARIO, JSON in OUT/SCENARIO-json) from a timer
+thread while the collective hangs, as a watchdog would. It writes truth.json per scenario, then runs PyTorch's
 own analyzer (`python -m torch.distributed.flight_recorder.fr_trace`) on the same dumps and,
 when --tdiag is given, `tdiag fr analyze`, and prints a summary.
 
@@ -66,14 +66,14 @@ def dump_api(json_form):
             tried.append(f"{name}(**{kw})")
             try:
                 yield name, fn(**kw)
-            except (TypeError, RuntimeError) as e:
-                tried[-1] += f": {e}"
+            except Exception as e:  # a signature this version lacks: try the next
+                tried[-1] += f": {type(e).__name__}: {e}"
         for args in positional:
             tried.append(f"{name}{args}")
             try:
                 yield name, fn(*args)
-            except (TypeError, RuntimeError) as e:
-                tried[-1] += f": {e}"
+            except Exception as e:  # a signature this version lacks: try the next
+                tried[-1] += f": {type(e).__name__}: {e}"
     sys.stderr.write("dump attempts:\n  " + "\n  ".join(tried) + "\n")
 
 
@@ -89,7 +89,7 @@ def write_dump(out_dir, rank):
     """Writes the ring with the most entries, pickle and JSON; returns the API used."""
     used = []
     for json_form, path in ((False, os.path.join(out_dir, f"_dump_{rank}")),
-                            (True, os.path.join(out_dir, "json", f"_dump_{rank}.json"))):
+                            (True, os.path.join(out_dir + "-json", f"_dump_{rank}.json"))):
         best = None
         for name, payload in dump_api(json_form):
             if isinstance(payload, str):
@@ -176,7 +176,9 @@ def run_scenario(name, args):
     culprits, description = SCENARIOS[name]
     world = 1 if name == "nccl_single" else args.world
     folder = os.path.join(args.out, name)
-    os.makedirs(os.path.join(folder, "json"), exist_ok=True)
+    # The JSON form beside the folder, not in it: fr_trace walks sub-folders and unpickles all.
+    os.makedirs(folder, exist_ok=True)
+    os.makedirs(folder + "-json", exist_ok=True)
     env = dict(os.environ, TORCH_FR_BUFFER_SIZE="2000", TORCH_NCCL_TRACE_BUFFER_SIZE="2000",
                TORCH_FR_DUMP_TEMP_FILE=os.path.join(folder, "_dump_"),
                TORCH_NCCL_ENABLE_TIMING="1", TORCH_NCCL_DUMP_ON_TIMEOUT="0")
@@ -243,6 +245,7 @@ def main():
         return worker(args)
     import torch
 
+    os.makedirs(args.out, exist_ok=True)
     print(f"torch {torch.__version__}; dump functions: "
           f"{sorted(n for n in dir(torch._C._distributed_c10d) if 'dump' in n)}")
     results = []

@@ -113,11 +113,13 @@ std::string to_text(const job_report& r) {
   std::size_t dumped = 0;
   for (const auto& rk : r.ranks)
     dumped += rk.present && rk.status == dump_status::ok ? 1 : 0;
-  std::string out = fmt::format(
-      "Flight Recorder: {} rank(s), {} with a ring, {} group(s): {}\n", r.ranks.size(), dumped,
-      r.groups.size(),
-      r.stuck ? "the job is stuck"
-              : (r.mismatches.empty() ? "every collective matched" : "collectives diverge"));
+  std::string out = fmt::format("Flight Recorder: {} rank(s), {} with a ring, {} group(s): {}\n",
+                                r.ranks.size(), dumped, r.groups.size(),
+                                r.stuck        ? "the job is stuck"
+                                : r.findings() ? "collectives diverge"
+                                : r.mismatches.empty()
+                                    ? "every collective matched"
+                                    : "nothing is stuck (collectives in flight differ in state)");
   culprits_text(r, out);
   groups_text(r, out);
   stacks_text(r, out);

@@ -214,8 +214,13 @@ struct job_report {
   std::vector<rank_report> ranks;
   std::vector<std::string> unknowns; ///< what the evidence cannot tell, one sentence each
   bool stuck = false;                ///< some group has a collective that never completed
+  /// A culprit, a stuck collective, or a divergence of op, size or dtype (a state divergence
+  /// alone is a collective in flight when the dumps were taken: no finding by itself).
   [[nodiscard]] bool findings() const noexcept {
-    return !culprits.empty() || !mismatches.empty() || stuck;
+    for (const auto& m : mismatches)
+      if (m.state != match_state::collective_state_mismatch)
+        return true;
+    return !culprits.empty() || stuck;
   }
 };
 
