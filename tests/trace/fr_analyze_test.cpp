@@ -221,6 +221,32 @@ TEST(FrAnalyze, PerRankSizesThatAreLegalAreNotDivergences) {
   EXPECT_EQ(r.mismatches.at(0).state, fr::match_state::size_or_syntax_mismatch);
 }
 
+TEST(FrAnalyze, AStaleStateBehindACompletedCollectiveIsCompleted) {
+  // Rank 1's #1 still reads `started`, yet it completed #2: a rank's collectives of one group
+  // complete in order, so #1 completed too and nothing diverges.
+  auto dumps = one_call("nccl:all_reduce", {{{{4}}, {{4}}, {"Float"}, {"Float"}},
+                                            {{{4}}, {{4}}, {"Float"}, {"Float"}}});
+  for (auto& d : dumps) {
+    auto second = d.entries[0];
+    second.collective_seq_id = 2;
+    second.record_id = 1;
+    d.entries.push_back(second);
+  }
+  dumps[1].entries[0].state = fr::entry_state::started;
+  auto r = fr::analyze(dumps);
+  EXPECT_TRUE(r.mismatches.empty()) << fr::to_text(r);
+  EXPECT_FALSE(r.findings());
+  // Without the later completion the same entry is a state divergence and rank 1 holds #1.
+  for (auto& d : dumps)
+    d.entries.pop_back();
+  r = fr::analyze(dumps);
+  ASSERT_EQ(r.mismatches.size(), 1u) << fr::to_text(r);
+  EXPECT_EQ(r.mismatches[0].state, fr::match_state::collective_state_mismatch);
+  ASSERT_EQ(r.culprits.size(), 1u);
+  EXPECT_EQ(r.culprits[0].rank, 1);
+  EXPECT_EQ(r.culprits[0].cause, fr::cause::not_completed);
+}
+
 TEST(FrAnalyze, WorldSizeAddsRanksWithoutADump) {
   std::vector<fr::dump> dumps(2);
   for (int r = 0; r < 2; ++r) {

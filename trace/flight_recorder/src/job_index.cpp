@@ -72,6 +72,9 @@ void index_rank(job_index& job, rank_data& rd, std::unordered_map<std::string, s
     rd.start_visible = rd.start_visible || s.last_started >= 0;
     rd.completion_visible = rd.completion_visible || s.last_enqueued >= 0;
   }
+  // Starts are seen only with timing on, and then completions are too (the end event is
+  // always recorded).
+  rd.completion_visible = rd.completion_visible || rd.start_visible;
   std::int64_t newest = -1;
   for (std::size_t i = 0; i < d.entries.size(); ++i)
     if (newest < 0 ||
