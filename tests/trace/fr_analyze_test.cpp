@@ -91,6 +91,7 @@ const std::vector<std::string> scenarios = {
     "version_2_0_list_ranks",
     "p2p_stuck",
     "two_missing",
+    "one_ahead",
 };
 
 INSTANTIATE_TEST_SUITE_P(Synthetic, FrScenario, testing::ValuesIn(scenarios),

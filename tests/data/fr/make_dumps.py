@@ -234,6 +234,12 @@ def scenarios():
     write("all_waiting", rs, {"stuck": True, "culprits": {}, "undetermined": True})
     write("two_missing", rs, {"stuck": True, "culprits": {}, "undetermined": True}, skip=(1, 3))
 
+    rs = world()
+    for r in rs:
+        r.calls(4)
+    rs[0].call("all_reduce", state="started")  # one rank ahead of three: extra call or three stuck?
+    write("one_ahead", rs, {"stuck": True, "culprits": {}, "undetermined": True})
+
     rs = world(ring_size=6)
     for r in rs:
         r.calls(18)

@@ -72,6 +72,21 @@ void judge_desync(const job_index& job, const group_data& g, const mismatch& mm,
   v.verdict = fmt::format("diverged at #{}: {}", mm.seq, mm.detail);
 }
 
+// PyTorch's "missing ranks": the collective the ranks ahead issued and the laggards never did.
+mismatch missing_ranks(const group_data& g, std::int64_t seq, const std::string& op,
+                       const std::vector<int>& laggards, const std::vector<int>& ahead) {
+  mismatch m;
+  m.pg = g.name;
+  m.seq = seq;
+  m.state = match_state::missing_ranks;
+  m.expected = op;
+  m.ranks = laggards;
+  m.found.assign(laggards.size(), "");
+  m.detail = fmt::format("#{} ({}) issued by ranks {}, never by rank(s) {}", seq, op,
+                         rank_list(ahead), rank_list(laggards));
+  return m;
+}
+
 // Ranks whose ring ends before the others': the deepest ones hold the group.
 bool judge_laggards(const job_index& job, const group_data& g, std::vector<member_state>& ms,
                     group_verdict& v) {
@@ -115,6 +130,19 @@ bool judge_laggards(const job_index& job, const group_data& g, std::vector<membe
       v.waiting.push_back(job.rank_of(*s.m));
       v.stuck = true;
     }
+  v.missing = missing_ranks(g, wait_seq, wait_op, laggards, ranks_of(job, ahead));
+  // More ranks behind than ahead: the few ahead may as well have issued a collective the
+  // others never will (an extra call is a desync too); the dumps cannot tell which.
+  if (laggards.size() > ahead.size()) {
+    v.verdict =
+        fmt::format("rank(s) {} issued #{} ({}); rank(s) {} never did",
+                    rank_list(ranks_of(job, ahead)), wait_seq, wait_op, rank_list(laggards));
+    v.unknowns.push_back(fmt::format(
+        "group {}: {}: either the {} ranks behind never reached it or the {} ahead issued a "
+        "collective the others never will; the dumps cannot tell, and no rank is named",
+        g.name, v.verdict, laggards.size(), ahead.size()));
+    return true;
+  }
   // What the ranks ahead do, no more than their dumps show.
   const auto others = v.stuck ? fmt::format("ranks {} wait in", rank_list(v.waiting))
                               : fmt::format("ranks {} issued (their completion is not visible)",
@@ -144,16 +172,6 @@ bool judge_laggards(const job_index& job, const group_data& g, std::vector<membe
     }
     v.culprits.push_back(std::move(c));
   }
-  mismatch missing;
-  missing.pg = g.name;
-  missing.seq = wait_seq;
-  missing.state = match_state::missing_ranks;
-  missing.expected = wait_op;
-  missing.ranks = laggards;
-  missing.found.assign(laggards.size(), "");
-  missing.detail = fmt::format("#{} ({}) issued by ranks {}, never by rank(s) {}", wait_seq,
-                               wait_op, rank_list(ranks_of(job, ahead)), rank_list(laggards));
-  v.missing = std::move(missing);
   v.verdict = v.stuck ? fmt::format("stuck in #{} ({}): rank(s) {} never issued it", wait_seq,
                                     wait_op, rank_list(laggards))
                       : fmt::format("rank(s) {} never issued #{} ({}), which the others issued; "
