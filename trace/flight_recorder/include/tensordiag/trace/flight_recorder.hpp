@@ -8,6 +8,7 @@
 // supports and no stronger; to_json() (schema tensordiag.fr/v1), to_text() and to_report()
 // (tdiag::report, so every report format follows) render the verdict. docs/flight-recorder.md
 // documents the model, the causes and the codes (fr_codes.hpp).
+// Every function is reentrant and keeps no state: a binding calls them from any thread.
 #pragma once
 
 #include <tensordiag/core/report.hpp>
