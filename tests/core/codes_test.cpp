@@ -10,6 +10,7 @@
 #include <tensordiag/core/codes.hpp>
 #include <tensordiag/dtensor_checks/codes.hpp>
 #include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/fr_codes.hpp>
 #include <tensordiag/viewer/codes.hpp>
 
 #include <gtest/gtest.h>
@@ -41,6 +42,7 @@ const std::vector<registry>& registries() {
       {"trace", "TR", tdiag::trace::codes::table},
       {"capture", "CAPTURE", tdiag::capture::codes::table},
       {"viewer", "VIEW", tdiag::view::codes::table},
+      {"trace_fr", "FR", tdiag::trace::fr::codes::table},
   };
   return all;
 }

@@ -16,6 +16,7 @@
 #  include <tensordiag/dtensor_checks/runtime/gpu_scan_backend.hpp>
 #endif
 #if defined(TDIAG_CONSUMER_HAS_TRACE)
+#  include <tensordiag/trace/flight_recorder.hpp>
 #  include <tensordiag/trace/units.hpp>
 #endif
 #if defined(TDIAG_CONSUMER_HAS_CAPTURE)
@@ -56,6 +57,10 @@ int main() {
 #endif
 #if defined(TDIAG_CONSUMER_HAS_TRACE)
   check(tdiag::trace::format_bytes(1536) == "1.50 KiB", "trace units");
+  check(tdiag::trace::fr::parse_dump("", "_dump_3", 3).status ==
+            tdiag::trace::fr::dump_status::empty_file,
+        "trace flight recorder empty dump");
+  check(tdiag::trace::fr::analyze({}).culprits.empty(), "trace flight recorder analyze");
 #endif
 #if defined(TDIAG_CONSUMER_HAS_CAPTURE)
   check(tdiag::capture::now_ns() > 0, "capture clock");

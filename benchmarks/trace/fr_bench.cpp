@@ -1,0 +1,151 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Flight Recorder analysis speed (issue 37). Default: a job of 10,000 ranks x 2,000 entries
+// generated in memory (one world group and one group per 8 ranks; rank 4321 stuck on its host
+// one collective short), analysed; prints the time and checks the verdict names rank 4321 only.
+// Goal: <= 10 s on a 2-core machine. With --dir, loads and analyses real dump files instead and
+// prints a peer's time beside ours: --peer-seconds S, or the figure printed by
+// benchmarks/python/fr_trace_peer.py (PyTorch's fr_trace on the same folder).
+//
+//   tdiag_bench_trace_fr_bench [--ranks N] [--entries K] [--small]
+//   tdiag_bench_trace_fr_bench --dir DUMPS [--peer-seconds S]
+#include <tensordiag/trace/flight_recorder.hpp>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fr = tdiag::trace::fr;
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+// One rank's dump: `entries` collectives alternating between its group of 8 and the world
+// group, all completed but the last (a world all_reduce the others wait in); the stuck rank
+// stops one collective short, before that all_reduce.
+fr::dump make_rank(int rank, int ranks, int entries, int stuck) {
+  fr::dump d;
+  d.rank = rank;
+  d.source = fmt::format("<generated rank {}>", rank);
+  d.version = "2.10";
+  std::vector<int> all(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r)
+    all[static_cast<std::size_t>(r)] = r;
+  const int base = rank / 8 * 8;
+  std::vector<int> local;
+  for (int r = base; r < std::min(base + 8, ranks); ++r)
+    local.push_back(r);
+  d.groups = {{"0", "default_pg", std::move(all)},
+              {fmt::format("tp{}", base / 8), "tp", std::move(local)}};
+  d.ops = {"nccl:all_reduce", "nccl:_all_gather_base"};
+  d.shapes = {{{{1024, 1024}}, {{1024, 1024}}, {"Float"}, {"Float"}},
+              {{{1024}}, {{8192}}, {"BFloat16"}, {"BFloat16"}}};
+  d.stacks.push_back({{"all_reduce", "torch/distributed/distributed_c10d.py", 2696},
+                      {"train_step", "train.py", 42}});
+  const int total = rank == stuck ? entries - 1 : entries;
+  d.entries.reserve(static_cast<std::size_t>(total));
+  std::int64_t seq[2] = {0, 0};
+  for (int i = 0; i < total; ++i) {
+    fr::entry e;
+    const int g = (i + 1) % 2;
+    e.record_id = i;
+    e.group = static_cast<std::uint32_t>(g);
+    e.pg_id = g;
+    e.op = static_cast<std::uint32_t>(g);
+    e.shapes = static_cast<std::uint32_t>(g);
+    e.stack = 1;
+    e.collective_seq_id = ++seq[g];
+    e.time_created_ns = 1'000'000'000LL + i * 1'000'000LL;
+    const bool last_world = i == entries - 1;
+    e.state = last_world ? fr::entry_state::started : fr::entry_state::completed;
+    e.time_started_ns = e.time_created_ns + 10;
+    e.time_completed_ns = last_world ? -1 : e.time_created_ns + 100;
+    d.entries.push_back(e);
+  }
+  return d;
+}
+
+int run_generated(int ranks, int entries) {
+  const int stuck = ranks > 4321 ? 4321 : ranks / 2;
+  const auto t0 = clock_type::now();
+  std::vector<fr::dump> dumps;
+  dumps.reserve(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r)
+    dumps.push_back(make_rank(r, ranks, entries, stuck));
+  const double generate = seconds_since(t0);
+  const auto t1 = clock_type::now();
+  const auto verdict = fr::analyze(dumps);
+  const double analyse = seconds_since(t1);
+  const bool right = verdict.culprits.size() == 1 && verdict.culprits[0].rank == stuck &&
+                     verdict.culprits[0].cause == fr::cause::not_reached;
+  fmt::print("fr analyze: {} ranks x {} entries ({} groups): generated in {:.2f} s, analysed in "
+             "{:.2f} s; verdict {}\n",
+             ranks, entries, verdict.groups.size(), generate, analyse,
+             right ? fmt::format("rank {} not_reached (right)", stuck) : "WRONG");
+  if (!right)
+    fmt::print("{}", fr::to_text(verdict));
+  return right ? 0 : 1;
+}
+
+int run_dir(const std::string& dir, double peer_seconds) {
+  const auto t0 = clock_type::now();
+  const auto dumps = fr::load_dumps(std::vector<std::string>{dir});
+  const double load = seconds_since(t0);
+  const auto t1 = clock_type::now();
+  const auto verdict = fr::analyze(dumps);
+  const double analyse = seconds_since(t1);
+  std::size_t entries = 0;
+  for (const auto& d : dumps)
+    entries += d.entries.size();
+  fmt::print("tdiag fr: {} dumps, {} entries: loaded in {:.3f} s, analysed in {:.3f} s, total "
+             "{:.3f} s; {} culprit(s)\n",
+             dumps.size(), entries, load, analyse, load + analyse, verdict.culprits.size());
+  if (peer_seconds > 0)
+    fmt::print("peer (PyTorch fr_trace): {:.3f} s; tdiag is {:.1f}x faster\n", peer_seconds,
+               peer_seconds / (load + analyse));
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  int ranks = 10'000, entries = 2'000;
+  std::string dir;
+  double peer = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--small") {
+      ranks = 64, entries = 200;
+    } else if (arg == "--ranks" && has_value) {
+      ranks = std::atoi(argv[++i]);
+    } else if (arg == "--entries" && has_value) {
+      entries = std::atoi(argv[++i]);
+    } else if (arg == "--dir" && has_value) {
+      dir = argv[++i];
+    } else if (arg == "--peer-seconds" && has_value) {
+      peer = std::atof(argv[++i]);
+    } else {
+      fmt::print(stderr,
+                 "usage: {} [--ranks N] [--entries K] [--small] | --dir DUMPS "
+                 "[--peer-seconds S]\n",
+                 argv[0]);
+      return 2;
+    }
+  }
+  if (ranks < 2 || entries < 4) {
+    fmt::print(stderr, "--ranks needs at least 2 and --entries at least 4\n");
+    return 2;
+  }
+  entries += entries % 2; // even: the last entry is the world's
+  return dir.empty() ? run_generated(ranks, entries) : run_dir(dir, peer);
+}

@@ -1,0 +1,76 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// `tdiag fr analyze PATH... [--json] [-o FILE] [--format text|json|github|junit|sarif]
+//  [--world-size N]`: why a distributed job is stuck, from its PyTorch Flight Recorder dumps
+// (files, a folder or a glob; one dump per rank). Without --format it prints the verdict for
+// people (culprits, each group's divergence, stacks); --json writes tensordiag.fr/v1;
+// --format renders the verdict's diagnostics (TDIAG-FR-NNN) in a report format for CI.
+// Exit status 0 when nothing is found, 1 for a culprit, a mismatch or a stuck collective,
+// 2 for unreadable input.
+#if defined(TDIAG_CLI_HAS_TRACE)
+
+#  include <tensordiag/core/file_io.hpp>
+#  include <tensordiag/core/report_io.hpp>
+#  include <tensordiag/trace/flight_recorder.hpp>
+
+#  include <memory>
+#  include <string>
+#  include <vector>
+
+#  include "command.hpp"
+
+namespace tdiag::cli {
+namespace {
+
+struct fr_options {
+  std::vector<std::string> inputs;
+  bool json = false;
+  std::string format;
+  std::string output;
+  int world_size = 0;
+};
+
+void run_analyze(const fr_options& o, command_context& context) {
+  namespace fr = trace::fr;
+  const auto dumps = fr::load_dumps(o.inputs);
+  fr::analyze_options options;
+  options.world_size = o.world_size;
+  const auto verdict = fr::analyze(dumps, options);
+  std::string rendered;
+  if (o.json)
+    rendered = fr::to_json(verdict);
+  else if (!o.format.empty())
+    rendered =
+        render(fr::to_report(verdict), parse_report_format(o.format).value_or(report_format::text));
+  else
+    rendered = fr::to_text(verdict);
+  write_output(o.output, rendered);
+  context.status = verdict.findings() ? exit_findings : exit_clean;
+}
+
+const command_registration registration(33, [](CLI::App& app, command_context& context) {
+  auto* fr_app = family(app, "fr", "PyTorch Flight Recorder dumps: why a distributed job is stuck");
+  auto o = std::make_shared<fr_options>();
+  auto* analyze = fr_app->add_subcommand(
+      "analyze", "Match every process group's collectives across the ranks' dumps and name the "
+                 "ranks that hold the job, with the cause the evidence supports");
+  analyze->add_option("paths", o->inputs, "Dump files, a folder of them, or a quoted glob")
+      ->required();
+  analyze->add_flag("--json", o->json, "Write the verdict as JSON (schema tensordiag.fr/v1)");
+  analyze
+      ->add_option("--format", o->format,
+                   "Render the verdict's diagnostics as a report: text, json, github, junit, sarif")
+      ->check(CLI::IsMember({"text", "json", "github", "junit", "sarif"}));
+  analyze->add_option("-o,--output", o->output, "Output file (default: standard output)");
+  analyze
+      ->add_option("--world-size", o->world_size,
+                   "Ranks in the job, when some wrote no dump and no group lists them")
+      ->check(CLI::NonNegativeNumber);
+  analyze->callback([o, &context] { run_analyze(*o, context); });
+});
+
+} // namespace
+} // namespace tdiag::cli
+
+#endif // TDIAG_CLI_HAS_TRACE

@@ -1,0 +1,273 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// analyze() on the synthetic scenarios of tests/data/fr (make_dumps.py): in each, the culprit
+// set and causes are exactly truth.json's (so no innocent rank is named), and the first
+// divergence is the one truth.json states.
+#include <tensordiag/trace/flight_recorder.hpp>
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fr = tdiag::trace::fr;
+const std::filesystem::path data_dir = std::filesystem::path(TDIAG_SOURCE_DIR) / "tests/data/fr";
+
+struct truth {
+  std::map<int, std::string> culprits;
+  bool stuck = false;
+  std::int64_t mismatch_seq = -1;
+  std::string mismatch_state;
+};
+
+truth read_truth(const std::filesystem::path& folder) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  EXPECT_EQ(parser.load((folder / "truth.json").string()).get(doc), simdjson::SUCCESS);
+  truth t;
+  t.stuck = doc["stuck"].get_bool().value();
+  simdjson::dom::object culprits;
+  EXPECT_EQ(doc["culprits"].get(culprits), simdjson::SUCCESS);
+  for (auto [rank, cause] : culprits)
+    t.culprits[std::stoi(std::string(rank))] = std::string(cause.get_string().value());
+  simdjson::dom::element mm;
+  if (doc["mismatch"].get(mm) == simdjson::SUCCESS) {
+    t.mismatch_seq = mm["seq"].get_int64().value();
+    t.mismatch_state = std::string(mm["state"].get_string().value());
+  }
+  return t;
+}
+
+fr::job_report analyze_folder(const std::string& name) {
+  const std::vector<std::string> inputs{(data_dir / name).string()};
+  return fr::analyze(fr::load_dumps(inputs));
+}
+
+class FrScenario : public testing::TestWithParam<std::string> {};
+
+TEST_P(FrScenario, NamesExactlyTheTruthsCulpritsWithTheirCauses) {
+  const auto t = read_truth(data_dir / GetParam());
+  const auto r = analyze_folder(GetParam());
+  std::map<int, std::string> named;
+  for (const auto& c : r.culprits)
+    named[c.rank] = std::string(fr::to_string(c.cause));
+  EXPECT_EQ(named, t.culprits) << fr::to_text(r);
+  EXPECT_EQ(r.stuck, t.stuck) << fr::to_text(r);
+  if (t.mismatch_seq >= 0) {
+    bool found = false;
+    for (const auto& m : r.mismatches)
+      found = found || (m.seq == t.mismatch_seq && fr::to_string(m.state) == t.mismatch_state);
+    EXPECT_TRUE(found) << t.mismatch_state << " at #" << t.mismatch_seq << "\n" << fr::to_text(r);
+  }
+}
+
+const std::vector<std::string> scenarios = {
+    "all_matched",
+    "skipped_collective",
+    "size_mismatch",
+    "dtype_mismatch",
+    "host_stuck",
+    "json_form",
+    "started_not_completed",
+    "not_started",
+    "missing_dump",
+    "empty_dump",
+    "all_waiting",
+    "wrapped_ring",
+    "all_scheduled",
+    "all_scheduled_no_status",
+    "ranks_string",
+    "proto2",
+    "proto5",
+    "group_count_disagree",
+    "gloo_killed",
+    "cross_group_victim",
+    "version_2_0_list_ranks",
+    "p2p_stuck",
+    "two_missing",
+    "one_ahead",
+};
+
+INSTANTIATE_TEST_SUITE_P(Synthetic, FrScenario, testing::ValuesIn(scenarios),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           std::string name;
+                           for (char c : info.param)
+                             if (c != '_')
+                               name += c;
+                           return name;
+                         });
+
+TEST(FrAnalyze, EveryScenarioFolderIsTested) {
+  std::size_t folders = 0;
+  for (const auto& e : std::filesystem::directory_iterator(data_dir))
+    if (e.is_directory()) {
+      ++folders;
+      EXPECT_NE(std::find(scenarios.begin(), scenarios.end(), e.path().filename().string()),
+                scenarios.end())
+          << e.path();
+    }
+  EXPECT_EQ(folders, scenarios.size());
+}
+
+TEST(FrAnalyze, AllMatchedHasNoFindings) {
+  const auto r = analyze_folder("all_matched");
+  EXPECT_FALSE(r.findings());
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].last_seq, 8);
+  EXPECT_EQ(r.groups[0].ranks, (std::vector<int>{0, 1, 2, 3}));
+}
+
+TEST(FrAnalyze, HostStuckRankCarriesItsLastEntryAndStack) {
+  const auto r = analyze_folder("host_stuck");
+  ASSERT_EQ(r.culprits.size(), 1u);
+  const auto& c = r.culprits[0];
+  EXPECT_EQ(c.seq, 5);
+  EXPECT_EQ(c.op, "nccl:all_reduce");
+  EXPECT_EQ(c.pg, "0");
+  EXPECT_EQ(c.own_seq, 4);
+  EXPECT_EQ(c.own_state, "completed");
+  ASSERT_EQ(c.frames.size(), 4u);
+  EXPECT_EQ(c.frames[2].file, "train.py");
+  EXPECT_EQ(r.groups[0].waiting, (std::vector<int>{0, 1, 3}));
+}
+
+TEST(FrAnalyze, DesyncNamesWhatEachSideIssued) {
+  const auto r = analyze_folder("skipped_collective");
+  ASSERT_EQ(r.culprits.size(), 1u);
+  EXPECT_EQ(r.culprits[0].op, "nccl:all_reduce");
+  EXPECT_EQ(r.culprits[0].own_op, "nccl:broadcast");
+  ASSERT_TRUE(r.groups[0].first_divergence.has_value());
+  const auto& m = r.mismatches[*r.groups[0].first_divergence];
+  EXPECT_EQ(m.state, fr::match_state::collective_type_mismatch);
+  EXPECT_EQ(m.ranks, (std::vector<int>{2}));
+}
+
+TEST(FrAnalyze, AllWaitingSaysWhatCannotBeKnown) {
+  const auto r = analyze_folder("all_waiting");
+  EXPECT_TRUE(r.culprits.empty());
+  EXPECT_TRUE(r.stuck);
+  ASSERT_FALSE(r.unknowns.empty());
+  EXPECT_NE(r.unknowns[0].find("cannot tell"), std::string::npos) << r.unknowns[0];
+}
+
+TEST(FrAnalyze, WrappedRingIsNotMissingOlderCollectives) {
+  const auto r = analyze_folder("wrapped_ring");
+  for (const auto& m : r.mismatches)
+    EXPECT_GE(m.seq, 19) << m.detail; // the older seqs only some rings hold are unknown
+  for (const auto& rk : r.ranks)
+    EXPECT_TRUE(rk.wrapped);
+}
+
+TEST(FrAnalyze, TwoRanksThatDisagreeAreNotJudged) {
+  // Two ranks, one divergent call: no majority, so nobody is named.
+  std::vector<fr::dump> dumps(2);
+  for (int r = 0; r < 2; ++r) {
+    auto& d = dumps[static_cast<std::size_t>(r)];
+    d.rank = r;
+    d.groups = {{"0", "default_pg", {0, 1}}};
+    d.ops = {r == 0 ? "nccl:all_reduce" : "nccl:broadcast"};
+    d.shapes = {{}};
+    fr::entry e;
+    e.collective_seq_id = 1;
+    e.state = fr::entry_state::started;
+    d.entries = {e};
+  }
+  const auto r = fr::analyze(dumps);
+  EXPECT_TRUE(r.culprits.empty()) << fr::to_text(r);
+  ASSERT_FALSE(r.mismatches.empty());
+  EXPECT_EQ(r.mismatches[0].state, fr::match_state::collective_type_mismatch);
+}
+
+// One completed call per rank, with per-rank shapes.
+std::vector<fr::dump> one_call(const std::string& op, std::vector<fr::tensor_shapes> shapes) {
+  std::vector<fr::dump> dumps(shapes.size());
+  std::vector<int> all;
+  for (std::size_t r = 0; r < shapes.size(); ++r)
+    all.push_back(static_cast<int>(r));
+  for (std::size_t r = 0; r < shapes.size(); ++r) {
+    auto& d = dumps[r];
+    d.rank = static_cast<int>(r);
+    d.groups = {{"0", "default_pg", all}};
+    d.ops = {op};
+    d.shapes = {shapes[r]};
+    fr::entry e;
+    e.collective_seq_id = 1;
+    e.state = fr::entry_state::completed;
+    d.entries = {e};
+  }
+  return dumps;
+}
+
+TEST(FrAnalyze, PerRankSizesThatAreLegalAreNotDivergences) {
+  const fr::tensor_shapes root{{{4}, {4}, {4}}, {{4}}, {"Float", "Float", "Float"}, {"Float"}};
+  const fr::tensor_shapes leaf{{}, {{4}}, {}, {"Float"}};
+  auto r = fr::analyze(one_call("gloo:scatter", {root, leaf, leaf}));
+  EXPECT_FALSE(r.findings()) << fr::to_text(r);
+  r = fr::analyze(one_call("nccl:all_to_all_single", {{{{6}}, {{6}}, {"Float"}, {"Float"}},
+                                                      {{{2}}, {{2}}, {"Float"}, {"Float"}},
+                                                      {{{4}}, {{4}}, {"Float"}, {"Float"}}}));
+  EXPECT_FALSE(r.findings()) << fr::to_text(r);
+  // Different sizes on an all_reduce: rank 1 is the odd one out.
+  r = fr::analyze(one_call("nccl:all_reduce", {{{{6}}, {{6}}, {"Float"}, {"Float"}},
+                                               {{{2}}, {{2}}, {"Float"}, {"Float"}},
+                                               {{{6}}, {{6}}, {"Float"}, {"Float"}}}));
+  ASSERT_EQ(r.culprits.size(), 1u) << fr::to_text(r);
+  EXPECT_EQ(r.culprits[0].rank, 1);
+  EXPECT_EQ(r.mismatches.at(0).state, fr::match_state::size_or_syntax_mismatch);
+}
+
+TEST(FrAnalyze, AStaleStateBehindACompletedCollectiveIsCompleted) {
+  // Rank 1's #1 still reads `started`, yet it completed #2: a rank's collectives of one group
+  // complete in order, so #1 completed too and nothing diverges.
+  auto dumps = one_call("nccl:all_reduce", {{{{4}}, {{4}}, {"Float"}, {"Float"}},
+                                            {{{4}}, {{4}}, {"Float"}, {"Float"}}});
+  for (auto& d : dumps) {
+    auto second = d.entries[0];
+    second.collective_seq_id = 2;
+    second.record_id = 1;
+    d.entries.push_back(second);
+  }
+  dumps[1].entries[0].state = fr::entry_state::started;
+  auto r = fr::analyze(dumps);
+  EXPECT_TRUE(r.mismatches.empty()) << fr::to_text(r);
+  EXPECT_FALSE(r.findings());
+  // Without the later completion the same entry is a state divergence and rank 1 holds #1.
+  for (auto& d : dumps)
+    d.entries.pop_back();
+  r = fr::analyze(dumps);
+  ASSERT_EQ(r.mismatches.size(), 1u) << fr::to_text(r);
+  EXPECT_EQ(r.mismatches[0].state, fr::match_state::collective_state_mismatch);
+  ASSERT_EQ(r.culprits.size(), 1u);
+  EXPECT_EQ(r.culprits[0].rank, 1);
+  EXPECT_EQ(r.culprits[0].cause, fr::cause::not_completed);
+}
+
+TEST(FrAnalyze, WorldSizeAddsRanksWithoutADump) {
+  std::vector<fr::dump> dumps(2);
+  for (int r = 0; r < 2; ++r) {
+    auto& d = dumps[static_cast<std::size_t>(r)];
+    d.rank = r;
+    d.groups = {{"0", "default_pg", {}}};
+    d.ops = {"nccl:all_reduce"};
+    d.shapes = {{}};
+    fr::entry e;
+    e.collective_seq_id = 1;
+    e.state = fr::entry_state::started;
+    d.entries = {e};
+  }
+  EXPECT_TRUE(fr::analyze(dumps).culprits.empty());
+  fr::analyze_options options;
+  options.world_size = 3;
+  const auto r = fr::analyze(dumps, options);
+  EXPECT_EQ(r.ranks.size(), 3u);
+  // Without a membership list the third rank is not known to be a member of the group.
+  EXPECT_TRUE(r.culprits.empty());
+}
+
+} // namespace

@@ -1,0 +1,173 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Reading Flight Recorder dumps (dump_reader.cpp): both forms, protocols, versions, ranks from
+// the dump or the file name, empty dumps as evidence, and one-line errors with stable codes.
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/flight_recorder.hpp>
+#include <tensordiag/trace/fr_codes.hpp>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fr = tdiag::trace::fr;
+const std::filesystem::path data_dir = std::filesystem::path(TDIAG_SOURCE_DIR) / "tests/data/fr";
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The code and message of the input_error `fn` throws.
+template <typename Fn> std::pair<std::string, std::string> error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const tdiag::input_error& e) {
+    return {e.report().diagnostics.at(0).code, e.what()};
+  }
+  return {"(no error)", ""};
+}
+
+std::vector<fr::dump> load(const std::string& input) {
+  const std::vector<std::string> inputs{input};
+  return fr::load_dumps(inputs);
+}
+
+TEST(FrLoad, ReadsAPickleWithItsGroupsEntriesAndStacks) {
+  const auto d = fr::read_dump((data_dir / "host_stuck/_dump_0").string());
+  EXPECT_EQ(d.rank, 0);
+  EXPECT_EQ(d.version, "2.10");
+  EXPECT_EQ(d.pickle_protocol, 4);
+  EXPECT_EQ(d.comm_lib_version, "2.21.5");
+  ASSERT_EQ(d.groups.size(), 1u);
+  EXPECT_EQ(d.groups[0].name, "0");
+  EXPECT_EQ(d.groups[0].desc, "default_pg");
+  EXPECT_EQ(d.groups[0].ranks, (std::vector<int>{0, 1, 2, 3})); // from the string "[0, 1, 2, 3]"
+  ASSERT_EQ(d.entries.size(), 5u);
+  const auto& last = d.entries.back();
+  EXPECT_EQ(last.collective_seq_id, 5);
+  EXPECT_EQ(last.state, fr::entry_state::started);
+  EXPECT_EQ(d.ops[last.op], "nccl:all_reduce");
+  EXPECT_EQ(d.shapes[last.shapes].input_sizes, (std::vector<std::vector<std::int64_t>>{{4, 4}}));
+  EXPECT_EQ(d.shapes[last.shapes].input_dtypes, (std::vector<std::string>{"Float"}));
+  EXPECT_GT(last.time_started_ns, 0);
+  EXPECT_EQ(last.time_completed_ns, -1);
+  ASSERT_EQ(d.stacks[last.stack].size(), 4u);
+  EXPECT_EQ(d.stacks[last.stack][2].file, "train.py");
+  EXPECT_EQ(d.entries.front().duration_ms, 0.25f);
+  ASSERT_EQ(d.status_by_pg.size(), 1u);
+  EXPECT_EQ(d.status_by_pg[0].last_enqueued, 5);
+  EXPECT_EQ(d.status_by_pg[0].last_completed, 4);
+}
+
+TEST(FrLoad, ReadsProtocols2And5AndVersion2Point0) {
+  EXPECT_EQ(fr::read_dump((data_dir / "proto2/_dump_1").string()).pickle_protocol, 2);
+  EXPECT_EQ(fr::read_dump((data_dir / "proto5/_dump_0").string()).pickle_protocol, 5);
+  const auto old = fr::read_dump((data_dir / "version_2_0_list_ranks/_dump_1").string());
+  EXPECT_EQ(old.version, "2.0");
+  EXPECT_EQ(old.groups[0].ranks, (std::vector<int>{0, 1, 2, 3})); // a list there
+}
+
+TEST(FrLoad, ReadsTheJsonForm) {
+  const auto d = fr::read_dump((data_dir / "json_form/_dump_1.json").string());
+  EXPECT_EQ(d.rank, 1);
+  EXPECT_EQ(d.pickle_protocol, 0);
+  ASSERT_EQ(d.entries.size(), 5u);
+  EXPECT_EQ(d.entries[0].stack, 0u);             // no frames in the JSON form
+  EXPECT_EQ(d.entries[4].time_completed_ns, -1); // written as 0
+  EXPECT_EQ(d.groups[0].desc, "default_pg");
+  ASSERT_EQ(d.status_by_pg.size(), 1u);
+  EXPECT_EQ(d.status_by_pg[0].last_completed, 4); // written as "4"
+}
+
+TEST(FrLoad, AnEmptyFileIsAnEmptyDumpNotAnError) {
+  const auto d = fr::parse_dump("", "dumps/_dump_7", 7);
+  EXPECT_EQ(d.status, fr::dump_status::empty_file);
+  EXPECT_EQ(d.rank, 7);
+  const auto folder = load((data_dir / "empty_dump").string());
+  ASSERT_EQ(folder.size(), 4u);
+  EXPECT_EQ(folder[2].status, fr::dump_status::empty_file);
+}
+
+TEST(FrLoad, TheDumpsRankKeyWinsOverTheFileName) {
+  const auto d = fr::parse_dump(R"({"version": "2.4", "rank": 5, "pg_config": {}})", "x_2", 2);
+  EXPECT_EQ(d.rank, 5);
+  EXPECT_EQ(d.status, fr::dump_status::empty_ring);
+}
+
+TEST(FrLoad, BadInputIsOneLineWithAStableCode) {
+  namespace codes = fr::codes;
+  EXPECT_EQ(error_of([] { (void)fr::parse_dump("[1, 2]", "d_0", 0); }).first, codes::not_a_dump);
+  EXPECT_EQ(error_of([] { (void)fr::parse_dump(R"({"a": 1})", "d_0", 0); }).first,
+            codes::not_a_dump);
+  EXPECT_EQ(error_of([] { (void)fr::parse_dump(R"({"version": "3.1"})", "d_0", 0); }).first,
+            codes::unsupported_version);
+  EXPECT_EQ(
+      error_of([] { (void)fr::parse_dump(R"({"version": "2.4", "entries": 3})", "d_0", 0); }).first,
+      codes::malformed_dump);
+  EXPECT_EQ(error_of([] {
+              (void)fr::parse_dump(
+                  R"({"version": "2.4", "entries": [{"profiling_name": "nccl:all_reduce",
+                      "input_sizes": [[4, "x"]]}]})",
+                  "d_0", 0);
+            }).first,
+            codes::malformed_dump);
+  EXPECT_EQ(error_of([] {
+              (void)fr::parse_dump(R"({"version": "2.4", "entries": [{}]})", "d_0", 0);
+            }).first,
+            codes::malformed_dump);
+  EXPECT_EQ(error_of([] { (void)fr::parse_dump(R"({"version": "2.4",)", "d_0", 0); }).first,
+            codes::malformed_dump);
+  EXPECT_EQ(error_of([] { (void)fr::parse_dump(R"({"version": "2.4"})", "dump", -1); }).first,
+            codes::no_rank);
+  const auto [code, message] =
+      error_of([] { (void)fr::parse_dump(std::string("\x80\x04garbage", 9), "dumps/_dump_3", 3); });
+  EXPECT_EQ(code.substr(0, 10), "TDIAG-TR-1") << message; // the pickle reader's codes
+  EXPECT_NE(message.find("dumps/_dump_3"), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+TEST(FrLoad, APickleOverItsLimitsIsRefused) {
+  const auto bytes = read(data_dir / "host_stuck/_dump_0");
+  tdiag::trace::pickle_limits limits;
+  limits.max_values = 20;
+  const auto [code, message] = error_of([&] { (void)fr::parse_dump(bytes, "_dump_0", 0, limits); });
+  EXPECT_EQ(code, "TDIAG-TR-104") << message;
+}
+
+TEST(FrLoad, FoldersTakeFilesEndingInARankAndGlobsExpand) {
+  const auto files =
+      fr::expand_inputs(std::vector<std::string>{(data_dir / "host_stuck").string()});
+  ASSERT_EQ(files.size(), 4u); // truth.json is not a dump
+  EXPECT_TRUE(files[3].ends_with("_dump_3"));
+  const auto globbed =
+      fr::expand_inputs(std::vector<std::string>{(data_dir / "host_stuck/_dump_[12]").string()});
+  EXPECT_EQ(globbed.size(), 2u);
+  EXPECT_EQ(
+      error_of([] { (void)fr::expand_inputs(std::vector<std::string>{"/nonexistent/_d*"}); }).first,
+      fr::codes::no_dump_file);
+}
+
+TEST(FrLoad, TwoDumpsOfOneRankAreRefused) {
+  const std::vector<std::string> inputs{(data_dir / "host_stuck/_dump_1").string(),
+                                        (data_dir / "size_mismatch/_dump_1").string()};
+  EXPECT_EQ(error_of([&] { (void)fr::load_dumps(inputs); }).first, fr::codes::rank_claimed_twice);
+}
+
+TEST(FrLoad, DumpsLoadSortedByRank) {
+  const auto dumps = load((data_dir / "missing_dump").string());
+  ASSERT_EQ(dumps.size(), 3u);
+  for (int r = 0; r < 3; ++r)
+    EXPECT_EQ(dumps[static_cast<std::size_t>(r)].rank, r);
+}
+
+} // namespace

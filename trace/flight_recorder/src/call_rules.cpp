@@ -1,0 +1,86 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// When two ranks' entries of one collective agree: the rules of PyTorch's analyzer
+// (torch/distributed/flight_recorder/components/types.py), written from their description, so
+// that a verdict reads with the same words: the op type first, then sizes (all_to_all, scatter
+// and gather exchange per-rank sizes), the gather/scatter element counts against the group
+// size, then dtypes; all_to_all stays undecided.
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <set>
+
+#include "job_index.hpp"
+
+namespace tdiag::trace::fr::detail {
+namespace {
+
+bool one_of(std::string_view type, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), type) != names.end();
+}
+
+std::int64_t numel(const std::vector<std::vector<std::int64_t>>& sizes) {
+  if (sizes.empty())
+    return 0;
+  return std::accumulate(sizes.front().begin(), sizes.front().end(), std::int64_t{1},
+                         std::multiplies<>());
+}
+
+std::set<std::string> as_set(const std::vector<std::string>& v) {
+  return {v.begin(), v.end()};
+}
+
+// Dtypes as the analyzer compares them: sets, and only where both sides carry tensors.
+bool dtypes_differ(std::string_view type, const tensor_shapes& a, const tensor_shapes& b) {
+  const bool a_in = !a.input_sizes.empty() && !a.input_sizes.front().empty();
+  const bool a_out = !a.output_sizes.empty() && !a.output_sizes.front().empty();
+  const bool b_in = !b.input_sizes.empty() && !b.input_sizes.front().empty();
+  const bool b_out = !b.output_sizes.empty() && !b.output_sizes.front().empty();
+  if (!one_of(type, {"scatter", "gather", "broadcast"}) && a_in && a_out &&
+      as_set(a.input_dtypes) != as_set(a.output_dtypes))
+    return true;
+  if (!one_of(type, {"scatter", "broadcast"}) && a_in && b_in &&
+      as_set(a.input_dtypes) != as_set(b.input_dtypes))
+    return true;
+  return type != "gather" && a_out && b_out && as_set(a.output_dtypes) != as_set(b.output_dtypes);
+}
+
+} // namespace
+
+match_state compare_calls(std::string_view ref_type, const tensor_shapes& ref,
+                          std::string_view other_type, const tensor_shapes& other,
+                          std::size_t group_size) {
+  if (ref_type != other_type)
+    return match_state::collective_type_mismatch;
+  const auto& type = ref_type;
+  if (one_of(type, {"coalesced", "ALLGATHER_coalesced", "REDUCE_SCATTER_coalesced"}))
+    return match_state::fully_matched;
+  // Per-rank sizes: the all_to_all family, the _v variants, and the root-only side of scatter
+  // and gather.
+  const bool per_rank = one_of(type, {"all_to_all", "all_to_all_single", "all_to_all_v_single"});
+  if (!per_rank && !one_of(type, {"scatter", "all_gather_v"}) &&
+      ref.input_sizes != other.input_sizes)
+    return match_state::size_or_syntax_mismatch;
+  if (!per_rank && !one_of(type, {"gather", "reduce_scatter_v"}) &&
+      ref.output_sizes != other.output_sizes)
+    return match_state::size_or_syntax_mismatch;
+  if (one_of(type, {"all_reduce", "allreduce_coalesced"}) && ref.input_sizes != other.output_sizes)
+    return match_state::size_or_syntax_mismatch;
+  const auto n = static_cast<std::int64_t>(group_size);
+  if (one_of(type, {"all_gather", "_all_gather_base", "all_gather_into_tensor_coalesced"}) &&
+      n > 0 && !other.output_sizes.empty() && !ref.input_sizes.empty() &&
+      numel(other.output_sizes) != numel(ref.input_sizes) * n)
+    return match_state::size_or_syntax_mismatch;
+  if (one_of(type, {"reduce_scatter", "_reduce_scatter_base", "reduce_scatter_tensor_coalesced"}) &&
+      n > 0 && !other.input_sizes.empty() && !ref.output_sizes.empty() &&
+      numel(other.input_sizes) != numel(ref.output_sizes) * n)
+    return match_state::size_or_syntax_mismatch;
+  if (dtypes_differ(type, ref, other))
+    return match_state::collective_dtype_mismatch;
+  if (per_rank)
+    return match_state::undecided;
+  return match_state::fully_matched;
+}
+
+} // namespace tdiag::trace::fr::detail

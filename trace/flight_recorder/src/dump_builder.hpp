@@ -1,0 +1,292 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Turns the root of a dump (pickle or JSON, through value_access.hpp) into a fr::dump: the
+// ring's entries made compact, their strings, shapes and stacks interned per dump. Fields a
+// version lacks take their defaults; a field of the wrong type is a one-line input_error.
+#pragma once
+
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/core/printable.hpp>
+#include <tensordiag/trace/flight_recorder.hpp>
+#include <tensordiag/trace/fr_codes.hpp>
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "value_access.hpp"
+
+namespace tdiag::trace::fr::detail {
+
+[[noreturn]] void fail(std::string_view code, std::string_view title, std::string_view source,
+                       std::string_view what);
+
+/// Global ranks from pg_config's `ranks`: a list of ints or a string such as "[0, 2]".
+std::vector<int> parse_ranks_text(std::string_view text);
+
+/// The entry state a dump's `state` names; scheduled for anything else.
+entry_state parse_state(std::string_view text) noexcept;
+
+template <typename Access> class dump_builder {
+public:
+  using value = typename Access::value;
+
+  dump_builder(dump& out, std::string_view source) : d_(out), source_(source) {}
+
+  void read(const value& root) {
+    if (!Access::is_dict(root))
+      fail(codes::not_a_dump, "not a Flight Recorder dump", source_,
+           "the dump is not a dict with `version`, `pg_config` and `entries`");
+    const auto version = Access::find(root, "version");
+    const auto entries = Access::find(root, "entries");
+    const auto config = Access::find(root, "pg_config");
+    if (!Access::present(version) && !Access::present(entries) && !Access::present(config))
+      fail(codes::not_a_dump, "not a Flight Recorder dump", source_,
+           "no `version`, `pg_config` or `entries` key: not a Flight Recorder dump");
+    read_version(version);
+    if (auto rank = Access::as_int(Access::find(root, "rank")))
+      d_.rank = static_cast<int>(*rank);
+    for (const char* key : {"comm_lib_version", "nccl_version"})
+      if (auto v = Access::as_string(Access::find(root, key)); v && d_.comm_lib_version.empty())
+        d_.comm_lib_version = std::string(*v);
+    if (Access::is_dict(config))
+      Access::for_each_member(
+          config, [&](std::string_view key, const value& g) { read_group_config(key, g); });
+    if (const auto status = Access::find(root, "pg_status"); Access::is_dict(status))
+      Access::for_each_member(
+          status, [&](std::string_view key, const value& s) { read_group_status(key, s); });
+    if (Access::present(entries) && !Access::is_list(entries))
+      bad("`entries` is not a list");
+    if (Access::is_list(entries)) {
+      d_.entries.reserve(Access::size(entries));
+      Access::for_each(entries, [&](const value& e) { read_entry(e); });
+    }
+    if (d_.entries.empty())
+      d_.status = dump_status::empty_ring;
+  }
+
+private:
+  [[noreturn]] void bad(std::string_view what) const {
+    fail(codes::malformed_dump, "malformed Flight Recorder dump", source_, what);
+  }
+
+  void read_version(const value& v) {
+    if (!Access::present(v))
+      return;
+    const auto text = Access::as_string(v);
+    if (!text)
+      bad("`version` is not a string");
+    d_.version = std::string(*text);
+    const auto dot = text->find('.');
+    if (text->substr(0, dot) != "2")
+      fail(codes::unsupported_version, "unsupported Flight Recorder dump version", source_,
+           fmt::format("dump version '{}' is not supported (2.0 to 2.x are)", printable(*text)));
+  }
+
+  std::uint32_t group_index(std::string_view name, std::string_view desc) {
+    const auto it = groups_.find(std::string(name));
+    if (it != groups_.end()) {
+      if (d_.groups[it->second].desc.empty())
+        d_.groups[it->second].desc = std::string(desc);
+      return it->second;
+    }
+    const auto index = static_cast<std::uint32_t>(d_.groups.size());
+    d_.groups.push_back({std::string(name), std::string(desc), {}});
+    groups_.emplace(std::string(name), index);
+    return index;
+  }
+
+  void read_group_config(std::string_view key, const value& g) {
+    // Membership is corroborating evidence: a group stated in a form this reader does not know
+    // (versions before pg_config held dicts) leaves it unknown rather than failing the dump.
+    if (!Access::is_dict(g))
+      return;
+    const auto name = Access::as_string(Access::find(g, "name")).value_or(key);
+    const auto desc = Access::as_string(Access::find(g, "desc")).value_or("");
+    auto& group = d_.groups[group_index(name, desc)];
+    const auto ranks = Access::find(g, "ranks");
+    if (const auto text = Access::as_string(ranks)) {
+      group.ranks = parse_ranks_text(*text);
+    } else if (Access::is_list(ranks)) {
+      group.ranks.clear();
+      Access::for_each(ranks, [&](const value& r) {
+        const auto i = Access::as_int(r);
+        if (!i || *i < 0 || *i > (1 << 30))
+          bad(fmt::format("pg_config['{}'].ranks holds a value that is not a rank",
+                          printable(key)));
+        group.ranks.push_back(static_cast<int>(*i));
+      });
+    }
+  }
+
+  void read_group_status(std::string_view key, const value& s) {
+    if (!Access::is_dict(s))
+      return; // a status this version words differently tells nothing we rely on
+    group_status st;
+    st.pg_id = int_from_text(key).value_or(-1);
+    st.last_enqueued = Access::as_int(Access::find(s, "last_enqueued_collective")).value_or(-1);
+    st.last_started = Access::as_int(Access::find(s, "last_started_collective")).value_or(-1);
+    st.last_completed = Access::as_int(Access::find(s, "last_completed_collective")).value_or(-1);
+    d_.status_by_pg.push_back(st);
+  }
+
+  std::int64_t int_field(const value& e, std::string_view key, std::int64_t fallback) const {
+    const auto v = Access::find(e, key);
+    if (!Access::present(v))
+      return fallback;
+    const auto i = Access::as_int(v);
+    if (!i)
+      bad(fmt::format("entry {}: `{}` is not an integer", d_.entries.size(), key));
+    return *i;
+  }
+
+  void read_sizes(const value& e, std::string_view key,
+                  std::vector<std::vector<std::int64_t>>& out) const {
+    const auto v = Access::find(e, key);
+    if (!Access::present(v))
+      return;
+    if (!Access::is_list(v))
+      bad(fmt::format("entry {}: `{}` is not a list", d_.entries.size(), key));
+    Access::for_each(v, [&](const value& t) {
+      if (!Access::is_list(t))
+        bad(fmt::format("entry {}: `{}` is not a list of lists", d_.entries.size(), key));
+      auto& dims = out.emplace_back();
+      Access::for_each(t, [&](const value& x) {
+        const auto i = Access::as_int(x);
+        if (!i)
+          bad(fmt::format("entry {}: `{}` holds a size that is not an integer", d_.entries.size(),
+                          key));
+        dims.push_back(*i);
+      });
+    });
+  }
+
+  void read_dtypes(const value& e, std::string_view key, std::vector<std::string>& out) const {
+    const auto v = Access::find(e, key);
+    if (!Access::is_list(v))
+      return;
+    Access::for_each(v, [&](const value& t) {
+      out.emplace_back(Access::as_string(t).value_or(std::string_view("?")));
+    });
+  }
+
+  std::uint32_t intern_shapes(const value& e) {
+    tensor_shapes s;
+    read_sizes(e, "input_sizes", s.input_sizes);
+    read_sizes(e, "output_sizes", s.output_sizes);
+    read_dtypes(e, "input_dtypes", s.input_dtypes);
+    read_dtypes(e, "output_dtypes", s.output_dtypes);
+    key_.clear();
+    for (const auto* sizes : {&s.input_sizes, &s.output_sizes}) {
+      for (const auto& dims : *sizes) {
+        for (auto x : dims)
+          fmt::format_to(std::back_inserter(key_), "{},", x);
+        key_ += ';';
+      }
+      key_ += '|';
+    }
+    for (const auto* types : {&s.input_dtypes, &s.output_dtypes}) {
+      for (const auto& t : *types)
+        (key_ += t) += ',';
+      key_ += '|';
+    }
+    const auto [it, added] =
+        shapes_.try_emplace(key_, static_cast<std::uint32_t>(d_.shapes.size()));
+    if (added)
+      d_.shapes.push_back(std::move(s));
+    return it->second;
+  }
+
+  std::uint32_t intern_stack(const value& e) {
+    const auto v = Access::find(e, "frames");
+    if (!Access::is_list(v) || Access::size(v) == 0)
+      return 0;
+    std::vector<frame> frames;
+    key_.clear();
+    Access::for_each(v, [&](const value& f) {
+      frame fr;
+      fr.name = std::string(Access::as_string(Access::find(f, "name")).value_or(""));
+      fr.file = std::string(Access::as_string(Access::find(f, "filename")).value_or(""));
+      fr.line = Access::as_int(Access::find(f, "line")).value_or(0);
+      fmt::format_to(std::back_inserter(key_), "{}\x1f{}\x1f{}\x1e", fr.name, fr.file, fr.line);
+      frames.push_back(std::move(fr));
+    });
+    const auto [it, added] =
+        stacks_.try_emplace(key_, static_cast<std::uint32_t>(d_.stacks.size()));
+    if (added)
+      d_.stacks.push_back(std::move(frames));
+    return it->second;
+  }
+
+  std::uint32_t intern_op(std::string_view name) {
+    const auto [it, added] =
+        ops_.try_emplace(std::string(name), static_cast<std::uint32_t>(d_.ops.size()));
+    if (added)
+      d_.ops.emplace_back(name);
+    return it->second;
+  }
+
+  void read_group_of(const value& e, entry& out) {
+    const auto pg = Access::find(e, "process_group");
+    std::string_view name, desc;
+    if (Access::is_list(pg)) {
+      std::size_t i = 0;
+      Access::for_each(pg, [&](const value& x) {
+        (i++ == 0 ? name : desc) = Access::as_string(x).value_or("");
+      });
+    } else if (auto text = Access::as_string(pg)) {
+      name = *text;
+    }
+    const auto pg_id = int_field(e, "pg_id", -1);
+    // Dumps before process_group was recorded: the rank's own pg_id is all there is.
+    std::string fallback;
+    if (name.empty()) {
+      fallback = fmt::format("{}", pg_id);
+      name = fallback;
+    }
+    out.group = group_index(name, desc);
+    out.pg_id = static_cast<std::int32_t>(pg_id);
+  }
+
+  void read_entry(const value& e) {
+    if (!Access::is_dict(e))
+      bad(fmt::format("entry {} is not a dict", d_.entries.size()));
+    entry out;
+    out.record_id = int_field(e, "record_id", static_cast<std::int64_t>(d_.entries.size()));
+    read_group_of(e, out);
+    out.collective_seq_id = int_field(e, "collective_seq_id", 0);
+    out.p2p_seq_id = int_field(e, "p2p_seq_id", 0);
+    const auto name = Access::as_string(Access::find(e, "profiling_name"));
+    if (!name)
+      bad(fmt::format("entry {}: `profiling_name` is absent or not a string", d_.entries.size()));
+    out.op = intern_op(*name);
+    const auto p2p = Access::as_bool(Access::find(e, "is_p2p"));
+    out.is_p2p = p2p ? *p2p
+                     : (name->find(":send") != std::string_view::npos ||
+                        name->find(":recv") != std::string_view::npos);
+    out.shapes = intern_shapes(e);
+    out.stack = intern_stack(e);
+    out.state = parse_state(Access::as_string(Access::find(e, "state")).value_or(""));
+    out.time_created_ns = int_field(e, "time_created_ns", 0);
+    // The JSON form writes 0 for a time never discovered, the pickle None.
+    const auto started = int_field(e, "time_discovered_started_ns", -1);
+    const auto completed = int_field(e, "time_discovered_completed_ns", -1);
+    out.time_started_ns = started > 0 ? started : -1;
+    out.time_completed_ns = completed > 0 ? completed : -1;
+    if (auto ms = Access::as_double(Access::find(e, "duration_ms")))
+      out.duration_ms = static_cast<float>(*ms);
+    out.retired = Access::as_bool(Access::find(e, "retired")).value_or(false);
+    d_.entries.push_back(out);
+  }
+
+  dump& d_;
+  std::string_view source_;
+  std::unordered_map<std::string, std::uint32_t> groups_, ops_, shapes_, stacks_;
+  std::string key_;
+};
+
+} // namespace tdiag::trace::fr::detail

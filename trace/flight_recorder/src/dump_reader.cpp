@@ -1,0 +1,211 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// Reading Flight Recorder dumps: the form told by content (a pickle opens with PROTO, JSON with
+// '{'), the rank from the dump's `rank` key or the file name's trailing number, and a job as
+// files, folders and globs read in parallel.
+#include <tensordiag/core/error.hpp>
+#include <tensordiag/core/file_io.hpp>
+#include <tensordiag/core/printable.hpp>
+#include <tensordiag/trace/flight_recorder.hpp>
+#include <tensordiag/trace/fr_codes.hpp>
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <exception>
+#include <filesystem>
+#include <glob.h>
+#include <mutex>
+#include <thread>
+
+#include "dump_builder.hpp"
+#include "value_access.hpp"
+
+namespace tdiag::trace::fr {
+namespace detail {
+
+void fail(std::string_view code, std::string_view title, std::string_view source,
+          std::string_view what) {
+  diagnostic d;
+  d.code = std::string(code);
+  d.title = std::string(title);
+  d.message = fmt::format("{}: {}", printable(source), what);
+  d.add_field("file", std::string(source));
+  throw input_error(std::move(d));
+}
+
+std::vector<int> parse_ranks_text(std::string_view text) {
+  std::vector<int> out;
+  long long current = -1;
+  for (const char c : text) {
+    if (std::isdigit(static_cast<unsigned char>(c)) != 0) {
+      current = (current < 0 ? 0 : current) * 10 + (c - '0');
+      if (current > (1 << 30))
+        return {}; // not a rank list: the caller sees no membership rather than a wrong one
+    } else if (current >= 0) {
+      out.push_back(static_cast<int>(current));
+      current = -1;
+    }
+  }
+  if (current >= 0)
+    out.push_back(static_cast<int>(current));
+  return out;
+}
+
+entry_state parse_state(std::string_view text) noexcept {
+  if (text == "completed")
+    return entry_state::completed;
+  if (text == "started")
+    return entry_state::started;
+  return entry_state::scheduled;
+}
+
+} // namespace detail
+
+namespace {
+
+bool looks_like_json(std::string_view bytes) {
+  for (const char c : bytes) {
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+      continue;
+    return c == '{' || c == '[';
+  }
+  return false;
+}
+
+void parse_json(std::string_view bytes, std::string_view source, dump& out) {
+  simdjson::dom::parser parser;
+  const simdjson::padded_string padded(bytes);
+  simdjson::dom::element root;
+  if (const auto error = parser.parse(padded).get(root); error != simdjson::SUCCESS)
+    detail::fail(codes::malformed_dump, "malformed Flight Recorder dump", source,
+                 fmt::format("not valid JSON: {}", simdjson::error_message(error)));
+  detail::dump_builder<detail::json_access>(out, source).read({root, true});
+}
+
+// The number a file name ends in, after a known extension: `_dump_3` -> 3, `rank12.json` -> 12.
+int rank_from_name(const std::filesystem::path& path) {
+  std::string name = path.filename().string();
+  for (std::string_view ext : {".json", ".pickle", ".pkl", ".bin"})
+    if (name.size() > ext.size() && name.ends_with(ext))
+      name.resize(name.size() - ext.size());
+  std::size_t digits = 0;
+  while (digits < name.size() &&
+         std::isdigit(static_cast<unsigned char>(name[name.size() - 1 - digits])) != 0)
+    ++digits;
+  if (digits == 0 || digits > 9)
+    return -1;
+  return std::stoi(name.substr(name.size() - digits));
+}
+
+} // namespace
+
+std::string_view to_string(entry_state state) noexcept {
+  switch (state) {
+  case entry_state::scheduled:
+    return "scheduled";
+  case entry_state::started:
+    return "started";
+  case entry_state::completed:
+    return "completed";
+  }
+  return "scheduled";
+}
+
+dump parse_dump(std::string_view bytes, std::string_view source, int rank,
+                const pickle_limits& limits) {
+  dump out;
+  out.source = std::string(source);
+  out.rank = rank;
+  if (bytes.empty()) {
+    out.status = dump_status::empty_file;
+  } else if (looks_like_json(bytes)) {
+    parse_json(bytes, source, out);
+  } else {
+    const auto doc = pickle_document::parse(bytes, source, limits);
+    out.pickle_protocol = doc.protocol();
+    detail::dump_builder<detail::pickle_access>(out, source).read(doc.root());
+  }
+  if (out.rank < 0)
+    detail::fail(codes::no_rank, "a dump states no rank", source,
+                 "the dump has no `rank` key and the file name ends in no rank number "
+                 "(name dumps <prefix><rank>, as TORCH_FR_DUMP_TEMP_FILE does)");
+  return out;
+}
+
+dump read_dump(const std::string& path, const load_options& options) {
+  input_file in(path);
+  pickle_limits limits = options.limits;
+  limits.max_bytes = std::min<std::uint64_t>(limits.max_bytes, memory_budget());
+  const std::string bytes = in.read_all(limits.max_bytes);
+  return parse_dump(bytes, in.name(), rank_from_name(path), limits);
+}
+
+std::vector<std::string> expand_inputs(std::span<const std::string> inputs) {
+  std::vector<std::string> out;
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(input, ec)) {
+      std::vector<std::string> files;
+      for (const auto& e : std::filesystem::directory_iterator(input, ec))
+        if (e.is_regular_file(ec) && rank_from_name(e.path()) >= 0)
+          files.push_back(e.path().string());
+      std::sort(files.begin(), files.end());
+      out.insert(out.end(), files.begin(), files.end());
+    } else if (std::filesystem::exists(input, ec) || input == "-") {
+      out.push_back(input);
+    } else {
+      glob_t g{};
+      if (::glob(input.c_str(), 0, nullptr, &g) == 0)
+        for (std::size_t i = 0; i < g.gl_pathc; ++i)
+          out.emplace_back(g.gl_pathv[i]);
+      ::globfree(&g);
+    }
+  }
+  if (out.empty())
+    detail::fail(codes::no_dump_file, "no Flight Recorder dump matched",
+                 inputs.empty() ? std::string_view("(no input)") : std::string_view(inputs[0]),
+                 "no dump file matched: pass dump files, a folder of them (names ending in the "
+                 "rank, e.g. _dump_0) or a quoted glob like 'dumps/_dump_*'");
+  return out;
+}
+
+std::vector<dump> load_dumps(std::span<const std::string> inputs, const load_options& options) {
+  const auto files = expand_inputs(inputs);
+  std::vector<dump> out(files.size());
+  std::vector<std::exception_ptr> errors(files.size());
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i = next++; i < files.size(); i = next++) {
+      try {
+        out[i] = read_dump(files[i], options);
+      } catch (...) {
+        errors[i] = std::current_exception(); // rethrown below, in input order
+      }
+    }
+  };
+  const unsigned hw = options.threads != 0 ? options.threads : std::thread::hardware_concurrency();
+  const auto n = static_cast<unsigned>(std::min<std::size_t>(std::max(1u, hw), files.size()));
+  std::vector<std::jthread> pool;
+  for (unsigned t = 1; t < n; ++t)
+    pool.emplace_back(work);
+  work();
+  pool.clear();
+  for (const auto& e : errors)
+    if (e)
+      std::rethrow_exception(e);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const dump& a, const dump& b) { return a.rank < b.rank; });
+  for (std::size_t i = 1; i < out.size(); ++i)
+    if (out[i].rank == out[i - 1].rank)
+      detail::fail(codes::rank_claimed_twice, "two dumps claim one rank", out[i].source,
+                   fmt::format("rank {} is claimed by this dump and by {}", out[i].rank,
+                               printable(out[i - 1].source)));
+  return out;
+}
+
+} // namespace tdiag::trace::fr

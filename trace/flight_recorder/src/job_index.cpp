@@ -1,0 +1,254 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// The job index (job_index.hpp): job-wide ids for ops and shapes, groups matched by name with
+// the membership most dumps state, and per member the group's collectives in sequence order.
+#include "job_index.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace tdiag::trace::fr::detail {
+namespace {
+
+std::string shapes_key(const tensor_shapes& s) {
+  return fmt::format("{}|{}|{}|{}", s.input_sizes, s.output_sizes, s.input_dtypes, s.output_dtypes);
+}
+
+// The membership most dumps state for a group (ranks may disagree when one never created it).
+std::vector<int> agreed_members(const std::vector<const std::vector<int>*>& stated) {
+  // Pointers: with 10,000 ranks every dump states the world's 10,000 members.
+  const auto less = [](const std::vector<int>* a, const std::vector<int>* b) { return *a < *b; };
+  std::map<const std::vector<int>*, int, decltype(less)> votes(less);
+  for (const auto* ranks : stated)
+    if (!ranks->empty())
+      ++votes[ranks];
+  std::vector<int> best;
+  int best_votes = 0;
+  for (const auto& [ranks, n] : votes)
+    if (n > best_votes)
+      best = *ranks, best_votes = n;
+  std::sort(best.begin(), best.end());
+  best.erase(std::unique(best.begin(), best.end()), best.end());
+  return best;
+}
+
+void index_rank(job_index& job, rank_data& rd, std::unordered_map<std::string, std::uint32_t>& ops,
+                std::unordered_map<std::string, std::uint32_t>& shapes,
+                std::unordered_map<std::string, std::uint32_t>& groups) {
+  const dump& d = *rd.source;
+  for (const auto& name : d.ops) {
+    const auto [it, added] = ops.try_emplace(name, static_cast<std::uint32_t>(job.op_names.size()));
+    if (added) {
+      job.op_names.push_back(name);
+      job.op_types.push_back(op_type(name));
+    }
+    rd.op_of.push_back(it->second);
+  }
+  for (const auto& s : d.shapes) {
+    const auto [it, added] =
+        shapes.try_emplace(shapes_key(s), static_cast<std::uint32_t>(job.shapes.size()));
+    if (added)
+      job.shapes.push_back(&s);
+    rd.shapes_of.push_back(it->second);
+  }
+  for (const auto& g : d.groups) {
+    const auto [it, added] =
+        groups.try_emplace(g.name, static_cast<std::uint32_t>(job.groups.size()));
+    if (added)
+      job.groups.push_back({g.name, g.desc, {}, {}, {}, {}, {}});
+    rd.group_of.push_back(it->second);
+  }
+  rd.wrapped = !d.entries.empty() && d.entries.front().record_id > 0;
+  for (const auto& e : d.entries) {
+    rd.start_visible = rd.start_visible || e.state == entry_state::started;
+    rd.completion_visible = rd.completion_visible || e.state == entry_state::completed;
+  }
+  for (const auto& s : d.status_by_pg) {
+    rd.start_visible = rd.start_visible || s.last_started >= 0;
+    rd.completion_visible = rd.completion_visible || s.last_enqueued >= 0;
+  }
+  // Starts are seen only with timing on, and then completions are too (the end event is
+  // always recorded).
+  rd.completion_visible = rd.completion_visible || rd.start_visible;
+  std::int64_t newest = -1;
+  for (std::size_t i = 0; i < d.entries.size(); ++i)
+    if (newest < 0 ||
+        d.entries[i].record_id >= d.entries[static_cast<std::size_t>(newest)].record_id)
+      newest = static_cast<std::int64_t>(i);
+  rd.last_entry = newest;
+}
+
+// The group's collectives of one rank, in sequence order (the newest entry of a repeated seq),
+// and how far they got from the entries and pg_status.
+member_data collect_member(const job_index& job, std::uint32_t rank_index, std::uint32_t group) {
+  const auto& rd = job.ranks[rank_index];
+  const dump& d = *rd.source;
+  member_data m;
+  m.rank_index = rank_index;
+  std::int32_t pg_id = -1;
+  for (std::uint32_t i = 0; i < d.entries.size(); ++i) {
+    const auto& e = d.entries[i];
+    if (rd.group_of[e.group] != group || e.is_p2p)
+      continue;
+    pg_id = e.pg_id;
+    m.entries.push_back(i);
+    if (e.state == entry_state::completed)
+      m.completed = std::max(m.completed, e.collective_seq_id);
+    if (e.state != entry_state::scheduled)
+      m.started = std::max(m.started, e.collective_seq_id);
+  }
+  const auto by_seq = [&](std::uint32_t a, std::uint32_t b) {
+    const auto &x = d.entries[a], &y = d.entries[b];
+    return x.collective_seq_id != y.collective_seq_id ? x.collective_seq_id < y.collective_seq_id
+                                                      : x.record_id < y.record_id;
+  };
+  if (!std::is_sorted(m.entries.begin(), m.entries.end(), by_seq))
+    std::stable_sort(m.entries.begin(), m.entries.end(), by_seq);
+  // Keep the newest of entries sharing a seq (a coalesced call records several).
+  auto out = m.entries.begin();
+  for (auto it = m.entries.begin(); it != m.entries.end(); ++it) {
+    const auto next = it + 1;
+    if (next != m.entries.end() &&
+        d.entries[*next].collective_seq_id == d.entries[*it].collective_seq_id)
+      continue;
+    *out++ = *it;
+  }
+  m.entries.erase(out, m.entries.end());
+  if (!m.entries.empty()) {
+    m.lo = d.entries[m.entries.front()].collective_seq_id;
+    m.hi = d.entries[m.entries.back()].collective_seq_id;
+  }
+  for (const auto& s : d.status_by_pg) {
+    if (pg_id < 0 || s.pg_id != pg_id)
+      continue;
+    m.status_tracked = s.last_enqueued >= 0;
+    m.completed = std::max(m.completed, s.last_completed);
+    m.started = std::max(m.started, s.last_started);
+  }
+  return m;
+}
+
+} // namespace
+
+std::string_view to_string(progress p) noexcept {
+  switch (p) {
+  case progress::unknown:
+    return "state unknown";
+  case progress::pending:
+    return "not completed";
+  case progress::scheduled:
+    return "scheduled";
+  case progress::started:
+    return "started";
+  case progress::completed:
+    return "completed";
+  }
+  return "state unknown";
+}
+
+progress job_index::progress_of(const member_data& m, const entry& e) const {
+  const auto& rd = ranks[m.rank_index];
+  if (e.state == entry_state::completed || e.collective_seq_id <= m.completed)
+    return progress::completed;
+  if (!rd.completion_visible && !m.status_tracked)
+    return progress::unknown;
+  if (!rd.start_visible)
+    return progress::pending;
+  if (e.state == entry_state::started || e.collective_seq_id <= m.started)
+    return progress::started;
+  return progress::scheduled;
+}
+
+job_index build_index(std::span<const dump> dumps, int world_size) {
+  job_index job;
+  std::unordered_map<std::string, std::uint32_t> ops, shapes, groups;
+  std::map<int, const dump*> by_rank;
+  for (const auto& d : dumps)
+    by_rank.emplace(d.rank, &d);
+  for (int r = 0; r < world_size; ++r)
+    by_rank.emplace(r, nullptr);
+  for (const auto& [rank, d] : by_rank) {
+    auto& rd = job.ranks.emplace_back();
+    rd.rank = rank;
+    rd.source = d;
+    if (d != nullptr)
+      index_rank(job, rd, ops, shapes, groups);
+  }
+  // Membership: what most dumps state; ranks it names that have no dump join the job.
+  std::vector<std::vector<const std::vector<int>*>> stated(job.groups.size());
+  for (const auto& rd : job.ranks)
+    if (rd.source != nullptr)
+      for (std::size_t g = 0; g < rd.source->groups.size(); ++g)
+        stated[rd.group_of[g]].push_back(&rd.source->groups[g].ranks);
+  for (std::size_t g = 0; g < job.groups.size(); ++g)
+    job.groups[g].members = agreed_members(stated[g]);
+  for (const auto& g : job.groups)
+    for (int r : g.members)
+      if (!by_rank.contains(r)) {
+        by_rank.emplace(r, nullptr);
+        job.ranks.push_back({nullptr, r, {}, {}, {}, false, false, false, -1});
+      }
+  std::sort(job.ranks.begin(), job.ranks.end(),
+            [](const rank_data& a, const rank_data& b) { return a.rank < b.rank; });
+  std::unordered_map<int, std::uint32_t> index_of;
+  for (std::uint32_t i = 0; i < job.ranks.size(); ++i)
+    index_of.emplace(job.ranks[i].rank, i);
+  for (std::uint32_t g = 0; g < job.groups.size(); ++g) {
+    auto& group = job.groups[g];
+    if (group.members.empty()) // no dump states it: its members are the ranks that used it
+      for (const auto& rd : job.ranks)
+        if (rd.source != nullptr &&
+            std::find(rd.group_of.begin(), rd.group_of.end(), g) != rd.group_of.end())
+          group.members.push_back(rd.rank);
+    for (int r : group.members) {
+      const auto ri = index_of.at(r);
+      const auto& rd = job.ranks[ri];
+      if (rd.source == nullptr || rd.source->status != dump_status::ok) {
+        group.without_dump.push_back(r);
+        continue;
+      }
+      auto m = collect_member(job, ri, g);
+      if (!m.entries.empty())
+        group.with_entries.push_back(std::move(m));
+      else
+        (rd.wrapped ? group.silent_wrapped : group.silent).push_back(r);
+    }
+  }
+  return job;
+}
+
+std::string op_type(std::string_view name) {
+  const auto colon = name.find(':');
+  if (colon != std::string_view::npos)
+    name.remove_prefix(colon + 1);
+  return std::string(name.substr(0, name.find(' ')));
+}
+
+std::string rank_list(const std::vector<int>& ranks) {
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+      ++j;
+    if (!out.empty())
+      out += ", ";
+    out += j >= i + 2
+               ? fmt::format("{}-{}", ranks[i], ranks[j])
+               : fmt::format("{}", fmt::join(ranks.begin() + static_cast<long>(i),
+                                             ranks.begin() + static_cast<long>(j) + 1, ", "));
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string describe_call(std::string_view op, const tensor_shapes& s) {
+  return fmt::format("{} in {} {} -> {} {}", op, s.input_sizes, s.input_dtypes, s.output_sizes,
+                     s.output_dtypes);
+}
+
+} // namespace tdiag::trace::fr::detail
