@@ -23,6 +23,7 @@ void bind_report(py::module_& m);
 void bind_dtensor(py::module_& m);
 void bind_trace(py::module_& m);
 void bind_job(py::module_& m);
+void bind_fr(py::module_& m);
 void bind_runtime(py::module_& m);
 
 /// The trace behind a Python Trace handle (throws py::type_error for anything else).

@@ -49,5 +49,6 @@ PYBIND11_MODULE(_tensordiag, m) {
   bind_dtensor(m);
   bind_trace(m);
   bind_job(m);
+  bind_fr(m);
   bind_runtime(m);
 }

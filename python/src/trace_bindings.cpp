@@ -300,6 +300,15 @@ void bind_trace(py::module_& m) {
   m.def("timeline", &timeline, py::arg("trace"), py::arg("at"), py::arg("event"),
         py::arg("segments"));
   m.def("diff", &diff, py::arg("a"), py::arg("b"), py::arg("top"));
+  // The print forms of units.hpp, so that Python's displays show what tdiag prints.
+  m.def(
+      "format_bytes",
+      [](std::int64_t bytes) {
+        return bytes < 0 ? format_byte_delta(bytes)
+                         : format_bytes(static_cast<std::uint64_t>(bytes));
+      },
+      py::arg("bytes"));
+  m.def("format_duration", &format_duration, py::arg("ns"));
 }
 
 } // namespace tdiag::python

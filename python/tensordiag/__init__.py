@@ -24,13 +24,13 @@ except ImportError as _missing:  # without the compiled module only the pure-Pyt
     _core_error: "ImportError | None" = _missing
 else:
     _core_error = None
-    from . import dtensor, report, trace
+    from . import dtensor, fr, report, trace
 
     __version__ = _core.__version__
 
 
 def __getattr__(name: str):
-    if _core is None and name in ("dtensor", "report", "trace", "__version__"):
+    if _core is None and name in ("dtensor", "fr", "report", "trace", "__version__"):
         raise ImportError(f"tensordiag.{name} needs the compiled module: {_core_error}")
     raise AttributeError(f"module 'tensordiag' has no attribute {name!r}")
 
@@ -57,5 +57,5 @@ def main(args: Optional[Sequence[str]] = None) -> int:
 
 
 __all__ = ["Error", "InputError", "ShardingError", "DeviceAssertionError", "check", "dtensor",
-           "report", "trace", "main", "get_include", "get_cmake_dir", "get_library_dir",
+           "fr", "report", "trace", "main", "get_include", "get_cmake_dir", "get_library_dir",
            "__version__"]

@@ -3,6 +3,7 @@
 from typing import Optional, Sequence
 
 from . import dtensor as dtensor
+from . import fr as fr
 from . import report as report
 from . import trace as trace
 from .errors import DeviceAssertionError as DeviceAssertionError

@@ -14,26 +14,17 @@ HTML_ROWS = 20
 
 
 def format_bytes(n: int) -> str:
-    """As tdiag prints sizes (tensordiag/trace/units.hpp): 1.50 MiB, 512 B."""
-    value = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(value) < 1024 or unit == "TiB":
-            return f"{int(value)} B" if unit == "B" else f"{value:.2f} {unit}"
-        value /= 1024
-    return f"{n} B"  # pragma: no cover - the loop always returns
+    """As tdiag prints sizes (tensordiag/trace/units.hpp, through the compiled module)."""
+    from ._core import core
+
+    return str(core.format_bytes(int(n)))
 
 
 def format_ns(n: float) -> str:
-    """As tdiag prints durations (format_duration): 950 ns, 12.5 us, 3.2 ms, 1.234 s."""
-    value = float(n)
-    a = abs(value)
-    if a < 1e3:
-        return f"{int(value)} ns"
-    if a < 999.5e3:
-        return f"{value / 1e3:.3g} us"
-    if a < 999.5e6:
-        return f"{value / 1e6:.3g} ms"
-    return f"{value / 1e9:.4g} s"
+    """As tdiag prints durations (units.hpp's format_duration): 950 ns, 12.5 us, 1.234 s."""
+    from ._core import core
+
+    return str(core.format_duration(int(round(float(n)))))
 
 
 def top_lines(text: str, limit: int = TEXT_LINES) -> str:
