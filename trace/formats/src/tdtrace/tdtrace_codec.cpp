@@ -6,6 +6,8 @@
 // previous record's value, or a difference from an earlier field of the same record (end -
 // start). Sorted lanes make most deltas 0 or tiny, which zstd then squeezes to a few bits.
 #include <tensordiag/core/file_io.hpp>
+#include <tensordiag/trace/detail/record_ids.hpp>
+#include <tensordiag/trace/detail/saturate.hpp>
 
 #include <fmt/format.h>
 
@@ -19,8 +21,6 @@
 #include <vector>
 #include <zlib.h>
 
-#include <tensordiag/trace/detail/record_ids.hpp>
-#include <tensordiag/trace/detail/saturate.hpp>
 #include "tdtrace_bytes.hpp"
 #include "tdtrace_format.hpp"
 #include "tdtrace_schema.hpp"
@@ -232,7 +232,8 @@ trace_metadata decode_metadata(byte_reader& in) {
   m.source_path = in.text();
   m.time_origin_ns = static_cast<std::int64_t>(unzigzag(in.varint()));
   m.dropped_records = in.varint();
-  const std::size_t n = in.count();
+  // Two strings of at least their length byte each; two std::string once decoded.
+  const std::size_t n = in.count(2, 2 * sizeof(std::string));
   for (std::size_t i = 0; i < n; ++i) {
     std::string k(in.text());
     m.properties.emplace_back(std::move(k), std::string(in.text()));
@@ -342,13 +343,13 @@ void decode_chunk(std::span<const std::byte> payload, trace& into,
     byte_reader body(in.bytes(in.varint()));
     switch (type) {
     case section_strings: {
-      const std::size_t n = body.count();
+      const std::size_t n = body.count(1, sizeof(string_id));
       for (std::size_t i = 0; i < n; ++i)
         ids.strings.push_back(into.strings.intern(body.text()));
       break;
     }
     case section_frames: {
-      const std::size_t n = body.count();
+      const std::size_t n = body.count(3, sizeof(frame)); // three varints
       for (std::size_t i = 0; i < n; ++i) {
         frame f;
         f.function = id_maps::map(ids.strings, body.varint(), "string");
@@ -359,7 +360,7 @@ void decode_chunk(std::span<const std::byte> payload, trace& into,
       break;
     }
     case section_stacks: {
-      const std::size_t n = body.count();
+      const std::size_t n = body.count(2, sizeof(stack_id)); // a length and a frame
       std::vector<frame_id> frames;
       for (std::size_t i = 0; i < n; ++i) {
         const std::size_t len = body.count();
@@ -376,7 +377,7 @@ void decode_chunk(std::span<const std::byte> payload, trace& into,
       if (lanes_seen)
         throw malformed("two lane tables in one chunk");
       lanes_seen = true;
-      const std::size_t n = body.count();
+      const std::size_t n = body.count(4, sizeof(lane) + sizeof(lane_id)); // a byte, 3 varints
       for (std::size_t i = 0; i < n; ++i) {
         lane l;
         const std::uint8_t kind = body.u8();
