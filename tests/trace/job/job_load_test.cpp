@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/job_analysis.hpp>
 #include <tensordiag/trace/job_load.hpp>
 
 #include <gtest/gtest.h>
@@ -176,6 +177,25 @@ TEST_F(JobFolder, AutomaticRanksNeverCollide) {
   EXPECT_EQ(job[1].rank, 1);
   EXPECT_EQ(job[2].path.filename(), "c.json");
   EXPECT_EQ(job[2].rank, 2);
+}
+
+// Base times of +-INT64_MAX (hostile, or a broken writer) gave clock offsets that wrapped
+// ("[0, -2]"); they saturate to the model's +-2^60 ns, and the job still analyses.
+TEST_F(JobFolder, ExtremeBaseTimesSaturate) {
+  const std::string events =
+      R"("traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, )"
+      R"("ts": 1, "dur": 2}]})";
+  write("rank-0.json", R"({"baseTimeNanoseconds": -9223372036854775807, )" + events);
+  write("rank-1.json", R"({"baseTimeNanoseconds": 9223372036854775807, )" + events);
+  const std::vector<std::string> inputs{dir_.string()};
+  const auto job = load_job(inputs);
+  ASSERT_EQ(job.size(), 2u);
+  EXPECT_EQ(job[0].clock_offset_ns, 0);
+  EXPECT_EQ(job[1].clock_offset_ns, std::int64_t{1} << 60);
+  const auto result = analyze_job(rank_traces(job));
+  ASSERT_EQ(result.clock_offsets_ns.size(), 2u);
+  for (const auto offset : result.clock_offsets_ns)
+    EXPECT_GE(offset, 0);
 }
 
 } // namespace
