@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <string>
 
 namespace {
@@ -57,6 +58,19 @@ TEST(RealShapes, KinetoNumbersWrittenAsStrings) {
       << note->message;
   EXPECT_NE(note->message.find("traceEvents[8].args.stream"), std::string::npos) << note->message;
   EXPECT_EQ(r.warnings.size(), 1u);
+}
+
+// A string of digits past 64 bits saturates as the same JSON number would, never wraps to 0.
+TEST(RealShapes, KinetoStringNumbersSaturate) {
+  const std::string text = R"({"traceEvents": [{"ph": "X", "cat": "gpu_memcpy", "name": "m",
+    "pid": 0, "tid": 1, "ts": 1, "dur": 1, "args": {"bytes": "99999999999999999999999",
+    "correlation": "-5", "device": "1e3"}}]})";
+  const auto r = import_kineto(std::as_bytes(std::span(text)), "x.json");
+  ASSERT_EQ(r.trace.copies.size(), 1u);
+  const auto& c = r.trace.copies.all()[0];
+  EXPECT_EQ(c.bytes, std::numeric_limits<std::uint64_t>::max());
+  EXPECT_EQ(c.correlation, static_cast<std::uint32_t>(-5)); // as the number -5 would be
+  EXPECT_EQ(c.device, 1000);
 }
 
 TEST(RealShapes, KinetoStringThatIsNotANumberIsStillRefused) {

@@ -88,9 +88,12 @@ integer_value number_of(od::value v, std::string_view path, text_numbers& seen) 
         return out;
     } else if (is_json_number(text)) {
       seen.seen(path);
-      if (text[0] != '-' && std::from_chars(text.data(), last, out.u).ptr == last)
+      // Past 64 bits from_chars fails with its pointer at the end: the double path saturates.
+      if (const auto u = std::from_chars(text.data(), last, out.u);
+          text[0] != '-' && u.ec == std::errc{} && u.ptr == last)
         return out;
-      if (std::from_chars(text.data(), last, out.i).ptr == last) {
+      if (const auto i = std::from_chars(text.data(), last, out.i);
+          i.ec == std::errc{} && i.ptr == last) {
         out.type = integer_value::kind::i64;
         return out;
       }
