@@ -11,8 +11,14 @@ target_compile_options(tensordiag_build_interface INTERFACE
   $<$<AND:$<BOOL:${TDIAG_ENABLE_WERROR}>,$<COMPILE_LANGUAGE:CXX,C>>:-Werror>)
 # Our internal invariants (TDIAG_DETAIL_ASSERT, core/config.hpp) are checked in Debug and
 # sanitizer builds, where a broken one is worth a stop; release builds keep them as no-ops.
+# (A flag, not $<BOOL:${TDIAG_SANITIZE}>: "address,undefined" would be two arguments to $<BOOL>.)
+if(TDIAG_SANITIZE)
+  set(tdiag_sanitized 1)
+else()
+  set(tdiag_sanitized 0)
+endif()
 target_compile_definitions(tensordiag_build_interface INTERFACE
-  $<$<OR:$<CONFIG:Debug>,$<BOOL:${TDIAG_SANITIZE}>>:TDIAG_ENABLE_INTERNAL_ASSERTIONS=1>)
+  $<$<OR:$<CONFIG:Debug>,$<BOOL:${tdiag_sanitized}>>:TDIAG_ENABLE_INTERNAL_ASSERTIONS=1>)
 
 if(TDIAG_SANITIZE)
   set(tdiag_sanitize_flags -fsanitize=${TDIAG_SANITIZE} -fno-omit-frame-pointer
