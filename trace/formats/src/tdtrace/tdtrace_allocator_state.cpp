@@ -50,7 +50,9 @@ allocator_state decode_allocator_state(byte_reader& in, const id_maps& ids) {
     seg.type = static_cast<segment_type>(type);
     seg.is_expandable = in.u8() != 0;
     seg.stack = id_maps::map(ids.stacks, in.varint(), "stack");
-    const std::size_t blocks = in.count(5, sizeof(block)); // 4 varints and a byte at least
+    // 4 varints and a byte at least; the budget is checked once for the segments, not per
+    // segment (memory_budget() reads /proc), and the bytes bound the blocks of all of them.
+    const std::size_t blocks = in.count(5);
     seg.blocks.reserve(blocks);
     for (std::size_t k = 0; k < blocks; ++k) {
       block blk;
