@@ -23,7 +23,10 @@ std::shared_ptr<trace::trace_selection> add_selection_options(CLI::App* cmd) {
 
 std::vector<trace::job_member> load_trace_job(const std::vector<std::string>& inputs,
                                               const trace::job_load_options& options) {
-  auto job = trace::load_job(inputs, options);
+  std::vector<diagnostic> skipped;
+  auto job = trace::load_job(inputs, options, &skipped);
+  for (const auto& w : skipped)
+    fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), printable(w.message), w.code);
   for (const auto& m : job)
     for (const auto& w : m.loaded.warnings)
       fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), printable(w.message), w.code);

@@ -7,6 +7,7 @@
 #include <tensordiag/dtensor_checks/comm_report.hpp>
 #include <tensordiag/dtensor_checks/propagate.hpp>
 #include <tensordiag/dtensor_checks/scoring.hpp>
+#include <tensordiag/dtensor_checks/tensor_spec.hpp>
 
 #include <fmt/format.h>
 
@@ -64,6 +65,10 @@ std::optional<std::pair<std::int64_t, collective>> conversion_cost(const device_
                                                                    const tensor_meta& meta,
                                                                    const placement_list& from,
                                                                    const placement_list& to) {
+  // An output of more than 2^50 elements (an mm of two large recorded inputs) has no size we
+  // can state: no cost, so no suggestion built on one (it read "a reduce_scatter of 0 B").
+  if (!numel_fits(meta.shape))
+    return std::nullopt;
   const auto plan =
       plan_redistribution(mesh, meta, from, to, mesh_topology::build(mesh), plan_options{});
   if (plan.first_problem() != nullptr)
@@ -311,8 +316,27 @@ struct line_builder {
   std::map<cause_key, comm_cause> causes;
 };
 
+// The fixes found, by everything find_fix() reads: the call (op, mesh, every argument), what
+// PyTorch recorded as its outputs, and the cause (argument, item, steps). A recording repeats
+// one call at many source lines; each searched the candidates' propagations again (~0.6 ms a
+// line, 38 times `shard check`).
+using fix_cache = std::map<std::string, std::optional<placement_fix>>;
+
+std::string fix_key(const dtensor_case& c, const cause_key& cause) {
+  std::string key = fmt::format("{}|{}|", c.call.op, fmt::join(c.call.mesh.shape(), ","));
+  for (const auto& a : c.call.args)
+    key += to_string(a) + "|";
+  if (c.expect && c.expect->ok)
+    for (const auto& o : c.expect->outputs)
+      key += fmt::format("{} {}|", to_string(o.shape), to_string(o.placements));
+  key += fmt::format("{}|{}|{}", std::get<1>(cause), std::get<2>(cause),
+                     fmt::join(std::get<4>(cause), ";"));
+  return key;
+}
+
 // Adds the redistributions of one record to its line, one cause per redistributed input.
-void add_record(const dtensor_case& c, line_builder& b, const op_registry& registry) {
+void add_record(const dtensor_case& c, line_builder& b, const op_registry& registry,
+                fix_cache& fixes) {
   std::map<std::pair<std::size_t, std::size_t>, std::vector<recorded_redistribution>> by_input;
   for (const auto& r : c.redistributions) {
     if (r.comm != collective::none) // a local chunk or partition moves nothing between ranks
@@ -322,7 +346,8 @@ void add_record(const dtensor_case& c, line_builder& b, const op_registry& regis
   for (auto& [where, steps] : by_input) {
     const auto arg = where.first;
     const auto item = steps.front().item;
-    auto [it, fresh] = b.causes.try_emplace(key_of(c, arg, item, steps));
+    const auto key = key_of(c, arg, item, steps);
+    auto [it, fresh] = b.causes.try_emplace(key);
     auto& cause = it->second;
     if (fresh) {
       op_call copy = c.call;
@@ -337,12 +362,17 @@ void add_record(const dtensor_case& c, line_builder& b, const op_registry& regis
         cause.comms.add(s.comm);
         cause.bytes_per_call = sat_add(cause.bytes_per_call, s.bytes_per_rank);
       }
-      try {
-        static const std::vector<std::string> no_names;
-        cause.fix = find_fix(c, cause, registry, rule != nullptr ? rule->arg_names : no_names);
-      } catch (const sharding_error&) {
-        cause.fix.reset(); // propagation rejects or does not know the recorded call
+      auto [known, first] = fixes.try_emplace(fix_key(c, key));
+      if (first) {
+        try {
+          static const std::vector<std::string> no_names;
+          known->second =
+              find_fix(c, cause, registry, rule != nullptr ? rule->arg_names : no_names);
+        } catch (const sharding_error&) {
+          known->second.reset(); // propagation rejects or does not know the recorded call
+        }
       }
+      cause.fix = known->second;
     }
     cause.calls = sat_add(cause.calls, c.calls);
     cause.bytes = sat_add(cause.bytes, sat_mul(cause.bytes_per_call, c.calls));
@@ -427,6 +457,7 @@ comm_report build_comm_report(const case_file& file, std::string source,
   r.format_bytes = format_bytes ? format_bytes : bytes_formatter(plain_bytes);
   const auto& fmt_bytes = r.format_bytes;
   std::map<std::pair<std::string, std::int64_t>, line_builder> lines;
+  fix_cache fixes;
   for (const auto& c : file.cases) {
     ++r.records;
     r.calls = sat_add(r.calls, c.calls);
@@ -438,7 +469,7 @@ comm_report build_comm_report(const case_file& file, std::string source,
     auto& b = lines[{frame.file, frame.line}];
     if (b.causes.empty())
       b.line.source = frame;
-    add_record(c, b, registry);
+    add_record(c, b, registry, fixes);
   }
   for (auto& [where, b] : lines) {
     for (auto& [key, cause] : b.causes) {

@@ -159,7 +159,10 @@ redistribute_step make_step(const transform& t, const device_mesh& mesh, const m
     }
     break;
   }
-  s.bytes_per_rank = static_cast<std::int64_t>(std::llround(std::isfinite(bytes) ? bytes : 0.0));
+  // llround of a double past INT64_MAX is undefined: saturated as global_bytes() is.
+  s.bytes_per_rank = !std::isfinite(bytes) ? 0
+                     : bytes >= 0x1p63     ? std::numeric_limits<std::int64_t>::max()
+                                           : static_cast<std::int64_t>(std::llround(bytes));
   return s;
 }
 

@@ -118,7 +118,10 @@ std::int64_t num_shards(const device_mesh& mesh, const placement_list& ps) {
 }
 
 std::int64_t global_bytes(const tensor_meta& meta) noexcept {
-  return itemsize(meta.type) * numel(meta.shape);
+  std::int64_t bytes = 0;
+  if (__builtin_mul_overflow(itemsize(meta.type), numel(meta.shape), &bytes))
+    return std::numeric_limits<std::int64_t>::max(); // saturated, as numel() is
+  return bytes;
 }
 
 chunk chunk_of(std::int64_t size, std::int64_t parts, std::int64_t index) noexcept {

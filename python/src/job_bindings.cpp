@@ -52,7 +52,7 @@ py::tuple analyze(const std::vector<std::string>& inputs, bool hta_compat,
     job_load_options load;
     load.ranks = *ranks;
     load.load.select = select;
-    const auto job = load_job(inputs, load);
+    const auto job = load_job(inputs, load, &warnings);
     for (const auto& m : job)
       warnings.insert(warnings.end(), m.loaded.warnings.begin(), m.loaded.warnings.end());
     const auto result = analyze_job(rank_traces(job), options);

@@ -11,6 +11,8 @@
 #include <tensordiag/trace/timeline_analysis.hpp>
 #include <tensordiag/trace/units.hpp>
 
+#include <fmt/format.h>
+
 #include <memory>
 #include <optional>
 #include <pybind11/stl.h>
@@ -32,6 +34,16 @@ struct loaded_trace {
   [[nodiscard]] const tdiag::trace::trace& t() const noexcept { return loaded.trace; }
 };
 using trace_ptr = std::shared_ptr<loaded_trace>;
+
+// The trace a handle holds. pybind11 hands None over as an empty holder: a TypeError, never a
+// null dereference (Trace(None).summary() killed the interpreter).
+const tdiag::trace::trace& held(const trace_ptr& p, const char* argument) {
+  if (!p)
+    throw py::type_error(fmt::format("{}: expected a trace loaded by tensordiag.trace.load(), "
+                                     "got None",
+                                     argument));
+  return p->t();
+}
 
 py::tuple span_tuple(time_span s) {
   return py::make_tuple(s.begin, s.end);
@@ -173,7 +185,7 @@ py::tuple analysed(Compute&& compute, Convert&& convert) {
 }
 
 py::tuple summary(const trace_ptr& p, std::size_t top) {
-  const auto& t = p->t();
+  const auto& t = held(p, "trace");
   return analysed(
       [&] {
         auto s = summarize(t);
@@ -184,7 +196,7 @@ py::tuple summary(const trace_ptr& p, std::size_t top) {
 }
 
 py::tuple leaks(const trace_ptr& p, std::size_t top) {
-  const auto& t = p->t();
+  const auto& t = held(p, "trace");
   return analysed(
       [&] {
         auto l = find_leaks(t);
@@ -195,7 +207,7 @@ py::tuple leaks(const trace_ptr& p, std::size_t top) {
 }
 
 py::tuple ooms(const trace_ptr& p) {
-  const auto& t = p->t();
+  const auto& t = held(p, "trace");
   return analysed(
       [&] {
         auto f = find_ooms(t);
@@ -207,9 +219,9 @@ py::tuple ooms(const trace_ptr& p) {
 
 py::tuple timeline(const trace_ptr& p, const py::object& at, std::optional<std::size_t> event,
                    std::size_t segments) {
+  const auto& t = held(p, "trace");
   if (at.is_none() == !event.has_value())
     throw py::value_error("give exactly one of at= (a time since the start) or event=");
-  const auto& t = p->t();
   const std::int64_t time = event ? 0 : timeline_time(t, at);
   return analysed(
       [&] {
@@ -221,14 +233,15 @@ py::tuple timeline(const trace_ptr& p, const py::object& at, std::optional<std::
 }
 
 py::tuple diff(const trace_ptr& a, const trace_ptr& b, std::size_t top) {
+  const auto &ta = held(a, "a"), &tb = held(b, "b");
   return analysed(
       [&] {
         // The report of `tdiag trace diff A B`, and the one pair's diff for the figures.
-        const rank_trace ra{0, &a->t(), 0}, rb{0, &b->t(), 0};
+        const rank_trace ra{0, &ta, 0}, rb{0, &tb, 0};
         std::vector<diff_result> pair;
-        auto r = run_diff_report(
-            std::span(&ra, 1), std::span(&rb, 1), diff_ops(std::span(&ra, 1), std::span(&rb, 1)),
-            a->t().metadata.source_path, b->t().metadata.source_path, top, &pair);
+        auto r = run_diff_report(std::span(&ra, 1), std::span(&rb, 1),
+                                 diff_ops(std::span(&ra, 1), std::span(&rb, 1)),
+                                 ta.metadata.source_path, tb.metadata.source_path, top, &pair);
         return std::pair{std::move(pair.front()), std::move(r)};
       },
       [](const diff_result& d) { return diff_data(d); });

@@ -257,6 +257,11 @@ class Trace:
     """A loaded trace. Immutable; the event columns stay valid while any of them is alive."""
 
     def __init__(self, handle) -> None:
+        # Trace(None), or anything but what load() returns, would reach the C++ analyses as a
+        # null trace: refused here with a TypeError (the bindings refuse None again).
+        if not isinstance(handle, core.Trace):
+            raise TypeError(f"Trace({type(handle).__name__}): open a trace with "
+                            "tensordiag.trace.load(path)")
         self._handle = handle
         self._tables = _frames.EventTables(core, handle)
 

@@ -53,6 +53,13 @@ tdiag_cli_test(bad_input.not_a_trace FAMILY trace EXPECT_RC 2
   CHECKS -DONE_LINE_ERROR=ON "-DSTDERR_REGEX=README.md' is not a trace format tensordiag reads")
 tdiag_cli_test(bad_input.missing FAMILY trace EXPECT_RC 2 ARGS "trace|oom|${out}/does-not-exist.pickle"
   CHECKS "-DSTDERR_REGEX=does-not-exist.pickle")
+tdiag_cli_test(bad_input.negative_device FAMILY trace EXPECT_RC 2
+  ARGS "trace|summary|${tdtrace}|--device|-1"
+  CHECKS "-DSTDERR_REGEX=^--device: expected a device number >= 0, got -1\n[^0-9]*$")
+# Issue 36: a leading 18 KiB "metadata" object and ROCm's numbers written as strings.
+tdiag_cli_test(real_shapes.metadata_first FAMILY trace EXPECT_RC 0
+  ARGS "trace|summary|${fixtures}/real_shapes/metadata_first.json|--format|json"
+  CHECKS "-DJSON_FIELDS=format=kineto-json|kernels=3")
 
 # --- on the shared traces (TDIAG_DATA_DIR) ---------------------------------------------------
 set(oom "${TDIAG_DATA_DIR}/traces/oom_snapshot.pickle")

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -48,6 +49,19 @@ TEST(ParseCases, RejectsOutOfRangeInput) {
   EXPECT_ANY_THROW((void)parse_case_line(
       R"x({"id":"z","op":"a","mesh":[2],"args":[{"tensor":{"shape":[1099511627776,1099511627776],"placements":["R"]}}]})x"));
   EXPECT_ANY_THROW((void)parse_case_line("not json"));
+}
+
+// Two objects on one line: the second was silently dropped; now the line is refused.
+TEST(ParseCases, RefusesTwoObjectsOnOneLine) {
+  const auto file =
+      parse_cases(std::string(good) + " " + std::string(good) + "\n" + std::string(good) + "\n");
+  ASSERT_EQ(file.cases.size(), 1u);
+  EXPECT_EQ(file.cases[0].line, 2u);
+  ASSERT_EQ(file.errors.size(), 1u);
+  EXPECT_EQ(file.errors[0].line, 1u);
+  EXPECT_NE(file.errors[0].message.find("more than one JSON value on the line"), std::string::npos)
+      << file.errors[0].message;
+  EXPECT_ANY_THROW((void)parse_case_line(std::string(good) + std::string(good)));
 }
 
 TEST(AnswerCase, WritesTheAnswerFormat) {
@@ -165,6 +179,28 @@ TEST(ReadCaseFile, ReadsTheRecordingFixture) {
   EXPECT_EQ(first.calls, 40);
   EXPECT_EQ(first.source->line, 41);
   EXPECT_EQ(first.redistributions.at(0).bytes_per_rank, 65536);
+}
+
+// The budget covers what parsing builds, not only the file: a 4 MiB one-line recording under a
+// 16 MiB budget needs 8 MiB for the text and its padded copy and 20 MiB for the index.
+TEST(ReadCaseFile, BudgetCoversWhatParsingBuilds) {
+  const auto path = std::filesystem::path(::testing::TempDir()) / "long_line_recording.jsonl";
+  {
+    std::ofstream out(path);
+    out << R"({"id": ")" << std::string(std::size_t{4} << 20, 'x') << R"("})"
+        << "\n";
+  }
+  ::setenv("TDIAG_MEMORY_LIMIT", "16M", 1);
+  try {
+    (void)read_case_file(path);
+    ADD_FAILURE() << "expected the budget line";
+  } catch (const tdiag::input_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("whose longest line is"), std::string::npos) << what;
+    EXPECT_NE(what.find("TDIAG_MEMORY_LIMIT"), std::string::npos) << what;
+  }
+  ::unsetenv("TDIAG_MEMORY_LIMIT");
+  std::filesystem::remove(path);
 }
 
 TEST(ReadCaseFile, StrictReadingNamesTheFileLineAndField) {

@@ -253,4 +253,26 @@ TEST(CommReport, NamesTheListItemAndGroupsRecordsWithoutASource) {
                                         "aten.cat.default");
 }
 
+// An mm of two recorded inputs of 2^50 elements each has an output of 2^80 elements: no byte
+// count can be stated for it, so no suggestion is sized by one (it read "a reduce_scatter of
+// 0 B").
+TEST(CommReport, NoSuggestionSizedByAnOutputTooLargeToState) {
+  const std::string line =
+      R"x({"id": "r1", "op": "aten.mm.default", "mesh": [2, 4], "args": [{"tensor": )x"
+      R"x({"shape": [1099511627776, 1024], "dtype": "float32", "placements": ["S(0)", )x"
+      R"x("S(1)"]}}, {"tensor": {"shape": [1024, 1099511627776], "dtype": "float32", )x"
+      R"x("placements": ["R", "S(1)"]}}], "redistributions": [{"arg": 0, "mesh_dim": 1, )x"
+      R"x("from": "S(1)", "to": "R", "collective": "all_gather", "bytes_per_rank": 65536}], )x"
+      R"x("calls": 1})x"
+      "\n";
+  const auto r = build_comm_report(parse_cases(line), "rec.jsonl");
+  ASSERT_EQ(r.lines.size(), 1u);
+  for (const auto& c : r.lines[0].causes) {
+    EXPECT_EQ(c.suggestion.find(" of 0 B"), std::string::npos) << c.suggestion;
+    if (c.fix) {
+      EXPECT_GE(c.fix->output_bytes, 0) << c.suggestion;
+    }
+  }
+}
+
 } // namespace

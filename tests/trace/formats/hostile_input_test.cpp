@@ -95,6 +95,39 @@ TEST_F(HostileInput, ChunkDeclaringMoreRecordsThanTheBudgetIsSkipped) {
     std::ofstream(fs::path(seeds) / "declared_count_bomb.tdtrace", std::ios::binary) << slurp(path);
 }
 
+// 32 MiB of zeros compress to about a kilobyte: a lane table declaring 8M lanes in them was
+// resident gigabytes (260M in 250 MiB) or std::bad_alloc. The payload's inflation is capped
+// before anything is allocated; the chunk is skipped, the rest of the file loads.
+TEST_F(HostileInput, PayloadInflatingPastTheCapIsSkipped) {
+  const trace t = make_synthetic_trace();
+  const auto good = dir_ / "good.tdtrace";
+  write_tdtrace(good, t);
+  std::string body = varint(8u << 20);
+  body.resize(std::size_t{32} << 20, '\0');
+  const std::string payload =
+      std::string(1, static_cast<char>(detail::section_lanes)) + varint(body.size()) + body;
+  std::string compressed(ZSTD_compressBound(payload.size()), '\0');
+  compressed.resize(
+      ZSTD_compress(compressed.data(), compressed.size(), payload.data(), payload.size(), 3));
+  ASSERT_LT(compressed.size(), 8192u);
+  detail::chunk_header h;
+  h.sequence = 9;
+  h.compressed_size = static_cast<std::uint32_t>(compressed.size());
+  h.uncompressed_size = static_cast<std::uint32_t>(payload.size());
+  h.event_count = 0;
+  h.payload_crc = detail::crc32_of(std::as_bytes(std::span(compressed)));
+  const auto path =
+      write("inflate.tdtrace", slurp(good) + detail::encode_chunk_header(h) + compressed);
+  const auto loaded = read_tdtrace(path);
+  EXPECT_EQ(loaded.loaded.trace.event_count(), t.event_count());
+  bool skipped = false;
+  for (const auto& w : loaded.loaded.warnings)
+    skipped |= w.code == "TDIAG-TR-313" && w.message.find("would inflate") != std::string::npos;
+  EXPECT_TRUE(skipped);
+  if (const char* seeds = std::getenv("TDIAG_WRITE_SEEDS"))
+    std::ofstream(fs::path(seeds) / "inflate_bomb_lanes.tdtrace", std::ios::binary) << slurp(path);
+}
+
 TEST_F(HostileInput, BadHeaderSizeIsNotCalledAVersion) {
   auto bytes = slurp([&] {
     const auto p = dir_ / "t.tdtrace";

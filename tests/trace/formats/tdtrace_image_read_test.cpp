@@ -10,8 +10,11 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fcntl.h>
 #include <fstream>
+#include <unistd.h>
 
+#include "formats/src/tdtrace/tdtrace_image.hpp"
 #include "trace_test_support.hpp"
 
 namespace tdiag::trace {
@@ -127,6 +130,50 @@ TEST(TdtraceImageRead, DamagedRowsAreRefused) {
   std::memcpy(&chunk, bytes.data() + footer + 8, 8);
   bytes[chunk + 60] ^= 0x5A;
   EXPECT_EQ(refusal(bytes), std::string(codes::chunk_checksum));
+}
+
+// Another process truncates the file after the load: a small image's rows were copied, so the
+// trace stays whole (a mapping would end the process with SIGBUS at the first row touched).
+TEST(TdtraceImageRead, TruncatedAfterLoadingCostsNothing) {
+  const trace t = sample_trace();
+  const auto path = write_image(t, "image_truncated_later.tdtrace");
+  ASSERT_LT(std::filesystem::file_size(path), detail::copied_rows_below);
+  const auto loaded = read_tdtrace(path);
+  std::filesystem::resize_file(path, 64);
+  expect_same_content(loaded.loaded.trace, t);
+}
+
+// "-" is standard input, even where the working folder holds a file named "-" of the same size
+// (the rows were looked up by that name: another file's rows under stdin's tables).
+TEST(TdtraceImageRead, StandardInputIsNeverLookedUpByName) {
+  const trace t = sample_trace();
+  const auto path = write_image(t, "image_stdin.tdtrace");
+  const auto dir = test::temp_path("image_stdin_cwd");
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream decoy(dir / "-", std::ios::binary);
+    decoy << std::string(std::filesystem::file_size(path), '\x5a');
+  }
+  const auto cwd = std::filesystem::current_path();
+  const int saved = ::dup(STDIN_FILENO);
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::dup2(fd, STDIN_FILENO), STDIN_FILENO);
+  ::close(fd);
+  std::filesystem::current_path(dir);
+  load_result r;
+  std::string error;
+  try {
+    r = load_trace("-");
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  std::filesystem::current_path(cwd);
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(error.empty()) << error;
+  expect_same_content(r.trace, t);
 }
 
 TEST(TdtraceImageRead, ChunkedFilesStillReadAsBefore) {

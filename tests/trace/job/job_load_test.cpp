@@ -1,12 +1,17 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/job_analysis.hpp>
 #include <tensordiag/trace/job_load.hpp>
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -102,6 +107,95 @@ TEST(JobLoad, BadInputsGiveCodedErrors) {
     EXPECT_EQ(code_of(e), "TDIAG-TR-262");
     EXPECT_NE(std::string(e.what()).find("distributedInfo"), std::string::npos) << e.what();
   }
+}
+
+// A folder whose own files are fine, among a symlink loop, a dangling link and a FIFO: one line
+// each, never an exception, never a wait on the FIFO; the good files load.
+class JobFolder : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("tdiag_job_folder_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void write(const std::string& name, std::string_view text) { std::ofstream(dir_ / name) << text; }
+  static std::string kineto(int rank) {
+    const std::string events =
+        R"("traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, )"
+        R"("ts": 1, "dur": 2}]})";
+    return rank < 0 ? "{" + events
+                    : R"({"distributedInfo": {"rank": )" + std::to_string(rank) + "}, " + events;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(JobFolder, LinksLoopsAndFifosAreOneLineEach) {
+  write("rank-0.json", kineto(0));
+  write("rank-1.json", kineto(1));
+  std::filesystem::create_symlink(dir_ / "loop_b.json", dir_ / "loop_a.json");
+  std::filesystem::create_symlink(dir_ / "loop_a.json", dir_ / "loop_b.json");
+  std::filesystem::create_symlink(dir_ / "gone.json", dir_ / "dangling.json");
+  std::filesystem::create_symlink(dir_ / "rank-1.json", dir_ / "zz_link_to_rank1.json.bak");
+  ASSERT_EQ(::mkfifo((dir_ / "rank-2.json").c_str(), 0600), 0);
+  std::vector<tdiag::diagnostic> skipped;
+  const std::vector<std::string> inputs{dir_.string()};
+  const auto job = load_job(inputs, {}, &skipped);
+  ASSERT_EQ(job.size(), 2u);
+  EXPECT_EQ(job[0].rank, 0);
+  EXPECT_EQ(job[1].rank, 1);
+  ASSERT_EQ(skipped.size(), 4u); // dangling, FIFO, two loop ends
+  std::string all;
+  for (const auto& d : skipped) {
+    EXPECT_EQ(d.message.find('\n'), std::string::npos);
+    all += d.message + "|";
+  }
+  EXPECT_NE(all.find("dangling.json: skipped: a symbolic link that leads to no file"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("loop_a.json: skipped: a symbolic link that loops"), std::string::npos) << all;
+  EXPECT_NE(all.find("rank-2.json: skipped: a FIFO"), std::string::npos) << all;
+  // The same through a glob.
+  skipped.clear();
+  const std::vector<std::string> glob{(dir_ / "*.json").string()};
+  EXPECT_EQ(load_job(glob, {}, &skipped).size(), 2u);
+  EXPECT_EQ(skipped.size(), 4u);
+}
+
+TEST_F(JobFolder, AutomaticRanksNeverCollide) {
+  // a.json states no rank (position 0), b.json states rank 0: a takes the first free rank.
+  write("a.json", kineto(-1));
+  write("b.json", kineto(0));
+  write("c.json", kineto(-1));
+  const std::vector<std::string> inputs{dir_.string()};
+  const auto job = load_job(inputs);
+  ASSERT_EQ(job.size(), 3u);
+  EXPECT_EQ(job[0].path.filename(), "b.json");
+  EXPECT_EQ(job[1].path.filename(), "a.json");
+  EXPECT_EQ(job[1].rank, 1);
+  EXPECT_EQ(job[2].path.filename(), "c.json");
+  EXPECT_EQ(job[2].rank, 2);
+}
+
+// Base times of +-INT64_MAX (hostile, or a broken writer) gave clock offsets that wrapped
+// ("[0, -2]"); they saturate to the model's +-2^60 ns, and the job still analyses.
+TEST_F(JobFolder, ExtremeBaseTimesSaturate) {
+  const std::string events =
+      R"("traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, )"
+      R"("ts": 1, "dur": 2}]})";
+  write("rank-0.json", R"({"baseTimeNanoseconds": -9223372036854775807, )" + events);
+  write("rank-1.json", R"({"baseTimeNanoseconds": 9223372036854775807, )" + events);
+  const std::vector<std::string> inputs{dir_.string()};
+  const auto job = load_job(inputs);
+  ASSERT_EQ(job.size(), 2u);
+  EXPECT_EQ(job[0].clock_offset_ns, 0);
+  EXPECT_EQ(job[1].clock_offset_ns, std::int64_t{1} << 60);
+  const auto result = analyze_job(rank_traces(job));
+  ASSERT_EQ(result.clock_offsets_ns.size(), 2u);
+  for (const auto offset : result.clock_offsets_ns)
+    EXPECT_GE(offset, 0);
 }
 
 } // namespace

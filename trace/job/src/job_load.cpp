@@ -2,16 +2,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/detail/saturate.hpp>
 #include <tensordiag/trace/job_load.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <charconv>
 #include <exception>
 #include <glob.h>
 #include <map>
+#include <optional>
 #include <thread>
 
 namespace tdiag::trace {
@@ -49,27 +52,86 @@ std::optional<rank_source> rank_source_from_name(std::string_view name) noexcept
   return std::nullopt;
 }
 
-std::vector<std::filesystem::path> expand_job_inputs(std::span<const std::string> inputs) {
+namespace {
+
+// A folder's or a glob's entry that is no trace file to open: a link that loops or leads
+// nowhere, a FIFO (opening one waits for a writer, maybe forever), a socket or a device. One
+// line says which; the other files of the job still load.
+std::optional<std::string> why_not_a_file(const std::filesystem::path& p) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto link = fs::symlink_status(p, ec);
+  if (ec)
+    return fmt::format("cannot be examined ({})", ec.message());
+  const auto target = fs::status(p, ec);
+  if (ec || target.type() == fs::file_type::not_found)
+    return link.type() == fs::file_type::symlink
+               ? fmt::format("a symbolic link that {}",
+                             ec.value() == ELOOP ? "loops" : "leads to no file")
+               : fmt::format("cannot be examined ({})", ec.message());
+  switch (target.type()) {
+  case fs::file_type::regular:
+    return std::nullopt;
+  case fs::file_type::fifo:
+    return std::string("a FIFO (never opened: it would wait for a writer)");
+  case fs::file_type::directory:
+    return std::string("a folder (folders are not searched recursively)");
+  default:
+    return std::string("not a regular file");
+  }
+}
+
+void skip_entry(const std::filesystem::path& p, const std::string& why,
+                std::vector<diagnostic>* skipped) {
+  diagnostic d;
+  d.level = severity::warning;
+  d.code = std::string(codes::no_trace_file);
+  d.title = "job entry skipped";
+  d.message = fmt::format("{}: skipped: {}", p.string(), why);
+  d.add_field("file", p.string());
+  if (skipped)
+    skipped->push_back(std::move(d));
+}
+
+} // namespace
+
+std::vector<std::filesystem::path> expand_job_inputs(std::span<const std::string> inputs,
+                                                     std::vector<diagnostic>* skipped) {
   std::vector<std::filesystem::path> out;
+  // Entries found by a folder or a glob (never by an explicit name) that cannot be opened as a
+  // file are skipped with a line each.
+  const auto add_found = [&](std::vector<std::filesystem::path>& files,
+                             const std::filesystem::path& p) {
+    if (const auto why = why_not_a_file(p))
+      skip_entry(p, *why, skipped);
+    else
+      files.push_back(p);
+  };
   for (const auto& input : inputs) {
     std::error_code ec;
     if (input == "-") { // standard input, read whole as every stream is
       out.emplace_back(input);
     } else if (std::filesystem::is_directory(input, ec)) {
       std::vector<std::filesystem::path> files;
-      for (const auto& entry : std::filesystem::directory_iterator(input))
-        if (entry.is_regular_file() && looks_like_trace_file(entry.path()))
-          files.push_back(entry.path());
+      // Not the iterator's increment that throws: an unreadable entry ends only its own line.
+      std::filesystem::directory_iterator it(input, ec), end;
+      for (; !ec && it != end; it.increment(ec))
+        if (looks_like_trace_file(it->path()))
+          add_found(files, it->path());
+      if (ec)
+        skip_entry(input, fmt::format("the folder cannot be listed ({})", ec.message()), skipped);
       std::sort(files.begin(), files.end());
       out.insert(out.end(), files.begin(), files.end());
     } else if (std::filesystem::exists(input, ec)) {
       out.emplace_back(input);
     } else if (input.find_first_of("*?[") != std::string::npos) {
       glob_t g{};
+      std::vector<std::filesystem::path> files;
       if (::glob(input.c_str(), 0, nullptr, &g) == 0)
         for (std::size_t i = 0; i < g.gl_pathc; ++i)
-          out.emplace_back(g.gl_pathv[i]);
+          add_found(files, g.gl_pathv[i]);
       ::globfree(&g);
+      out.insert(out.end(), files.begin(), files.end());
     } else {
       throw_input_error(
           codes::no_trace_file, "no trace file", fmt::format("{}: no such file or folder", input),
@@ -100,8 +162,9 @@ int rank_from_file_name(const std::filesystem::path& path) {
 }
 
 std::vector<job_member> load_job(std::span<const std::string> inputs,
-                                 const job_load_options& options) {
-  const auto files = expand_job_inputs(inputs);
+                                 const job_load_options& options,
+                                 std::vector<diagnostic>* skipped) {
+  const auto files = expand_job_inputs(inputs, skipped);
   std::vector<job_member> members(files.size());
   std::vector<std::exception_ptr> errors(files.size());
   std::atomic<std::size_t> next{0};
@@ -129,17 +192,17 @@ std::vector<job_member> load_job(std::span<const std::string> inputs,
       std::rethrow_exception(e);
 
   std::map<int, std::size_t> claimed;
+  const bool automatic = options.ranks == rank_source::automatic;
   for (std::size_t i = 0; i < members.size(); ++i) {
     auto& m = members[i];
     const int from_info = distributed_rank(m.loaded.trace);
     const int from_name = rank_from_file_name(m.path);
-    const bool automatic = options.ranks == rank_source::automatic;
     m.rank = options.ranks == rank_source::position ? static_cast<int>(i)
              : options.ranks == rank_source::distributed || (automatic && from_info >= 0)
                  ? from_info
                  : from_name;
     if (automatic && m.rank < 0)
-      m.rank = static_cast<int>(i);
+      continue; // placed below, in the ranks no file states
     if (m.rank < 0)
       throw_input_error(codes::no_rank, "no rank",
                         fmt::format("{}: {} states no rank", m.path.string(),
@@ -153,13 +216,27 @@ std::vector<job_member> load_job(std::span<const std::string> inputs,
                                     members[it->second].path.string()),
                         "pass one file per rank, or use --rank-from position");
   }
+  // Files that state no rank take the lowest ranks no other file states, in input order: a
+  // position could collide with a rank another file states.
+  int free_rank = 0;
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (members[i].rank >= 0)
+      continue;
+    while (claimed.contains(free_rank))
+      ++free_rank;
+    members[i].rank = free_rank;
+    claimed.emplace(free_rank, i);
+  }
   std::int64_t earliest = INT64_MAX;
   for (const auto& m : members)
     if (m.loaded.trace.metadata.time_origin_ns != 0)
       earliest = std::min(earliest, m.loaded.trace.metadata.time_origin_ns);
   for (auto& m : members)
     if (m.loaded.trace.metadata.time_origin_ns != 0)
-      m.clock_offset_ns = m.loaded.trace.metadata.time_origin_ns - earliest;
+      // Saturated to the model's time range: base times of +-INT64_MAX (hostile or broken
+      // writers) must not wrap into small offsets, and offset + time must not overflow.
+      m.clock_offset_ns =
+          detail::clamp_time(detail::wide_int{m.loaded.trace.metadata.time_origin_ns} - earliest);
   std::sort(members.begin(), members.end(),
             [](const job_member& a, const job_member& b) { return a.rank < b.rank; });
   return members;

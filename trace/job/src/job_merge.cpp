@@ -1,5 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/detail/record_ids.hpp>
+#include <tensordiag/trace/detail/saturate.hpp>
 #include <tensordiag/trace/job_merge.hpp>
 #include <tensordiag/trace/trace_merge.hpp>
 
@@ -8,9 +10,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
-
-#include <tensordiag/trace/detail/record_ids.hpp>
-#include <tensordiag/trace/detail/saturate.hpp>
 
 namespace tdiag::trace {
 
@@ -215,7 +214,7 @@ merged_job merge_job(std::span<const rank_trace> ranks, const job_analysis_resul
     if (meta.format.empty())
       meta.format = src.metadata.format;
     if (meta.time_origin_ns == 0 && src.metadata.time_origin_ns != 0)
-      meta.time_origin_ns = src.metadata.time_origin_ns - m.offset;
+      meta.time_origin_ns = detail::sat_sub(src.metadata.time_origin_ns, m.offset);
     meta.dropped_records += src.metadata.dropped_records;
     maps.push_back(std::move(m));
   }

@@ -12,7 +12,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
+#include <optional>
 #include <tuple>
 
 #include "import_budget.hpp"
@@ -21,13 +23,46 @@ namespace tdiag::trace::detail {
 
 namespace {
 
+// Kineto before 2021-06 named the categories in capitals, and its launch flows "async".
+std::string_view current_category(std::string_view cat) {
+  if (cat.empty() || cat[0] < 'A' || cat[0] > 'Z')
+    return cat;
+  if (cat == "Kernel")
+    return "kernel";
+  if (cat == "Memcpy")
+    return "gpu_memcpy";
+  if (cat == "Memset")
+    return "gpu_memset";
+  if (cat == "Runtime")
+    return "cuda_runtime";
+  if (cat == "Operator")
+    return "cpu_op";
+  if (cat == "Python")
+    return "python_function";
+  return cat;
+}
+
+// A GPU track's tid: the stream number, also where Kineto 2021 wrote "stream 7".
+std::optional<std::uint64_t> stream_in_text(const track_key& tid) {
+  constexpr std::string_view prefix = "stream ";
+  if (!tid.is_text || !tid.text.starts_with(prefix))
+    return std::nullopt;
+  std::uint64_t n = 0;
+  const auto digits = tid.text.substr(prefix.size());
+  const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (ec != std::errc{} || ptr != digits.data() + digits.size())
+    return std::nullopt;
+  return n;
+}
+
 std::int64_t as_duration(const time_value& t) {
   return clamp_time(wide_int{t.us} * 1000 + t.frac_ns);
 }
 
-// ts and dur must be JSON numbers: a string "123", NaN or Infinity is an error, never 0.
-time_value require_time(od::value v, std::string_view field) {
-  if (auto t = read_time(v))
+// ts and dur must be numbers (a string whose whole text is one counts): NaN, Infinity or
+// "12 us" is an error, never 0.
+time_value require_time(od::value v, std::string_view field, text_numbers& seen) {
+  if (auto t = read_time(v, field, seen))
     return *t;
   throw bad_field{field, std::string(token_text(v)), "a finite JSON number of microseconds"};
 }
@@ -40,11 +75,14 @@ kineto_builder::kineto_builder(trace& t, kineto_stats& stats, const byte_source&
 }
 
 void kineto_builder::event(od::object& obj, std::uint64_t parsed) {
+  const auto index = stats_.events;
   try {
     read_event(obj);
   } catch (const bad_field& f) {
-    fail_field(fmt::format("traceEvents[{}].{}", stats_.events, f.path), f);
+    fail_field(fmt::format("traceEvents[{}].{}", index, f.path), f);
   }
+  if (numbers_.count != 0 && stats_.first_text_number.empty())
+    stats_.first_text_number = fmt::format("traceEvents[{}].{}", index, numbers_.first_path);
   // A 62 MB gzip can hold 20 GiB of events: the model, extrapolated from the share of the input
   // read, must fit the memory budget.
   if ((stats_.events & 0xFFFF) == 0) {
@@ -77,7 +115,10 @@ void kineto_builder::finish() {
       if (l != no_lane)
         t_.lanes.set_name(l, name);
   }
+  // An end whose partner never came draws no arrow: it carried nothing else.
+  stats_.unpaired_flows += pending_flows_.size();
   stats_.skipped_events += pending_flows_.size();
+  stats_.text_numbers = numbers_.count;
   t_.metadata.time_origin_ns = clamp_i64(wide_int{base_ns_} + wide_int{rebase_us_} * 1000);
   if (rebase_us_ != 0)
     t_.metadata.properties.emplace_back("kineto.ts_rebase_us", fmt::format("{}", rebase_us_));
@@ -86,6 +127,7 @@ void kineto_builder::finish() {
 void kineto_builder::read_event(od::object& obj) {
   std::string_view ph, cat, name;
   time_value ts, dur;
+  bool has_dur = false;
   std::uint64_t id = 0;
   bool has_id = false;
   track_key pid, tid;
@@ -109,17 +151,19 @@ void kineto_builder::read_event(od::object& obj) {
       break;
     case 't':
       if (key == "ts")
-        ts = require_time(v, "ts");
+        ts = require_time(v, "ts", numbers_);
       else if (key == "tid")
         tid = read_track(v, "tid");
       break;
     case 'd':
-      if (key == "dur")
-        dur = require_time(v, "dur");
+      if (key == "dur") {
+        dur = require_time(v, "dur", numbers_);
+        has_dur = true;
+      }
       break;
     case 'i':
       if (key == "id") {
-        id = read_u64(v, "id");
+        id = read_u64(v, "id", numbers_);
         has_id = true;
       }
       break;
@@ -127,7 +171,7 @@ void kineto_builder::read_event(od::object& obj) {
       if (key == "args") {
         od::object a = take(v.get_object());
         if (!ph.empty())
-          read_args(a, args);
+          read_args(a, args, numbers_);
         else
           deferred_args = take(a.raw_json()); // args before "ph": parse later (rare)
       }
@@ -144,13 +188,20 @@ void kineto_builder::read_event(od::object& obj) {
     t_.metadata.properties.emplace_back("kineto.fractional_ts", "1");
   }
   const auto start = on_axis(ts);
-  const auto end = sat_add(start, std::max<std::int64_t>(0, as_duration(dur)));
+  const auto length = as_duration(dur);
+  // Within the model's +-2^60 ns, as the start is: job offsets are added to both.
+  const auto end = clamp_time(wide_int{start} + std::max<std::int64_t>(0, length));
   if (ph.size() != 1) {
-    ++stats_.skipped_events;
+    skip_phase(ph);
     return;
   }
   switch (ph[0]) {
   case 'X':
+    // Kept with duration 0, and said: a kernel without its time would read as an idle GPU.
+    if (!has_dur)
+      ++stats_.missing_durations;
+    else if (length < 0)
+      ++stats_.negative_durations;
     complete(cat, name, start, end, pid, tid, args);
     break;
   case 'i':
@@ -169,9 +220,18 @@ void kineto_builder::read_event(od::object& obj) {
     counter(name, start, pid, tid, args);
     break;
   default:
-    ++stats_.skipped_events;
+    skip_phase(ph);
     break;
   }
+}
+
+void kineto_builder::skip_phase(std::string_view ph) {
+  ++stats_.skipped_events;
+  ++stats_.unknown_phase_events;
+  // The distinct phases, as written (a handful in any real trace; bounded for hostile ones).
+  const auto shown = printable(ph, 8);
+  if (known_phases_.size() < 16 && known_phases_.insert(shown).second)
+    stats_.unknown_phases += (stats_.unknown_phases.empty() ? "'" : ", '") + shown + "'";
 }
 
 // Epoch-microsecond timestamps (1.7e15 us) exceed the model's +-2^60 ns: past 2^48 us (9
@@ -211,13 +271,20 @@ lane_id kineto_builder::gpu_lane(std::int64_t device, std::uint64_t stream) {
 std::tuple<std::int32_t, std::uint64_t, lane_id>
 kineto_builder::gpu_place(const event_args& a, const track_key& pid, const track_key& tid) {
   const auto device = static_cast<std::int32_t>(a.has_device ? a.device : track_number(pid));
-  const auto stream = a.has_stream ? a.stream : static_cast<std::uint64_t>(track_number(tid));
+  const auto stream = a.has_stream ? a.stream : gpu_stream(tid);
   return {device, stream, gpu_lane(device, stream)};
 }
 
-void kineto_builder::complete(std::string_view cat, std::string_view name, std::int64_t start,
-                              std::int64_t end, const track_key& pid, const track_key& tid,
-                              const event_args& a) {
+std::uint64_t kineto_builder::gpu_stream(const track_key& tid) {
+  if (const auto n = stream_in_text(tid))
+    return *n;
+  return static_cast<std::uint64_t>(track_number(tid));
+}
+
+void kineto_builder::complete(std::string_view written_cat, std::string_view name,
+                              std::int64_t start, std::int64_t end, const track_key& pid,
+                              const track_key& tid, const event_args& a) {
+  const auto cat = current_category(written_cat);
   const bool is_memset = cat == "gpu_memset";
   if (cat == "kernel") {
     kernel_event k;
@@ -261,8 +328,7 @@ void kineto_builder::complete(std::string_view cat, std::string_view name, std::
     r.start = start;
     r.end = end;
     const auto device = a.has_device ? a.device : track_number(pid);
-    r.lane =
-        gpu_lane(device, a.has_stream ? a.stream : static_cast<std::uint64_t>(track_number(tid)));
+    r.lane = gpu_lane(device, a.has_stream ? a.stream : gpu_stream(tid));
     r.name = intern(name);
     r.kind = range_kind::gpu_sync;
     r.correlation = static_cast<std::uint32_t>(a.correlation);
@@ -272,7 +338,7 @@ void kineto_builder::complete(std::string_view cat, std::string_view name, std::
     range_event r;
     r.start = start;
     r.end = end;
-    r.lane = gpu_lane(track_number(pid), static_cast<std::uint64_t>(track_number(tid)));
+    r.lane = gpu_lane(track_number(pid), gpu_stream(tid));
     r.name = intern(name);
     r.kind = range_kind::gpu_annotation;
     t_.ranges.push_back(r);
@@ -334,12 +400,12 @@ void kineto_builder::instant(std::string_view cat, std::string_view name, std::i
 
 void kineto_builder::flow(char ph, std::string_view cat, std::uint64_t id, std::int64_t time,
                           const track_key& pid, const track_key& tid) {
-  const bool launch = cat == "ac2g";
+  const bool launch = cat == "ac2g" || cat == "async"; // "async": Kineto before 2021-06
   // ac2g ends sit on GPU tracks (pid = device, tid = stream) or, for some, on CPU threads:
   // either way the lane keyed by (pid, tid) of that kind exists already when the kernel does.
   lane_id lane;
   if (ph == 'f' && launch && !pid.is_text && pid.number >= 0 && pid.number < 64)
-    lane = gpu_lane(pid.number, static_cast<std::uint64_t>(track_number(tid)));
+    lane = gpu_lane(pid.number, gpu_stream(tid));
   else
     lane = host_lane(pid, tid);
   const std::uint64_t key = (id << 1) | (launch ? 1u : 0u);
@@ -387,7 +453,7 @@ void kineto_builder::reparse_args(std::string_view raw, event_args& a) {
   simdjson::padded_string copy(raw);
   od::document d = take(side_parser_.iterate(copy));
   od::object o = take(d.get_object());
-  read_args(o, a);
+  read_args(o, a, numbers_);
 }
 
 } // namespace tdiag::trace::detail

@@ -9,6 +9,7 @@
 #include <tensordiag/trace/trace.hpp>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -36,6 +37,8 @@ public:
   [[noreturn]] void fail_field(const std::string& path, const bad_field& f) const;
 
   void set_base(std::int64_t base_ns) { base_ns_ = base_ns; }
+  /// Where numbers written as strings are counted (the top-level fields' too).
+  [[nodiscard]] text_numbers& numbers() noexcept { return numbers_; }
 
   /// After the last event: thread names onto their lanes, the time origin, flows left open.
   void finish();
@@ -46,6 +49,8 @@ private:
   std::int64_t track_number(const track_key& k);
   lane_id host_lane(const track_key& pid, const track_key& tid);
   lane_id gpu_lane(std::int64_t device, std::uint64_t stream);
+  /// A GPU track's stream from its tid ("stream 7" as Kineto 2021 wrote it, or the number).
+  std::uint64_t gpu_stream(const track_key& tid);
   string_id intern(std::string_view s) { return t_.strings.intern(s); }
   /// A GPU row's device, stream and lane: its args' device and stream, else its pid and tid.
   std::tuple<std::int32_t, std::uint64_t, lane_id>
@@ -62,6 +67,8 @@ private:
   void counter(std::string_view name, std::int64_t time, const track_key& pid, const track_key& tid,
                const event_args& a);
   void reparse_args(std::string_view raw, event_args& a);
+  /// Counts an event of a phase the model has no place for.
+  void skip_phase(std::string_view ph);
 
   struct pending_flow {
     flow_event flow;
@@ -81,6 +88,8 @@ private:
   bool rebased_ = false;
   std::int64_t rebase_us_ = 0, base_ns_ = 0;
   od::parser side_parser_;
+  text_numbers numbers_;
+  std::set<std::string> known_phases_;
 };
 
 } // namespace tdiag::trace::detail

@@ -2,13 +2,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kineto_fields.hpp"
 
+#include <tensordiag/trace/detail/saturate.hpp>
+
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <string>
-
-#include <tensordiag/trace/detail/saturate.hpp>
 
 namespace tdiag::trace::detail {
 
@@ -36,7 +36,35 @@ struct integer_value {
   double d = 0;
 };
 
-integer_value number_of(od::value v, std::string_view path) {
+// The JSON number grammar, on the whole of `text`: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+// (so " 12", "12 us", "0x1f", "+1", "1." and "" are not numbers).
+bool is_json_number(std::string_view text) {
+  std::size_t i = 0;
+  const auto digits = [&] {
+    const auto begin = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9')
+      ++i;
+    return i > begin;
+  };
+  if (i < text.size() && text[i] == '-')
+    ++i;
+  if (i < text.size() && text[i] == '0')
+    ++i;
+  else if (!digits())
+    return false;
+  if (i < text.size() && text[i] == '.' && (++i, !digits()))
+    return false;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-'))
+      ++i;
+    if (!digits())
+      return false;
+  }
+  return i == text.size();
+}
+
+integer_value number_of(od::value v, std::string_view path, text_numbers& seen) {
   od::json_type type{};
   if (v.type().get(type) != simdjson::SUCCESS)
     throw_bad(v, path, integer_expected); // NaN, Infinity, other bare words
@@ -52,12 +80,28 @@ integer_value number_of(od::value v, std::string_view path) {
     return out;
   }
   std::string_view text;
-  if (type == od::json_type::string && v.get_string().get(text) == simdjson::SUCCESS &&
-      text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+  if (type == od::json_type::string && v.get_string().get(text) == simdjson::SUCCESS) {
     const char* last = text.data() + text.size();
-    const auto [ptr, ec] = std::from_chars(text.data() + 2, last, out.u, 16);
-    if (ec == std::errc{} && ptr == last)
+    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+      const auto [ptr, ec] = std::from_chars(text.data() + 2, last, out.u, 16);
+      if (ec == std::errc{} && ptr == last)
+        return out;
+    } else if (is_json_number(text)) {
+      seen.seen(path);
+      // Past 64 bits from_chars fails with its pointer at the end: the double path saturates.
+      if (const auto u = std::from_chars(text.data(), last, out.u);
+          text[0] != '-' && u.ec == std::errc{} && u.ptr == last)
+        return out;
+      if (const auto i = std::from_chars(text.data(), last, out.i);
+          i.ec == std::errc{} && i.ptr == last) {
+        out.type = integer_value::kind::i64;
+        return out;
+      }
+      // A float, or an integer past 64 bits: through double, saturated as a JSON number is.
+      out.type = integer_value::kind::f64;
+      out.d = std::strtod(std::string(text).c_str(), nullptr);
       return out;
+    }
   }
   throw_bad(v, path, integer_expected);
 }
@@ -73,13 +117,14 @@ track_key read_track(od::value v, std::string_view path) {
     k.text = take(v.get_string());
     k.is_text = true;
   } else {
-    k.number = read_i64(v, path);
+    text_numbers none; // a JSON number here: no string to count
+    k.number = read_i64(v, path, none);
   }
   return k;
 }
 
-std::uint64_t read_u64(od::value v, std::string_view path) {
-  const auto n = number_of(v, path);
+std::uint64_t read_u64(od::value v, std::string_view path, text_numbers& seen) {
+  const auto n = number_of(v, path, seen);
   switch (n.type) {
   case integer_value::kind::u64:
     return n.u;
@@ -90,8 +135,8 @@ std::uint64_t read_u64(od::value v, std::string_view path) {
   }
   return to_u64(n.d);
 }
-std::int64_t read_i64(od::value v, std::string_view path) {
-  const auto n = number_of(v, path);
+std::int64_t read_i64(od::value v, std::string_view path, text_numbers& seen) {
+  const auto n = number_of(v, path, seen);
   switch (n.type) {
   case integer_value::kind::u64:
     return signed_size(n.u);
@@ -161,23 +206,42 @@ std::optional<time_value> parse_time_token(std::string_view text) {
 }
 } // namespace
 
-std::optional<time_value> read_time(od::value v) {
+std::optional<time_value> read_time(od::value v, std::string_view path, text_numbers& seen) {
   od::json_type type{};
-  if (v.type().get(type) != simdjson::SUCCESS || type != od::json_type::number)
+  if (v.type().get(type) != simdjson::SUCCESS)
+    return std::nullopt;
+  std::string_view text;
+  if (type == od::json_type::string && v.get_string().get(text) == simdjson::SUCCESS &&
+      is_json_number(text)) {
+    auto t = parse_time_token(text);
+    if (t)
+      seen.seen(path);
+    return t;
+  }
+  if (type != od::json_type::number)
     return std::nullopt;
   return parse_time_token(token_text(v));
 }
-double read_f64(od::value v, std::string_view path) {
+double read_f64(od::value v, std::string_view path, text_numbers& seen) {
   od::json_type type{};
   double d = 0;
-  if (v.type().get(type) != simdjson::SUCCESS || type != od::json_type::number ||
-      v.get_double().get(d) != simdjson::SUCCESS || !std::isfinite(d))
-    throw_bad(v, path, "a finite JSON number");
-  return d;
+  std::string_view text;
+  if (v.type().get(type) == simdjson::SUCCESS && type == od::json_type::string &&
+      v.get_string().get(text) == simdjson::SUCCESS && is_json_number(text)) {
+    d = std::strtod(std::string(text).c_str(), nullptr);
+    if (std::isfinite(d)) {
+      seen.seen(path);
+      return d;
+    }
+  } else if (type == od::json_type::number && v.get_double().get(d) == simdjson::SUCCESS &&
+             std::isfinite(d)) {
+    return d;
+  }
+  throw_bad(v, path, "a finite JSON number");
 }
 
 namespace {
-void read_dims(od::value v, std::uint32_t (&out)[3], std::string_view path) {
+void read_dims(od::value v, std::uint32_t (&out)[3], std::string_view path, text_numbers& seen) {
   od::array a;
   if (v.get_array().get(a) != simdjson::SUCCESS)
     throw_bad(v, path, "an array of integers");
@@ -185,7 +249,7 @@ void read_dims(od::value v, std::uint32_t (&out)[3], std::string_view path) {
   for (auto item : a) {
     od::value x;
     check(item.get(x));
-    const auto n = read_u64(x, path);
+    const auto n = read_u64(x, path, seen);
     if (i < 3)
       out[i] = static_cast<std::uint32_t>(n);
     ++i;
@@ -209,79 +273,83 @@ std::string_view read_text(od::value v, std::string_view path) {
 
 } // namespace
 
-void read_args(od::object obj, event_args& a) {
+void read_args(od::object obj, event_args& a, text_numbers& seen) {
   for_each_field(obj, [&](od::raw_json_string key, od::value v) {
     switch (key.raw()[0]) {
     case 'c':
       if (key == "correlation")
-        a.correlation = read_u64(v, "args.correlation");
+        a.correlation = read_u64(v, "args.correlation", seen);
       else if (key == "context")
-        a.context = read_u64(v, "args.context");
+        a.context = read_u64(v, "args.context", seen);
       else if (key == "cbid")
-        a.cbid = read_u64(v, "args.cbid");
+        a.cbid = read_u64(v, "args.cbid", seen);
       break;
     case 'w':
       if (key == "wait_on_cuda_event_record_corr_id")
-        a.wait_record = read_i64(v, "args.wait_on_cuda_event_record_corr_id");
+        a.wait_record = read_i64(v, "args.wait_on_cuda_event_record_corr_id", seen);
       else if (key == "wait_on_stream")
-        a.wait_stream = read_i64(v, "args.wait_on_stream");
+        a.wait_stream = read_i64(v, "args.wait_on_stream", seen);
       break;
     case 'E':
       if (key == "External id")
-        a.external_id = read_u64(v, "args.External id");
+        a.external_id = read_u64(v, "args.External id", seen);
+      break;
+    case 'e':
+      if (key == "external id") // Kineto before 2021-06
+        a.external_id = read_u64(v, "args.external id", seen);
       break;
     case 'd':
       if (key == "device") {
-        a.device = read_i64(v, "args.device");
+        a.device = read_i64(v, "args.device", seen);
         a.has_device = true;
       }
       break;
     case 's':
       if (key == "stream") {
-        a.stream = read_u64(v, "args.stream");
+        a.stream = read_u64(v, "args.stream", seen);
         a.has_stream = true;
       } else if (key == "shared memory")
-        a.shared_memory = read_i64(v, "args.shared memory");
+        a.shared_memory = read_i64(v, "args.shared memory", seen);
       else if (key == "sort_index")
-        a.sort_index = read_i64(v, "args.sort_index");
+        a.sort_index = read_i64(v, "args.sort_index", seen);
       break;
     case 'r':
       if (key == "registers per thread")
-        a.registers = read_i64(v, "args.registers per thread");
+        a.registers = read_i64(v, "args.registers per thread", seen);
       break;
     case 'g':
       if (key == "grid")
-        read_dims(v, a.grid, "args.grid");
+        read_dims(v, a.grid, "args.grid", seen);
       break;
     case 'b':
       if (key == "block")
-        read_dims(v, a.block, "args.block");
+        read_dims(v, a.block, "args.block", seen);
       else if (key == "bytes")
-        a.bytes = read_u64(v, "args.bytes");
+        a.bytes = read_u64(v, "args.bytes", seen);
       break;
     case 'A':
       if (key == "Addr")
-        a.addr = read_u64(v, "args.Addr");
+        a.addr = read_u64(v, "args.Addr", seen);
       break;
     case 'B':
       if (key == "Bytes")
-        a.mem_bytes = read_i64(v, "args.Bytes");
+        a.mem_bytes = read_i64(v, "args.Bytes", seen);
       break;
     case 'T':
       if (key == "Total Allocated")
-        a.total_allocated = read_i64(v, "args.Total Allocated");
+        a.total_allocated = read_i64(v, "args.Total Allocated", seen);
       else if (key == "Total Reserved")
-        a.total_reserved = read_i64(v, "args.Total Reserved");
+        a.total_reserved = read_i64(v, "args.Total Reserved", seen);
       break;
     case 'D':
       if (key == "Device Type")
-        a.device_type = read_i64(v, "args.Device Type");
+        a.device_type = read_i64(v, "args.Device Type", seen);
       else if (key == "Device Id")
-        a.device_id = read_i64(v, "args.Device Id");
+        a.device_id = read_i64(v, "args.Device Id", seen);
       break;
     case 'm':
       if (key == "memory bandwidth (GB/s)")
-        a.bandwidth_gbps = read_f64(v, "args.memory bandwidth (GB/s)");
+        a.bandwidth_gbps = read_f64(v, "args.memory bandwidth (GB/s)", seen);
       break;
     case 'P':
       if (key == "Process Group Name")
@@ -291,11 +359,11 @@ void read_args(od::object obj, event_args& a) {
       break;
     case 'G':
       if (key == "Group size")
-        a.group_size = read_i64(v, "args.Group size");
+        a.group_size = read_i64(v, "args.Group size", seen);
       break;
     case 'S':
       if (key == "Seq")
-        a.seq = read_i64(v, "args.Seq");
+        a.seq = read_i64(v, "args.Seq", seen);
       break;
     case 'C':
       if (key == "Collective name")

@@ -75,15 +75,28 @@ struct bad_field {
   std::string_view expected;
 };
 
+/// Numbers written as JSON strings and read as numbers ("bytes": "128", as ROCm's runtime
+/// writes memcpy sizes): counted for the file's one note.
+struct text_numbers {
+  std::size_t count = 0;
+  std::string_view first_path; ///< the first one's path ("args.bytes", a literal)
+  void seen(std::string_view path) noexcept {
+    if (count++ == 0)
+      first_path = path;
+  }
+};
+
 /// pid/tid: a number or a string; anything else throws bad_field.
 track_key read_track(od::value v, std::string_view path);
 /// Integers: a JSON number (a double is truncated and saturated, a uint64 above INT64_MAX
-/// saturates for read_i64) or a "0x..." hex string (ROCm writes streams so). Anything else
-/// throws bad_field naming `path`.
-std::uint64_t read_u64(od::value v, std::string_view path);
-std::int64_t read_i64(od::value v, std::string_view path);
-/// A JSON number as a double (NaN, Infinity and strings throw bad_field naming `path`).
-double read_f64(od::value v, std::string_view path);
+/// saturates for read_i64), a "0x..." hex string (ROCm writes streams so), or a string whose
+/// whole text is a JSON number (counted in `seen`). Anything else throws bad_field naming
+/// `path`.
+std::uint64_t read_u64(od::value v, std::string_view path, text_numbers& seen);
+std::int64_t read_i64(od::value v, std::string_view path, text_numbers& seen);
+/// A finite JSON number as a double, or a string whose whole text is one (counted in `seen`);
+/// NaN, Infinity and other strings throw bad_field naming `path`.
+double read_f64(od::value v, std::string_view path, text_numbers& seen);
 /// `v` as written, for messages (simdjson leaves the separator after a scalar's token).
 std::string_view token_text(od::value v);
 
@@ -95,11 +108,12 @@ struct time_value {
   std::int32_t frac_ns = 0; ///< 0..999
   bool fractional = false;
 };
-/// Empty when `v` is not a finite JSON number (a string "123", NaN, Infinity, null).
-std::optional<time_value> read_time(od::value v);
+/// Empty when `v` is neither a finite JSON number nor a string whose whole text is one (NaN,
+/// Infinity, null, "12 us"); a string read as a number is counted in `seen` under `path`.
+std::optional<time_value> read_time(od::value v, std::string_view path, text_numbers& seen);
 /// Fills what `obj` holds of the known keys (correlation, grid, Bytes, name, ...). Throws
 /// bad_field (path "args.KEY") for a known key with a value of the wrong type.
-void read_args(od::object obj, event_args& a);
+void read_args(od::object obj, event_args& a, text_numbers& seen);
 /// Adds what a cuda_sync row about to be pushed onto t.ranges waited on, if `a` names it.
 void keep_sync_wait(const event_args& a, trace& t);
 /// Adds the process group and sequence number of a kernel, if `a` names them.

@@ -3,6 +3,7 @@
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/file_io.hpp>
 #include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/detail/saturate.hpp>
 #include <tensordiag/trace/snapshot_import.hpp>
 
 #include <fmt/format.h>
@@ -14,7 +15,6 @@
 #include <span>
 #include <vector>
 
-#include <tensordiag/trace/detail/saturate.hpp>
 #include "snapshot_fields.hpp"
 #include "snapshot_rows.hpp"
 #include "snapshot_stream.hpp"
@@ -220,8 +220,13 @@ private:
       if (blocks.valid()) {
         sequence(blocks, "blocks");
         seg.blocks.reserve(blocks.size());
-        for (std::size_t j = 0; j < blocks.size(); ++j)
-          seg.blocks.push_back(read_block(blocks.at(j)));
+        // PyTorch 2.0 and 2.1 write no block address: the blocks tile their segment in order.
+        std::uint64_t next = seg.address;
+        for (std::size_t j = 0; j < blocks.size(); ++j) {
+          seg.blocks.push_back(read_block(blocks.at(j), next));
+          const auto& last = seg.blocks.back();
+          next = last.size > ~last.address ? ~std::uint64_t{0} : last.address + last.size;
+        }
       }
       state.segments.push_back(std::move(seg));
     }
@@ -229,10 +234,11 @@ private:
     t_.final_allocator_state = std::move(state);
   }
 
-  block read_block(snap_value b) {
+  // `placed`: where the block starts when it gives no address (just past the one before).
+  block read_block(snap_value b, std::uint64_t placed) {
     expect(b, b.is_dict(), "a block (expected a dict)");
     block blk;
-    blk.address = u64(b, "address");
+    blk.address = u64(b, "address", placed);
     blk.size = u64(b, "size");
     const auto state_text = str(b, "state");
     const auto state = parse_block_state(state_text);

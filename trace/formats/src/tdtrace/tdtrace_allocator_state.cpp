@@ -35,7 +35,7 @@ std::string encode_allocator_state(const allocator_state& s) {
 allocator_state decode_allocator_state(byte_reader& in, const id_maps& ids) {
   allocator_state s;
   s.time = static_cast<std::int64_t>(unzigzag(in.varint()));
-  const std::size_t n = in.count();
+  const std::size_t n = in.count(9, sizeof(segment)); // 7 varints and 2 bytes at least
   s.segments.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     segment seg;
@@ -50,7 +50,9 @@ allocator_state decode_allocator_state(byte_reader& in, const id_maps& ids) {
     seg.type = static_cast<segment_type>(type);
     seg.is_expandable = in.u8() != 0;
     seg.stack = id_maps::map(ids.stacks, in.varint(), "stack");
-    const std::size_t blocks = in.count();
+    // 4 varints and a byte at least; the budget is checked once for the segments, not per
+    // segment (memory_budget() reads /proc), and the bytes bound the blocks of all of them.
+    const std::size_t blocks = in.count(5);
     seg.blocks.reserve(blocks);
     for (std::size_t k = 0; k < blocks; ++k) {
       block blk;

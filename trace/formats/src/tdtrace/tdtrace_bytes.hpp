@@ -6,8 +6,11 @@
 // that throws `malformed`, and the decoder's chunk-local id maps.
 #pragma once
 
+#include <tensordiag/core/file_io.hpp>
 #include <tensordiag/trace/allocator_state.hpp>
 #include <tensordiag/trace/events.hpp>
+
+#include <fmt/format.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -83,11 +86,17 @@ public:
     auto b = bytes(varint());
     return {reinterpret_cast<const char*>(b.data()), b.size()};
   }
-  /// A count of items each taking at least one byte: bounded by what is left.
-  std::size_t count() {
+  /// A count of items each taking at least `min_bytes` bytes of the input and `item_size`
+  /// bytes of memory once decoded: bounded by what is left and by the memory budget, before
+  /// anything is allocated for them (a damaged chunk is skipped, never a bad_alloc).
+  std::size_t count(std::size_t min_bytes = 1, std::size_t item_size = 0) {
     const std::uint64_t n = varint();
-    if (n > left())
+    if (n > left() / min_bytes)
       throw malformed("count larger than the bytes that follow");
+    if (item_size != 0 && n > memory_budget() / item_size)
+      throw malformed(fmt::format("{} items of {} bytes declared, over the memory budget ({} "
+                                  "bytes; TDIAG_MEMORY_LIMIT)",
+                                  n, item_size, memory_budget()));
     return static_cast<std::size_t>(n);
   }
 

@@ -232,7 +232,8 @@ trace_metadata decode_metadata(byte_reader& in) {
   m.source_path = in.text();
   m.time_origin_ns = static_cast<std::int64_t>(unzigzag(in.varint()));
   m.dropped_records = in.varint();
-  const std::size_t n = in.count();
+  // Two strings of at least their length byte each; two std::string once decoded.
+  const std::size_t n = in.count(2, 2 * sizeof(std::string));
   for (std::size_t i = 0; i < n; ++i) {
     std::string k(in.text());
     m.properties.emplace_back(std::move(k), std::string(in.text()));
@@ -330,7 +331,7 @@ namespace {
 
 // The chunk's lane table, kept chunk-local until the whole chunk has decoded.
 void decode_lanes(byte_reader& body, id_maps& ids, std::vector<lane>& lanes) {
-  const std::size_t n = body.count();
+  const std::size_t n = body.count(4, sizeof(lane) + sizeof(lane_id)); // a byte, 3 varints
   for (std::size_t i = 0; i < n; ++i) {
     lane l;
     const std::uint8_t kind = body.u8();
@@ -363,13 +364,13 @@ void decode_chunk(std::span<const std::byte> payload, trace& into,
     byte_reader body(in.bytes(in.varint()));
     switch (type) {
     case section_strings: {
-      const std::size_t n = body.count();
+      const std::size_t n = body.count(1, sizeof(string_id));
       for (std::size_t i = 0; i < n; ++i)
         ids.strings.push_back(into.strings.intern(body.text()));
       break;
     }
     case section_frames: {
-      const std::size_t n = body.count();
+      const std::size_t n = body.count(3, sizeof(frame)); // three varints
       for (std::size_t i = 0; i < n; ++i) {
         frame f;
         f.function = id_maps::map(ids.strings, body.varint(), "string");
@@ -380,7 +381,7 @@ void decode_chunk(std::span<const std::byte> payload, trace& into,
       break;
     }
     case section_stacks: {
-      const std::size_t n = body.count();
+      const std::size_t n = body.count(2, sizeof(stack_id)); // a length and a frame
       std::vector<frame_id> frames;
       for (std::size_t i = 0; i < n; ++i) {
         const std::size_t len = body.count();

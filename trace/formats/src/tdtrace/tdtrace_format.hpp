@@ -75,6 +75,11 @@ struct footer_entry {
 };
 
 /// Thrown by the codec for a malformed payload; the reader turns it into a diagnostic.
+/// A chunk payload inflates to at most max(inflate_floor, compressed x inflate_ratio_cap)
+/// bytes; a larger one is a damaged chunk, skipped before anything is allocated for it.
+inline constexpr std::uint64_t inflate_floor = std::uint64_t{16} << 20;
+inline constexpr std::uint64_t inflate_ratio_cap = 1024;
+
 struct malformed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -71,9 +71,14 @@ struct row_bytes {
 };
 /// Hands out `size` bytes at `offset` (in range: the caller checked). Throws `malformed`.
 using row_source = std::function<row_bytes(std::uint64_t offset, std::uint64_t size)>;
-/// Maps the regular file `path` of `file_size` bytes once, read-only and private, and views
-/// into it; where it cannot be mapped, reads the bytes asked for into memory.
+/// The rows of the regular file `path` ("-" is standard input, never a file of that name),
+/// `file_size` bytes, opened now: read into memory on first use when the file is smaller than
+/// copied_rows_below (a copy cannot fault when another process truncates the file), else mapped
+/// once, read-only and private, its size checked again after mapping and before any page is
+/// touched. A file that is not `file_size` bytes any more is refused ("it changed size").
 [[nodiscard]] row_source mapped_rows(const std::filesystem::path& path, std::uint64_t file_size);
+/// Below this size a row image's rows are copied, not mapped (see mapped_rows).
+inline constexpr std::uint64_t copied_rows_below = std::uint64_t{64} << 20;
 /// Copies out of `bytes` (bytes in memory have no lifetime the trace could share).
 [[nodiscard]] row_source copied_rows(std::span<const std::byte> bytes);
 

@@ -6,18 +6,19 @@
 // store checks every id against the tables, every time against the importers' limits and the
 // stored lane index against the rows, before any analysis sees them.
 #include <tensordiag/core/file_io.hpp>
+#include <tensordiag/trace/detail/record_ids.hpp>
+#include <tensordiag/trace/detail/saturate.hpp>
 
 #include <fmt/format.h>
 
 #include <array>
+#include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <tensordiag/trace/detail/record_ids.hpp>
-#include <tensordiag/trace/detail/saturate.hpp>
 #include "tdtrace_bytes.hpp"
 #include "tdtrace_format.hpp"
 #include "tdtrace_image.hpp"
@@ -87,6 +88,20 @@ private:
   std::size_t size_;
 };
 
+// A whole row area read into memory.
+class file_copy {
+public:
+  file_copy(std::shared_ptr<std::uint64_t[]> buffer, std::size_t size)
+      : buffer_(std::move(buffer)), size_(size) {}
+  [[nodiscard]] std::span<const std::byte> bytes() const noexcept {
+    return {reinterpret_cast<const std::byte*>(buffer_.get()), size_};
+  }
+
+private:
+  std::shared_ptr<std::uint64_t[]> buffer_;
+  std::size_t size_;
+};
+
 std::shared_ptr<std::uint64_t[]> buffer_for(std::uint64_t size) {
   if (size > memory_budget())
     throw malformed(fmt::format("{} bytes of rows cannot be mapped and exceed the memory budget "
@@ -144,50 +159,107 @@ void adopt_block(event_store<Record>& store, const row_block& blk, const row_sou
 
 namespace {
 
-// Maps the whole file, or returns null where it cannot be mapped (`why` says why).
-std::shared_ptr<const file_map> map_file(const std::filesystem::path& path, std::uint64_t file_size,
-                                         std::string& why) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    why = fmt::format("it cannot be opened again to map its rows: {}", std::strerror(errno));
+// The file's size now, or -1.
+std::int64_t size_now(int fd) {
+  struct stat st {};
+  return ::fstat(fd, &st) == 0 ? static_cast<std::int64_t>(st.st_size) : -1;
+}
+
+// The whole file, copied, or null where it changed size (`why` says so).
+std::shared_ptr<const file_copy> copy_file(int fd, std::uint64_t file_size, std::string& why) {
+  auto buffer = buffer_for(file_size);
+  auto* out = reinterpret_cast<std::byte*>(buffer.get());
+  std::uint64_t done = 0;
+  while (done < file_size) {
+    const auto n = ::pread(fd, out + done, static_cast<std::size_t>(file_size - done),
+                           static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      why = fmt::format("its rows cannot be read: {}", std::strerror(errno));
+      return nullptr;
+    }
+    if (n == 0) {
+      why = fmt::format("it changed size while being read (now {} bytes, was {})", done, file_size);
+      return nullptr;
+    }
+    done += static_cast<std::uint64_t>(n);
+  }
+  return std::make_shared<const file_copy>(std::move(buffer), static_cast<std::size_t>(file_size));
+}
+
+// Maps the whole file, or returns null where it cannot be mapped (`why` says why). The size is
+// checked after the mapping exists and before a page is touched: a file truncated before that
+// is refused, where touching a page past its new end would raise SIGBUS.
+std::shared_ptr<const file_map> map_file(int fd, std::uint64_t file_size, std::string& why) {
+  if (size_now(fd) != static_cast<std::int64_t>(file_size)) {
+    why = "it changed size while being read";
     return nullptr;
   }
-  struct stat st {};
-  void* base = MAP_FAILED;
-  if (::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) == file_size)
-    // Private and read-only: the stores never write through it. Populated up front: the check
-    // pass reads every row anyway, and one populate costs less than a fault per page.
-    base = ::mmap(nullptr, static_cast<std::size_t>(file_size), PROT_READ,
-                  MAP_PRIVATE | MAP_POPULATE, fd, 0);
-  else
-    why = "it changed size while being read";
-  if (base == MAP_FAILED && why.empty())
+  // Private and read-only: the stores never write through it. Not MAP_POPULATE: populating
+  // before the size check would be the touch the check must precede.
+  void* base = ::mmap(nullptr, static_cast<std::size_t>(file_size), PROT_READ, MAP_PRIVATE, fd, 0);
+  if (base == MAP_FAILED) {
     why = fmt::format("its rows cannot be mapped: {}", std::strerror(errno));
-  ::close(fd);
-  return base == MAP_FAILED
-             ? nullptr
-             : std::make_shared<const file_map>(base, static_cast<std::size_t>(file_size));
+    return nullptr;
+  }
+  auto map = std::make_shared<const file_map>(base, static_cast<std::size_t>(file_size));
+  if (size_now(fd) != static_cast<std::int64_t>(file_size)) {
+    why = "it changed size while being read";
+    return nullptr;
+  }
+  // The check pass reads every row anyway: one populate costs less than a fault per page.
+  (void)::madvise(base, static_cast<std::size_t>(file_size), MADV_WILLNEED);
+  return map;
 }
 
 } // namespace
 
 row_source mapped_rows(const std::filesystem::path& path, std::uint64_t file_size) {
-  // Mapped on first use: a chunked file never is.
-  auto map = std::make_shared<std::shared_ptr<const file_map>>();
-  return [map, path, file_size](std::uint64_t offset, std::uint64_t size) -> row_bytes {
-    std::string why;
-    if (!*map)
-      *map = map_file(path, file_size, why);
-    if (!*map)
-      throw malformed(why);
-    return {
-        (*map)->bytes().subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(size)),
-        *map};
+  // Our own descriptor, opened now (the input file may be closed before the rows are first
+  // asked for): standard input's for "-", which a regular file redirected in can be.
+  const int own = path == "-" ? ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
+                              : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int open_error = own < 0 ? errno : 0;
+  auto held = std::shared_ptr<int>(new int(own), [](int* p) {
+    if (*p >= 0)
+      ::close(*p);
+    delete p;
+  });
+  // Read or mapped on first use: a chunked file never is.
+  auto area = std::make_shared<row_bytes>();
+  return [area, held, file_size, open_error](std::uint64_t offset,
+                                             std::uint64_t size) -> row_bytes {
+    if (!area->keeper) {
+      std::string why;
+      if (*held < 0)
+        throw malformed(fmt::format("it cannot be opened again to read its rows: {}",
+                                    std::strerror(open_error)));
+      if (file_size < copied_rows_below) {
+        if (auto copy = copy_file(*held, file_size, why))
+          *area = {copy->bytes(), copy};
+      } else if (auto map = map_file(*held, file_size, why)) {
+        *area = {map->bytes(), map};
+      }
+      if (!area->keeper)
+        throw malformed(why);
+    }
+    return {area->bytes.subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(size)),
+            area->keeper};
   };
 }
 
 row_source copied_rows(std::span<const std::byte> bytes) {
-  return [bytes](std::uint64_t offset, std::uint64_t size) -> row_bytes {
+  // The input stays held while its rows are copied (a row image piped in): the budget covers
+  // the input and every copy together, not each copy alone.
+  auto copied = std::make_shared<std::uint64_t>(0);
+  return [bytes, copied](std::uint64_t offset, std::uint64_t size) -> row_bytes {
+    const auto held = bytes.size() + *copied;
+    if (size > memory_budget() || held > memory_budget() - size)
+      throw malformed(fmt::format("its rows need {} bytes of copies beside the {} bytes read, "
+                                  "more than the memory budget ({} bytes; TDIAG_MEMORY_LIMIT)",
+                                  *copied + size, bytes.size(), memory_budget()));
+    *copied += size;
     auto buffer = buffer_for(size);
     auto* out = reinterpret_cast<std::byte*>(buffer.get());
     std::memcpy(out, bytes.data() + offset, static_cast<std::size_t>(size));

@@ -201,6 +201,15 @@ private:
     if (h.uncompressed_size > memory_budget())
       return corrupted(std::string(codes::undecodable_chunk),
                        "its payload is larger than the memory budget");
+    // Inflation under a cap: a writer's chunk (1 MiB by default) is far below the floor, and
+    // real columns do not compress 1024 to 1; 8 KiB of zeros inflating to 250 MiB are not data.
+    if (h.uncompressed_size >
+        std::max<std::uint64_t>(detail::inflate_floor,
+                                std::uint64_t{h.compressed_size} * detail::inflate_ratio_cap))
+      return corrupted(std::string(codes::undecodable_chunk),
+                       fmt::format("its payload would inflate {} bytes to {} (more than {} to 1)",
+                                   h.compressed_size, h.uncompressed_size,
+                                   detail::inflate_ratio_cap));
     payload_.resize(h.uncompressed_size);
     const std::size_t n =
         ZSTD_decompress(payload_.data(), payload_.size(), compressed.data(), compressed.size());
@@ -421,7 +430,8 @@ tdtrace_load read_tdtrace(const std::filesystem::path& path, const tdtrace_read_
     buf.resize(in.read_at(offset, buf));
     return buf;
   };
-  // The rows of a row image are mapped, not read (the source maps the file on first use).
+  // The rows of a row image are mapped or copied on first use, from this very descriptor: "-"
+  // is standard input, never a file of that name.
   return read_any(in.size(), read_at, detail::mapped_rows(path, in.size()), in.name(), options);
 }
 

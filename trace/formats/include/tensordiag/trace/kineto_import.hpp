@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace tdiag::trace {
@@ -26,7 +27,18 @@ struct kineto_stats {
   std::size_t json_bytes = 0;
   std::size_t events = 0;          ///< entries of traceEvents, every phase included
   std::size_t metadata_events = 0; ///< ph M
-  std::size_t skipped_events = 0;  ///< unknown ph, or flows without a partner
+  std::size_t skipped_events = 0;  ///< all skipped: the three counts below
+  /// Skipped by reason. A flow end without its other end carries nothing (no note); an event
+  /// of a phase the model has no place for ('b', 'e', 'B', 'E', 'P', 'O', ...) is lost (a
+  /// warning naming the phases).
+  std::size_t unpaired_flows = 0;
+  std::size_t unknown_phase_events = 0;
+  std::string unknown_phases; ///< the distinct phases skipped, as written ("b, e")
+  /// Complete events (ph X) without a `dur`, or with a negative one: kept with duration 0.
+  std::size_t missing_durations = 0, negative_durations = 0;
+  /// Numbers written as JSON strings ("bytes": "128"), read as the number the whole string is.
+  std::size_t text_numbers = 0;
+  std::string first_text_number; ///< its path, traceEvents[N].args.bytes
   double inflate_seconds = 0;
   double parse_seconds = 0;    ///< parse and build, interleaved (one pass)
   double finalize_seconds = 0; ///< sorting the stores

@@ -46,16 +46,21 @@ struct job_member {
 };
 
 /// Files, folders (their trace files, sorted by name) and glob patterns, expanded in order.
+/// An entry a folder or a glob gives that is no file to open (a link that loops or leads
+/// nowhere, a FIFO, a socket) is skipped with one warning each in `skipped` (TDIAG-TR-260).
 /// Throws tdiag::input_error TDIAG-TR-260 when nothing matches.
 [[nodiscard]] std::vector<std::filesystem::path>
-expand_job_inputs(std::span<const std::string> inputs);
+expand_job_inputs(std::span<const std::string> inputs, std::vector<diagnostic>* skipped = nullptr);
 
 /// The rank a file name states ("sampled_rank-1.json.gz" -> 1), or -1.
 [[nodiscard]] int rank_from_file_name(const std::filesystem::path& path);
 
 /// Loads every file of the job in parallel; members sorted by rank. Throws what load_trace()
-/// throws for the first unreadable file, and TDIAG-TR-261 for a rank claimed twice.
+/// throws for the first unreadable file, and TDIAG-TR-261 for a rank claimed twice. With
+/// rank_source::automatic, files that state no rank take the lowest ranks no file states.
+/// Entries skipped while expanding the inputs are added to `skipped`.
 [[nodiscard]] std::vector<job_member> load_job(std::span<const std::string> inputs,
-                                               const job_load_options& options = {});
+                                               const job_load_options& options = {},
+                                               std::vector<diagnostic>* skipped = nullptr);
 
 } // namespace tdiag::trace

@@ -15,6 +15,7 @@ inline constexpr std::string_view needs_regular_file = "TDIAG-TR-003";
 inline constexpr std::string_view no_such_device = "TDIAG-TR-004";
 inline constexpr std::string_view bad_window = "TDIAG-TR-005";
 inline constexpr std::string_view selection_empty = "TDIAG-TR-006";
+inline constexpr std::string_view load_too_large = "TDIAG-TR-007";
 inline constexpr std::string_view truncated_pickle = "TDIAG-TR-101";
 inline constexpr std::string_view malformed_pickle = "TDIAG-TR-102";
 inline constexpr std::string_view bad_memo = "TDIAG-TR-103";
@@ -34,6 +35,8 @@ inline constexpr std::string_view no_trace_events = "TDIAG-TR-123";
 inline constexpr std::string_view kineto_skipped = "TDIAG-TR-124";
 inline constexpr std::string_view kineto_bad_number = "TDIAG-TR-125";
 inline constexpr std::string_view kineto_too_large = "TDIAG-TR-126";
+inline constexpr std::string_view kineto_text_numbers = "TDIAG-TR-127";
+inline constexpr std::string_view kineto_bad_duration = "TDIAG-TR-128";
 inline constexpr std::string_view summary = "TDIAG-TR-200";
 inline constexpr std::string_view memory_peak = "TDIAG-TR-201";
 inline constexpr std::string_view kernel_time = "TDIAG-TR-202";
@@ -75,6 +78,7 @@ inline constexpr code_entry table[] = {
     {no_such_device, "the trace has no such device (--device)"},
     {bad_window, "bad time window (--window)"},
     {selection_empty, "the selected part of the trace is empty, or its replay inexact"},
+    {load_too_large, "the trace needs more memory than is available (an allocation was refused)"},
     {truncated_pickle, "truncated pickle"},
     {malformed_pickle, "malformed pickle"},
     {bad_memo, "malformed pickle: bad memo index"},
@@ -94,6 +98,8 @@ inline constexpr code_entry table[] = {
     {kineto_skipped, "Kineto events skipped"},
     {kineto_bad_number, "Kineto field is not a number"},
     {kineto_too_large, "Kineto trace needs more memory than is available"},
+    {kineto_text_numbers, "Kineto numbers written as strings, read as numbers"},
+    {kineto_bad_duration, "Kineto complete events with a negative or missing duration"},
     {summary, "trace summary"},
     {memory_peak, "memory peak"},
     {kernel_time, "kernel time"},

@@ -24,7 +24,13 @@ inline void add_selection_options(CLI::App& app, trace_selection& select) {
   app.add_option_function<std::int32_t>(
          "--device", [&select](std::int32_t device) { select.device = device; },
          std::string(device_option_help))
-      ->check(CLI::NonNegativeNumber);
+      // Not CLI::NonNegativeNumber: its message printed the largest double, all 309 digits.
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            return text.starts_with('-') ? "expected a device number >= 0, got " + text
+                                         : std::string();
+          },
+          "N >= 0"));
   app.add_option_function<std::string>(
       "--window",
       [&select](const std::string& text) {
