@@ -95,9 +95,9 @@ const std::vector<std::string> scenarios = {
 };
 
 INSTANTIATE_TEST_SUITE_P(Synthetic, FrScenario, testing::ValuesIn(scenarios),
-                         [](const testing::TestParamInfo<std::string>& info) {
+                         [](const testing::TestParamInfo<std::string>& scenario) {
                            std::string name;
-                           for (char c : info.param)
+                           for (char c : scenario.param)
                              if (c != '_')
                                name += c;
                            return name;
