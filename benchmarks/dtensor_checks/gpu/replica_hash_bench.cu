@@ -6,7 +6,7 @@
 // ceiling, ~4.3 TB/s counting read + write). Also the NaN/Inf scan. `--small`: 64 MiB, few
 // iterations (CTest); exit 77 without a GPU.
 #include <tensordiag/dtensor_checks/runtime/element_hash.hpp>
-#include <tensordiag/dtensor_checks/runtime/gpu_scan_backend.hpp>
+#include <tensordiag/dtensor_checks/runtime/scan_backend.hpp>
 
 #include <cuda_runtime.h>
 

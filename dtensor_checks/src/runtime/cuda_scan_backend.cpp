@@ -5,7 +5,7 @@
 // of gpu_scan_kernels.cu, one synchronisation per call.
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/dtensor_checks/runtime/element_hash.hpp>
-#include <tensordiag/dtensor_checks/runtime/gpu_scan_backend.hpp>
+#include <tensordiag/dtensor_checks/runtime/scan_backend.hpp>
 #include <tensordiag/dtensor_checks/sim/validation_codes.hpp>
 
 #include <cuda_runtime.h>

@@ -13,7 +13,7 @@
 #  include <tensordiag/dtensor_checks/mesh.hpp>
 #endif
 #if defined(TDIAG_CONSUMER_HAS_DTENSOR_GPU)
-#  include <tensordiag/dtensor_checks/runtime/gpu_scan_backend.hpp>
+#  include <tensordiag/dtensor_checks/runtime/scan_backend.hpp>
 #endif
 #if defined(TDIAG_CONSUMER_HAS_TRACE)
 #  include <tensordiag/trace/flight_recorder.hpp>

@@ -3,7 +3,7 @@
 //
 // Where a rank's local tensor lives and how to scan it: hashes (element_hash.hpp), NaN/Inf
 // counts and copies to the host. The host back-end is here; the CUDA one is in
-// tensordiag_dtensor_gpu (gpu_scan_backend.hpp), with the same hash values.
+// tensordiag_dtensor_gpu (make_gpu_scan_backend below), with the same hash values.
 #pragma once
 
 #include <tensordiag/dtensor_checks/tensor_spec.hpp>
@@ -63,5 +63,18 @@ private:
 
 /// The element_hash of a host buffer (what every back-end returns).
 [[nodiscard]] std::uint64_t host_hash(const void* data, std::int64_t bytes) noexcept;
+
+// The GPU back-end, defined in tensordiag_dtensor_gpu (built with CUDA, and with HIP through
+// hipcc): replica hashes, block hashes and NaN/Inf scans in device kernels over plain device
+// allocations, with hash values equal to host_hash() of the same bytes. Link that library to
+// call these.
+
+/// Number of usable GPUs; 0 when there is no device or no driver (never throws).
+[[nodiscard]] int gpu_device_count() noexcept;
+
+/// A back-end for device memory of the current device, launching on `stream` (a cudaStream_t or
+/// hipStream_t; nullptr = the default stream). Calls synchronise the stream before returning.
+/// Throws tdiag::error when no device is usable.
+[[nodiscard]] std::unique_ptr<scan_backend> make_gpu_scan_backend(void* stream = nullptr);
 
 } // namespace tdiag::dtensor::runtime
