@@ -92,8 +92,8 @@ TEST_F(CaptureCommand, SummarisesTheTraceTheApplicationLeft) {
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("kernels   3 (1 names"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("prepared_kernel"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("HtoD 1x 1.0 MiB"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("pool: 2 allocs, 2 frees, peak in use 2.0 MiB"), std::string::npos)
+  EXPECT_NE(r.output.find("HtoD 1x 1.00 MiB"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("pool: 2 allocs, 2 frees, peak in use 2.00 MiB"), std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("dropped   5 records"), std::string::npos) << r.output;
   fs::remove(prepared);
