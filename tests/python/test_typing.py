@@ -17,14 +17,15 @@ HERE = pathlib.Path(__file__).resolve().parent
 CONFIG = pathlib.Path(os.environ.get("TDIAG_SOURCE_DIR", HERE.parent.parent)) / "python/pyproject.toml"
 # What stubtest cannot see or need not: the compiled module has no stub of its own (the .pyi of
 # the modules that re-export it are the stubs); pybind11's classes have their own metaclass and
-# an (*args, **kwargs) constructor; PyTorch's modules load only with torch; the private helper
-# modules have no stubs (mypy checks their sources).
+# an (*args, **kwargs) constructor; PyTorch's modules (and tensordiag.triton) load only with
+# torch; the private helper modules have no stubs (mypy checks their sources).
 ALLOWLIST = "\n".join([
     r"tensordiag\._tensordiag.*",
     r"tensordiag\.(dtensor|report)\.[A-Z][A-Za-z]*",
     r"tensordiag\.(dtensor|report)\.[A-Z][A-Za-z]*\.__init__",
     r"tensordiag\.torch.*",
-    r"tensordiag\._(core|frames|display)\..*",
+    r"tensordiag\.triton.*",
+    r"tensordiag\._(core|frames|display|compiled_checks)\..*",
     r"tensordiag\.__main__",
 ]) + "\n"
 

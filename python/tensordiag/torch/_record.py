@@ -172,7 +172,8 @@ def _implicit(local_tensor, current_spec, target_spec, *args, **kwargs):
     return _ORIGINAL_IMPLICIT(local_tensor, current_spec, target_spec, *args, **kwargs)
 
 
-def _explicit(local_tensor, current_spec, target_spec, *args, **kwargs):
+def _explicit(local_tensor: Any, current_spec: Any, target_spec: Any, *args: Any,
+              **kwargs: Any) -> Any:
     # Backward runs on autograd's threads, where only the innermost recorder entered is known.
     recorder = getattr(_local, "recorder", None) or _innermost
     if getattr(_local, "call", None) is not None or recorder is None:  # inside an op's dispatch
@@ -277,7 +278,8 @@ class DTensorMode(TorchDispatchMode):
             _innermost = self._previous_innermost
             _uninstall()
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (),
+                           kwargs: Any = None) -> Any:
         kwargs = kwargs or {}
         if not any(issubclass(t, DTensor) for t in types):
             return func(*args, **kwargs)
@@ -302,6 +304,7 @@ class DTensorMode(TorchDispatchMode):
         except Exception as error:
             _local.call, _local.sink = outer, outer_sink
             if record:
+                assert origin is not None and self.recording is not None  # record implies both
                 entry = self._entry(func, flat_args, origin, call, where)
                 entry["expect"] = {"ok": False, "error_type": type(error).__name__,
                                    "error": str(error)}
@@ -312,6 +315,7 @@ class DTensorMode(TorchDispatchMode):
             raise
         _local.call, _local.sink = outer, outer_sink
         if record:
+            assert origin is not None and self.recording is not None  # record implies both
             entry = self._entry(func, flat_args, origin, call, where)
             entry["expect"] = {"ok": True, "outputs": _encode.outputs(result),
                                "comms": _encode.comms(call.redistributions)}
