@@ -3,8 +3,8 @@
 // GPU test (label gpu): a 1-rank NCCL communicator (one GPU); skips without a CUDA device.
 #include <tensordiag/dtensor_checks/comm/nccl_communicator.hpp>
 #include <tensordiag/dtensor_checks/comm/plan_executor.hpp>
-#include <tensordiag/dtensor_checks/runtime/scan_backend.hpp>
 #include <tensordiag/dtensor_checks/runtime/runtime_checks.hpp>
+#include <tensordiag/dtensor_checks/runtime/scan_backend.hpp>
 
 #include <cuda_runtime.h>
 

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // GPU test (label gpu): skips when no CUDA device is usable.
 #include <tensordiag/dtensor_checks/comm/thread_communicator.hpp>
-#include <tensordiag/dtensor_checks/runtime/scan_backend.hpp>
 #include <tensordiag/dtensor_checks/runtime/runtime_checks.hpp>
+#include <tensordiag/dtensor_checks/runtime/scan_backend.hpp>
 
 #include <cuda_runtime.h>
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <tensordiag/core/report.hpp>
+#include <tensordiag/trace/detail/record_ids.hpp>
 #include <tensordiag/trace/trace.hpp>
 
 #include <fmt/format.h>
@@ -21,8 +22,6 @@
 #include <string_view>
 #include <unistd.h>
 #include <vector>
-
-#include <tensordiag/trace/detail/record_ids.hpp>
 
 namespace tdiag::trace::test {
 

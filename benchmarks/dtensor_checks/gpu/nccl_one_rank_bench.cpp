@@ -6,8 +6,8 @@
 // the runtime checks of a replicated 1 GiB device tensor over the NCCL communicator with the
 // CUDA scan back-end (time per check). `--small`: 64 MiB; exit 77 without a GPU.
 #include <tensordiag/dtensor_checks/comm/nccl_communicator.hpp>
-#include <tensordiag/dtensor_checks/runtime/scan_backend.hpp>
 #include <tensordiag/dtensor_checks/runtime/runtime_checks.hpp>
+#include <tensordiag/dtensor_checks/runtime/scan_backend.hpp>
 
 #include <cuda_runtime.h>
 

@@ -15,8 +15,8 @@
 #include <tensordiag/core/report_io.hpp>
 #include <tensordiag/dtensor_checks/comm/nccl_communicator.hpp>
 #include <tensordiag/dtensor_checks/comm/plan_executor.hpp>
-#include <tensordiag/dtensor_checks/runtime/scan_backend.hpp>
 #include <tensordiag/dtensor_checks/runtime/runtime_checks.hpp>
+#include <tensordiag/dtensor_checks/runtime/scan_backend.hpp>
 #include <tensordiag/dtensor_checks/sim/distribute.hpp>
 
 #include <cuda_runtime.h>

@@ -1,8 +1,8 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// A lane's segments are replayed in an ordered map (trace/replay/src/replay_state.hpp) rather than the
-// state's sorted vector, each event on the segments around its address. These tests hold that
+// A lane's segments are replayed in an ordered map (trace/replay/src/replay_state.hpp) rather than
+// the state's sorted vector, each event on the segments around its address. These tests hold that
 // replay to the vector one (apply_memory_event / undo_memory_event on a plain state), event by
 // event, on random histories full of the cases that do not match: frees of blocks never
 // allocated, allocations inside live blocks, overlapping and zero-sized blocks, frees in one

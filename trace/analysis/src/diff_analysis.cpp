@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/trace/allocation_site.hpp>
 #include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/detail/saturate.hpp>
 #include <tensordiag/trace/diff_analysis.hpp>
 #include <tensordiag/trace/leak_analysis.hpp>
 #include <tensordiag/trace/summary_analysis.hpp>
@@ -11,8 +12,6 @@
 
 #include <algorithm>
 #include <map>
-
-#include <tensordiag/trace/detail/saturate.hpp>
 
 namespace tdiag::trace {
 namespace {

@@ -3,6 +3,7 @@
 #include <tensordiag/trace/allocation_site.hpp>
 #include <tensordiag/trace/allocator_replay.hpp>
 #include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/detail/saturate.hpp>
 #include <tensordiag/trace/timeline_analysis.hpp>
 #include <tensordiag/trace/units.hpp>
 
@@ -10,8 +11,6 @@
 
 #include <algorithm>
 #include <span>
-
-#include <tensordiag/trace/detail/saturate.hpp>
 
 namespace tdiag::trace {
 namespace {

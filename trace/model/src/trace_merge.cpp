@@ -1,9 +1,8 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
-#include <tensordiag/trace/trace_merge.hpp>
-
 #include <tensordiag/trace/detail/record_ids.hpp>
 #include <tensordiag/trace/detail/saturate.hpp>
+#include <tensordiag/trace/trace_merge.hpp>
 
 namespace tdiag::trace {
 namespace {

@@ -1,13 +1,13 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/trace/detail/saturate.hpp>
 #include <tensordiag/trace/memory_series.hpp>
 
 #include <algorithm>
 #include <functional>
 
 #include "replay_state.hpp"
-#include <tensordiag/trace/detail/saturate.hpp>
 
 namespace tdiag::trace {
 

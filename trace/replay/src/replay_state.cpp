@@ -3,13 +3,12 @@
 #include "replay_state.hpp"
 
 #include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/trace/detail/saturate.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cassert>
 #include <iterator>
-
-#include <tensordiag/trace/detail/saturate.hpp>
 
 namespace tdiag::trace::detail {
 namespace {
