@@ -133,16 +133,14 @@ template <typename Record, std::size_t N>
   }
   return bytes + reserved == sizeof(Record);
 }
-} // namespace detail
 
-namespace detail {
 template <typename Member>
 [[nodiscard]] constexpr field_info make_field(std::string_view name, std::size_t offset) noexcept {
   field_info f;
   f.name = name;
   f.offset = static_cast<std::uint16_t>(offset);
   f.width = static_cast<std::uint8_t>(sizeof(std::remove_extent_t<Member>));
-  f.count = static_cast<std::uint8_t>(sizeof(Member) / sizeof(std::remove_extent_t<Member>));
+  f.count = static_cast<std::uint8_t>(std::is_array_v<Member> ? std::extent_v<Member> : 1);
   f.type = field_type_of<Member>();
   return f;
 }
