@@ -107,9 +107,9 @@ function(tdiag_add_gtest lib file)
   endif()
   # PRE_TEST discovery: listing tests at build time would run GPU binaries and sanitized
   # binaries during the build.
-  # Tests of code that starts threads carry `threads`: scripts/test runs them under TSan.
+  # Tests of code that starts threads are built by tensordiag.test.threads, which scripts/test
+  # builds and runs under ThreadSanitizer.
   if("${lib}.${file}" IN_LIST TDIAG_THREADED_TESTS)
-    list(APPEND arg_LABELS threads)
     if(NOT TARGET tensordiag.test.threads)
       add_custom_target(tensordiag.test.threads)
     endif()
