@@ -14,13 +14,14 @@ namespace {
 
 // Raises tensordiag.errors.<name>(message, report, **extra): the Python classes live in the
 // pure-Python package so that they carry docstrings and stubs.
-void raise_error(const char* name, const tdiag::error& e, py::dict extra = {}) {
+void raise_error(const char* name, const tdiag::error& e, const py::dict& extra = {}) {
   auto cls = py::module_::import("tensordiag.errors").attr(name);
   py::object exc = cls(py::str(e.what()), py::cast(e.report()), **extra);
   PyErr_SetObject(cls.ptr(), exc.ptr());
 }
 
-void translate(std::exception_ptr p) {
+// pybind11 hands exceptions to translators by value.
+void translate(std::exception_ptr p) { // NOLINT(performance-unnecessary-value-param)
   try {
     if (p)
       std::rethrow_exception(p);

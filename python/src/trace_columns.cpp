@@ -70,24 +70,24 @@ template <typename Record> py::dict columns_of(const event_store<Record>& store,
   return out;
 }
 
-template <auto Store> py::dict store_columns(const trace::trace& t, py::handle owner) {
+template <auto Store> py::dict store_columns(const tdiag::trace::trace& t, py::handle owner) {
   return columns_of(t.*Store, owner);
 }
 
 } // namespace
 
-py::dict event_columns(const trace::trace& t, std::string_view kind, py::handle owner) {
-  using make_columns = py::dict (*)(const trace::trace&, py::handle);
+py::dict event_columns(const tdiag::trace::trace& t, std::string_view kind, py::handle owner) {
+  using make_columns = py::dict (*)(const tdiag::trace::trace&, py::handle);
   static constexpr std::pair<std::string_view, make_columns> kinds[] = {
-      {"kernels", &store_columns<&trace::trace::kernels>},
-      {"copies", &store_columns<&trace::trace::copies>},
-      {"api_calls", &store_columns<&trace::trace::api_calls>},
-      {"ranges", &store_columns<&trace::trace::ranges>},
-      {"markers", &store_columns<&trace::trace::markers>},
-      {"memory", &store_columns<&trace::trace::memory>},
-      {"assertions", &store_columns<&trace::trace::assertions>},
-      {"flows", &store_columns<&trace::trace::flows>},
-      {"counters", &store_columns<&trace::trace::counters>},
+      {"kernels", &store_columns<&tdiag::trace::trace::kernels>},
+      {"copies", &store_columns<&tdiag::trace::trace::copies>},
+      {"api_calls", &store_columns<&tdiag::trace::trace::api_calls>},
+      {"ranges", &store_columns<&tdiag::trace::trace::ranges>},
+      {"markers", &store_columns<&tdiag::trace::trace::markers>},
+      {"memory", &store_columns<&tdiag::trace::trace::memory>},
+      {"assertions", &store_columns<&tdiag::trace::trace::assertions>},
+      {"flows", &store_columns<&tdiag::trace::trace::flows>},
+      {"counters", &store_columns<&tdiag::trace::trace::counters>},
   };
   for (const auto& [name, make] : kinds) {
     if (name == kind)
