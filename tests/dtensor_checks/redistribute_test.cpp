@@ -8,7 +8,7 @@ namespace {
 using namespace tdiag::dtensor;
 
 redistribution_plan plan(const device_mesh& mesh, const char* from, const char* to,
-                         shape_t shape = {16, 16}, plan_options options = {}) {
+                         const shape_t& shape = {16, 16}, plan_options options = {}) {
   const tensor_meta meta{shape, contiguous_strides(shape), dtype::float32};
   return plan_redistribution(mesh, meta, parse_placements(from), parse_placements(to),
                              mesh_topology::build(mesh), options);

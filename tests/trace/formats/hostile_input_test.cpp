@@ -40,7 +40,7 @@ protected:
     fs::remove_all(dir_);
   }
   fs::path write(const std::string& name, const std::string& bytes) {
-    const auto p = dir_ / name;
+    auto p = dir_ / name;
     std::ofstream(p, std::ios::binary) << bytes;
     return p;
   }
@@ -130,7 +130,7 @@ TEST_F(HostileInput, PayloadInflatingPastTheCapIsSkipped) {
 
 TEST_F(HostileInput, BadHeaderSizeIsNotCalledAVersion) {
   auto bytes = slurp([&] {
-    const auto p = dir_ / "t.tdtrace";
+    auto p = dir_ / "t.tdtrace";
     write_tdtrace(p, make_synthetic_trace());
     return p;
   }());
