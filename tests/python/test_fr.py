@@ -1,7 +1,8 @@
 # SPDX-FileCopyrightText: 2026 tensordiag contributors
 # SPDX-License-Identifier: Apache-2.0
 """tensordiag.fr: the Flight Recorder verdict of `tdiag fr analyze`, on the synthetic scenarios
-of tests/data/fr (each with its truth.json)."""
+of tests/data/fr and the dumps PyTorch 2.11 wrote in tests/data/fr_real (each with its
+truth.json)."""
 
 import json
 import os
@@ -17,10 +18,15 @@ DATA = pathlib.Path(os.environ.get("TDIAG_SOURCE_DIR", pathlib.Path(__file__).re
 
 
 def scenarios():
-    return sorted(p for p in DATA.iterdir() if (p / "truth.json").exists()) if DATA.exists() else []
+    """The synthetic scenarios, then the dumps PyTorch 2.11 wrote (tests/data/fr_real)."""
+    found = []
+    for data in (DATA, DATA.parent / "fr_real"):
+        if data.exists():
+            found += sorted(p for p in data.iterdir() if (p / "truth.json").exists())
+    return found
 
 
-@pytest.mark.parametrize("folder", scenarios(), ids=lambda p: p.name)
+@pytest.mark.parametrize("folder", scenarios(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_culprits_are_the_truth(folder):
     truth = json.loads((folder / "truth.json").read_text())
     verdict = fr.load(folder)

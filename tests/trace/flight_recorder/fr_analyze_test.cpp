@@ -253,21 +253,26 @@ TEST(FrAnalyze, WorldSizeAddsRanksWithoutADump) {
   for (int r = 0; r < 2; ++r) {
     auto& d = dumps[static_cast<std::size_t>(r)];
     d.rank = r;
-    d.groups = {{"0", "default_pg", {}}};
+    d.groups = {{"1", "tp", {}}, {"0", "default_pg", {}}};
     d.ops = {"nccl:all_reduce"};
     d.shapes = {{}};
     fr::entry e;
     e.collective_seq_id = 1;
     e.state = fr::entry_state::started;
-    d.entries = {e};
+    d.entries = {e, e};
+    d.entries[1].group = 1;
   }
   EXPECT_TRUE(fr::analyze(dumps).culprits.empty());
   fr::analyze_options options;
   options.world_size = 3;
   const auto r = fr::analyze(dumps, options);
   EXPECT_EQ(r.ranks.size(), 3u);
-  // Without a membership list the third rank is not known to be a member of the group.
-  EXPECT_TRUE(r.culprits.empty());
+  // Without a membership list the third rank is not known to be a member of group "1"; the
+  // default group spans the world, so there it is the member whose part the dumps cannot show.
+  ASSERT_EQ(r.culprits.size(), 1u) << fr::to_text(r);
+  EXPECT_EQ(r.culprits[0].rank, 2);
+  EXPECT_EQ(r.culprits[0].pg, "0");
+  EXPECT_EQ(r.culprits[0].cause, fr::cause::no_dump);
 }
 
 } // namespace

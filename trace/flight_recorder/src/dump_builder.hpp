@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "value_access.hpp"
 
@@ -67,6 +68,8 @@ public:
     }
     if (d_.entries.empty())
       d_.status = dump_status::empty_ring;
+    else
+      name_the_nameless_group();
   }
 
 private:
@@ -98,6 +101,39 @@ private:
     d_.groups.push_back({std::string(name), std::string(desc), {}});
     groups_.emplace(std::string(name), index);
     return index;
+  }
+
+  // PyTorch's gloo recorder (2.10 and 2.11 at least) registers the default group before it is
+  // named: pg_config holds {"": {"name": "", "desc": "", "ranks": "[0, ..., N-1]"}} while the
+  // entries name the group "0" (default_pg). A nameless config that no entry uses states the
+  // membership of the one group the entries use and no config states; with several such groups
+  // it cannot be told whose it is, and stays as it is.
+  void name_the_nameless_group() {
+    const auto nameless = groups_.find("");
+    if (nameless == groups_.end() || d_.groups[nameless->second].ranks.empty())
+      return;
+    const std::uint32_t from = nameless->second;
+    std::vector<bool> used(d_.groups.size(), false);
+    for (const auto& e : d_.entries)
+      used[e.group] = true;
+    if (used[from])
+      return;
+    std::uint32_t to = from;
+    for (std::uint32_t g = 0; g < d_.groups.size(); ++g)
+      if (used[g] && d_.groups[g].ranks.empty()) {
+        if (to != from)
+          return; // two candidates
+        to = g;
+      }
+    if (to == from)
+      return;
+    d_.groups[to].ranks = std::move(d_.groups[from].ranks);
+    d_.groups.erase(d_.groups.begin() + from);
+    groups_.erase(nameless);
+    for (auto& [name, index] : groups_)
+      index -= index > from ? 1 : 0;
+    for (auto& e : d_.entries)
+      e.group -= e.group > from ? 1 : 0;
   }
 
   void read_group_config(std::string_view key, const value& g) {

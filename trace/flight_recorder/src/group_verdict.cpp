@@ -212,6 +212,31 @@ void judge_frontier(const job_index& job, const group_data& g, std::vector<membe
         (holders == nullptr || std::none_of(holders->begin(), holders->end(),
                                             [&](const member_state& h) { return h.m == s.m; })))
       v.waiting.push_back(job.rank_of(*s.m));
+  // Completed anywhere, a collective was issued by every member; a member that dies inside it
+  // leaves the others' parts incomplete. So where one member left no dump, it most likely holds
+  // the job and the ranks that did not complete wait on it.
+  if (holders == &not_done && g.without_dump.size() == 1 && g.silent_wrapped.empty()) {
+    const int gone = g.without_dump.front();
+    const auto holding = rank_list(ranks_of(job, not_done));
+    for (const auto& s : not_done)
+      v.waiting.push_back(job.rank_of(*s.m));
+    auto c = make_culprit(g, gone, cause::no_dump, v.last_seq, op);
+    c.detail = fmt::format(
+        "wrote no dump (or an empty one) while #{} ({}) completed on ranks {} and not on {}: a "
+        "collective that completed anywhere was issued by every member, and a member that dies "
+        "inside it leaves the others' parts incomplete",
+        v.last_seq, op, rank_list(ranks_of(job, done)), holding);
+    v.culprits.push_back(std::move(c));
+    v.unknowns.push_back(fmt::format(
+        "group {}: if rank {} was alive, rank(s) {} not completing #{} ({}) is what holds the "
+        "group; the dumps cannot tell",
+        g.name, gone, holding, v.last_seq, op));
+    v.stuck = true;
+    v.verdict = fmt::format("stuck in #{} ({}): completed on rank(s) {}, not on {}; rank {} left "
+                            "no dump",
+                            v.last_seq, op, rank_list(ranks_of(job, done)), holding, gone);
+    return;
+  }
   if (holders != nullptr) {
     for (const auto& s : *holders) {
       auto c = make_culprit(g, job.rank_of(*s.m), cause::not_completed, v.last_seq, op);

@@ -200,7 +200,12 @@ job_index build_index(std::span<const dump> dumps, int world_size) {
     index_of.emplace(job.ranks[i].rank, i);
   for (std::uint32_t g = 0; g < job.groups.size(); ++g) {
     auto& group = job.groups[g];
-    if (group.members.empty()) // no dump states it: its members are the ranks that used it
+    // No dump states it. The default group spans the world, when its size is known; any other
+    // group's members are, as far as the dumps show, the ranks that used it.
+    if (group.members.empty() && group.desc == "default_pg" && world_size > 0)
+      for (int r = 0; r < world_size; ++r)
+        group.members.push_back(r);
+    if (group.members.empty())
       for (const auto& rd : job.ranks)
         if (rd.source != nullptr &&
             std::find(rd.group_of.begin(), rd.group_of.end(), g) != rd.group_of.end())
