@@ -72,11 +72,13 @@ tdiag_resolve_auto(TDIAG_WITH_NCCL ${tdiag_nccl_found} "needs CUDA and NCCL")
 
 # --- Viewer: GLFW + Dear ImGui (Debian libimgui-dev ships the GLFW and OpenGL3 back-ends) ------
 find_package(glfw3 3.3 QUIET)
-find_package(OpenGL QUIET)
+# OpenGL's headers only: every entry point is loaded through GLFW at run time, so tdiag-view
+# links no libGL.
+find_path(TDIAG_GL_INCLUDE_DIR GL/glext.h)
 find_path(TDIAG_IMGUI_INCLUDE_DIR imgui.h PATH_SUFFIXES imgui)
 find_library(TDIAG_IMGUI_LIBRARY imgui)
 set(tdiag_viewer_found FALSE)
-if(glfw3_FOUND AND OpenGL_FOUND AND TDIAG_IMGUI_INCLUDE_DIR AND TDIAG_IMGUI_LIBRARY)
+if(glfw3_FOUND AND TDIAG_GL_INCLUDE_DIR AND TDIAG_IMGUI_INCLUDE_DIR AND TDIAG_IMGUI_LIBRARY)
   set(tdiag_viewer_found TRUE)
 endif()
-tdiag_resolve_auto(TDIAG_WITH_VIEWER ${tdiag_viewer_found} "needs GLFW, OpenGL and Dear ImGui (libimgui-dev)")
+tdiag_resolve_auto(TDIAG_WITH_VIEWER ${tdiag_viewer_found} "needs GLFW, OpenGL headers and Dear ImGui (libimgui-dev)")

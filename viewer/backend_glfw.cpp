@@ -49,9 +49,23 @@ std::string glfw_error_text() {
   return text ? text : "unknown GLFW error";
 }
 
-// The few OpenGL 3 entry points the offscreen framebuffer needs, loaded through GLFW (libGL
-// only promises OpenGL 1.x symbols).
-struct fbo_functions {
+// Every OpenGL entry point the back-end calls, loaded through GLFW from the context's driver:
+// tdiag-view links no libGL (a wheel's viewer must start where none is installed, to say so),
+// and ImGui's OpenGL 3 back-end loads its own the same way. Types only from GL/gl.h.
+template <class F> bool load_gl(F& f, const char* name) {
+  f = reinterpret_cast<F>(glfwGetProcAddress(name));
+  return f != nullptr;
+}
+
+struct gl_functions {
+  void (*viewport)(GLint, GLint, GLsizei, GLsizei) = nullptr;
+  void (*clear_color)(GLfloat, GLfloat, GLfloat, GLfloat) = nullptr;
+  void (*clear)(GLbitfield) = nullptr;
+  void (*finish)() = nullptr;
+  void (*pixel_store)(GLenum, GLint) = nullptr;
+  void (*read_pixels)(GLint, GLint, GLsizei, GLsizei, GLenum, GLenum, void*) = nullptr;
+  GLenum (*get_error)() = nullptr;
+  // The offscreen framebuffer's (OpenGL 3.0).
   PFNGLGENFRAMEBUFFERSPROC gen_framebuffers = nullptr;
   PFNGLBINDFRAMEBUFFERPROC bind_framebuffer = nullptr;
   PFNGLDELETEFRAMEBUFFERSPROC delete_framebuffers = nullptr;
@@ -63,24 +77,18 @@ struct fbo_functions {
   PFNGLCHECKFRAMEBUFFERSTATUSPROC check_framebuffer_status = nullptr;
 
   bool load() {
-    auto get = [](const char* name) { return glfwGetProcAddress(name); };
-    gen_framebuffers = reinterpret_cast<PFNGLGENFRAMEBUFFERSPROC>(get("glGenFramebuffers"));
-    bind_framebuffer = reinterpret_cast<PFNGLBINDFRAMEBUFFERPROC>(get("glBindFramebuffer"));
-    delete_framebuffers =
-        reinterpret_cast<PFNGLDELETEFRAMEBUFFERSPROC>(get("glDeleteFramebuffers"));
-    gen_renderbuffers = reinterpret_cast<PFNGLGENRENDERBUFFERSPROC>(get("glGenRenderbuffers"));
-    bind_renderbuffer = reinterpret_cast<PFNGLBINDRENDERBUFFERPROC>(get("glBindRenderbuffer"));
-    delete_renderbuffers =
-        reinterpret_cast<PFNGLDELETERENDERBUFFERSPROC>(get("glDeleteRenderbuffers"));
-    renderbuffer_storage =
-        reinterpret_cast<PFNGLRENDERBUFFERSTORAGEPROC>(get("glRenderbufferStorage"));
-    framebuffer_renderbuffer =
-        reinterpret_cast<PFNGLFRAMEBUFFERRENDERBUFFERPROC>(get("glFramebufferRenderbuffer"));
-    check_framebuffer_status =
-        reinterpret_cast<PFNGLCHECKFRAMEBUFFERSTATUSPROC>(get("glCheckFramebufferStatus"));
-    return gen_framebuffers && bind_framebuffer && delete_framebuffers && gen_renderbuffers &&
-           bind_renderbuffer && delete_renderbuffers && renderbuffer_storage &&
-           framebuffer_renderbuffer && check_framebuffer_status;
+    return load_gl(viewport, "glViewport") && load_gl(clear_color, "glClearColor") &&
+           load_gl(clear, "glClear") && load_gl(finish, "glFinish") &&
+           load_gl(pixel_store, "glPixelStorei") && load_gl(read_pixels, "glReadPixels") &&
+           load_gl(get_error, "glGetError") && load_gl(gen_framebuffers, "glGenFramebuffers") &&
+           load_gl(bind_framebuffer, "glBindFramebuffer") &&
+           load_gl(delete_framebuffers, "glDeleteFramebuffers") &&
+           load_gl(gen_renderbuffers, "glGenRenderbuffers") &&
+           load_gl(bind_renderbuffer, "glBindRenderbuffer") &&
+           load_gl(delete_renderbuffers, "glDeleteRenderbuffers") &&
+           load_gl(renderbuffer_storage, "glRenderbufferStorage") &&
+           load_gl(framebuffer_renderbuffer, "glFramebufferRenderbuffer") &&
+           load_gl(check_framebuffer_status, "glCheckFramebufferStatus");
   }
 };
 
@@ -103,6 +111,11 @@ public:
       fail(fmt::format("no OpenGL 3.3 window: {}", why));
     }
     glfwMakeContextCurrent(window_);
+    if (!gl_.load()) {
+      glfwDestroyWindow(window_);
+      glfwTerminate();
+      fail("the OpenGL driver lacks OpenGL 3.0 entry points (framebuffer objects)");
+    }
     glfwSwapInterval(o.offscreen ? 0 : 1);
     {
       std::lock_guard lock(drop_mutex);
@@ -155,15 +168,15 @@ public:
       gl_.bind_framebuffer(GL_FRAMEBUFFER, fbo_);
     else
       glfwGetFramebufferSize(window_, &w, &h);
-    glViewport(0, 0, w, h);
+    gl_.viewport(0, 0, w, h);
     const ImVec4 bg = ImGui::GetStyle().Colors[ImGuiCol_WindowBg];
-    glClearColor(bg.x, bg.y, bg.z, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
+    gl_.clear_color(bg.x, bg.y, bg.z, 1.0f);
+    gl_.clear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     if (fbo_ == 0)
       glfwSwapBuffers(window_);
     else
-      glFinish();
+      gl_.finish();
   }
 
   float content_scale() const override {
@@ -190,9 +203,9 @@ public:
     if (width <= 0 || height <= 0)
       return false;
     rgba.assign(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 4, 0);
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
-    if (glGetError() != GL_NO_ERROR)
+    gl_.pixel_store(GL_PACK_ALIGNMENT, 1);
+    gl_.read_pixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+    if (gl_.get_error() != GL_NO_ERROR)
       return false;
     // OpenGL's first row is the bottom one.
     const std::size_t stride = static_cast<std::size_t>(width) * 4;
@@ -212,8 +225,6 @@ public:
 
 private:
   void create_framebuffer() {
-    if (!gl_.load())
-      fail("the OpenGL driver lacks framebuffer objects (OpenGL 3.0)");
     gl_.gen_framebuffers(1, &fbo_);
     gl_.bind_framebuffer(GL_FRAMEBUFFER, fbo_);
     gl_.gen_renderbuffers(1, &color_);
@@ -228,7 +239,7 @@ private:
   window_options options_;
   GLFWwindow* window_ = nullptr;
   std::vector<std::string> dropped_;
-  fbo_functions gl_;
+  gl_functions gl_;
   GLuint fbo_ = 0;
   GLuint color_ = 0;
 };
