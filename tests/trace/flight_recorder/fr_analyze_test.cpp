@@ -1,9 +1,10 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// analyze() on the synthetic scenarios of tests/data/fr (make_dumps.py): in each, the culprit
-// set and causes are exactly truth.json's (so no innocent rank is named), and the first
-// divergence is the one truth.json states.
+// analyze() on the synthetic scenarios of tests/data/fr (make_dumps.py) and the real dumps of
+// tests/data/fr_real (PyTorch 2.11, scripts/gpu/fr-dumps.py): in each, the culprit set and causes
+// are exactly truth.json's (so no innocent rank is named), and the first divergence is the one
+// truth.json states.
 #include <tensordiag/trace/flight_recorder.hpp>
 
 #include <gtest/gtest.h>
@@ -17,7 +18,8 @@
 namespace {
 
 namespace fr = tdiag::trace::fr;
-const std::filesystem::path data_dir = std::filesystem::path(TDIAG_SOURCE_DIR) / "tests/data/fr";
+const std::filesystem::path data_root = std::filesystem::path(TDIAG_SOURCE_DIR) / "tests/data";
+const std::filesystem::path data_dir = data_root / "fr";
 
 struct truth {
   std::map<int, std::string> culprits;
@@ -44,16 +46,25 @@ truth read_truth(const std::filesystem::path& folder) {
   return t;
 }
 
-fr::job_report analyze_folder(const std::string& name) {
-  const std::vector<std::string> inputs{(data_dir / name).string()};
+fr::job_report analyze_path(const std::filesystem::path& folder) {
+  const std::vector<std::string> inputs{folder.string()};
   return fr::analyze(fr::load_dumps(inputs));
+}
+
+fr::job_report analyze_folder(const std::string& name) {
+  return analyze_path(data_dir / name);
+}
+
+// A scenario: a folder of tests/data/fr or, with "fr_real/" before it, of tests/data/fr_real.
+std::filesystem::path scenario_path(const std::string& name) {
+  return name.starts_with("fr_real/") ? data_root / name : data_dir / name;
 }
 
 class FrScenario : public testing::TestWithParam<std::string> {};
 
 TEST_P(FrScenario, NamesExactlyTheTruthsCulpritsWithTheirCauses) {
-  const auto t = read_truth(data_dir / GetParam());
-  const auto r = analyze_folder(GetParam());
+  const auto t = read_truth(scenario_path(GetParam()));
+  const auto r = analyze_path(scenario_path(GetParam()));
   std::map<int, std::string> named;
   for (const auto& c : r.culprits)
     named[c.rank] = std::string(fr::to_string(c.cause));
@@ -94,25 +105,47 @@ const std::vector<std::string> scenarios = {
     "one_ahead",
 };
 
-INSTANTIATE_TEST_SUITE_P(Synthetic, FrScenario, testing::ValuesIn(scenarios),
-                         [](const testing::TestParamInfo<std::string>& scenario) {
-                           std::string name;
-                           for (char c : scenario.param)
-                             if (c != '_')
-                               name += c;
-                           return name;
-                         });
+// Written by PyTorch 2.11 (gloo, and one NCCL rank) with a planted fault each.
+const std::vector<std::string> real_dumps = {
+    "fr_real/matched",    "fr_real/skip",     "fr_real/skip_json",
+    "fr_real/size",       "fr_real/dtype",    "fr_real/killed",
+    "fr_real/host_stuck", "fr_real/gil_held", "fr_real/nccl_single",
+};
+
+std::string test_name(const testing::TestParamInfo<std::string>& scenario) {
+  std::string name;
+  for (char c : scenario.param.substr(scenario.param.find('/') + 1))
+    if (c != '_')
+      name += c;
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Synthetic, FrScenario, testing::ValuesIn(scenarios), test_name);
+INSTANTIATE_TEST_SUITE_P(PyTorch211, FrScenario, testing::ValuesIn(real_dumps), test_name);
 
 TEST(FrAnalyze, EveryScenarioFolderIsTested) {
-  std::size_t folders = 0;
-  for (const auto& e : std::filesystem::directory_iterator(data_dir))
-    if (e.is_directory()) {
-      ++folders;
-      EXPECT_NE(std::find(scenarios.begin(), scenarios.end(), e.path().filename().string()),
-                scenarios.end())
-          << e.path();
-    }
-  EXPECT_EQ(folders, scenarios.size());
+  for (const auto* list : {&scenarios, &real_dumps}) {
+    const bool real = list == &real_dumps;
+    std::size_t folders = 0;
+    for (const auto& e :
+         std::filesystem::directory_iterator(real ? data_root / "fr_real" : data_dir))
+      if (e.is_directory()) {
+        ++folders;
+        const auto name = (real ? "fr_real/" : "") + e.path().filename().string();
+        EXPECT_NE(std::find(list->begin(), list->end(), name), list->end()) << e.path();
+      }
+    EXPECT_EQ(folders, list->size());
+  }
+}
+
+// gloo's recorder names the default group "" in pg_config while its entries say "0": the
+// nameless config's ranks are the group's, so the rank that died is a member without a dump.
+TEST(FrAnalyze, GlooNamelessConfigGivesTheDefaultGroupItsMembers) {
+  const auto r = analyze_path(data_root / "fr_real/killed");
+  ASSERT_EQ(r.groups.size(), 1u);
+  EXPECT_EQ(r.groups[0].name, "0");
+  EXPECT_EQ(r.groups[0].ranks, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(r.groups[0].waiting, (std::vector<int>{1}));
 }
 
 TEST(FrAnalyze, AllMatchedHasNoFindings) {
