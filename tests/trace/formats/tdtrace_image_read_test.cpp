@@ -9,11 +9,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include "formats/src/tdtrace/guarded_map.hpp"
 #include "formats/src/tdtrace/tdtrace_image.hpp"
 #include "trace_test_support.hpp"
 
@@ -141,6 +144,60 @@ TEST(TdtraceImageRead, TruncatedAfterLoadingCostsNothing) {
   const auto loaded = read_tdtrace(path);
   std::filesystem::resize_file(path, 64);
   expect_same_content(loaded.loaded.trace, t);
+}
+
+// A large image's rows are mapped; another process truncating the file under the mapping, after
+// every size check, makes the pages past its new end read as zeros and the mapping say so (the
+// reader's refusal), never SIGBUS.
+TEST(TdtraceImageRead, FileTruncatedUnderItsMappingReadsZerosNotSigbus) {
+  const auto path = test::temp_path("image_truncated_mapped.bin");
+  const std::uint64_t size = detail::copied_rows_below + (std::uint64_t{1} << 20);
+  { std::ofstream f(path, std::ios::binary); }
+  std::filesystem::resize_file(path, size); // sparse: no 65 MiB written
+  const int fd = ::open(path.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  const char mark = 'x';
+  ASSERT_EQ(::pwrite(fd, &mark, 1, 0), 1);
+  ASSERT_EQ(::pwrite(fd, &mark, 1, static_cast<off_t>(size - 1)), 1);
+  const auto rows = detail::mapped_rows(path, size);
+  const auto bytes = rows(0, size);
+  ASSERT_NE(bytes.mapping, nullptr);
+  EXPECT_EQ(static_cast<char>(bytes.bytes[size - 1]), 'x');
+  EXPECT_FALSE(bytes.mapping->changed());
+  ASSERT_EQ(::ftruncate(fd, 4096), 0);
+  ::close(fd);
+  EXPECT_EQ(static_cast<char>(bytes.bytes[0]), 'x'); // before the new end: the file's
+  EXPECT_EQ(static_cast<int>(bytes.bytes[size - 1]), 0);
+  EXPECT_EQ(static_cast<int>(bytes.bytes[size / 2]), 0);
+  EXPECT_TRUE(bytes.mapping->changed());
+  std::filesystem::remove(path);
+}
+
+// The handler is ours for our mappings only: SIGBUS anywhere else still ends the process.
+TEST(TdtraceImageReadDeathTest, SigbusOutsideOurMappingsStillEndsTheProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const auto path = test::temp_path("image_sigbus_elsewhere.bin");
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << std::string(8192, 'y');
+  }
+  {
+    std::string why;
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    ASSERT_NE(detail::guarded_map::map(fd, 8192, why), nullptr) << why; // installs the handler
+    ::close(fd);
+  }
+  EXPECT_DEATH(
+      {
+        const int fd = ::open(path.c_str(), O_RDWR);
+        auto* p =
+            static_cast<volatile const char*>(::mmap(nullptr, 8192, PROT_READ, MAP_PRIVATE, fd, 0));
+        (void)::ftruncate(fd, 0);
+        std::fprintf(stderr, "read %d\n", p[4096]);
+      },
+      "");
+  std::filesystem::remove(path);
 }
 
 // "-" is standard input, even where the working folder holds a file named "-" of the same size

@@ -64,10 +64,14 @@ template <typename Record> [[nodiscard]] constexpr std::uint64_t row_layout() no
   return h;
 }
 
-/// Bytes of the file, kept alive by `keeper` (a mapping, or a copy).
+class guarded_map;
+
+/// Bytes of the file, kept alive by `keeper` (a mapping, or a copy); `mapping` is the mapping,
+/// whose changed() says the file shrank under it (its bytes from there read as zeros).
 struct row_bytes {
   std::span<const std::byte> bytes;
   std::shared_ptr<const void> keeper;
+  const guarded_map* mapping = nullptr;
 };
 /// Hands out `size` bytes at `offset` (in range: the caller checked). Throws `malformed`.
 using row_source = std::function<row_bytes(std::uint64_t offset, std::uint64_t size)>;
@@ -75,7 +79,8 @@ using row_source = std::function<row_bytes(std::uint64_t offset, std::uint64_t s
 /// `file_size` bytes, opened now: read into memory on first use when the file is smaller than
 /// copied_rows_below (a copy cannot fault when another process truncates the file), else mapped
 /// once, read-only and private, its size checked again after mapping and before any page is
-/// touched. A file that is not `file_size` bytes any more is refused ("it changed size").
+/// touched. A file that is not `file_size` bytes any more is refused ("it changed size"); one
+/// truncated later reads as zeros past its new end, never SIGBUS (guarded_map.hpp).
 [[nodiscard]] row_source mapped_rows(const std::filesystem::path& path, std::uint64_t file_size);
 /// Below this size a row image's rows are copied, not mapped (see mapped_rows).
 inline constexpr std::uint64_t copied_rows_below = std::uint64_t{64} << 20;

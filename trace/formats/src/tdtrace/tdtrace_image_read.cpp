@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "guarded_map.hpp"
 #include "tdtrace_bytes.hpp"
 #include "tdtrace_format.hpp"
 #include "tdtrace_image.hpp"
@@ -72,21 +73,6 @@ namespace {
 
 constexpr std::array<const char*, 9> kind_names = {
     "kernel", "copy", "API call", "range", "marker", "memory", "assertion", "flow", "counter"};
-
-class file_map {
-public:
-  file_map(void* base, std::size_t size) : base_(base), size_(size) {}
-  ~file_map() { ::munmap(base_, size_); }
-  file_map(const file_map&) = delete;
-  file_map& operator=(const file_map&) = delete;
-  [[nodiscard]] std::span<const std::byte> bytes() const noexcept {
-    return {static_cast<const std::byte*>(base_), size_};
-  }
-
-private:
-  void* base_;
-  std::size_t size_;
-};
 
 // A whole row area read into memory.
 class file_copy {
@@ -148,8 +134,12 @@ void adopt_block(event_store<Record>& store, const row_block& blk, const row_sou
   row_bytes bytes = rows(blk.offset, blk.count * sizeof(Record));
   const std::span<const Record> records(reinterpret_cast<const Record*>(bytes.bytes.data()),
                                         static_cast<std::size_t>(blk.count));
-  if (!store.adopt_finalized(records, std::move(bytes.keeper), blk.lane_offsets,
-                             blk.lane_max_duration, check))
+  const bool adopted = store.adopt_finalized(records, std::move(bytes.keeper), blk.lane_offsets,
+                                             blk.lane_max_duration, check);
+  // Zeros where another process truncated the file mid-read: said as what happened.
+  if (bytes.mapping != nullptr && bytes.mapping->changed())
+    throw malformed("another process truncated it while its rows were read (it changed size)");
+  if (!adopted)
     throw malformed(fmt::format("its {} rows do not match their lane index, or name undefined "
                                 "strings, stacks or lanes, or hold times beyond 2^60 ns",
                                 what));
@@ -189,27 +179,18 @@ std::shared_ptr<const file_copy> copy_file(int fd, std::uint64_t file_size, std:
 }
 
 // Maps the whole file, or returns null where it cannot be mapped (`why` says why). The size is
-// checked after the mapping exists and before a page is touched: a file truncated before that
-// is refused, where touching a page past its new end would raise SIGBUS.
-std::shared_ptr<const file_map> map_file(int fd, std::uint64_t file_size, std::string& why) {
+// checked before and after the mapping exists, before a page is touched; a file truncated later
+// reads as zeros from there (guarded_map), which the caller asks changed() about.
+std::shared_ptr<const guarded_map> map_file(int fd, std::uint64_t file_size, std::string& why) {
   if (size_now(fd) != static_cast<std::int64_t>(file_size)) {
     why = "it changed size while being read";
     return nullptr;
   }
-  // Private and read-only: the stores never write through it. Not MAP_POPULATE: populating
-  // before the size check would be the touch the check must precede.
-  void* base = ::mmap(nullptr, static_cast<std::size_t>(file_size), PROT_READ, MAP_PRIVATE, fd, 0);
-  if (base == MAP_FAILED) {
-    why = fmt::format("its rows cannot be mapped: {}", std::strerror(errno));
-    return nullptr;
-  }
-  auto map = std::make_shared<const file_map>(base, static_cast<std::size_t>(file_size));
-  if (size_now(fd) != static_cast<std::int64_t>(file_size)) {
-    why = "it changed size while being read";
-    return nullptr;
-  }
-  // The check pass reads every row anyway: one populate costs less than a fault per page.
-  (void)::madvise(base, static_cast<std::size_t>(file_size), MADV_WILLNEED);
+  auto map = guarded_map::map(fd, static_cast<std::size_t>(file_size), why);
+  if (map)
+    // The check pass reads every row anyway: one populate costs less than a fault per page.
+    (void)::madvise(const_cast<std::byte*>(map->bytes().data()),
+                    static_cast<std::size_t>(file_size), MADV_WILLNEED);
   return map;
 }
 
@@ -239,13 +220,13 @@ row_source mapped_rows(const std::filesystem::path& path, std::uint64_t file_siz
         if (auto copy = copy_file(*held, file_size, why))
           *area = {copy->bytes(), copy};
       } else if (auto map = map_file(*held, file_size, why)) {
-        *area = {map->bytes(), map};
+        *area = {map->bytes(), map, map.get()};
       }
       if (!area->keeper)
         throw malformed(why);
     }
     return {area->bytes.subspan(static_cast<std::size_t>(offset), static_cast<std::size_t>(size)),
-            area->keeper};
+            area->keeper, area->mapping};
   };
 }
 
