@@ -214,7 +214,19 @@ input_file::input_file(const std::filesystem::path& path) {
     seekable_ = true;
     size_ = static_cast<std::uint64_t>(st.st_size);
   }
-  // A pipe or FIFO is read as a blocking stream, like cat reads it.
+  // A FIFO by name waits for its writer, as cat does: opened without O_NONBLOCK. (Kept
+  // non-blocking, a read before the writer comes is an end of file: the input would be empty
+  // and a writer that comes later would wait forever for a reader.)
+  if (S_ISFIFO(st.st_mode)) {
+    const int blocking = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    const int err = errno;
+    ::close(fd_);
+    fd_ = blocking;
+    if (fd_ < 0)
+      throw_read_error(name_, fmt::format("cannot open: {}", std::strerror(err)));
+    return;
+  }
+  // A pipe is read as a blocking stream, like cat reads it.
   const int flags = ::fcntl(fd_, F_GETFL);
   if (flags >= 0)
     (void)::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK);

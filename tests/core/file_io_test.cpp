@@ -137,6 +137,27 @@ TEST_F(FileIo, WritesToAFifo) {
   EXPECT_FALSE(fs::is_regular_file(fifo));
 }
 
+// A FIFO named as input waits for its writer, as cat does: a writer that comes late is read
+// whole (a non-blocking open read an empty input, and that writer then waited forever).
+TEST_F(FileIo, ReadsAFifoWhoseWriterComesLate) {
+  const auto fifo = dir_ / "in.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const pid_t child = fork();
+  if (child == 0) {
+    ::usleep(300 * 1000);
+    const int fd = ::open(fifo.c_str(), O_WRONLY);
+    const char text[] = "written late";
+    const bool ok = fd >= 0 && ::write(fd, text, sizeof text - 1) == sizeof text - 1;
+    _exit(ok ? 0 : 1);
+  }
+  tdiag::input_file in(fifo);
+  EXPECT_FALSE(in.seekable());
+  EXPECT_EQ(in.read_all(), "written late");
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 TEST_F(FileIo, FailedWriteLeavesTheOldFileAndNoTemporary) {
   const auto path = dir_ / "report.json";
   tdiag::write_output(path, "old contents");
