@@ -16,8 +16,11 @@
 #include <fcntl.h>
 #include <fstream>
 #include <optional>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <utility>
+#include <vector>
 
 namespace tdiag {
 namespace {
@@ -264,20 +267,55 @@ std::string input_file::read_all(std::uint64_t limit) {
     bytes.resize(static_cast<std::size_t>(size_));
     bytes.resize(read_at(0, std::as_writable_bytes(std::span(bytes.data(), bytes.size()))));
   }
-  constexpr std::size_t chunk = std::size_t{1} << 16;
-  for (;;) {
-    if (bytes.size() > limit)
+  // The rest (a stream: all of it) in blocks, joined at the end: a string grown as it is read
+  // holds its old and new buffers at once on every growth, twice the input at the peak. The
+  // blocks are mapped pages, each returned to the system once copied.
+  constexpr std::size_t block = std::size_t{1} << 20;
+  struct mapped_block {
+    void* p = nullptr;
+    std::size_t used = 0;
+    mapped_block() = default;
+    mapped_block(mapped_block&& o) noexcept : p(std::exchange(o.p, nullptr)), used(o.used) {}
+    mapped_block& operator=(mapped_block&&) = delete;
+    ~mapped_block() {
+      if (p != nullptr)
+        ::munmap(p, block);
+    }
+  };
+  std::vector<mapped_block> blocks;
+  std::uint64_t total = bytes.size();
+  for (bool end = false; !end;) {
+    if (total > limit)
       throw_over_budget(name_, "a stream", fmt::format("more than {}", bytes_text(limit)), limit);
-    const std::size_t old = bytes.size();
-    bytes.resize(old + chunk);
-    const ssize_t n = seekable_ ? ::pread(fd_, bytes.data() + old, chunk, static_cast<off_t>(old))
-                                : ::read(fd_, bytes.data() + old, chunk);
-    const int err = errno;
-    bytes.resize(old + static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
-    if (n == 0)
-      break;
-    if (n < 0 && err != EINTR)
-      throw_read_error(name_, fmt::format("read failed: {}", std::strerror(err)));
+    mapped_block& b = blocks.emplace_back();
+    b.p = ::mmap(nullptr, block, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (b.p == MAP_FAILED) {
+      b.p = nullptr;
+      throw_over_budget(name_, "a stream", fmt::format("more than {}", bytes_text(total)), limit);
+    }
+    while (b.used < block) {
+      auto* out = static_cast<char*>(b.p) + b.used;
+      const ssize_t n = seekable_ ? ::pread(fd_, out, block - b.used, static_cast<off_t>(total))
+                                  : ::read(fd_, out, block - b.used);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        throw_read_error(name_, fmt::format("read failed: {}", std::strerror(errno)));
+      if (n == 0) {
+        end = true;
+        break;
+      }
+      b.used += static_cast<std::size_t>(n);
+      total += static_cast<std::uint64_t>(n);
+      if (total > limit)
+        break;
+    }
+  }
+  // Reserved, not resized: untouched pages cost nothing until each block is copied in.
+  bytes.reserve(static_cast<std::size_t>(total));
+  for (auto& b : blocks) {
+    bytes.append(static_cast<const char*>(b.p), b.used);
+    ::munmap(std::exchange(b.p, nullptr), block);
   }
   return bytes;
 }

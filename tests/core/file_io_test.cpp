@@ -146,13 +146,26 @@ TEST_F(FileIo, ReadsAFifoWhoseWriterComesLate) {
   if (child == 0) {
     ::usleep(300 * 1000);
     const int fd = ::open(fifo.c_str(), O_WRONLY);
-    const char text[] = "written late";
-    const bool ok = fd >= 0 && ::write(fd, text, sizeof text - 1) == sizeof text - 1;
+    // Over three of the reader's 1 MiB blocks, in uneven writes.
+    std::string text;
+    for (int i = 0; text.size() < (std::size_t{3} << 20) + 5; ++i)
+      text += fmt::format("line {} written late\n", i);
+    bool ok = fd >= 0;
+    for (std::size_t at = 0; ok && at < text.size();) {
+      const auto n = ::write(fd, text.data() + at, std::min<std::size_t>(70000, text.size() - at));
+      ok = n > 0;
+      at += static_cast<std::size_t>(std::max<ssize_t>(n, 0));
+    }
     _exit(ok ? 0 : 1);
   }
   tdiag::input_file in(fifo);
   EXPECT_FALSE(in.seekable());
-  EXPECT_EQ(in.read_all(), "written late");
+  const std::string got = in.read_all();
+  std::string want;
+  for (int i = 0; want.size() < (std::size_t{3} << 20) + 5; ++i)
+    want += fmt::format("line {} written late\n", i);
+  EXPECT_EQ(got.size(), want.size());
+  EXPECT_TRUE(got == want);
   int status = 0;
   waitpid(child, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
