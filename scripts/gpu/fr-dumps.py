@@ -174,6 +174,30 @@ def run_bounded(cmd, timeout, **kw):
         return subprocess.CompletedProcess(cmd, 124, e.stdout or "", (e.stderr or "") + "\n[timeout]")
 
 
+def run_fr_trace(folder):
+    return run_bounded([sys.executable, "-m", "torch.distributed.flight_recorder.fr_trace",
+                        folder, "--prefix", "_dump_", "--allow-incomplete-ranks"], 600)
+
+
+def named_copy(folder):
+    """The folder's pickled dumps with a nameless pg_config entry named as the entries name it."""
+    out = folder.rstrip("/") + "-named"
+    os.makedirs(out, exist_ok=True)
+    for f in sorted(os.listdir(folder)):
+        if not f.startswith("_dump_"):
+            continue
+        with open(os.path.join(folder, f), "rb") as fh:
+            d = pickle.load(fh)
+        config = d.get("pg_config") or {}
+        names = {tuple(e.get("process_group") or ())[:2] for e in d.get("entries", [])}
+        if "" in config and len(names) == 1:
+            name, desc = next(iter(names))
+            config[name] = dict(config.pop(""), name=name, desc=desc)
+        with open(os.path.join(out, f), "wb") as fh:
+            pickle.dump(d, fh)
+    return out
+
+
 def run_scenario(name, args):
     culprits, description = SCENARIOS[name]
     world = 1 if name == "nccl_single" else args.world
@@ -208,12 +232,18 @@ def run_scenario(name, args):
         f.write("\n")
     result = {"scenario": name, "truth": truth["culprits"]}
     t0 = time.perf_counter()
-    peer = run_bounded([sys.executable, "-m", "torch.distributed.flight_recorder.fr_trace",
-                        folder, "--prefix", "_dump_", "--allow-incomplete-ranks"], 600)
+    peer = run_fr_trace(folder)
     result["fr_trace_seconds"] = round(time.perf_counter() - t0, 3)
     with open(os.path.join(folder, "fr_trace.txt"), "w") as f:
         f.write(f"exit {peer.returncode}\n{peer.stdout}\n{peer.stderr}")
     result["fr_trace_exit"] = peer.returncode
+    if peer.returncode != 0 and "KeyError" in peer.stderr:
+        # PyTorch 2.11's fr_trace stops on gloo's nameless pg_config entry; on a copy whose entry
+        # carries the entries' group name it runs: its verdict on the same rings.
+        fixed = named_copy(folder)
+        peer = run_fr_trace(fixed)
+        result["fr_trace_named_copy_exit"] = peer.returncode
+        result["fr_trace_named_copy"] = (peer.stdout.strip().splitlines() or [""])[-12:]
     if args.tdiag:
         t0 = time.perf_counter()
         mine = run_bounded([args.tdiag, "fr", "analyze", folder, "--world-size", str(world),
