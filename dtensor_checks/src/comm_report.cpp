@@ -12,10 +12,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <limits>
 #include <set>
 #include <tuple>
 #include <utility>
+
+#include "saturating.hpp"
 
 namespace tdiag::dtensor {
 namespace {
@@ -24,17 +25,8 @@ std::string plain_bytes(std::int64_t bytes) {
   return fmt::format("{} bytes", bytes);
 }
 
-// Sums and products of recorded counts saturate: a recording is outside input, and its sizes
-// and call counts are only bounded one by one.
-constexpr std::int64_t saturated = std::numeric_limits<std::int64_t>::max();
-std::int64_t sat_add(std::int64_t a, std::int64_t b) {
-  std::int64_t out = 0;
-  return __builtin_add_overflow(a, b, &out) ? saturated : out;
-}
-std::int64_t sat_mul(std::int64_t a, std::int64_t b) {
-  std::int64_t out = 0;
-  return __builtin_mul_overflow(a, b, &out) ? saturated : out;
-}
+using detail::sat_add;
+using detail::sat_mul;
 
 placement_list unmasked(placement_list ps) {
   for (auto& p : ps)
@@ -455,6 +447,7 @@ comm_report build_comm_report(const case_file& file, std::string source,
   comm_report r;
   r.source = std::move(source);
   r.format_bytes = format_bytes ? format_bytes : bytes_formatter(plain_bytes);
+  r.modules = rank_modules(file.cases);
   const auto& fmt_bytes = r.format_bytes;
   std::map<std::pair<std::string, std::int64_t>, line_builder> lines;
   fix_cache fixes;
