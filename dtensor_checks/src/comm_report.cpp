@@ -48,6 +48,13 @@ tensor_spec& input_spec(op_call& call, std::size_t arg, std::optional<std::size_
   auto& a = call.args.at(arg);
   return a.kind == arg_kind::tensors ? a.tensors.at(item.value_or(0)) : a.tensor;
 }
+// The same, read-only: a recording's key and cause read it once per record, and copying the
+// whole call for it cost an allocation per argument.
+const tensor_spec& input_spec(const op_call& call, std::size_t arg,
+                              std::optional<std::size_t> item) {
+  const auto& a = call.args.at(arg);
+  return a.kind == arg_kind::tensors ? a.tensors.at(item.value_or(0)) : a.tensor;
+}
 
 // True when `from` becomes `to` by local steps only (a chunk or a partition).
 
@@ -299,8 +306,7 @@ cause_key key_of(const dtensor_case& c, std::size_t arg, std::optional<std::size
   for (const auto& s : steps)
     parts.push_back(fmt::format("{} {} {} {} {}", s.mesh_dim, to_string(s.from), to_string(s.to),
                                 to_string(s.comm), s.bytes_per_rank));
-  op_call copy = c.call;
-  return {c.call.op, arg, item ? *item + 1 : 0, to_string(input_spec(copy, arg, item)), parts};
+  return {c.call.op, arg, item ? *item + 1 : 0, to_string(input_spec(c.call, arg, item)), parts};
 }
 
 struct line_builder {
@@ -342,13 +348,12 @@ void add_record(const dtensor_case& c, line_builder& b, const op_registry& regis
     auto [it, fresh] = b.causes.try_emplace(key);
     auto& cause = it->second;
     if (fresh) {
-      op_call copy = c.call;
       cause.op = c.call.op;
       cause.mesh = c.call.mesh;
       cause.arg = arg;
       cause.item = item;
       cause.arg_name = rule != nullptr && arg < rule->arg_names.size() ? rule->arg_names[arg] : "";
-      cause.arrived = input_spec(copy, arg, item).placements;
+      cause.arrived = input_spec(c.call, arg, item).placements;
       cause.steps = steps;
       for (const auto& s : steps) {
         cause.comms.add(s.comm);
@@ -466,7 +471,9 @@ comm_report build_comm_report(const case_file& file, std::string source,
   }
   for (auto& [where, b] : lines) {
     for (auto& [key, cause] : b.causes) {
-      cause.suggestion = suggestion(cause, fix_reason(cause, registry), fmt_bytes);
+      // Why no fix is known, formatted only where none is.
+      cause.suggestion =
+          suggestion(cause, cause.fix ? std::string() : fix_reason(cause, registry), fmt_bytes);
       b.line.bytes = sat_add(b.line.bytes, cause.bytes);
       b.line.count = sat_add(b.line.count,
                              sat_mul(static_cast<std::int64_t>(cause.steps.size()), cause.calls));
