@@ -152,6 +152,37 @@ std::vector<recorded_redistribution> get_redistributions(od::value v) {
   return out;
 }
 
+issued_collective get_collective(od::value v, std::string_view what) {
+  issued_collective c;
+  bool has_kind = false;
+  for_each_field(v, what, [&](std::string_view key, od::value val) {
+    const auto name = fmt::format("{}.{}", what, key);
+    if (key == "kind") {
+      c.kind = std::string(get_string(val, name));
+      has_kind = !c.kind.empty();
+    } else if (key == "op") {
+      c.op = std::string(get_string(val, name));
+    } else if (key == "bytes_per_rank") {
+      c.bytes_per_rank = get_int(val, name);
+      if (c.bytes_per_rank < 0)
+        malformed(fmt::format("{} must not be negative", name));
+    }
+  });
+  if (!has_kind)
+    malformed(fmt::format("{} has no 'kind'", what));
+  return c;
+}
+
+std::vector<issued_collective> get_collectives(od::value v) {
+  std::vector<issued_collective> out;
+  for_each_item(v, "collectives", "a list", [&](od::value x) {
+    out.push_back(get_collective(x, fmt::format("collectives[{}]", out.size())));
+    if (out.size() > max_list)
+      malformed("collectives is too long");
+  });
+  return out;
+}
+
 void check_recording(const dtensor_case& c) {
   if (c.calls < 1)
     malformed(fmt::format("calls must be at least 1, not {}", c.calls));

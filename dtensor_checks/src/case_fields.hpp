@@ -76,6 +76,11 @@ void for_each_item(od::value v, std::string_view what, std::string_view expected
 /// "bytes_per_rank"}; indices are checked against the call by check_recording().
 [[nodiscard]] std::vector<recorded_redistribution> get_redistributions(od::value v);
 
+/// `collective` (one object) or `collectives` (a list of them): {"kind", "bytes_per_rank"?,
+/// "op"?, ...}; other members (group, mesh, dtype) are skipped.
+[[nodiscard]] issued_collective get_collective(od::value v, std::string_view what);
+[[nodiscard]] std::vector<issued_collective> get_collectives(od::value v);
+
 /// Checks what only the whole line can tell: mesh dim names and redistribution indices fit the
 /// call, `calls` is positive.
 void check_recording(const dtensor_case& c);

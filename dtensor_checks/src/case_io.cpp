@@ -154,10 +154,21 @@ dtensor_case parse_with(od::parser& parser, simdjson::padded_string_view json,
     od::value val;
     if (field.value().get(val) != simdjson::SUCCESS)
       malformed(fmt::format("'{}' is not valid JSON", key));
-    const bool optional =
-        key == "mesh_dim_names" || key == "source" || key == "redistributions" || key == "calls";
-    if (optional && is_null(val)) {
+    const bool optional = key == "mesh_dim_names" || key == "source" || key == "redistributions" ||
+                          key == "calls" || key == "collective" || key == "collectives";
+    if (key == "module" || key == "phase") {
+      c.has_module = true; // null: outside every module (or phase unknown)
+      if (!is_null(val))
+        (key == "module" ? c.module : c.phase) = std::string(get_string(val, key));
+    } else if (optional && is_null(val)) {
       continue; // a recording's optional field written as None
+    } else if (key == "collective") {
+      // A standalone collective is its own record: it wins over any `collectives` list.
+      c.collectives = {get_collective(val, "collective")};
+      c.standalone = true;
+    } else if (key == "collectives") {
+      if (!c.standalone)
+        c.collectives = get_collectives(val);
     } else if (key == "id") {
       c.id = std::string(get_string(val, "id"));
       id_out = c.id;
@@ -285,19 +296,34 @@ case_file read_case_file(const std::filesystem::path& path) {
   return parse_cases(text);
 }
 
+namespace {
+
+// Throws the first error of `file` as one line naming `name`.
+void throw_first_error(const case_file& file, const std::string& name) {
+  if (file.errors.empty())
+    return;
+  const auto& e = file.errors.front();
+  diagnostic d;
+  d.code = std::string(codes::malformed_case);
+  d.title = "malformed case";
+  d.message = fmt::format("{}:{}: malformed case{}: {}", name, e.line,
+                          e.id.empty() ? "" : fmt::format(" '{}'", e.id), e.message);
+  d.location.file = name;
+  d.location.line = static_cast<std::uint32_t>(e.line);
+  throw input_error(std::move(d));
+}
+
+} // namespace
+
 case_file read_case_file_strict(const std::filesystem::path& path) {
   auto file = read_case_file(path);
-  if (!file.errors.empty()) {
-    const auto& e = file.errors.front();
-    diagnostic d;
-    d.code = std::string(codes::malformed_case);
-    d.title = "malformed case";
-    d.message = fmt::format("{}:{}: malformed case{}: {}", path.string(), e.line,
-                            e.id.empty() ? "" : fmt::format(" '{}'", e.id), e.message);
-    d.location.file = path.string();
-    d.location.line = static_cast<std::uint32_t>(e.line);
-    throw input_error(std::move(d));
-  }
+  throw_first_error(file, path.string());
+  return file;
+}
+
+case_file parse_cases_strict(std::string_view jsonl, const std::string& name) {
+  auto file = parse_cases(jsonl);
+  throw_first_error(file, name);
   return file;
 }
 

@@ -12,10 +12,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <limits>
 #include <set>
 #include <tuple>
 #include <utility>
+
+#include "saturating.hpp"
 
 namespace tdiag::dtensor {
 namespace {
@@ -24,17 +25,8 @@ std::string plain_bytes(std::int64_t bytes) {
   return fmt::format("{} bytes", bytes);
 }
 
-// Sums and products of recorded counts saturate: a recording is outside input, and its sizes
-// and call counts are only bounded one by one.
-constexpr std::int64_t saturated = std::numeric_limits<std::int64_t>::max();
-std::int64_t sat_add(std::int64_t a, std::int64_t b) {
-  std::int64_t out = 0;
-  return __builtin_add_overflow(a, b, &out) ? saturated : out;
-}
-std::int64_t sat_mul(std::int64_t a, std::int64_t b) {
-  std::int64_t out = 0;
-  return __builtin_mul_overflow(a, b, &out) ? saturated : out;
-}
+using detail::sat_add;
+using detail::sat_mul;
 
 placement_list unmasked(placement_list ps) {
   for (auto& p : ps)
@@ -54,6 +46,13 @@ std::size_t input_index(const op_call& call, std::size_t arg, std::optional<std:
 
 tensor_spec& input_spec(op_call& call, std::size_t arg, std::optional<std::size_t> item) {
   auto& a = call.args.at(arg);
+  return a.kind == arg_kind::tensors ? a.tensors.at(item.value_or(0)) : a.tensor;
+}
+// The same, read-only: a recording's key and cause read it once per record, and copying the
+// whole call for it cost an allocation per argument.
+const tensor_spec& input_spec(const op_call& call, std::size_t arg,
+                              std::optional<std::size_t> item) {
+  const auto& a = call.args.at(arg);
   return a.kind == arg_kind::tensors ? a.tensors.at(item.value_or(0)) : a.tensor;
 }
 
@@ -307,8 +306,7 @@ cause_key key_of(const dtensor_case& c, std::size_t arg, std::optional<std::size
   for (const auto& s : steps)
     parts.push_back(fmt::format("{} {} {} {} {}", s.mesh_dim, to_string(s.from), to_string(s.to),
                                 to_string(s.comm), s.bytes_per_rank));
-  op_call copy = c.call;
-  return {c.call.op, arg, item ? *item + 1 : 0, to_string(input_spec(copy, arg, item)), parts};
+  return {c.call.op, arg, item ? *item + 1 : 0, to_string(input_spec(c.call, arg, item)), parts};
 }
 
 struct line_builder {
@@ -350,13 +348,12 @@ void add_record(const dtensor_case& c, line_builder& b, const op_registry& regis
     auto [it, fresh] = b.causes.try_emplace(key);
     auto& cause = it->second;
     if (fresh) {
-      op_call copy = c.call;
       cause.op = c.call.op;
       cause.mesh = c.call.mesh;
       cause.arg = arg;
       cause.item = item;
       cause.arg_name = rule != nullptr && arg < rule->arg_names.size() ? rule->arg_names[arg] : "";
-      cause.arrived = input_spec(copy, arg, item).placements;
+      cause.arrived = input_spec(c.call, arg, item).placements;
       cause.steps = steps;
       for (const auto& s : steps) {
         cause.comms.add(s.comm);
@@ -455,6 +452,7 @@ comm_report build_comm_report(const case_file& file, std::string source,
   comm_report r;
   r.source = std::move(source);
   r.format_bytes = format_bytes ? format_bytes : bytes_formatter(plain_bytes);
+  r.modules = rank_modules(file.cases);
   const auto& fmt_bytes = r.format_bytes;
   std::map<std::pair<std::string, std::int64_t>, line_builder> lines;
   fix_cache fixes;
@@ -473,7 +471,9 @@ comm_report build_comm_report(const case_file& file, std::string source,
   }
   for (auto& [where, b] : lines) {
     for (auto& [key, cause] : b.causes) {
-      cause.suggestion = suggestion(cause, fix_reason(cause, registry), fmt_bytes);
+      // Why no fix is known, formatted only where none is.
+      cause.suggestion =
+          suggestion(cause, cause.fix ? std::string() : fix_reason(cause, registry), fmt_bytes);
       b.line.bytes = sat_add(b.line.bytes, cause.bytes);
       b.line.count = sat_add(b.line.count,
                              sat_mul(static_cast<std::int64_t>(cause.steps.size()), cause.calls));

@@ -177,6 +177,29 @@ void write_line_json(detail::json_out& out, const comm_line& line, std::size_t r
   out.end_object();
 }
 
+void write_counts(detail::json_out& out, const std::map<std::string, std::int64_t>& counts) {
+  out.begin_object();
+  for (const auto& [name, n] : counts)
+    out.member(name, n);
+  out.end_object();
+}
+
+void write_module_json(detail::json_out& out, const comm_module& m, std::size_t rank) {
+  out.begin_object();
+  out.member("rank", static_cast<std::int64_t>(rank));
+  out.member("module", m.module);
+  out.member("phase", m.phase);
+  out.member("bytes", m.bytes);
+  out.member("count", m.count);
+  out.key("collectives");
+  write_counts(out, m.collectives);
+  out.key("ops");
+  write_counts(out, m.ops);
+  out.key("lines");
+  write_counts(out, m.lines);
+  out.end_object();
+}
+
 } // namespace
 
 std::string to_text(const comm_report& r, std::size_t top) {
@@ -197,6 +220,8 @@ std::string to_text(const comm_report& r, std::size_t top) {
     if (n < r.lines.size())
       out += fmt::format("  ... {} more lines (--top 0 lists all)\n", r.lines.size() - n);
   }
+  if (!r.modules.empty())
+    out += "\nmodules: " + modules_text(r, top);
   for (std::size_t i = 0; i < n; ++i) {
     const auto& l = r.lines[i];
     out += fmt::format("\n{}. {}{}{}\n", i + 1, where(l.source),
@@ -223,6 +248,12 @@ std::string to_json(const comm_report& r, std::size_t top) {
   out.begin_array();
   for (std::size_t i = 0; i < shown(r, top); ++i)
     write_line_json(out, r.lines[i], i + 1);
+  out.end_array();
+  out.key("modules");
+  out.begin_array();
+  const auto modules = top == 0 ? r.modules.size() : std::min(top, r.modules.size());
+  for (std::size_t i = 0; i < modules; ++i)
+    write_module_json(out, r.modules[i], i + 1);
   out.end_array();
   out.key("propagation");
   out.begin_object();

@@ -50,7 +50,8 @@ REPO = os.path.dirname(PACKAGE_ROOT)
 NAME = "tensordiag"
 SUMMARY = "Debugging and diagnostics for GPU and distributed tensors"
 DEPENDENCIES = ["numpy"]
-EXTRAS = {"pandas": ["pandas"], "plot": ["matplotlib"]}
+EXTRAS = {"pandas": ["pandas"], "plot": ["matplotlib"], "arrow": ["pyarrow"],
+          "polars": ["pyarrow", "polars"]}
 REQUIRES_PYTHON = ">=3.8"
 # What an sdist carries: the C++ tree the wheel's build needs and python/ (tests, samples,
 # benchmarks and docs are not built by the backend).

@@ -382,6 +382,15 @@ void bind_comm_parts(py::module_& m) {
       .def_readonly("count", &comm_line::count)
       .def_property_readonly("comms", [](const comm_line& l) { return comms_dict(l.comms); })
       .def_readonly("causes", &comm_line::causes);
+
+  py::class_<comm_module>(m, "CommModule", "One module in one phase and the collectives it issued.")
+      .def_readonly("module", &comm_module::module)
+      .def_readonly("phase", &comm_module::phase)
+      .def_readonly("bytes", &comm_module::bytes)
+      .def_readonly("count", &comm_module::count)
+      .def_readonly("collectives", &comm_module::collectives)
+      .def_readonly("ops", &comm_module::ops)
+      .def_readonly("lines", &comm_module::lines);
 }
 
 void bind_comm_report(py::module_& m) {
@@ -389,6 +398,7 @@ void bind_comm_report(py::module_& m) {
   py::class_<comm_report>(m, "CommReport", "Where a recorded DTensor program communicates.")
       .def_readonly("source", &comm_report::source)
       .def_readonly("lines", &comm_report::lines)
+      .def_readonly("modules", &comm_report::modules)
       .def_readonly("records", &comm_report::records)
       .def_readonly("calls", &comm_report::calls)
       .def_readonly("bytes", &comm_report::bytes)
@@ -403,7 +413,11 @@ void bind_comm_report(py::module_& m) {
           py::arg("top") = 10, "As `tdiag shard report` prints it.")
       .def(
           "to_json", [](const comm_report& r, std::size_t top) { return to_json(r, top); },
-          py::arg("top") = 0, "As `tdiag shard report --json` (tensordiag.shard_report/v1).");
+          py::arg("top") = 0, "As `tdiag shard report --json` (tensordiag.shard_report/v1).")
+      .def(
+          "modules_text",
+          [](const comm_report& r, std::size_t top) { return modules_text(r, top); },
+          py::arg("top") = 10, "The modules table of `tdiag shard report` alone.");
 
   m.def(
       "shard_report",
@@ -413,6 +427,14 @@ void bind_comm_report(py::module_& m) {
         });
       },
       py::arg("path"), py::call_guard<py::gil_scoped_release>());
+  m.def(
+      "shard_report_text",
+      [](const std::string& text, const std::string& source) {
+        return build_comm_report(parse_cases_strict(text, source), source, [](std::int64_t b) {
+          return trace::format_bytes(static_cast<std::uint64_t>(b < 0 ? 0 : b));
+        });
+      },
+      py::arg("text"), py::arg("source"), py::call_guard<py::gil_scoped_release>());
 }
 
 } // namespace

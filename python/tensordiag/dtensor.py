@@ -28,6 +28,7 @@ CaseAnswer = core.CaseAnswer
 CaseCheck = core.CaseCheck
 CommReport = core.CommReport
 CommLine = core.CommLine
+CommModule = core.CommModule
 CommCause = core.CommCause
 PlacementFix = core.PlacementFix
 RecordedRedistribution = core.RecordedRedistribution
@@ -108,17 +109,26 @@ def report(path) -> CommReport:
 
     ``path`` is a recording (``tensordiag.torch.record_dtensor``'s JSONL case file). The result
     holds ``lines`` (user source lines ranked by redistributed bytes, each with the ``causes``:
-    op, argument, placements, collectives and the ``fix`` propagation knows), ``findings``
-    (disagreements with PyTorch), ``not_covered`` ops, ``.report`` (a tensordiag.report.Report),
-    ``to_text(top)`` and ``to_json(top)``. Raises InputError naming file:line for a malformed
-    recording.
+    op, argument, placements, collectives and the ``fix`` propagation knows), ``modules`` (each
+    module and phase ranked by the bytes of the collectives it issued: ``module``, ``phase``,
+    ``bytes``, ``count``, ``collectives``, ``ops``, ``lines``; empty for a recording without
+    modules), ``findings`` (disagreements with PyTorch), ``not_covered`` ops, ``.report`` (a
+    tensordiag.report.Report), ``to_text(top)``, ``modules_text(top)`` and ``to_json(top)``.
+    Raises InputError naming file:line for a malformed recording.
     """
     return core.shard_report(str(path))
+
+
+def report_text(text: str, source: str = "<recording>") -> CommReport:
+    """report() over JSONL text instead of a file; ``source`` names it in the report and in
+    errors."""
+    return core.shard_report_text(text, source)
 
 
 __all__ = [
     "Placement", "Shard", "Replicate", "Partial", "DeviceMesh", "TensorSpec", "Propagation",
     "RedistributionPlan", "RedistributeStep", "CaseAnswer", "CaseCheck", "ShardingError",
-    "CommReport", "CommLine", "CommCause", "PlacementFix", "RecordedRedistribution",
+    "CommReport", "CommLine", "CommModule", "CommCause", "PlacementFix", "RecordedRedistribution",
     "propagate", "explain", "check_cases", "check_cases_text", "report",
+    "report_text",
 ]

@@ -13,7 +13,7 @@ import json
 import os
 from typing import Any, Dict, Iterable, List, Union
 
-from . import _display, _frames
+from . import _arrow, _display, _frames
 from ._core import core
 
 PathArg = Union[str, "os.PathLike[str]"]
@@ -56,6 +56,15 @@ class Verdict(dict):
         """One table (see ``rows``) as a pandas DataFrame."""
         pandas = _frames.require_pandas("Verdict.to_pandas()")
         return pandas.DataFrame(self.rows(table))
+
+    def to_arrow(self, table: str = "culprits"):
+        """One table (see ``rows``) as a pyarrow Table."""
+        return _arrow.table_of_rows(self.rows(table), "Verdict.to_arrow()")
+
+    def to_polars(self, table: str = "culprits"):
+        """One table (see ``rows``) as a polars DataFrame, from ``to_arrow``."""
+        _arrow.require_polars("Verdict.to_polars()")
+        return _arrow.polars_frame(self.to_arrow(table), "Verdict.to_polars()")
 
     def __str__(self) -> str:
         return _display.top_lines(self.text)

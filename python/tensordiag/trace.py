@@ -14,7 +14,7 @@ import json
 import os
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
-from . import _display, _frames
+from . import _arrow, _display, _frames
 from ._core import core, require_numpy
 from ._warnings import LoadWarning, report_load_warnings
 
@@ -88,6 +88,18 @@ class Result:
         spec = self._table(table)
         return _frames.frame(spec.rows(self._data, self._origin), spec.names,
                              f"{type(self).__name__}.to_pandas()")
+
+    def to_arrow(self, table: Optional[str] = None):
+        """One table (as ``to_pandas``) as a pyarrow Table; missing values are nulls."""
+        spec = self._table(table)
+        return _arrow.table(spec.rows(self._data, self._origin), spec.names,
+                            f"{type(self).__name__}.to_arrow()")
+
+    def to_polars(self, table: Optional[str] = None):
+        """One table (as ``to_pandas``) as a polars DataFrame, from ``to_arrow``."""
+        what = f"{type(self).__name__}.to_polars()"
+        _arrow.require_polars(what)
+        return _arrow.polars_frame(self.to_arrow(table), what)
 
     def _table(self, table: Optional[str]) -> _frames.Table:
         if not self.TABLES:
@@ -210,6 +222,13 @@ class Oom(Result):
                                  "Oom.to_pandas('sites')")
         return super().to_pandas(table)
 
+    def to_arrow(self, table: Optional[str] = None):
+        """``"findings"`` (default) or ``"sites"`` as a pyarrow Table."""
+        if table == "sites":
+            return _arrow.table(self.rows("sites"), [n for n, _ in self._SITES],
+                                "Oom.to_arrow('sites')")
+        return super().to_arrow(table)
+
     @property
     def tables(self) -> List[str]:
         return ["findings", "sites"]
@@ -295,6 +314,23 @@ class Trace:
         trace's axis (``span``), as in the columns."""
         require_numpy(f"Trace.to_pandas({kind!r})")
         return _frames.event_frame(kind, self._handle.columns(kind), self._tables, resolve)
+
+    def to_arrow(self, kind: str = "kernels", resolve: bool = True):
+        """One event kind as a pyarrow Table, the columns of ``to_pandas(kind, resolve)``: the
+        NumPy columns as Arrow arrays (their buffers, no copy, where contiguous) and, with
+        ``resolve``, ``name``, ``lane_name``, ``stack``, ``kind_name``, ... as dictionary
+        arrays over the trace's strings, lanes, stacks and codes."""
+        what = f"Trace.to_arrow({kind!r})"
+        _arrow.require_pyarrow(what)
+        require_numpy(what)
+        return _arrow.event_table(kind, self._handle.columns(kind), self._tables, resolve, what)
+
+    def to_polars(self, kind: str = "kernels", resolve: bool = True):
+        """One event kind as a polars DataFrame (``to_arrow``'s table; dictionary columns
+        become polars Categoricals)."""
+        what = f"Trace.to_polars({kind!r})"
+        _arrow.require_polars(what)
+        return _arrow.polars_frame(self.to_arrow(kind, resolve), what)
 
     def kernel_ops(self):
         """The kernel <-> operator link, one row per kernel (the index of ``to_pandas("kernels")``):
@@ -428,6 +464,15 @@ class Analysis(dict):
         """One table as a pandas DataFrame (see ``tables``)."""
         pandas = _frames.require_pandas("Analysis.to_pandas()")
         return pandas.DataFrame(self.rows(table))
+
+    def to_arrow(self, table: str = "ranks"):
+        """One table (see ``tables``) as a pyarrow Table."""
+        return _arrow.table_of_rows(self.rows(table), "Analysis.to_arrow()")
+
+    def to_polars(self, table: str = "ranks"):
+        """One table (see ``tables``) as a polars DataFrame, from ``to_arrow``."""
+        _arrow.require_polars("Analysis.to_polars()")
+        return _arrow.polars_frame(self.to_arrow(table), "Analysis.to_polars()")
 
     def _lines(self) -> List[str]:
         ranks = self.get("ranks") or []

@@ -72,6 +72,18 @@ tdiag_cli_test(report.malformed FAMILY shard EXPECT_RC 2
          "-DSTDERR_REGEX=bad_recording.jsonl:1: malformed case 'r1': calls must be an integer\n$")
 tdiag_cli_test(report.json_and_to FAMILY shard EXPECT_RC 2
   ARGS "shard|report|${recording}|--json|--to|sarif")
+# report's modules (tests/data/dtensor/modules_recording.jsonl): FSDP2's collectives and DTensor's
+# by module and phase, after the lines; --top limits both tables and the JSON's arrays.
+set(modules_recording "${PROJECT_SOURCE_DIR}/tests/data/dtensor/modules_recording.jsonl")
+tdiag_cli_test(report.modules FAMILY shard EXPECT_RC 0 ARGS "shard|report|${modules_recording}"
+  CHECKS "-DSTDOUT_REGEX=\nmodules: 7 module phases moved 38.96 KiB per rank in 12 collectives\n\n  #    bytes/rank   count  phase     collectives                         module\n  1     24.00 KiB       3  backward  reduce_scatter×3                    Model.blocks.0\n  2     12.00 KiB       3  forward   all_gather×3                        Model.blocks.0\n  3      1.95 KiB       2  forward   all_reduce×2                        Model.blocks.1.down\n  4         500 B       1  forward   broadcast×1                         Model.blocks.1\n  5         500 B       1  forward   broadcast×1                         Model.blocks.2\n  6          16 B       1  backward  reduce_scatter×1                    <top level>\n  7          10 B       1            all_gather×1                        <top level>\n")
+tdiag_cli_test(report.modules_top FAMILY shard EXPECT_RC 0
+  ARGS "shard|report|${modules_recording}|--top|2"
+  CHECKS "-DSTDOUT_REGEX=  2     12.00 KiB       3  forward   all_gather×3 +Model.blocks.0\n  \\.\\.\\. 5 more module phases \\(--top 0 lists all\\)\n")
+tdiag_cli_test(report.modules_json FAMILY shard EXPECT_RC 0
+  ARGS "shard|report|${modules_recording}|--json|--top|2|-o|${out}/modules_report.json"
+  CHECKS "-DOUTPUT_FILE=${out}/modules_report.json"
+         "-DJSON_MEMBERS=schema=tensordiag.shard_report/v1|modules/0/rank=1|modules/0/module=Model.blocks.0|modules/0/phase=backward|modules/0/bytes=24576|modules/0/count=3|modules/0/collectives/reduce_scatter=3|modules/1/lines/train.py:12=12288|modules/1/ops/c10d._allgather_base_.default=3")
 # check works on a recording: the op without a rule is its one rejection.
 tdiag_cli_test(check.recording FAMILY shard EXPECT_RC 1 ARGS "shard|check|${recording}|--score"
   CHECKS "-DSTDERR_REGEX=score: 14/15 cases agree.*15 cases, 1 rejected, 0 malformed lines")

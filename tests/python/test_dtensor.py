@@ -223,3 +223,43 @@ def test_report_findings_and_malformed_recordings(tmp_path, tdiag):
     assert str(info.value) == f"{rec}:1: malformed case 'r1': calls must be at least 1, not 0"
     cli = tdiag("shard", "report", rec, check_status=2)
     assert cli.stderr.strip().splitlines()[-1] == f"tdiag: {info.value}"
+
+
+def test_report_ranks_modules_as_the_cli_does(tdiag):
+    """The module ranking (forward and backward apart) is the C++ comm report's, read through
+    the bindings: tensordiag.dtensor.report, report_text and `tdiag shard report` agree."""
+    from tensordiag.dtensor import CommModule, report_text
+    path = SOURCE_DIR / "tests" / "data" / "dtensor" / "modules_recording.jsonl"
+    r = report(path)
+    assert all(isinstance(m, CommModule) for m in r.modules)
+    assert [(m.module, m.phase, m.bytes, m.count) for m in r.modules] == [
+        ("Model.blocks.0", "backward", 24576, 3), ("Model.blocks.0", "forward", 12288, 3),
+        ("Model.blocks.1.down", "forward", 2000, 2), ("Model.blocks.1", "forward", 500, 1),
+        ("Model.blocks.2", "forward", 500, 1), ("<top level>", "backward", 16, 1),
+        ("<top level>", "", 10, 1)]
+    first, second, tp = r.modules[:3]
+    assert first.collectives == {"reduce_scatter": 3} and first.lines == {}
+    assert first.ops == {"c10d._reduce_scatter_base_.default": 3}
+    assert second.lines == {"train.py:12": 12288}
+    assert tp.collectives == {"all_reduce": 2}  # the issued all_reduce, not the plan's bytes
+    assert r.modules[3].collectives == {"broadcast": 1}
+    table = r.modules_text(2)
+    assert table.splitlines()[0] == "7 module phases moved 38.96 KiB per rank in 12 collectives"
+    assert "... 5 more module phases (--top 0 lists all)" in table
+    assert "\nmodules: " + r.modules_text(10) in r.to_text()
+    assert r.to_text(2) == tdiag("shard", "report", path, "--top", "2", check_status=0).stdout
+    doc = json.loads(tdiag("shard", "report", path, "--json", check_status=0).stdout)
+    assert doc["modules"] == json.loads(r.to_json())["modules"]
+    assert [m["module"] for m in json.loads(r.to_json(1))["modules"]] == ["Model.blocks.0"]
+    # The same ranking from text (what Recording.modules() passes), named in errors.
+    text = path.read_text()
+    again = report_text(text, "run.jsonl")
+    assert again.source == "run.jsonl"
+    assert [(m.module, m.phase, m.bytes) for m in again.modules] == [
+        (m.module, m.phase, m.bytes) for m in r.modules]
+    with pytest.raises(tensordiag.InputError, match=r"run.jsonl:2: malformed case"):
+        report_text(text.splitlines()[0] + '\n{"id": "x", "op": "y", "mesh": [2], "args": [], '
+                    '"module": 3}\n', "run.jsonl")
+    # A recording without modules has none, and no table.
+    mlp = report(SOURCE_DIR / "tests" / "data" / "dtensor" / "mlp_recording.jsonl")
+    assert mlp.modules == [] and mlp.modules_text() == "" and "module phases" not in mlp.to_text()

@@ -25,7 +25,7 @@ ALLOWLIST = "\n".join([
     r"tensordiag\.(dtensor|report)\.[A-Z][A-Za-z]*\.__init__",
     r"tensordiag\.torch.*",
     r"tensordiag\.triton.*",
-    r"tensordiag\._(core|frames|display|compiled_checks)\..*",
+    r"tensordiag\._(core|frames|arrow|display|compiled_checks)\..*",
     r"tensordiag\.__main__",
 ]) + "\n"
 

@@ -60,5 +60,6 @@ if rank == 0:
     print(rec.modules_text(top=0))
 with open(os.path.join(out, f"rank{rank}.json"), "w") as f:
     json.dump({"clean": clean, "replicas": replicas, "collectives": exchange.collectives,
-               "modules": rec.modules()}, f)
+               "modules": [{"module": m.module, "phase": m.phase, "bytes": m.bytes,
+                            "collectives": m.collectives} for m in rec.modules()]}, f)
 dist.destroy_process_group()

@@ -457,19 +457,23 @@ class Recording:
             f.write(self.to_jsonl())
         return target
 
-    def modules(self) -> List[Dict[str, Any]]:
-        """The communication ranked by module and phase (``_modules.rank_modules``): FSDP2's
-        all-gathers and reduce-scatters, DTensor's redistributions, by module, forward and
-        backward apart, most bytes first."""
-        from ._modules import rank_modules
-        with self._lock:
-            return rank_modules(list(self.records))
+    def report(self):
+        """Where the recorded program communicates, as ``tdiag shard report`` on the saved
+        file (a ``tensordiag.dtensor.CommReport``: ``lines``, ``modules``, ``findings``)."""
+        from ..dtensor import report_text
+        return report_text(self.to_jsonl(), self.path or "<recording>")
+
+    def modules(self):
+        """The communication ranked by module and phase, as ``tdiag shard report`` ranks it
+        (``CommModule``: ``module``, ``phase``, ``bytes``, ``count``, ``collectives``, ``ops``,
+        ``lines``): FSDP2's all-gathers and reduce-scatters, DTensor's redistributions, by
+        module, forward and backward apart, most bytes first."""
+        return self.report().modules
 
     def modules_text(self, top: int = 20) -> str:
-        """``modules()`` as a table."""
-        from ._modules import modules_text
-        with self._lock:
-            return modules_text(list(self.records), top)
+        """``modules()`` as the table ``tdiag shard report`` prints (the first ``top`` rows;
+        0 = all)."""
+        return self.report().modules_text(top)
 
     def check(self):
         """Our propagation on every recorded op, as ``tdiag shard check`` (a CaseCheck)."""

@@ -59,6 +59,16 @@ struct recorded_redistribution {
   friend bool operator==(const recorded_redistribution&, const recorded_redistribution&) = default;
 };
 
+/// A collective the recorder saw issued (`collective` of a standalone record, `collectives` of a
+/// DTensor op's): its kind in the recorder's spelling (`all_gather`, `broadcast`, `send`, ...)
+/// and the larger of what one rank sends and receives.
+struct issued_collective {
+  std::string op; ///< the dispatcher op, e.g. `c10d._allgather_base_.default`; may be empty
+  std::string kind;
+  std::int64_t bytes_per_rank = 0;
+  friend bool operator==(const issued_collective&, const issued_collective&) = default;
+};
+
 struct dtensor_case {
   std::string id;
   op_call call; ///< the mesh carries `mesh_dim_names` when the line has them
@@ -68,6 +78,15 @@ struct dtensor_case {
   std::optional<source_frame> source;
   std::vector<recorded_redistribution> redistributions; ///< for one call
   std::int64_t calls = 1; ///< identical records merged by the recorder
+  /// The module that ran the op (ModTracker's name); empty: outside every module, or not
+  /// recorded. `phase`: `forward` or `backward`; empty when not recorded.
+  std::string module;
+  std::string phase;
+  bool has_module = false; ///< the record carries `module` or `phase` (even null)
+  /// The collectives one call issued: a standalone record's `collective`, else a DTensor op's
+  /// `collectives`.
+  std::vector<issued_collective> collectives;
+  bool standalone = false; ///< a record of one collective issued outside DTensor
 };
 
 /// A line that could not be read.
@@ -90,6 +109,8 @@ struct case_file {
 /// read_case_file() that also throws tdiag::input_error (TDIAG-DT-020) for the first malformed
 /// line, as one line `PATH:LINE: malformed case 'ID': what is wrong`.
 [[nodiscard]] case_file read_case_file_strict(const std::filesystem::path& path);
+/// parse_cases() that throws as read_case_file_strict() does, naming the text `name`.
+[[nodiscard]] case_file parse_cases_strict(std::string_view jsonl, const std::string& name);
 /// Parses one case line; throws tdiag::input_error with a message on malformed input.
 [[nodiscard]] dtensor_case parse_case_line(std::string_view line);
 

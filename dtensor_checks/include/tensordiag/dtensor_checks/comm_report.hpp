@@ -3,8 +3,9 @@
 //
 // Where a recorded DTensor program communicates, and why (`tdiag shard report`,
 // tensordiag.dtensor.report): the user's source lines ranked by the bytes PyTorch redistributed
-// before their ops, the op and argument that forced each redistribution, the placement change
-// that would avoid it where propagation knows one, and every recorded op on which our
+// before their ops, the modules ranked (forward and backward apart) by the bytes of the
+// collectives they issued, the op and argument that forced each redistribution, the placement
+// change that would avoid it where propagation knows one, and every recorded op on which our
 // propagation disagrees with PyTorch's. The text, the JSON (schema tensordiag.shard_report/v1,
 // docs/dtensor.md) and the core report are renderings of one comm_report.
 #pragma once
@@ -18,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tdiag::dtensor {
@@ -76,15 +78,38 @@ struct comm_line {
   std::vector<comm_cause> causes; ///< most bytes first
 };
 
+/// The ranking's name for collectives issued outside every module.
+inline constexpr std::string_view top_level_module = "<top level>";
+
+/// One module in one phase that communicated, over every record the recorder placed in it.
+/// A record counts once per call: a standalone collective (FSDP2's all-gathers and
+/// reduce-scatters, torch.distributed's) by itself, a DTensor op by the collectives it issued,
+/// or by its redistributions where none were recorded.
+struct comm_module {
+  std::string module;     ///< ModTracker's name; top_level_module outside every module
+  std::string phase;      ///< `forward`, `backward`; empty when not recorded
+  std::int64_t bytes = 0; ///< Σ bytes_per_rank × calls of the collectives issued
+  std::int64_t count = 0; ///< collectives × calls
+  std::map<std::string, std::int64_t> collectives; ///< kind → collectives × calls
+  std::map<std::string, std::int64_t> ops;         ///< op → calls
+  std::map<std::string, std::int64_t> lines;       ///< `file:line` → bytes (recorded sources)
+};
+
+/// Every module and phase of `cases` that issued a collective, most bytes first, then most
+/// collectives, then module, then phase. Empty when no record carries `module` or `phase`
+/// (a recording made without collectives, or the golden corpus).
+[[nodiscard]] std::vector<comm_module> rank_modules(const std::vector<dtensor_case>& cases);
+
 struct comm_report {
-  std::string source;           ///< the recording's path, as given
-  std::vector<comm_line> lines; ///< most bytes first, then most redistributions, then file:line
-  std::size_t records = 0;      ///< records read
-  std::int64_t calls = 0;       ///< op calls they stand for
-  std::int64_t bytes = 0;       ///< Σ over lines
-  std::int64_t count = 0;       ///< Σ over lines
-  std::size_t checked = 0;      ///< records with an `expect` whose op our rules cover
-  std::size_t agree = 0;        ///< of those, records on which we agree with PyTorch
+  std::string source;               ///< the recording's path, as given
+  std::vector<comm_line> lines;     ///< most bytes first, then most redistributions, then file:line
+  std::vector<comm_module> modules; ///< rank_modules() of the records
+  std::size_t records = 0;          ///< records read
+  std::int64_t calls = 0;           ///< op calls they stand for
+  std::int64_t bytes = 0;           ///< Σ over lines
+  std::int64_t count = 0;           ///< Σ over lines
+  std::size_t checked = 0;          ///< records with an `expect` whose op our rules cover
+  std::size_t agree = 0;            ///< of those, records on which we agree with PyTorch
   std::map<std::string, std::size_t> not_covered; ///< op → records without a rule
   std::vector<diagnostic> findings; ///< disagreements (TDIAG-DT-402..404), at the user's line
   bytes_formatter format_bytes;     ///< how the sentences and the text print bytes
@@ -97,11 +122,15 @@ struct comm_report {
                                             const bytes_formatter& format_bytes = {},
                                             const op_registry& registry = op_registry::builtin());
 
-/// The ranked table (the first `top` lines; 0 = all), then each line's causes and fixes, then the
-/// agreement with PyTorch and its findings. Several lines, trailing newline.
+/// The ranked table (the first `top` lines; 0 = all), the modules table (the first `top`
+/// module phases) when the recording has modules, then each shown line's causes and fixes, then
+/// the agreement with PyTorch and its findings. Several lines, trailing newline.
 [[nodiscard]] std::string to_text(const comm_report& r, std::size_t top = 10);
-/// The report as JSON, schema `tensordiag.shard_report/v1` (docs/dtensor.md); every line when
-/// `top` is 0.
+/// The modules table alone (`N module phases moved ...`, the first `top` rows; 0 = all);
+/// empty when the report has no modules.
+[[nodiscard]] std::string modules_text(const comm_report& r, std::size_t top = 10);
+/// The report as JSON, schema `tensordiag.shard_report/v1` (docs/dtensor.md); every line and
+/// module when `top` is 0.
 [[nodiscard]] std::string to_json(const comm_report& r, std::size_t top = 0);
 /// The core report: one warning (TDIAG-DT-401) per redistributing line, located at it, with the
 /// causes and fixes in its message and fields; then the findings.
