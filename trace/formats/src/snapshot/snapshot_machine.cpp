@@ -9,6 +9,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <utility>
+
 namespace tdiag::trace::detail {
 
 void snap_stream::release(std::uint64_t index) {
@@ -34,6 +37,12 @@ void snap_stream::settle(snap_value v, std::uint32_t id, bool is_stack, bool exc
     release(index);
   } else {
     c.cached = id;
+    // Fetched from the memo from now on as the id itself, like a freed one: torch shares one
+    // frame dict among all the tracebacks holding it, and one list among all the entries with
+    // that traceback, so these fetches are most of a snapshot's (those holding it already keep
+    // the container, with its id cached).
+    if (c.memo != none32 && memo_.has(c.memo) && memo_.get(c.memo) == v.raw())
+      (void)memo_.set(c.memo, make(is_stack ? t_stack : t_frame, id));
   }
 }
 
@@ -97,6 +106,32 @@ void snap_machine::set_items(std::size_t mark) {
   for (std::size_t i = mark; i < stack.size(); ++i)
     items.items.push_back(stored(stack[i]));
   stack.resize(mark);
+  entry_now();
+}
+
+// A trace entry dict the opcodes just completed (SETITEMS) in a batch of entries (next_in_batch,
+// the dict itself aside) becomes its row now, as the list would make it, when that cannot fail:
+// the entries after it in the batch are then rows at once too (flat_dict), in file order, instead
+// of all waiting for the list. Not when more items may follow (the next opcode neither starts
+// another entry nor ends the batch).
+void snap_machine::entry_now() {
+  const auto top = stack.back();
+  if (s.sink_ == nullptr || tag_of(top) != t_container)
+    return;
+  const auto& c = s.containers_[payload_of(top)];
+  if (c.kind != kind::dict || c.converted)
+    return;
+  stack.pop_back();
+  const bool batch = next_in_batch();
+  stack.push_back(top);
+  const auto* p = s.data_ + s.pos_;
+  const auto* const end = s.data_ + s.end_;
+  while (end - p >= 9 && *p == 0x95)
+    p += 9; // FRAME
+  if (!batch || p == end || (*p != '}' && *p != 'e') || !s.has_action(c.items) ||
+      !s.sink_->readable(snap_value(&s, top, c.offset)))
+    return;
+  stack.back() = list_item(top);
 }
 
 void snap_machine::build_from_mark(kind k, std::size_t mark) {
@@ -137,7 +172,9 @@ bool snap_machine::flat_dict() {
   // A frames list read inline goes only into a row: anything else is read opcode by opcode
   // (so is one that would cross limits.max_values, to fail where the opcodes fail).
   const bool ready = next_in_batch() && s.has_action(kv);
-  if (list.present && (!ready || created + ints + list.count + 2 > limits.max_values))
+  if (list.present &&
+      (!ready || created + ints + list.fresh + 2 > limits.max_values ||
+       stack.size() + list.count + 2 > limits.max_stack || list.count > limits.max_container))
     return false;
   created += ints;
   for (const auto item : kv)
@@ -146,6 +183,9 @@ bool snap_machine::flat_dict() {
   for (std::size_t i = 0; list.present && i < list.used; ++i)
     if (tag_of(list.items[i]) == t_container)
       s.containers_[payload_of(list.items[i])].refs += 3;
+  for (std::size_t k = 0; list.present && k < list.count; ++k)
+    if (tag_of(list.source[k]) == t_container)
+      s.containers_[payload_of(list.source[k])].refs += 3; // fetched, then appended
   std::uint32_t row = 0;
   s.inline_ = list.present ? &list : nullptr;
   const bool converted = ready && s.sink_->flat_entry(kv, op_offset, row);
@@ -163,6 +203,9 @@ bool snap_machine::flat_dict() {
     for (std::size_t i = 0; i < list.used; ++i)
       if (tag_of(list.items[i]) == t_container)
         s.containers_[payload_of(list.items[i])].refs -= 3;
+    for (std::size_t k = 0; k < list.count; ++k)
+      if (tag_of(list.source[k]) == t_container)
+        s.containers_[payload_of(list.source[k])].refs -= 3;
     return false;
   } else {
     const auto v = new_container(kind::dict);
@@ -172,9 +215,9 @@ bool snap_machine::flat_dict() {
   memo_put(scratch.memo);
   if (list.present) {
     // What the opcodes leave once the entry's row frees the list and its dicts (settle).
-    created += 1 + list.count;
+    created += 1 + list.fresh;
     (void)s.memo_.set(list.memo, make(t_stack, list.stack));
-    for (std::size_t j = 0; j < list.count; ++j)
+    for (std::size_t j = 0; j < list.fresh; ++j)
       (void)s.memo_.set(list.dict_memo[j], make(t_frame, list.frame_ids[j]));
   }
   s.pos_ += n;
@@ -191,7 +234,7 @@ bool snap_machine::next_in_batch() const noexcept {
   if (tag_of(target) != t_container)
     return false;
   const auto& list = s.containers_[payload_of(target)];
-  return list.kind == kind::list && !list.converted &&
+  return list.kind == kind::list && !list.converted && stack.size() >= marks.back() &&
          (stack.size() == marks.back() || tag_of(stack.back()) == t_row);
 }
 

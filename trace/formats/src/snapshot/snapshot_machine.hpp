@@ -29,7 +29,7 @@ struct snap_machine {
   using kind = pickle_kind;
   static constexpr std::size_t chunk_bytes = std::size_t{256} << 10;
   /// Input kept ahead of a flat dict's read (snap_stream::scan_flat_dict).
-  static constexpr std::size_t flat_window = std::size_t{16} << 10;
+  static constexpr std::size_t flat_window = std::size_t{32} << 10;
 
   snap_stream& s;
   const pickle_limits& limits;
@@ -177,6 +177,7 @@ struct snap_machine {
   static void append_to(snap_stream::container& list, std::uint64_t item);
   void append_items(std::size_t mark, kind k);
   void set_items(std::size_t mark);
+  void entry_now();
   void build_from_mark(kind k, std::size_t mark);
   void build_tuple(std::size_t n);
 
