@@ -173,9 +173,15 @@ bool snap_machine::flat_dict() {
   // (so is one that would cross limits.max_values, to fail where the opcodes fail).
   const bool ready = next_in_batch() && s.has_action(kv);
   if (list.present &&
-      (!ready || created + ints + list.fresh + 2 > limits.max_values ||
+      (created + ints + list.fresh + 2 > limits.max_values ||
        stack.size() + list.count + 2 > limits.max_stack || list.count > limits.max_container))
     return false;
+  if (list.present && !ready) {
+    // Not an entry (a segment's block, say): the dict and list the opcodes would make.
+    flat_containers(ints);
+    s.pos_ += n;
+    return true;
+  }
   created += ints;
   for (const auto item : kv)
     if (tag_of(item) == t_container)
@@ -222,6 +228,50 @@ bool snap_machine::flat_dict() {
   }
   s.pos_ += n;
   return true;
+}
+
+// The containers the opcodes make of a flat dict read with its frames list (scratch) that does
+// not become a row: the dict, the list and the list's new dicts, each memoized where the pickle
+// puts it, with the references the opcodes count (a memo fetch 2, a store 1).
+void snap_machine::flat_containers(std::uint64_t ints) {
+  const auto& list = scratch.list;
+  const auto ref = [this](std::uint64_t v, std::uint32_t n) {
+    if (tag_of(v) == t_container)
+      s.containers_[payload_of(v)].refs += n;
+  };
+  created += ints;
+  const auto dict = new_container(kind::dict);
+  push(dict);
+  memo_put(scratch.memo);
+  const auto lst = new_container(kind::list);
+  push(lst);
+  memo_put(list.memo);
+  stack.pop_back();
+  for (std::size_t k = 0; k < list.count; ++k) {
+    auto item = list.source[k];
+    if (snap_stream::inline_list::element_is_fresh(item)) {
+      const auto j = payload_of(item);
+      item = new_container(kind::dict);
+      auto& items = s.containers_[payload_of(item)].items;
+      items.assign(list.items.begin() + list.first[j], list.items.begin() + list.first[j + 1]);
+      for (const auto v : items)
+        ref(v, 3);
+      push(item);
+      memo_put(list.dict_memo[j]);
+      stack.pop_back();
+      ref(item, 1);
+    } else {
+      ref(item, 3);
+    }
+    append_to(s.containers_[payload_of(lst)], item);
+  }
+  auto& items = s.containers_[payload_of(dict)].items;
+  items.assign(scratch.handles.begin(), scratch.handles.begin() + scratch.count);
+  for (auto& v : items) {
+    if (tag_of(v) == t_inline)
+      v = lst;
+    ref(v, v == lst ? 1 : 3);
+  }
 }
 
 // A value pushed now is appended to a list next, in order: the open MARK sits on a list and

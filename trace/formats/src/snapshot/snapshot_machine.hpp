@@ -187,6 +187,7 @@ struct snap_machine {
   // becomes the dict the opcodes would build. False (nothing consumed) for other shapes, which
   // the opcodes then read one by one.
   bool flat_dict();
+  void flat_containers(std::uint64_t ints);
   // A value pushed now is appended to a list next, in order: the open MARK sits on a list and
   // nothing but rows is above it (so rows keep the order the list gives them; a dict above
   // the MARK becomes its row only when the list takes it).
