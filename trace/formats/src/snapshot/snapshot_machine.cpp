@@ -217,6 +217,13 @@ bool snap_machine::flat_dict() {
     const auto v = new_container(kind::dict);
     s.containers_[payload_of(v)].items.assign(kv.begin(), kv.end());
     push(v);
+    memo_put(scratch.memo);
+    s.pos_ += n;
+    // As if its SETITEMS had just been read: an entry the sink could not read flat (a frames
+    // list not yet interned) need not hold back the rest of its batch.
+    if (ready)
+      entry_now();
+    return true;
   }
   memo_put(scratch.memo);
   if (list.present) {
