@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,7 +39,10 @@ struct snap_machine {
   std::uint64_t created = 0;
   std::vector<std::uint64_t> stack;
   std::vector<std::size_t> marks;
-  snap_stream::flat_items scratch;
+  /// A flat dict's read (with a frames list of up to 1000 frames: about 90 KiB, not on the stack).
+  std::unique_ptr<snap_stream::flat_items> scratch_owner =
+      std::make_unique<snap_stream::flat_items>();
+  snap_stream::flat_items& scratch = *scratch_owner;
 
   [[noreturn, gnu::cold, gnu::noinline]] void fail(std::string_view code, std::string_view title,
                                                    std::string message,
