@@ -432,6 +432,8 @@ bool snapshot_rows::inline_stack(memory_event& m) {
   // value frame_of might refuse gives up before anything is interned.
   for (std::size_t k = 0; k < list->count; ++k) {
     const auto source = list->source[k];
+    if (snap::tag_of(source) == snap::t_frame)
+      continue; // interned before
     std::span<const std::uint64_t> items;
     if (snap_stream::inline_list::element_is_fresh(source)) {
       const auto j = snap::payload_of(source);
@@ -448,6 +450,10 @@ bool snapshot_rows::inline_stack(memory_event& m) {
   scratch_.clear();
   for (std::size_t k = 0; k < list->count; ++k) {
     const auto source = list->source[k];
+    if (snap::tag_of(source) == snap::t_frame) { // interned before: nearly every frame
+      scratch_.push_back(static_cast<frame_id>(snap::payload_of(source)));
+      continue;
+    }
     if (!snap_stream::inline_list::element_is_fresh(source)) {
       // Fetched: interned before, or now as frame_of interns it (the dict stays, shared).
       scratch_.push_back(frame_of(snap_value(s_, source, 0), false));
