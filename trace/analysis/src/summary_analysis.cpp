@@ -10,7 +10,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
 #include <limits>
+#include <thread>
 #include <unordered_map>
 
 namespace tdiag::trace {
@@ -46,6 +49,45 @@ memory_peak memory_peak_of(const trace& t, lane_id lane) {
     p.final_requested = s.requested;
   });
   return p;
+}
+
+// Every device's memory peaks, in lane order. Each lane is replayed on its own (derived back to
+// its start, then forward), so lanes of several devices are replayed on several threads.
+std::vector<memory_peak> memory_peaks(const trace& t) {
+  std::vector<lane_id> lanes;
+  std::size_t events = 0;
+  for (lane_id l = 0; l < t.lanes.size(); ++l)
+    if (t.lanes.at(l).kind == lane_kind::device_memory && !t.memory.lane(l).empty()) {
+      lanes.push_back(l);
+      events += t.memory.lane(l).size();
+    }
+  std::vector<memory_peak> out(lanes.size());
+  // Threads only where there is work enough to pay for them.
+  const auto threads = events < 100'000
+                           ? 1u
+                           : std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()),
+                                                static_cast<unsigned>(lanes.size()));
+  std::atomic<std::size_t> next{0};
+  std::vector<std::exception_ptr> errors(lanes.size());
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < lanes.size();) {
+      try {
+        out[i] = memory_peak_of(t, lanes[i]);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned i = 1; i < threads; ++i)
+      pool.emplace_back(work);
+    work();
+  }
+  for (const auto& e : errors)
+    if (e)
+      std::rethrow_exception(e);
+  return out;
 }
 
 std::vector<kernel_stat> kernel_stats(const trace& t) {
@@ -95,9 +137,7 @@ summary_result summarize(const trace& t) {
               {"counters", t.counters.size()},
               {"assertions", t.assertions.size()}};
 
-  for (lane_id l = 0; l < t.lanes.size(); ++l)
-    if (t.lanes.at(l).kind == lane_kind::device_memory && !t.memory.lane(l).empty())
-      s.memory.push_back(memory_peak_of(t, l));
+  s.memory = memory_peaks(t);
 
   s.kernels = kernel_stats(t);
 

@@ -85,29 +85,36 @@ replay_state::replay_state(allocator_state start, std::int32_t device,
   full_.segments.clear();
 }
 
-replay_state::segment_map::node_type replay_state::take_out(std::uint64_t address) {
+replay_state::segment_map::iterator replay_state::take_out(std::uint64_t address,
+                                                           segment_map::iterator skip) {
   auto it = by_address_.upper_bound(address);
   if (it == by_address_.begin())
-    return {};
+    return by_address_.end();
   --it;
+  // Already taken out (its segment is in part_): as if it were no longer in the map.
+  if (it == skip) {
+    if (it == by_address_.begin())
+      return by_address_.end();
+    --it;
+  }
   if (address - it->second.address >= it->second.total_size)
-    return {};
-  auto node = by_address_.extract(it);
-  part_.segments.push_back(std::move(node.mapped()));
-  return node;
+    return by_address_.end();
+  part_.segments.push_back(std::move(it->second));
+  return it;
 }
 
 bool replay_state::step(const memory_event& e, bool backward, bool two_step_frees,
                         replay_totals* effect) {
   auto& s = mapped_ ? part_ : full_;
-  std::array<segment_map::node_type, 2> nodes; // part_'s map nodes, to put its segments back
+  // The map entries whose segments part_ holds (taken[1] first, then taken[0]), to put them back.
+  std::array<segment_map::iterator, 2> taken{by_address_.end(), by_address_.end()};
   std::size_t real_before = 0;
   if (mapped_) {
     part_.segments.clear();
     // Pages mapped at the end of a segment grow the one that holds the byte before them.
     if (maps_pages(e, backward) && e.address > 0)
-      nodes[1] = take_out(e.address - 1);
-    nodes[0] = take_out(e.address);
+      taken[1] = take_out(e.address - 1, by_address_.end());
+    taken[0] = take_out(e.address, taken[1]);
     if (part_.segments.size() == 2 && part_.segments[1].address < part_.segments[0].address)
       std::swap(part_.segments[0], part_.segments[1]);
     real_before = count_real(part_.segments);
@@ -136,6 +143,18 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
   // The event kept, dropped or made segments of part_ only; they go back, in their old nodes
   // where there are some.
   real_ = real_ - real_before + count_real(part_.segments);
+  // The common case: one segment, still at its address, goes back into its own entry.
+  const auto end = by_address_.end();
+  if (taken[1] == end && taken[0] != end && part_.segments.size() == 1 &&
+      part_.segments.front().address == taken[0]->first) {
+    taken[0]->second = std::move(part_.segments.front());
+    return matched;
+  }
+  // Otherwise the entries leave the map, and their nodes take what part_ holds now.
+  std::array<segment_map::node_type, 2> nodes;
+  for (std::size_t i = 0; i < taken.size(); ++i)
+    if (taken[i] != end)
+      nodes[i] = by_address_.extract(taken[i]);
   std::size_t spare = 0;
   for (auto& seg : part_.segments) {
     while (spare < nodes.size() && nodes[spare].empty())

@@ -63,9 +63,10 @@ public:
 
 private:
   using segment_map = std::map<std::uint64_t, segment>;
-  /// The map's node of the segment a find at `address` picks (the last one starting at or below
-  /// it, if it holds it), extracted; its segment moved into part_.
-  segment_map::node_type take_out(std::uint64_t address);
+  /// The map's entry of the segment a find at `address` picks (the last one starting at or below
+  /// it, if it holds it; `skip`, taken out before, counts as gone), its segment moved into part_;
+  /// end() for none.
+  segment_map::iterator take_out(std::uint64_t address, segment_map::iterator skip);
 
   std::int32_t device_;
   bool mapped_;

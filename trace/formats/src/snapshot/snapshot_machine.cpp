@@ -9,6 +9,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <utility>
+
 namespace tdiag::trace::detail {
 
 void snap_stream::release(std::uint64_t index) {
@@ -34,6 +37,12 @@ void snap_stream::settle(snap_value v, std::uint32_t id, bool is_stack, bool exc
     release(index);
   } else {
     c.cached = id;
+    // Fetched from the memo from now on as the id itself, like a freed one: torch shares one
+    // frame dict among all the tracebacks holding it, and one list among all the entries with
+    // that traceback, so these fetches are most of a snapshot's (those holding it already keep
+    // the container, with its id cached).
+    if (c.memo != none32 && memo_.has(c.memo) && memo_.get(c.memo) == v.raw())
+      (void)memo_.set(c.memo, make(is_stack ? t_stack : t_frame, id));
   }
 }
 
@@ -97,6 +106,32 @@ void snap_machine::set_items(std::size_t mark) {
   for (std::size_t i = mark; i < stack.size(); ++i)
     items.items.push_back(stored(stack[i]));
   stack.resize(mark);
+  entry_now();
+}
+
+// A trace entry dict the opcodes just completed (SETITEMS) in a batch of entries (next_in_batch,
+// the dict itself aside) becomes its row now, as the list would make it, when that cannot fail:
+// the entries after it in the batch are then rows at once too (flat_dict), in file order, instead
+// of all waiting for the list. Not when more items may follow (the next opcode neither starts
+// another entry nor ends the batch).
+void snap_machine::entry_now() {
+  const auto top = stack.back();
+  if (s.sink_ == nullptr || tag_of(top) != t_container)
+    return;
+  const auto& c = s.containers_[payload_of(top)];
+  if (c.kind != kind::dict || c.converted)
+    return;
+  stack.pop_back();
+  const bool batch = next_in_batch();
+  stack.push_back(top);
+  const auto* p = s.data_ + s.pos_;
+  const auto* const end = s.data_ + s.end_;
+  while (end - p >= 9 && *p == 0x95)
+    p += 9; // FRAME
+  if (!batch || p == end || (*p != '}' && *p != 'e') || !s.has_action(c.items) ||
+      !s.sink_->readable(snap_value(&s, top, c.offset)))
+    return;
+  stack.back() = list_item(top);
 }
 
 void snap_machine::build_from_mark(kind k, std::size_t mark) {
@@ -137,8 +172,16 @@ bool snap_machine::flat_dict() {
   // A frames list read inline goes only into a row: anything else is read opcode by opcode
   // (so is one that would cross limits.max_values, to fail where the opcodes fail).
   const bool ready = next_in_batch() && s.has_action(kv);
-  if (list.present && (!ready || created + ints + list.count + 2 > limits.max_values))
+  if (list.present &&
+      (created + ints + list.fresh + 2 > limits.max_values ||
+       stack.size() + list.count + 2 > limits.max_stack || list.count > limits.max_container))
     return false;
+  if (list.present && !ready) {
+    // Not an entry (a segment's block, say): the dict and list the opcodes would make.
+    flat_containers(ints);
+    s.pos_ += n;
+    return true;
+  }
   created += ints;
   for (const auto item : kv)
     if (tag_of(item) == t_container)
@@ -146,6 +189,9 @@ bool snap_machine::flat_dict() {
   for (std::size_t i = 0; list.present && i < list.used; ++i)
     if (tag_of(list.items[i]) == t_container)
       s.containers_[payload_of(list.items[i])].refs += 3;
+  for (std::size_t k = 0; list.present && k < list.count; ++k)
+    if (tag_of(list.source[k]) == t_container)
+      s.containers_[payload_of(list.source[k])].refs += 3; // fetched, then appended
   std::uint32_t row = 0;
   s.inline_ = list.present ? &list : nullptr;
   const bool converted = ready && s.sink_->flat_entry(kv, op_offset, row);
@@ -163,22 +209,76 @@ bool snap_machine::flat_dict() {
     for (std::size_t i = 0; i < list.used; ++i)
       if (tag_of(list.items[i]) == t_container)
         s.containers_[payload_of(list.items[i])].refs -= 3;
+    for (std::size_t k = 0; k < list.count; ++k)
+      if (tag_of(list.source[k]) == t_container)
+        s.containers_[payload_of(list.source[k])].refs -= 3;
     return false;
   } else {
     const auto v = new_container(kind::dict);
     s.containers_[payload_of(v)].items.assign(kv.begin(), kv.end());
     push(v);
+    memo_put(scratch.memo);
+    s.pos_ += n;
+    // As if its SETITEMS had just been read: an entry the sink could not read flat (a frames
+    // list not yet interned) need not hold back the rest of its batch.
+    if (ready)
+      entry_now();
+    return true;
   }
   memo_put(scratch.memo);
   if (list.present) {
     // What the opcodes leave once the entry's row frees the list and its dicts (settle).
-    created += 1 + list.count;
+    created += 1 + list.fresh;
     (void)s.memo_.set(list.memo, make(t_stack, list.stack));
-    for (std::size_t j = 0; j < list.count; ++j)
+    for (std::size_t j = 0; j < list.fresh; ++j)
       (void)s.memo_.set(list.dict_memo[j], make(t_frame, list.frame_ids[j]));
   }
   s.pos_ += n;
   return true;
+}
+
+// The containers the opcodes make of a flat dict read with its frames list (scratch) that does
+// not become a row: the dict, the list and the list's new dicts, each memoized where the pickle
+// puts it, with the references the opcodes count (a memo fetch 2, a store 1).
+void snap_machine::flat_containers(std::uint64_t ints) {
+  const auto& list = scratch.list;
+  const auto ref = [this](std::uint64_t v, std::uint32_t n) {
+    if (tag_of(v) == t_container)
+      s.containers_[payload_of(v)].refs += n;
+  };
+  created += ints;
+  const auto dict = new_container(kind::dict);
+  push(dict);
+  memo_put(scratch.memo);
+  const auto lst = new_container(kind::list);
+  push(lst);
+  memo_put(list.memo);
+  stack.pop_back();
+  for (std::size_t k = 0; k < list.count; ++k) {
+    auto item = list.source[k];
+    if (snap_stream::inline_list::element_is_fresh(item)) {
+      const auto j = payload_of(item);
+      item = new_container(kind::dict);
+      auto& items = s.containers_[payload_of(item)].items;
+      items.assign(list.items.begin() + list.first[j], list.items.begin() + list.first[j + 1]);
+      for (const auto v : items)
+        ref(v, 3);
+      push(item);
+      memo_put(list.dict_memo[j]);
+      stack.pop_back();
+      ref(item, 1);
+    } else {
+      ref(item, 3);
+    }
+    append_to(s.containers_[payload_of(lst)], item);
+  }
+  auto& items = s.containers_[payload_of(dict)].items;
+  items.assign(scratch.handles.begin(), scratch.handles.begin() + scratch.count);
+  for (auto& v : items) {
+    if (tag_of(v) == t_inline)
+      v = lst;
+    ref(v, v == lst ? 1 : 3);
+  }
 }
 
 // A value pushed now is appended to a list next, in order: the open MARK sits on a list and
@@ -191,7 +291,7 @@ bool snap_machine::next_in_batch() const noexcept {
   if (tag_of(target) != t_container)
     return false;
   const auto& list = s.containers_[payload_of(target)];
-  return list.kind == kind::list && !list.converted &&
+  return list.kind == kind::list && !list.converted && stack.size() >= marks.back() &&
          (stack.size() == marks.back() || tag_of(stack.back()) == t_row);
 }
 

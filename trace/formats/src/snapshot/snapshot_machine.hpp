@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,7 +30,7 @@ struct snap_machine {
   using kind = pickle_kind;
   static constexpr std::size_t chunk_bytes = std::size_t{256} << 10;
   /// Input kept ahead of a flat dict's read (snap_stream::scan_flat_dict).
-  static constexpr std::size_t flat_window = std::size_t{16} << 10;
+  static constexpr std::size_t flat_window = std::size_t{32} << 10;
 
   snap_stream& s;
   const pickle_limits& limits;
@@ -38,7 +39,10 @@ struct snap_machine {
   std::uint64_t created = 0;
   std::vector<std::uint64_t> stack;
   std::vector<std::size_t> marks;
-  snap_stream::flat_items scratch;
+  /// A flat dict's read (with a frames list of up to 1000 frames: about 90 KiB, not on the stack).
+  std::unique_ptr<snap_stream::flat_items> scratch_owner =
+      std::make_unique<snap_stream::flat_items>();
+  snap_stream::flat_items& scratch = *scratch_owner;
 
   [[noreturn, gnu::cold, gnu::noinline]] void fail(std::string_view code, std::string_view title,
                                                    std::string message,
@@ -177,6 +181,7 @@ struct snap_machine {
   static void append_to(snap_stream::container& list, std::uint64_t item);
   void append_items(std::size_t mark, kind k);
   void set_items(std::size_t mark);
+  void entry_now();
   void build_from_mark(kind k, std::size_t mark);
   void build_tuple(std::size_t n);
 
@@ -186,6 +191,7 @@ struct snap_machine {
   // becomes the dict the opcodes would build. False (nothing consumed) for other shapes, which
   // the opcodes then read one by one.
   bool flat_dict();
+  void flat_containers(std::uint64_t ints);
   // A value pushed now is appended to a list next, in order: the open MARK sits on a list and
   // nothing but rows is above it (so rows keep the order the list gives them; a dict above
   // the MARK becomes its row only when the list takes it).

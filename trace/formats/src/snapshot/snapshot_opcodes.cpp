@@ -233,7 +233,7 @@ void snap_machine::run() {
 }
 
 void snap_stream::run() {
-  snap_machine m{*this, limits_, 0, 0, 0, {}, {}, {}};
+  snap_machine m{*this, limits_, 0, 0, 0, {}, {}};
   if (total_ > limits_.max_bytes)
     m.fail(codes::pickle_limit, "pickle over limit",
            fmt::format("{} bytes is over the {}-byte limit", total_, limits_.max_bytes));

@@ -68,6 +68,7 @@ std::uint32_t frame_line(std::int64_t line) noexcept {
 }
 
 constexpr string_id meta_uncached = 0xffffffffu;
+constexpr std::uint64_t absent = snap::make(snap::t_none, 1); ///< a key a frame dict lacks
 } // namespace
 
 void snapshot_rows::attach(const snap_stream& s) {
@@ -339,45 +340,127 @@ string_id snapshot_rows::frame_text(std::uint64_t value) {
   return id;
 }
 
+// A frame dict's name, filename and line handles (`absent` for a key it lacks); false when
+// frame_of could refuse one (a conservative check: a name or filename that is a str, bytes or
+// None; a line that is an int).
+bool snapshot_rows::plain_frame(std::span<const std::uint64_t> items, frame_parts& f) {
+  f = {absent, absent, absent};
+  // Forwards, the last of a repeated key wins (as find() has it).
+  for (std::size_t i = 0; i + 1 < items.size(); i += 2) {
+    const auto field = field_of(items[i]);
+    auto& slot = field == f_name ? f.name : field == f_filename ? f.file : f.line;
+    if (field == f_name || field == f_filename || field == f_line)
+      slot = items[i + 1];
+  }
+  const auto is_text = [this](std::uint64_t v) {
+    if (snap::tag_of(v) == snap::t_none)
+      return true; // None or absent: ""
+    const auto k = snap_value(s_, v, 0).kind();
+    return snap::tag_of(v) == snap::t_box && (k == pickle_kind::string || k == pickle_kind::bytes);
+  };
+  const bool int_line = f.line == absent || snap::tag_of(f.line) == snap::t_int ||
+                        (snap::tag_of(f.line) == snap::t_box &&
+                         snap_value(s_, f.line, 0).kind() == pickle_kind::integer);
+  return is_text(f.name) && is_text(f.file) && int_line;
+}
+
+// Whether entry() reads the entry dict `e` without an error, before any list takes it (what
+// read_fields would refuse or look up in the dict gives false). Interns nothing.
+bool snapshot_rows::readable(snap_value e) {
+  const auto items = s_->items(e);
+  for (std::size_t i = 0; i + 1 < items.size(); i += 2) {
+    const auto field = field_of(items[i]);
+    const auto raw = items[i + 1];
+    const auto tag = snap::tag_of(raw);
+    switch (field) {
+    case f_other:
+      break;
+    case f_action:
+      if (action_of(raw, {}) == action_not_str)
+        return false;
+      break;
+    case f_user_metadata:
+      if (tag != snap::t_none && (tag != snap::t_box || !s_->box_text(raw).data()))
+        return false;
+      break;
+    case f_frames:
+      if (tag == snap::t_none || tag == snap::t_stack || s_->cached(snap_value(s_, raw, 0)))
+        break;
+      if (!readable_frames(snap_value(s_, raw, 0)))
+        return false;
+      break;
+    default: // the int fields
+      if (tag != snap::t_int)
+        return false;
+      break;
+    }
+  }
+  return true;
+}
+
+// A frames list stack_of walks without an error: a list or tuple, not yet interned, of frames
+// interned before or plain frame dicts.
+bool snapshot_rows::readable_frames(snap_value v) {
+  if (snap::tag_of(v.raw()) != snap::t_container || !v.is_sequence() ||
+      s_->items(v).size() != v.size())
+    return false; // no run of rows in a frames list
+  frame_parts parts{};
+  for (const auto f : s_->items(v)) {
+    const snap_value fv(s_, f, 0);
+    if (snap::tag_of(f) == snap::t_frame || s_->cached(fv))
+      continue;
+    if (snap::tag_of(f) != snap::t_container || fv.kind() != pickle_kind::dict ||
+        !plain_frame(s_->items(fv), parts))
+      return false;
+  }
+  return true;
+}
+
 // The frames list the machine read inline with a flat entry (snap_stream::inline_frames): its
-// frames and stack interned as frame_of and stack_of intern them, their ids left for the
-// machine's memo. False, having interned nothing, when a frame holds a value of another kind
-// (its dict then says what it is, or converts it).
+// new frames and its stack interned as frame_of and stack_of intern them (in list order), their
+// ids left for the machine's memo; a fetched frame is already interned. False, having interned
+// nothing, when a new frame holds a value of another kind (its dict then says what it is, or
+// converts it).
 bool snapshot_rows::inline_stack(memory_event& m) {
   auto* list = s_->inline_frames();
   if (list == nullptr)
     return false;
-  constexpr std::uint64_t absent = snap::make(snap::t_none, 1);
-  struct parts {
-    std::uint64_t name, file, line;
-  };
-  std::array<parts, std::tuple_size_v<decltype(list->dict_memo)>> frames;
-  for (std::size_t j = 0; j < list->count; ++j) {
-    auto& f = frames[j];
-    f = {absent, absent, absent};
-    // Forwards, the last of a repeated key wins (as find() has it).
-    for (auto i = list->first[j]; i < list->first[j + 1]; i += 2) {
-      const auto field = field_of(list->items[i]);
-      auto& slot = field == f_name ? f.name : field == f_filename ? f.file : f.line;
-      if (field == f_name || field == f_filename || field == f_line)
-        slot = list->items[i + 1];
+  auto& frames = inline_parts_;
+  if (frames.size() < list->count)
+    frames.resize(snap_stream::inline_list::max_frames);
+  // The name, filename and line of each new frame, and of each fetched dict not yet a frame; a
+  // value frame_of might refuse gives up before anything is interned.
+  for (std::size_t k = 0; k < list->count; ++k) {
+    const auto source = list->source[k];
+    if (snap::tag_of(source) == snap::t_frame)
+      continue; // interned before
+    std::span<const std::uint64_t> items;
+    if (snap_stream::inline_list::element_is_fresh(source)) {
+      const auto j = snap::payload_of(source);
+      items = std::span(list->items).subspan(list->first[j], list->first[j + 1] - list->first[j]);
+    } else if (snap::tag_of(source) == snap::t_container &&
+               !s_->cached(snap_value(s_, source, 0))) {
+      items = s_->items(snap_value(s_, source, 0));
+    } else {
+      continue; // interned before
     }
-    const auto is_text = [this](std::uint64_t v) {
-      if (snap::tag_of(v) == snap::t_none)
-        return true; // None or absent: ""
-      const auto k = snap_value(s_, v, 0).kind();
-      return snap::tag_of(v) == snap::t_box &&
-             (k == pickle_kind::string || k == pickle_kind::bytes);
-    };
-    const bool int_line = f.line == absent || snap::tag_of(f.line) == snap::t_int ||
-                          (snap::tag_of(f.line) == snap::t_box &&
-                           snap_value(s_, f.line, 0).kind() == pickle_kind::integer);
-    if (!is_text(f.name) || !is_text(f.file) || !int_line)
+    if (!plain_frame(items, frames[k]))
       return false;
   }
   scratch_.clear();
-  for (std::size_t j = 0; j < list->count; ++j) {
-    const auto& f = frames[j];
+  for (std::size_t k = 0; k < list->count; ++k) {
+    const auto source = list->source[k];
+    if (snap::tag_of(source) == snap::t_frame) { // interned before: nearly every frame
+      scratch_.push_back(static_cast<frame_id>(snap::payload_of(source)));
+      continue;
+    }
+    if (!snap_stream::inline_list::element_is_fresh(source)) {
+      // Fetched: interned before, or now as frame_of interns it (the dict stays, shared).
+      scratch_.push_back(frame_of(snap_value(s_, source, 0), false));
+      continue;
+    }
+    const auto j = snap::payload_of(source);
+    const auto& f = frames[k];
     frame fr;
     fr.function = frame_text(f.name);
     fr.file = frame_text(f.file);

@@ -37,6 +37,7 @@ public:
   void attach(const snap_stream& s);
 
   std::uint32_t entry(snap_value e, bool exclusive) override;
+  [[nodiscard]] bool readable(snap_value e) override;
   bool flat_entry(std::span<const std::uint64_t> items, std::uint64_t offset,
                   std::uint32_t& row) override;
   [[nodiscard]] std::span<const std::uint32_t> stack_frames(std::uint32_t stack) const override {
@@ -85,6 +86,11 @@ private:
   bool read_fields(std::span<const std::uint64_t> items, snap_value dict, std::uint64_t offset,
                    bool exclusive, memory_event& m, staged& st);
   std::uint32_t finish(memory_event& m, const staged& st, snap_value dict);
+  struct frame_parts {
+    std::uint64_t name, file, line;
+  };
+  bool plain_frame(std::span<const std::uint64_t> items, frame_parts& f);
+  bool readable_frames(snap_value v);
   memory_event& new_row();
   void populate();
   void check_progress() const;
@@ -111,6 +117,8 @@ private:
   page_prefaulter prefaulter_; ///< for a large file: rows_'s pages made resident ahead
   std::vector<box_facts> facts_;
   std::vector<frame_id> scratch_;
+  /// inline_stack's name, filename and line handles of each new frame.
+  std::vector<frame_parts> inline_parts_;
   std::int64_t origin_us_ = std::numeric_limits<std::int64_t>::max();
 };
 

@@ -225,11 +225,13 @@ std::size_t snap_stream::scan_flat_dict(flat_items& items, std::uint64_t& ints) 
   return static_cast<std::size_t>(p + 1 - (data_ + pos_));
 }
 
-// A list of flat dicts (inline_list) at `p`, as pickle writes it: EMPTY_LIST, a memo put, then
-// MARK, the dicts, APPENDS; or one dict and APPEND; or nothing (an empty list). Each dict is
-// EMPTY_DICT, a memo put, MARK, memo-fetched keys with flat values, SETITEMS. Every memo put
-// must take the next index after the entry's, as pickle numbers them; a dict with an "action"
-// key (which a list makes a row) is left to the opcodes.
+// A frames list (inline_list) at `p`, as pickle writes it: EMPTY_LIST, a memo put, then MARK,
+// the frames, APPENDS; or one frame and APPEND; or nothing (an empty list). A frame is a new
+// flat dict (EMPTY_DICT, a memo put, MARK, memo-fetched keys with flat values, SETITEMS) or a
+// memo fetch of a frame already interned (frame_ref). Every memo put must take the next index
+// after the entry's, as pickle numbers them; a dict with an "action" key (which a list makes a
+// row), a fetch of anything else, or more frames than one APPENDS carries is left to the
+// opcodes.
 bool snap_stream::scan_inline_list(const std::uint8_t*& p, const std::uint8_t* stop,
                                    flat_items& items, std::uint64_t& ints) const {
   auto& l = items.list;
@@ -239,45 +241,79 @@ bool snap_stream::scan_inline_list(const std::uint8_t*& p, const std::uint8_t* s
     return false;
   l.memo = next++;
   l.count = 0;
+  l.fresh = 0;
   l.used = 0;
   const bool batch = *p == '(';
   if (batch)
     ++p;
-  while (skip_frames(p) && *p == '}') {
-    if (p > stop || l.count == l.dict_memo.size())
+  for (;;) {
+    if (p > stop || !skip_frames(p))
       return false;
-    ++p;
-    if (!fast_put(p, next, index) || index != next || next >= limits_.max_values || *p != '(')
-      return false;
-    l.dict_memo[l.count] = next++;
-    l.first[l.count] = static_cast<std::uint32_t>(l.used);
-    ++p;
-    for (;;) {
-      if (p > stop || !skip_frames(p))
+    if (*p == 'h' || *p == 'j') {
+      // Without a MARK, a fetch not followed by APPEND is the entry's next key: the list is empty.
+      const auto* const at = p;
+      if (l.count == l.source.size() || !fast_get(p, l.source[l.count]))
         return false;
-      if (*p == 'u')
+      if (!batch && (!skip_frames(p) || *p != 'a')) {
+        p = at;
         break;
-      if (l.used + 2 > l.items.size() || !fast_get(p, l.items[l.used]) ||
-          tag_of(l.items[l.used]) != t_box || !skip_frames(p) ||
-          !fast_value(p, l.items[l.used + 1], ints))
+      }
+      if (!frame_ref(l.source[l.count]))
         return false;
-      l.used += 2;
+      ++l.count;
+    } else if (*p == '}') {
+      if (l.count == l.source.size())
+        return false;
+      ++p;
+      if (!fast_put(p, next, index) || index != next || next >= limits_.max_values || *p != '(')
+        return false;
+      l.dict_memo[l.fresh] = next++;
+      l.first[l.fresh] = static_cast<std::uint32_t>(l.used);
+      ++p;
+      for (;;) {
+        if (p > stop || !skip_frames(p))
+          return false;
+        if (*p == 'u')
+          break;
+        if (l.used + 2 > l.items.size() || !fast_get(p, l.items[l.used]) ||
+            tag_of(l.items[l.used]) != t_box || !skip_frames(p) ||
+            !fast_value(p, l.items[l.used + 1], ints))
+          return false;
+        l.used += 2;
+      }
+      ++p;
+      if (has_action(std::span(l.items).subspan(l.first[l.fresh], l.used - l.first[l.fresh])))
+        return false;
+      l.source[l.count++] = make(t_inline, l.fresh++);
+    } else {
+      break;
     }
-    ++p;
-    if (has_action(std::span(l.items).subspan(l.first[l.count], l.used - l.first[l.count])))
-      return false;
-    ++l.count;
     if (!batch)
       break;
   }
-  l.first[l.count] = static_cast<std::uint32_t>(l.used);
+  l.first[l.fresh] = static_cast<std::uint32_t>(l.used);
   if (batch || l.count == 1) {
-    if (*p != static_cast<std::uint8_t>(batch ? 'e' : 'a'))
+    if (!skip_frames(p) || *p != static_cast<std::uint8_t>(batch ? 'e' : 'a'))
       return false;
     ++p;
   }
+  // A second batch of the same list (more than 1000 frames) is left to the opcodes.
+  if (batch && (!skip_frames(p) || *p == '('))
+    return false;
   l.present = true;
   return true;
+}
+
+// A memo fetch that may stand for a frame: one a row's frames list left (t_frame), or a dict
+// held elsewhere (a frame dict torch shares between tracebacks) that a list would not make a row.
+// The sink interns (or finds) the dict's frame, or gives up if it is not a plain frame.
+bool snap_stream::frame_ref(std::uint64_t v) const noexcept {
+  if (tag_of(v) == t_frame)
+    return true;
+  if (tag_of(v) != t_container)
+    return false;
+  const auto& c = containers_[payload_of(v)];
+  return c.kind == kind::dict && !c.converted && c.run_count == 0 && !has_action(c.items);
 }
 
 // A dict with an "action" key: a device_traces entry.

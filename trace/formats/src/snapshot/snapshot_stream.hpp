@@ -156,6 +156,9 @@ public:
   /// Turns a complete entry dict into a row and returns its index. `exclusive`: nothing else
   /// refers to the dict, so what only it holds may be released (snap_stream::release).
   virtual std::uint32_t entry(snap_value dict, bool exclusive) = 0;
+  /// Whether entry() reads `dict` without an error (a conservative check): it may then be read
+  /// before a list takes it.
+  [[nodiscard]] virtual bool readable(snap_value dict) = 0;
   /// The same for a flat entry read in one go (snap_stream::scan_flat_dict), for which the
   /// machine has made no dict: its keys and values alternating, at byte `offset`, held by
   /// nothing else yet. Returns false when a value needs the dict; the machine then makes it and
@@ -200,18 +203,28 @@ public:
   [[nodiscard]] std::optional<std::uint32_t> settled_stack(snap_value v) const noexcept;
   [[nodiscard]] std::optional<std::uint32_t> settled_frame(snap_value v) const noexcept;
 
-  /// A frames list read in one go with its flat entry (scan_flat_dict): a list of flat dicts
-  /// made by nothing else, memoized at consecutive indices after the entry. The sink interns
-  /// its frames and stack and leaves their ids here; the machine then memoizes those.
+  /// A frames list read in one go with its flat entry (scan_flat_dict): a list made by nothing
+  /// else, memoized at the next index after the entry, of frames that are either flat dicts made
+  /// in it (memoized at consecutive indices) or memo fetches of frames already interned (as
+  /// torch writes them: one dict per distinct frame, shared by every traceback). The sink interns
+  /// the new frames and the stack and leaves their ids here; the machine then memoizes those.
   struct inline_list {
+    /// Elements of one list: pickle appends at most 1000 items at once.
+    static constexpr std::size_t max_frames = 1000;
     bool present = false;
-    std::uint64_t memo = 0;                  ///< the list's memo index
-    std::size_t count = 0, used = 0;         ///< dicts; items used
-    std::array<std::uint64_t, 64> dict_memo; ///< each dict's memo index
-    std::array<std::uint32_t, 65> first;     ///< dict j's items: [first[j], first[j + 1])
-    std::array<std::uint64_t, 512> items;    ///< the dicts' keys and values, alternating
-    std::array<std::uint32_t, 64> frame_ids; ///< set by the sink
-    std::uint32_t stack = 0;                 ///< set by the sink
+    std::uint64_t memo = 0;                          ///< the list's memo index
+    std::size_t count = 0, fresh = 0, used = 0;      ///< elements; dicts made; items used
+    std::array<std::uint64_t, max_frames> source;    ///< see element_is_fresh
+    std::array<std::uint64_t, max_frames> dict_memo; ///< new dict j's memo index
+    std::array<std::uint32_t, max_frames + 1> first; ///< dict j's items: [first[j], first[j + 1])
+    std::array<std::uint64_t, 8 * max_frames> items; ///< the new dicts' keys and values
+    std::array<std::uint32_t, max_frames> frame_ids; ///< new dict j's frame, set by the sink
+    std::uint32_t stack = 0;                         ///< set by the sink
+    /// Element k: make(t_inline, j) for new dict j, else the handle fetched from the memo (a
+    /// t_frame, or a dict container with its frame id cached).
+    [[nodiscard]] static bool element_is_fresh(std::uint64_t source) noexcept {
+      return snap::tag_of(source) == snap::t_inline;
+    }
   };
   /// The frames list of the flat entry being handed to entry_sink::flat_entry, if it has one
   /// (its "frames" value is then a t_inline handle).
@@ -276,6 +289,7 @@ private:
   std::size_t scan_flat_dict(flat_items& items, std::uint64_t& ints) const;
   bool scan_inline_list(const std::uint8_t*& p, const std::uint8_t* stop, flat_items& items,
                         std::uint64_t& ints) const;
+  [[nodiscard]] bool frame_ref(std::uint64_t v) const noexcept;
   bool fast_put(const std::uint8_t*& p, std::uint64_t next, std::uint64_t& index) const;
   bool skip_frames(const std::uint8_t*& p) const;
   bool fast_get(const std::uint8_t*& p, std::uint64_t& out) const;
