@@ -200,7 +200,7 @@ def _needed(path: str):
     needed = re.findall(r"^\s*NEEDED\s+(\S+)", dynamic, re.M)
     resolved = {}
     for line in subprocess.run(["ldd", path], capture_output=True, text=True).stdout.splitlines():
-        match = re.match(r"\s*(\S+)\s+=>\s+(\S+|not found)", line)
+        match = re.match(r"\s*(\S+)\s+=>\s+(not found|\S+)", line)
         if match:
             resolved[match.group(1)] = None if match.group(2) == "not found" else match.group(2)
     for soname in needed:
