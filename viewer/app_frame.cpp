@@ -22,6 +22,14 @@ constexpr ImGuiWindowFlags fixed_window = ImGuiWindowFlags_NoDecoration | ImGuiW
                                           ImGuiWindowFlags_NoSavedSettings |
                                           ImGuiWindowFlags_NoBringToFrontOnFocus;
 
+// The tabs a document has: Flight Recorder dumps have only theirs (no trace); a job adds its
+// analyses to the trace's views.
+bool shows(const document& doc, main_view v) {
+  if (doc.fr)
+    return v == main_view::fr;
+  return v != main_view::fr && (v != main_view::job || doc.job);
+}
+
 } // namespace
 
 void app::frame() {
@@ -77,10 +85,10 @@ void app::draw_menu() {
         {main_view::memory, "Memory"},
         {main_view::allocator, "Allocator state"},
         {main_view::tables, "Tables"},
-        {main_view::job, "Job"}};
+        {main_view::job, "Job"},
+        {main_view::fr, "Flight Recorder"}};
     for (const auto& [v, name] : views)
-      if ((v != main_view::job || (doc_ && doc_->job)) &&
-          ImGui::MenuItem(name, nullptr, state_.view == v)) {
+      if (doc_ && shows(*doc_, v) && ImGui::MenuItem(name, nullptr, state_.view == v)) {
         state_.view = v;
         state_.view_changed = true;
       }
@@ -118,10 +126,11 @@ void app::draw_workspace() {
   const float scale = state_.ui_scale;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float splitter = 6.0f * scale;
-  const float details = show_details ? std::clamp(details_width * scale, 200.0f * scale,
+  const bool with_details = show_details && !doc_->fr; // dumps: no event to detail
+  const float details = with_details ? std::clamp(details_width * scale, 200.0f * scale,
                                                   std::max(avail.x * 0.6f, 200.0f * scale))
                                      : 0.0f;
-  const float left_w = show_details ? avail.x - details - splitter : avail.x;
+  const float left_w = with_details ? avail.x - details - splitter : avail.x;
   view_context ctx{*doc_, reports_, report_markers_, tables_, state_};
 
   ImGui::BeginChild("##views", ImVec2(left_w, avail.y), false,
@@ -132,11 +141,12 @@ void app::draw_workspace() {
         {main_view::memory, "Memory"},
         {main_view::allocator, "Allocator state"},
         {main_view::tables, "Tables"},
-        {main_view::job, "Job"}};
+        {main_view::job, "Job"},
+        {main_view::fr, "Flight Recorder"}};
     const bool forced = state_.view_changed;
     for (const auto& [v, name] : tabs) {
-      if (v == main_view::job && !doc_->job)
-        continue; // one trace: no job analyses
+      if (!shows(*doc_, v))
+        continue;
       const ImGuiTabItemFlags flags =
           forced && state_.view == v ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
       if (!ImGui::BeginTabItem(name, nullptr, flags))
@@ -161,6 +171,9 @@ void app::draw_workspace() {
       case main_view::job:
         draw_job(ctx);
         break;
+      case main_view::fr:
+        draw_fr(ctx);
+        break;
       }
       ImGui::EndChild();
       ImGui::EndTabItem();
@@ -170,7 +183,7 @@ void app::draw_workspace() {
   }
   ImGui::EndChild();
 
-  if (!show_details)
+  if (!with_details)
     return;
   ImGui::SameLine(0.0f, 0.0f);
   ImGui::InvisibleButton("##splitter", ImVec2(splitter, avail.y));

@@ -112,6 +112,13 @@ struct load_options {
 /// matches.
 [[nodiscard]] std::vector<std::string> expand_inputs(std::span<const std::string> inputs);
 
+/// True when the inputs are Flight Recorder dumps rather than traces: some file they name (a
+/// folder's or a glob's as expand_inputs() gives them) opens like a dump (a pickle or a JSON
+/// object with a ring's keys: `entries`, `pg_config`, `pg_status`; not a Kineto trace or a
+/// memory snapshot). Reads at most 64 KiB of each file; never throws. The viewer asks this to
+/// tell a folder of dumps from a folder of traces.
+[[nodiscard]] bool looks_like_dumps(std::span<const std::string> inputs) noexcept;
+
 /// Parses one dump held in memory (pickle or JSON, told apart by content; zero bytes is an
 /// empty dump). `rank` is used when the dump has no `rank` key; -1 means none. Throws
 /// tdiag::input_error with a one-line message naming `source` (TDIAG-FR-00N, or the pickle

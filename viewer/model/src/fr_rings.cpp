@@ -1,0 +1,154 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/viewer/fr_rings.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+namespace tdiag::view {
+
+namespace fr = trace::fr;
+
+std::string_view to_string(fr_row_status s) noexcept {
+  switch (s) {
+  case fr_row_status::ok:
+    return "ring";
+  case fr_row_status::no_dump:
+    return "no dump";
+  case fr_row_status::empty_file:
+    return "empty dump file";
+  case fr_row_status::empty_ring:
+    return "empty ring";
+  }
+  return "ring";
+}
+
+namespace {
+
+const fr::dump* dump_of(std::span<const fr::dump> dumps, int rank) {
+  for (const auto& d : dumps)
+    if (d.rank == rank)
+      return &d;
+  return nullptr;
+}
+
+fr_row_status status_of(const fr::rank_report& r) {
+  if (!r.present)
+    return fr_row_status::no_dump;
+  switch (r.status) {
+  case fr::dump_status::empty_file:
+    return fr_row_status::empty_file;
+  case fr::dump_status::empty_ring:
+    return fr_row_status::empty_ring;
+  case fr::dump_status::ok:
+    break;
+  }
+  return r.entries == 0 ? fr_row_status::empty_ring : fr_row_status::ok;
+}
+
+void fill_cells(const fr::dump& d, fr_row& row) {
+  row.cells.reserve(d.entries.size());
+  for (const auto& e : d.entries) {
+    fr_cell c;
+    c.record_id = e.record_id;
+    c.seq = e.is_p2p ? e.p2p_seq_id : e.collective_seq_id;
+    c.op = e.op < d.ops.size() ? d.ops[e.op] : std::string();
+    c.group = e.group < d.groups.size() ? d.groups[e.group].name : std::string();
+    c.state = e.state;
+    c.p2p = e.is_p2p;
+    row.cells.push_back(std::move(c));
+  }
+  std::stable_sort(row.cells.begin(), row.cells.end(),
+                   [](const fr_cell& a, const fr_cell& b) { return a.record_id < b.record_id; });
+}
+
+// The culprit's own entry: the newest cell of its seq and op, in its group where it has one.
+void mark_culprit(const fr::culprit& c, std::size_t index, fr_row& row) {
+  if (c.own_seq < 0)
+    return;
+  fr_cell* found = nullptr;
+  for (auto& cell : row.cells)
+    if (cell.seq == c.own_seq && cell.op == c.own_op &&
+        (found == nullptr || cell.group == c.pg || found->group != c.pg))
+      found = &cell;
+  if (found != nullptr)
+    found->culprit = index;
+}
+
+void mark_divergence(const fr::mismatch& m, std::size_t index, fr_row& row) {
+  bool marked = false;
+  for (auto& cell : row.cells)
+    if (cell.group == m.pg && cell.seq == m.seq && cell.p2p == m.p2p) {
+      cell.divergence = index;
+      marked = true;
+    }
+  if (std::find(m.ranks.begin(), m.ranks.end(), row.rank) == m.ranks.end())
+    return;
+  row.divergent_in.push_back(index);
+  if (!marked)
+    row.missing.push_back({index, m.pg, m.seq});
+}
+
+std::string label_of(const fr_row& row, const fr::job_report& report) {
+  std::string out = fmt::format("rank {}", row.rank);
+  if (row.status != fr_row_status::ok)
+    out += fmt::format(" · {}", to_string(row.status));
+  else if (row.wrapped)
+    out += " · wrapped";
+  for (const auto i : row.culprits)
+    out += fmt::format(" · culprit: {}", fr::to_string(report.culprits[i].cause));
+  return out;
+}
+
+} // namespace
+
+fr_rings build_fr_rings(std::span<const fr::dump> dumps, const fr::job_report& report) {
+  fr_rings out;
+  out.stuck = report.stuck;
+  out.findings = report.findings();
+  for (const auto& r : report.ranks) {
+    fr_row row;
+    row.rank = r.rank;
+    row.source = r.source;
+    row.status = status_of(r);
+    row.wrapped = r.wrapped;
+    if (const auto* d = r.present ? dump_of(dumps, r.rank) : nullptr; d != nullptr)
+      fill_cells(*d, row);
+    out.rows.push_back(std::move(row));
+  }
+  std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
+  std::int64_t highest = -1;
+  for (const auto& row : out.rows)
+    if (!row.cells.empty()) {
+      lowest = std::min(lowest, row.cells.front().record_id);
+      highest = std::max(highest, row.cells.back().record_id);
+    }
+  for (auto& row : out.rows)
+    for (auto& cell : row.cells) {
+      cell.column = cell.record_id - lowest;
+      if (std::find(out.ops.begin(), out.ops.end(), cell.op) == out.ops.end())
+        out.ops.push_back(cell.op);
+    }
+  out.columns = highest < 0 ? 0 : highest - lowest + 1;
+  for (std::size_t i = 0; i < report.culprits.size(); ++i)
+    for (auto& row : out.rows)
+      if (row.rank == report.culprits[i].rank) {
+        row.culprits.push_back(i);
+        mark_culprit(report.culprits[i], i, row);
+      }
+  for (const auto& g : report.groups) {
+    if (g.first_divergence && *g.first_divergence < report.mismatches.size())
+      for (auto& row : out.rows)
+        mark_divergence(report.mismatches[*g.first_divergence], *g.first_divergence, row);
+    out.verdicts.push_back(g.desc.empty() || g.desc == g.name
+                               ? fmt::format("group {}: {}", g.name, g.verdict)
+                               : fmt::format("group {} ({}): {}", g.name, g.desc, g.verdict));
+  }
+  for (auto& row : out.rows)
+    row.label = label_of(row, report);
+  return out;
+}
+
+} // namespace tdiag::view
