@@ -214,6 +214,43 @@ struct rank_report {
   std::optional<entry_state> last_state;
 };
 
+/// A GPU kernel of a rank's trace, on the trace's own axis.
+struct trace_kernel {
+  std::string name;
+  std::uint64_t stream = 0;
+  std::int64_t start_ns = 0;
+  std::int64_t duration_ns = 0;
+};
+
+/// A culprit's own trace in the job's traces: what its GPU ran last.
+struct culprit_trace {
+  int rank = -1;
+  std::string source;              ///< the trace file; empty when the job has none of this rank
+  std::int64_t trace_begin_ns = 0; ///< the trace's span, own axis
+  std::int64_t trace_end_ns = 0;
+  std::vector<trace_kernel> last_kernels; ///< the last kernels by start, oldest first
+};
+
+/// A rank that arrived last at some of the job's collectives (the trace analysis's waits).
+struct trace_straggler {
+  int rank = -1;
+  std::size_t times_last = 0; ///< collectives where it arrived last
+  double wait_us = 0;         ///< it waited on the others, in total
+  double late_us = 0;         ///< its lateness where it arrived last, in total
+  std::string cause;    ///< the late_cause of most of that lateness ("compute", ...); "" = none
+  double cause_us = 0;  ///< the lateness of that cause
+  bool culprit = false; ///< also named by the verdict
+};
+
+/// The verdict joined with the job's traces (fr_traces.hpp: join_traces()).
+struct trace_context {
+  std::string run;                         ///< the traces' inputs as given (a folder: RUN/)
+  std::size_t ranks = 0;                   ///< traces loaded
+  std::size_t collectives = 0;             ///< collectives matched across the traces
+  std::vector<culprit_trace> culprits;     ///< per culprit of the verdict, in its order
+  std::vector<trace_straggler> stragglers; ///< latest in total first
+};
+
 /// The verdict on a job.
 struct job_report {
   std::vector<culprit> culprits;
@@ -222,6 +259,9 @@ struct job_report {
   std::vector<rank_report> ranks;
   std::vector<std::string> unknowns; ///< what the evidence cannot tell, one sentence each
   bool stuck = false;                ///< some group has a collective that never completed
+  /// With the job's traces (tdiag fr analyze --traces): the culprits' last kernels and the
+  /// stragglers; absent without.
+  std::optional<trace_context> traces;
   /// A culprit, a stuck collective, or a divergence of op, size or dtype (a state divergence
   /// alone is a collective in flight when the dumps were taken: no finding by itself).
   [[nodiscard]] bool findings() const noexcept {
@@ -241,7 +281,7 @@ struct analyze_options {
 [[nodiscard]] job_report analyze(std::span<const dump> dumps, const analyze_options& options = {});
 
 /// JSON, schema `tensordiag.fr/v1` (docs/flight-recorder.md): culprits, groups, mismatches,
-/// ranks, unknowns.
+/// ranks, unknowns, and `traces` when the verdict was joined with the job's traces.
 [[nodiscard]] std::string to_json(const job_report& r);
 /// Text for people: culprits first, then the divergence per group, then the stacks.
 [[nodiscard]] std::string to_text(const job_report& r);
