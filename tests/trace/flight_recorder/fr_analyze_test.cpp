@@ -101,6 +101,7 @@ const std::vector<std::string> scenarios = {
     "cross_group_victim",
     "version_2_0_list_ranks",
     "p2p_stuck",
+    "p2p_unposted_recv",
     "two_missing",
     "one_ahead",
 };

@@ -81,6 +81,8 @@ void write_mismatch(json_out& j, const mismatch& m) {
   j.begin_object();
   j.member("pg", m.pg);
   j.member("seq", m.seq);
+  j.key("p2p");
+  j.boolean(m.p2p);
   j.member("state", to_string(m.state));
   j.member("expected", m.expected);
   int_list(j, "ranks", m.ranks);

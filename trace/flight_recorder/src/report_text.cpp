@@ -87,8 +87,8 @@ void groups_text(const job_report& r, std::string& out) {
                                       : fmt::format("; waiting: {}", detail::rank_list(g.waiting)));
     if (g.first_divergence) {
       const auto& m = r.mismatches[*g.first_divergence];
-      out += fmt::format("    first divergence #{}: {}: {}\n", m.seq, to_string(m.state),
-                         printable(m.detail));
+      out += fmt::format("    first divergence {}#{}: {}: {}\n", m.p2p ? "p2p " : "", m.seq,
+                         to_string(m.state), printable(m.detail));
     }
   }
 }
