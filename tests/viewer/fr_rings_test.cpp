@@ -104,6 +104,19 @@ TEST(FrRings, ARankThatNeverIssuedTheDivergentCollectiveIsMarkedMissing) {
   EXPECT_TRUE(row_of(s.rings, 0).missing.empty()); // it issued #5
 }
 
+TEST(FrRings, AnUnpostedRecvMarksTheSendersCallAndThePeersMissingSide) {
+  const auto s = open("p2p_unposted_recv");
+  for (const auto& row : s.rings.rows) {
+    const auto marked = std::count_if(row.cells.begin(), row.cells.end(),
+                                      [](const fr_cell& c) { return c.divergence.has_value(); });
+    EXPECT_EQ(marked, row.rank == 2 ? 1 : 0) << "rank " << row.rank; // the send 2->3 only
+  }
+  const auto& peer = row_of(s.rings, 3);
+  ASSERT_EQ(peer.missing.size(), 1u);
+  EXPECT_EQ(peer.missing.front().seq, 1);
+  EXPECT_EQ(peer.culprits.size(), 1u);
+}
+
 TEST(FrRings, WrappedRingsLineUpByRecordId) {
   const auto s = open("wrapped_ring");
   bool any_wrapped = false;

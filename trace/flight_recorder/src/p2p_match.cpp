@@ -157,6 +157,7 @@ p2p_findings match_p2p(const job_index& job) {
     m.seq = k.seq;
     m.state = match_state::missing_ranks;
     m.p2p = true;
+    m.p2p_rank = rd.rank;
     m.expected = describe_call(op, *job.shapes[rd.shapes_of[c.e->shapes]]);
     m.ranks = {peer->rank};
     m.found = {std::string()};

@@ -77,10 +77,13 @@ void mark_culprit(const fr::culprit& c, std::size_t index, fr_row& row) {
     found->culprit = index;
 }
 
+// A collective's divergence is marked on every rank that issued that seq; a point-to-point
+// call's only on the rank whose call has no match (p2p seqs are each rank's own).
 void mark_divergence(const fr::mismatch& m, std::size_t index, fr_row& row) {
   bool marked = false;
   for (auto& cell : row.cells)
-    if (cell.group == m.pg && cell.seq == m.seq && cell.p2p == m.p2p) {
+    if (cell.group == m.pg && cell.seq == m.seq && cell.p2p == m.p2p &&
+        (!m.p2p || row.rank == m.p2p_rank)) {
       cell.divergence = index;
       marked = true;
     }

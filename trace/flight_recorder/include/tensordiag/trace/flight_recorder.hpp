@@ -184,6 +184,7 @@ struct mismatch {
   std::vector<int> ranks;         ///< the ranks that differ from it (or are missing)
   std::vector<std::string> found; ///< per rank in `ranks`, what it issued (empty: nothing)
   std::string detail;
+  int p2p_rank = -1; ///< p2p: the rank whose call (seq, `expected`) has no match on `ranks`
 };
 
 struct group_report {
