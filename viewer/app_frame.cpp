@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "app.hpp"
+#include "view_fr.hpp"
 
 namespace tdiag::view {
 namespace {
@@ -213,7 +214,13 @@ void app::draw_status_bar(float height) {
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding,
                       ImVec2(8.0f * state_.ui_scale, 4.0f * state_.ui_scale));
   ImGui::Begin("##status", nullptr, fixed_window);
-  if (doc_) {
+  if (doc_ && doc_->fr) {
+    const auto& r = doc_->fr->report;
+    ImGui::Text(
+        "%s  ·  Flight Recorder dumps of %zu rank(s)  ·  %zu culprit(s)  ·  loaded in %.2f s",
+        doc_->path.filename().string().c_str(), r.ranks.size(), r.culprits.size(),
+        doc_->load_seconds + doc_->model_seconds);
+  } else if (doc_) {
     const auto& t = doc_->trace;
     ImGui::Text("%s  ·  %s  ·  %zu events  ·  %s  ·  loaded in %.2f s",
                 doc_->path.filename().string().c_str(), t.metadata.format.c_str(), t.event_count(),

@@ -145,8 +145,12 @@ void draw_row(const fr_row& row, const fr::job_report& r, const ring_geometry& g
     const float x0 = origin.x + g.label_w + static_cast<float>(c.column) * g.cell_w;
     const float x1 = x0 + std::max(g.cell_w - 1.0f, 1.0f);
     last_x = std::max(last_x, x1);
-    dl->AddRectFilled(ImVec2(x0, c.p2p ? y0 + (y1 - y0) * 0.25f : y0), ImVec2(x1, y1),
-                      state_colour(c.state));
+    dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), state_colour(c.state));
+    if (c.p2p) { // a point-to-point call: a corner cut
+      const float k = std::min(8.0f * scale, (x1 - x0) * 0.5f);
+      dl->AddTriangleFilled(ImVec2(x1 - k, y0), ImVec2(x1, y0), ImVec2(x1, y0 + k),
+                            IM_COL32(235, 238, 245, 255));
+    }
     if (g.cell_w >= 34.0f * scale) {
       const std::string text = g.cell_w >= 100.0f * scale
                                    ? fmt::format("{} {}", c.seq, short_op(c.op))
