@@ -86,10 +86,11 @@ void draw_legend(float scale) {
   ImGui::NewLine();
 }
 
-std::string cell_tooltip(const fr_row& row, const fr_cell& c, const fr::job_report& r) {
-  std::string out =
-      fmt::format("rank {} · record {}\ngroup {} · {}#{} {}\n{}", row.rank, c.record_id, c.group,
-                  c.p2p ? "p2p " : "", c.seq, c.op, fr::to_string(c.state));
+std::string cell_tooltip(const fr_rings& rings, const fr_row& row, const fr_cell& c,
+                         const fr::job_report& r) {
+  std::string out = fmt::format("rank {} · record {}\ngroup {} · {}#{} {}\n{}", row.rank,
+                                c.record_id, group_of(rings, c), c.p2p ? "p2p " : "", c.seq,
+                                op_of(rings, c), fr::to_string(c.state));
   if (c.culprit) {
     const auto& k = r.culprits[*c.culprit];
     out += fmt::format("\nculprit: {} — {}", fr::to_string(k.cause), k.detail);
@@ -121,8 +122,9 @@ struct ring_geometry {
 
 // One rank's row: its cells in the visible columns, the marks, and after its ring the
 // divergences it never issued; or a bar saying why it has no ring.
-void draw_row(const fr_row& row, const fr::job_report& r, const ring_geometry& g, ImVec2 origin,
-              std::int64_t first, std::int64_t last, float scale) {
+void draw_row(const fr_rings& rings, const fr_row& row, const fr::job_report& r,
+              const ring_geometry& g, ImVec2 origin, std::int64_t first, std::int64_t last,
+              float scale) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float y0 = origin.y + 2.0f * scale;
   const float y1 = origin.y + g.row_h - 2.0f * scale;
@@ -139,9 +141,10 @@ void draw_row(const fr_row& row, const fr::job_report& r, const ring_geometry& g
   }
   const fr_cell* hovered = nullptr;
   float last_x = origin.x + g.label_w;
-  for (const auto& c : row.cells) {
-    if (c.column < first || c.column > last)
-      continue;
+  const auto from = std::lower_bound(row.cells.begin(), row.cells.end(), first,
+                                     [](const fr_cell& c, std::int64_t x) { return c.column < x; });
+  for (auto it = from; it != row.cells.end() && it->column <= last; ++it) {
+    const fr_cell& c = *it;
     const float x0 = origin.x + g.label_w + static_cast<float>(c.column) * g.cell_w;
     const float x1 = x0 + std::max(g.cell_w - 1.0f, 1.0f);
     last_x = std::max(last_x, x1);
@@ -153,7 +156,7 @@ void draw_row(const fr_row& row, const fr::job_report& r, const ring_geometry& g
     }
     if (g.cell_w >= 34.0f * scale) {
       const std::string text = g.cell_w >= 100.0f * scale
-                                   ? fmt::format("{} {}", c.seq, short_op(c.op))
+                                   ? fmt::format("{} {}", c.seq, short_op(op_of(rings, c)))
                                    : fmt::format("{}", c.seq);
       dl->AddText(ImVec2(x0 + 3.0f * scale, y0 + 1.0f * scale), IM_COL32(20, 22, 26, 255),
                   text.c_str());
@@ -186,12 +189,13 @@ void draw_row(const fr_row& row, const fr::job_report& r, const ring_geometry& g
               row.culprits.empty() ? IM_COL32(220, 224, 232, 255) : culprit_colour,
               row.label.c_str());
   if (hovered != nullptr)
-    ImGui::SetTooltip("%s", cell_tooltip(row, *hovered, r).c_str());
+    ImGui::SetTooltip("%s", cell_tooltip(rings, row, *hovered, r).c_str());
   else if (row_hovered && mouse.x < lx + g.label_w)
     ImGui::SetTooltip("%s", row_tooltip(row, r).c_str());
 }
 
-void draw_rings(const fr_document& d, float height, float scale) {
+void draw_rings(const fr_document& d, float height, view_state& state) {
+  const float scale = state.ui_scale;
   const auto& rings = d.rings;
   ring_geometry g;
   g.row_h = std::round(ImGui::GetFontSize() + 12.0f * scale);
@@ -206,14 +210,27 @@ void draw_rings(const fr_document& d, float height, float scale) {
       ImVec2(g.label_w + static_cast<float>(columns) * g.cell_w + 320.0f * scale,
              static_cast<float>(rings.rows.size()) * g.row_h));
   ImGui::BeginChild("##fr_rings", ImVec2(0, height), true, ImGuiWindowFlags_HorizontalScrollbar);
+  if (state.fr_focus) { // where the verdict is: the newest entries, the first culprit
+    state.fr_focus = false;
+    ImGui::SetScrollX(g.label_w + static_cast<float>(columns) * g.cell_w);
+    for (std::size_t i = 0; i < rings.rows.size(); ++i)
+      if (!rings.rows[i].culprits.empty()) {
+        ImGui::SetScrollY(std::max(0.0f, static_cast<float>(i) * g.row_h - height / 3.0f));
+        break;
+      }
+  }
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   // Only the columns on screen are drawn (a ring holds thousands of entries).
   const float scroll = ImGui::GetScrollX();
   const float visible = ImGui::GetWindowWidth();
   const auto first = static_cast<std::int64_t>(std::max(0.0f, (scroll - g.label_w) / g.cell_w));
   const auto last = static_cast<std::int64_t>((scroll + visible) / g.cell_w) + 1;
-  for (std::size_t i = 0; i < rings.rows.size(); ++i)
-    draw_row(rings.rows[i], d.report, g,
+  // and only the rows on screen (a job may have thousands of ranks).
+  const float top = ImGui::GetScrollY();
+  const auto first_row = static_cast<std::size_t>(std::max(0.0f, top / g.row_h));
+  const auto rows_shown = static_cast<std::size_t>(ImGui::GetWindowHeight() / g.row_h) + 2;
+  for (std::size_t i = first_row; i < std::min(rings.rows.size(), first_row + rows_shown); ++i)
+    draw_row(rings, rings.rows[i], d.report, g,
              ImVec2(origin.x, origin.y + static_cast<float>(i) * g.row_h), first, last, scale);
   ImGui::Dummy(ImVec2(g.label_w + static_cast<float>(columns) * g.cell_w,
                       static_cast<float>(rings.rows.size()) * g.row_h));
@@ -235,7 +252,7 @@ void draw_fr(view_context& ctx) {
       static_cast<float>(d.rings.rows.size()) * std::round(ImGui::GetFontSize() + 12.0f * scale) +
       ImGui::GetStyle().ScrollbarSize + 12.0f * scale;
   const float avail = ImGui::GetContentRegionAvail().y;
-  draw_rings(d, std::min(rows_h, std::max(avail * 0.55f, 120.0f * scale)), scale);
+  draw_rings(d, std::min(rows_h, std::max(avail * 0.55f, 120.0f * scale)), ctx.state);
   ImGui::TextColored(ImVec4(0.6f, 0.75f, 1.0f, 1.0f), "Verdict (tdiag fr analyze)");
   ImGui::BeginChild("##fr_text", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
   ImGui::TextUnformatted(d.text.c_str(), d.text.c_str() + d.text.size());

@@ -51,6 +51,9 @@ struct view_state {
   std::string table_filter;
   std::string table_filter_error;
   bool show_flows = true;
+  /// The Flight Recorder rings scroll to their newest entries and the first culprit's row on
+  /// the next frame (set when dumps open).
+  bool fr_focus = true;
 
   float ui_scale = 1.0f;
   std::string status; ///< one line for the status bar (hovered time, ...)

@@ -57,7 +57,9 @@ TEST(FrRings, OneRowPerRankWithItsRingInSequenceOrder) {
     }
   }
   EXPECT_FALSE(s.rings.findings);
-  EXPECT_FALSE(s.rings.ops.empty());
+  ASSERT_EQ(s.rings.ops.size(), 1u); // named once however many cells
+  EXPECT_EQ(op_of(s.rings, s.rings.rows[0].cells[0]), "nccl:all_reduce");
+  EXPECT_EQ(group_of(s.rings, s.rings.rows[0].cells[0]), "0");
   EXPECT_EQ(s.rings.verdicts.size(), s.report.groups.size());
 }
 

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
+#include <unordered_map>
 
 namespace tdiag::view {
 
@@ -48,30 +50,58 @@ fr_row_status status_of(const fr::rank_report& r) {
   return r.entries == 0 ? fr_row_status::empty_ring : fr_row_status::ok;
 }
 
-void fill_cells(const fr::dump& d, fr_row& row) {
+// Names kept once: a job's rings hold millions of entries and a few ops and groups.
+class interner {
+public:
+  explicit interner(std::vector<std::string>& names) : names_(names) {}
+  std::uint32_t operator()(const std::string& name) {
+    const auto [it, added] = ids_.try_emplace(name, static_cast<std::uint32_t>(names_.size()));
+    if (added)
+      names_.push_back(name);
+    return it->second;
+  }
+  [[nodiscard]] std::optional<std::uint32_t> find(const std::string& name) const {
+    const auto it = ids_.find(name);
+    return it == ids_.end() ? std::nullopt : std::optional(it->second);
+  }
+
+private:
+  std::vector<std::string>& names_;
+  std::unordered_map<std::string, std::uint32_t> ids_;
+};
+
+void fill_cells(const fr::dump& d, fr_row& row, interner& ops, interner& groups) {
+  std::vector<std::uint32_t> op_ids, group_ids;
+  for (const auto& op : d.ops)
+    op_ids.push_back(ops(op));
+  for (const auto& g : d.groups)
+    group_ids.push_back(groups(g.name));
   row.cells.reserve(d.entries.size());
   for (const auto& e : d.entries) {
     fr_cell c;
     c.record_id = e.record_id;
     c.seq = e.is_p2p ? e.p2p_seq_id : e.collective_seq_id;
-    c.op = e.op < d.ops.size() ? d.ops[e.op] : std::string();
-    c.group = e.group < d.groups.size() ? d.groups[e.group].name : std::string();
+    c.op = e.op < op_ids.size() ? op_ids[e.op] : ops("");
+    c.group = e.group < group_ids.size() ? group_ids[e.group] : groups("");
     c.state = e.state;
     c.p2p = e.is_p2p;
-    row.cells.push_back(std::move(c));
+    row.cells.push_back(c);
   }
   std::stable_sort(row.cells.begin(), row.cells.end(),
                    [](const fr_cell& a, const fr_cell& b) { return a.record_id < b.record_id; });
 }
 
 // The culprit's own entry: the newest cell of its seq and op, in its group where it has one.
-void mark_culprit(const fr::culprit& c, std::size_t index, fr_row& row) {
-  if (c.own_seq < 0)
+void mark_culprit(const fr::culprit& c, std::size_t index, const interner& ops,
+                  const interner& groups, fr_row& row) {
+  const auto op = ops.find(c.own_op);
+  if (c.own_seq < 0 || !op)
     return;
+  const auto pg = groups.find(c.pg);
   fr_cell* found = nullptr;
   for (auto& cell : row.cells)
-    if (cell.seq == c.own_seq && cell.op == c.own_op &&
-        (found == nullptr || cell.group == c.pg || found->group != c.pg))
+    if (cell.seq == c.own_seq && cell.op == *op &&
+        (found == nullptr || cell.group == pg || found->group != pg))
       found = &cell;
   if (found != nullptr)
     found->culprit = index;
@@ -79,10 +109,12 @@ void mark_culprit(const fr::culprit& c, std::size_t index, fr_row& row) {
 
 // A collective's divergence is marked on every rank that issued that seq; a point-to-point
 // call's only on the rank whose call has no match (p2p seqs are each rank's own).
-void mark_divergence(const fr::mismatch& m, std::size_t index, fr_row& row) {
+void mark_divergence(const fr::mismatch& m, std::size_t index, const interner& groups,
+                     fr_row& row) {
+  const auto pg = groups.find(m.pg);
   bool marked = false;
   for (auto& cell : row.cells)
-    if (cell.group == m.pg && cell.seq == m.seq && cell.p2p == m.p2p &&
+    if (cell.group == pg && cell.seq == m.seq && cell.p2p == m.p2p &&
         (!m.p2p || row.rank == m.p2p_rank)) {
       cell.divergence = index;
       marked = true;
@@ -111,6 +143,8 @@ fr_rings build_fr_rings(std::span<const fr::dump> dumps, const fr::job_report& r
   fr_rings out;
   out.stuck = report.stuck;
   out.findings = report.findings();
+  interner ops(out.ops);
+  interner groups(out.groups);
   for (const auto& r : report.ranks) {
     fr_row row;
     row.rank = r.rank;
@@ -118,7 +152,7 @@ fr_rings build_fr_rings(std::span<const fr::dump> dumps, const fr::job_report& r
     row.status = status_of(r);
     row.wrapped = r.wrapped;
     if (const auto* d = r.present ? dump_of(dumps, r.rank) : nullptr; d != nullptr)
-      fill_cells(*d, row);
+      fill_cells(*d, row, ops, groups);
     out.rows.push_back(std::move(row));
   }
   std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
@@ -129,22 +163,19 @@ fr_rings build_fr_rings(std::span<const fr::dump> dumps, const fr::job_report& r
       highest = std::max(highest, row.cells.back().record_id);
     }
   for (auto& row : out.rows)
-    for (auto& cell : row.cells) {
+    for (auto& cell : row.cells)
       cell.column = cell.record_id - lowest;
-      if (std::find(out.ops.begin(), out.ops.end(), cell.op) == out.ops.end())
-        out.ops.push_back(cell.op);
-    }
   out.columns = highest < 0 ? 0 : highest - lowest + 1;
   for (std::size_t i = 0; i < report.culprits.size(); ++i)
     for (auto& row : out.rows)
       if (row.rank == report.culprits[i].rank) {
         row.culprits.push_back(i);
-        mark_culprit(report.culprits[i], i, row);
+        mark_culprit(report.culprits[i], i, ops, groups, row);
       }
   for (const auto& g : report.groups) {
     if (g.first_divergence && *g.first_divergence < report.mismatches.size())
       for (auto& row : out.rows)
-        mark_divergence(report.mismatches[*g.first_divergence], *g.first_divergence, row);
+        mark_divergence(report.mismatches[*g.first_divergence], *g.first_divergence, groups, row);
     out.verdicts.push_back(g.desc.empty() || g.desc == g.name
                                ? fmt::format("group {}: {}", g.name, g.verdict)
                                : fmt::format("group {} ({}): {}", g.name, g.desc, g.verdict));

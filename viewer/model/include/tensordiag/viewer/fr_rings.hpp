@@ -23,9 +23,9 @@ namespace tdiag::view {
 struct fr_cell {
   std::int64_t column = 0; ///< record id minus the job's lowest: where the cell is drawn
   std::int64_t record_id = 0;
-  std::int64_t seq = -1; ///< collective_seq_id, or p2p_seq_id for a p2p entry
-  std::string op;        ///< profiling name ("nccl:all_reduce")
-  std::string group;     ///< the process group's name
+  std::int64_t seq = -1;   ///< collective_seq_id, or p2p_seq_id for a p2p entry
+  std::uint32_t op = 0;    ///< its profiling name ("nccl:all_reduce"): index into fr_rings::ops
+  std::uint32_t group = 0; ///< its process group's name: index into fr_rings::groups
   trace::fr::entry_state state = trace::fr::entry_state::scheduled;
   bool p2p = false;
   /// The entry a culprit's verdict rests on (culprit::own_seq in its group): index into
@@ -68,11 +68,20 @@ struct fr_row {
 struct fr_rings {
   std::vector<fr_row> rows;          ///< by rank
   std::int64_t columns = 0;          ///< one past the highest column of any cell
-  std::vector<std::string> ops;      ///< every op name once (the legend)
+  std::vector<std::string> ops;      ///< every op name once (cells index it)
+  std::vector<std::string> groups;   ///< every group name once (cells index it)
   std::vector<std::string> verdicts; ///< per group: "group NAME: verdict"
   bool stuck = false;
   bool findings = false;
 };
+
+/// A cell's op and group names.
+[[nodiscard]] inline const std::string& op_of(const fr_rings& r, const fr_cell& c) {
+  return r.ops[c.op];
+}
+[[nodiscard]] inline const std::string& group_of(const fr_rings& r, const fr_cell& c) {
+  return r.groups[c.group];
+}
 
 /// Shapes `report` (analyze() of `dumps`) into rows. Ranks come from report.ranks; a cell's
 /// marks from report.culprits and from each group's first_divergence.
