@@ -3,7 +3,8 @@
 //
 // The Flight Recorder tab: trace::fr::analyze()'s verdict on a job's dumps (document::fr), as
 // `tdiag fr analyze` prints it, above one row per rank of its ring (fr_rings): each entry a cell
-// coloured by its state in sequence order, the culprits' own entries outlined in red with their
+// coloured by how far it got as the analysis reads it (its state, and pg_status) in sequence
+// order, the culprits' own entries outlined in red with their
 // cause, each group's first divergence outlined in magenta (and a rank missing from it marked
 // after its ring), ranks without a dump or with an empty one shown as such. Nothing is computed
 // here.
@@ -27,20 +28,26 @@ namespace fr = trace::fr;
 constexpr ImU32 completed_colour = IM_COL32(78, 160, 98, 255);
 constexpr ImU32 started_colour = IM_COL32(220, 170, 80, 255);
 constexpr ImU32 scheduled_colour = IM_COL32(92, 112, 146, 255);
+constexpr ImU32 pending_colour = IM_COL32(196, 110, 64, 255);
+constexpr ImU32 unknown_colour = IM_COL32(112, 116, 126, 255);
 constexpr ImU32 culprit_colour = IM_COL32(240, 70, 70, 255);
 constexpr ImU32 divergence_colour = IM_COL32(220, 90, 255, 255);
 constexpr ImU32 absent_colour = IM_COL32(52, 56, 64, 255);
 
-ImU32 state_colour(fr::entry_state s) {
-  switch (s) {
-  case fr::entry_state::completed:
+ImU32 progress_colour(fr::entry_progress p) {
+  switch (p) {
+  case fr::entry_progress::completed:
     return completed_colour;
-  case fr::entry_state::started:
+  case fr::entry_progress::started:
     return started_colour;
-  case fr::entry_state::scheduled:
+  case fr::entry_progress::pending:
+    return pending_colour;
+  case fr::entry_progress::scheduled:
+    return scheduled_colour;
+  case fr::entry_progress::unknown:
     break;
   }
-  return scheduled_colour;
+  return unknown_colour;
 }
 
 // "nccl:all_reduce" -> "all_reduce".
@@ -81,6 +88,8 @@ void draw_legend(float scale) {
   swatch(completed_colour, 0, "completed");
   swatch(started_colour, 0, "started");
   swatch(scheduled_colour, 0, "scheduled");
+  swatch(pending_colour, 0, "not completed");
+  swatch(unknown_colour, 0, "state unknown");
   swatch(absent_colour, culprit_colour, "culprit's entry");
   swatch(absent_colour, divergence_colour, "first divergence");
   ImGui::NewLine();
@@ -90,7 +99,9 @@ std::string cell_tooltip(const fr_rings& rings, const fr_row& row, const fr_cell
                          const fr::job_report& r) {
   std::string out = fmt::format("rank {} · record {}\ngroup {} · {}#{} {}\n{}", row.rank,
                                 c.record_id, group_of(rings, c), c.p2p ? "p2p " : "", c.seq,
-                                op_of(rings, c), fr::to_string(c.state));
+                                op_of(rings, c), fr::to_string(c.progress));
+  if (fr::to_string(c.progress) != fr::to_string(c.state))
+    out += fmt::format(" (the entry says {}; pg_status tells more)", fr::to_string(c.state));
   if (c.culprit) {
     const auto& k = r.culprits[*c.culprit];
     out += fmt::format("\nculprit: {} — {}", fr::to_string(k.cause), k.detail);
@@ -136,7 +147,8 @@ void draw_row(const fr_rings& rings, const fr_row& row, const fr::job_report& r,
                               ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x);
     dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), absent_colour);
     const std::string what(to_string(row.status));
-    dl->AddText(ImVec2(x0 + 8.0f * scale, y0 + (y1 - y0 - ImGui::GetFontSize()) * 0.5f),
+    const float tx = std::max(x0, ImGui::GetWindowPos().x + g.label_w) + 8.0f * scale; // in view
+    dl->AddText(ImVec2(tx, y0 + (y1 - y0 - ImGui::GetFontSize()) * 0.5f),
                 row.culprits.empty() ? palette::text_dim : culprit_colour, what.c_str());
   }
   const fr_cell* hovered = nullptr;
@@ -148,7 +160,7 @@ void draw_row(const fr_rings& rings, const fr_row& row, const fr::job_report& r,
     const float x0 = origin.x + g.label_w + static_cast<float>(c.column) * g.cell_w;
     const float x1 = x0 + std::max(g.cell_w - 1.0f, 1.0f);
     last_x = std::max(last_x, x1);
-    dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), state_colour(c.state));
+    dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), progress_colour(c.progress));
     if (c.p2p) { // a point-to-point call: a corner cut
       const float k = std::min(8.0f * scale, (x1 - x0) * 0.5f);
       dl->AddTriangleFilled(ImVec2(x1 - k, y0), ImVec2(x1, y0), ImVec2(x1, y0 + k),
@@ -207,7 +219,7 @@ void draw_rings(const fr_document& d, float height, view_state& state) {
   g.cell_w =
       std::clamp(std::floor(avail / static_cast<float>(columns)), 4.0f * scale, 120.0f * scale);
   ImGui::SetNextWindowContentSize(
-      ImVec2(g.label_w + static_cast<float>(columns) * g.cell_w + 320.0f * scale,
+      ImVec2(g.label_w + static_cast<float>(columns) * g.cell_w + 200.0f * scale,
              static_cast<float>(rings.rows.size()) * g.row_h));
   ImGui::BeginChild("##fr_rings", ImVec2(0, height), true, ImGuiWindowFlags_HorizontalScrollbar);
   if (state.fr_focus) { // where the verdict is: the newest entries, the first culprit

@@ -119,6 +119,23 @@ TEST(FrRings, AnUnpostedRecvMarksTheSendersCallAndThePeersMissingSide) {
   EXPECT_EQ(peer.culprits.size(), 1u);
 }
 
+// gloo without timing: every entry says scheduled, pg_status says how far each rank got; the
+// cells show what the analysis reads (entry_progresses), rank 1's #7 not completed.
+TEST(FrRings, CellsShowTheProgressTheAnalysisReads) {
+  const auto dir = std::filesystem::path(TDIAG_SOURCE_DIR) / "tests/data/fr_real/killed";
+  const auto dumps = fr::load_dumps(std::vector<std::string>{dir.string()});
+  const auto rings = build_fr_rings(dumps, fr::analyze(dumps));
+  for (const int rank : {0, 1, 2}) {
+    const auto& row = row_of(rings, rank);
+    ASSERT_FALSE(row.cells.empty());
+    const auto& last = row.cells.back();
+    EXPECT_EQ(last.state, fr::entry_state::scheduled);
+    EXPECT_EQ(last.seq, 7);
+    EXPECT_EQ(last.progress == fr::entry_progress::completed, rank != 1) << "rank " << rank;
+    EXPECT_EQ(row.cells.front().progress, fr::entry_progress::completed);
+  }
+}
+
 TEST(FrRings, WrappedRingsLineUpByRecordId) {
   const auto s = open("wrapped_ring");
   bool any_wrapped = false;

@@ -11,7 +11,7 @@
 // memory:   the allocated-bytes colour (blue) in most pixel columns of the plot.
 // allocator: the overview strip shows the curve across most columns, segments are drawn.
 // tables:   many text lines (bright pixels on many rows) in the table area.
-// fr:       Flight Recorder ring cells (a state's colour) on many rows, a culprit in red, text.
+// fr:       Flight Recorder ring cells (a progress colour) on many rows, a culprit in red, text.
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -47,7 +47,8 @@ int fail(const char* what, double value) {
   return 1;
 }
 
-// Flight Recorder rings: cells of a state's colour (completed, started, scheduled) on several
+// Flight Recorder rings: cells of a progress colour (completed, started, scheduled, not
+// completed) on several
 // rows, a culprit's red (its label, outline or "no dump" bar), and the verdict's text. Returns
 // the exit status: 0 when they are there.
 int check_fr(const image& im) {
@@ -59,8 +60,8 @@ int check_fr(const image& im) {
     int lit = 0;
     for (int x = 0; x < im.w; ++x) {
       const auto* p = im.at(x, y);
-      for (const auto& c :
-           {std::array{78, 160, 98}, std::array{220, 170, 80}, std::array{92, 112, 146}})
+      for (const auto& c : {std::array{78, 160, 98}, std::array{220, 170, 80},
+                            std::array{92, 112, 146}, std::array{196, 110, 64}})
         cells +=
             std::abs(p[0] - c[0]) < 10 && std::abs(p[1] - c[1]) < 10 && std::abs(p[2] - c[2]) < 10;
       red += p[0] > 200 && p[1] < 110 && p[2] < 110;

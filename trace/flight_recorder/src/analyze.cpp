@@ -215,6 +215,28 @@ job_report analyze(std::span<const dump> dumps, const analyze_options& options) 
   return out;
 }
 
+std::vector<std::vector<entry_progress>> entry_progresses(std::span<const dump> dumps,
+                                                          const analyze_options& options) {
+  const auto job = detail::build_index(dumps, options.world_size);
+  std::vector<std::vector<entry_progress>> out(dumps.size());
+  const auto place = [&](const dump* d) { return static_cast<std::size_t>(d - dumps.data()); };
+  for (const auto& rd : job.ranks) {
+    if (rd.source == nullptr)
+      continue;
+    auto& mine = out[place(rd.source)];
+    mine.reserve(rd.source->entries.size());
+    for (const auto& e : rd.source->entries)
+      mine.push_back(detail::progress_of_state(rd, e)); // point-to-point calls keep this
+  }
+  for (const auto& g : job.groups)
+    for (const auto& m : g.with_entries) {
+      const dump* d = job.ranks[m.rank_index].source;
+      for (const auto i : m.entries)
+        out[place(d)][i] = job.progress_of(m, d->entries[i]);
+    }
+  return out;
+}
+
 std::string_view to_string(cause c) noexcept {
   switch (c) {
   case cause::not_reached:

@@ -66,16 +66,6 @@ int global_rank(const group_data& g, int local) {
              : local;
 }
 
-progress progress_of_entry(const rank_data& rd, const entry& e) {
-  if (e.state == entry_state::completed)
-    return progress::completed;
-  if (e.state == entry_state::started)
-    return progress::started;
-  if (rd.start_visible)
-    return progress::scheduled;
-  return rd.completion_visible ? progress::pending : progress::unknown;
-}
-
 struct p2p_call {
   std::uint32_t rank_index = 0;
   const entry* e = nullptr;
@@ -143,14 +133,14 @@ p2p_findings match_p2p(const job_index& job) {
     k.detail = dumped ? fmt::format("never posted the {} (p2p #{} of group {}) that matches rank "
                                     "{}'s {}, which waits in it ({})",
                                     missing, k.seq, g.name, rd.rank, op,
-                                    to_string(progress_of_entry(rd, *c.e)))
+                                    to_string(progress_of_state(rd, *c.e)))
                       : fmt::format("wrote no dump (or an empty one); rank {} waits in {} (p2p "
                                     "#{} of group {}) to it, so its {} is the part the dumps "
                                     "cannot show",
                                     rd.rank, op, k.seq, g.name, missing);
     if (dumped && peer->last_entry >= 0) {
       const auto& own = peer->source->entries[static_cast<std::size_t>(peer->last_entry)];
-      attach_entry(job, peer_index, own, progress_of_entry(*peer, own), k);
+      attach_entry(job, peer_index, own, progress_of_state(*peer, own), k);
     }
     mismatch m;
     m.pg = g.name;

@@ -70,15 +70,18 @@ private:
   std::unordered_map<std::string, std::uint32_t> ids_;
 };
 
-void fill_cells(const fr::dump& d, fr_row& row, interner& ops, interner& groups) {
+void fill_cells(const fr::dump& d, std::span<const fr::entry_progress> progress, fr_row& row,
+                interner& ops, interner& groups) {
   std::vector<std::uint32_t> op_ids, group_ids;
   for (const auto& op : d.ops)
     op_ids.push_back(ops(op));
   for (const auto& g : d.groups)
     group_ids.push_back(groups(g.name));
   row.cells.reserve(d.entries.size());
-  for (const auto& e : d.entries) {
+  for (std::size_t i = 0; i < d.entries.size(); ++i) {
+    const auto& e = d.entries[i];
     fr_cell c;
+    c.progress = i < progress.size() ? progress[i] : fr::entry_progress::unknown;
     c.record_id = e.record_id;
     c.seq = e.is_p2p ? e.p2p_seq_id : e.collective_seq_id;
     c.op = e.op < op_ids.size() ? op_ids[e.op] : ops("");
@@ -139,7 +142,13 @@ std::string label_of(const fr_row& row, const fr::job_report& report) {
 
 } // namespace
 
-fr_rings build_fr_rings(std::span<const fr::dump> dumps, const fr::job_report& report) {
+fr_rings build_fr_rings(std::span<const fr::dump> dumps, const fr::job_report& report,
+                        std::span<const std::vector<fr::entry_progress>> progress) {
+  std::vector<std::vector<fr::entry_progress>> computed;
+  if (progress.size() != dumps.size()) {
+    computed = fr::entry_progresses(dumps);
+    progress = computed;
+  }
   fr_rings out;
   out.stuck = report.stuck;
   out.findings = report.findings();
@@ -152,7 +161,7 @@ fr_rings build_fr_rings(std::span<const fr::dump> dumps, const fr::job_report& r
     row.status = status_of(r);
     row.wrapped = r.wrapped;
     if (const auto* d = r.present ? dump_of(dumps, r.rank) : nullptr; d != nullptr)
-      fill_cells(*d, row, ops, groups);
+      fill_cells(*d, progress[static_cast<std::size_t>(d - dumps.data())], row, ops, groups);
     out.rows.push_back(std::move(row));
   }
   std::int64_t lowest = std::numeric_limits<std::int64_t>::max();

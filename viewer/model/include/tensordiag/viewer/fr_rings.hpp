@@ -26,7 +26,9 @@ struct fr_cell {
   std::int64_t seq = -1;   ///< collective_seq_id, or p2p_seq_id for a p2p entry
   std::uint32_t op = 0;    ///< its profiling name ("nccl:all_reduce"): index into fr_rings::ops
   std::uint32_t group = 0; ///< its process group's name: index into fr_rings::groups
-  trace::fr::entry_state state = trace::fr::entry_state::scheduled;
+  trace::fr::entry_state state = trace::fr::entry_state::scheduled; ///< as the dump states it
+  /// How far it got as analyze() reads it (pg_status too): what the cell's colour shows.
+  trace::fr::entry_progress progress = trace::fr::entry_progress::unknown;
   bool p2p = false;
   /// The entry a culprit's verdict rests on (culprit::own_seq in its group): index into
   /// job_report::culprits.
@@ -84,8 +86,10 @@ struct fr_rings {
 }
 
 /// Shapes `report` (analyze() of `dumps`) into rows. Ranks come from report.ranks; a cell's
-/// marks from report.culprits and from each group's first_divergence.
-[[nodiscard]] fr_rings build_fr_rings(std::span<const trace::fr::dump> dumps,
-                                      const trace::fr::job_report& report);
+/// marks from report.culprits and from each group's first_divergence; its progress from
+/// `progress` (entry_progresses() of `dumps`; empty: computed here through it).
+[[nodiscard]] fr_rings
+build_fr_rings(std::span<const trace::fr::dump> dumps, const trace::fr::job_report& report,
+               std::span<const std::vector<trace::fr::entry_progress>> progress = {});
 
 } // namespace tdiag::view
