@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "view_fr.hpp"
 #include "view_job.hpp"
 
 namespace tdiag::view {
@@ -91,8 +92,12 @@ void app::open(std::vector<std::filesystem::path> paths) {
     if (!traces.empty()) {
       const std::string shown = traces.front().string();
       try {
-        doc = is_job_input(traces) ? load_job_document(traces, j->progress, select)
-                                   : load_document(traces.front(), j->progress, select);
+        if (is_fr_input(traces))
+          doc = load_fr_document(traces, j->progress);
+        else if (is_job_input(traces))
+          doc = load_job_document(traces, j->progress, select);
+        else
+          doc = load_document(traces.front(), j->progress, select);
       } catch (const tdiag::error& e) {
         err = to_load_error(shown, e);
       } catch (const std::exception& e) {
@@ -179,6 +184,8 @@ void app::finish(std::unique_ptr<document> doc, std::vector<loaded_report> repor
       state_ = view_state{};
       state_.ui_scale = scale;
       state_.show_flows = flows;
+      if (doc_->fr)
+        state_.view = main_view::fr; // the dumps' verdict is all there is
       const auto span = doc_->span;
       state_.axis.set_limits(span.begin, span.end);
       state_.pending_fit = doc_->view_window;

@@ -39,8 +39,9 @@ public:
   app& operator=(const app&) = delete;
 
   /// Starts loading `paths` in the background: one trace (.tdtrace, snapshot pickle, Chrome
-  /// JSON), or a job (several traces, a folder or a glob: view_job.hpp), and any number of
-  /// tensordiag JSON reports. A load already running finishes first (its result is dropped).
+  /// JSON), a job (several traces, a folder or a glob: view_job.hpp), a job's Flight Recorder
+  /// dumps (view_fr.hpp), and any number of tensordiag JSON reports. A load already running
+  /// finishes first (its result is dropped).
   void open(std::vector<std::filesystem::path> paths);
   /// The part of every trace opened from now on (--device, --window: trace/trace_select.hpp).
   void set_selection(trace::trace_selection selection) { selection_ = std::move(selection); }

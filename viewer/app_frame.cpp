@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "app.hpp"
+#include "view_fr.hpp"
 
 namespace tdiag::view {
 namespace {
@@ -21,6 +22,14 @@ namespace {
 constexpr ImGuiWindowFlags fixed_window = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                           ImGuiWindowFlags_NoSavedSettings |
                                           ImGuiWindowFlags_NoBringToFrontOnFocus;
+
+// The tabs a document has: Flight Recorder dumps have only theirs (no trace); a job adds its
+// analyses to the trace's views.
+bool shows(const document& doc, main_view v) {
+  if (doc.fr)
+    return v == main_view::fr;
+  return v != main_view::fr && (v != main_view::job || doc.job);
+}
 
 } // namespace
 
@@ -77,10 +86,10 @@ void app::draw_menu() {
         {main_view::memory, "Memory"},
         {main_view::allocator, "Allocator state"},
         {main_view::tables, "Tables"},
-        {main_view::job, "Job"}};
+        {main_view::job, "Job"},
+        {main_view::fr, "Flight Recorder"}};
     for (const auto& [v, name] : views)
-      if ((v != main_view::job || (doc_ && doc_->job)) &&
-          ImGui::MenuItem(name, nullptr, state_.view == v)) {
+      if (doc_ && shows(*doc_, v) && ImGui::MenuItem(name, nullptr, state_.view == v)) {
         state_.view = v;
         state_.view_changed = true;
       }
@@ -118,10 +127,11 @@ void app::draw_workspace() {
   const float scale = state_.ui_scale;
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float splitter = 6.0f * scale;
-  const float details = show_details ? std::clamp(details_width * scale, 200.0f * scale,
+  const bool with_details = show_details && !doc_->fr; // dumps: no event to detail
+  const float details = with_details ? std::clamp(details_width * scale, 200.0f * scale,
                                                   std::max(avail.x * 0.6f, 200.0f * scale))
                                      : 0.0f;
-  const float left_w = show_details ? avail.x - details - splitter : avail.x;
+  const float left_w = with_details ? avail.x - details - splitter : avail.x;
   view_context ctx{*doc_, reports_, report_markers_, tables_, state_};
 
   ImGui::BeginChild("##views", ImVec2(left_w, avail.y), false,
@@ -132,11 +142,12 @@ void app::draw_workspace() {
         {main_view::memory, "Memory"},
         {main_view::allocator, "Allocator state"},
         {main_view::tables, "Tables"},
-        {main_view::job, "Job"}};
+        {main_view::job, "Job"},
+        {main_view::fr, "Flight Recorder"}};
     const bool forced = state_.view_changed;
     for (const auto& [v, name] : tabs) {
-      if (v == main_view::job && !doc_->job)
-        continue; // one trace: no job analyses
+      if (!shows(*doc_, v))
+        continue;
       const ImGuiTabItemFlags flags =
           forced && state_.view == v ? ImGuiTabItemFlags_SetSelected : ImGuiTabItemFlags_None;
       if (!ImGui::BeginTabItem(name, nullptr, flags))
@@ -161,6 +172,9 @@ void app::draw_workspace() {
       case main_view::job:
         draw_job(ctx);
         break;
+      case main_view::fr:
+        draw_fr(ctx);
+        break;
       }
       ImGui::EndChild();
       ImGui::EndTabItem();
@@ -170,7 +184,7 @@ void app::draw_workspace() {
   }
   ImGui::EndChild();
 
-  if (!show_details)
+  if (!with_details)
     return;
   ImGui::SameLine(0.0f, 0.0f);
   ImGui::InvisibleButton("##splitter", ImVec2(splitter, avail.y));
@@ -200,7 +214,13 @@ void app::draw_status_bar(float height) {
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding,
                       ImVec2(8.0f * state_.ui_scale, 4.0f * state_.ui_scale));
   ImGui::Begin("##status", nullptr, fixed_window);
-  if (doc_) {
+  if (doc_ && doc_->fr) {
+    const auto& r = doc_->fr->report;
+    ImGui::Text(
+        "%s  ·  Flight Recorder dumps of %zu rank(s)  ·  %zu culprit(s)  ·  loaded in %.2f s",
+        doc_->path.filename().string().c_str(), r.ranks.size(), r.culprits.size(),
+        doc_->load_seconds + doc_->model_seconds);
+  } else if (doc_) {
     const auto& t = doc_->trace;
     ImGui::Text("%s  ·  %s  ·  %zu events  ·  %s  ·  loaded in %.2f s",
                 doc_->path.filename().string().c_str(), t.metadata.format.c_str(), t.event_count(),

@@ -54,6 +54,7 @@ struct timeline_marker {
 };
 
 struct job_document; // view_job.hpp
+struct fr_document;  // view_fr.hpp
 
 struct document {
   std::filesystem::path path;
@@ -76,6 +77,9 @@ struct document {
   std::uintmax_t file_bytes = 0;
   /// A job of several ranks (merged into `trace`): its analysis, for the Job tab; else null.
   std::shared_ptr<const job_document> job;
+  /// Flight Recorder dumps (one per rank; `trace` is empty): the verdict and its rings, for the
+  /// Flight Recorder tab; else null.
+  std::shared_ptr<const fr_document> fr;
 };
 
 /// A report opened beside the trace.

@@ -32,6 +32,8 @@ main_view parse_view(const std::string& v) {
     return main_view::tables;
   if (v == "job")
     return main_view::job;
+  if (v == "fr")
+    return main_view::fr;
   return main_view::timeline;
 }
 

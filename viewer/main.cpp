@@ -90,12 +90,13 @@ int main(int argc, char** argv) {
   bool fragmented = false;
   cli.add_option("files", files,
                  "traces (.tdtrace, snapshot .pickle, Chrome .json[.gz]; several, a folder or "
-                 "a glob: a job, one trace per rank) and tensordiag JSON reports");
+                 "a glob: a job, one trace per rank), a job's Flight Recorder dumps (one per "
+                 "rank) and tensordiag JSON reports");
   cli.add_option("--screenshot", screenshot, "render without a visible window and write a PNG");
   cli.add_option("--view", view,
                  "view for --screenshot: timeline, memory, allocator, tables, job (a job's "
-                 "analyses)")
-      ->check(CLI::IsMember({"timeline", "memory", "allocator", "tables", "job"}));
+                 "analyses), fr (Flight Recorder dumps: the rings per rank and the verdict)")
+      ->check(CLI::IsMember({"timeline", "memory", "allocator", "tables", "job", "fr"}));
   // --time and --span read as `tdiag trace timeline --at` does (units.hpp: a bare number is
   // seconds), checked at parse time.
   tdiag::trace::add_time_offset_option(

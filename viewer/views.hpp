@@ -21,7 +21,7 @@
 
 namespace tdiag::view {
 
-enum class main_view : std::uint8_t { timeline, memory, allocator, tables, job };
+enum class main_view : std::uint8_t { timeline, memory, allocator, tables, job, fr };
 
 /// A block of the allocator view, selected.
 struct block_selection {
@@ -51,6 +51,9 @@ struct view_state {
   std::string table_filter;
   std::string table_filter_error;
   bool show_flows = true;
+  /// The Flight Recorder rings scroll to their newest entries and the first culprit's row on
+  /// the next frame (set when dumps open).
+  bool fr_focus = true;
 
   float ui_scale = 1.0f;
   std::string status; ///< one line for the status bar (hovered time, ...)
@@ -71,6 +74,7 @@ void draw_allocator(view_context& ctx);
 void draw_details(view_context& ctx);
 void draw_tables(view_context& ctx);
 void draw_job(view_context& ctx); ///< view_job.cpp: a job's analyses (document::job)
+void draw_fr(view_context& ctx);  ///< view_fr.cpp: Flight Recorder rings and verdict (document::fr)
 
 // Shared drawing helpers (view_common.cpp).
 /// A pleasant colour for a name: same name, same colour.

@@ -2,23 +2,32 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // `tdiag fr analyze PATH... [--json] [-o FILE] [--format text|json|github|junit|sarif]
-//  [--world-size N]`: why a distributed job is stuck, from its PyTorch Flight Recorder dumps
-// (files, a folder or a glob; one dump per rank). Without --format it prints the verdict for
-// people (culprits, each group's divergence, stacks); --json writes tensordiag.fr/v1;
+//  [--world-size N] [--traces RUN]`: why a distributed job is stuck, from its PyTorch Flight
+// Recorder dumps (files, a folder or a glob; one dump per rank). Without --format it prints the
+// verdict for people (culprits, each group's divergence, stacks); --json writes tensordiag.fr/v1;
+// --traces loads the same job's traces as `tdiag trace analyze` does and puts beside the
+// verdict each culprit's last kernels and the stragglers (trace::fr::join_traces);
 // --format renders the verdict's diagnostics (TDIAG-FR-NNN) in a report format for CI.
 // Exit status 0 when nothing is found, 1 for a culprit, a mismatch or a stuck collective,
 // 2 for unreadable input.
 #if defined(TDIAG_CLI_HAS_TRACE)
 
+#  include <tensordiag/core/error.hpp>
 #  include <tensordiag/core/file_io.hpp>
 #  include <tensordiag/core/report_io.hpp>
 #  include <tensordiag/trace/flight_recorder.hpp>
+#  include <tensordiag/trace/fr_traces.hpp>
+#  include <tensordiag/trace/job_analysis.hpp>
 
+#  include <fmt/format.h>
+
+#  include <cstdio>
 #  include <memory>
 #  include <string>
 #  include <vector>
 
 #  include "command.hpp"
+#  include "trace_job.hpp"
 
 namespace tdiag::cli {
 namespace {
@@ -29,14 +38,37 @@ struct fr_options {
   std::string format;
   std::string output;
   int world_size = 0;
+  std::string traces;
 };
+
+// The job's traces, loaded and analysed as `tdiag trace analyze --job-only` does, beside the
+// verdict. An unreadable RUN is one line saying it is --traces' (its code kept).
+trace::fr::trace_context join_job_traces(const trace::fr::job_report& verdict,
+                                         const std::string& run) {
+  std::vector<trace::job_member> members;
+  try {
+    members = load_trace_job({run});
+  } catch (const input_error& e) {
+    auto d = e.report().diagnostics.empty() ? diagnostic{} : e.report().diagnostics.front();
+    d.message = fmt::format("--traces: {}", e.what());
+    throw input_error(std::move(d));
+  }
+  trace::analysis_options options;
+  options.rank_analyses = false;
+  const auto analysis = trace::analyze_job(trace::rank_traces(members), options);
+  for (const auto& w : analysis.clocks.warnings)
+    fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), w.message, w.code);
+  return trace::fr::join_traces(verdict, members, analysis, run);
+}
 
 void run_analyze(const fr_options& o, command_context& context) {
   namespace fr = trace::fr;
   const auto dumps = fr::load_dumps(o.inputs);
   fr::analyze_options options;
   options.world_size = o.world_size;
-  const auto verdict = fr::analyze(dumps, options);
+  auto verdict = fr::analyze(dumps, options);
+  if (!o.traces.empty())
+    verdict.traces = join_job_traces(verdict, o.traces);
   std::string rendered;
   if (o.json)
     rendered = fr::to_json(verdict);
@@ -67,6 +99,10 @@ const command_registration registration(33, [](CLI::App& app, command_context& c
       ->add_option("--world-size", o->world_size,
                    "Ranks in the job, when some wrote no dump and no group lists them")
       ->check(CLI::NonNegativeNumber);
+  analyze->add_option("--traces", o->traces,
+                      "The same job's traces (a folder or a quoted glob, one trace per rank, as "
+                      "`tdiag trace analyze` reads them): each culprit's last kernels and the "
+                      "stragglers beside the verdict");
   analyze->callback([o, &context] { run_analyze(*o, context); });
 });
 

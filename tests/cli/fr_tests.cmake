@@ -33,3 +33,16 @@ tdiag_cli_test(analyze.not_a_dump FAMILY fr EXPECT_RC 2
        "-DSTDERR_REGEX=TDIAG-FR-002|not a Flight Recorder dump")
 tdiag_cli_test(analyze.nothing FAMILY fr EXPECT_RC 2 ARGS "fr|analyze|${out}/no-such-dump-*"
   CHECKS -DONE_LINE_ERROR=ON)
+# Beside the job's traces (tests/data/fr_traces/make_traces.py: rank 2 computes longer before
+# every all-reduce and never launches the last): its last kernels and the stragglers.
+set(fr_traces "${PROJECT_SOURCE_DIR}/tests/data/fr_traces")
+tdiag_cli_test(analyze.traces FAMILY fr EXPECT_RC 1
+  ARGS "fr|analyze|${dumps}/host_stuck|--traces|${fr_traces}/host_stuck"
+  CHECKS "-DSTDOUT_REGEX=the job's traces \\([^\n]*host_stuck\\): 4 rank\\(s\\), 2 collective\\(s\\) matched\n  rank 2 \\([^\n]*rank-2.json\\): 5 last kernel\\(s\\) before the end of its trace at [^\n]*\n(    [^\n]*\n)*    \\+[^\n]* on stream 7  embedding_backward_kernel\n  stragglers \\(trace analyze\\):\n    rank 2 \\(a culprit\\): arrived last 2 time\\(s\\)[^\n]*mostly compute")
+tdiag_cli_test(analyze.traces_json FAMILY fr EXPECT_RC 1
+  ARGS "fr|analyze|${dumps}/host_stuck|--traces|${fr_traces}/host_stuck|--json|-o|${out}/traces.json"
+  CHECKS "-DOUTPUT_FILE=${out}/traces.json"
+         "-DJSON_MEMBERS=schema=tensordiag.fr/v1|culprits/0/rank=2|traces/ranks=4|traces/culprits/0/rank=2|traces/culprits/0/last_kernels/4/name=embedding_backward_kernel|traces/culprits/0/last_kernels/4/stream=7|traces/stragglers/0/rank=2|traces/stragglers/0/cause=compute")
+tdiag_cli_test(analyze.traces_missing FAMILY fr EXPECT_RC 2
+  ARGS "fr|analyze|${dumps}/host_stuck|--traces|${out}/no-such-run"
+  CHECKS -DONE_LINE_ERROR=ON "-DSTDERR_REGEX=--traces: [^\n]*no-such-run: no such file or folder")

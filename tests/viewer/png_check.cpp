@@ -4,13 +4,15 @@
 // png_check: checks a tdiag-view screenshot against the layout its view must have. A test
 // tool (CTest runs it after `tdiag-view --screenshot`), not a unit test.
 //
-//   png_check FILE WIDTHxHEIGHT timeline|memory|allocator|tables|any
+//   png_check FILE WIDTHxHEIGHT timeline|memory|allocator|tables|fr|any
 //
 // All views: the requested size, not blank (many distinct colours, varied brightness).
 // timeline: tracks drawn across most plot columns, on a fair number of pixel rows.
 // memory:   the allocated-bytes colour (blue) in most pixel columns of the plot.
 // allocator: the overview strip shows the curve across most columns, segments are drawn.
 // tables:   many text lines (bright pixels on many rows) in the table area.
+// fr:       Flight Recorder ring cells (a progress colour) on many rows, a culprit in red, text.
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +45,38 @@ bool background(const unsigned char* p) {
 int fail(const char* what, double value) {
   std::fprintf(stderr, "png_check: %s (%.3f)\n", what, value);
   return 1;
+}
+
+// Flight Recorder rings: cells of a progress colour (completed, started, scheduled, not
+// completed) on several
+// rows, a culprit's red (its label, outline or "no dump" bar), and the verdict's text. Returns
+// the exit status: 0 when they are there.
+int check_fr(const image& im) {
+  int ring_rows = 0;
+  int red = 0;
+  int text_rows = 0;
+  for (int y = 0; y < im.h; ++y) {
+    int cells = 0;
+    int lit = 0;
+    for (int x = 0; x < im.w; ++x) {
+      const auto* p = im.at(x, y);
+      for (const auto& c : {std::array{78, 160, 98}, std::array{220, 170, 80},
+                            std::array{92, 112, 146}, std::array{196, 110, 64}})
+        cells +=
+            std::abs(p[0] - c[0]) < 10 && std::abs(p[1] - c[1]) < 10 && std::abs(p[2] - c[2]) < 10;
+      red += p[0] > 200 && p[1] < 110 && p[2] < 110;
+      lit += bright(p);
+    }
+    ring_rows += cells > 20;
+    text_rows += lit > 20;
+  }
+  if (ring_rows < 30)
+    return fail("fr: too few rows of ring cells", ring_rows);
+  if (red < 50)
+    return fail("fr: no culprit marked", red);
+  if (text_rows < 40)
+    return fail("fr: too little text", text_rows);
+  return 0;
 }
 
 } // namespace
@@ -157,8 +191,10 @@ int main(int argc, char** argv) {
     }
     if (text_rows < 60)
       return fail("tables: too little text", text_rows);
-  } else {
+  } else if (view != "fr") {
     return fail("unknown view", 0);
+  } else if (check_fr(im) != 0) {
+    return 1;
   }
   stbi_image_free(im.px);
   std::printf("png_check: %s %dx%d %s ok (%zu colours, brightness stddev %.1f)\n", argv[1], im.w,

@@ -308,8 +308,17 @@ def scenarios():
     rs = world()
     for r in rs:
         r.calls(4)
-    rs[0].p2p("send", "0->1")  # rank 1 never posts the recv: p2p pairing is not judged
-    write("p2p_stuck", rs, {"stuck": True, "culprits": {}})
+    rs[0].p2p("send", "0->1")  # rank 1 never posts the recv: it holds rank 0
+    write("p2p_stuck", rs, {"stuck": True, "culprits": {1: "not_reached"}})
+
+    rs = world()
+    for r in rs:
+        r.calls(4)
+    rs[0].p2p("send", "0->1")  # paired by p2p_seq_id: rank 1 posted the recv
+    rs[1].p2p("recv", "1<-0")
+    rs[2].p2p("send", "2->3")  # rank 3 never posts the recv of p2p #1
+    write("p2p_unposted_recv", rs, {"stuck": True, "culprits": {3: "not_reached"},
+                                    "mismatch": {"seq": 1, "state": "MISSING_RANKS"}})
 
     rs = [Rank(r, version="2.0").group(*WORLD, range(4)) for r in range(4)]
     for r in rs:

@@ -101,6 +101,7 @@ const std::vector<std::string> scenarios = {
     "cross_group_victim",
     "version_2_0_list_ranks",
     "p2p_stuck",
+    "p2p_unposted_recv",
     "two_missing",
     "one_ahead",
 };
@@ -146,6 +147,31 @@ TEST(FrAnalyze, GlooNamelessConfigGivesTheDefaultGroupItsMembers) {
   EXPECT_EQ(r.groups[0].name, "0");
   EXPECT_EQ(r.groups[0].ranks, (std::vector<int>{0, 1, 2, 3}));
   EXPECT_EQ(r.groups[0].waiting, (std::vector<int>{1}));
+}
+
+// Without timing (gloo) every entry says `scheduled`; pg_status tells which completed, and
+// entry_progresses() reads it as analyze() does.
+TEST(FrAnalyze, EntryProgressReadsPgStatusWhereTheStateSaysScheduled) {
+  const auto dumps =
+      fr::load_dumps(std::vector<std::string>{(data_root / "fr_real/killed").string()});
+  const auto progress = fr::entry_progresses(dumps);
+  ASSERT_EQ(progress.size(), dumps.size());
+  const auto of_seq = [&](std::size_t d, std::int64_t seq) {
+    for (std::size_t i = 0; i < dumps[d].entries.size(); ++i)
+      if (dumps[d].entries[i].collective_seq_id == seq) {
+        EXPECT_EQ(dumps[d].entries[i].state, fr::entry_state::scheduled);
+        return progress[d][i];
+      }
+    ADD_FAILURE() << "no #" << seq << " on rank " << dumps[d].rank;
+    return fr::entry_progress::unknown;
+  };
+  for (std::size_t d = 0; d < dumps.size(); ++d)
+    ASSERT_EQ(progress[d].size(), dumps[d].entries.size());
+  EXPECT_EQ(of_seq(0, 7), fr::entry_progress::completed); // the verdict: completed on 0, 2
+  EXPECT_EQ(of_seq(2, 7), fr::entry_progress::completed);
+  EXPECT_NE(of_seq(1, 7), fr::entry_progress::completed); // not on 1
+  EXPECT_EQ(of_seq(1, 6), fr::entry_progress::completed);
+  EXPECT_EQ(fr::to_string(fr::entry_progress::pending), "not completed");
 }
 
 TEST(FrAnalyze, AllMatchedHasNoFindings) {

@@ -170,4 +170,19 @@ TEST(FrLoad, DumpsLoadSortedByRank) {
     EXPECT_EQ(dumps[static_cast<std::size_t>(r)].rank, r);
 }
 
+TEST(FrLoad, DumpsAreToldFromTracesBySight) {
+  const auto looks = [](const std::filesystem::path& p) {
+    return fr::looks_like_dumps(std::vector<std::string>{p.string()});
+  };
+  EXPECT_TRUE(looks(data_dir / "host_stuck"));
+  EXPECT_TRUE(looks(data_dir / "json_form"));
+  EXPECT_TRUE(looks(data_dir / "empty_dump")); // one empty file among dumps
+  EXPECT_TRUE(looks(data_dir.parent_path() / "fr_real/killed/_dump_0"));
+  const auto traces = data_dir.parent_path() / "trace";
+  EXPECT_FALSE(looks(traces / "kineto_leak.json"));
+  EXPECT_FALSE(looks(traces / "leaking_train_snapshot.pickle"));
+  EXPECT_FALSE(looks(traces / "real_shapes"));
+  EXPECT_FALSE(looks("/nonexistent/_dump_0"));
+}
+
 } // namespace

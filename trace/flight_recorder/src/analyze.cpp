@@ -3,7 +3,8 @@
 //
 // analyze(): every group judged on its own (group_verdict.cpp), then across groups: a rank that
 // never reached a group's collective because its host waits in another group's incomplete
-// collective is a victim there, not a culprit, and one rank is named once.
+// collective is a victim there, not a culprit; point-to-point calls paired across peers
+// (p2p_match.cpp) name a peer that never posted its side; and one rank is named once.
 #include <tensordiag/trace/flight_recorder.hpp>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include <algorithm>
 
 #include "group_analysis.hpp"
+#include "p2p_match.hpp"
 
 namespace tdiag::trace::fr {
 namespace {
@@ -129,9 +131,10 @@ void add_rank_notes(const job_index& job, job_report& out) {
         detail::rank_list(wrapped)));
 }
 
-// Point-to-point calls are kept out of the matching (their pairing is not judged); a rank whose
-// host waits in one still makes the job stuck, and the report says where.
-void note_p2p_waits(const job_index& job, job_report& out) {
+// Point-to-point calls are kept out of the collectives' matching and paired on their own
+// (p2p_match.cpp); a rank whose host waits in one makes the job stuck, and where no unposted
+// peer explains the wait, the report says where it is.
+void note_p2p_waits(const job_index& job, const std::vector<int>& explained, job_report& out) {
   for (const auto& rd : job.ranks) {
     if (rd.source == nullptr || rd.last_entry < 0 || !rd.completion_visible)
       continue;
@@ -139,9 +142,12 @@ void note_p2p_waits(const job_index& job, job_report& out) {
     if (!e.is_p2p || e.state == entry_state::completed)
       continue;
     out.stuck = true;
+    if (std::find(explained.begin(), explained.end(), rd.rank) != explained.end())
+      continue;
     out.unknowns.push_back(fmt::format(
         "rank {} waits in a point-to-point call, {} (p2p #{}) of group {}, that never completed: "
-        "point-to-point calls are not matched across ranks, so its peer is not judged",
+        "its peer posted the matching call or its ring wrapped, so the dumps cannot tell which "
+        "side holds it",
         rd.rank, job.op_names[rd.op_of[e.op]], e.p2p_seq_id, rd.source->groups[e.group].name));
   }
 }
@@ -183,6 +189,14 @@ job_report analyze(std::span<const dump> dumps, const analyze_options& options) 
     out.groups.push_back(std::move(gr));
   }
   drop_victims(job, per_group, out.unknowns);
+  auto p2p = detail::match_p2p(job);
+  for (auto& m : p2p.mismatches) {
+    for (auto& gr : out.groups)
+      if (gr.name == m.pg && !gr.first_divergence)
+        gr.first_divergence = out.mismatches.size();
+    out.mismatches.push_back(std::move(m));
+  }
+  per_group.push_back(std::move(p2p.culprits));
   for (auto& list : per_group)
     for (auto& c : list) {
       auto it = std::find_if(out.culprits.begin(), out.culprits.end(),
@@ -196,8 +210,30 @@ job_report analyze(std::span<const dump> dumps, const analyze_options& options) 
             [](const culprit& a, const culprit& b) { return a.rank < b.rank; });
   for (const auto& rd : job.ranks)
     out.ranks.push_back(describe_rank(job, rd));
-  note_p2p_waits(job, out);
+  note_p2p_waits(job, p2p.waits_explained, out);
   add_rank_notes(job, out);
+  return out;
+}
+
+std::vector<std::vector<entry_progress>> entry_progresses(std::span<const dump> dumps,
+                                                          const analyze_options& options) {
+  const auto job = detail::build_index(dumps, options.world_size);
+  std::vector<std::vector<entry_progress>> out(dumps.size());
+  const auto place = [&](const dump* d) { return static_cast<std::size_t>(d - dumps.data()); };
+  for (const auto& rd : job.ranks) {
+    if (rd.source == nullptr)
+      continue;
+    auto& mine = out[place(rd.source)];
+    mine.reserve(rd.source->entries.size());
+    for (const auto& e : rd.source->entries)
+      mine.push_back(detail::progress_of_state(rd, e)); // point-to-point calls keep this
+  }
+  for (const auto& g : job.groups)
+    for (const auto& m : g.with_entries) {
+      const dump* d = job.ranks[m.rank_index].source;
+      for (const auto i : m.entries)
+        out[place(d)][i] = job.progress_of(m, d->entries[i]);
+    }
   return out;
 }
 

@@ -19,6 +19,7 @@
 #include <exception>
 #include <filesystem>
 #include <glob.h>
+#include <initializer_list>
 #include <mutex>
 #include <thread>
 
@@ -172,6 +173,42 @@ std::vector<std::string> expand_inputs(std::span<const std::string> inputs) {
                  "no dump file matched: pass dump files, a folder of them (names ending in the "
                  "rank, e.g. _dump_0) or a quoted glob like 'dumps/_dump_*'");
   return out;
+}
+
+namespace {
+
+// The first 64 KiB of a file hold a dump's top-level keys: a pickle (PROTO) or a JSON object
+// naming a ring's keys before any of a Kineto trace's or a memory snapshot's.
+bool head_looks_like_dump(const std::string& path) {
+  input_file in(path);
+  if (!in.seekable())
+    return false;
+  std::string head(64 * 1024, '\0');
+  head.resize(in.read_at(0, std::as_writable_bytes(std::span(head.data(), head.size()))));
+  if (head.empty() || (static_cast<unsigned char>(head[0]) != 0x80 && !looks_like_json(head)))
+    return false;
+  // The first of the keys decides (a stack frame may name anything further on).
+  const auto first_of = [&](std::initializer_list<std::string_view> keys) {
+    std::size_t at = std::string::npos;
+    for (const auto key : keys)
+      at = std::min(at, head.find(key));
+    return at;
+  };
+  const auto ring = first_of({"entries", "pg_config", "pg_status"});
+  return ring != std::string::npos && ring < first_of({"traceEvents", "device_traces", "segments"});
+}
+
+} // namespace
+
+bool looks_like_dumps(std::span<const std::string> inputs) noexcept {
+  try {
+    for (const auto& file : expand_inputs(inputs))
+      if (head_looks_like_dump(file))
+        return true;
+  } catch (...) { // a guess about the input: whatever cannot be read is no dump
+    return false;
+  }
+  return false;
 }
 
 std::vector<dump> load_dumps(std::span<const std::string> inputs, const load_options& options) {

@@ -135,7 +135,23 @@ member_data collect_member(const job_index& job, std::uint32_t rank_index, std::
 
 } // namespace
 
-std::string_view to_string(progress p) noexcept {
+progress progress_of_state(const rank_data& rd, const entry& e) noexcept {
+  if (e.state == entry_state::completed)
+    return progress::completed;
+  if (e.state == entry_state::started)
+    return progress::started;
+  if (rd.start_visible)
+    return progress::scheduled;
+  return rd.completion_visible ? progress::pending : progress::unknown;
+}
+
+} // namespace tdiag::trace::fr::detail
+
+namespace tdiag::trace::fr {
+
+using detail::progress;
+
+std::string_view to_string(entry_progress p) noexcept {
   switch (p) {
   case progress::unknown:
     return "state unknown";
@@ -150,6 +166,10 @@ std::string_view to_string(progress p) noexcept {
   }
   return "state unknown";
 }
+
+} // namespace tdiag::trace::fr
+
+namespace tdiag::trace::fr::detail {
 
 progress job_index::progress_of(const member_data& m, const entry& e) const {
   const auto& rd = ranks[m.rank_index];

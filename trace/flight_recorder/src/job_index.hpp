@@ -14,16 +14,8 @@
 
 namespace tdiag::trace::fr::detail {
 
-/// How far one collective got on one rank, as far as its dump can tell.
-enum class progress : std::uint8_t {
-  unknown,   ///< completion not visible (no timing, no pg_status)
-  pending,   ///< not completed; whether it started is not visible
-  scheduled, ///< not started (starts are visible in this dump)
-  started,   ///< started, not completed
-  completed,
-};
-
-[[nodiscard]] std::string_view to_string(progress p) noexcept;
+/// How far one call got on one rank, as far as its dump can tell (public: entry_progress).
+using progress = entry_progress;
 
 struct rank_data {
   const dump* source = nullptr; ///< null: no dump file
@@ -75,6 +67,10 @@ struct job_index {
   [[nodiscard]] int rank_of(const member_data& m) const { return ranks[m.rank_index].rank; }
   [[nodiscard]] progress progress_of(const member_data& m, const entry& e) const;
 };
+
+/// How far a call got from its own state alone (point-to-point calls: pg_status tracks
+/// collectives only).
+[[nodiscard]] progress progress_of_state(const rank_data& rd, const entry& e) noexcept;
 
 /// Builds the index; `world_size` > 0 adds ranks below it that have no dump.
 [[nodiscard]] job_index build_index(std::span<const dump> dumps, int world_size);

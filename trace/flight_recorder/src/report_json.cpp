@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The verdict as JSON, schema tensordiag.fr/v1 (docs/flight-recorder.md): culprits first, then
-// groups, mismatches, ranks and what cannot be known. Deterministic (the core JSON writer).
+// groups, mismatches, ranks, what cannot be known and, joined with the job's traces, `traces`.
+// Deterministic (the core JSON writer).
 #include <tensordiag/core/detail/json_out.hpp>
 #include <tensordiag/trace/flight_recorder.hpp>
 
@@ -80,6 +81,8 @@ void write_mismatch(json_out& j, const mismatch& m) {
   j.begin_object();
   j.member("pg", m.pg);
   j.member("seq", m.seq);
+  j.key("p2p");
+  j.boolean(m.p2p);
   j.member("state", to_string(m.state));
   j.member("expected", m.expected);
   int_list(j, "ranks", m.ranks);
@@ -130,6 +133,58 @@ void write_rank(json_out& j, const rank_report& r) {
   j.end_object();
 }
 
+void write_culprit_trace(json_out& j, const culprit_trace& c) {
+  j.begin_object();
+  j.member("rank", std::int64_t{c.rank});
+  j.member("source", c.source);
+  j.member("trace_begin_ns", c.trace_begin_ns);
+  j.member("trace_end_ns", c.trace_end_ns);
+  j.key("last_kernels");
+  j.begin_array();
+  for (const auto& k : c.last_kernels) {
+    j.begin_object();
+    j.member("name", k.name);
+    j.key("stream");
+    j.unsigned_integer(k.stream);
+    j.member("start_ns", k.start_ns);
+    j.member("duration_ns", k.duration_ns);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+}
+
+void write_traces(json_out& j, const trace_context& t) {
+  j.begin_object();
+  j.member("run", t.run);
+  j.member("ranks", static_cast<std::int64_t>(t.ranks));
+  j.member("collectives", static_cast<std::int64_t>(t.collectives));
+  j.key("culprits");
+  j.begin_array();
+  for (const auto& c : t.culprits)
+    write_culprit_trace(j, c);
+  j.end_array();
+  j.key("stragglers");
+  j.begin_array();
+  for (const auto& s : t.stragglers) {
+    j.begin_object();
+    j.member("rank", std::int64_t{s.rank});
+    j.member("times_last", static_cast<std::int64_t>(s.times_last));
+    j.key("wait_us");
+    j.number(s.wait_us);
+    j.key("late_us");
+    j.number(s.late_us);
+    j.member("cause", s.cause);
+    j.key("cause_us");
+    j.number(s.cause_us);
+    j.key("culprit");
+    j.boolean(s.culprit);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+}
+
 } // namespace
 
 std::string to_json(const job_report& r) {
@@ -163,6 +218,10 @@ std::string to_json(const job_report& r) {
   for (const auto& u : r.unknowns)
     j.string(u);
   j.end_array();
+  if (r.traces) {
+    j.key("traces");
+    write_traces(j, *r.traces);
+  }
   j.end_object();
   return j.take();
 }

@@ -2,12 +2,14 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The verdict for people (culprits first, then each group's divergence, then the culprits'
-// stacks, then what cannot be known) and as a tdiag::report with TDIAG-FR codes, so that the
+// stacks, then, joined with the job's traces, their last kernels and the stragglers, then what
+// cannot be known) and as a tdiag::report with TDIAG-FR codes, so that the
 // CI formats (GitHub, JUnit, SARIF) follow.
 #include <tensordiag/core/printable.hpp>
 #include <tensordiag/core/report.hpp>
 #include <tensordiag/trace/flight_recorder.hpp>
 #include <tensordiag/trace/fr_codes.hpp>
+#include <tensordiag/trace/units.hpp>
 
 #include <fmt/format.h>
 
@@ -85,8 +87,8 @@ void groups_text(const job_report& r, std::string& out) {
                                       : fmt::format("; waiting: {}", detail::rank_list(g.waiting)));
     if (g.first_divergence) {
       const auto& m = r.mismatches[*g.first_divergence];
-      out += fmt::format("    first divergence #{}: {}: {}\n", m.seq, to_string(m.state),
-                         printable(m.detail));
+      out += fmt::format("    first divergence {}#{}: {}: {}\n", m.p2p ? "p2p " : "", m.seq,
+                         to_string(m.state), printable(m.detail));
     }
   }
 }
@@ -107,6 +109,40 @@ void stacks_text(const job_report& r, std::string& out) {
   }
 }
 
+// Beside the verdict: each culprit's last kernels in the job's traces, and the stragglers the
+// trace analysis found.
+void traces_text(const trace_context& t, std::string& out) {
+  out += fmt::format("the job's traces ({}): {} rank(s), {} collective(s) matched\n",
+                     printable(t.run), t.ranks, t.collectives);
+  for (const auto& c : t.culprits) {
+    if (c.source.empty()) {
+      out += fmt::format("  rank {}: no trace of this rank\n", c.rank);
+      continue;
+    }
+    out += fmt::format("  rank {} ({}): {} last kernel(s) before the end of its trace at +{}:\n",
+                       c.rank, printable(c.source), c.last_kernels.size(),
+                       format_duration(c.trace_end_ns - c.trace_begin_ns));
+    for (const auto& k : c.last_kernels)
+      out += fmt::format("    +{}  {} on stream {}  {}\n",
+                         format_duration(k.start_ns - c.trace_begin_ns),
+                         format_duration(k.duration_ns), k.stream, printable(k.name));
+  }
+  if (t.stragglers.empty()) {
+    out += "  stragglers: none (no rank arrived last at a matched collective)\n";
+    return;
+  }
+  out += "  stragglers (trace analyze):\n";
+  for (const auto& s : t.stragglers)
+    out += fmt::format(
+        "    rank {}{}: arrived last {} time(s), {} late{}; waited {}\n", s.rank,
+        s.culprit ? " (a culprit)" : "", s.times_last,
+        format_duration(static_cast<std::int64_t>(s.late_us * 1e3)),
+        s.cause.empty() ? std::string()
+                        : fmt::format(", mostly {} ({})", s.cause,
+                                      format_duration(static_cast<std::int64_t>(s.cause_us * 1e3))),
+        format_duration(static_cast<std::int64_t>(s.wait_us * 1e3)));
+}
+
 } // namespace
 
 std::string to_text(const job_report& r) {
@@ -123,6 +159,8 @@ std::string to_text(const job_report& r) {
   culprits_text(r, out);
   groups_text(r, out);
   stacks_text(r, out);
+  if (r.traces)
+    traces_text(*r.traces, out);
   if (!r.unknowns.empty()) {
     out += "what the dumps cannot tell:\n";
     for (const auto& u : r.unknowns)

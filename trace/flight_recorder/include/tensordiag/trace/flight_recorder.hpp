@@ -112,6 +112,13 @@ struct load_options {
 /// matches.
 [[nodiscard]] std::vector<std::string> expand_inputs(std::span<const std::string> inputs);
 
+/// True when the inputs are Flight Recorder dumps rather than traces: some file they name (a
+/// folder's or a glob's as expand_inputs() gives them) opens like a dump (a pickle or a JSON
+/// object with a ring's keys: `entries`, `pg_config`, `pg_status`; not a Kineto trace or a
+/// memory snapshot). Reads at most 64 KiB of each file; never throws. The viewer asks this to
+/// tell a folder of dumps from a folder of traces.
+[[nodiscard]] bool looks_like_dumps(std::span<const std::string> inputs) noexcept;
+
 /// Parses one dump held in memory (pickle or JSON, told apart by content; zero bytes is an
 /// empty dump). `rank` is used when the dump has no `rank` key; -1 means none. Throws
 /// tdiag::input_error with a one-line message naming `source` (TDIAG-FR-00N, or the pickle
@@ -177,6 +184,7 @@ struct mismatch {
   std::vector<int> ranks;         ///< the ranks that differ from it (or are missing)
   std::vector<std::string> found; ///< per rank in `ranks`, what it issued (empty: nothing)
   std::string detail;
+  int p2p_rank = -1; ///< p2p: the rank whose call (seq, `expected`) has no match on `ranks`
 };
 
 struct group_report {
@@ -207,6 +215,43 @@ struct rank_report {
   std::optional<entry_state> last_state;
 };
 
+/// A GPU kernel of a rank's trace, on the trace's own axis.
+struct trace_kernel {
+  std::string name;
+  std::uint64_t stream = 0;
+  std::int64_t start_ns = 0;
+  std::int64_t duration_ns = 0;
+};
+
+/// A culprit's own trace in the job's traces: what its GPU ran last.
+struct culprit_trace {
+  int rank = -1;
+  std::string source;              ///< the trace file; empty when the job has none of this rank
+  std::int64_t trace_begin_ns = 0; ///< the trace's span, own axis
+  std::int64_t trace_end_ns = 0;
+  std::vector<trace_kernel> last_kernels; ///< the last kernels by start, oldest first
+};
+
+/// A rank that arrived last at some of the job's collectives (the trace analysis's waits).
+struct trace_straggler {
+  int rank = -1;
+  std::size_t times_last = 0; ///< collectives where it arrived last
+  double wait_us = 0;         ///< it waited on the others, in total
+  double late_us = 0;         ///< its lateness where it arrived last, in total
+  std::string cause;    ///< the late_cause of most of that lateness ("compute", ...); "" = none
+  double cause_us = 0;  ///< the lateness of that cause
+  bool culprit = false; ///< also named by the verdict
+};
+
+/// The verdict joined with the job's traces (fr_traces.hpp: join_traces()).
+struct trace_context {
+  std::string run;                         ///< the traces' inputs as given (a folder: RUN/)
+  std::size_t ranks = 0;                   ///< traces loaded
+  std::size_t collectives = 0;             ///< collectives matched across the traces
+  std::vector<culprit_trace> culprits;     ///< per culprit of the verdict, in its order
+  std::vector<trace_straggler> stragglers; ///< latest in total first
+};
+
 /// The verdict on a job.
 struct job_report {
   std::vector<culprit> culprits;
@@ -215,6 +260,9 @@ struct job_report {
   std::vector<rank_report> ranks;
   std::vector<std::string> unknowns; ///< what the evidence cannot tell, one sentence each
   bool stuck = false;                ///< some group has a collective that never completed
+  /// With the job's traces (tdiag fr analyze --traces): the culprits' last kernels and the
+  /// stragglers; absent without.
+  std::optional<trace_context> traces;
   /// A culprit, a stuck collective, or a divergence of op, size or dtype (a state divergence
   /// alone is a collective in flight when the dumps were taken: no finding by itself).
   [[nodiscard]] bool findings() const noexcept {
@@ -225,6 +273,21 @@ struct job_report {
   }
 };
 
+/// How far an entry got as analyze() reads it: its own state and, for a collective, pg_status'
+/// last started and completed collective of its group (without timing every entry stays
+/// `scheduled`, and pg_status may still tell completion).
+enum class entry_progress : std::uint8_t {
+  unknown,   ///< completion not visible (no timing, no pg_status)
+  pending,   ///< not completed; whether it started is not visible
+  scheduled, ///< not started (starts are visible in this dump)
+  started,   ///< started, not completed
+  completed,
+};
+
+/// "state unknown", "not completed", "scheduled", "started", "completed" (culprit::own_state's
+/// words).
+[[nodiscard]] std::string_view to_string(entry_progress p) noexcept;
+
 struct analyze_options {
   int world_size = 0; ///< when known: ranks below it without a dump count as members
 };
@@ -233,8 +296,12 @@ struct analyze_options {
 /// no throw on any dump content (odd dumps give notes, not errors).
 [[nodiscard]] job_report analyze(std::span<const dump> dumps, const analyze_options& options = {});
 
+/// Per dump (in `dumps`' order) and entry (ring order): how far it got, as analyze() reads it.
+[[nodiscard]] std::vector<std::vector<entry_progress>>
+entry_progresses(std::span<const dump> dumps, const analyze_options& options = {});
+
 /// JSON, schema `tensordiag.fr/v1` (docs/flight-recorder.md): culprits, groups, mismatches,
-/// ranks, unknowns.
+/// ranks, unknowns, and `traces` when the verdict was joined with the job's traces.
 [[nodiscard]] std::string to_json(const job_report& r);
 /// Text for people: culprits first, then the divergence per group, then the stacks.
 [[nodiscard]] std::string to_text(const job_report& r);
