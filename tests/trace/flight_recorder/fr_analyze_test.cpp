@@ -106,11 +106,12 @@ const std::vector<std::string> scenarios = {
     "one_ahead",
 };
 
-// Written by PyTorch 2.11 (gloo, and one NCCL rank) with a planted fault each.
+// Written by PyTorch 2.11 (gloo, four and six ranks, and one NCCL rank), a planted fault each.
 const std::vector<std::string> real_dumps = {
-    "fr_real/matched",    "fr_real/skip",     "fr_real/skip_json",
-    "fr_real/size",       "fr_real/dtype",    "fr_real/killed",
-    "fr_real/host_stuck", "fr_real/gil_held", "fr_real/nccl_single",
+    "fr_real/matched",     "fr_real/skip",       "fr_real/skip_json",     "fr_real/size",
+    "fr_real/dtype",       "fr_real/killed",     "fr_real/host_stuck",    "fr_real/gil_held",
+    "fr_real/nccl_single", "fr_real/matched_w6", "fr_real/skip_w6",       "fr_real/size_w6",
+    "fr_real/dtype_w6",    "fr_real/killed_w6",  "fr_real/host_stuck_w6", "fr_real/gil_held_w6",
 };
 
 std::string test_name(const testing::TestParamInfo<std::string>& scenario) {
@@ -296,15 +297,17 @@ TEST(FrAnalyze, AStaleStateBehindACompletedCollectiveIsCompleted) {
   auto r = fr::analyze(dumps);
   EXPECT_TRUE(r.mismatches.empty()) << fr::to_text(r);
   EXPECT_FALSE(r.findings());
-  // Without the later completion the same entry is a state divergence and rank 1 holds #1.
+  // Without the later completion the same entry is a state divergence, but no rank holds #1:
+  // it completed on rank 0, so rank 1's part arrived, and every member dumped. Rank 1's
+  // completion was recorded late (real gloo dumps of a job that hung nowhere show this).
   for (auto& d : dumps)
     d.entries.pop_back();
   r = fr::analyze(dumps);
   ASSERT_EQ(r.mismatches.size(), 1u) << fr::to_text(r);
   EXPECT_EQ(r.mismatches[0].state, fr::match_state::collective_state_mismatch);
-  ASSERT_EQ(r.culprits.size(), 1u);
-  EXPECT_EQ(r.culprits[0].rank, 1);
-  EXPECT_EQ(r.culprits[0].cause, fr::cause::not_completed);
+  EXPECT_TRUE(r.culprits.empty()) << fr::to_text(r);
+  EXPECT_FALSE(r.stuck) << fr::to_text(r);
+  EXPECT_NE(fr::to_text(r).find("recorded late"), std::string::npos) << fr::to_text(r);
 }
 
 TEST(FrAnalyze, WorldSizeAddsRanksWithoutADump) {

@@ -237,6 +237,22 @@ void judge_frontier(const job_index& job, const group_data& g, std::vector<membe
                             v.last_seq, op, rank_list(ranks_of(job, done)), holding, gone);
     return;
   }
+  // Every member dumped and some completed it: each member's part arrived, so those not
+  // completed will. Their completion is recorded late (gloo marks it when the work is reaped,
+  // NCCL's watchdog polls), which a dump taken right after the call shows (PyTorch 2.11, gloo:
+  // two of six ranks of a job that hung nowhere). Nothing holds the group in it.
+  if (holders == &not_done && g.without_dump.empty() && g.silent_wrapped.empty()) {
+    const auto late = rank_list(ranks_of(job, not_done));
+    v.stuck = false;
+    v.verdict = fmt::format("every member issued #{} ({}); ranks {} completed it, {} not yet",
+                            v.last_seq, op, rank_list(ranks_of(job, done)), late);
+    v.unknowns.push_back(fmt::format(
+        "group {}: rank(s) {} had not recorded #{} ({}) as completed when they dumped, which "
+        "ranks {} had: a collective completes on one member only once every member's part "
+        "arrived, so this is a completion recorded late, not a rank holding the group",
+        g.name, late, v.last_seq, op, rank_list(ranks_of(job, done))));
+    return;
+  }
   if (holders != nullptr) {
     for (const auto& s : *holders) {
       auto c = make_culprit(g, job.rank_of(*s.m), cause::not_completed, v.last_seq, op);
