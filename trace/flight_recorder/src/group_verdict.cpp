@@ -180,6 +180,56 @@ bool judge_laggards(const job_index& job, const group_data& g, std::vector<membe
   return true;
 }
 
+// Every member issued the last collective; `done` completed it, `not_done` did not. Names the
+// member without a dump, or nobody where every member dumped; false where neither applies.
+bool judge_completed_elsewhere(const job_index& job, const group_data& g,
+                               const std::vector<member_state>& done,
+                               const std::vector<member_state>& not_done, const std::string& op,
+                               group_verdict& v) {
+  // Completed anywhere, a collective was issued by every member; a member that dies inside it
+  // leaves the others' parts incomplete. So where one member left no dump, it most likely holds
+  // the job and the ranks that did not complete wait on it.
+  if (g.without_dump.size() == 1 && g.silent_wrapped.empty()) {
+    const int gone = g.without_dump.front();
+    const auto holding = rank_list(ranks_of(job, not_done));
+    for (const auto& s : not_done)
+      v.waiting.push_back(job.rank_of(*s.m));
+    auto c = make_culprit(g, gone, cause::no_dump, v.last_seq, op);
+    c.detail = fmt::format(
+        "wrote no dump (or an empty one) while #{} ({}) completed on ranks {} and not on {}: a "
+        "collective that completed anywhere was issued by every member, and a member that dies "
+        "inside it leaves the others' parts incomplete",
+        v.last_seq, op, rank_list(ranks_of(job, done)), holding);
+    v.culprits.push_back(std::move(c));
+    v.unknowns.push_back(fmt::format(
+        "group {}: if rank {} was alive, rank(s) {} not completing #{} ({}) is what holds the "
+        "group; the dumps cannot tell",
+        g.name, gone, holding, v.last_seq, op));
+    v.stuck = true;
+    v.verdict = fmt::format("stuck in #{} ({}): completed on rank(s) {}, not on {}; rank {} left "
+                            "no dump",
+                            v.last_seq, op, rank_list(ranks_of(job, done)), holding, gone);
+    return true;
+  }
+  // Every member dumped and some completed it: each member's part arrived, so those not
+  // completed will. Their completion is recorded late (gloo marks it when the work is reaped,
+  // NCCL's watchdog polls), which a dump taken right after the call shows (PyTorch 2.11, gloo:
+  // two of six ranks of a job that hung nowhere). Nothing holds the group in it.
+  if (g.without_dump.empty() && g.silent_wrapped.empty()) {
+    const auto late = rank_list(ranks_of(job, not_done));
+    v.stuck = false;
+    v.verdict = fmt::format("every member issued #{} ({}); ranks {} completed it, {} not yet",
+                            v.last_seq, op, rank_list(ranks_of(job, done)), late);
+    v.unknowns.push_back(fmt::format(
+        "group {}: rank(s) {} had not recorded #{} ({}) as completed when they dumped, which "
+        "ranks {} had: a collective completes on one member only once every member's part "
+        "arrived, so this is a completion recorded late, not a rank holding the group",
+        g.name, late, v.last_seq, op, rank_list(ranks_of(job, done))));
+    return true;
+  }
+  return false;
+}
+
 // Every member issued the last collective: who visibly lags in completing or starting it.
 void judge_frontier(const job_index& job, const group_data& g, std::vector<member_state>& ms,
                     group_verdict& v) {
@@ -212,47 +262,8 @@ void judge_frontier(const job_index& job, const group_data& g, std::vector<membe
         (holders == nullptr || std::none_of(holders->begin(), holders->end(),
                                             [&](const member_state& h) { return h.m == s.m; })))
       v.waiting.push_back(job.rank_of(*s.m));
-  // Completed anywhere, a collective was issued by every member; a member that dies inside it
-  // leaves the others' parts incomplete. So where one member left no dump, it most likely holds
-  // the job and the ranks that did not complete wait on it.
-  if (holders == &not_done && g.without_dump.size() == 1 && g.silent_wrapped.empty()) {
-    const int gone = g.without_dump.front();
-    const auto holding = rank_list(ranks_of(job, not_done));
-    for (const auto& s : not_done)
-      v.waiting.push_back(job.rank_of(*s.m));
-    auto c = make_culprit(g, gone, cause::no_dump, v.last_seq, op);
-    c.detail = fmt::format(
-        "wrote no dump (or an empty one) while #{} ({}) completed on ranks {} and not on {}: a "
-        "collective that completed anywhere was issued by every member, and a member that dies "
-        "inside it leaves the others' parts incomplete",
-        v.last_seq, op, rank_list(ranks_of(job, done)), holding);
-    v.culprits.push_back(std::move(c));
-    v.unknowns.push_back(fmt::format(
-        "group {}: if rank {} was alive, rank(s) {} not completing #{} ({}) is what holds the "
-        "group; the dumps cannot tell",
-        g.name, gone, holding, v.last_seq, op));
-    v.stuck = true;
-    v.verdict = fmt::format("stuck in #{} ({}): completed on rank(s) {}, not on {}; rank {} left "
-                            "no dump",
-                            v.last_seq, op, rank_list(ranks_of(job, done)), holding, gone);
+  if (holders == &not_done && judge_completed_elsewhere(job, g, done, not_done, op, v))
     return;
-  }
-  // Every member dumped and some completed it: each member's part arrived, so those not
-  // completed will. Their completion is recorded late (gloo marks it when the work is reaped,
-  // NCCL's watchdog polls), which a dump taken right after the call shows (PyTorch 2.11, gloo:
-  // two of six ranks of a job that hung nowhere). Nothing holds the group in it.
-  if (holders == &not_done && g.without_dump.empty() && g.silent_wrapped.empty()) {
-    const auto late = rank_list(ranks_of(job, not_done));
-    v.stuck = false;
-    v.verdict = fmt::format("every member issued #{} ({}); ranks {} completed it, {} not yet",
-                            v.last_seq, op, rank_list(ranks_of(job, done)), late);
-    v.unknowns.push_back(fmt::format(
-        "group {}: rank(s) {} had not recorded #{} ({}) as completed when they dumped, which "
-        "ranks {} had: a collective completes on one member only once every member's part "
-        "arrived, so this is a completion recorded late, not a rank holding the group",
-        g.name, late, v.last_seq, op, rank_list(ranks_of(job, done))));
-    return;
-  }
   if (holders != nullptr) {
     for (const auto& s : *holders) {
       auto c = make_culprit(g, job.rank_of(*s.m), cause::not_completed, v.last_seq, op);
