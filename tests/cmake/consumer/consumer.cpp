@@ -17,7 +17,6 @@
 #endif
 #if defined(TDIAG_CONSUMER_HAS_TRACE)
 #  include <tensordiag/trace/flight_recorder.hpp>
-#  include <tensordiag/trace/fr_traces.hpp>
 #  include <tensordiag/trace/units.hpp>
 #endif
 #if defined(TDIAG_CONSUMER_HAS_CAPTURE)
@@ -62,8 +61,6 @@ int main() {
             tdiag::trace::fr::dump_status::empty_file,
         "trace flight recorder empty dump");
   check(tdiag::trace::fr::analyze({}).culprits.empty(), "trace flight recorder analyze");
-  check(tdiag::trace::fr::join_traces({}, {}, {}, "run/").run == "run/",
-        "trace flight recorder beside the traces");
 #endif
 #if defined(TDIAG_CONSUMER_HAS_CAPTURE)
   check(tdiag::capture::now_ns() > 0, "capture clock");
