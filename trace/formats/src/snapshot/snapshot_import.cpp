@@ -236,8 +236,19 @@ private:
 
   // `placed`: where the block starts when it gives no address (just past the one before).
   block read_block(snap_value b, std::uint64_t placed) {
-    expect(b, b.is_dict(), "a block (expected a dict)");
     block blk;
+    if (const auto* r = s_->block_of(b)) {
+      // Kept as its record while parsing: every field read and checked then.
+      using rec = detail::snap_stream;
+      blk.address = (r->present & rec::has_address) != 0 ? r->address : placed;
+      blk.size = r->size;
+      blk.state = static_cast<block_state>(r->state);
+      blk.requested_size = (r->present & rec::has_requested) != 0 ? r->requested_size : r->size;
+      if ((r->present & rec::has_frames) != 0)
+        blk.stack = entries_.stack_of(snap_value(s_, r->frames, r->offset));
+      return blk;
+    }
+    expect(b, b.is_dict(), "a block (expected a dict)");
     blk.address = u64(b, "address", placed);
     blk.size = u64(b, "size");
     const auto state_text = str(b, "state");

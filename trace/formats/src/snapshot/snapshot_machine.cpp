@@ -54,8 +54,20 @@ std::uint64_t snap_machine::list_item(std::uint64_t v) {
   auto& c = s.containers_[index];
   if (c.converted)
     return make(t_row, c.cached);
-  if (s.sink_ == nullptr || c.kind != kind::dict || !s.has_action(c.items))
+  if (s.sink_ == nullptr || c.kind != kind::dict)
     return stored(v);
+  if (!s.has_action(c.items)) {
+    // A segment's block held by nothing else: kept as its record (snapshot_blocks.cpp).
+    if (c.refs != 0 || c.run_count != 0)
+      return stored(v);
+    const auto block = s.compact_block(c.items, c.offset);
+    if (block == 0)
+      return stored(v);
+    if (c.memo != none32 && s.memo_.get(c.memo) == v)
+      (void)s.memo_.set(c.memo, block);
+    s.release(index);
+    return block;
+  }
   const bool exclusive = c.refs == 0;
   const auto row = s.sink_->entry(snap_value(&s, v, c.offset), exclusive);
   auto& after = s.containers_[index];

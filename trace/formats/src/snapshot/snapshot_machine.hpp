@@ -207,8 +207,14 @@ struct snap_machine {
     const auto v = top();
     if (!memo.set(index, v))
       fail(codes::pickle_limit, "pickle over limit", "more than 2^28 memoized values of 64 bits");
-    if (tag_of(v) == t_container)
-      s.containers_[payload_of(v)].memo = static_cast<std::uint32_t>(index);
+    if (tag_of(v) == t_container) {
+      auto& c = s.containers_[payload_of(v)];
+      // Put twice: the slot named first would outlive the container were it freed as held
+      // by nothing else, so it counts as shared.
+      if (c.memo != none32 && c.memo != index)
+        c.refs += 2;
+      c.memo = static_cast<std::uint32_t>(index);
+    }
   }
   void memo_get(std::uint64_t index) {
     if (!s.memo_.has(index))

@@ -155,6 +155,8 @@ bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value
       const snap_value v(s_, raw, offset);
       if (snap::tag_of(raw) == snap::t_stack) { // the common case first
         m.stack = static_cast<stack_id>(snap::payload_of(raw));
+      } else if (snap::tag_of(raw) == snap::t_empty) {
+        m.stack = no_stack;
       } else if (snap::tag_of(raw) == snap::t_inline) {
         if (!inline_stack(m))
           return false; // a frame needs its dict
@@ -384,7 +386,8 @@ bool snapshot_rows::readable(snap_value e) {
         return false;
       break;
     case f_frames:
-      if (tag == snap::t_none || tag == snap::t_stack || s_->cached(snap_value(s_, raw, 0)))
+      if (tag == snap::t_none || tag == snap::t_stack || tag == snap::t_empty ||
+          s_->cached(snap_value(s_, raw, 0)))
         break;
       if (!readable_frames(snap_value(s_, raw, 0)))
         return false;
