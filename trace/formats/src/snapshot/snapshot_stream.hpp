@@ -18,6 +18,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -247,6 +248,25 @@ public:
     std::uint8_t present = 0;    ///< has_* bits
   };
   static constexpr std::uint8_t has_address = 1, has_requested = 2, has_frames = 4;
+  /// Block records in chunks of 16384 (768 KiB): never moved or copied as they grow.
+  class block_store {
+  public:
+    [[nodiscard]] std::size_t size() const noexcept { return count_; }
+    [[nodiscard]] const block_record& operator[](std::size_t i) const noexcept {
+      return chunks_[i >> chunk_bits][i & (chunk - 1)];
+    }
+    void push_back(const block_record& b) {
+      if ((count_ & (chunk - 1)) == 0)
+        chunks_.push_back(std::make_unique<block_record[]>(chunk));
+      chunks_[count_ >> chunk_bits][count_ & (chunk - 1)] = b;
+      ++count_;
+    }
+
+  private:
+    static constexpr std::size_t chunk_bits = 14, chunk = std::size_t{1} << chunk_bits;
+    std::vector<std::unique_ptr<block_record[]>> chunks_;
+    std::size_t count_ = 0;
+  };
   /// The keys of block dicts: the key handles in order and what each names.
   struct block_layout {
     enum field : std::uint8_t { address, size, requested_size, state, frames };
@@ -297,7 +317,7 @@ private:
   snap_memo memo_;
   std::uint64_t root_ = 0;
   inline_list* inline_ = nullptr;
-  std::vector<block_record> blocks_;
+  block_store blocks_;
   std::vector<block_layout> layouts_;
   std::uint16_t last_layout_ = 0;
   std::array<std::pair<std::uint64_t, std::uint8_t>, 4> states_{}; ///< state str -> block_state
