@@ -192,6 +192,8 @@ struct snap_machine {
   // the opcodes then read one by one.
   bool flat_dict();
   void flat_containers(std::uint64_t ints);
+  bool flat_block(std::uint64_t ints, std::size_t n);
+  [[nodiscard]] bool block_next() const noexcept;
   // A value pushed now is appended to a list next, in order: the open MARK sits on a list and
   // nothing but rows is above it (so rows keep the order the list gives them; a dict above
   // the MARK becomes its row only when the list takes it).

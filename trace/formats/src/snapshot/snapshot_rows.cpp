@@ -97,7 +97,17 @@ void snapshot_rows::attach(const snap_stream& s) {
 std::uint32_t snapshot_rows::entry(snap_value e, bool exclusive) {
   auto& m = new_row();
   staged st;
-  (void)read_fields(s_->items(e), e, e.offset(), exclusive, m, st);
+  auto items = s_->items(e);
+  // A dict kept as a block record (listed among the entries too): its items as it held them.
+  std::array<std::uint64_t, 2 * snap_stream::block_layout::max_keys> block{};
+  if (s_->block_of(e) != nullptr) {
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      block[2 * i] = e.key(i).raw();
+      block[2 * i + 1] = e.value(i).raw();
+    }
+    items = std::span(block.data(), 2 * e.size());
+  }
+  (void)read_fields(items, e, e.offset(), exclusive, m, st);
   return finish(m, st, e);
 }
 
