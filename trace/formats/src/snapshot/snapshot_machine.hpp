@@ -226,6 +226,8 @@ struct snap_machine {
     // Fetched again: whatever holds it now, it is shared.
     if (tag_of(v) == t_container)
       s.containers_[payload_of(v)].refs += 2;
+    else if (tag_of(v) == t_block)
+      s.block_fetched_ = true;
     push(v);
   }
   std::uint64_t parse_decimal(std::string_view text);

@@ -110,6 +110,8 @@ namespace {
   if (!read_index(p, 'h', 'j', index) || !memo_.has(index))
     return false;
   out = memo_.get(index);
+  if (tag_of(out) == t_block) [[unlikely]]
+    block_fetched_ = true;
   return true;
 }
 // A flat value inside flat_dict(): a memo fetch, a small int or None.

@@ -14,6 +14,7 @@
 #include <tensordiag/core/file_io.hpp>
 #include <tensordiag/trace/pickle_reader.hpp>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -262,9 +263,20 @@ public:
       ++count_;
     }
 
+    /// Record `i` is read for the last time: its chunk is freed once all of its records are.
+    void done(std::size_t i) {
+      const auto c = i >> chunk_bits;
+      if (done_.size() != chunks_.size())
+        done_.assign(chunks_.size(), 0);
+      const auto in_chunk = std::min(chunk, count_ - (c << chunk_bits));
+      if (++done_[c] == in_chunk)
+        chunks_[c].reset();
+    }
+
   private:
     static constexpr std::size_t chunk_bits = 14, chunk = std::size_t{1} << chunk_bits;
     std::vector<std::unique_ptr<block_record[]>> chunks_;
+    std::vector<std::uint32_t> done_; ///< records read for the last time, per chunk
     std::size_t count_ = 0;
   };
   /// The keys of block dicts: the key handles in order and what each names.
@@ -278,6 +290,12 @@ public:
   };
   /// The record of a t_block value; null for anything else.
   [[nodiscard]] const block_record* block_of(snap_value v) const noexcept;
+  [[nodiscard]] std::size_t block_count() const noexcept { return blocks_.size(); }
+  /// Whether a block record was fetched from the memo (it may then be held twice).
+  [[nodiscard]] bool block_fetched() const noexcept { return block_fetched_; }
+  /// Record `index` will not be read again (see snapshot_import.cpp's read_segments for when
+  /// that is known): its chunk is freed once every record in it is done.
+  void block_done(std::size_t index) { blocks_.done(index); }
 
   struct box {
     std::uint64_t payload = 0; ///< int value, double bits, or arena offset
@@ -318,6 +336,7 @@ private:
   std::uint64_t root_ = 0;
   inline_list* inline_ = nullptr;
   block_store blocks_;
+  mutable bool block_fetched_ = false;
   std::vector<block_layout> layouts_;
   std::uint16_t last_layout_ = 0;
   std::array<std::pair<std::uint64_t, std::uint8_t>, 4> states_{}; ///< state str -> block_state
