@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "snapshot_fields.hpp"
+#include "snapshot_machine.hpp"
 #include "snapshot_stream.hpp"
 
 namespace tdiag::trace::detail {
@@ -156,6 +157,35 @@ std::uint64_t snap_stream::compact_block(std::span<const std::uint64_t> items,
   }
   blocks_.push_back(b);
   return make(t_block, blocks_.size() - 1);
+}
+
+// The record becomes the dict it was (keys and values in order, at its offset), held as shared
+// (the record's handle stays wherever it is: in a list, the memo, on the stack), and every read
+// of the handle goes to the dict from now on.
+snap_stream::container& snap_machine::promote(std::uint64_t block) {
+  auto& b = s.blocks_[payload_of(block)];
+  if (b.layout == snap_stream::promoted)
+    return s.containers_[b.address];
+  std::uint32_t index;
+  if (!s.free_.empty()) {
+    index = s.free_.back();
+    s.free_.pop_back();
+  } else {
+    index = static_cast<std::uint32_t>(s.containers_.size());
+    s.containers_.emplace_back();
+  }
+  auto& c = s.containers_[index];
+  c.kind = pickle_kind::dict;
+  c.offset = b.offset;
+  c.refs = 2;
+  const auto& l = s.layouts_[b.layout];
+  for (std::size_t i = 0; i < l.count; ++i) {
+    c.items.push_back(l.keys[i]);
+    c.items.push_back(s.block_value(b, i));
+  }
+  b.layout = snap_stream::promoted;
+  b.address = index;
+  return c;
 }
 
 // Value i of a block record's dict, as the dict held it.

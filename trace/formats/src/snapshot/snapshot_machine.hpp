@@ -157,6 +157,8 @@ struct snap_machine {
   }
   [[nodiscard]] kind kind_of(std::uint64_t v) const noexcept { return snap_value(&s, v, 0).kind(); }
   snap_stream::container& container_of(std::uint64_t v, kind expected) {
+    if (tag_of(v) == t_block && expected == kind::dict)
+      return promote(v);
     if (tag_of(v) != t_container || s.containers_[payload_of(v)].converted ||
         s.containers_[payload_of(v)].kind != expected)
       fail(codes::malformed_pickle, "malformed pickle",
@@ -176,6 +178,8 @@ struct snap_machine {
     return v;
   }
 
+  // A block record the pickle goes on to change (SETITEM on it): the dict it was, for good.
+  snap_stream::container& promote(std::uint64_t block);
   // An item appended to a list: a trace entry dict becomes a row.
   std::uint64_t list_item(std::uint64_t v);
   static void append_to(snap_stream::container& list, std::uint64_t item);

@@ -42,6 +42,8 @@ snap_stream::snap_stream(input_file* file, std::string_view bytes, std::string s
 }
 
 std::span<const std::uint64_t> snap_stream::items(snap_value v) const noexcept {
+  if (const auto* c = promoted_block(v.raw()))
+    return c->items;
   if (tag_of(v.raw()) != t_container)
     return {};
   const auto& c = containers_[payload_of(v.raw())];

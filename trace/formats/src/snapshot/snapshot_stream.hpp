@@ -249,11 +249,17 @@ public:
     std::uint8_t present = 0;    ///< has_* bits
   };
   static constexpr std::uint8_t has_address = 1, has_requested = 2, has_frames = 4;
+  /// A record's layout once the pickle changed its dict (snap_machine::promote): the dict is
+  /// then the container whose index `address` holds.
+  static constexpr std::uint16_t promoted = 0xffff;
   /// Block records in chunks of 16384 (768 KiB): never moved or copied as they grow.
   class block_store {
   public:
     [[nodiscard]] std::size_t size() const noexcept { return count_; }
     [[nodiscard]] const block_record& operator[](std::size_t i) const noexcept {
+      return chunks_[i >> chunk_bits][i & (chunk - 1)];
+    }
+    [[nodiscard]] block_record& operator[](std::size_t i) noexcept {
       return chunks_[i >> chunk_bits][i & (chunk - 1)];
     }
     void push_back(const block_record& b) {
@@ -288,8 +294,11 @@ public:
     std::uint8_t count = 0;
     bool usable = false; ///< false: a key set dicts are kept as dicts for
   };
-  /// The record of a t_block value; null for anything else.
+  /// The record of a t_block value; null for anything else (and for a promoted one).
   [[nodiscard]] const block_record* block_of(snap_value v) const noexcept;
+  struct container;
+  /// The container a promoted block record became; null for anything else.
+  [[nodiscard]] const container* promoted_block(std::uint64_t v) const noexcept;
   [[nodiscard]] std::size_t block_count() const noexcept { return blocks_.size(); }
   /// Whether a block record was fetched from the memo (it may then be held twice).
   [[nodiscard]] bool block_fetched() const noexcept { return block_fetched_; }
@@ -473,8 +482,11 @@ inline std::optional<std::uint32_t> snap_value::string_key() const noexcept {
   return static_cast<std::uint32_t>(payload_of(v_));
 }
 inline std::size_t snap_value::size() const noexcept {
-  if (s_ != nullptr && tag_of(v_) == t_block)
+  if (s_ != nullptr && tag_of(v_) == t_block) {
+    if (const auto* c = s_->promoted_block(v_))
+      return c->items.size() / 2;
     return s_->layouts_[s_->blocks_[payload_of(v_)].layout].count;
+  }
   if (s_ == nullptr || tag_of(v_) != t_container)
     return 0;
   const auto& c = s_->containers_[payload_of(v_)];
@@ -491,6 +503,8 @@ inline snap_value snap_value::at(std::size_t i) const noexcept {
 }
 inline snap_value snap_value::key(std::size_t i) const noexcept {
   if (tag_of(v_) == t_block) {
+    if (const auto* c = s_->promoted_block(v_))
+      return {s_, c->items[2 * i], c->offset};
     const auto& b = s_->blocks_[payload_of(v_)];
     return {s_, s_->layouts_[b.layout].keys[i], b.offset};
   }
@@ -499,6 +513,8 @@ inline snap_value snap_value::key(std::size_t i) const noexcept {
 }
 inline snap_value snap_value::value(std::size_t i) const noexcept {
   if (tag_of(v_) == t_block) {
+    if (const auto* c = s_->promoted_block(v_))
+      return {s_, c->items[2 * i + 1], c->offset};
     const auto& b = s_->blocks_[payload_of(v_)];
     return {s_, s_->block_value(b, i), b.offset};
   }
@@ -539,7 +555,17 @@ inline std::optional<std::uint32_t> snap_stream::settled_frame(snap_value v) con
 }
 
 inline const snap_stream::block_record* snap_stream::block_of(snap_value v) const noexcept {
-  return tag_of(v.raw()) == t_block ? &blocks_[payload_of(v.raw())] : nullptr;
+  if (tag_of(v.raw()) != t_block)
+    return nullptr;
+  const auto& b = blocks_[payload_of(v.raw())];
+  return b.layout == promoted ? nullptr : &b;
+}
+
+inline const snap_stream::container* snap_stream::promoted_block(std::uint64_t v) const noexcept {
+  if (tag_of(v) != t_block)
+    return nullptr;
+  const auto& b = blocks_[payload_of(v)];
+  return b.layout == promoted ? &containers_[b.address] : nullptr;
 }
 
 inline bool snap_stream::unshared(snap_value v) const noexcept {
