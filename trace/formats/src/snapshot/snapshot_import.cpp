@@ -197,6 +197,7 @@ private:
     allocator_state state;
     state.time = last_time_;
     state.segments.reserve(segments.size());
+    release_blocks_ = blocks_held_once(segments);
     for (std::size_t i = 0; i < segments.size(); ++i) {
       const auto s = segments.at(i);
       expect(s, s.is_dict(), "a segment (expected a dict)");
@@ -234,10 +235,50 @@ private:
     t_.final_allocator_state = std::move(state);
   }
 
+  // Whether read_segments meets every block record exactly once and nothing else can reach one
+  // (none was fetched from the memo; each blocks list holding one is held by its segment only,
+  // and such a list's records are read only through the "blocks" key): each record can then be
+  // freed once read. Walks what read_segments walks.
+  bool blocks_held_once(snap_value segments) const {
+    if (s_->block_fetched() || !segments.is_sequence() || s_->block_count() == 0)
+      return false;
+    std::vector<bool> met(s_->block_count());
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < segments.size(); ++i) {
+      const auto blocks = segments.at(i).find("blocks");
+      if (!blocks.is_sequence())
+        continue;
+      for (std::size_t j = 0; j < blocks.size(); ++j) {
+        const auto b = blocks.at(j);
+        if (s_->block_of(b) == nullptr)
+          continue;
+        const auto index = detail::snap::payload_of(b.raw());
+        if (met[index] || !s_->unshared(blocks))
+          return false;
+        met[index] = true;
+        ++count;
+      }
+    }
+    return count == s_->block_count();
+  }
+
   // `placed`: where the block starts when it gives no address (just past the one before).
   block read_block(snap_value b, std::uint64_t placed) {
-    expect(b, b.is_dict(), "a block (expected a dict)");
     block blk;
+    if (const auto* r = s_->block_of(b)) {
+      // Kept as its record while parsing: every field read and checked then.
+      using rec = detail::snap_stream;
+      blk.address = (r->present & rec::has_address) != 0 ? r->address : placed;
+      blk.size = r->size;
+      blk.state = static_cast<block_state>(r->state);
+      blk.requested_size = (r->present & rec::has_requested) != 0 ? r->requested_size : r->size;
+      if ((r->present & rec::has_frames) != 0)
+        blk.stack = entries_.stack_of(snap_value(s_, r->frames, r->offset));
+      if (release_blocks_)
+        const_cast<detail::snap_stream*>(s_)->block_done(detail::snap::payload_of(b.raw()));
+      return blk;
+    }
+    expect(b, b.is_dict(), "a block (expected a dict)");
     blk.address = u64(b, "address", placed);
     blk.size = u64(b, "size");
     const auto state_text = str(b, "state");
@@ -318,6 +359,7 @@ private:
   detail::snapshot_rows entries_;
   std::int64_t origin_us_ = 0;
   std::int64_t last_time_ = 0;
+  bool release_blocks_ = false; ///< see blocks_held_once
 };
 
 // One streaming pass: the machine hands each trace entry to the rows as it is appended.

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cstdio>
 #include <utility>
 
@@ -54,8 +55,20 @@ std::uint64_t snap_machine::list_item(std::uint64_t v) {
   auto& c = s.containers_[index];
   if (c.converted)
     return make(t_row, c.cached);
-  if (s.sink_ == nullptr || c.kind != kind::dict || !s.has_action(c.items))
+  if (s.sink_ == nullptr || c.kind != kind::dict)
     return stored(v);
+  if (!s.has_action(c.items)) {
+    // A segment's block held by nothing else: kept as its record (snapshot_blocks.cpp).
+    if (c.refs != 0 || c.run_count != 0)
+      return stored(v);
+    const auto block = s.compact_block(c.items, c.offset);
+    if (block == 0)
+      return stored(v);
+    if (c.memo != none32 && s.memo_.get(c.memo) == v)
+      (void)s.memo_.set(c.memo, block);
+    s.release(index);
+    return block;
+  }
   const bool exclusive = c.refs == 0;
   const auto row = s.sink_->entry(snap_value(&s, v, c.offset), exclusive);
   auto& after = s.containers_[index];
@@ -177,6 +190,8 @@ bool snap_machine::flat_dict() {
        stack.size() + list.count + 2 > limits.max_stack || list.count > limits.max_container))
     return false;
   if (list.present && !ready) {
+    if (list.count == 0 && flat_block(ints, n))
+      return true;
     // Not an entry (a segment's block, say): the dict and list the opcodes would make.
     flat_containers(ints);
     s.pos_ += n;
@@ -192,6 +207,16 @@ bool snap_machine::flat_dict() {
   for (std::size_t k = 0; list.present && k < list.count; ++k)
     if (tag_of(list.source[k]) == t_container)
       s.containers_[payload_of(list.source[k])].refs += 3; // fetched, then appended
+  if (!ready && !list.present && block_next()) {
+    // A block (its traceback one met before): its record, with no dict made.
+    if (const auto block = s.compact_block(kv, op_offset); block != 0) {
+      count();
+      push(block);
+      memo_put(scratch.memo);
+      s.pos_ += n;
+      return true;
+    }
+  }
   std::uint32_t row = 0;
   s.inline_ = list.present ? &list : nullptr;
   const bool converted = ready && s.sink_->flat_entry(kv, op_offset, row);
@@ -233,6 +258,47 @@ bool snap_machine::flat_dict() {
     for (std::size_t j = 0; j < list.fresh; ++j)
       (void)s.memo_.set(list.dict_memo[j], make(t_frame, list.frame_ids[j]));
   }
+  s.pos_ += n;
+  return true;
+}
+
+// A value pushed now goes into the list under the open MARK (a segment's blocks list, say).
+bool snap_machine::block_next() const noexcept {
+  if (s.sink_ == nullptr || marks.empty() || marks.back() == 0)
+    return false;
+  const auto target = stack[marks.back() - 1];
+  if (tag_of(target) != t_container)
+    return false;
+  const auto& list = s.containers_[payload_of(target)];
+  return list.kind == kind::list && !list.converted;
+}
+
+// A flat dict read with an empty frames list of its own (an inactive block's) about to go into
+// a list: its block record and an empty-list handle (snapshot_blocks.cpp) instead of the dict and
+// list flat_containers would make and the list would then make the record of. False (nothing
+// done) when it is not a block.
+bool snap_machine::flat_block(std::uint64_t ints, std::size_t n) {
+  if (!block_next())
+    return false;
+  const auto empty =
+      make(t_empty, op_offset); // the list's offset: its opcode is read with the dict's
+  std::array<std::uint64_t, 2 * snap_stream::block_layout::max_keys> items;
+  if (scratch.count > items.size())
+    return false;
+  for (std::size_t i = 0; i < scratch.count; ++i)
+    items[i] = tag_of(scratch.handles[i]) == t_inline ? empty : scratch.handles[i];
+  const auto block = s.compact_block(std::span(items.data(), scratch.count), op_offset);
+  if (block == 0)
+    return false;
+  // As flat_containers counts and memoizes them: the ints, the dict, then the list.
+  created += ints;
+  count();
+  push(block);
+  memo_put(scratch.memo);
+  count();
+  push(empty);
+  memo_put(scratch.list.memo);
+  stack.pop_back();
   s.pos_ += n;
   return true;
 }

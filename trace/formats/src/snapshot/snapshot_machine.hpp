@@ -157,6 +157,8 @@ struct snap_machine {
   }
   [[nodiscard]] kind kind_of(std::uint64_t v) const noexcept { return snap_value(&s, v, 0).kind(); }
   snap_stream::container& container_of(std::uint64_t v, kind expected) {
+    if (tag_of(v) == t_block && expected == kind::dict)
+      return promote(v);
     if (tag_of(v) != t_container || s.containers_[payload_of(v)].converted ||
         s.containers_[payload_of(v)].kind != expected)
       fail(codes::malformed_pickle, "malformed pickle",
@@ -176,6 +178,8 @@ struct snap_machine {
     return v;
   }
 
+  // A block record the pickle goes on to change (SETITEM on it): the dict it was, for good.
+  snap_stream::container& promote(std::uint64_t block);
   // An item appended to a list: a trace entry dict becomes a row.
   std::uint64_t list_item(std::uint64_t v);
   static void append_to(snap_stream::container& list, std::uint64_t item);
@@ -192,6 +196,8 @@ struct snap_machine {
   // the opcodes then read one by one.
   bool flat_dict();
   void flat_containers(std::uint64_t ints);
+  bool flat_block(std::uint64_t ints, std::size_t n);
+  [[nodiscard]] bool block_next() const noexcept;
   // A value pushed now is appended to a list next, in order: the open MARK sits on a list and
   // nothing but rows is above it (so rows keep the order the list gives them; a dict above
   // the MARK becomes its row only when the list takes it).
@@ -207,8 +213,14 @@ struct snap_machine {
     const auto v = top();
     if (!memo.set(index, v))
       fail(codes::pickle_limit, "pickle over limit", "more than 2^28 memoized values of 64 bits");
-    if (tag_of(v) == t_container)
-      s.containers_[payload_of(v)].memo = static_cast<std::uint32_t>(index);
+    if (tag_of(v) == t_container) {
+      auto& c = s.containers_[payload_of(v)];
+      // Put twice: the slot named first would outlive the container were it freed as held
+      // by nothing else, so it counts as shared.
+      if (c.memo != none32 && c.memo != index)
+        c.refs += 2;
+      c.memo = static_cast<std::uint32_t>(index);
+    }
   }
   void memo_get(std::uint64_t index) {
     if (!s.memo_.has(index))
@@ -218,6 +230,8 @@ struct snap_machine {
     // Fetched again: whatever holds it now, it is shared.
     if (tag_of(v) == t_container)
       s.containers_[payload_of(v)].refs += 2;
+    else if (tag_of(v) == t_block)
+      s.block_fetched_ = true;
     push(v);
   }
   std::uint64_t parse_decimal(std::string_view text);

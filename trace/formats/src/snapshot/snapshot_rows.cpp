@@ -97,7 +97,17 @@ void snapshot_rows::attach(const snap_stream& s) {
 std::uint32_t snapshot_rows::entry(snap_value e, bool exclusive) {
   auto& m = new_row();
   staged st;
-  (void)read_fields(s_->items(e), e, e.offset(), exclusive, m, st);
+  auto items = s_->items(e);
+  // A dict kept as a block record (listed among the entries too): its items as it held them.
+  std::array<std::uint64_t, 2 * snap_stream::block_layout::max_keys> block{};
+  if (s_->block_of(e) != nullptr) {
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      block[2 * i] = e.key(i).raw();
+      block[2 * i + 1] = e.value(i).raw();
+    }
+    items = std::span(block.data(), 2 * e.size());
+  }
+  (void)read_fields(items, e, e.offset(), exclusive, m, st);
   return finish(m, st, e);
 }
 
@@ -155,6 +165,8 @@ bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value
       const snap_value v(s_, raw, offset);
       if (snap::tag_of(raw) == snap::t_stack) { // the common case first
         m.stack = static_cast<stack_id>(snap::payload_of(raw));
+      } else if (snap::tag_of(raw) == snap::t_empty) {
+        m.stack = no_stack;
       } else if (snap::tag_of(raw) == snap::t_inline) {
         if (!inline_stack(m))
           return false; // a frame needs its dict
@@ -384,7 +396,8 @@ bool snapshot_rows::readable(snap_value e) {
         return false;
       break;
     case f_frames:
-      if (tag == snap::t_none || tag == snap::t_stack || s_->cached(snap_value(s_, raw, 0)))
+      if (tag == snap::t_none || tag == snap::t_stack || tag == snap::t_empty ||
+          s_->cached(snap_value(s_, raw, 0)))
         break;
       if (!readable_frames(snap_value(s_, raw, 0)))
         return false;

@@ -42,6 +42,8 @@ snap_stream::snap_stream(input_file* file, std::string_view bytes, std::string s
 }
 
 std::span<const std::uint64_t> snap_stream::items(snap_value v) const noexcept {
+  if (const auto* c = promoted_block(v.raw()))
+    return c->items;
   if (tag_of(v.raw()) != t_container)
     return {};
   const auto& c = containers_[payload_of(v.raw())];
@@ -110,6 +112,8 @@ namespace {
   if (!read_index(p, 'h', 'j', index) || !memo_.has(index))
     return false;
   out = memo_.get(index);
+  if (tag_of(out) == t_block) [[unlikely]]
+    block_fetched_ = true;
   return true;
 }
 // A flat value inside flat_dict(): a memo fetch, a small int or None.

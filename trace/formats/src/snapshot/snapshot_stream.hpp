@@ -14,14 +14,17 @@
 #include <tensordiag/core/file_io.hpp>
 #include <tensordiag/trace/pickle_reader.hpp>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pickle_opcodes.hpp"
@@ -41,6 +44,8 @@ enum tag : std::uint8_t {
   t_stack = 7,     ///< a freed traceback list: its stack id
   t_frame = 8,     ///< a freed frame dict: its frame id
   t_inline = 9,    ///< a flat entry's frames list read with it (snap_stream::inline_frames)
+  t_block = 10,    ///< a segment's block dict kept as a record (snap_stream::block_record)
+  t_empty = 11,    ///< a freed empty list a block record held: its byte offset
 };
 constexpr std::uint64_t payload_mask = (std::uint64_t{1} << 60) - 1;
 constexpr std::uint64_t make(tag t, std::uint64_t p) noexcept {
@@ -230,6 +235,77 @@ public:
   /// (its "frames" value is then a t_inline handle).
   [[nodiscard]] inline_list* inline_frames() const noexcept { return inline_; }
 
+  /// A segment's block dict (keys among address, size, requested_size, state and frames, each
+  /// at most once; ints inline, the state a str naming a block state) kept as what the
+  /// importer reads of it instead of a dict: made when a list takes the dict and nothing else
+  /// holds it (snapshot_blocks.cpp). Read as a value, it is the dict it was (snap_value).
+  struct block_record {
+    std::uint64_t offset = 0; ///< the dict's
+    std::uint64_t address = 0, size = 0, requested_size = 0;
+    std::uint64_t frames = 0;    ///< the "frames" value's handle
+    std::uint32_t state_box = 0; ///< the "state" value's box
+    std::uint16_t layout = 0;    ///< its keys, in order (block_layout)
+    std::uint8_t state = 0;      ///< block_state
+    std::uint8_t present = 0;    ///< has_* bits
+  };
+  static constexpr std::uint8_t has_address = 1, has_requested = 2, has_frames = 4;
+  /// A record's layout once the pickle changed its dict (snap_machine::promote): the dict is
+  /// then the container whose index `address` holds.
+  static constexpr std::uint16_t promoted = 0xffff;
+  /// Block records in chunks of 16384 (768 KiB): never moved or copied as they grow.
+  class block_store {
+  public:
+    [[nodiscard]] std::size_t size() const noexcept { return count_; }
+    [[nodiscard]] const block_record& operator[](std::size_t i) const noexcept {
+      return chunks_[i >> chunk_bits][i & (chunk - 1)];
+    }
+    [[nodiscard]] block_record& operator[](std::size_t i) noexcept {
+      return chunks_[i >> chunk_bits][i & (chunk - 1)];
+    }
+    void push_back(const block_record& b) {
+      if ((count_ & (chunk - 1)) == 0)
+        chunks_.push_back(std::make_unique<block_record[]>(chunk));
+      chunks_[count_ >> chunk_bits][count_ & (chunk - 1)] = b;
+      ++count_;
+    }
+
+    /// Record `i` is read for the last time: its chunk is freed once all of its records are.
+    void done(std::size_t i) {
+      const auto c = i >> chunk_bits;
+      if (done_.size() != chunks_.size())
+        done_.assign(chunks_.size(), 0);
+      const auto in_chunk = std::min(chunk, count_ - (c << chunk_bits));
+      if (++done_[c] == in_chunk)
+        chunks_[c].reset();
+    }
+
+  private:
+    static constexpr std::size_t chunk_bits = 14, chunk = std::size_t{1} << chunk_bits;
+    std::vector<std::unique_ptr<block_record[]>> chunks_;
+    std::vector<std::uint32_t> done_; ///< records read for the last time, per chunk
+    std::size_t count_ = 0;
+  };
+  /// The keys of block dicts: the key handles in order and what each names.
+  struct block_layout {
+    enum field : std::uint8_t { address, size, requested_size, state, frames };
+    static constexpr std::size_t max_keys = 5;
+    std::array<std::uint64_t, max_keys> keys{};
+    std::array<field, max_keys> fields{};
+    std::uint8_t count = 0;
+    bool usable = false; ///< false: a key set dicts are kept as dicts for
+  };
+  /// The record of a t_block value; null for anything else (and for a promoted one).
+  [[nodiscard]] const block_record* block_of(snap_value v) const noexcept;
+  struct container;
+  /// The container a promoted block record became; null for anything else.
+  [[nodiscard]] const container* promoted_block(std::uint64_t v) const noexcept;
+  [[nodiscard]] std::size_t block_count() const noexcept { return blocks_.size(); }
+  /// Whether a block record was fetched from the memo (it may then be held twice).
+  [[nodiscard]] bool block_fetched() const noexcept { return block_fetched_; }
+  /// Record `index` will not be read again (see snapshot_import.cpp's read_segments for when
+  /// that is known): its chunk is freed once every record in it is done.
+  void block_done(std::size_t index) { blocks_.done(index); }
+
   struct box {
     std::uint64_t payload = 0; ///< int value, double bits, or arena offset
     std::uint64_t offset = 0;  ///< byte offset of the creating opcode
@@ -268,7 +344,16 @@ private:
   snap_memo memo_;
   std::uint64_t root_ = 0;
   inline_list* inline_ = nullptr;
+  block_store blocks_;
+  mutable bool block_fetched_ = false;
+  std::vector<block_layout> layouts_;
+  std::uint16_t last_layout_ = 0;
+  std::array<std::pair<std::uint64_t, std::uint8_t>, 4> states_{}; ///< state str -> block_state
   void release(std::uint64_t index);
+  /// A block dict's items (see block_record) as a t_block handle; 0 when they are not one.
+  std::uint64_t compact_block(std::span<const std::uint64_t> items, std::uint64_t offset);
+  int layout_of(std::span<const std::uint64_t> items);
+  [[nodiscard]] std::uint64_t block_value(const block_record& b, std::size_t i) const noexcept;
   /// Throws the reader's one-line input_error at `offset` (opcode `op`).
   [[noreturn, gnu::cold]] void fail_at(std::uint64_t offset, std::uint8_t op, std::string_view code,
                                        std::string_view title, std::string message,
@@ -317,8 +402,10 @@ inline pickle_kind snap_value::kind() const noexcept {
   }
   case t_row:
   case t_frame:
+  case t_block:
     return pickle_kind::dict;
   case t_stack:
+  case t_empty:
     return pickle_kind::list;
   default:
     return pickle_kind::none;
@@ -329,6 +416,10 @@ inline std::uint64_t snap_value::offset() const noexcept {
     return s_->boxes_[payload_of(v_)].offset;
   if (s_ != nullptr && tag_of(v_) == t_container)
     return s_->containers_[payload_of(v_)].offset;
+  if (s_ != nullptr && tag_of(v_) == t_block)
+    return s_->blocks_[payload_of(v_)].offset;
+  if (s_ != nullptr && tag_of(v_) == t_empty)
+    return payload_of(v_);
   return where_;
 }
 inline bool snap_value::is_sequence() const noexcept {
@@ -391,6 +482,11 @@ inline std::optional<std::uint32_t> snap_value::string_key() const noexcept {
   return static_cast<std::uint32_t>(payload_of(v_));
 }
 inline std::size_t snap_value::size() const noexcept {
+  if (s_ != nullptr && tag_of(v_) == t_block) {
+    if (const auto* c = s_->promoted_block(v_))
+      return c->items.size() / 2;
+    return s_->layouts_[s_->blocks_[payload_of(v_)].layout].count;
+  }
   if (s_ == nullptr || tag_of(v_) != t_container)
     return 0;
   const auto& c = s_->containers_[payload_of(v_)];
@@ -406,10 +502,22 @@ inline snap_value snap_value::at(std::size_t i) const noexcept {
   return {s_, c.items[i - c.run_count], c.offset};
 }
 inline snap_value snap_value::key(std::size_t i) const noexcept {
+  if (tag_of(v_) == t_block) {
+    if (const auto* c = s_->promoted_block(v_))
+      return {s_, c->items[2 * i], c->offset};
+    const auto& b = s_->blocks_[payload_of(v_)];
+    return {s_, s_->layouts_[b.layout].keys[i], b.offset};
+  }
   const auto& c = s_->containers_[payload_of(v_)];
   return {s_, c.items[2 * i], c.offset};
 }
 inline snap_value snap_value::value(std::size_t i) const noexcept {
+  if (tag_of(v_) == t_block) {
+    if (const auto* c = s_->promoted_block(v_))
+      return {s_, c->items[2 * i + 1], c->offset};
+    const auto& b = s_->blocks_[payload_of(v_)];
+    return {s_, s_->block_value(b, i), b.offset};
+  }
   const auto& c = s_->containers_[payload_of(v_)];
   return {s_, c.items[2 * i + 1], c.offset};
 }
@@ -433,6 +541,8 @@ inline std::optional<std::uint32_t> snap_stream::cached(snap_value v) const noex
 }
 
 inline std::optional<std::uint32_t> snap_stream::settled_stack(snap_value v) const noexcept {
+  if (tag_of(v.raw()) == t_empty)
+    return 0u; // no_stack: what an empty traceback interns to
   if (tag_of(v.raw()) != t_stack)
     return std::nullopt;
   return static_cast<std::uint32_t>(payload_of(v.raw()));
@@ -442,6 +552,20 @@ inline std::optional<std::uint32_t> snap_stream::settled_frame(snap_value v) con
   if (tag_of(v.raw()) != t_frame)
     return std::nullopt;
   return static_cast<std::uint32_t>(payload_of(v.raw()));
+}
+
+inline const snap_stream::block_record* snap_stream::block_of(snap_value v) const noexcept {
+  if (tag_of(v.raw()) != t_block)
+    return nullptr;
+  const auto& b = blocks_[payload_of(v.raw())];
+  return b.layout == promoted ? nullptr : &b;
+}
+
+inline const snap_stream::container* snap_stream::promoted_block(std::uint64_t v) const noexcept {
+  if (tag_of(v) != t_block)
+    return nullptr;
+  const auto& b = blocks_[payload_of(v)];
+  return b.layout == promoted ? &containers_[b.address] : nullptr;
 }
 
 inline bool snap_stream::unshared(snap_value v) const noexcept {
