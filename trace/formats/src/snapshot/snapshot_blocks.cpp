@@ -23,6 +23,10 @@ constexpr int no_layout = -1;
 /// not memoized) keeps its dicts as dicts after these.
 constexpr std::size_t max_layouts = 64;
 
+constexpr unsigned bit(field f) noexcept {
+  return 1u << static_cast<unsigned>(f);
+}
+
 bool field_named(std::string_view k, field& f) noexcept {
   if (k == "address")
     f = field::address;
@@ -71,12 +75,12 @@ int snap_stream::layout_of(std::span<const std::uint64_t> items) {
     if (!l.usable)
       continue;
     if (tag_of(k) != t_box || boxes_[payload_of(k)].kind != pickle_kind::string ||
-        !field_named(box_text(k), l.fields[i]) || (seen & (1u << l.fields[i])) != 0)
+        !field_named(box_text(k), l.fields[i]) || (seen & bit(l.fields[i])) != 0)
       l.usable = false; // another key, or one twice
     else
-      seen |= 1u << l.fields[i];
+      seen |= bit(l.fields[i]);
   }
-  constexpr unsigned needed = (1u << field::size) | (1u << field::state);
+  constexpr unsigned needed = bit(field::size) | bit(field::state);
   l.usable = l.usable && (seen & needed) == needed;
   layouts_.push_back(l);
   last_layout_ = static_cast<std::uint16_t>(layouts_.size() - 1);

@@ -287,7 +287,7 @@ public:
   };
   /// The keys of block dicts: the key handles in order and what each names.
   struct block_layout {
-    enum field : std::uint8_t { address, size, requested_size, state, frames };
+    enum class field : std::uint8_t { address, size, requested_size, state, frames };
     static constexpr std::size_t max_keys = 5;
     std::array<std::uint64_t, max_keys> keys{};
     std::array<field, max_keys> fields{};
