@@ -1,6 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/detail/parallel_for.hpp>
 #include <tensordiag/trace/detail/saturate.hpp>
 #include <tensordiag/trace/memory_series.hpp>
 #include <tensordiag/trace/summary_analysis.hpp>
@@ -10,8 +11,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <limits>
 #include <thread>
 #include <unordered_map>
@@ -67,26 +66,8 @@ std::vector<memory_peak> memory_peaks(const trace& t) {
                            ? 1u
                            : std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()),
                                                 static_cast<unsigned>(lanes.size()));
-  std::atomic<std::size_t> next{0};
-  std::vector<std::exception_ptr> errors(lanes.size());
-  auto work = [&] {
-    for (std::size_t i; (i = next++) < lanes.size();) {
-      try {
-        out[i] = memory_peak_of(t, lanes[i]);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  {
-    std::vector<std::jthread> pool;
-    for (unsigned i = 1; i < threads; ++i)
-      pool.emplace_back(work);
-    work();
-  }
-  for (const auto& e : errors)
-    if (e)
-      std::rethrow_exception(e);
+  detail::parallel_for(lanes.size(), threads,
+                       [&](std::size_t i) { out[i] = memory_peak_of(t, lanes[i]); });
   return out;
 }
 

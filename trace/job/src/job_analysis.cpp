@@ -1,13 +1,11 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/detail/parallel_for.hpp>
 #include <tensordiag/trace/job_analysis.hpp>
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <map>
 #include <set>
-#include <thread>
 
 #include "job_breakdown.hpp"
 
@@ -71,38 +69,19 @@ job_analysis_result analyze_job(std::span<const rank_trace> ranks, const analysi
   job_analysis_result out;
   out.options = options;
   out.ranks.resize(ranks.size());
-  if (threads == 0)
-    threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min<unsigned>(threads, static_cast<unsigned>(ranks.size()));
-  std::atomic<std::size_t> next{0};
-  std::vector<std::exception_ptr> errors(ranks.size());
   std::vector<detail::rank_rows> rows(ranks.size());
-  auto work = [&] {
-    for (std::size_t i; (i = next++) < ranks.size();) {
-      try {
-        rows[i] = detail::build_rows(*ranks[i].t, options);
-        if (options.rank_analyses) {
-          out.ranks[i] = detail::analyze_rows(*ranks[i].t, rows[i], ranks[i].rank, options);
-        } else {
-          out.ranks[i].rank = ranks[i].rank;
-          out.ranks[i].source = ranks[i].t->metadata.source_path;
-          out.ranks[i].steps = rows[i].steps;
-          out.ranks[i].gpu_rows = rows[i].gpu.size();
-          rows[i].cpu = {}; // only the per-rank analyses read them; 64 large ranks add up
-        }
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
+  detail::parallel_for(ranks.size(), threads, [&](std::size_t i) {
+    rows[i] = detail::build_rows(*ranks[i].t, options);
+    if (options.rank_analyses) {
+      out.ranks[i] = detail::analyze_rows(*ranks[i].t, rows[i], ranks[i].rank, options);
+    } else {
+      out.ranks[i].rank = ranks[i].rank;
+      out.ranks[i].source = ranks[i].t->metadata.source_path;
+      out.ranks[i].steps = rows[i].steps;
+      out.ranks[i].gpu_rows = rows[i].gpu.size();
+      rows[i].cpu = {}; // only the per-rank analyses read them; 64 large ranks add up
     }
-  };
-  std::vector<std::jthread> pool;
-  for (unsigned i = 1; i < threads; ++i)
-    pool.emplace_back(work);
-  work();
-  pool.clear();
-  for (const auto& e : errors)
-    if (e)
-      std::rethrow_exception(e);
+  });
   detail::analyze_collectives(ranks, rows, out);
   for (std::size_t i = 0; i < ranks.size(); ++i)
     for (auto& s : detail::step_times_of(rows[i], ranks[i].rank))

@@ -2,20 +2,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/detail/parallel_for.hpp>
 #include <tensordiag/trace/detail/saturate.hpp>
 #include <tensordiag/trace/job_load.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <charconv>
-#include <exception>
 #include <glob.h>
 #include <map>
 #include <optional>
-#include <thread>
 
 namespace tdiag::trace {
 
@@ -166,30 +164,10 @@ std::vector<job_member> load_job(std::span<const std::string> inputs,
                                  std::vector<diagnostic>* skipped) {
   const auto files = expand_job_inputs(inputs, skipped);
   std::vector<job_member> members(files.size());
-  std::vector<std::exception_ptr> errors(files.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next++) < files.size();) {
-      try {
-        members[i].path = files[i];
-        members[i].loaded = load_trace(files[i], options.load);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  auto threads =
-      options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min<unsigned>(threads, static_cast<unsigned>(files.size()));
-  {
-    std::vector<std::jthread> pool;
-    for (unsigned i = 1; i < threads; ++i)
-      pool.emplace_back(work);
-    work();
-  }
-  for (const auto& e : errors)
-    if (e)
-      std::rethrow_exception(e);
+  detail::parallel_for(files.size(), options.threads, [&](std::size_t i) {
+    members[i].path = files[i];
+    members[i].loaded = load_trace(files[i], options.load);
+  });
 
   std::map<int, std::size_t> claimed;
   const bool automatic = options.ranks == rank_source::automatic;
