@@ -51,10 +51,7 @@ std::vector<diff_row> ordered(row_map& rows) {
 }
 
 void peaks(const trace& t, std::int64_t& allocated, std::int64_t& reserved) {
-  for (lane_id l = 0; l < t.lanes.size(); ++l) {
-    if (t.lanes.at(l).kind != lane_kind::device_memory || t.memory.lane(l).empty())
-      continue;
-    const auto p = memory_peak_of(t, l);
+  for (const auto& p : memory_peaks(t)) {
     allocated = std::max(allocated, p.peak_allocated);
     reserved = std::max(reserved, p.peak_reserved);
   }

@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <thread>
 #include <unordered_map>
 
 namespace tdiag::trace {
@@ -61,11 +60,8 @@ std::vector<memory_peak> memory_peaks(const trace& t) {
       events += t.memory.lane(l).size();
     }
   std::vector<memory_peak> out(lanes.size());
-  // Threads only where there is work enough to pay for them.
-  const auto threads = events < 100'000
-                           ? 1u
-                           : std::min<unsigned>(std::max(1u, std::thread::hardware_concurrency()),
-                                                static_cast<unsigned>(lanes.size()));
+  // Threads only where there is work enough to pay for them (0: as many as help).
+  const unsigned threads = events < 100'000 ? 1u : 0u;
   detail::parallel_for(lanes.size(), threads,
                        [&](std::size_t i) { out[i] = memory_peak_of(t, lanes[i]); });
   return out;

@@ -7,6 +7,7 @@
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/file_io.hpp>
 #include <tensordiag/core/printable.hpp>
+#include <tensordiag/trace/detail/parallel_for.hpp>
 #include <tensordiag/trace/flight_recorder.hpp>
 #include <tensordiag/trace/fr_codes.hpp>
 
@@ -14,14 +15,11 @@
 #include <simdjson.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cctype>
-#include <exception>
 #include <filesystem>
 #include <glob.h>
 #include <initializer_list>
 #include <mutex>
-#include <thread>
 
 #include "dump_builder.hpp"
 #include "value_access.hpp"
@@ -214,27 +212,9 @@ bool looks_like_dumps(std::span<const std::string> inputs) noexcept {
 std::vector<dump> load_dumps(std::span<const std::string> inputs, const load_options& options) {
   const auto files = expand_inputs(inputs);
   std::vector<dump> out(files.size());
-  std::vector<std::exception_ptr> errors(files.size());
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < files.size(); i = next++) {
-      try {
-        out[i] = read_dump(files[i], options);
-      } catch (...) {
-        errors[i] = std::current_exception(); // rethrown below, in input order
-      }
-    }
-  };
-  const unsigned hw = options.threads != 0 ? options.threads : std::thread::hardware_concurrency();
-  const auto n = static_cast<unsigned>(std::min<std::size_t>(std::max(1u, hw), files.size()));
-  std::vector<std::jthread> pool;
-  for (unsigned t = 1; t < n; ++t)
-    pool.emplace_back(work);
-  work();
-  pool.clear();
-  for (const auto& e : errors)
-    if (e)
-      std::rethrow_exception(e);
+  // The first failure in input order is the one reported.
+  trace::detail::parallel_for(files.size(), options.threads,
+                              [&](std::size_t i) { out[i] = read_dump(files[i], options); });
   std::stable_sort(out.begin(), out.end(),
                    [](const dump& a, const dump& b) { return a.rank < b.rank; });
   for (std::size_t i = 1; i < out.size(); ++i)

@@ -10,14 +10,14 @@
 // kernel has one, else in order, and then a pair whose kernels do not overlap on the job clock
 // is no collective (every rank is inside a collective when the last one arrives): the kernel
 // that ended first has no partner, and is reported, instead of shifting every later pair by one.
+#include <tensordiag/trace/detail/parallel_for.hpp>
+
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -288,19 +288,9 @@ collective_kernels gather_collectives(std::span<const rank_trace> ranks,
                                       const std::vector<rank_rows>& rows) {
   // The ranks' identities in parallel (each reads only its trace), merged in rank order.
   std::vector<rank_identities> per_rank(ranks.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t r; (r = next++) < ranks.size();)
-      per_rank[r] = identities_of(*ranks[r].t, rows[r]);
-  };
-  {
-    const auto threads =
-        std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), ranks.size());
-    std::vector<std::jthread> pool;
-    for (std::size_t i = 1; i < threads; ++i)
-      pool.emplace_back(work);
-    work();
-  }
+  // A worker's exception (bad_alloc) is rethrown here, not std::terminate.
+  detail::parallel_for(ranks.size(), 0,
+                       [&](std::size_t r) { per_rank[r] = identities_of(*ranks[r].t, rows[r]); });
   collective_kernels groups;
   std::map<std::string, std::string> listed; // group name -> "Process Group Ranks"
   for (std::size_t r = 0; r < ranks.size(); ++r) {

@@ -10,8 +10,6 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <cstdio>
-#include <utility>
 
 namespace tdiag::trace::detail {
 

@@ -52,11 +52,18 @@ void on_sigbus(int signal, siginfo_t* info, void* context) {
     break;
   }
   // Not ours (or no zero pages): the handler before ours takes the repeated fault.
-  if ((previous.sa_flags & SA_SIGINFO) != 0 && previous.sa_sigaction != nullptr) {
-    previous.sa_sigaction(signal, info, context);
+  // Ours stays installed, so later mappings stay guarded; only the default (or an ignored
+  // SIGBUS, which would fault forever) is put back, for the repeated fault to end the process.
+  if ((previous.sa_flags & SA_SIGINFO) != 0) {
+    if (previous.sa_sigaction != nullptr) {
+      previous.sa_sigaction(signal, info, context);
+      return;
+    }
+  } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
+    previous.sa_handler(signal);
     return;
   }
-  ::sigaction(SIGBUS, &previous, nullptr);
+  ::signal(SIGBUS, SIG_DFL);
 }
 
 void install() {
@@ -68,12 +75,12 @@ void install() {
   ::sigaction(SIGBUS, &ours, &previous);
 }
 
-std::int64_t size_now(int fd) {
+} // namespace
+
+std::int64_t size_now(int fd) noexcept {
   struct stat st {};
   return ::fstat(fd, &st) == 0 ? static_cast<std::int64_t>(st.st_size) : -1;
 }
-
-} // namespace
 
 std::shared_ptr<const guarded_map> guarded_map::map(int fd, std::size_t size, std::string& why) {
   std::call_once(installed, install);

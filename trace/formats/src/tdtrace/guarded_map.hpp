@@ -10,11 +10,15 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 
 namespace tdiag::trace::detail {
+
+/// The size of the file open as `fd` now, or -1.
+[[nodiscard]] std::int64_t size_now(int fd) noexcept;
 
 class guarded_map {
 public:

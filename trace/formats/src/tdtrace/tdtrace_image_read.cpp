@@ -16,7 +16,6 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "guarded_map.hpp"
@@ -148,12 +147,6 @@ void adopt_block(event_store<Record>& store, const row_block& blk, const row_sou
 } // namespace
 
 namespace {
-
-// The file's size now, or -1.
-std::int64_t size_now(int fd) {
-  struct stat st {};
-  return ::fstat(fd, &st) == 0 ? static_cast<std::int64_t>(st.st_size) : -1;
-}
 
 // The whole file, copied, or null where it changed size (`why` says so).
 std::shared_ptr<const file_copy> copy_file(int fd, std::uint64_t file_size, std::string& why) {
