@@ -12,29 +12,17 @@ imported on first use; neither is a dependency of the package.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Sequence
+from typing import Any, Callable, Dict, List, Mapping, Sequence
 
 from . import _frames
 
 
 def require_pyarrow(what: str):
-    """pyarrow, or an ImportError naming the pip package and what needed it."""
-    try:
-        import pyarrow
-    except ImportError as e:
-        raise ImportError(f"{what} needs pyarrow, which is not installed "
-                          f"(pip install pyarrow, or 'tensordiag[arrow]'): {e}") from e
-    return pyarrow
+    return _frames.require("pyarrow", what, "pip install pyarrow, or 'tensordiag[arrow]'")
 
 
 def require_polars(what: str):
-    """polars, or an ImportError naming the pip package and what needed it."""
-    try:
-        import polars
-    except ImportError as e:
-        raise ImportError(f"{what} needs polars, which is not installed "
-                          f"(pip install polars, or 'tensordiag[polars]'): {e}") from e
-    return polars
+    return _frames.require("polars", what, "pip install polars, or 'tensordiag[polars]'")
 
 
 def _column(pa: Any, values: List[Any]) -> Any:
@@ -61,10 +49,11 @@ def table_of_rows(rows: Sequence[Mapping[str, Any]], what: str) -> Any:
     return table(rows, list(names), what)
 
 
-def polars_frame(arrow_table: Any, what: str) -> Any:
-    """A polars DataFrame of a pyarrow Table (the Arrow C data interface: no copy)."""
+def to_polars(arrow_table: Callable[[], Any], what: str) -> Any:
+    """A polars DataFrame of the pyarrow Table ``arrow_table()`` builds (the Arrow C data
+    interface: no copy); polars is asked for first, before any table is built."""
     pl = require_polars(what)
-    return pl.from_arrow(arrow_table)
+    return pl.from_arrow(arrow_table())
 
 
 def dictionary(pa: Any, codes: Any, categories: Sequence[str]) -> Any:

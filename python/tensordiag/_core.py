@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """The compiled module, imported once with a clear message when it is missing."""
 
+from ._frames import require
+
 try:
     from . import _tensordiag as core  # type: ignore[attr-defined]  # noqa: F401
 except ImportError as e:  # pragma: no cover - only without a build
@@ -12,9 +14,4 @@ except ImportError as e:  # pragma: no cover - only without a build
 
 
 def require_numpy(what: str):
-    """numpy, or an ImportError that names it and what needed it."""
-    try:
-        import numpy
-    except ImportError as e:
-        raise ImportError(f"{what} needs numpy, which is not installed ({e})") from e
-    return numpy
+    return require("numpy", what, "pip install numpy")

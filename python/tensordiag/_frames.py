@@ -10,6 +10,8 @@ the whole-job analysis's ``*_us`` figures (floats in its JSON) become ``*_ns`` i
 
 from __future__ import annotations
 
+import importlib
+
 from typing import Any, Callable, Dict, List, Mapping, Sequence, Tuple
 
 #: A column: its name, and how to read it from one row (a dict of the result) given the origin.
@@ -61,13 +63,16 @@ class Table:
         return [name for name, _ in self.columns]
 
 
-def require_pandas(what: str):
-    """pandas, or an ImportError naming it and what needed it."""
+def require(module: str, what: str, install: str):
+    """An optional module, or an ImportError naming it, what needed it and how to install it."""
     try:
-        import pandas
+        return importlib.import_module(module)
     except ImportError as e:
-        raise ImportError(f"{what} needs pandas (pip install 'tensordiag[pandas]'): {e}") from e
-    return pandas
+        raise ImportError(f"{what} needs {module}, which is not installed ({install}): {e}") from e
+
+
+def require_pandas(what: str):
+    return require("pandas", what, "pip install 'tensordiag[pandas]'")
 
 
 def frame(rows: List[Dict[str, Any]], columns: Sequence[str], what: str):

@@ -63,8 +63,7 @@ class Verdict(dict):
 
     def to_polars(self, table: str = "culprits"):
         """One table (see ``rows``) as a polars DataFrame, from ``to_arrow``."""
-        _arrow.require_polars("Verdict.to_polars()")
-        return _arrow.polars_frame(self.to_arrow(table), "Verdict.to_polars()")
+        return _arrow.to_polars(lambda: self.to_arrow(table), "Verdict.to_polars()")
 
     def __str__(self) -> str:
         return _display.top_lines(self.text)

@@ -97,9 +97,7 @@ class Result:
 
     def to_polars(self, table: Optional[str] = None):
         """One table (as ``to_pandas``) as a polars DataFrame, from ``to_arrow``."""
-        what = f"{type(self).__name__}.to_polars()"
-        _arrow.require_polars(what)
-        return _arrow.polars_frame(self.to_arrow(table), what)
+        return _arrow.to_polars(lambda: self.to_arrow(table), f"{type(self).__name__}.to_polars()")
 
     def _table(self, table: Optional[str]) -> _frames.Table:
         if not self.TABLES:
@@ -328,9 +326,7 @@ class Trace:
     def to_polars(self, kind: str = "kernels", resolve: bool = True):
         """One event kind as a polars DataFrame (``to_arrow``'s table; dictionary columns
         become polars Categoricals)."""
-        what = f"Trace.to_polars({kind!r})"
-        _arrow.require_polars(what)
-        return _arrow.polars_frame(self.to_arrow(kind, resolve), what)
+        return _arrow.to_polars(lambda: self.to_arrow(kind, resolve), f"Trace.to_polars({kind!r})")
 
     def kernel_ops(self):
         """The kernel <-> operator link, one row per kernel (the index of ``to_pandas("kernels")``):
@@ -471,8 +467,7 @@ class Analysis(dict):
 
     def to_polars(self, table: str = "ranks"):
         """One table (see ``tables``) as a polars DataFrame, from ``to_arrow``."""
-        _arrow.require_polars("Analysis.to_polars()")
-        return _arrow.polars_frame(self.to_arrow(table), "Analysis.to_polars()")
+        return _arrow.to_polars(lambda: self.to_arrow(table), "Analysis.to_polars()")
 
     def _lines(self) -> List[str]:
         ranks = self.get("ranks") or []
