@@ -9,11 +9,11 @@
 // synchronisation), and the last rank's share of each is compared with the other members'
 // median. Windows of one group tile each rank's timeline, so the cost is a pass over the GPU
 // rows per group; the collectives are explained in parallel.
+#include <tensordiag/trace/detail/parallel_for.hpp>
+
 #include <algorithm>
-#include <atomic>
 #include <map>
 #include <string_view>
-#include <thread>
 
 #include "job_breakdown.hpp"
 
@@ -352,22 +352,14 @@ void explain_stragglers(std::span<const rank_trace> ranks, const std::vector<ran
   for (std::size_t r = 0; r < ranks.size(); ++r)
     timelines.emplace_back(*ranks[r].t, rows[r]);
   const auto previous = previous_of(out.collectives, ranks.size());
-  std::atomic<std::size_t> next{0};
+  // In chunks of 256 collectives: one is a few microseconds of work.
   constexpr std::size_t chunk = 256;
-  auto work = [&] {
-    for (std::size_t from; (from = next.fetch_add(chunk)) < out.collectives.size();)
-      for (auto i = from; i < std::min(from + chunk, out.collectives.size()); ++i)
-        explain(out.collectives[i], out.clock_offsets_ns, previous, timelines,
-                out.collectives[i].cause);
-  };
-  {
-    const auto threads = std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()),
-                                               out.collectives.size() / chunk + 1);
-    std::vector<std::jthread> pool;
-    for (std::size_t i = 1; i < threads; ++i)
-      pool.emplace_back(work);
-    work();
-  }
+  const auto count = out.collectives.size();
+  detail::parallel_for((count + chunk - 1) / chunk, 0, [&](std::size_t c) {
+    for (auto i = c * chunk; i < std::min((c + 1) * chunk, count); ++i)
+      explain(out.collectives[i], out.clock_offsets_ns, previous, timelines,
+              out.collectives[i].cause);
+  });
   std::map<int, std::map<int, rank_wait::step_lateness>> steps; // rank -> step -> lateness
   for (auto& c : out.collectives) {
     const auto it = std::find_if(out.waits.begin(), out.waits.end(),
