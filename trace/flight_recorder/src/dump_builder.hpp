@@ -13,7 +13,9 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -170,104 +172,196 @@ private:
     d_.status_by_pg.push_back(st);
   }
 
-  std::int64_t int_field(const value& e, std::string_view key, std::int64_t fallback) const {
-    const auto v = Access::find(e, key);
+  // The keys of an entry this reader uses. An entry's items are read once, each key looked up
+  // by its length (no two names share a length with more than one other), not each name
+  // searched for among the items.
+  enum field : std::uint8_t {
+    f_record_id,
+    f_pg_id,
+    f_process_group,
+    f_collective_seq_id,
+    f_p2p_seq_id,
+    f_profiling_name,
+    f_is_p2p,
+    f_input_sizes,
+    f_output_sizes,
+    f_input_dtypes,
+    f_output_dtypes,
+    f_frames,
+    f_state,
+    f_time_created_ns,
+    f_time_started_ns,
+    f_time_completed_ns,
+    f_duration_ms,
+    f_retired,
+    field_count
+  };
+  static constexpr std::array<std::string_view, field_count> field_names{
+      "record_id",      "pg_id",           "process_group",
+      "collective_seq_id", "p2p_seq_id",   "profiling_name",
+      "is_p2p",         "input_sizes",     "output_sizes",
+      "input_dtypes",   "output_dtypes",   "frames",
+      "state",          "time_created_ns", "time_discovered_started_ns",
+      "time_discovered_completed_ns", "duration_ms", "retired"};
+  static constexpr std::size_t longest_name = 32;
+  // by_length[n]: the fields whose name is n characters long (at most two).
+  static constexpr auto by_length = [] {
+    std::array<std::array<std::uint8_t, 2>, longest_name> table{};
+    for (auto& pair : table)
+      pair = {field_count, field_count};
+    for (std::uint8_t f = 0; f < field_count; ++f) {
+      auto& pair = table[field_names[f].size()];
+      pair[pair[0] == field_count ? 0 : 1] = f;
+    }
+    return table;
+  }();
+  static std::uint8_t field_of(std::string_view key) noexcept {
+    if (key.size() >= longest_name)
+      return field_count;
+    for (const auto f : by_length[key.size()])
+      if (f != field_count && field_names[f] == key)
+        return f;
+    return field_count;
+  }
+  using fields = std::array<value, field_count>;
+
+  std::int64_t int_field(const fields& e, field f, std::int64_t fallback) const {
+    const auto& v = e[f];
     if (!Access::present(v))
       return fallback;
     const auto i = Access::as_int(v);
     if (!i)
-      bad(fmt::format("entry {}: `{}` is not an integer", d_.entries.size(), key));
+      bad(fmt::format("entry {}: `{}` is not an integer", d_.entries.size(), field_names[f]));
     return *i;
   }
 
-  void read_sizes(const value& e, std::string_view key,
-                  std::vector<std::vector<std::int64_t>>& out) const {
-    const auto v = Access::find(e, key);
+  // Appends the sizes to key_ (and to `out` when given), every list prefixed by its length so
+  // that no two differ in key.
+  void read_sizes(const value& v, std::string_view key,
+                  std::vector<std::vector<std::int64_t>>* out) {
     if (!Access::present(v))
-      return;
+      return append_key(0);
     if (!Access::is_list(v))
       bad(fmt::format("entry {}: `{}` is not a list", d_.entries.size(), key));
+    append_key(static_cast<std::int64_t>(Access::size(v)));
     Access::for_each(v, [&](const value& t) {
       if (!Access::is_list(t))
         bad(fmt::format("entry {}: `{}` is not a list of lists", d_.entries.size(), key));
-      auto& dims = out.emplace_back();
+      append_key(static_cast<std::int64_t>(Access::size(t)));
+      auto* dims = out != nullptr ? &out->emplace_back() : nullptr;
       Access::for_each(t, [&](const value& x) {
         const auto i = Access::as_int(x);
         if (!i)
           bad(fmt::format("entry {}: `{}` holds a size that is not an integer", d_.entries.size(),
                           key));
-        dims.push_back(*i);
+        append_key(*i);
+        if (dims != nullptr)
+          dims->push_back(*i);
       });
     });
   }
 
-  void read_dtypes(const value& e, std::string_view key, std::vector<std::string>& out) const {
-    const auto v = Access::find(e, key);
+  void read_dtypes(const value& v, std::vector<std::string>* out) {
     if (!Access::is_list(v))
-      return;
+      return append_key(0);
+    append_key(static_cast<std::int64_t>(Access::size(v)));
     Access::for_each(v, [&](const value& t) {
-      out.emplace_back(Access::as_string(t).value_or(std::string_view("?")));
+      const auto text = Access::as_string(t).value_or(std::string_view("?"));
+      append_key(text);
+      if (out != nullptr)
+        out->emplace_back(text);
     });
   }
 
-  std::uint32_t intern_shapes(const value& e) {
-    tensor_shapes s;
-    read_sizes(e, "input_sizes", s.input_sizes);
-    read_sizes(e, "output_sizes", s.output_sizes);
-    read_dtypes(e, "input_dtypes", s.input_dtypes);
-    read_dtypes(e, "output_dtypes", s.output_dtypes);
-    key_.clear();
-    for (const auto* sizes : {&s.input_sizes, &s.output_sizes}) {
-      for (const auto& dims : *sizes) {
-        for (auto x : dims)
-          fmt::format_to(std::back_inserter(key_), "{},", x);
-        key_ += ';';
-      }
-      key_ += '|';
-    }
-    for (const auto* types : {&s.input_dtypes, &s.output_dtypes}) {
-      for (const auto& t : *types)
-        (key_ += t) += ',';
-      key_ += '|';
-    }
+  void append_key(std::int64_t x) {
+    key_.append(reinterpret_cast<const char*>(&x), sizeof x);
+  }
+  void append_key(std::string_view text) {
+    append_key(static_cast<std::int64_t>(text.size()));
+    key_ += text;
+  }
+
+  // Sizes and dtypes as one binary key (every part prefixed by its length); only a new key is read into a tensor_shapes.
+  std::uint32_t intern_shapes(const fields& e) {
+    const auto read = [&](tensor_shapes* s) {
+      key_.clear();
+      read_sizes(e[f_input_sizes], field_names[f_input_sizes], s ? &s->input_sizes : nullptr);
+      read_sizes(e[f_output_sizes], field_names[f_output_sizes], s ? &s->output_sizes : nullptr);
+      read_dtypes(e[f_input_dtypes], s ? &s->input_dtypes : nullptr);
+      read_dtypes(e[f_output_dtypes], s ? &s->output_dtypes : nullptr);
+    };
+    read(nullptr);
     const auto [it, added] =
         shapes_.try_emplace(key_, static_cast<std::uint32_t>(d_.shapes.size()));
-    if (added)
+    if (added) {
+      tensor_shapes s;
+      read(&s);
       d_.shapes.push_back(std::move(s));
+    }
     return it->second;
   }
 
-  std::uint32_t intern_stack(const value& e) {
-    const auto v = Access::find(e, "frames");
+  // A frame's index in frames_: by the frame object where the dump shares one frame dict among
+  // its tracebacks (as PyTorch's do), else by its contents.
+  std::uint32_t frame_of(const value& f) {
+    const auto id = Access::identity(f);
+    if (id != 0)
+      if (const auto it = frame_by_object_.find(id); it != frame_by_object_.end())
+        return it->second;
+    frame fr;
+    fr.name = std::string(Access::as_string(Access::find(f, "name")).value_or(""));
+    fr.file = std::string(Access::as_string(Access::find(f, "filename")).value_or(""));
+    fr.line = Access::as_int(Access::find(f, "line")).value_or(0);
+    frame_key_.clear();
+    for (const std::string_view text : {std::string_view(fr.name), std::string_view(fr.file)}) {
+      const auto size = static_cast<std::uint64_t>(text.size());
+      frame_key_.append(reinterpret_cast<const char*>(&size), sizeof size).append(text);
+    }
+    frame_key_.append(reinterpret_cast<const char*>(&fr.line), sizeof fr.line);
+    const auto [it, added] =
+        frame_by_text_.try_emplace(frame_key_, static_cast<std::uint32_t>(frames_.size()));
+    if (added)
+      frames_.push_back(std::move(fr));
+    if (id != 0)
+      frame_by_object_.emplace(id, it->second);
+    return it->second;
+  }
+
+  std::uint32_t intern_stack(const value& v) {
     if (!Access::is_list(v) || Access::size(v) == 0)
       return 0;
-    std::vector<frame> frames;
     key_.clear();
     Access::for_each(v, [&](const value& f) {
-      frame fr;
-      fr.name = std::string(Access::as_string(Access::find(f, "name")).value_or(""));
-      fr.file = std::string(Access::as_string(Access::find(f, "filename")).value_or(""));
-      fr.line = Access::as_int(Access::find(f, "line")).value_or(0);
-      fmt::format_to(std::back_inserter(key_), "{}\x1f{}\x1f{}\x1e", fr.name, fr.file, fr.line);
-      frames.push_back(std::move(fr));
+      const auto index = frame_of(f);
+      key_.append(reinterpret_cast<const char*>(&index), sizeof index);
     });
     const auto [it, added] =
         stacks_.try_emplace(key_, static_cast<std::uint32_t>(d_.stacks.size()));
-    if (added)
-      d_.stacks.push_back(std::move(frames));
+    if (added) {
+      auto& stack = d_.stacks.emplace_back();
+      for (std::size_t at = 0; at < key_.size(); at += sizeof(std::uint32_t)) {
+        std::uint32_t index = 0;
+        std::memcpy(&index, key_.data() + at, sizeof index);
+        stack.push_back(frames_[index]);
+      }
+    }
     return it->second;
   }
 
   std::uint32_t intern_op(std::string_view name) {
+    if (!ops_.empty() && name == last_op_name_)
+      return last_op_;
     const auto [it, added] =
         ops_.try_emplace(std::string(name), static_cast<std::uint32_t>(d_.ops.size()));
     if (added)
       d_.ops.emplace_back(name);
+    last_op_name_ = it->first;
+    last_op_ = it->second;
     return it->second;
   }
 
-  void read_group_of(const value& e, entry& out) {
-    const auto pg = Access::find(e, "process_group");
+  void read_group_of(const fields& e, entry& out) {
+    const auto& pg = e[f_process_group];
     std::string_view name, desc;
     if (Access::is_list(pg)) {
       std::size_t i = 0;
@@ -277,52 +371,69 @@ private:
     } else if (auto text = Access::as_string(pg)) {
       name = *text;
     }
-    const auto pg_id = int_field(e, "pg_id", -1);
+    const auto pg_id = int_field(e, f_pg_id, -1);
+    out.pg_id = static_cast<std::int32_t>(pg_id);
     // Dumps before process_group was recorded: the rank's own pg_id is all there is.
     std::string fallback;
     if (name.empty()) {
       fallback = fmt::format("{}", pg_id);
       name = fallback;
     }
-    out.group = group_index(name, desc);
-    out.pg_id = static_cast<std::int32_t>(pg_id);
+    if (last_group_ != no_group && name == d_.groups[last_group_].name &&
+        desc == last_group_desc_) {
+      out.group = last_group_;
+      return;
+    }
+    out.group = last_group_ = group_index(name, desc);
+    last_group_desc_ = desc;
   }
 
   void read_entry(const value& e) {
     if (!Access::is_dict(e))
       bad(fmt::format("entry {} is not a dict", d_.entries.size()));
+    fields f{};
+    Access::for_each_member(e, [&](std::string_view key, const value& v) {
+      if (const auto which = field_of(key); which < field_count)
+        f[which] = v; // a repeated key: the last, as Python keeps
+    });
     entry out;
-    out.record_id = int_field(e, "record_id", static_cast<std::int64_t>(d_.entries.size()));
-    read_group_of(e, out);
-    out.collective_seq_id = int_field(e, "collective_seq_id", 0);
-    out.p2p_seq_id = int_field(e, "p2p_seq_id", 0);
-    const auto name = Access::as_string(Access::find(e, "profiling_name"));
+    out.record_id = int_field(f, f_record_id, static_cast<std::int64_t>(d_.entries.size()));
+    read_group_of(f, out);
+    out.collective_seq_id = int_field(f, f_collective_seq_id, 0);
+    out.p2p_seq_id = int_field(f, f_p2p_seq_id, 0);
+    const auto name = Access::as_string(f[f_profiling_name]);
     if (!name)
       bad(fmt::format("entry {}: `profiling_name` is absent or not a string", d_.entries.size()));
     out.op = intern_op(*name);
-    const auto p2p = Access::as_bool(Access::find(e, "is_p2p"));
+    const auto p2p = Access::as_bool(f[f_is_p2p]);
     out.is_p2p = p2p ? *p2p
                      : (name->find(":send") != std::string_view::npos ||
                         name->find(":recv") != std::string_view::npos);
-    out.shapes = intern_shapes(e);
-    out.stack = intern_stack(e);
-    out.state = parse_state(Access::as_string(Access::find(e, "state")).value_or(""));
-    out.time_created_ns = int_field(e, "time_created_ns", 0);
+    out.shapes = intern_shapes(f);
+    out.stack = intern_stack(f[f_frames]);
+    out.state = parse_state(Access::as_string(f[f_state]).value_or(""));
+    out.time_created_ns = int_field(f, f_time_created_ns, 0);
     // The JSON form writes 0 for a time never discovered, the pickle None.
-    const auto started = int_field(e, "time_discovered_started_ns", -1);
-    const auto completed = int_field(e, "time_discovered_completed_ns", -1);
+    const auto started = int_field(f, f_time_started_ns, -1);
+    const auto completed = int_field(f, f_time_completed_ns, -1);
     out.time_started_ns = started > 0 ? started : -1;
     out.time_completed_ns = completed > 0 ? completed : -1;
-    if (auto ms = Access::as_double(Access::find(e, "duration_ms")))
+    if (auto ms = Access::as_double(f[f_duration_ms]))
       out.duration_ms = static_cast<float>(*ms);
-    out.retired = Access::as_bool(Access::find(e, "retired")).value_or(false);
+    out.retired = Access::as_bool(f[f_retired]).value_or(false);
     d_.entries.push_back(out);
   }
 
+  static constexpr std::uint32_t no_group = 0xffffffffu;
+
   dump& d_;
   std::string_view source_;
-  std::unordered_map<std::string, std::uint32_t> groups_, ops_, shapes_, stacks_;
-  std::string key_;
+  std::unordered_map<std::string, std::uint32_t> groups_, ops_, shapes_, stacks_, frame_by_text_;
+  std::unordered_map<std::uint64_t, std::uint32_t> frame_by_object_;
+  std::vector<frame> frames_; ///< each distinct frame once; stacks hold copies
+  std::string key_, frame_key_;
+  std::string_view last_op_name_, last_group_desc_;
+  std::uint32_t last_op_ = 0, last_group_ = no_group;
 };
 
 } // namespace tdiag::trace::fr::detail

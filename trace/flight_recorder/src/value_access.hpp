@@ -32,6 +32,8 @@ struct pickle_access {
   static bool is_dict(const value& v) { return v.valid() && v.is_dict(); }
   static bool is_list(const value& v) { return v.valid() && v.is_sequence(); }
   static value find(const value& v, std::string_view key) { return v.find(key); }
+  /// The object a value is, equal for every reference to one shared object; 0 when unknown.
+  static std::uint64_t identity(const value& v) { return v.is_dict() ? v.identity() : 0; }
   static std::optional<std::int64_t> as_int(const value& v) {
     if (!v.valid())
       return std::nullopt;
@@ -83,6 +85,7 @@ struct json_access {
       return {};
     return {e, true};
   }
+  static std::uint64_t identity(const value&) { return 0; } // JSON shares no objects
   static std::optional<std::int64_t> as_int(const value& v) {
     if (!v.valid)
       return std::nullopt;

@@ -63,6 +63,9 @@ public:
   pickle_value() = default;
   [[nodiscard]] pickle_kind kind() const noexcept;
   [[nodiscard]] std::uint32_t id() const noexcept;
+  /// The object itself, unhashed: equal exactly for values reached through one object (a memo
+  /// fetch) and for equal inline scalars; 0 for an invalid value.
+  [[nodiscard]] std::uint64_t identity() const noexcept { return doc_ ? handle_ : 0; }
   /// Byte offset of the opcode that created the value (for error messages).
   [[nodiscard]] std::uint64_t offset() const noexcept;
   [[nodiscard]] bool valid() const noexcept { return doc_ != nullptr; }
