@@ -104,6 +104,40 @@ TEST(FrLoad, TheDumpsRankKeyWinsOverTheFileName) {
   EXPECT_EQ(d.status, fr::dump_status::empty_ring);
 }
 
+TEST(FrLoad, ARepeatedKeyKeepsItsLastValueAsPythonDoes) {
+  const auto d = fr::parse_dump(
+      R"({"version": "2.4", "entries": [{"profiling_name": "nccl:all_gather",
+          "collective_seq_id": 1, "profiling_name": "nccl:all_reduce", "input_sizes": "x",
+          "input_sizes": [[2, 3]], "collective_seq_id": 7}]})",
+      "d_0", 0);
+  ASSERT_EQ(d.entries.size(), 1u);
+  EXPECT_EQ(d.ops[d.entries[0].op], "nccl:all_reduce");
+  EXPECT_EQ(d.entries[0].collective_seq_id, 7);
+  EXPECT_EQ(d.shapes[d.entries[0].shapes].input_sizes,
+            (std::vector<std::vector<std::int64_t>>{{2, 3}}));
+}
+
+TEST(FrLoad, EqualStacksAndShapesAreInternedOnceAndUnequalOnesApart) {
+  // Sizes [[1], []] and [[], [1]] and dtypes ["ab"] and ["a", "b"] must not share a key.
+  const auto d = fr::parse_dump(
+      R"({"version": "2.4", "entries": [
+          {"profiling_name": "a", "input_sizes": [[1], []], "input_dtypes": ["ab"],
+           "frames": [{"name": "f", "filename": "x.py", "line": 1}]},
+          {"profiling_name": "a", "input_sizes": [[], [1]], "input_dtypes": ["a", "b"],
+           "frames": [{"name": "f", "filename": "x.py", "line": 1}]},
+          {"profiling_name": "a", "input_sizes": [[1], []], "input_dtypes": ["ab"],
+           "frames": [{"name": "f", "filename": "x.py", "line": 2}]}]})",
+      "d_0", 0);
+  ASSERT_EQ(d.entries.size(), 3u);
+  EXPECT_NE(d.entries[0].shapes, d.entries[1].shapes);
+  EXPECT_EQ(d.entries[0].shapes, d.entries[2].shapes);
+  EXPECT_EQ(d.shapes.size(), 2u);
+  EXPECT_EQ(d.entries[0].stack, d.entries[1].stack); // equal frames, separate objects
+  EXPECT_NE(d.entries[0].stack, d.entries[2].stack);
+  ASSERT_EQ(d.stacks.size(), 3u); // the empty stack and two
+  EXPECT_EQ(d.stacks[d.entries[2].stack][0].line, 2);
+}
+
 TEST(FrLoad, BadInputIsOneLineWithAStableCode) {
   namespace codes = fr::codes;
   EXPECT_EQ(error_of([] { (void)fr::parse_dump("[1, 2]", "d_0", 0); }).first, codes::not_a_dump);

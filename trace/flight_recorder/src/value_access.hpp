@@ -79,11 +79,13 @@ struct json_access {
     if (!is_dict(v))
       return {};
     simdjson::dom::object object;
-    simdjson::dom::element e;
-    if (v.element.get_object().get(object) != simdjson::SUCCESS ||
-        object.at_key(key).get(e) != simdjson::SUCCESS)
+    if (v.element.get_object().get(object) != simdjson::SUCCESS)
       return {};
-    return {e, true};
+    value found; // with a repeated key, the last, as Python's json keeps
+    for (auto field : object)
+      if (field.key == key)
+        found = {field.value, true};
+    return found;
   }
   static std::uint64_t identity(const value&) { return 0; } // JSON shares no objects
   static std::optional<std::int64_t> as_int(const value& v) {
