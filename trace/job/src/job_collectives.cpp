@@ -85,10 +85,12 @@ private:
   std::unordered_map<std::uint32_t, const api_event*> launches_;
 };
 
+// The first range in start order that holds `time`: every range before the first that reaches
+// past it ended at or before it, and every one after starts no earlier.
 int step_at(const rank_rows& rows, std::int64_t time) {
-  for (const auto& s : rows.step_ranges)
-    if (s.start <= time && time < s.end)
-      return s.step;
+  const auto i = first_reaching(rows.step_reach, time);
+  if (i < rows.step_ranges.size() && rows.step_ranges[i].start <= time)
+    return rows.step_ranges[i].step;
   return -1;
 }
 

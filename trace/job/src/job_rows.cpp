@@ -228,7 +228,21 @@ rank_rows build_rows(const trace& t, const analysis_options& options) {
       rows.step_ranges.push_back(s);
   std::stable_sort(rows.step_ranges.begin(), rows.step_ranges.end(),
                    [](const step_range& a, const step_range& b) { return a.start < b.start; });
+  const auto reach = [](const auto& in_start_order) {
+    std::vector<std::int64_t> out(in_start_order.size());
+    std::int64_t latest = INT64_MIN;
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = latest = std::max(latest, in_start_order[i].end);
+    return out;
+  };
+  rows.gpu_reach = reach(rows.gpu);
+  rows.step_reach = reach(rows.step_ranges);
   return rows;
+}
+
+std::size_t first_reaching(const std::vector<std::int64_t>& reach, std::int64_t time) noexcept {
+  return static_cast<std::size_t>(std::upper_bound(reach.begin(), reach.end(), time) -
+                                  reach.begin());
 }
 
 } // namespace detail

@@ -48,7 +48,14 @@ struct rank_rows {
   std::vector<cpu_row> cpu; ///< calls with a correlation id, sorted by start
   std::vector<int> steps;
   std::vector<step_range> step_ranges; ///< host ProfilerStep ranges left, by start
+  /// reach[i]: the latest end among rows 0..i (see first_reaching).
+  std::vector<std::int64_t> gpu_reach, step_reach;
 };
+
+/// Over rows in start order with their reach: the first row that may hold `time` or anything
+/// after it. Every row before it ended at or before `time`.
+[[nodiscard]] std::size_t first_reaching(const std::vector<std::int64_t>& reach,
+                                         std::int64_t time) noexcept;
 
 /// The times the analyses see: exact ns, or in HTA mode (hta_compat on a trace with fractional
 /// ts) ceil(ts) / floor(ts + dur) in whole us, as HTA's round_down_time_stamps.

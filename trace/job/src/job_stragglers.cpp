@@ -87,7 +87,10 @@ std::vector<step_time> step_times_of(const rank_rows& rows, int rank) {
     st.end_ns = s.end;
     st.step_us = to_us(s.end - s.start);
     std::vector<interval> all, by_class[3];
-    for (const auto& g : rows.gpu) {
+    // Only the rows from the first that reaches the step to the step's end can overlap it.
+    for (auto i = first_reaching(rows.gpu_reach, s.start);
+         i < rows.gpu.size() && rows.gpu[i].start < s.end; ++i) {
+      const auto& g = rows.gpu[i];
       const auto a = std::max(g.start, s.start), b = std::min(g.end, s.end);
       if (a >= b)
         continue;
