@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <exception>
+#include <new>
+#include <string>
 #include <vector>
 
 #include "command.hpp"
@@ -48,6 +50,20 @@ void install_commands(CLI::App& app, command_context& context) {
     e.installer(app, context);
 }
 
+namespace {
+
+// "trace analyze": the subcommands the user ran.
+std::string command_line(const CLI::App& app) {
+  std::string out;
+  for (const auto* at = &app; !at->get_subcommands().empty();) {
+    at = at->get_subcommands().front();
+    out += (out.empty() ? "" : " ") + at->get_name();
+  }
+  return out;
+}
+
+} // namespace
+
 int run(int argc, char** argv) {
   CLI::App app{"tdiag: debugging and diagnostics for GPU and distributed tensors", "tdiag"};
   app.set_version_flag("--version", fmt::format("tdiag {}", TDIAG_VERSION_STRING));
@@ -65,6 +81,14 @@ int run(int argc, char** argv) {
     return exit_usage;
   } catch (const tdiag::error& e) {
     fmt::print(stderr, "tdiag: {}\n", e.what());
+    return exit_usage;
+  } catch (const std::bad_alloc&) {
+    // A reader's refusal is its own budget line (an input_error, above); this is what the command
+    // built from inputs it had read within the budget.
+    fmt::print(stderr,
+               "tdiag: `{}`: the allocator refused memory after the inputs were read; free memory "
+               "or open part of the input (--device N, --window A:B where the command has them)\n",
+               command_line(app));
     return exit_usage;
   } catch (const std::exception& e) {
     fmt::print(stderr, "tdiag: internal error: {}\n", e.what());
