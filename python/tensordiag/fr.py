@@ -82,8 +82,10 @@ class Verdict(dict):
 def load(paths: Union[PathArg, Iterable[PathArg]], world_size: int = 0) -> Verdict:
     """Reads the dumps at ``paths`` and names the ranks that hold the job, with their causes.
     ``world_size`` counts ranks that left no file and appear in no group (0: only what the dumps
-    show). Raises InputError (also an OSError) for an unreadable or malformed dump, ValueError
-    for a bad argument. Releases the GIL while it works."""
+    show). A dump cut short or corrupt whose file name states its rank stands as that rank's lost
+    evidence (``ranks[i]["dump"] == "unreadable"``, with the reader's ``problem``). Raises
+    InputError (also an OSError) when no dump reads, ValueError for a bad argument. Releases the
+    GIL while it works."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     text, people, report = core.fr_analyze([os.fspath(p) for p in paths], int(world_size))

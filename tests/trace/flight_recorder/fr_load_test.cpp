@@ -197,6 +197,44 @@ TEST(FrLoad, TwoDumpsOfOneRankAreRefused) {
   EXPECT_EQ(error_of([&] { (void)fr::load_dumps(inputs); }).first, fr::codes::rank_claimed_twice);
 }
 
+// A copy of tests/data/fr/host_stuck with `cut`'s dump cut short, as a rank dying as it writes
+// leaves it.
+std::filesystem::path host_stuck_cut_at(const std::vector<int>& cut, const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("tdiag_fr_cut_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(data_dir / "host_stuck", dir);
+  for (const int rank : cut) {
+    const auto file = dir / ("_dump_" + std::to_string(rank));
+    std::filesystem::resize_file(file, std::filesystem::file_size(file) / 2);
+  }
+  return dir;
+}
+
+TEST(FrLoad, ADumpCutShortIsThatRanksLostEvidenceAndTheOthersLoad) {
+  const auto dir = host_stuck_cut_at({1}, "one");
+  const auto dumps = load(dir.string());
+  ASSERT_EQ(dumps.size(), 4u);
+  EXPECT_EQ(dumps[1].rank, 1);
+  EXPECT_EQ(dumps[1].status, fr::dump_status::unreadable);
+  EXPECT_NE(dumps[1].problem.find("_dump_1"), std::string::npos) << dumps[1].problem;
+  EXPECT_TRUE(dumps[1].entries.empty());
+  for (const int r : {0, 2, 3})
+    EXPECT_EQ(dumps[static_cast<std::size_t>(r)].status, fr::dump_status::ok);
+  const auto report = fr::analyze(dumps);
+  ASSERT_EQ(report.culprits.size(), 1u) << fr::to_text(report); // rank 2 stays named
+  EXPECT_EQ(report.culprits[0].rank, 2);
+  EXPECT_NE(fr::to_text(report).find("warning: rank 1's dump cannot be read"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(FrLoad, WhenNoDumpReadsTheFirstFailureIsTheAnswer) {
+  const auto dir = host_stuck_cut_at({0, 1, 2, 3}, "all");
+  const auto [code, message] = error_of([&] { (void)load(dir.string()); });
+  EXPECT_EQ(code.substr(0, 10), "TDIAG-TR-1") << message;
+  EXPECT_NE(message.find("_dump_0"), std::string::npos) << message;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(FrLoad, DumpsLoadSortedByRank) {
   const auto dumps = load((data_dir / "missing_dump").string());
   ASSERT_EQ(dumps.size(), 3u);

@@ -97,6 +97,7 @@ rank_report describe_rank(const job_index& job, const detail::rank_data& rd) {
   const dump& d = *rd.source;
   r.source = d.source;
   r.status = d.status;
+  r.problem = d.problem;
   r.wrapped = rd.wrapped;
   r.timing = rd.start_visible || rd.completion_visible;
   r.entries = d.entries.size();

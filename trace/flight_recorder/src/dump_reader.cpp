@@ -15,11 +15,12 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <filesystem>
 #include <glob.h>
 #include <initializer_list>
-#include <mutex>
+#include <optional>
 
 #include "dump_builder.hpp"
 #include "value_access.hpp"
@@ -209,12 +210,47 @@ bool looks_like_dumps(std::span<const std::string> inputs) noexcept {
   return false;
 }
 
+namespace {
+
+// A dump that failed to read stands as its rank's lost evidence when the file says whose it was
+// and the failure is the file's (not the budget's: more memory would read it).
+std::optional<dump> as_unreadable(const std::string& path, const input_error& e) {
+  const auto& code = e.report().diagnostics.at(0).code;
+  const int rank = rank_from_name(path);
+  if (rank < 0 || code == tdiag::codes::over_memory_budget || code == codes::no_rank)
+    return std::nullopt;
+  dump d;
+  d.rank = rank;
+  d.source = printable(path);
+  d.status = dump_status::unreadable;
+  d.problem = e.what();
+  return d;
+}
+
+} // namespace
+
 std::vector<dump> load_dumps(std::span<const std::string> inputs, const load_options& options) {
   const auto files = expand_inputs(inputs);
   std::vector<dump> out(files.size());
-  // The first failure in input order is the one reported.
-  trace::detail::parallel_for(files.size(), options.threads,
-                              [&](std::size_t i) { out[i] = read_dump(files[i], options); });
+  std::vector<std::exception_ptr> failed(files.size());
+  std::atomic<std::size_t> read = 0;
+  trace::detail::parallel_for(files.size(), options.threads, [&](std::size_t i) {
+    try {
+      out[i] = read_dump(files[i], options);
+      ++read;
+    } catch (const input_error& e) {
+      auto lost = as_unreadable(files[i], e);
+      if (!lost)
+        throw;
+      out[i] = std::move(*lost);
+      failed[i] = std::current_exception();
+    }
+  });
+  // Nothing read: the first failure in input order is the answer, not an empty job.
+  if (read == 0)
+    for (const auto& f : failed)
+      if (f)
+        std::rethrow_exception(f);
   std::stable_sort(out.begin(), out.end(),
                    [](const dump& a, const dump& b) { return a.rank < b.rank; });
   for (std::size_t i = 1; i < out.size(); ++i)

@@ -196,7 +196,8 @@ bool judge_completed_elsewhere(const job_index& job, const group_data& g,
       v.waiting.push_back(job.rank_of(*s.m));
     auto c = make_culprit(g, gone, cause::no_dump, v.last_seq, op);
     c.detail = fmt::format(
-        "wrote no dump (or an empty one) while #{} ({}) completed on ranks {} and not on {}: a "
+        "left no readable dump (none, an empty one or one cut short) while #{} ({}) completed on "
+        "ranks {} and not on {}: a "
         "collective that completed anywhere was issued by every member, and a member that dies "
         "inside it leaves the others' parts incomplete",
         v.last_seq, op, rank_list(ranks_of(job, done)), holding);
@@ -293,7 +294,8 @@ void judge_frontier(const job_index& job, const group_data& g, std::vector<membe
     }
     auto c = make_culprit(g, g.without_dump.front(), cause::no_dump, v.last_seq, op);
     c.detail = fmt::format(
-        "wrote no dump (or an empty one); every member that dumped ({}) issued #{} ({}) and "
+        "left no readable dump (none, an empty one or one cut short); every member that dumped "
+        "({}) issued #{} ({}) and "
         "waits in it, so this rank's part is the one the dumps cannot show: whether it never "
         "reached #{} or its work never completed cannot be known",
         rank_list(ranks_of(job, ms)), v.last_seq, op, v.last_seq);
@@ -358,9 +360,9 @@ group_verdict judge_group(const job_index& job, const group_data& g, const diver
   const bool named_here = std::any_of(v.culprits.begin(), v.culprits.end(),
                                       [](const culprit& c) { return c.cause != cause::no_dump; });
   if (named_here && !g.without_dump.empty())
-    v.unknowns.push_back(fmt::format(
-        "group {}: rank(s) {} wrote no dump (or an empty one): their part cannot be known", g.name,
-        rank_list(g.without_dump)));
+    v.unknowns.push_back(fmt::format("group {}: rank(s) {} left no readable dump (none, an empty "
+                                     "one or one cut short): their part cannot be known",
+                                     g.name, rank_list(g.without_dump)));
   std::sort(v.waiting.begin(), v.waiting.end());
   return v;
 }

@@ -105,6 +105,8 @@ std::string_view status_name(const rank_report& r) {
     return "empty_file";
   case dump_status::empty_ring:
     return "empty_ring";
+  case dump_status::unreadable:
+    return "unreadable";
   }
   return "ok";
 }
@@ -114,6 +116,8 @@ void write_rank(json_out& j, const rank_report& r) {
   j.member("rank", std::int64_t{r.rank});
   j.member("dump", status_name(r));
   j.member("source", r.source);
+  if (r.status == dump_status::unreadable)
+    j.member("problem", r.problem);
   j.member("entries", static_cast<std::int64_t>(r.entries));
   j.key("wrapped");
   j.boolean(r.wrapped);

@@ -156,6 +156,10 @@ std::string to_text(const job_report& r) {
                                 : r.mismatches.empty()
                                     ? "every collective matched"
                                     : "nothing is stuck (collectives in flight differ in state)");
+  for (const auto& rk : r.ranks)
+    if (rk.present && rk.status == dump_status::unreadable)
+      out += fmt::format("warning: rank {}'s dump cannot be read, its entries are lost: {}\n",
+                         rk.rank, printable(rk.problem));
   culprits_text(r, out);
   groups_text(r, out);
   stacks_text(r, out);
@@ -218,6 +222,17 @@ tdiag::report to_report(const job_report& r) {
     if (!rk.present || rk.status == dump_status::ok)
       continue;
     diagnostic d;
+    if (rk.status == dump_status::unreadable) {
+      // What the rank held is lost to the user: a warning, with the reader's own line.
+      d.level = severity::warning;
+      d.code = std::string(codes::unreadable_dump);
+      d.title = "a dump that cannot be read";
+      d.message = fmt::format("rank {}'s dump cannot be read, its entries are lost: {}", rk.rank,
+                              rk.problem);
+      d.add_field("rank", rk.rank);
+      out.diagnostics.push_back(std::move(d));
+      continue;
+    }
     d.level = severity::note;
     d.code = std::string(codes::empty_dump);
     d.title = "an empty dump";

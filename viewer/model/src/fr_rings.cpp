@@ -23,6 +23,8 @@ std::string_view to_string(fr_row_status s) noexcept {
     return "empty dump file";
   case fr_row_status::empty_ring:
     return "empty ring";
+  case fr_row_status::unreadable:
+    return "unreadable dump";
   }
   return "ring";
 }
@@ -44,6 +46,8 @@ fr_row_status status_of(const fr::rank_report& r) {
     return fr_row_status::empty_file;
   case fr::dump_status::empty_ring:
     return fr_row_status::empty_ring;
+  case fr::dump_status::unreadable:
+    return fr_row_status::unreadable;
   case fr::dump_status::ok:
     break;
   }

@@ -83,6 +83,7 @@ enum class dump_status : std::uint8_t {
   ok,         ///< a dump with a ring
   empty_file, ///< a file of zero bytes: the rank could not write its dump
   empty_ring, ///< a dump without entries
+  unreadable, ///< a file cut short or corrupt (a rank dying as it wrote): `dump::problem` says why
 };
 
 /// One rank's dump.
@@ -90,6 +91,7 @@ struct dump {
   int rank = -1;
   std::string source; ///< the file, as messages name it
   dump_status status = dump_status::ok;
+  std::string problem;     ///< unreadable: the reader's one line
   std::string version;     ///< "2.4" ... ; empty for an empty file
   int pickle_protocol = 0; ///< 0 for JSON or an empty file
   std::string comm_lib_version;
@@ -129,8 +131,11 @@ struct load_options {
 /// Reads one dump file; the rank from the dump, else the file name's trailing number.
 [[nodiscard]] dump read_dump(const std::string& path, const load_options& options = {});
 
-/// expand_inputs() then read_dump() on each, in parallel; sorted by rank. Throws what
-/// read_dump() throws for the first unreadable file, TDIAG-FR-005 for a rank claimed twice.
+/// expand_inputs() then read_dump() on each, in parallel; sorted by rank. A file that fails to
+/// read as a dump (cut short, corrupt) but names its rank becomes an `unreadable` dump of that
+/// rank, as a rank that died while it wrote leaves; the first failure is thrown when no file
+/// reads, or when it is over the memory budget or names no rank. TDIAG-FR-005 for a rank
+/// claimed twice.
 [[nodiscard]] std::vector<dump> load_dumps(std::span<const std::string> inputs,
                                            const load_options& options = {});
 
@@ -205,6 +210,7 @@ struct rank_report {
   int rank = -1;
   std::string source; ///< empty: no dump file
   dump_status status = dump_status::ok;
+  std::string problem; ///< an unreadable dump's reason
   bool present = false;
   bool wrapped = false; ///< the ring's oldest entry is not record 0
   bool timing = false;  ///< start or completion visible (entries or pg_status)

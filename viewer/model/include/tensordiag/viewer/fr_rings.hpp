@@ -42,9 +42,10 @@ enum class fr_row_status : std::uint8_t {
   no_dump,    ///< a member of some group that wrote no dump
   empty_file, ///< a dump file of zero bytes
   empty_ring, ///< a dump without entries
+  unreadable, ///< a dump file cut short or corrupt
 };
 
-/// "ring", "no dump", "empty dump file", "empty ring".
+/// "ring", "no dump", "empty dump file", "empty ring", "unreadable dump".
 [[nodiscard]] std::string_view to_string(fr_row_status s) noexcept;
 
 /// A first divergence this rank takes part in without an entry to mark (it never issued the
