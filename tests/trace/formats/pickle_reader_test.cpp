@@ -13,6 +13,7 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -116,6 +117,30 @@ TEST(PickleReader, MemoKeepsSharing) {
   EXPECT_EQ(sh.at(0).id(), sh.at(1).id());
   EXPECT_EQ(sh.at(1).size(), 2u);
   EXPECT_EQ(sh.at(1).at(1).as_int(), 2);
+}
+
+TEST(PickleReader, WalksItemsAndPairsInOrderWithIdentity) {
+  const auto doc = pickle_document::parse(basic);
+  const auto root = doc.root();
+  std::vector<std::string> keys;
+  root.for_each_item([&](std::string_view key, const tdiag::trace::pickle_value& v) {
+    keys.emplace_back(key);
+    EXPECT_TRUE(v.valid());
+  });
+  EXPECT_EQ(keys, (std::vector<std::string>{"a", "b", "s", "y", "sh", "big", "neg"}));
+  std::vector<std::int64_t> ints;
+  root.find("a").for_each_element(
+      [&](const tdiag::trace::pickle_value& v) { ints.push_back(v.as_int().value_or(0)); });
+  EXPECT_EQ(ints, (std::vector<std::int64_t>{1, -2, std::int64_t{1} << 40, 0, 0}));
+  int calls = 0;
+  root.for_each_element([&](const tdiag::trace::pickle_value&) { ++calls; }); // a dict: none
+  root.find("a").for_each_item(
+      [&](std::string_view, const tdiag::trace::pickle_value&) { ++calls; });
+  EXPECT_EQ(calls, 0);
+  const auto sh = root.find("sh");
+  EXPECT_EQ(sh.at(0).identity(), sh.at(1).identity()); // one object, fetched twice
+  EXPECT_NE(sh.at(0).identity(), root.find("a").identity());
+  EXPECT_EQ(tdiag::trace::pickle_value().identity(), 0u);
 }
 
 TEST(PickleReader, Protocol5FramesAndSets) {

@@ -53,13 +53,11 @@ struct pickle_access {
     return v.valid() ? v.as_bool() : std::nullopt;
   }
   template <typename Fn> static void for_each(const value& v, Fn&& fn) {
-    for (std::size_t i = 0, n = v.size(); i < n; ++i)
-      fn(v.at(i));
+    v.for_each_element([&](const value& item) { fn(item); });
   }
   // Keys as text ("" for a key that is not a string).
   template <typename Fn> static void for_each_member(const value& v, Fn&& fn) {
-    for (std::size_t i = 0, n = v.size(); i < n; ++i)
-      fn(v.key(i).as_string().value_or(std::string_view()), v.value(i));
+    v.for_each_item([&](std::string_view key, const value& item) { fn(key, item); });
   }
   static std::size_t size(const value& v) { return v.valid() ? v.size() : 0; }
 };

@@ -94,4 +94,16 @@ pickle_value pickle_value::find(std::string_view name) const noexcept {
   return {doc_, view().find(name)};
 }
 
+void pickle_value::visit(bool pairs, item_fn fn, void* context) const {
+  const auto v = view();
+  if (pairs ? v.kind() != kind::dict : !v.is_sequence())
+    return;
+  for (std::size_t i = 0, n = v.size(); i < n; ++i) {
+    if (pairs)
+      fn(context, v.key(i).as_string().value_or(std::string_view()), {doc_, v.value(i)});
+    else
+      fn(context, {}, {doc_, v.at(i)});
+  }
+}
+
 } // namespace tdiag::trace

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace tdiag::trace {
@@ -95,8 +96,26 @@ public:
   [[nodiscard]] pickle_value value(std::size_t i) const noexcept;
   /// The value for string key `name` in a dict; an invalid value when absent or not a dict.
   [[nodiscard]] pickle_value find(std::string_view name) const noexcept;
+  /// fn(value) for each item of a list/tuple/set, in order; nothing for other kinds. Cheaper
+  /// than at() over size() where a reader walks every item.
+  template <typename Fn> void for_each_element(Fn&& fn) const {
+    visit(false, &forward_item<Fn>, &fn);
+  }
+  /// fn(key, value) for each pair of a dict, in order, a key that is not a str as ""; nothing
+  /// for other kinds.
+  template <typename Fn> void for_each_item(Fn&& fn) const { visit(true, &forward_item<Fn>, &fn); }
 
 private:
+  using item_fn = void (*)(void* fn, std::string_view key, const pickle_value& value);
+  template <typename Fn>
+  static void forward_item(void* fn, std::string_view key, const pickle_value& value) {
+    auto& f = *static_cast<std::remove_reference_t<Fn>*>(fn);
+    if constexpr (std::is_invocable_v<Fn&, std::string_view, const pickle_value&>)
+      f(key, value);
+    else
+      f(value);
+  }
+  void visit(bool pairs, item_fn fn, void* context) const;
   friend class pickle_document;
   pickle_value(const pickle_document* doc, std::uint64_t handle, std::uint64_t where) noexcept
       : doc_(doc), handle_(handle), where_(where) {}
