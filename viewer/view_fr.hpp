@@ -22,10 +22,9 @@ namespace tdiag::view {
 
 struct fr_document {
   std::vector<trace::fr::dump> dumps;
-  trace::fr::job_report report;                                 ///< what tdiag fr analyze computes
-  std::vector<std::vector<trace::fr::entry_progress>> progress; ///< entry_progresses(dumps)
-  fr_rings rings;                                               ///< its rows per rank
-  std::string text; ///< trace::fr::to_text(report): the verdict as the CLI prints it
+  trace::fr::job_report report; ///< what tdiag fr analyze computes
+  fr_rings rings;               ///< its rows per rank
+  std::string text;             ///< trace::fr::to_text(report): the verdict as the CLI prints it
 };
 
 /// True when the inputs are Flight Recorder dumps (trace::fr::looks_like_dumps).

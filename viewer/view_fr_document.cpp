@@ -34,8 +34,7 @@ std::unique_ptr<document> load_fr_document(std::span<const std::filesystem::path
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   progress.set(fmt::format("matching {} rank(s)", fr_doc->dumps.size()), -1.0f);
   fr_doc->report = trace::fr::analyze(fr_doc->dumps);
-  fr_doc->progress = trace::fr::entry_progresses(fr_doc->dumps);
-  fr_doc->rings = build_fr_rings(fr_doc->dumps, fr_doc->report, fr_doc->progress);
+  fr_doc->rings = build_fr_rings(fr_doc->dumps, fr_doc->report);
   fr_doc->text = trace::fr::to_text(fr_doc->report);
   trace::trace empty;
   empty.metadata.format = "Flight Recorder dumps";

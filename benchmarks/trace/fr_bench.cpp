@@ -4,11 +4,14 @@
 // Flight Recorder analysis speed (issue 37). Default: a job of 10,000 ranks x 2,000 entries
 // generated in memory (one world group and one group per 8 ranks; rank 4321 stuck on its host
 // one collective short), analysed; prints the time and checks the verdict names rank 4321 only.
-// Goal: <= 10 s on a 2-core machine. With --dir, loads and analyses real dump files instead and
-// prints a peer's time beside ours: --peer-seconds S, or the figure printed by
-// benchmarks/python/fr_trace_peer.py (PyTorch's fr_trace on the same folder).
+// Goal: <= 10 s on a 2-core machine. With --p2p, a job of point-to-point calls instead (64 ranks
+// x 2,000 sends and recvs around a ring by default, every call in flight, rank 16 one recv
+// short): the pairing of sends and recvs, which names rank 16 only. With --dir, loads and
+// analyses real dump files instead and prints a peer's time beside ours: --peer-seconds S, or
+// the figure printed by benchmarks/python/fr_trace_peer.py (PyTorch's fr_trace on the same
+// folder).
 //
-//   tdiag_bench_trace_fr_bench [--ranks N] [--entries K] [--small]
+//   tdiag_bench_trace_fr_bench [--p2p] [--ranks N] [--entries K] [--small]
 //   tdiag_bench_trace_fr_bench --dir DUMPS [--peer-seconds S]
 #include <tensordiag/trace/flight_recorder.hpp>
 
@@ -74,6 +77,66 @@ fr::dump make_rank(int rank, int ranks, int entries, int stuck) {
   return d;
 }
 
+// One rank's dump of point-to-point calls around a ring of `ranks` (even) in the world group:
+// an even rank sends to the next (p2p #1, #3, ...) then receives from the previous (#2, #4,
+// ...), an odd one receives first; a send and its recv share their number. Every call is in
+// flight (batched isend/irecv: the most pairing work) but on `holder`, whose calls completed
+// and which never posts its last recv: the previous rank's last send has no match.
+fr::dump make_p2p_rank(int rank, int ranks, int entries, int holder) {
+  fr::dump d;
+  d.rank = rank;
+  d.source = fmt::format("<generated rank {}>", rank);
+  d.version = "2.10";
+  std::vector<int> all(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r)
+    all[static_cast<std::size_t>(r)] = r;
+  d.groups = {{"0", "default_pg", std::move(all)}};
+  d.ops = {fmt::format("nccl:send {}->{}", rank, (rank + 1) % ranks),
+           fmt::format("nccl:recv {}<-{}", rank, (rank + ranks - 1) % ranks)};
+  d.shapes = {{{{1024}}, {{1024}}, {"BFloat16"}, {"BFloat16"}}};
+  d.stacks.push_back({{"batch_isend_irecv", "torch/distributed/distributed_c10d.py", 2836},
+                      {"pipeline_step", "train.py", 57}});
+  const int total = rank == holder ? entries - 1 : entries;
+  d.entries.reserve(static_cast<std::size_t>(total));
+  for (int i = 0; i < total; ++i) {
+    fr::entry e;
+    e.record_id = i;
+    e.p2p_seq_id = i + 1;
+    e.is_p2p = true;
+    e.pg_id = 0;
+    e.op = static_cast<std::uint32_t>((i + rank) % 2); // even ranks send first
+    e.stack = 1;
+    e.time_created_ns = 1'000'000'000LL + i * 1'000LL;
+    e.time_started_ns = e.time_created_ns + 10;
+    e.state = rank == holder ? fr::entry_state::completed : fr::entry_state::started;
+    e.time_completed_ns = rank == holder ? e.time_created_ns + 100 : -1;
+    d.entries.push_back(e);
+  }
+  return d;
+}
+
+int run_p2p(int ranks, int entries) {
+  ranks += ranks % 2; // even: the ring alternates
+  const int holder = ranks > 16 ? 16 : ranks / 2;
+  std::vector<fr::dump> dumps;
+  dumps.reserve(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r)
+    dumps.push_back(make_p2p_rank(r, ranks, entries, holder));
+  const auto t0 = clock_type::now();
+  const auto verdict = fr::analyze(dumps);
+  const double analyse = seconds_since(t0);
+  const bool right = verdict.culprits.size() == 1 && verdict.culprits[0].rank == holder &&
+                     verdict.culprits[0].cause == fr::cause::not_reached &&
+                     verdict.mismatches.size() == 1 && verdict.mismatches[0].p2p;
+  fmt::print("fr analyze --p2p: {} ranks x {} sends and recvs, all in flight: analysed in "
+             "{:.3f} s; verdict {}\n",
+             ranks, entries, analyse,
+             right ? fmt::format("rank {} not_reached (right)", holder) : "WRONG");
+  if (!right)
+    fmt::print("{}", fr::to_text(verdict));
+  return right ? 0 : 1;
+}
+
 int run_generated(int ranks, int entries) {
   const int stuck = ranks > 4321 ? 4321 : ranks / 2;
   const auto t0 = clock_type::now();
@@ -118,14 +181,17 @@ int run_dir(const std::string& dir, double peer_seconds) {
 } // namespace
 
 int main(int argc, char** argv) {
-  int ranks = 10'000, entries = 2'000;
+  int ranks = 0, entries = 0; // 0: the mode's default
+  bool p2p = false, small = false;
   std::string dir;
   double peer = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
     if (arg == "--small") {
-      ranks = 64, entries = 200;
+      small = true;
+    } else if (arg == "--p2p") {
+      p2p = true;
     } else if (arg == "--ranks" && has_value) {
       ranks = std::atoi(argv[++i]);
     } else if (arg == "--entries" && has_value) {
@@ -136,16 +202,22 @@ int main(int argc, char** argv) {
       peer = std::atof(argv[++i]);
     } else {
       fmt::print(stderr,
-                 "usage: {} [--ranks N] [--entries K] [--small] | --dir DUMPS "
+                 "usage: {} [--p2p] [--ranks N] [--entries K] [--small] | --dir DUMPS "
                  "[--peer-seconds S]\n",
                  argv[0]);
       return 2;
     }
   }
+  if (ranks == 0)
+    ranks = small ? (p2p ? 16 : 64) : (p2p ? 64 : 10'000);
+  if (entries == 0)
+    entries = small ? 200 : 2'000;
   if (ranks < 2 || entries < 4) {
     fmt::print(stderr, "--ranks needs at least 2 and --entries at least 4\n");
     return 2;
   }
-  entries += entries % 2; // even: the last entry is the world's
-  return dir.empty() ? run_generated(ranks, entries) : run_dir(dir, peer);
+  if (!dir.empty())
+    return run_dir(dir, peer);
+  entries += entries % 2; // even: the last entry is the world's, or the holder's last a recv
+  return p2p ? run_p2p(ranks, entries) : run_generated(ranks, entries);
 }

@@ -120,7 +120,7 @@ TEST(FrRings, AnUnpostedRecvMarksTheSendersCallAndThePeersMissingSide) {
 }
 
 // gloo without timing: every entry says scheduled, pg_status says how far each rank got; the
-// cells show what the analysis reads (entry_progresses), rank 1's #7 not completed.
+// cells show what the analysis reads (rank_report::progress), rank 1's #7 not completed.
 TEST(FrRings, CellsShowTheProgressTheAnalysisReads) {
   const auto dir = std::filesystem::path(TDIAG_SOURCE_DIR) / "tests/data/fr_real/killed";
   const auto dumps = fr::load_dumps(std::vector<std::string>{dir.string()});

@@ -150,24 +150,27 @@ TEST(FrAnalyze, GlooNamelessConfigGivesTheDefaultGroupItsMembers) {
   EXPECT_EQ(r.groups[0].waiting, (std::vector<int>{1}));
 }
 
-// Without timing (gloo) every entry says `scheduled`; pg_status tells which completed, and
-// entry_progresses() reads it as analyze() does.
+// Without timing (gloo) every entry says `scheduled`; pg_status tells which completed, and the
+// report's per-entry progress reads it as the verdict does.
 TEST(FrAnalyze, EntryProgressReadsPgStatusWhereTheStateSaysScheduled) {
   const auto dumps =
       fr::load_dumps(std::vector<std::string>{(data_root / "fr_real/killed").string()});
-  const auto progress = fr::entry_progresses(dumps);
-  ASSERT_EQ(progress.size(), dumps.size());
+  const auto r = fr::analyze(dumps);
+  ASSERT_EQ(r.ranks.size(), 4u); // rank 3 left no dump
+  EXPECT_TRUE(r.ranks[3].progress.empty());
   const auto of_seq = [&](std::size_t d, std::int64_t seq) {
     for (std::size_t i = 0; i < dumps[d].entries.size(); ++i)
       if (dumps[d].entries[i].collective_seq_id == seq) {
         EXPECT_EQ(dumps[d].entries[i].state, fr::entry_state::scheduled);
-        return progress[d][i];
+        return r.ranks[d].progress[i];
       }
     ADD_FAILURE() << "no #" << seq << " on rank " << dumps[d].rank;
     return fr::entry_progress::unknown;
   };
-  for (std::size_t d = 0; d < dumps.size(); ++d)
-    ASSERT_EQ(progress[d].size(), dumps[d].entries.size());
+  for (std::size_t d = 0; d < dumps.size(); ++d) {
+    ASSERT_EQ(r.ranks[d].rank, dumps[d].rank);
+    ASSERT_EQ(r.ranks[d].progress.size(), dumps[d].entries.size());
+  }
   EXPECT_EQ(of_seq(0, 7), fr::entry_progress::completed); // the verdict: completed on 0, 2
   EXPECT_EQ(of_seq(2, 7), fr::entry_progress::completed);
   EXPECT_NE(of_seq(1, 7), fr::entry_progress::completed); // not on 1

@@ -4,7 +4,8 @@
 // analyze(): every group judged on its own (group_verdict.cpp), then across groups: a rank that
 // never reached a group's collective because its host waits in another group's incomplete
 // collective is a victim there, not a culprit; point-to-point calls paired across peers
-// (p2p_match.cpp) name a peer that never posted its side; and one rank is named once.
+// (p2p_match.cpp) name a peer that never posted its side; and one rank is named once. The
+// report also says how far each entry got, from the same index (rank_report::progress).
 #include <tensordiag/trace/flight_recorder.hpp>
 
 #include <fmt/format.h>
@@ -111,6 +112,28 @@ rank_report describe_rank(const job_index& job, const detail::rank_data& rd) {
   return r;
 }
 
+// How far each entry got (rank_report::progress; `ranks` are job.ranks' reports): its own
+// state, and a collective's as its group reads it, pg_status too (job_index::progress_of): the
+// reading the verdict rests on. Rank by rank, so that its ring is read from memory once.
+void add_progress(const job_index& job, std::vector<rank_report>& ranks) {
+  std::vector<std::vector<const detail::member_data*>> groups_of(job.ranks.size());
+  for (const auto& g : job.groups)
+    for (const auto& m : g.with_entries)
+      groups_of[m.rank_index].push_back(&m);
+  for (std::size_t ri = 0; ri < job.ranks.size(); ++ri) {
+    const auto& rd = job.ranks[ri];
+    if (rd.source == nullptr)
+      continue;
+    auto& progress = ranks[ri].progress;
+    progress.reserve(rd.source->entries.size());
+    for (const auto& e : rd.source->entries)
+      progress.push_back(detail::progress_of_state(rd, e)); // point-to-point calls keep this
+    for (const auto* m : groups_of[ri])
+      for (std::size_t i = 0; i < m->entries.size(); ++i)
+        progress[m->entries[i]] = job.progress_of(*m, job.at(*m, i));
+  }
+}
+
 void add_rank_notes(const job_index& job, job_report& out) {
   std::vector<int> untimed, wrapped;
   for (const auto& rd : job.ranks) {
@@ -211,30 +234,9 @@ job_report analyze(std::span<const dump> dumps, const analyze_options& options) 
             [](const culprit& a, const culprit& b) { return a.rank < b.rank; });
   for (const auto& rd : job.ranks)
     out.ranks.push_back(describe_rank(job, rd));
+  add_progress(job, out.ranks);
   note_p2p_waits(job, p2p.waits_explained, out);
   add_rank_notes(job, out);
-  return out;
-}
-
-std::vector<std::vector<entry_progress>> entry_progresses(std::span<const dump> dumps,
-                                                          const analyze_options& options) {
-  const auto job = detail::build_index(dumps, options.world_size);
-  std::vector<std::vector<entry_progress>> out(dumps.size());
-  const auto place = [&](const dump* d) { return static_cast<std::size_t>(d - dumps.data()); };
-  for (const auto& rd : job.ranks) {
-    if (rd.source == nullptr)
-      continue;
-    auto& mine = out[place(rd.source)];
-    mine.reserve(rd.source->entries.size());
-    for (const auto& e : rd.source->entries)
-      mine.push_back(detail::progress_of_state(rd, e)); // point-to-point calls keep this
-  }
-  for (const auto& g : job.groups)
-    for (const auto& m : g.with_entries) {
-      const dump* d = job.ranks[m.rank_index].source;
-      for (const auto i : m.entries)
-        out[place(d)][i] = job.progress_of(m, d->entries[i]);
-    }
   return out;
 }
 

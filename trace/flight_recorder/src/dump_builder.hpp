@@ -197,12 +197,24 @@ private:
     field_count
   };
   static constexpr std::array<std::string_view, field_count> field_names{
-      "record_id",      "pg_id",           "process_group",
-      "collective_seq_id", "p2p_seq_id",   "profiling_name",
-      "is_p2p",         "input_sizes",     "output_sizes",
-      "input_dtypes",   "output_dtypes",   "frames",
-      "state",          "time_created_ns", "time_discovered_started_ns",
-      "time_discovered_completed_ns", "duration_ms", "retired"};
+      "record_id",
+      "pg_id",
+      "process_group",
+      "collective_seq_id",
+      "p2p_seq_id",
+      "profiling_name",
+      "is_p2p",
+      "input_sizes",
+      "output_sizes",
+      "input_dtypes",
+      "output_dtypes",
+      "frames",
+      "state",
+      "time_created_ns",
+      "time_discovered_started_ns",
+      "time_discovered_completed_ns",
+      "duration_ms",
+      "retired"};
   static constexpr std::size_t longest_name = 32;
   // by_length[n]: the fields whose name is n characters long (at most two).
   static constexpr auto by_length = [] {
@@ -273,15 +285,14 @@ private:
     });
   }
 
-  void append_key(std::int64_t x) {
-    key_.append(reinterpret_cast<const char*>(&x), sizeof x);
-  }
+  void append_key(std::int64_t x) { key_.append(reinterpret_cast<const char*>(&x), sizeof x); }
   void append_key(std::string_view text) {
     append_key(static_cast<std::int64_t>(text.size()));
     key_ += text;
   }
 
-  // Sizes and dtypes as one binary key (every part prefixed by its length); only a new key is read into a tensor_shapes.
+  // Sizes and dtypes as one binary key (every part prefixed by its length); only a new key is read
+  // into a tensor_shapes.
   std::uint32_t intern_shapes(const fields& e) {
     const auto read = [&](tensor_shapes* s) {
       key_.clear();

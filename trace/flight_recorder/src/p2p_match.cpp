@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <tuple>
+#include <utility>
 
 #include "group_analysis.hpp"
 
@@ -94,29 +96,68 @@ std::vector<p2p_call> p2p_calls(const job_index& job) {
   return out;
 }
 
+// Who may hold a call's match: a rank's calls of a group in one direction toward one peer.
+struct side {
+  std::uint32_t rank_index = 0;
+  std::uint32_t group = 0;
+  int peer = -1; ///< global
+  bool send = false;
+  bool operator==(const side&) const = default;
+  // Not a defaulted <=>: clang-tidy 14 reads its comparison with 0 as a null pointer.
+  friend bool operator<(const side& a, const side& b) {
+    return std::tie(a.rank_index, a.group, a.peer, a.send) <
+           std::tie(b.rank_index, b.group, b.peer, b.send);
+  }
+};
+
+// The p2p calls by side: each side's p2p_seq_ids, and whether one of its calls is still in
+// flight. Sorted once, asked by binary search: a job of N calls pairs in O(N log N).
+class sides {
+public:
+  explicit sides(const std::vector<p2p_call>& calls) {
+    posted_.reserve(calls.size());
+    for (const auto& c : calls) {
+      const side s{c.rank_index, c.group, c.peer, c.op.send};
+      posted_.emplace_back(s, c.e->p2p_seq_id);
+      if (c.e->state != entry_state::completed)
+        in_flight_.push_back(s);
+    }
+    std::sort(posted_.begin(), posted_.end());
+    std::sort(in_flight_.begin(), in_flight_.end());
+    in_flight_.erase(std::unique(in_flight_.begin(), in_flight_.end()), in_flight_.end());
+  }
+  /// True when `s` posted p2p_seq_id `seq`, or holds a call still in flight.
+  [[nodiscard]] bool posted(const side& s, std::int64_t seq) const {
+    return std::binary_search(in_flight_.begin(), in_flight_.end(), s) ||
+           std::binary_search(posted_.begin(), posted_.end(), std::pair(s, seq));
+  }
+
+private:
+  std::vector<std::pair<side, std::int64_t>> posted_;
+  std::vector<side> in_flight_;
+};
+
 } // namespace
 
 p2p_findings match_p2p(const job_index& job) {
   p2p_findings out;
   const auto calls = p2p_calls(job);
+  const sides peers(calls);
   for (const auto& c : calls) {
     const auto& rd = job.ranks[c.rank_index];
     if (!rd.completion_visible || c.e->state == entry_state::completed)
       continue;
-    const auto peer = std::find_if(job.ranks.begin(), job.ranks.end(),
-                                   [&](const rank_data& r) { return r.rank == c.peer; });
-    if (peer == job.ranks.end() || peer->rank == rd.rank)
+    // job.ranks holds each rank once, by rank.
+    const auto peer = std::lower_bound(job.ranks.begin(), job.ranks.end(), c.peer,
+                                       [](const rank_data& r, int rank) { return r.rank < rank; });
+    if (peer == job.ranks.end() || peer->rank != c.peer || peer->rank == rd.rank)
       continue;
     const bool dumped = peer->source != nullptr && peer->source->status == dump_status::ok &&
                         !peer->source->entries.empty();
     const auto peer_index = static_cast<std::uint32_t>(peer - job.ranks.begin());
     // The matching call: the same p2p_seq_id; or, as numberings may differ, one still in
     // flight toward this rank (posted, if under another number).
-    const bool matched = std::any_of(calls.begin(), calls.end(), [&](const p2p_call& o) {
-      return o.rank_index == peer_index && o.group == c.group && o.op.send != c.op.send &&
-             o.peer == rd.rank &&
-             (o.e->p2p_seq_id == c.e->p2p_seq_id || o.e->state != entry_state::completed);
-    });
+    const bool matched = peers.posted({peer_index, c.group, rd.rank, !c.op.send}, c.e->p2p_seq_id);
     if (matched || (dumped && peer->wrapped))
       continue; // posted; or a wrapped ring may have lost it
     out.waits_explained.push_back(rd.rank);
@@ -134,7 +175,8 @@ p2p_findings match_p2p(const job_index& job) {
                                     "{}'s {}, which waits in it ({})",
                                     missing, k.seq, g.name, rd.rank, op,
                                     to_string(progress_of_state(rd, *c.e)))
-                      : fmt::format("wrote no dump (or an empty one); rank {} waits in {} (p2p "
+                      : fmt::format("left no readable dump (none, an empty one or one cut short); "
+                                    "rank {} waits in {} (p2p "
                                     "#{} of group {}) to it, so its {} is the part the dumps "
                                     "cannot show",
                                     rd.rank, op, k.seq, g.name, missing);

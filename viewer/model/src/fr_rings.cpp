@@ -146,13 +146,7 @@ std::string label_of(const fr_row& row, const fr::job_report& report) {
 
 } // namespace
 
-fr_rings build_fr_rings(std::span<const fr::dump> dumps, const fr::job_report& report,
-                        std::span<const std::vector<fr::entry_progress>> progress) {
-  std::vector<std::vector<fr::entry_progress>> computed;
-  if (progress.size() != dumps.size()) {
-    computed = fr::entry_progresses(dumps);
-    progress = computed;
-  }
+fr_rings build_fr_rings(std::span<const fr::dump> dumps, const fr::job_report& report) {
   fr_rings out;
   out.stuck = report.stuck;
   out.findings = report.findings();
@@ -165,7 +159,7 @@ fr_rings build_fr_rings(std::span<const fr::dump> dumps, const fr::job_report& r
     row.status = status_of(r);
     row.wrapped = r.wrapped;
     if (const auto* d = r.present ? dump_of(dumps, r.rank) : nullptr; d != nullptr)
-      fill_cells(*d, progress[static_cast<std::size_t>(d - dumps.data())], row, ops, groups);
+      fill_cells(*d, r.progress, row, ops, groups);
     out.rows.push_back(std::move(row));
   }
   std::int64_t lowest = std::numeric_limits<std::int64_t>::max();

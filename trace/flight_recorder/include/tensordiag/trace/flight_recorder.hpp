@@ -206,6 +206,21 @@ struct group_report {
   std::string verdict;                         ///< one sentence
 };
 
+/// How far an entry got as analyze() reads it: its own state and, for a collective, pg_status'
+/// last started and completed collective of its group (without timing every entry stays
+/// `scheduled`, and pg_status may still tell completion).
+enum class entry_progress : std::uint8_t {
+  unknown,   ///< completion not visible (no timing, no pg_status)
+  pending,   ///< not completed; whether it started is not visible
+  scheduled, ///< not started (starts are visible in this dump)
+  started,   ///< started, not completed
+  completed,
+};
+
+/// "state unknown", "not completed", "scheduled", "started", "completed" (culprit::own_state's
+/// words).
+[[nodiscard]] std::string_view to_string(entry_progress p) noexcept;
+
 struct rank_report {
   int rank = -1;
   std::string source; ///< empty: no dump file
@@ -219,6 +234,9 @@ struct rank_report {
   std::int64_t last_seq = -1;
   std::string last_op;
   std::optional<entry_state> last_state;
+  /// Per entry of its dump, in ring order: how far it got as the verdict reads it (the entry's
+  /// state, its group's other members and pg_status); empty without a dump. Not in to_json().
+  std::vector<entry_progress> progress;
 };
 
 /// A GPU kernel of a rank's trace, on the trace's own axis.
@@ -279,32 +297,14 @@ struct job_report {
   }
 };
 
-/// How far an entry got as analyze() reads it: its own state and, for a collective, pg_status'
-/// last started and completed collective of its group (without timing every entry stays
-/// `scheduled`, and pg_status may still tell completion).
-enum class entry_progress : std::uint8_t {
-  unknown,   ///< completion not visible (no timing, no pg_status)
-  pending,   ///< not completed; whether it started is not visible
-  scheduled, ///< not started (starts are visible in this dump)
-  started,   ///< started, not completed
-  completed,
-};
-
-/// "state unknown", "not completed", "scheduled", "started", "completed" (culprit::own_state's
-/// words).
-[[nodiscard]] std::string_view to_string(entry_progress p) noexcept;
-
 struct analyze_options {
   int world_size = 0; ///< when known: ranks below it without a dump count as members
 };
 
-/// Matches every group's collectives across its members and names the culprits. Pure: no I/O,
-/// no throw on any dump content (odd dumps give notes, not errors).
+/// Matches every group's collectives across its members and names the culprits, and says how
+/// far each entry got (rank_report::progress). Pure: no I/O, no throw on any dump content (odd
+/// dumps give notes, not errors).
 [[nodiscard]] job_report analyze(std::span<const dump> dumps, const analyze_options& options = {});
-
-/// Per dump (in `dumps`' order) and entry (ring order): how far it got, as analyze() reads it.
-[[nodiscard]] std::vector<std::vector<entry_progress>>
-entry_progresses(std::span<const dump> dumps, const analyze_options& options = {});
 
 /// JSON, schema `tensordiag.fr/v1` (docs/flight-recorder.md): culprits, groups, mismatches,
 /// ranks, unknowns, and `traces` when the verdict was joined with the job's traces.

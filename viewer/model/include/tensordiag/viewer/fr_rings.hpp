@@ -27,7 +27,7 @@ struct fr_cell {
   std::uint32_t op = 0;    ///< its profiling name ("nccl:all_reduce"): index into fr_rings::ops
   std::uint32_t group = 0; ///< its process group's name: index into fr_rings::groups
   trace::fr::entry_state state = trace::fr::entry_state::scheduled; ///< as the dump states it
-  /// How far it got as analyze() reads it (pg_status too): what the cell's colour shows.
+  /// How far it got as analyze() reads it (rank_report::progress): what the cell's colour shows.
   trace::fr::entry_progress progress = trace::fr::entry_progress::unknown;
   bool p2p = false;
   /// The entry a culprit's verdict rests on (culprit::own_seq in its group): index into
@@ -86,11 +86,10 @@ struct fr_rings {
   return r.groups[c.group];
 }
 
-/// Shapes `report` (analyze() of `dumps`) into rows. Ranks come from report.ranks; a cell's
-/// marks from report.culprits and from each group's first_divergence; its progress from
-/// `progress` (entry_progresses() of `dumps`; empty: computed here through it).
-[[nodiscard]] fr_rings
-build_fr_rings(std::span<const trace::fr::dump> dumps, const trace::fr::job_report& report,
-               std::span<const std::vector<trace::fr::entry_progress>> progress = {});
+/// Shapes `report` (analyze() of `dumps`) into rows. Ranks come from report.ranks, and a cell's
+/// progress from its rank's rank_report::progress; its marks from report.culprits and from each
+/// group's first_divergence.
+[[nodiscard]] fr_rings build_fr_rings(std::span<const trace::fr::dump> dumps,
+                                      const trace::fr::job_report& report);
 
 } // namespace tdiag::view
