@@ -31,7 +31,13 @@ std::string_view to_string(fr_row_status s) noexcept {
 
 namespace {
 
-const fr::dump* dump_of(std::span<const fr::dump> dumps, int rank) {
+// load_dumps() gives the dumps in rank order: a binary search there, a scan for any other order.
+const fr::dump* dump_of(std::span<const fr::dump> dumps, bool by_rank, int rank) {
+  if (by_rank) {
+    const auto it = std::lower_bound(dumps.begin(), dumps.end(), rank,
+                                     [](const fr::dump& d, int r) { return d.rank < r; });
+    return it != dumps.end() && it->rank == rank ? &*it : nullptr;
+  }
   for (const auto& d : dumps)
     if (d.rank == rank)
       return &d;
@@ -152,13 +158,15 @@ fr_rings build_fr_rings(std::span<const fr::dump> dumps, const fr::job_report& r
   out.findings = report.findings();
   interner ops(out.ops);
   interner groups(out.groups);
+  const bool by_rank = std::is_sorted(dumps.begin(), dumps.end(),
+                                      [](const auto& a, const auto& b) { return a.rank < b.rank; });
   for (const auto& r : report.ranks) {
     fr_row row;
     row.rank = r.rank;
     row.source = r.source;
     row.status = status_of(r);
     row.wrapped = r.wrapped;
-    if (const auto* d = r.present ? dump_of(dumps, r.rank) : nullptr; d != nullptr)
+    if (const auto* d = r.present ? dump_of(dumps, by_rank, r.rank) : nullptr; d != nullptr)
       fill_cells(*d, r.progress, row, ops, groups);
     out.rows.push_back(std::move(row));
   }
