@@ -60,13 +60,17 @@ void judge_desync(const job_index& job, const group_data& g, const mismatch& mm,
   const auto expected_op = mm.expected.substr(0, mm.expected.find(' '));
   for (const auto& m : g.with_entries) {
     const int rank = job.rank_of(m);
-    if (std::find(mm.ranks.begin(), mm.ranks.end(), rank) == mm.ranks.end())
+    const auto at = std::find(mm.ranks.begin(), mm.ranks.end(), rank);
+    if (at == mm.ranks.end())
       continue;
     auto c = make_culprit(g, rank, cause::desync, mm.seq, expected_op);
     const auto* e = find_seq(job, m, mm.seq);
     attach_entry(job, m.rank_index, *e, job.progress_of(m, *e), c);
-    c.detail = fmt::format("issued {} as #{} of group {} where the others issued {} ({})", c.own_op,
-                           mm.seq, g.name, expected_op, to_string(mm.state));
+    // The calls in full (op, sizes, dtypes): a size or dtype divergence shows in them alone.
+    const auto i = static_cast<std::size_t>(at - mm.ranks.begin());
+    const auto& issued = i < mm.found.size() && !mm.found[i].empty() ? mm.found[i] : c.own_op;
+    c.detail = fmt::format("issued {} as #{} of group {} where the others issued {} ({})", issued,
+                           mm.seq, g.name, mm.expected, to_string(mm.state));
     v.culprits.push_back(std::move(c));
   }
   v.verdict = fmt::format("diverged at #{}: {}", mm.seq, mm.detail);
