@@ -173,8 +173,7 @@ private:
   }
 
   // The keys of an entry this reader uses. An entry's items are read once, each key looked up
-  // by its length (no two names share a length with more than one other), not each name
-  // searched for among the items.
+  // among the names of its length (at most two), not each name searched for among the items.
   enum field : std::uint8_t {
     f_record_id,
     f_pg_id,
@@ -248,7 +247,7 @@ private:
   }
 
   // Appends the sizes to key_ (and to `out` when given), every list prefixed by its length so
-  // that no two differ in key.
+  // that two different lists never make one key.
   void read_sizes(const value& v, std::string_view key,
                   std::vector<std::vector<std::int64_t>>* out) {
     if (!Access::present(v))
