@@ -89,5 +89,43 @@ TEST(AllocatorState, FiguresCountEveryBlockStateOnce) {
   EXPECT_DOUBLE_EQ(state_figures{}.fragmentation(), 0.0);
 }
 
+// sort() leaves a state already in order as it is (replays sort a finalized trace's state
+// again) and sorts any other, blocks sharing an address among them.
+TEST(AllocatorState, SortOrdersSegmentsAndBlocksAndKeepsOrderedOnes) {
+  const auto free_block = [](std::uint64_t address, std::uint64_t size) {
+    return block{address, size, 0, block_state::inactive, no_stack};
+  };
+  allocator_state s;
+  s.segments.push_back({1, 0x1000, 0x100, 0, 0, segment_type::small, false, no_stack, {}});
+  s.segments.push_back({0,
+                        0x3000,
+                        0x300,
+                        0,
+                        0,
+                        segment_type::large,
+                        false,
+                        no_stack,
+                        {free_block(0x3200, 0x100), free_block(0x3000, 0x100),
+                         free_block(0x3100, 0x80), free_block(0x3100, 0x100)}});
+  s.segments.push_back({0, 0x2000, 0x100, 0, 0, segment_type::small, false, no_stack, {}});
+  s.sort();
+  ASSERT_EQ(s.segments.size(), 3u);
+  EXPECT_EQ(s.segments[0].address, 0x2000u);
+  EXPECT_EQ(s.segments[1].address, 0x3000u);
+  EXPECT_EQ(s.segments[2].device, 1);
+  const auto& blocks = s.segments[1].blocks;
+  ASSERT_EQ(blocks.size(), 4u);
+  EXPECT_EQ(blocks[0].address, 0x3000u);
+  EXPECT_EQ(blocks[1].address, 0x3100u);
+  EXPECT_EQ(blocks[2].address, 0x3100u);
+  EXPECT_EQ(blocks[1].size + blocks[2].size, 0x180u);
+  EXPECT_EQ(blocks[3].address, 0x3200u);
+
+  s.segments[1].blocks.erase(s.segments[1].blocks.begin() + 1);
+  const allocator_state ordered = s;
+  s.sort();
+  EXPECT_EQ(s, ordered);
+}
+
 } // namespace
 } // namespace tdiag::trace

@@ -15,6 +15,9 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <optional>
+
+#include "replay/src/replay_state.hpp"
 
 namespace {
 
@@ -300,6 +303,64 @@ TEST(ReplayState, ARealSegmentBesideImplicitBlocks) {
   EXPECT_EQ(series.samples.back().reserved, 2 << 20);
   EXPECT_EQ(series.samples.back().allocated, figures_of(reference).allocated);
   EXPECT_EQ(allocator_state_after(t, lane, t.memory.lane(lane).size()), reference);
+}
+
+// A search answers again for the addresses up to the next segment's (replay_state::take_out):
+// events that come back to a segment, to the gap above it, and to segments made and dropped in
+// that gap, step for step as the vector replay goes; and a copy taken halfway replays on its own.
+TEST(ReplayState, SearchesAgainAsSegmentsComeAndGo) {
+  constexpr std::uint64_t base = 0x7f0000000000, mib = 1 << 20;
+  trace t;
+  const auto lane = t.lanes.memory(0);
+  const auto add = [&](memory_action action, std::uint64_t address, std::uint64_t size) {
+    memory_event e;
+    e.time = static_cast<std::int64_t>(t.memory.size() + 1);
+    e.lane = lane;
+    e.action = action;
+    e.address = address;
+    e.size = size;
+    t.memory.push_back(e);
+  };
+  using enum memory_action;
+  add(segment_alloc, base, 2 * mib);
+  add(segment_alloc, base + 16 * mib, 2 * mib);
+  for (int round = 0; round < 3; ++round) {
+    add(alloc, base + 4096, 512);                // in the first segment
+    add(alloc, base + 8 * mib, 4096);            // in the gap: a block of its own
+    add(alloc, base + 16 * mib + 8192, 1024);    // in the last segment
+    add(free_completed, base + 8 * mib, 4096);   // the gap again
+    add(segment_alloc, base + 8 * mib, 2 * mib); // a segment made in the gap ...
+    add(alloc, base + 8 * mib + 512, 512);       // ... and searched in
+    add(alloc, base + 2 * mib + 64, 64);         // between the first two segments
+    add(free_completed, base + 4096, 512);
+    add(free_completed, base + 8 * mib + 512, 512);
+    add(segment_free, base + 8 * mib, 2 * mib); // dropped
+    add(free_completed, base + 2 * mib + 64, 64);
+    add(alloc, base + 8 * mib + 512, 512); // where it was: a block of its own again
+    add(free_completed, base + 8 * mib + 512, 512);
+    add(free_completed, base + 16 * mib + 8192, 1024);
+  }
+  t.finalize();
+  const auto events = t.memory.lane(memory_lane_of(t, 0));
+
+  allocator_state reference;
+  detail::replay_state r(allocator_state{}, 0, events);
+  std::optional<detail::replay_state> copy;
+  std::size_t copy_at = events.size() / 2;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (i == copy_at)
+      copy.emplace(r);
+    const bool matched = apply_memory_event(reference, events[i]);
+    EXPECT_EQ(r.step(events[i], false, false), matched) << "event " << i;
+    if (copy)
+      copy->step(events[i], false, false);
+    ASSERT_EQ(r.state().segments, reference.segments) << "event " << i;
+  }
+  ASSERT_TRUE(r.mapped());
+  EXPECT_EQ(std::move(*copy).take().segments, reference.segments);
+  const auto series = memory_series_of(t, memory_lane_of(t, 0));
+  EXPECT_EQ(series.samples.back().reserved, 4 * static_cast<std::int64_t>(mib));
+  EXPECT_EQ(series.samples.back().allocated, 0);
 }
 
 } // namespace

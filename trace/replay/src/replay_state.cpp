@@ -85,12 +85,27 @@ replay_state::replay_state(allocator_state start, std::int32_t device,
   full_.segments.clear();
 }
 
+// The copy's map is its own: the floor entry found in the original's is not in it.
+replay_state::replay_state(const replay_state& other)
+    : device_(other.device_), mapped_(other.mapped_), full_(other.full_),
+      by_address_(other.by_address_), real_(other.real_), part_(other.part_) {}
+
 replay_state::segment_map::iterator replay_state::take_out(std::uint64_t address,
                                                            segment_map::iterator skip) {
-  auto it = by_address_.upper_bound(address);
-  if (it == by_address_.begin())
-    return by_address_.end();
-  --it;
+  // The entry the last search found answers again for the addresses up to the next key, while
+  // the map holds the same keys: a history often works in one segment for a while.
+  const bool again =
+      skip == by_address_.end() && has_floor_ && floor_->first <= address && address < floor_end_;
+  if (!again) {
+    const auto next = by_address_.upper_bound(address);
+    if (next == by_address_.begin())
+      return by_address_.end();
+    floor_ = std::prev(next);
+    // Past the last key the entry answers for every address; floor_end_ = ~0 leaves out ~0.
+    floor_end_ = next == by_address_.end() ? ~std::uint64_t{0} : next->first;
+    has_floor_ = true;
+  }
+  auto it = floor_;
   // Already taken out (its segment is in part_): as if it were no longer in the map.
   if (it == skip) {
     if (it == by_address_.begin())
@@ -151,6 +166,7 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
     return matched;
   }
   // Otherwise the entries leave the map, and their nodes take what part_ holds now.
+  has_floor_ = false;
   std::array<segment_map::node_type, 2> nodes;
   for (std::size_t i = 0; i < taken.size(); ++i)
     if (taken[i] != end)

@@ -45,6 +45,9 @@ class replay_state {
 public:
   /// Starts from `start` (the segments of `device`, sorted) to replay `events` of its lane.
   replay_state(allocator_state start, std::int32_t device, std::span<const memory_event> events);
+  /// A copy replays on its own (and a move is a copy: the floor entry below stays with one map).
+  replay_state(const replay_state& other);
+  replay_state& operator=(const replay_state&) = delete;
 
   /// apply_memory_event (forward) or undo_memory_event (backward, with `two_step_frees`);
   /// returns whether the event matched, as they do. `effect`, when given, receives the change
@@ -74,5 +77,12 @@ private:
   segment_map by_address_; // mapped_: the segments
   std::size_t real_ = 0;   // mapped_: segments the source reported (not implicit) in the map
   allocator_state part_;   // mapped_: the segments the event at hand can touch
+  // mapped_, has_floor_: the entry the last search found (the last key at or below its
+  // address) and the next key: the answer for every address in [floor_->first, floor_end_)
+  // while the map keeps its keys (a step that takes entries out forgets it; a copy starts
+  // without).
+  segment_map::iterator floor_;
+  std::uint64_t floor_end_ = 0;
+  bool has_floor_ = false;
 };
 } // namespace tdiag::trace::detail
