@@ -91,13 +91,25 @@ const segment* allocator_state::find_segment(std::int32_t device,
   return nullptr;
 }
 
+namespace {
+
+// std::sort, skipped where the order is already strict (no two equal keys, whose order std::sort
+// might change): an importer's dump usually is, and sorting it again cost as much as reading it.
+template <typename T, typename Less> void sort_unless_strict(std::vector<T>& v, Less less) {
+  if (std::adjacent_find(v.begin(), v.end(), [&](const T& a, const T& b) { return !less(a, b); }) !=
+      v.end())
+    std::sort(v.begin(), v.end(), less);
+}
+
+} // namespace
+
 void allocator_state::sort() {
-  std::sort(segments.begin(), segments.end(), [](const segment& a, const segment& b) {
+  sort_unless_strict(segments, [](const segment& a, const segment& b) {
     return a.device != b.device ? a.device < b.device : a.address < b.address;
   });
   for (auto& s : segments)
-    std::sort(s.blocks.begin(), s.blocks.end(),
-              [](const block& a, const block& b) { return a.address < b.address; });
+    sort_unless_strict(s.blocks,
+                       [](const block& a, const block& b) { return a.address < b.address; });
 }
 
 } // namespace tdiag::trace
