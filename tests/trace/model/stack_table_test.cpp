@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <vector>
 
 namespace tdiag::trace {
 namespace {
@@ -36,6 +38,38 @@ TEST(StackTable, CopiesCompareEqual) {
   const stack_table copy = stacks;
   EXPECT_EQ(copy, stacks);
   EXPECT_EQ(copy.frame_at(1).line, 1u);
+}
+
+// Stacks past the first chunks of frame ids (4 MiB each) and one longer than a chunk keep their
+// ids and frames; interning any of them again finds it.
+TEST(StackTable, ManyAndLongStacksKeepTheirFrames) {
+  string_table strings;
+  stack_table stacks;
+  std::vector<frame_id> ids;
+  for (std::uint32_t line = 1; line <= 64; ++line)
+    ids.push_back(stacks.intern_frame({strings.intern("f"), no_string, line}));
+  const auto make = [&](std::size_t k, std::size_t n) {
+    std::vector<frame_id> frames(n);
+    for (std::size_t i = 0; i < n; ++i)
+      frames[i] = ids[(k * 7 + i * (k % 5 + 1)) % ids.size()];
+    return frames;
+  };
+  std::vector<stack_id> got;
+  for (std::size_t k = 0; k < 3000; ++k)
+    got.push_back(stacks.intern_stack(make(k, 700 + k % 600)));
+  const auto long_stack = make(3, (std::size_t{3} << 20) / 2);
+  const auto long_id = stacks.intern_stack(long_stack);
+  for (std::size_t k = 0; k < 3000; ++k) {
+    const auto frames = make(k, 700 + k % 600);
+    ASSERT_EQ(stacks.intern_stack(frames), got[k]);
+    const auto kept = stacks.stack(got[k]);
+    ASSERT_TRUE(std::equal(kept.begin(), kept.end(), frames.begin(), frames.end()));
+  }
+  EXPECT_EQ(stacks.intern_stack(long_stack), long_id);
+  EXPECT_EQ(stacks.stack(long_id).size(), long_stack.size());
+  EXPECT_EQ(stacks.stack_count(), long_id + 1u);
+  const stack_table copy = stacks;
+  EXPECT_EQ(copy, stacks);
 }
 
 } // namespace

@@ -8,14 +8,29 @@
 namespace tdiag::trace {
 namespace {
 
-// FNV-1a over the frame ids: cheap, and collisions are resolved by comparing sequences.
+/// Frame ids a chunk holds: 4 MiB (a stack longer than that gets a chunk of its own).
+constexpr std::size_t chunk_frames = std::size_t{1} << 20;
+
+// Two multiply-xorshift lanes over pairs of frame ids (FNV-1a's one multiply per id in a chain
+// was most of interning a 100-frame stack); collisions are resolved by comparing sequences.
 std::uint64_t hash_frames(std::span<const frame_id> frames) noexcept {
-  std::uint64_t h = 1469598103934665603ull;
-  for (frame_id f : frames) {
-    h ^= f;
-    h *= 1099511628211ull;
+  constexpr std::uint64_t k1 = 0x9E3779B97F4A7C15ull, k2 = 0xC2B2AE3D27D4EB4Full;
+  std::uint64_t a = frames.size() * k1, b = k2;
+  std::size_t i = 0;
+  for (; i + 4 <= frames.size(); i += 4) {
+    a = (a ^ (std::uint64_t{frames[i]} << 32 | frames[i + 1])) * k1;
+    b = (b ^ (std::uint64_t{frames[i + 2]} << 32 | frames[i + 3])) * k2;
+    a ^= a >> 29;
+    b ^= b >> 31;
   }
-  return h;
+  for (; i < frames.size(); ++i)
+    a = (a ^ frames[i]) * k1;
+  std::uint64_t h = (a ^ (b * k1)) * k2;
+  return h ^ (h >> 32);
+}
+
+constexpr std::uint64_t tag_of(std::uint64_t h) noexcept {
+  return h & 0xffffffff00000000ull;
 }
 
 } // namespace
@@ -30,7 +45,16 @@ std::size_t stack_table::frame_hash::operator()(const frame& f) const noexcept {
 stack_table::stack_table() {
   frames_.push_back(frame{});
   frame_index_.emplace(frame{}, 0);
-  stack_offsets_ = {0, 0}; // stack 0: the empty sequence
+  stacks_.push_back({}); // stack 0: the empty sequence
+}
+
+bool operator==(const stack_table& a, const stack_table& b) {
+  if (a.frames_ != b.frames_ || a.stacks_.size() != b.stacks_.size())
+    return false;
+  for (std::size_t k = 1; k < a.stacks_.size(); ++k)
+    if (!std::ranges::equal(a.frames_of(a.stacks_[k]), b.frames_of(b.stacks_[k])))
+      return false;
+  return true;
 }
 
 frame_id stack_table::intern_frame(const frame& f) {
@@ -48,25 +72,59 @@ stack_id stack_table::intern_stack(std::span<const frame_id> frames) {
   for (frame_id f : frames)
     if (f >= frames_.size())
       throw std::out_of_range("stack_table::intern_stack: unknown frame id");
+  if (2 * stacks_.size() >= index_.size())
+    grow_index();
   const std::uint64_t h = hash_frames(frames);
-  auto [first, last] = stack_index_.equal_range(h);
-  for (auto it = first; it != last; ++it) {
-    auto existing = stack(it->second);
-    if (std::equal(existing.begin(), existing.end(), frames.begin(), frames.end()))
-      return it->second;
+  const std::size_t mask = index_.size() - 1;
+  auto i = static_cast<std::size_t>(h >> 32) & mask;
+  for (; index_[i] != 0; i = (i + 1) & mask) {
+    const auto id = static_cast<stack_id>(index_[i]);
+    if (tag_of(index_[i]) == tag_of(h) && std::ranges::equal(frames_of(stacks_[id]), frames))
+      return id;
   }
-  const auto id = static_cast<stack_id>(stack_count());
-  stack_frames_.insert(stack_frames_.end(), frames.begin(), frames.end());
-  stack_offsets_.push_back(static_cast<std::uint32_t>(stack_frames_.size()));
-  stack_index_.emplace(h, id);
+  const auto id = static_cast<stack_id>(stacks_.size());
+  stacks_.push_back(store(frames));
+  index_[i] = tag_of(h) | id;
   return id;
 }
 
+// Copies a new stack's frames into the last chunk, or a new one where it does not fit.
+stack_table::stack_span stack_table::store(std::span<const frame_id> frames) {
+  const auto n = frames.size();
+  if (chunks_.empty() || chunks_.back().capacity() - chunks_.back().size() < n) {
+    auto* last = chunks_.empty() ? nullptr : &chunks_.back();
+    if (last != nullptr && last->capacity() < chunk_frames && last->size() + n <= chunk_frames)
+      last->reserve(std::min(chunk_frames, std::max(2 * last->capacity(), last->size() + n)));
+    else
+      chunks_.emplace_back().reserve(chunks_.size() == 1 ? std::max<std::size_t>(n, 1024)
+                                                         : std::max(chunk_frames, n));
+  }
+  auto& chunk = chunks_.back();
+  const stack_span s{static_cast<std::uint32_t>(chunks_.size() - 1),
+                     static_cast<std::uint32_t>(chunk.size()), static_cast<std::uint32_t>(n)};
+  chunk.insert(chunk.end(), frames.begin(), frames.end());
+  return s;
+}
+
+// Doubles the index (at least 64 slots), placing every stack again by its hash.
+void stack_table::grow_index() {
+  std::vector<std::uint64_t> old(std::max<std::size_t>(64, 2 * index_.size()), 0);
+  old.swap(index_);
+  const std::size_t mask = index_.size() - 1;
+  for (const auto slot : old) {
+    if (slot == 0)
+      continue;
+    auto i = static_cast<std::size_t>(slot >> 32) & mask;
+    while (index_[i] != 0)
+      i = (i + 1) & mask;
+    index_[i] = slot;
+  }
+}
+
 std::span<const frame_id> stack_table::stack(stack_id id) const noexcept {
-  if (id == no_stack || id >= stack_count())
+  if (id == no_stack || id >= stacks_.size())
     return {};
-  return std::span<const frame_id>(stack_frames_)
-      .subspan(stack_offsets_[id], stack_offsets_[id + 1] - stack_offsets_[id]);
+  return frames_of(stacks_[id]);
 }
 
 } // namespace tdiag::trace

@@ -37,7 +37,8 @@ public:
   /// The sink that turns entries into rows while the pickle streams in.
   detail::snapshot_rows& entries() noexcept { return entries_; }
 
-  void build() {
+  /// `sort_state`: sorts the final allocator state (trace::finalize sorts it otherwise).
+  void build(bool sort_state) {
     const auto root = s_->root();
     if (!root.is_dict())
       fail(root, codes::not_a_snapshot,
@@ -55,7 +56,7 @@ public:
         detail::clamp_i64(static_cast<detail::wide_int>(origin_us_) * 1000);
     if (traces.valid())
       read_traces(traces);
-    read_segments(segments);
+    read_segments(segments, sort_state);
     read_annotations(root.find("external_annotations"));
     read_settings(root.find("allocator_settings"));
   }
@@ -190,7 +191,7 @@ private:
     return true;
   }
 
-  void read_segments(snap_value segments) {
+  void read_segments(snap_value segments, bool sort_state) {
     if (!segments.valid())
       return;
     sequence(segments, "segments");
@@ -231,7 +232,8 @@ private:
       }
       state.segments.push_back(std::move(seg));
     }
-    state.sort();
+    if (sort_state)
+      state.sort();
     t_.final_allocator_state = std::move(state);
   }
 
@@ -374,7 +376,7 @@ load_result run_import(input_file* file, std::string_view bytes, std::string_vie
   } catch (const std::bad_alloc&) {
     builder.entries().too_large(true);
   }
-  builder.build();
+  builder.build(!options.finalize);
   if (options.finalize)
     out.trace.finalize();
   return out;

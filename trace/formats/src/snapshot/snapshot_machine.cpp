@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cstring>
 
 namespace tdiag::trace::detail {
 
@@ -368,7 +369,9 @@ void snap_machine::push_string(kind k, std::uint64_t len) {
   const auto* p = take(static_cast<std::size_t>(len));
   const auto at = s.arena_.size();
   s.arena_.append(reinterpret_cast<const char*>(p), static_cast<std::size_t>(len));
-  push(boxed(k, at, static_cast<std::uint32_t>(len)));
+  // Marked once here: has_action asks of every key of every dict whether it is this one.
+  const bool action = k == kind::string && len == 6 && std::memcmp(p, "action", 6) == 0;
+  push(boxed(k, at, static_cast<std::uint32_t>(len), action));
 }
 
 void snap_machine::push_long(std::uint64_t n) {

@@ -101,8 +101,8 @@ struct snap_machine {
       fail(codes::pickle_limit, "pickle over limit",
            fmt::format("more than {} values", limits.max_values));
   }
-  std::uint64_t boxed(kind k, std::uint64_t payload, std::uint32_t aux = 0) {
-    s.boxes_.push_back({payload, op_offset, aux, k});
+  std::uint64_t boxed(kind k, std::uint64_t payload, std::uint32_t aux = 0, bool action = false) {
+    s.boxes_.push_back({payload, op_offset, aux, k, action});
     return make(t_box, s.boxes_.size() - 1);
   }
   std::uint64_t integer(std::int64_t v) {
@@ -223,10 +223,10 @@ struct snap_machine {
     }
   }
   void memo_get(std::uint64_t index) {
-    if (!s.memo_.has(index))
+    std::uint64_t v = 0;
+    if (!s.memo_.find(index, v))
       fail(codes::bad_memo, "malformed pickle",
            fmt::format("memo index {} was never stored", index));
-    const auto v = s.memo_.get(index);
     // Fetched again: whatever holds it now, it is shared.
     if (tag_of(v) == t_container)
       s.containers_[payload_of(v)].refs += 2;

@@ -109,9 +109,8 @@ namespace {
 [[gnu::always_inline]] inline bool snap_stream::fast_get(const std::uint8_t*& p,
                                                          std::uint64_t& out) const {
   std::uint64_t index;
-  if (!read_index(p, 'h', 'j', index) || !memo_.has(index))
+  if (!read_index(p, 'h', 'j', index) || !memo_.find(index, out))
     return false;
-  out = memo_.get(index);
   if (tag_of(out) == t_block) [[unlikely]]
     block_fetched_ = true;
   return true;
@@ -322,15 +321,9 @@ bool snap_stream::frame_ref(std::uint64_t v) const noexcept {
 
 // A dict with an "action" key: a device_traces entry.
 bool snap_stream::has_action(std::span<const std::uint64_t> items) const noexcept {
-  for (std::size_t i = 0; i < items.size(); i += 2) {
-    const auto k = items[i];
-    if (tag_of(k) != t_box)
-      continue;
-    const auto& b = boxes_[payload_of(k)];
-    if (b.kind == kind::string && b.aux == 6 &&
-        std::memcmp(arena_.data() + b.payload, "action", 6) == 0)
+  for (std::size_t i = 0; i < items.size(); i += 2)
+    if (tag_of(items[i]) == t_box && boxes_[payload_of(items[i])].action)
       return true;
-  }
   return false;
 }
 

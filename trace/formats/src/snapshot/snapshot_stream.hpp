@@ -87,9 +87,17 @@ public:
     return i < size_ && slot(static_cast<std::size_t>(i)) != unset;
   }
   [[nodiscard]] std::uint64_t get(std::uint64_t i) const {
+    return decode(slot(static_cast<std::size_t>(i)));
+  }
+  /// has(i) and get(i) in one look at the slot: false when slot `i` was never stored.
+  [[nodiscard]] bool find(std::uint64_t i, std::uint64_t& out) const {
+    if (i >= size_)
+      return false;
     const auto v = slot(static_cast<std::size_t>(i));
-    return (v >> 28) == wide ? wide_[v & mask]
-                             : snap::make(static_cast<snap::tag>(v >> 28), v & mask);
+    if (v == unset)
+      return false;
+    out = decode(v);
+    return true;
   }
   /// False (nothing stored) when the side table is full.
   bool set(std::uint64_t i, std::uint64_t v);
@@ -104,6 +112,10 @@ private:
     std::vector<std::uint32_t> raw;   ///< page_slots slots, or empty when packed
     std::vector<std::uint8_t> packed; ///< see snapshot_memo.cpp
   };
+  [[nodiscard]] std::uint64_t decode(std::uint32_t v) const {
+    return (v >> 28) == wide ? wide_[v & mask]
+                             : snap::make(static_cast<snap::tag>(v >> 28), v & mask);
+  }
   [[nodiscard]] std::uint32_t& slot(std::size_t i) const {
     auto& pg = pages_[i >> page_bits];
     if (pg.raw.empty()) [[unlikely]]
@@ -311,6 +323,7 @@ public:
     std::uint64_t offset = 0;  ///< byte offset of the creating opcode
     std::uint32_t aux = 0;     ///< string / big-int length
     pickle_kind kind = pickle_kind::none;
+    bool action = false; ///< the str "action" (see has_action)
   };
   struct container {
     std::vector<std::uint64_t> items; ///< after the run, if any

@@ -47,24 +47,33 @@ public:
   /// Frame ids, including the empty frame 0.
   [[nodiscard]] std::size_t frame_count() const noexcept { return frames_.size(); }
   /// Stack ids, including no_stack.
-  [[nodiscard]] std::size_t stack_count() const noexcept { return stack_offsets_.size() - 1; }
+  [[nodiscard]] std::size_t stack_count() const noexcept { return stacks_.size(); }
 
-  friend bool operator==(const stack_table& a, const stack_table& b) {
-    return a.frames_ == b.frames_ && a.stack_offsets_ == b.stack_offsets_ &&
-           a.stack_frames_ == b.stack_frames_;
-  }
+  friend bool operator==(const stack_table& a, const stack_table& b);
 
 private:
   struct frame_hash {
     std::size_t operator()(const frame& f) const noexcept;
   };
+  // Where a stack's frames are: chunks_[chunk][begin, begin + size).
+  struct stack_span {
+    std::uint32_t chunk = 0, begin = 0, size = 0;
+  };
+  std::span<const frame_id> frames_of(const stack_span& s) const noexcept {
+    return std::span<const frame_id>(chunks_[s.chunk]).subspan(s.begin, s.size);
+  }
+  stack_span store(std::span<const frame_id> frames);
+  void grow_index();
+
   std::vector<frame> frames_;
   std::unordered_map<frame, frame_id, frame_hash> frame_index_;
-  // Stack k spans stack_frames_[stack_offsets_[k], stack_offsets_[k + 1]).
-  std::vector<std::uint32_t> stack_offsets_;
-  std::vector<frame_id> stack_frames_;
-  // Hash of a stack's frame sequence -> candidate stack ids (collisions compared in full).
-  std::unordered_multimap<std::uint64_t, stack_id> stack_index_;
+  std::vector<stack_span> stacks_; ///< stack 0: the empty sequence
+  // Frame ids in chunks that are filled, never moved once full size (a deep snapshot's stacks
+  // are tens of MB of frame ids: one growing vector copied and faulted in twice that).
+  std::vector<std::vector<frame_id>> chunks_;
+  // Open addressing over stack ids: each slot the high 32 bits of a stack's hash and its id
+  // (0: empty); a match is compared in full.
+  std::vector<std::uint64_t> index_;
 };
 
 } // namespace tdiag::trace
