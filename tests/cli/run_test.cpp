@@ -19,9 +19,7 @@ using tdiag::cli::command_context;
 // `tdiag selftest oom` and `tdiag selftest broken`, registered in this test program only.
 const tdiag::cli::command_registration selftest(1000, [](CLI::App& app, command_context&) {
   auto* family = tdiag::cli::family(app, "selftest", "test commands");
-  family->add_subcommand("oom", "throws std::bad_alloc")->callback([] {
-    throw std::bad_alloc();
-  });
+  family->add_subcommand("oom", "throws std::bad_alloc")->callback([] { throw std::bad_alloc(); });
   family->add_subcommand("broken", "throws std::logic_error")->callback([] {
     throw std::logic_error("a bug");
   });
