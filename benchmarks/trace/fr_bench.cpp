@@ -35,14 +35,21 @@ double seconds_since(clock_type::time_point t0) {
 // One rank's dump: `entries` collectives alternating between its group of 8 and the world
 // group, all completed but the last (a world all_reduce the others wait in); the stuck rank
 // stops one collective short, before that all_reduce.
-fr::dump make_rank(int rank, int ranks, int entries, int stuck) {
+// A generated rank's dump, before its groups and entries; `all` the job's ranks.
+fr::dump generated_rank(int rank, int ranks, std::vector<int>& all) {
   fr::dump d;
   d.rank = rank;
   d.source = fmt::format("<generated rank {}>", rank);
   d.version = "2.10";
-  std::vector<int> all(static_cast<std::size_t>(ranks));
+  all.resize(static_cast<std::size_t>(ranks));
   for (int r = 0; r < ranks; ++r)
     all[static_cast<std::size_t>(r)] = r;
+  return d;
+}
+
+fr::dump make_rank(int rank, int ranks, int entries, int stuck) {
+  std::vector<int> all;
+  fr::dump d = generated_rank(rank, ranks, all);
   const int base = rank / 8 * 8;
   std::vector<int> local;
   for (int r = base; r < std::min(base + 8, ranks); ++r)
@@ -83,13 +90,8 @@ fr::dump make_rank(int rank, int ranks, int entries, int stuck) {
 // flight (batched isend/irecv: the most pairing work) but on `holder`, whose calls completed
 // and which never posts its last recv: the previous rank's last send has no match.
 fr::dump make_p2p_rank(int rank, int ranks, int entries, int holder) {
-  fr::dump d;
-  d.rank = rank;
-  d.source = fmt::format("<generated rank {}>", rank);
-  d.version = "2.10";
-  std::vector<int> all(static_cast<std::size_t>(ranks));
-  for (int r = 0; r < ranks; ++r)
-    all[static_cast<std::size_t>(r)] = r;
+  std::vector<int> all;
+  fr::dump d = generated_rank(rank, ranks, all);
   d.groups = {{"0", "default_pg", std::move(all)}};
   d.ops = {fmt::format("nccl:send {}->{}", rank, (rank + 1) % ranks),
            fmt::format("nccl:recv {}<-{}", rank, (rank + ranks - 1) % ranks)};

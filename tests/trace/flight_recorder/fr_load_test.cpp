@@ -200,7 +200,7 @@ TEST(FrLoad, TwoDumpsOfOneRankAreRefused) {
 // A copy of tests/data/fr/host_stuck with `cut`'s dump cut short, as a rank dying as it writes
 // leaves it.
 std::filesystem::path host_stuck_cut_at(const std::vector<int>& cut, const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("tdiag_fr_cut_" + name);
+  auto dir = std::filesystem::temp_directory_path() / ("tdiag_fr_cut_" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::copy(data_dir / "host_stuck", dir);
   for (const int rank : cut) {
