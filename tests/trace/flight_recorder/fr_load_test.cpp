@@ -170,6 +170,35 @@ TEST(FrLoad, BadInputIsOneLineWithAStableCode) {
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
 }
 
+// The reader skips the pickle reader's nesting and cycle check (it walks a fixed shape): a list
+// holding itself is then a size that is not an integer, and a stack holding itself and its
+// entry is a stack of two nameless frames, never a loop.
+TEST(FrLoad, ACyclicPickleIsReadOrRefusedWithoutLooping) {
+  using namespace std::string_literals;
+  const auto sizes_in_themselves =
+      "\x80\x02}q\x00(X\x07\x00\x00\x00versionq\x01X\x03\x00\x00\x00"
+      "2.4q\x02X\x07\x00\x00\x00"
+      "entriesq\x03]q\x04}q\x05(X\x0e\x00\x00\x00profiling_nameq\x06X"
+      "\x0f\x00\x00\x00nccl:all_reduceq\x07X\x0b\x00\x00\x00input_sizesq\x08]q\th\tauau."s;
+  const auto [code, message] =
+      error_of([&] { (void)fr::parse_dump(sizes_in_themselves, "_dump_0", 0); });
+  EXPECT_EQ(code, fr::codes::malformed_dump) << message;
+  EXPECT_NE(message.find("input_sizes"), std::string::npos) << message;
+
+  const auto stack_in_itself = "\x80\x02}q\x00(X\x07\x00\x00\x00versionq\x01X\x03\x00\x00\x00"
+                               "2.4q\x02X\x07\x00\x00\x00"
+                               "entriesq\x03]q\x04}q\x05(X\x0e\x00\x00\x00profiling_nameq\x06X"
+                               "\x0f\x00\x00\x00nccl:all_reduceq\x07X\x06\x00\x00\x00"
+                               "framesq\x08]q\t(h\th\x05"
+                               "euau."s;
+  const auto d = fr::parse_dump(stack_in_itself, "_dump_0", 0);
+  ASSERT_EQ(d.entries.size(), 1u);
+  const auto& stack = d.stacks.at(d.entries[0].stack);
+  ASSERT_EQ(stack.size(), 2u);
+  EXPECT_EQ(stack[0].name, "");
+  EXPECT_EQ(stack[1].file, "");
+}
+
 TEST(FrLoad, APickleOverItsLimitsIsRefused) {
   const auto bytes = read(data_dir / "host_stuck/_dump_0");
   tdiag::trace::pickle_limits limits;

@@ -126,7 +126,10 @@ dump parse_dump(std::string_view bytes, std::string_view source, int rank,
   } else if (looks_like_json(bytes)) {
     parse_json(bytes, source, out);
   } else {
-    const auto doc = pickle_document::parse(bytes, source, limits);
+    // dump_builder walks a fixed shape, to a depth of four: no nesting or cycle can mislead it.
+    pickle_limits fixed_shape = limits;
+    fixed_shape.max_depth = 0;
+    const auto doc = pickle_document::parse(bytes, source, fixed_shape);
     out.pickle_protocol = doc.protocol();
     detail::dump_builder<detail::pickle_access>(out, source).read(doc.root());
   }

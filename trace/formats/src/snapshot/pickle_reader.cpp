@@ -23,7 +23,8 @@ pickle_document pickle_document::parse(std::string_view bytes, std::string_view 
   doc.stream_ = std::make_unique<detail::snap_stream>(nullptr, bytes, std::string(source_name),
                                                       limits, nullptr);
   doc.stream_->run(); // strings are copied out: `bytes` may go once it returns
-  doc.stream_->check_depth();
+  if (limits.max_depth != 0)
+    doc.stream_->check_depth();
   return doc;
 }
 
@@ -36,7 +37,8 @@ pickle_document pickle_document::read_file(const std::filesystem::path& path,
   doc.stream_ =
       std::make_unique<detail::snap_stream>(&in, std::string_view{}, in.name(), limits, nullptr);
   doc.stream_->run();
-  doc.stream_->check_depth();
+  if (limits.max_depth != 0)
+    doc.stream_->check_depth();
   return doc;
 }
 

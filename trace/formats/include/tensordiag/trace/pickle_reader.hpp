@@ -34,7 +34,9 @@ struct pickle_limits {
   std::size_t max_stack = std::size_t{1} << 24;     ///< pickle machine stack entries
   std::size_t max_mark_depth = 1024;                ///< nested MARKs (open tuples, batches)
   std::size_t max_container = std::size_t{1} << 30; ///< items in one list/dict/set
-  std::size_t max_depth = 256;                      ///< nesting of containers in the result
+  /// Nesting of containers in the result. 0 checks neither nesting nor cycles, for a consumer
+  /// that walks a fixed shape and never recurses (that pass costs a tenth of a small parse).
+  std::size_t max_depth = 256;
 };
 
 enum class pickle_kind : std::uint8_t {
