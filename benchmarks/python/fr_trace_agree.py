@@ -330,9 +330,11 @@ def our_verdict(tdiag, folder, out_json, timeout):
     firsts = [g["first_divergence"] for g in report["groups"] if g["first_divergence"] is not None]
     ordered = [mismatches[i] for i in firsts] + [m for i, m in enumerate(mismatches)
                                                  if i not in firsts]
-    # A state divergence alone is collectives in flight when the dumps were taken, no finding
-    # (job_report::findings()), unless a culprit's work never completed there. tdiag reads it
-    # from pg_status too, which fr_trace does not read (gloo leaves every entry `scheduled`).
+    # Which of tdiag's mismatches to hold beside fr_trace's first: this comparison's own rule,
+    # not a verdict of tdiag's (job_report::findings() answers for the whole job only). A state
+    # divergence alone is collectives in flight when the dumps were taken, unless a culprit's
+    # work never completed there; tdiag reads that from pg_status too, which fr_trace does not
+    # read (gloo leaves every entry `scheduled`).
     findings = [m for m in ordered if m["state"] != "COLLECTIVE_STATE_MISMATCH"
                 or any(culprits.get(r) == "not_completed" for r in m["ranks"])]
     if findings:

@@ -17,10 +17,12 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -32,9 +34,6 @@ double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
-// One rank's dump: `entries` collectives alternating between its group of 8 and the world
-// group, all completed but the last (a world all_reduce the others wait in); the stuck rank
-// stops one collective short, before that all_reduce.
 // A generated rank's dump, before its groups and entries; `all` the job's ranks.
 fr::dump generated_rank(int rank, int ranks, std::vector<int>& all) {
   fr::dump d;
@@ -47,6 +46,9 @@ fr::dump generated_rank(int rank, int ranks, std::vector<int>& all) {
   return d;
 }
 
+// One rank's dump: `entries` collectives alternating between its group of 8 and the world
+// group, all completed but the last (a world all_reduce the others wait in); the stuck rank
+// stops one collective short, before that all_reduce.
 fr::dump make_rank(int rank, int ranks, int entries, int stuck) {
   std::vector<int> all;
   fr::dump d = generated_rank(rank, ranks, all);
@@ -118,8 +120,8 @@ fr::dump make_p2p_rank(int rank, int ranks, int entries, int holder) {
 }
 
 int run_p2p(int ranks, int entries) {
-  ranks += ranks % 2; // even: the ring alternates
-  const int holder = ranks > 16 ? 16 : ranks / 2;
+  ranks += ranks % 2;                                    // even: the ring alternates
+  const int holder = (ranks > 16 ? 16 : ranks / 2) & ~1; // even: its missing last call a recv
   std::vector<fr::dump> dumps;
   dumps.reserve(static_cast<std::size_t>(ranks));
   for (int r = 0; r < ranks; ++r)
@@ -180,6 +182,14 @@ int run_dir(const std::string& dir, double peer_seconds) {
   return 0;
 }
 
+// A positive count, or -1 for anything else (a usage error).
+int count_of(const char* text) {
+  const std::string_view s(text);
+  int v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && end == s.data() + s.size() && v > 0 ? v : -1;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -195,9 +205,9 @@ int main(int argc, char** argv) {
     } else if (arg == "--p2p") {
       p2p = true;
     } else if (arg == "--ranks" && has_value) {
-      ranks = std::atoi(argv[++i]);
+      ranks = count_of(argv[++i]);
     } else if (arg == "--entries" && has_value) {
-      entries = std::atoi(argv[++i]);
+      entries = count_of(argv[++i]);
     } else if (arg == "--dir" && has_value) {
       dir = argv[++i];
     } else if (arg == "--peer-seconds" && has_value) {
@@ -209,6 +219,11 @@ int main(int argc, char** argv) {
                  argv[0]);
       return 2;
     }
+  }
+  if (ranks < 0 || entries < 0 || (!dir.empty() && (small || p2p))) {
+    fmt::print(stderr, "--ranks and --entries take a positive count; --dir takes neither --small "
+                       "nor --p2p\n");
+    return 2;
   }
   if (ranks == 0)
     ranks = small ? (p2p ? 16 : 64) : (p2p ? 64 : 10'000);

@@ -83,11 +83,12 @@ int run(int argc, char** argv) {
     fmt::print(stderr, "tdiag: {}\n", e.what());
     return exit_usage;
   } catch (const std::bad_alloc&) {
-    // A reader's refusal is its own budget line (an input_error, above); this is what the command
-    // built from inputs it had read within the budget.
+    // A reader's refusal within the budget is its own budget line (an input_error, above); this
+    // is the system refusing less than the budget allows, while reading or after.
     fmt::print(stderr,
-               "tdiag: `{}`: the allocator refused memory after the inputs were read; free memory "
-               "or open part of the input (--device N, --window A:B where the command has them)\n",
+               "tdiag: `{}`: out of memory: the allocator refused memory within the memory budget; "
+               "free memory, lower TDIAG_MEMORY_LIMIT, or open part of the input (--device N, "
+               "--window A:B where the command has them)\n",
                command_line(app));
     return exit_usage;
   } catch (const std::exception& e) {

@@ -84,8 +84,10 @@ def load(paths: Union[PathArg, Iterable[PathArg]], world_size: int = 0) -> Verdi
     ``world_size`` counts ranks that left no file and appear in no group (0: only what the dumps
     show). A dump cut short or corrupt whose file name states its rank stands as that rank's lost
     evidence (``ranks[i]["dump"] == "unreadable"``, with the reader's ``problem``). Raises
-    InputError (also an OSError) when no dump reads, ValueError for a bad argument. Releases the
-    GIL while it works."""
+    InputError (also an OSError) when no file matches, when no dump reads, for a file that is no
+    dump, cannot be opened, states no rank or is over a limit or the memory budget, for an
+    unsupported version and for two dumps of one rank; ValueError for a bad argument. Releases
+    the GIL while it works."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     text, people, report = core.fr_analyze([os.fspath(p) for p in paths], int(world_size))

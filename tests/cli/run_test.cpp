@@ -39,7 +39,8 @@ TEST(CliRun, ARefusedAllocationIsOneLineNamingTheCommand) {
   int rc = 0;
   const auto err = stderr_of({"selftest", "oom"}, rc);
   EXPECT_EQ(rc, tdiag::cli::exit_usage);
-  EXPECT_EQ(err.rfind("tdiag: `selftest oom`: the allocator refused memory", 0), 0u) << err;
+  EXPECT_EQ(err.rfind("tdiag: `selftest oom`: out of memory: the allocator refused memory", 0), 0u)
+      << err;
   EXPECT_EQ(err.find('\n'), err.size() - 1) << err;
   EXPECT_EQ(err.find("internal error"), std::string::npos) << err;
 }

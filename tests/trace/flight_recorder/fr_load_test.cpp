@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -226,22 +227,36 @@ TEST(FrLoad, TwoDumpsOfOneRankAreRefused) {
   EXPECT_EQ(error_of([&] { (void)fr::load_dumps(inputs); }).first, fr::codes::rank_claimed_twice);
 }
 
-// A copy of tests/data/fr/host_stuck with `cut`'s dump cut short, as a rank dying as it writes
-// leaves it.
-std::filesystem::path host_stuck_cut_at(const std::vector<int>& cut, const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("tdiag_fr_cut_" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::copy(data_dir / "host_stuck", dir);
-  for (const int rank : cut) {
+// A copy of tests/data/fr/host_stuck in a folder of this process's own, removed when the copy
+// goes (an assertion that fails leaves nothing behind).
+struct host_stuck_copy {
+  explicit host_stuck_copy(const std::string& name)
+      : dir(std::filesystem::temp_directory_path() /
+            ("tdiag_fr_" + name + "_" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(dir);
+    std::filesystem::copy(data_dir / "host_stuck", dir);
+  }
+  host_stuck_copy(const host_stuck_copy&) = delete;
+  host_stuck_copy& operator=(const host_stuck_copy&) = delete;
+  ~host_stuck_copy() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  // `rank`'s dump cut short, as a rank dying as it writes leaves it.
+  void cut(int rank) const {
     const auto file = dir / ("_dump_" + std::to_string(rank));
     std::filesystem::resize_file(file, std::filesystem::file_size(file) / 2);
   }
-  return dir;
-}
+  void write(const std::string& name, std::string_view bytes) const {
+    std::ofstream(dir / name, std::ios::binary) << bytes;
+  }
+  std::filesystem::path dir;
+};
 
 TEST(FrLoad, ADumpCutShortIsThatRanksLostEvidenceAndTheOthersLoad) {
-  const auto dir = host_stuck_cut_at({1}, "one");
-  const auto dumps = load(dir.string());
+  const host_stuck_copy job("cut_one");
+  job.cut(1);
+  const auto dumps = load(job.dir.string());
   ASSERT_EQ(dumps.size(), 4u);
   EXPECT_EQ(dumps[1].rank, 1);
   EXPECT_EQ(dumps[1].status, fr::dump_status::unreadable);
@@ -253,15 +268,31 @@ TEST(FrLoad, ADumpCutShortIsThatRanksLostEvidenceAndTheOthersLoad) {
   ASSERT_EQ(report.culprits.size(), 1u) << fr::to_text(report); // rank 2 stays named
   EXPECT_EQ(report.culprits[0].rank, 2);
   EXPECT_NE(fr::to_text(report).find("warning: rank 1's dump cannot be read"), std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(FrLoad, WhenNoDumpReadsTheFirstFailureIsTheAnswer) {
-  const auto dir = host_stuck_cut_at({0, 1, 2, 3}, "all");
-  const auto [code, message] = error_of([&] { (void)load(dir.string()); });
+  const host_stuck_copy job("cut_all");
+  for (const int r : {0, 1, 2, 3})
+    job.cut(r);
+  const auto [code, message] = error_of([&] { (void)load(job.dir.string()); });
   EXPECT_EQ(code.substr(0, 10), "TDIAG-TR-1") << message;
   EXPECT_NE(message.find("_dump_0"), std::string::npos) << message;
-  std::filesystem::remove_all(dir);
+}
+
+// Only damage stands as a rank's lost evidence: a file that is no dump, or a version this reader
+// does not know, is the user's to see, naming the file, not a rank that left nothing.
+TEST(FrLoad, AFileThatIsNoDumpIsAnErrorNotLostEvidence) {
+  {
+    const host_stuck_copy job("not_a_dump");
+    job.write("trace_rank7.json", R"({"traceEvents": []})");
+    const auto [code, message] = error_of([&] { (void)load(job.dir.string()); });
+    EXPECT_EQ(code, fr::codes::not_a_dump) << message;
+    EXPECT_NE(message.find("trace_rank7.json"), std::string::npos) << message;
+  }
+  const host_stuck_copy job("version");
+  job.write("_dump_1", R"({"version": "3.0", "pg_config": {}, "entries": []})");
+  const auto [code, message] = error_of([&] { (void)load(job.dir.string()); });
+  EXPECT_EQ(code, fr::codes::unsupported_version) << message;
 }
 
 TEST(FrLoad, DumpsLoadSortedByRank) {

@@ -15,7 +15,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   namespace fr = tdiag::trace::fr;
   tdiag::trace::pickle_limits limits;
   limits.max_values = 1 << 20;
-  limits.max_depth = 64;
   std::vector<fr::dump> dumps(1);
   try {
     dumps[0] = fr::parse_dump(std::string(reinterpret_cast<const char*>(data), size), "_dump_0", 0,

@@ -222,6 +222,8 @@ private:
       pair = {field_count, field_count};
     for (std::uint8_t f = 0; f < field_count; ++f) {
       auto& pair = table[field_names[f].size()];
+      if (pair[1] != field_count)
+        throw "three field names of one length: widen by_length"; // fails the build
       pair[pair[0] == field_count ? 0 : 1] = f;
     }
     return table;

@@ -7,6 +7,7 @@
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/file_io.hpp>
 #include <tensordiag/core/printable.hpp>
+#include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/detail/parallel_for.hpp>
 #include <tensordiag/trace/flight_recorder.hpp>
 #include <tensordiag/trace/fr_codes.hpp>
@@ -15,6 +16,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <filesystem>
@@ -216,11 +218,16 @@ bool looks_like_dumps(std::span<const std::string> inputs) noexcept {
 namespace {
 
 // A dump that failed to read stands as its rank's lost evidence when the file says whose it was
-// and the failure is the file's (not the budget's: more memory would read it).
+// and its content is damaged: cut short or corrupt. Anything else is the user's to fix and
+// stays an error: a file that is no dump or cannot be opened, a version this reader does not
+// know, a pickle refused as unsafe, over a limit or over the budget (more memory would read it).
 std::optional<dump> as_unreadable(const std::string& path, const input_error& e) {
+  static constexpr std::array<std::string_view, 4> damaged{
+      trace::codes::truncated_pickle, trace::codes::malformed_pickle, trace::codes::bad_memo,
+      codes::malformed_dump};
   const auto& code = e.report().diagnostics.at(0).code;
   const int rank = rank_from_name(path);
-  if (rank < 0 || code == tdiag::codes::over_memory_budget || code == codes::no_rank)
+  if (rank < 0 || std::find(damaged.begin(), damaged.end(), code) == damaged.end())
     return std::nullopt;
   dump d;
   d.rank = rank;

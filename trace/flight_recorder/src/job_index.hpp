@@ -45,7 +45,7 @@ struct group_data {
   std::vector<member_data> with_entries; ///< members whose ring holds the group, by rank
   std::vector<int> silent;               ///< members with a dump but no entry of the group
   std::vector<int> silent_wrapped;       ///< the same, whose ring wrapped (progress unknown)
-  std::vector<int> without_dump;         ///< members with no dump, an empty file or empty ring
+  std::vector<int> without_dump; ///< members with no readable dump, an empty file or empty ring
 };
 
 struct job_index {

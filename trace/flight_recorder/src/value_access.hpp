@@ -55,7 +55,7 @@ struct pickle_access {
   template <typename Fn> static void for_each(const value& v, Fn&& fn) {
     v.for_each_element([&](const value& item) { fn(item); });
   }
-  // Keys as text ("" for a key that is not a string).
+  // Keys as text: a str or bytes key's contents, "" for any other.
   template <typename Fn> static void for_each_member(const value& v, Fn&& fn) {
     v.for_each_item([&](std::string_view key, const value& item) { fn(key, item); });
   }

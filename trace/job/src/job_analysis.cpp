@@ -82,7 +82,7 @@ job_analysis_result analyze_job(std::span<const rank_trace> ranks, const analysi
       rows[i].cpu = {}; // only the per-rank analyses read them; 64 large ranks add up
     }
   });
-  detail::analyze_collectives(ranks, rows, out);
+  detail::analyze_collectives(ranks, rows, out, threads);
   for (std::size_t i = 0; i < ranks.size(); ++i)
     for (auto& s : detail::step_times_of(rows[i], ranks[i].rank))
       out.steps.push_back(s);

@@ -92,7 +92,8 @@ using collective_kernels = std::map<collective_identity, kernel_group>;
 /// Every communication kernel of the job by identity, with its group's members: gathered once,
 /// then paired on as many clocks as the alignment tries (pair_collectives).
 [[nodiscard]] collective_kernels gather_collectives(std::span<const rank_trace> ranks,
-                                                    const std::vector<rank_rows>& rows);
+                                                    const std::vector<rank_rows>& rows,
+                                                    unsigned threads);
 /// Communication kernels paired across the ranks of their process group (job_collectives.cpp):
 /// per (process group, launching c10d/nccl operator, kernel name, ProfilerStep), by sequence
 /// number where every kernel has one, else in order; in order, with `check_overlap`, a pair
@@ -122,12 +123,12 @@ struct aligned_job {
 /// Why each collective's last rank was late (job_straggler_causes.cpp): fills every
 /// collective's cause and the lateness of the ranks in out.waits (by rank).
 void explain_stragglers(std::span<const rank_trace> ranks, const std::vector<rank_rows>& rows,
-                        job_analysis_result& out);
+                        job_analysis_result& out, unsigned threads);
 
 /// Beyond HTA (job_stragglers.cpp): collectives matched across ranks and who waited, GPU time
 /// per ProfilerStep, kernels whose time on one rank deviates from the other ranks.
 void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<rank_rows>& rows,
-                         job_analysis_result& out);
+                         job_analysis_result& out, unsigned threads);
 [[nodiscard]] std::vector<step_time> step_times_of(const rank_rows& rows, int rank);
 [[nodiscard]] std::vector<rank_deviation> deviations_of(const std::vector<rank_analysis>& ranks);
 

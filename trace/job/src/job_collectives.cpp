@@ -287,11 +287,11 @@ rank_identities identities_of(const trace& t, const rank_rows& rows) {
 } // namespace
 
 collective_kernels gather_collectives(std::span<const rank_trace> ranks,
-                                      const std::vector<rank_rows>& rows) {
+                                      const std::vector<rank_rows>& rows, unsigned threads) {
   // The ranks' identities in parallel (each reads only its trace), merged in rank order.
   std::vector<rank_identities> per_rank(ranks.size());
   // A worker's exception (bad_alloc) is rethrown here, not std::terminate.
-  detail::parallel_for(ranks.size(), 0,
+  detail::parallel_for(ranks.size(), threads,
                        [&](std::size_t r) { per_rank[r] = identities_of(*ranks[r].t, rows[r]); });
   collective_kernels groups;
   std::map<std::string, std::string> listed; // group name -> "Process Group Ranks"

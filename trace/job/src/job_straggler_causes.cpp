@@ -344,7 +344,7 @@ void explain(const collective_wait& c, std::span<const std::int64_t> offsets,
 } // namespace
 
 void explain_stragglers(std::span<const rank_trace> ranks, const std::vector<rank_rows>& rows,
-                        job_analysis_result& out) {
+                        job_analysis_result& out, unsigned threads) {
   if (out.collectives.empty())
     return;
   std::vector<rank_timeline> timelines;
@@ -355,7 +355,7 @@ void explain_stragglers(std::span<const rank_trace> ranks, const std::vector<ran
   // In chunks of 256 collectives: one is a few microseconds of work.
   constexpr std::size_t chunk = 256;
   const auto count = out.collectives.size();
-  detail::parallel_for((count + chunk - 1) / chunk, 0, [&](std::size_t c) {
+  detail::parallel_for((count + chunk - 1) / chunk, threads, [&](std::size_t c) {
     for (auto i = c * chunk; i < std::min((c + 1) * chunk, count); ++i)
       explain(out.collectives[i], out.clock_offsets_ns, previous, timelines,
               out.collectives[i].cause);

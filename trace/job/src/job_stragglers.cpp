@@ -13,11 +13,11 @@
 namespace tdiag::trace::detail {
 
 void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<rank_rows>& rows,
-                         job_analysis_result& out) {
+                         job_analysis_result& out, unsigned threads) {
   out.waits.clear();
   for (const auto& r : ranks)
     out.waits.push_back({r.rank, 0, 0, {}});
-  const auto kernels = gather_collectives(ranks, rows); // the matches point into it
+  const auto kernels = gather_collectives(ranks, rows, threads); // the matches point into it
   auto aligned = align_clocks(ranks, kernels, out.options.align);
   out.clock_offsets_ns = std::move(aligned.offsets);
   out.clocks = std::move(aligned.clocks);
@@ -74,7 +74,7 @@ void analyze_collectives(std::span<const rank_trace> ranks, const std::vector<ra
   out.unmatched_collectives = std::move(matches.unmatched);
   std::stable_sort(out.waits.begin(), out.waits.end(),
                    [](const auto& a, const auto& b) { return a.rank < b.rank; });
-  explain_stragglers(ranks, rows, out);
+  explain_stragglers(ranks, rows, out, threads);
 }
 
 std::vector<step_time> step_times_of(const rank_rows& rows, int rank) {

@@ -3,8 +3,9 @@
 //
 // guarded_map (guarded_map.hpp): the mappings live in a fixed table the SIGBUS handler reads
 // without locks; the handler maps anonymous zero pages over the rest of a mapping it finds the
-// fault in, and otherwise restores the previous handler and returns, so that the fault repeats
-// under it (the default one ends the process as it would have without us).
+// fault in. A fault outside them goes to the handler installed before ours, called directly
+// (ours stays installed); where that was the default or SIG_IGN, the default is put back and
+// the repeated fault ends the process as it would have without us.
 #include "guarded_map.hpp"
 
 #include <fmt/format.h>

@@ -124,18 +124,21 @@ struct load_options {
 /// Parses one dump held in memory (pickle or JSON, told apart by content; zero bytes is an
 /// empty dump). `rank` is used when the dump has no `rank` key; -1 means none. Throws
 /// tdiag::input_error with a one-line message naming `source` (TDIAG-FR-00N, or the pickle
-/// reader's TDIAG-TR-1NN) on anything malformed or over a limit.
+/// reader's TDIAG-TR-1NN) on anything malformed or over a limit. `limits.max_depth` does not
+/// apply: the reader walks a dump's fixed shape and never recurses, so nesting and cycles are
+/// not checked.
 [[nodiscard]] dump parse_dump(std::string_view bytes, std::string_view source, int rank = -1,
                               const pickle_limits& limits = {});
 
 /// Reads one dump file; the rank from the dump, else the file name's trailing number.
 [[nodiscard]] dump read_dump(const std::string& path, const load_options& options = {});
 
-/// expand_inputs() then read_dump() on each, in parallel; sorted by rank. A file that fails to
-/// read as a dump (cut short, corrupt) but names its rank becomes an `unreadable` dump of that
-/// rank, as a rank that died while it wrote leaves; the first failure is thrown when no file
-/// reads, or when it is over the memory budget or names no rank. TDIAG-FR-005 for a rank
-/// claimed twice.
+/// expand_inputs() then read_dump() on each, in parallel; sorted by rank. A dump whose content
+/// is damaged (cut short or corrupt: TDIAG-TR-101..103, TDIAG-FR-003) but whose name tells its
+/// rank becomes an `unreadable` dump of that rank, as a rank that died while it wrote leaves.
+/// Any other failure is thrown (a file that is no dump or cannot be opened, an unsupported
+/// version, an unsafe pickle, a limit or the memory budget), as is the first damaged one when
+/// no file reads. TDIAG-FR-005 for a rank claimed twice.
 [[nodiscard]] std::vector<dump> load_dumps(std::span<const std::string> inputs,
                                            const load_options& options = {});
 
@@ -144,7 +147,7 @@ enum class cause : std::uint8_t {
   not_reached,   ///< never issued the collective the others wait in (host side)
   not_completed, ///< issued it, its work never completed (device or network side)
   desync,        ///< issued a different collective, or other sizes or dtypes
-  no_dump,       ///< wrote no dump (or an empty one); inferred from the others
+  no_dump,       ///< left no readable dump (none, empty, or unreadable); inferred from the others
 };
 
 /// "not_reached", "not_completed", "desync", "no_dump".
@@ -197,7 +200,7 @@ struct group_report {
   std::string desc;
   std::vector<int> ranks;        ///< members (pg_config)
   std::vector<int> dumped;       ///< members whose dump has this group's entries
-  std::vector<int> without_dump; ///< members with no dump or an empty one
+  std::vector<int> without_dump; ///< members with no readable dump, or an empty one
   std::int64_t last_seq = -1;    ///< highest collective seq any member issued
   std::string last_op;
   bool stuck = false;                          ///< some member's collective never completed

@@ -38,7 +38,7 @@ inline constexpr code_entry table[] = {
     {not_reached, "a rank never reached the collective the others wait in"},
     {not_completed, "a rank reached the collective but its work never completed"},
     {desync, "a rank issued a different collective (desync)"},
-    {no_dump, "a rank wrote no dump: the only rank whose progress is unknown"},
+    {no_dump, "a rank left no readable dump: the only rank whose progress is unknown"},
     {mismatch, "first divergence of a process group"},
     {undetermined, "a stuck collective whose holder the evidence cannot tell"},
     {unknown_ranks, "ranks whose part cannot be known"},

@@ -103,8 +103,8 @@ public:
   template <typename Fn> void for_each_element(Fn&& fn) const {
     visit(false, &forward_item<Fn>, &fn);
   }
-  /// fn(key, value) for each pair of a dict, in order, a key that is not a str as ""; nothing
-  /// for other kinds.
+  /// fn(key, value) for each pair of a dict, in order: a str or bytes key as its contents (as
+  /// find() matches them), any other key as ""; nothing for other kinds.
   template <typename Fn> void for_each_item(Fn&& fn) const { visit(true, &forward_item<Fn>, &fn); }
 
 private:
