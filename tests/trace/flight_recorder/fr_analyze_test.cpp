@@ -5,11 +5,13 @@
 // tests/data/fr_real (PyTorch 2.11, scripts/gpu/fr-dumps.py): in each, the culprit set and causes
 // are exactly truth.json's (so no innocent rank is named), and the first divergence is the one
 // truth.json states.
+#include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/flight_recorder.hpp>
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -341,6 +343,40 @@ TEST(FrAnalyze, WorldSizeAddsRanksWithoutADump) {
   EXPECT_EQ(r.culprits[0].rank, 2);
   EXPECT_EQ(r.culprits[0].pg, "0");
   EXPECT_EQ(r.culprits[0].cause, fr::cause::no_dump);
+}
+
+// A job of more ranks than the memory budget holds (a mistyped --world-size, a pg_config naming
+// a billion) is the budget's one line before anything is built, not an exhausted machine.
+TEST(FrAnalyze, AWorldOverTheMemoryBudgetIsRefusedWithOneLine) {
+  std::vector<fr::dump> dumps(1);
+  dumps[0].rank = 0;
+  fr::analyze_options options;
+  options.world_size = 1'000'000'000;
+  setenv("TDIAG_MEMORY_LIMIT", "64M", 1);
+  std::string code, message;
+  try {
+    (void)fr::analyze(dumps, options);
+  } catch (const tdiag::input_error& e) {
+    code = e.report().diagnostics.at(0).code;
+    message = e.what();
+  }
+  dumps[0].groups = {{"0", "default_pg", {0, 1 << 20, 1 << 21, 1 << 22}}};
+  dumps[0].ops = {"nccl:all_reduce"};
+  dumps[0].shapes = {{}};
+  dumps[0].entries.resize(1);
+  options.world_size = 0;
+  setenv("TDIAG_MEMORY_LIMIT", "1K", 1); // two ranks at most
+  std::string stated;
+  try {
+    (void)fr::analyze(dumps, options);
+  } catch (const tdiag::input_error& e) {
+    stated = e.what();
+  }
+  unsetenv("TDIAG_MEMORY_LIMIT");
+  EXPECT_EQ(code, "TDIAG-CORE-006") << message;
+  EXPECT_NE(message.find("--world-size: a job of 1000000000 ranks"), std::string::npos) << message;
+  EXPECT_NE(stated.find("the dumps' pg_config: a job of 3 ranks"), std::string::npos) << stated;
+  EXPECT_EQ(fr::analyze(dumps).ranks.size(), 4u); // within the budget, every member is a rank
 }
 
 } // namespace

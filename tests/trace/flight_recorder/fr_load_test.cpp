@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -198,6 +199,18 @@ TEST(FrLoad, ACyclicPickleIsReadOrRefusedWithoutLooping) {
   ASSERT_EQ(stack.size(), 2u);
   EXPECT_EQ(stack[0].name, "");
   EXPECT_EQ(stack[1].file, "");
+}
+
+// A JSON dump's parse holds about three times its text: the budget is held against that.
+TEST(FrLoad, AJsonDumpIsHeldToTheBudgetByWhatItsParseHolds) {
+  std::string json = R"({"version": "2.4", "pg_config": {}, "entries": [], "pad": ")";
+  json += std::string(400'000, 'x') + "\"}";
+  setenv("TDIAG_MEMORY_LIMIT", "1M", 1);
+  const auto [code, message] = error_of([&] { (void)fr::parse_dump(json, "_dump_0", 0); });
+  unsetenv("TDIAG_MEMORY_LIMIT");
+  EXPECT_EQ(code, "TDIAG-CORE-006") << message;
+  EXPECT_NE(message.find("_dump_0: a JSON dump of"), std::string::npos) << message;
+  EXPECT_EQ(fr::parse_dump(json, "_dump_0", 0).status, fr::dump_status::empty_ring);
 }
 
 TEST(FrLoad, APickleOverItsLimitsIsRefused) {

@@ -5,6 +5,7 @@
 // refused with one line naming the file, within the memory budget.
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/load.hpp>
+#include <tensordiag/trace/pickle_reader.hpp>
 #include <tensordiag/trace/summary_analysis.hpp>
 #include <tensordiag/trace/synthetic.hpp>
 #include <tensordiag/trace/tdtrace_reader.hpp>
@@ -257,6 +258,36 @@ TEST_F(HostileInput, SnapshotMessagesSayWhatWasFound) {
   EXPECT_NE(
       what(seed("memo_reuse_segments.pickle")).find("20000 segments listing 400000000 blocks"),
       std::string::npos);
+}
+
+// A pickle is held to the budget by what it builds, not only by its size: a 16 MB pickle of a
+// dict with 8M small ints in one list builds about 100 MB, over the 64 MiB budget, whether it is
+// read as a snapshot or as a plain pickle_document (a Flight Recorder dump).
+TEST_F(HostileInput, APickleOverTheBudgetByWhatItBuildsIsOneLine) {
+  std::string bytes = "\x80\x04}\x8c\x08segments](";
+  constexpr int batches = 8000, batch = 1000;
+  bytes.reserve(static_cast<std::size_t>(batches) * (batch * 2 + 2) + 32);
+  for (int b = 0; b < batches; ++b) {
+    for (int i = 0; i < batch; ++i)
+      bytes += "K\x01";
+    bytes += b + 1 < batches ? "e(" : "e";
+  }
+  bytes += "s.";
+  const auto path = write("big_list.pickle", bytes);
+  const auto check = [&](auto&& load) {
+    try {
+      load();
+      FAIL() << "no exception";
+    } catch (const input_error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-CORE-006") << what;
+      EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+      EXPECT_NE(what.find("what the pickle built by byte offset"), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  };
+  check([&] { (void)load_trace(path); });
+  check([&] { (void)pickle_document::parse(bytes, path.string()); });
 }
 
 } // namespace

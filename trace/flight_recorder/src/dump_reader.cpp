@@ -79,7 +79,12 @@ bool looks_like_json(std::string_view bytes) {
   return false;
 }
 
+// A JSON dump's parse holds the text, its padded copy and the DOM: about three times its size.
+constexpr std::uint64_t json_parse_factor = 3;
+
 void parse_json(std::string_view bytes, std::string_view source, dump& out) {
+  check_memory_budget(source, fmt::format("a JSON dump of {} bytes", bytes.size()),
+                      bytes.size() * json_parse_factor);
   simdjson::dom::parser parser;
   const simdjson::padded_string padded(bytes);
   simdjson::dom::element root;

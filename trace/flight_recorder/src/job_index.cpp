@@ -5,6 +5,8 @@
 // the membership most dumps state, and per member the group's collectives in sequence order.
 #include "job_index.hpp"
 
+#include <tensordiag/core/file_io.hpp>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -17,6 +19,16 @@ namespace {
 
 std::string shapes_key(const tensor_shapes& s) {
   return fmt::format("{}|{}|{}|{}", s.input_sizes, s.output_sizes, s.input_dtypes, s.output_dtypes);
+}
+
+// What a rank costs the index, the report and its output, rounded up: a job of more ranks than
+// the memory budget holds at this rate (a --world-size or a pg_config of a billion) is refused
+// with the budget's one line before it is built.
+constexpr std::uint64_t bytes_per_rank = 512;
+
+void check_ranks(std::string_view source, std::uint64_t ranks) {
+  check_memory_budget(source, fmt::format("a job of {} ranks", ranks), ranks * bytes_per_rank,
+                      "state the job's true size");
 }
 
 // The membership most dumps state for a group (ranks may disagree when one never created it).
@@ -190,6 +202,7 @@ job_index build_index(std::span<const dump> dumps, int world_size) {
   std::map<int, const dump*> by_rank;
   for (const auto& d : dumps)
     by_rank.emplace(d.rank, &d);
+  check_ranks("--world-size", static_cast<std::uint64_t>(std::max(world_size, 0)));
   for (int r = 0; r < world_size; ++r)
     by_rank.emplace(r, nullptr);
   for (const auto& [rank, d] : by_rank) {
@@ -207,9 +220,12 @@ job_index build_index(std::span<const dump> dumps, int world_size) {
         stated[rd.group_of[g]].push_back(&rd.source->groups[g].ranks);
   for (std::size_t g = 0; g < job.groups.size(); ++g)
     job.groups[g].members = agreed_members(stated[g]);
+  const std::uint64_t most_ranks = memory_budget() / bytes_per_rank;
   for (const auto& g : job.groups)
     for (int r : g.members)
       if (!by_rank.contains(r)) {
+        if (by_rank.size() >= most_ranks)
+          check_ranks("the dumps' pg_config", by_rank.size() + 1); // throws
         by_rank.emplace(r, nullptr);
         job.ranks.push_back({nullptr, r, {}, {}, {}, false, false, false, -1});
       }

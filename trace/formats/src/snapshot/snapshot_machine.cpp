@@ -16,6 +16,7 @@ namespace tdiag::trace::detail {
 
 void snap_stream::release(std::uint64_t index) {
   auto& c = containers_[index];
+  live_items_ -= std::min<std::uint64_t>(live_items_, c.items.size());
   c.items.clear();
   c.run_first = 0;
   c.run_count = 0;

@@ -43,6 +43,9 @@ struct snap_machine {
   std::unique_ptr<snap_stream::flat_items> scratch_owner =
       std::make_unique<snap_stream::flat_items>();
   snap_stream::flat_items& scratch = *scratch_owner;
+  /// What the machine holds is held against the memory budget every so many values.
+  static constexpr std::uint64_t footprint_interval = std::uint64_t{1} << 18;
+  std::uint64_t next_footprint_check = footprint_interval;
 
   [[noreturn, gnu::cold, gnu::noinline]] void fail(std::string_view code, std::string_view title,
                                                    std::string message,
@@ -100,6 +103,10 @@ struct snap_machine {
     if (++created > limits.max_values)
       fail(codes::pickle_limit, "pickle over limit",
            fmt::format("more than {} values", limits.max_values));
+    if (created >= next_footprint_check) [[unlikely]] {
+      next_footprint_check = created + footprint_interval;
+      s.check_footprint(op_offset, (stack.capacity() + marks.capacity()) * sizeof(std::uint64_t));
+    }
   }
   std::uint64_t boxed(kind k, std::uint64_t payload, std::uint32_t aux = 0, bool action = false) {
     s.boxes_.push_back({payload, op_offset, aux, k, action});
@@ -170,6 +177,7 @@ struct snap_machine {
     if (c.run_count + c.items.size() + extra > limits.max_container)
       fail(codes::pickle_limit, "pickle over limit",
            fmt::format("a container with more than {} items", limits.max_container));
+    s.live_items_ += extra;
   }
   // Stored into a container: a container so stored more than once is shared.
   std::uint64_t stored(std::uint64_t v) {

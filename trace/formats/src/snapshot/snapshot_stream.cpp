@@ -25,7 +25,8 @@ using namespace snap;
 
 snap_stream::snap_stream(input_file* file, std::string_view bytes, std::string source,
                          const pickle_limits& limits, entry_sink* sink)
-    : file_(file), source_(std::move(source)), limits_(limits), sink_(sink) {
+    : file_(file), source_(std::move(source)), limits_(limits), sink_(sink),
+      budget_(memory_budget()) {
   if (sink_ != nullptr)
     memo_.set_frames(
         [](const void* context, std::uint32_t stack) {
@@ -39,6 +40,17 @@ snap_stream::snap_stream(input_file* file, std::string_view bytes, std::string s
     end_ = bytes.size();
     total_ = bytes.size();
   }
+}
+
+void snap_stream::check_footprint(std::uint64_t offset, std::uint64_t machine_bytes) const {
+  const std::uint64_t held = (file_ == nullptr ? total_ : buffer_.capacity()) + arena_.capacity() +
+                             boxes_.capacity() * sizeof(box) +
+                             containers_.capacity() * sizeof(container) +
+                             live_items_ * sizeof(std::uint64_t) * 3 / 2 + // and slack
+                             memo_.size() * sizeof(std::uint32_t) + machine_bytes;
+  if (held > budget_)
+    check_memory_budget(source_, fmt::format("what the pickle built by byte offset {}", offset),
+                        held);
 }
 
 std::span<const std::uint64_t> snap_stream::items(snap_value v) const noexcept {

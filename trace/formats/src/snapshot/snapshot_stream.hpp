@@ -199,6 +199,10 @@ public:
   [[nodiscard]] int protocol() const noexcept { return protocol_; }
   /// Values the machine created (memo fetches are free).
   [[nodiscard]] std::uint64_t value_count() const noexcept { return created_; }
+  /// Throws the memory budget's one line (TDIAG-CORE-006) when what the stream holds (its input
+  /// when in memory, strings, boxes, containers and their items, the memo) and `machine_bytes`
+  /// exceed the budget: a pickle is refused by what it builds, not only by its size.
+  void check_footprint(std::uint64_t offset, std::uint64_t machine_bytes) const;
   [[nodiscard]] snap_value root() const noexcept { return {this, root_, 0}; }
   [[nodiscard]] const std::string& source_name() const noexcept { return source_; }
   [[nodiscard]] std::uint64_t size() const noexcept { return total_; }
@@ -354,6 +358,8 @@ private:
   std::vector<box> boxes_;
   std::vector<container> containers_;
   std::vector<std::uint32_t> free_;
+  std::uint64_t live_items_ = 0; ///< items added to containers not yet released (about)
+  std::uint64_t budget_ = 0;     ///< memory_budget() when the stream was made
   snap_memo memo_;
   std::uint64_t root_ = 0;
   inline_list* inline_ = nullptr;

@@ -306,7 +306,8 @@ struct analyze_options {
 
 /// Matches every group's collectives across its members and names the culprits, and says how
 /// far each entry got (rank_report::progress). Pure: no I/O, no throw on any dump content (odd
-/// dumps give notes, not errors).
+/// dumps give notes, not errors), but for a job of more ranks (options.world_size, or the
+/// members the dumps' pg_config names) than the memory budget holds: TDIAG-CORE-006.
 [[nodiscard]] job_report analyze(std::span<const dump> dumps, const analyze_options& options = {});
 
 /// JSON, schema `tensordiag.fr/v1` (docs/flight-recorder.md): culprits, groups, mismatches,
