@@ -25,8 +25,7 @@ using namespace snap;
 
 snap_stream::snap_stream(input_file* file, std::string_view bytes, std::string source,
                          const pickle_limits& limits, entry_sink* sink)
-    : file_(file), source_(std::move(source)), limits_(limits), sink_(sink),
-      budget_(memory_budget()) {
+    : file_(file), source_(std::move(source)), limits_(limits), sink_(sink) {
   if (sink_ != nullptr)
     memo_.set_frames(
         [](const void* context, std::uint32_t stack) {
@@ -48,6 +47,8 @@ void snap_stream::check_footprint(std::uint64_t offset, std::uint64_t machine_by
                              containers_.capacity() * sizeof(container) +
                              live_items_ * sizeof(std::uint64_t) * 3 / 2 + // and slack
                              memo_.size() * sizeof(std::uint32_t) + machine_bytes;
+  if (budget_ == 0)
+    budget_ = memory_budget(); // read once, when a pickle first grows this big (tens of us)
   if (held > budget_)
     check_memory_budget(source_, fmt::format("what the pickle built by byte offset {}", offset),
                         held);

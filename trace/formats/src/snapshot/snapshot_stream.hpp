@@ -358,8 +358,8 @@ private:
   std::vector<box> boxes_;
   std::vector<container> containers_;
   std::vector<std::uint32_t> free_;
-  std::uint64_t live_items_ = 0; ///< items added to containers not yet released (about)
-  std::uint64_t budget_ = 0;     ///< memory_budget() when the stream was made
+  std::uint64_t live_items_ = 0;     ///< items added to containers not yet released (about)
+  mutable std::uint64_t budget_ = 0; ///< memory_budget(), read at the first check
   snap_memo memo_;
   std::uint64_t root_ = 0;
   inline_list* inline_ = nullptr;
