@@ -95,18 +95,41 @@ void index_rank(job_index& job, rank_data& rd, std::unordered_map<std::string, s
   rd.last_entry = newest;
 }
 
+// One rank's collectives by job group and its pg_status by pg id, sorted once: a dump may hold
+// thousands of groups, and each group's members look theirs up.
+struct rank_lookup {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_group; ///< (job group, entry index)
+  std::vector<group_status> status;                              ///< by pg_id
+};
+
+rank_lookup lookup_of(const rank_data& rd) {
+  const dump& d = *rd.source;
+  rank_lookup out;
+  for (std::uint32_t i = 0; i < d.entries.size(); ++i)
+    if (!d.entries[i].is_p2p)
+      out.by_group.emplace_back(rd.group_of[d.entries[i].group], i);
+  std::sort(out.by_group.begin(), out.by_group.end()); // entries in dump order within a group
+  out.status = d.status_by_pg;
+  std::stable_sort(out.status.begin(), out.status.end(),
+                   [](const group_status& a, const group_status& b) { return a.pg_id < b.pg_id; });
+  return out;
+}
+
 // The group's collectives of one rank, in sequence order (the newest entry of a repeated seq),
 // and how far they got from the entries and pg_status.
-member_data collect_member(const job_index& job, std::uint32_t rank_index, std::uint32_t group) {
+member_data collect_member(const job_index& job, std::uint32_t rank_index, std::uint32_t group,
+                           const rank_lookup& lookup) {
   const auto& rd = job.ranks[rank_index];
   const dump& d = *rd.source;
   member_data m;
   m.rank_index = rank_index;
   std::int32_t pg_id = -1;
-  for (std::uint32_t i = 0; i < d.entries.size(); ++i) {
+  const auto& by_group = lookup.by_group;
+  const auto first = std::lower_bound(by_group.begin(), by_group.end(), std::pair{group, 0u});
+  const auto last = std::lower_bound(first, by_group.end(), std::pair{group + 1, 0u});
+  for (auto it = first; it != last; ++it) {
+    const auto i = it->second;
     const auto& e = d.entries[i];
-    if (rd.group_of[e.group] != group || e.is_p2p)
-      continue;
     pg_id = e.pg_id;
     m.entries.push_back(i);
     if (e.state == entry_state::completed)
@@ -135,9 +158,10 @@ member_data collect_member(const job_index& job, std::uint32_t rank_index, std::
     m.lo = d.entries[m.entries.front()].collective_seq_id;
     m.hi = d.entries[m.entries.back()].collective_seq_id;
   }
-  for (const auto& s : d.status_by_pg) {
-    if (pg_id < 0 || s.pg_id != pg_id)
-      continue;
+  const auto by_pg = [](const group_status& s, std::int32_t id) { return s.pg_id < id; };
+  for (auto it = std::lower_bound(lookup.status.begin(), lookup.status.end(), pg_id, by_pg);
+       pg_id >= 0 && it != lookup.status.end() && it->pg_id == pg_id; ++it) {
+    const auto& s = *it;
     m.status_tracked = s.last_enqueued >= 0;
     m.completed = std::max(m.completed, s.last_completed);
     m.started = std::max(m.started, s.last_started);
@@ -234,6 +258,19 @@ job_index build_index(std::span<const dump> dumps, int world_size) {
   std::unordered_map<int, std::uint32_t> index_of;
   for (std::uint32_t i = 0; i < job.ranks.size(); ++i)
     index_of.emplace(job.ranks[i].rank, i);
+  std::vector<rank_lookup> lookups(job.ranks.size());
+  std::vector<std::vector<int>> users(job.groups.size()); ///< ranks whose dump names the group
+  for (std::uint32_t i = 0; i < job.ranks.size(); ++i) {
+    const auto& rd = job.ranks[i];
+    if (rd.source == nullptr)
+      continue;
+    lookups[i] = lookup_of(rd);
+    auto named = rd.group_of;
+    std::sort(named.begin(), named.end());
+    named.erase(std::unique(named.begin(), named.end()), named.end());
+    for (const auto g : named)
+      users[g].push_back(rd.rank);
+  }
   for (std::uint32_t g = 0; g < job.groups.size(); ++g) {
     auto& group = job.groups[g];
     // No dump states it. The default group spans the world, when its size is known; any other
@@ -242,10 +279,7 @@ job_index build_index(std::span<const dump> dumps, int world_size) {
       for (int r = 0; r < world_size; ++r)
         group.members.push_back(r);
     if (group.members.empty())
-      for (const auto& rd : job.ranks)
-        if (rd.source != nullptr &&
-            std::find(rd.group_of.begin(), rd.group_of.end(), g) != rd.group_of.end())
-          group.members.push_back(rd.rank);
+      group.members = users[g];
     for (int r : group.members) {
       const auto ri = index_of.at(r);
       const auto& rd = job.ranks[ri];
@@ -253,7 +287,7 @@ job_index build_index(std::span<const dump> dumps, int world_size) {
         group.without_dump.push_back(r);
         continue;
       }
-      auto m = collect_member(job, ri, g);
+      auto m = collect_member(job, ri, g, lookups[ri]);
       if (!m.entries.empty())
         group.with_entries.push_back(std::move(m));
       else
