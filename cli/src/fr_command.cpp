@@ -12,6 +12,7 @@
 // 2 for unreadable input.
 #if defined(TDIAG_CLI_HAS_TRACE)
 
+#  include <tensordiag/core/codes.hpp>
 #  include <tensordiag/core/error.hpp>
 #  include <tensordiag/core/file_io.hpp>
 #  include <tensordiag/core/report_io.hpp>
@@ -22,6 +23,7 @@
 #  include <fmt/format.h>
 
 #  include <cstdio>
+#  include <filesystem>
 #  include <malloc.h>
 #  include <memory>
 #  include <string>
@@ -74,8 +76,23 @@ void keep_freed_memory() {
 #  endif
 }
 
+// -o naming one of the dumps would put the verdict where the evidence was.
+void refuse_output_over_a_dump(const fr_options& o) {
+  if (o.output.empty() || o.output == "-")
+    return;
+  for (const auto& input : trace::fr::expand_inputs(o.inputs)) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(input, o.output, ec))
+      throw_input_error(tdiag::codes::cannot_write, "the output is an input",
+                        fmt::format("{}: -o names one of the dumps being read; the verdict "
+                                    "would replace it (write it elsewhere)",
+                                    o.output));
+  }
+}
+
 void run_analyze(const fr_options& o, command_context& context) {
   namespace fr = trace::fr;
+  refuse_output_over_a_dump(o);
   keep_freed_memory();
   const auto dumps = fr::load_dumps(o.inputs);
   fr::analyze_options options;

@@ -123,12 +123,12 @@ TEST(FrLoad, EqualStacksAndShapesAreInternedOnceAndUnequalOnesApart) {
   // Sizes [[1], []] and [[], [1]] and dtypes ["ab"] and ["a", "b"] must not share a key.
   const auto d = fr::parse_dump(
       R"({"version": "2.4", "entries": [
-          {"profiling_name": "a", "input_sizes": [[1], []], "input_dtypes": ["ab"],
-           "frames": [{"name": "f", "filename": "x.py", "line": 1}]},
-          {"profiling_name": "a", "input_sizes": [[], [1]], "input_dtypes": ["a", "b"],
-           "frames": [{"name": "f", "filename": "x.py", "line": 1}]},
-          {"profiling_name": "a", "input_sizes": [[1], []], "input_dtypes": ["ab"],
-           "frames": [{"name": "f", "filename": "x.py", "line": 2}]}]})",
+          {"profiling_name": "a", "collective_seq_id": 1, "input_sizes": [[1], []],
+           "input_dtypes": ["ab"], "frames": [{"name": "f", "filename": "x.py", "line": 1}]},
+          {"profiling_name": "a", "collective_seq_id": 2, "input_sizes": [[], [1]],
+           "input_dtypes": ["a", "b"], "frames": [{"name": "f", "filename": "x.py", "line": 1}]},
+          {"profiling_name": "a", "collective_seq_id": 3, "input_sizes": [[1], []],
+           "input_dtypes": ["ab"], "frames": [{"name": "f", "filename": "x.py", "line": 2}]}]})",
       "d_0", 0);
   ASSERT_EQ(d.entries.size(), 3u);
   EXPECT_NE(d.entries[0].shapes, d.entries[1].shapes);
@@ -180,19 +180,23 @@ TEST(FrLoad, ACyclicPickleIsReadOrRefusedWithoutLooping) {
   const auto sizes_in_themselves =
       "\x80\x02}q\x00(X\x07\x00\x00\x00versionq\x01X\x03\x00\x00\x00"
       "2.4q\x02X\x07\x00\x00\x00"
-      "entriesq\x03]q\x04}q\x05(X\x0e\x00\x00\x00profiling_nameq\x06X"
-      "\x0f\x00\x00\x00nccl:all_reduceq\x07X\x0b\x00\x00\x00input_sizesq\x08]q\th\tauau."s;
+      "entriesq\x03]q\x04}q\x05(X\x0e\x00\x00\x00profiling_nameq\x06X\x0f\x00\x00\x00nccl:"
+      "all_reduceq\x07X\x11\x00\x00\x00"
+      "collective_seq_idq\x08K\x01X\x0b\x00\x00\x00input_sizesq\x09]q\x0ah\x0a"
+      "auau."s;
   const auto [code, message] =
       error_of([&] { (void)fr::parse_dump(sizes_in_themselves, "_dump_0", 0); });
   EXPECT_EQ(code, fr::codes::malformed_dump) << message;
   EXPECT_NE(message.find("input_sizes"), std::string::npos) << message;
 
-  const auto stack_in_itself = "\x80\x02}q\x00(X\x07\x00\x00\x00versionq\x01X\x03\x00\x00\x00"
-                               "2.4q\x02X\x07\x00\x00\x00"
-                               "entriesq\x03]q\x04}q\x05(X\x0e\x00\x00\x00profiling_nameq\x06X"
-                               "\x0f\x00\x00\x00nccl:all_reduceq\x07X\x06\x00\x00\x00"
-                               "framesq\x08]q\t(h\th\x05"
-                               "euau."s;
+  const auto stack_in_itself =
+      "\x80\x02}q\x00(X\x07\x00\x00\x00versionq\x01X\x03\x00\x00\x00"
+      "2.4q\x02X\x07\x00\x00\x00"
+      "entriesq\x03]q\x04}q\x05(X\x0e\x00\x00\x00profiling_nameq\x06X\x0f\x00\x00\x00nccl:"
+      "all_reduceq\x07X\x11\x00\x00\x00"
+      "collective_seq_idq\x08K\x01X\x06\x00\x00\x00"
+      "framesq\x09]q\x0a(h\x0ah\x05"
+      "euau."s;
   const auto d = fr::parse_dump(stack_in_itself, "_dump_0", 0);
   ASSERT_EQ(d.entries.size(), 1u);
   const auto& stack = d.stacks.at(d.entries[0].stack);
@@ -211,6 +215,59 @@ TEST(FrLoad, AJsonDumpIsHeldToTheBudgetByWhatItsParseHolds) {
   EXPECT_EQ(code, "TDIAG-CORE-006") << message;
   EXPECT_NE(message.find("_dump_0: a JSON dump of"), std::string::npos) << message;
   EXPECT_EQ(fr::parse_dump(json, "_dump_0", 0).status, fr::dump_status::empty_ring);
+}
+
+// What an innocent rank could be blamed for, were it read as something: a seq that is absent,
+// None, a bool or below 1, dtypes that are no list of names, sizes of None, a `rank` that is no
+// rank, a name longer than PyTorch writes. Each is a damaged dump (lost evidence), not a call.
+TEST(FrLoad, FieldsThatWouldMisleadTheMatchingAreADamagedDump) {
+  const auto code_of = [](const std::string& entry, const std::string& top = "") {
+    const auto json = R"({"version": "2.4", )" + top + R"("entries": [)" + entry + "]}";
+    return error_of([&] { (void)fr::parse_dump(json, "_dump_0", 0); });
+  };
+  const std::string call = R"({"profiling_name": "nccl:all_reduce", )";
+  for (const std::string seq :
+       {R"("collective_seq_id": null)", R"("collective_seq_id": -1)", R"("collective_seq_id": 0)",
+        R"("collective_seq_id": true)", R"("p2p_seq_id": 3)"}) {
+    const auto [code, message] = code_of(call + seq + "}");
+    EXPECT_EQ(code, fr::codes::malformed_dump) << seq;
+    EXPECT_NE(message.find("`collective_seq_id` is"), std::string::npos) << message;
+  }
+  EXPECT_EQ(
+      code_of(R"({"profiling_name": "nccl:send 0->1", "is_p2p": true, "p2p_seq_id": 0})").first,
+      fr::codes::malformed_dump);
+  const std::string seq = call + R"("collective_seq_id": 5, )";
+  for (const std::string field :
+       {R"("input_dtypes": "Float")", R"("input_dtypes": [1])", R"("output_dtypes": null)",
+        R"("input_sizes": null)", R"("output_sizes": [4])"}) {
+    const auto [code, message] = code_of(seq + field + "}");
+    EXPECT_EQ(code, fr::codes::malformed_dump) << field << ": " << message;
+  }
+  EXPECT_EQ(code_of(seq + R"("input_dtypes": ["Float"]})").first, "(no error)");
+  for (const std::string rank :
+       {R"("rank": -1, )", R"("rank": 3000000000, )", R"("rank": "x", )", R"("rank": true, )"}) {
+    const auto [code, message] = code_of(call + R"("collective_seq_id": 5})", rank);
+    EXPECT_EQ(code, fr::codes::malformed_dump) << rank;
+    EXPECT_NE(message.find("`rank` is not a rank"), std::string::npos) << message;
+  }
+  const auto [code, message] = code_of(R"({"profiling_name": "nccl:)" + std::string(70'000, 'a') +
+                                       R"(", "collective_seq_id": 1})");
+  EXPECT_EQ(code, fr::codes::malformed_dump) << message;
+  EXPECT_NE(message.find("holds a name of 70005 bytes"), std::string::npos) << message;
+}
+
+// A ranks text with a word in it states no membership (the group's users stand for it), never
+// the members left after dropping the word.
+TEST(FrLoad, ARanksTextThatIsNoListStatesNoMembership) {
+  const auto d = fr::parse_dump(
+      R"j({"version": "2.4", "pg_config": {"0": {"name": "0", "desc": "default_pg",
+          "ranks": "[0, 1, x, 3]"}, "1": {"name": "1", "desc": "tp", "ranks": "[-1, 2]"},
+          "2": {"name": "2", "desc": "dp", "ranks": "(0, 2)"}}, "entries": []})j",
+      "_dump_0", 0);
+  ASSERT_EQ(d.groups.size(), 3u);
+  EXPECT_TRUE(d.groups[0].ranks.empty());
+  EXPECT_TRUE(d.groups[1].ranks.empty());
+  EXPECT_EQ(d.groups[2].ranks, (std::vector<int>{0, 2}));
 }
 
 TEST(FrLoad, APickleOverItsLimitsIsRefused) {
@@ -306,6 +363,17 @@ TEST(FrLoad, AFileThatIsNoDumpIsAnErrorNotLostEvidence) {
   job.write("_dump_1", R"({"version": "3.0", "pg_config": {}, "entries": []})");
   const auto [code, message] = error_of([&] { (void)load(job.dir.string()); });
   EXPECT_EQ(code, fr::codes::unsupported_version) << message;
+}
+
+TEST(FrLoad, AJobWhoseDumpsHoldNoEntryIsNoVerdict) {
+  host_stuck_copy job("all_empty");
+  for (const int r : {0, 1, 2, 3})
+    job.write("_dump_" + std::to_string(r), "");
+  const auto [code, message] = error_of([&] { (void)load(job.dir.string()); });
+  EXPECT_EQ(code, fr::codes::no_entries) << message;
+  EXPECT_NE(message.find("none of the 4 dump(s) holds an entry (4 empty, 0 unreadable)"),
+            std::string::npos)
+      << message;
 }
 
 TEST(FrLoad, DumpsLoadSortedByRank) {

@@ -51,8 +51,12 @@ public:
       fail(codes::not_a_dump, "not a Flight Recorder dump", source_,
            "no `version`, `pg_config` or `entries` key: not a Flight Recorder dump");
     read_version(version);
-    if (auto rank = Access::as_int(Access::find(root, "rank")))
-      d_.rank = static_cast<int>(*rank);
+    if (const auto rank = Access::find(root, "rank"); Access::present(rank)) {
+      const auto r = Access::as_int(rank);
+      if (!r || Access::is_bool(rank) || *r < 0 || *r > max_rank)
+        bad(fmt::format("`rank` is not a rank (an integer from 0 to {})", max_rank));
+      d_.rank = static_cast<int>(*r);
+    }
     for (const char* key : {"comm_lib_version", "nccl_version"})
       if (auto v = Access::as_string(Access::find(root, key)); v && d_.comm_lib_version.empty())
         d_.comm_lib_version = std::string(*v);
@@ -75,6 +79,22 @@ public:
   }
 
 private:
+  static constexpr std::int64_t max_rank = std::int64_t{1} << 30;
+  /// Longer is no name PyTorch writes (an op, a dtype, a group, a frame's function or file).
+  static constexpr std::size_t max_name = std::size_t{64} << 10;
+
+  // `text`, unless it is longer than any name PyTorch writes; `where` names it in the message
+  // ("entry 7: `profiling_name`"), made only then.
+  template <typename Where> std::string_view name(std::string_view text, Where&& where) const {
+    if (text.size() > max_name)
+      bad(fmt::format("{} holds a name of {} bytes (names in a dump are under {})", where(),
+                      text.size(), max_name));
+    return text;
+  }
+  auto in_entry(std::string_view key) const {
+    return [this, key] { return fmt::format("entry {}: `{}`", d_.entries.size(), key); };
+  }
+
   [[noreturn]] void bad(std::string_view what) const {
     fail(codes::malformed_dump, "malformed Flight Recorder dump", source_, what);
   }
@@ -85,7 +105,7 @@ private:
     const auto text = Access::as_string(v);
     if (!text)
       bad("`version` is not a string");
-    d_.version = std::string(*text);
+    d_.version = std::string(name(*text, [] { return std::string("`version`"); }));
     const auto dot = text->find('.');
     if (text->substr(0, dot) != "2")
       fail(codes::unsupported_version, "unsupported Flight Recorder dump version", source_,
@@ -145,7 +165,8 @@ private:
       return;
     const auto name = Access::as_string(Access::find(g, "name")).value_or(key);
     const auto desc = Access::as_string(Access::find(g, "desc")).value_or("");
-    auto& group = d_.groups[group_index(name, desc)];
+    const auto where = [&] { return fmt::format("pg_config['{}']", printable(key)); };
+    auto& group = d_.groups[group_index(this->name(name, where), this->name(desc, where))];
     const auto ranks = Access::find(g, "ranks");
     if (const auto text = Access::as_string(ranks)) {
       group.ranks = parse_ranks_text(*text);
@@ -252,8 +273,8 @@ private:
   // that two different lists never make one key.
   void read_sizes(const value& v, std::string_view key,
                   std::vector<std::vector<std::int64_t>>* out) {
-    if (!Access::present(v))
-      return append_key(0);
+    if (!Access::exists(v))
+      return append_key(0); // a version that does not record it: the same on every rank
     if (!Access::is_list(v))
       bad(fmt::format("entry {}: `{}` is not a list", d_.entries.size(), key));
     append_key(static_cast<std::int64_t>(Access::size(v)));
@@ -274,15 +295,22 @@ private:
     });
   }
 
-  void read_dtypes(const value& v, std::vector<std::string>* out) {
-    if (!Access::is_list(v))
+  // Dtypes by name; a value of another type is a damaged dump (read as anything, it would make
+  // an innocent rank's call look different from the others').
+  void read_dtypes(const value& v, std::string_view key, std::vector<std::string>* out) {
+    if (!Access::exists(v))
       return append_key(0);
+    if (!Access::is_list(v))
+      bad(fmt::format("entry {}: `{}` is not a list", d_.entries.size(), key));
     append_key(static_cast<std::int64_t>(Access::size(v)));
     Access::for_each(v, [&](const value& t) {
-      const auto text = Access::as_string(t).value_or(std::string_view("?"));
-      append_key(text);
+      const auto text = Access::as_string(t);
+      if (!text)
+        bad(fmt::format("entry {}: `{}` holds a dtype that is not a string", d_.entries.size(),
+                        key));
+      append_key(name(*text, in_entry(key)));
       if (out != nullptr)
-        out->emplace_back(text);
+        out->emplace_back(*text);
     });
   }
 
@@ -299,8 +327,9 @@ private:
       key_.clear();
       read_sizes(e[f_input_sizes], field_names[f_input_sizes], s ? &s->input_sizes : nullptr);
       read_sizes(e[f_output_sizes], field_names[f_output_sizes], s ? &s->output_sizes : nullptr);
-      read_dtypes(e[f_input_dtypes], s ? &s->input_dtypes : nullptr);
-      read_dtypes(e[f_output_dtypes], s ? &s->output_dtypes : nullptr);
+      read_dtypes(e[f_input_dtypes], field_names[f_input_dtypes], s ? &s->input_dtypes : nullptr);
+      read_dtypes(e[f_output_dtypes], field_names[f_output_dtypes],
+                  s ? &s->output_dtypes : nullptr);
     };
     read(nullptr);
     const auto [it, added] =
@@ -321,8 +350,10 @@ private:
       if (const auto it = frame_by_object_.find(id); it != frame_by_object_.end())
         return it->second;
     frame fr;
-    fr.name = std::string(Access::as_string(Access::find(f, "name")).value_or(""));
-    fr.file = std::string(Access::as_string(Access::find(f, "filename")).value_or(""));
+    fr.name = std::string(
+        name(Access::as_string(Access::find(f, "name")).value_or(""), in_entry("frames")));
+    fr.file = std::string(
+        name(Access::as_string(Access::find(f, "filename")).value_or(""), in_entry("frames")));
     fr.line = Access::as_int(Access::find(f, "line")).value_or(0);
     frame_key_.clear();
     for (const std::string_view text : {std::string_view(fr.name), std::string_view(fr.file)}) {
@@ -396,8 +427,24 @@ private:
       out.group = last_group_;
       return;
     }
-    out.group = last_group_ = group_index(name, desc);
+    out.group = last_group_ = group_index(this->name(name, in_entry("process_group")),
+                                          this->name(desc, in_entry("process_group")));
     last_group_desc_ = desc;
+  }
+
+  // The number a call is matched by across ranks (p2p_seq_id for a point-to-point call,
+  // collective_seq_id for the others) is a positive integer in every version this reader
+  // knows: anything else is a damaged dump, never a seq of its own that would match nothing.
+  void check_seq(const fields& f, const entry& out) const {
+    const auto which = out.is_p2p ? f_p2p_seq_id : f_collective_seq_id;
+    const auto seq = out.is_p2p ? out.p2p_seq_id : out.collective_seq_id;
+    if (Access::present(f[which]) && !Access::is_bool(f[which]) && seq >= 1)
+      return;
+    bad(fmt::format("entry {}: `{}` is {}, not a sequence number (1 or more)", d_.entries.size(),
+                    field_names[which],
+                    !Access::present(f[which])  ? std::string("absent or None")
+                    : Access::is_bool(f[which]) ? std::string("a bool")
+                                                : fmt::format("{}", seq)));
   }
 
   void read_entry(const value& e) {
@@ -416,11 +463,12 @@ private:
     const auto name = Access::as_string(f[f_profiling_name]);
     if (!name)
       bad(fmt::format("entry {}: `profiling_name` is absent or not a string", d_.entries.size()));
-    out.op = intern_op(*name);
+    out.op = intern_op(this->name(*name, in_entry(field_names[f_profiling_name])));
     const auto p2p = Access::as_bool(f[f_is_p2p]);
     out.is_p2p = p2p ? *p2p
                      : (name->find(":send") != std::string_view::npos ||
                         name->find(":recv") != std::string_view::npos);
+    check_seq(f, out);
     out.shapes = intern_shapes(f);
     out.stack = intern_stack(f[f_frames]);
     out.state = parse_state(Access::as_string(f[f_state]).value_or(""));

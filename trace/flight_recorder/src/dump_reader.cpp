@@ -48,6 +48,8 @@ std::vector<int> parse_ranks_text(std::string_view text) {
       current = (current < 0 ? 0 : current) * 10 + (c - '0');
       if (current > (1 << 30))
         return {}; // not a rank list: the caller sees no membership rather than a wrong one
+    } else if (std::string_view(" ,[]()\t\n").find(c) == std::string_view::npos) {
+      return {}; // "[0, x, 2]", "-1": the same (dropping a word would drop a member)
     } else if (current >= 0) {
       out.push_back(static_cast<int>(current));
       current = -1;
@@ -266,6 +268,16 @@ std::vector<dump> load_dumps(std::span<const std::string> inputs, const load_opt
     for (const auto& f : failed)
       if (f)
         std::rethrow_exception(f);
+  // Nothing to match: no verdict, not "every collective matched".
+  if (!out.empty() && std::none_of(out.begin(), out.end(),
+                                   [](const dump& d) { return d.status == dump_status::ok; })) {
+    const auto unreadable = std::count_if(
+        out.begin(), out.end(), [](const dump& d) { return d.status == dump_status::unreadable; });
+    detail::fail(codes::no_entries, "no dump holds an entry", out.front().source,
+                 fmt::format("none of the {} dump(s) holds an entry ({} empty, {} unreadable): "
+                             "nothing about the job can be told",
+                             out.size(), static_cast<long>(out.size()) - unreadable, unreadable));
+  }
   std::stable_sort(out.begin(), out.end(),
                    [](const dump& a, const dump& b) { return a.rank < b.rank; });
   for (std::size_t i = 1; i < out.size(); ++i)

@@ -29,6 +29,8 @@ inline std::optional<std::int64_t> int_from_text(std::string_view text) {
 struct pickle_access {
   using value = pickle_value;
   static bool present(const value& v) { return v.valid() && !v.is_none(); }
+  static bool exists(const value& v) { return v.valid(); } ///< None included
+  static bool is_bool(const value& v) { return v.valid() && v.kind() == pickle_kind::boolean; }
   static bool is_dict(const value& v) { return v.valid() && v.is_dict(); }
   static bool is_list(const value& v) { return v.valid() && v.is_sequence(); }
   static value find(const value& v, std::string_view key) { return v.find(key); }
@@ -71,6 +73,8 @@ struct json_value {
 struct json_access {
   using value = json_value;
   static bool present(const value& v) { return v.valid && !v.element.is_null(); }
+  static bool exists(const value& v) { return v.valid; } ///< null included
+  static bool is_bool(const value& v) { return v.valid && v.element.is_bool(); }
   static bool is_dict(const value& v) { return v.valid && v.element.is_object(); }
   static bool is_list(const value& v) { return v.valid && v.element.is_array(); }
   static value find(const value& v, std::string_view key) {

@@ -367,6 +367,7 @@ void snap_machine::push_string(kind k, std::uint64_t len) {
   if (len > 0xffffffffu)
     fail(codes::pickle_limit, "pickle over limit", "a string over 4 GiB");
   count();
+  big_value(len);
   const auto* p = take(static_cast<std::size_t>(len));
   const auto at = s.arena_.size();
   s.arena_.append(reinterpret_cast<const char*>(p), static_cast<std::size_t>(len));
@@ -378,6 +379,7 @@ void snap_machine::push_string(kind k, std::uint64_t len) {
 void snap_machine::push_long(std::uint64_t n) {
   if (n > left())
     truncated(n - left());
+  big_value(n);
   const auto* p = take(static_cast<std::size_t>(n));
   if (n == 0)
     return push(integer(0));

@@ -211,6 +211,12 @@ struct snap_machine {
   // the MARK becomes its row only when the list takes it).
   [[nodiscard]] bool next_in_batch() const noexcept;
 
+  // A string or int of `bytes` about to be copied: one of a MiB or more is held to the budget
+  // at once (one value, so count() would not look).
+  void big_value(std::uint64_t bytes) {
+    if (bytes >= (std::uint64_t{1} << 20))
+      s.check_footprint(op_offset, bytes + stack.capacity() * sizeof(std::uint64_t));
+  }
   void push_string(kind k, std::uint64_t len);
   void push_long(std::uint64_t n);
   void memo_put(std::uint64_t index) {

@@ -16,6 +16,7 @@ inline constexpr std::string_view rank_claimed_twice = "TDIAG-FR-005";
 inline constexpr std::string_view no_rank = "TDIAG-FR-006";
 inline constexpr std::string_view empty_dump = "TDIAG-FR-007";
 inline constexpr std::string_view unreadable_dump = "TDIAG-FR-008";
+inline constexpr std::string_view no_entries = "TDIAG-FR-009";
 inline constexpr std::string_view not_reached = "TDIAG-FR-010";
 inline constexpr std::string_view not_completed = "TDIAG-FR-011";
 inline constexpr std::string_view desync = "TDIAG-FR-012";
@@ -35,6 +36,7 @@ inline constexpr code_entry table[] = {
     {no_rank, "a dump states no rank"},
     {empty_dump, "an empty dump"},
     {unreadable_dump, "a dump that cannot be read: what it held is lost"},
+    {no_entries, "no dump holds an entry: nothing about the job can be told"},
     {not_reached, "a rank never reached the collective the others wait in"},
     {not_completed, "a rank reached the collective but its work never completed"},
     {desync, "a rank issued a different collective (desync)"},
