@@ -38,4 +38,13 @@ CLI::App* family(CLI::App& parent, const std::string& name, const std::string& d
 /// Calls every registered installer on `app`, in order.
 void install_commands(CLI::App& app, command_context& context);
 
+/// A check for an option that takes a count or an index: "expected N >= 0, got -1" (not
+/// CLI::NonNegativeNumber, whose message prints the largest double, all 309 digits).
+inline CLI::Validator at_least_zero() {
+  return {[](const std::string& text) {
+            return text.starts_with('-') ? "expected N >= 0, got " + text : std::string();
+          },
+          "N >= 0"};
+}
+
 } // namespace tdiag::cli

@@ -129,7 +129,7 @@ const command_registration registration(33, [](CLI::App& app, command_context& c
   analyze
       ->add_option("--world-size", o->world_size,
                    "Ranks in the job, when some wrote no dump and no group lists them")
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least_zero());
   analyze->add_option("--traces", o->traces,
                       "The same job's traces (a folder or a quoted glob, one trace per rank, as "
                       "`tdiag trace analyze` reads them): each culprit's last kernels and the "

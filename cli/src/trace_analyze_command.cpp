@@ -283,7 +283,7 @@ const command_registration registration(32, [](CLI::App& app, command_context& c
   cmd->add_option("--critical-path-instance", o->cp_instance,
                   "Which instance of that annotation, by start (default: 1 with two or more "
                   "steps, else 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(at_least_zero());
   cmd->add_option("--critical-path-data-load", o->cp_data_load,
                   "HTA's data_load_events: host rows whose name contains TEXT count as "
                   "data_loading on the critical path (repeatable)");

@@ -6,6 +6,7 @@
 #include "job_index.hpp"
 
 #include <tensordiag/core/file_io.hpp>
+#include <tensordiag/core/printable.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -26,9 +27,18 @@ std::string shapes_key(const tensor_shapes& s) {
 // with the budget's one line before it is built.
 constexpr std::uint64_t bytes_per_rank = 512;
 
-void check_ranks(std::string_view source, std::uint64_t ranks) {
-  check_memory_budget(source, fmt::format("a job of {} ranks", ranks), ranks * bytes_per_rank,
-                      "state the job's true size");
+void check_ranks(std::string_view source, std::string_view what, std::uint64_t ranks) {
+  check_memory_budget(source, what, ranks * bytes_per_rank, "state the job's true size");
+}
+
+// The first dump whose pg_config states group `g` with members (for the budget's line).
+std::string stating(const job_index& job, std::uint32_t g) {
+  for (const auto& rd : job.ranks)
+    if (rd.source != nullptr)
+      for (std::size_t i = 0; i < rd.group_of.size(); ++i)
+        if (rd.group_of[i] == g && !rd.source->groups[i].ranks.empty())
+          return rd.source->source;
+  return "the dumps' pg_config";
 }
 
 // The membership most dumps state for a group (ranks may disagree when one never created it).
@@ -226,7 +236,8 @@ job_index build_index(std::span<const dump> dumps, int world_size) {
   std::map<int, const dump*> by_rank;
   for (const auto& d : dumps)
     by_rank.emplace(d.rank, &d);
-  check_ranks("--world-size", static_cast<std::uint64_t>(std::max(world_size, 0)));
+  const auto world = static_cast<std::uint64_t>(std::max(world_size, 0));
+  check_ranks("--world-size", fmt::format("a job of {} ranks", world), world);
   for (int r = 0; r < world_size; ++r)
     by_rank.emplace(r, nullptr);
   for (const auto& [rank, d] : by_rank) {
@@ -245,11 +256,14 @@ job_index build_index(std::span<const dump> dumps, int world_size) {
   for (std::size_t g = 0; g < job.groups.size(); ++g)
     job.groups[g].members = agreed_members(stated[g]);
   const std::uint64_t most_ranks = memory_budget() / bytes_per_rank;
-  for (const auto& g : job.groups)
-    for (int r : g.members)
+  for (std::uint32_t g = 0; g < job.groups.size(); ++g)
+    for (int r : job.groups[g].members)
       if (!by_rank.contains(r)) {
-        if (by_rank.size() >= most_ranks)
-          check_ranks("the dumps' pg_config", by_rank.size() + 1); // throws
+        if (by_rank.size() >= most_ranks) // throws
+          check_ranks(stating(job, g),
+                      fmt::format("pg_config['{}'] naming more than {} ranks in the job",
+                                  printable(job.groups[g].name), most_ranks),
+                      by_rank.size() + 1);
         by_rank.emplace(r, nullptr);
         job.ranks.push_back({nullptr, r, {}, {}, {}, false, false, false, -1});
       }
