@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -374,6 +375,37 @@ TEST(FrLoad, AJobWhoseDumpsHoldNoEntryIsNoVerdict) {
   EXPECT_NE(message.find("none of the 4 dump(s) holds an entry (4 empty, 0 unreadable)"),
             std::string::npos)
       << message;
+}
+
+// A folder's entry named like a dump that is no file (a directory, a FIFO, a link to nothing) is
+// that rank's lost evidence, never opened (a FIFO would wait for a writer); the others load.
+TEST(FrLoad, AFolderEntryThatIsNoFileIsThatRanksLostEvidence) {
+  const host_stuck_copy job("no_file");
+  std::filesystem::remove(job.dir / "_dump_0");
+  std::filesystem::create_directory(job.dir / "_dump_0");
+  std::filesystem::remove(job.dir / "_dump_1");
+  ASSERT_EQ(::mkfifo((job.dir / "_dump_1").c_str(), 0600), 0);
+  std::filesystem::remove(job.dir / "_dump_3");
+  std::filesystem::create_symlink(job.dir / "gone", job.dir / "_dump_3");
+  const auto dumps = load(job.dir.string());
+  ASSERT_EQ(dumps.size(), 4u);
+  for (const int r : {0, 1, 3}) {
+    const auto& d = dumps[static_cast<std::size_t>(r)];
+    EXPECT_EQ(d.status, fr::dump_status::unreadable) << r;
+    EXPECT_NE(d.problem.find("_dump_" + std::to_string(r)), std::string::npos) << d.problem;
+  }
+  EXPECT_NE(dumps[0].problem.find("is a directory, not a dump file"), std::string::npos);
+  EXPECT_NE(dumps[1].problem.find("is a FIFO, not a dump file"), std::string::npos);
+  EXPECT_EQ(dumps[2].status, fr::dump_status::ok);
+}
+
+// JSON after a UTF-8 byte-order mark is read; a file that is neither a pickle nor JSON says so.
+TEST(FrLoad, AByteOrderMarkIsSkippedAndNeitherFormIsSaidSo) {
+  const auto json = read(data_dir / "json_form/_dump_1.json");
+  EXPECT_EQ(fr::parse_dump("\xEF\xBB\xBF" + json, "_dump_1", 1).status, fr::dump_status::ok);
+  const auto [code, message] = error_of([] { (void)fr::parse_dump("null", "_dump_1", 1); });
+  EXPECT_EQ(code, fr::codes::not_a_dump) << message;
+  EXPECT_NE(message.find("opens with byte 0x6e"), std::string::npos) << message;
 }
 
 TEST(FrLoad, DumpsLoadSortedByRank) {

@@ -4,6 +4,7 @@
 // Reading Flight Recorder dumps: the form told by content (a pickle opens with PROTO, JSON with
 // '{'), the rank from the dump's `rank` key or the file name's trailing number, and a job as
 // files, folders and globs read in parallel.
+#include <tensordiag/core/codes.hpp>
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/core/file_io.hpp>
 #include <tensordiag/core/printable.hpp>
@@ -72,8 +73,13 @@ entry_state parse_state(std::string_view text) noexcept {
 
 namespace {
 
+// A UTF-8 byte-order mark, which some editors and tools write before JSON.
+std::string_view without_bom(std::string_view bytes) {
+  return bytes.starts_with("\xEF\xBB\xBF") ? bytes.substr(3) : bytes;
+}
+
 bool looks_like_json(std::string_view bytes) {
-  for (const char c : bytes) {
+  for (const char c : without_bom(bytes)) {
     if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
       continue;
     return c == '{' || c == '[';
@@ -88,7 +94,7 @@ void parse_json(std::string_view bytes, std::string_view source, dump& out) {
   check_memory_budget(source, fmt::format("a JSON dump of {} bytes", bytes.size()),
                       bytes.size() * json_parse_factor);
   simdjson::dom::parser parser;
-  const simdjson::padded_string padded(bytes);
+  const simdjson::padded_string padded(without_bom(bytes));
   simdjson::dom::element root;
   if (const auto error = parser.parse(padded).get(root); error != simdjson::SUCCESS)
     detail::fail(codes::malformed_dump, "malformed Flight Recorder dump", source,
@@ -134,6 +140,11 @@ dump parse_dump(std::string_view bytes, std::string_view source, int rank,
     out.status = dump_status::empty_file;
   } else if (looks_like_json(bytes)) {
     parse_json(bytes, source, out);
+  } else if (static_cast<unsigned char>(bytes[0]) != 0x80) {
+    detail::fail(codes::not_a_dump, "not a Flight Recorder dump", source,
+                 fmt::format("neither a pickle (protocol 2 and later open with byte 0x80) nor a "
+                             "JSON object: the file opens with byte 0x{:02x}",
+                             static_cast<unsigned char>(bytes[0])));
   } else {
     // dump_builder walks a fixed shape, to a depth of four: no nesting or cycle can mislead it.
     pickle_limits fixed_shape = limits;
@@ -157,24 +168,68 @@ dump read_dump(const std::string& path, const load_options& options) {
   return parse_dump(bytes, in.name(), rank_from_name(path), limits);
 }
 
-std::vector<std::string> expand_inputs(std::span<const std::string> inputs) {
-  std::vector<std::string> out;
+namespace {
+
+// A path to read; or, with `not_a_file`, a folder's entry named like a dump that is no regular
+// file (a directory, a FIFO, a link to nothing or a loop): that rank's lost evidence, never
+// opened (a FIFO would wait for a writer).
+struct dump_path {
+  std::string path;
+  std::string not_a_file;
+};
+
+std::string why_not_a_file(const std::filesystem::path& p) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(p, ec);
+  if (ec)
+    return ec.message();
+  switch (st.type()) {
+  case std::filesystem::file_type::regular:
+    return {};
+  case std::filesystem::file_type::directory:
+    return "is a directory";
+  case std::filesystem::file_type::fifo:
+    return "is a FIFO";
+  case std::filesystem::file_type::socket:
+    return "is a socket";
+  case std::filesystem::file_type::block:
+  case std::filesystem::file_type::character:
+    return "is a device";
+  default:
+    return "is not a regular file";
+  }
+}
+
+// A folder's entries whose name ends in a rank, sorted.
+std::vector<dump_path> folder_entries(const std::string& folder) {
+  std::vector<dump_path> out;
+  std::error_code ec;
+  std::filesystem::directory_iterator it(folder, ec);
+  for (; !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+    if (rank_from_name(it->path()) >= 0)
+      out.push_back({it->path().string(), why_not_a_file(it->path())});
+  if (ec)
+    detail::fail(tdiag::codes::cannot_read, "cannot read a folder of dumps", folder,
+                 fmt::format("cannot list the folder: {}", ec.message()));
+  std::sort(out.begin(), out.end(),
+            [](const dump_path& a, const dump_path& b) { return a.path < b.path; });
+  return out;
+}
+
+std::vector<dump_path> expand(std::span<const std::string> inputs) {
+  std::vector<dump_path> out;
   for (const auto& input : inputs) {
     std::error_code ec;
     if (std::filesystem::is_directory(input, ec)) {
-      std::vector<std::string> files;
-      for (const auto& e : std::filesystem::directory_iterator(input, ec))
-        if (e.is_regular_file(ec) && rank_from_name(e.path()) >= 0)
-          files.push_back(e.path().string());
-      std::sort(files.begin(), files.end());
+      auto files = folder_entries(input);
       out.insert(out.end(), files.begin(), files.end());
     } else if (std::filesystem::exists(input, ec) || input == "-") {
-      out.push_back(input);
+      out.push_back({input, {}});
     } else {
       glob_t g{};
       if (::glob(input.c_str(), 0, nullptr, &g) == 0)
         for (std::size_t i = 0; i < g.gl_pathc; ++i)
-          out.emplace_back(g.gl_pathv[i]);
+          out.push_back({g.gl_pathv[i], {}});
       ::globfree(&g);
     }
   }
@@ -183,6 +238,16 @@ std::vector<std::string> expand_inputs(std::span<const std::string> inputs) {
                  inputs.empty() ? std::string_view("(no input)") : std::string_view(inputs[0]),
                  "no dump file matched: pass dump files, a folder of them (names ending in the "
                  "rank, e.g. _dump_0) or a quoted glob like 'dumps/_dump_*'");
+  return out;
+}
+
+} // namespace
+
+std::vector<std::string> expand_inputs(std::span<const std::string> inputs) {
+  std::vector<std::string> out;
+  for (auto& p : expand(inputs))
+    if (p.not_a_file.empty())
+      out.push_back(std::move(p.path));
   return out;
 }
 
@@ -244,19 +309,33 @@ std::optional<dump> as_unreadable(const std::string& path, const input_error& e)
   return d;
 }
 
+// A folder's entry named like a dump that is no file: its rank's lost evidence.
+std::optional<dump> unopened(const std::string& path, const input_error& e) {
+  dump d;
+  d.rank = rank_from_name(path);
+  d.source = printable(path);
+  d.status = dump_status::unreadable;
+  d.problem = e.what();
+  return d;
+}
+
 } // namespace
 
 std::vector<dump> load_dumps(std::span<const std::string> inputs, const load_options& options) {
-  const auto files = expand_inputs(inputs);
+  const auto files = expand(inputs);
   std::vector<dump> out(files.size());
   std::vector<std::exception_ptr> failed(files.size());
   std::atomic<std::size_t> read = 0;
   trace::detail::parallel_for(files.size(), options.threads, [&](std::size_t i) {
+    const auto& path = files[i].path;
     try {
-      out[i] = read_dump(files[i], options);
+      if (!files[i].not_a_file.empty())
+        detail::fail(tdiag::codes::cannot_read, "a dump that is no file", path,
+                     fmt::format("{}, not a dump file", files[i].not_a_file));
+      out[i] = read_dump(path, options);
       ++read;
     } catch (const input_error& e) {
-      auto lost = as_unreadable(files[i], e);
+      auto lost = files[i].not_a_file.empty() ? as_unreadable(path, e) : unopened(path, e);
       if (!lost)
         throw;
       out[i] = std::move(*lost);
