@@ -309,8 +309,9 @@ std::optional<dump> as_unreadable(const std::string& path, const input_error& e)
   return d;
 }
 
-// A folder's entry named like a dump that is no file: its rank's lost evidence.
+// A folder's entry named like a dump that is no file: its rank's lost evidence, always.
 std::optional<dump> unopened(const std::string& path, const input_error& e) {
+  // The caller takes either this or as_unreadable's answer, hence the optional.
   dump d;
   d.rank = rank_from_name(path);
   d.source = printable(path);
