@@ -17,13 +17,51 @@ bool is_continuation(char c) noexcept {
   return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
 }
 
+// The length of the well-formed UTF-8 character at text[i] (RFC 3629: no overlong forms, no
+// surrogates, nothing past U+10FFFF), or 0.
+std::size_t utf8_length(std::string_view text, std::size_t i) noexcept {
+  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const auto b0 = at(0);
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF; // the second byte's range
+  if (b0 < 0x80)
+    return 1;
+  if (b0 >= 0xC2 && b0 <= 0xDF)
+    n = 2;
+  else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    n = 3;
+    lo = b0 == 0xE0 ? 0xA0 : 0x80;
+    hi = b0 == 0xED ? 0x9F : 0xBF;
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    n = 4;
+    lo = b0 == 0xF0 ? 0x90 : 0x80;
+    hi = b0 == 0xF4 ? 0x8F : 0xBF;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size() || at(1) < lo || at(1) > hi)
+    return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if (!is_continuation(text[i + k]))
+      return 0;
+  return n;
+}
+
+// Control characters, and bytes that are not well-formed UTF-8 (a lone surrogate Python's
+// pickle writes, Latin-1 text), become \xNN: a terminal, a CI log or a GitHub annotation gets
+// valid UTF-8.
 void append_escaped(std::string& out, std::string_view text, bool keep_lines) {
-  for (const char c : text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
     const auto byte = static_cast<unsigned char>(c);
-    if (is_control(byte) && !(keep_lines && (c == '\n' || c == '\t')))
+    const auto n = utf8_length(text, i);
+    if (n == 0 || (is_control(byte) && !(keep_lines && (c == '\n' || c == '\t')))) {
       fmt::format_to(std::back_inserter(out), "\\x{:02x}", byte);
-    else
-      out += c;
+      ++i;
+    } else {
+      out.append(text.substr(i, n));
+      i += n;
+    }
   }
 }
 

@@ -87,3 +87,16 @@ TEST(Printable, HumanFormatsCutHugeValues) {
   }
   EXPECT_NE(tdiag::to_json(r).find(std::string(10'000'000, 'k')), std::string::npos);
 }
+
+// Bytes that are not well-formed UTF-8 (a lone surrogate as Python's pickle writes it, Latin-1
+// text, a cut character) are escaped like control characters; valid characters stay.
+TEST(Printable, BytesThatAreNotUtf8AreEscaped) {
+  EXPECT_EQ(tdiag::printable("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"),
+            "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+  EXPECT_EQ(tdiag::printable("a\xed\xa0\x80z"), "a\\xed\\xa0\\x80z");      // U+D800
+  EXPECT_EQ(tdiag::printable("caf\xe9"), "caf\\xe9");                      // Latin-1
+  EXPECT_EQ(tdiag::printable("\xc0\xaf"), "\\xc0\\xaf");                   // overlong '/'
+  EXPECT_EQ(tdiag::printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80"); // past U+10FFFF
+  EXPECT_EQ(tdiag::printable("end\xe2\x82"), "end\\xe2\\x82");             // cut short
+  EXPECT_EQ(tdiag::printable_lines("a\n\xff"), "a\n\\xff");
+}
