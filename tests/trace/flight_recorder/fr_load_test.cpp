@@ -7,6 +7,7 @@
 #include <tensordiag/trace/flight_recorder.hpp>
 #include <tensordiag/trace/fr_codes.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -251,6 +252,19 @@ TEST(FrLoad, FieldsThatWouldMisleadTheMatchingAreADamagedDump) {
     EXPECT_EQ(code, fr::codes::malformed_dump) << rank;
     EXPECT_NE(message.find("`rank` is not a rank"), std::string::npos) << message;
   }
+  // One entry numbered out of its place: the ring's sequence runs backwards in record order.
+  const auto entry_at = [](int record, int number) {
+    return fmt::format(R"({{"profiling_name": "nccl:all_reduce", "record_id": {}, )"
+                       R"("collective_seq_id": {}}})",
+                       record, number);
+  };
+  const auto backwards = code_of(entry_at(0, 1) + ", " + entry_at(1, 189) + ", " + entry_at(2, 3));
+  EXPECT_EQ(backwards.first, fr::codes::malformed_dump) << backwards.second;
+  EXPECT_NE(backwards.second.find("`collective_seq_id` 3 comes after 189"), std::string::npos)
+      << backwards.second;
+  // Listed unrotated (a wrapped ring in buffer order) is read in record order: no damage.
+  EXPECT_EQ(code_of(entry_at(7, 8) + ", " + entry_at(5, 6) + ", " + entry_at(6, 7)).first,
+            "(no error)");
   const auto [code, message] = code_of(R"({"profiling_name": "nccl:)" + std::string(70'000, 'a') +
                                        R"(", "collective_seq_id": 1})");
   EXPECT_EQ(code, fr::codes::malformed_dump) << message;

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -76,6 +77,7 @@ public:
       d_.status = dump_status::empty_ring;
     else
       name_the_nameless_group();
+    check_sequences_run_forward();
   }
 
 private:
@@ -430,6 +432,34 @@ private:
     out.group = last_group_ = group_index(this->name(name, in_entry("process_group")),
                                           this->name(desc, in_entry("process_group")));
     last_group_desc_ = desc;
+  }
+
+  // A group's sequence numbers never run backwards in the order the calls were recorded
+  // (record_id; a ring dumped unrotated is read in that order too): an entry numbered below an
+  // older one of its group is a damaged ring, which read as it is would claim calls the rank
+  // never made.
+  void check_sequences_run_forward() const {
+    const auto& es = d_.entries;
+    std::vector<std::uint32_t> order(es.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    const auto by_record = [&](std::uint32_t a, std::uint32_t b) {
+      return es[a].record_id < es[b].record_id;
+    };
+    if (!std::is_sorted(order.begin(), order.end(), by_record))
+      std::stable_sort(order.begin(), order.end(), by_record);
+    std::vector<std::int64_t> newest(2 * d_.groups.size(), 0); // [group, p2p]: seqs are >= 1
+    for (const auto i : order) {
+      const auto& e = es[i];
+      const auto seq = e.is_p2p ? e.p2p_seq_id : e.collective_seq_id;
+      auto& last = newest[2 * std::size_t{e.group} + (e.is_p2p ? 1 : 0)];
+      if (seq < last)
+        bad(fmt::format("entry {}: `{}` {} comes after {} in group '{}': the ring's sequence "
+                        "runs backwards",
+                        i, e.is_p2p ? "p2p_seq_id" : "collective_seq_id", seq, last,
+                        printable(d_.groups[e.group].name)));
+      last = seq;
+    }
   }
 
   // The number a call is matched by across ranks (p2p_seq_id for a point-to-point call,
