@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <unordered_map>
 
 namespace tdiag::trace::fr::detail {
@@ -108,17 +109,43 @@ void index_rank(job_index& job, rank_data& rd, std::unordered_map<std::string, s
 // One rank's collectives by job group and its pg_status by pg id, sorted once: a dump may hold
 // thousands of groups, and each group's members look theirs up.
 struct rank_lookup {
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_group; ///< (job group, entry index)
-  std::vector<group_status> status;                              ///< by pg_id
+  std::vector<std::uint32_t> groups;  ///< the job groups the dump names, sorted
+  std::vector<std::uint32_t> first;   ///< groups[k]'s collectives: entries[first[k], first[k+1])
+  std::vector<std::uint32_t> entries; ///< collective entries by group, in dump order
+  std::vector<group_status> status;   ///< by pg_id
+
+  [[nodiscard]] std::span<const std::uint32_t> of(std::uint32_t group) const {
+    const auto it = std::lower_bound(groups.begin(), groups.end(), group);
+    if (it == groups.end() || *it != group)
+      return {};
+    const auto k = static_cast<std::size_t>(it - groups.begin());
+    return std::span(entries).subspan(first[k], first[k + 1] - first[k]);
+  }
 };
 
+// Counting sort of the rank's collectives by job group: O(entries + groups log groups).
 rank_lookup lookup_of(const rank_data& rd) {
   const dump& d = *rd.source;
   rank_lookup out;
+  out.groups = rd.group_of;
+  std::sort(out.groups.begin(), out.groups.end());
+  out.groups.erase(std::unique(out.groups.begin(), out.groups.end()), out.groups.end());
+  std::vector<std::uint32_t> slot(rd.group_of.size()); // dump group -> index into groups
+  for (std::size_t l = 0; l < slot.size(); ++l)
+    slot[l] = static_cast<std::uint32_t>(
+        std::lower_bound(out.groups.begin(), out.groups.end(), rd.group_of[l]) -
+        out.groups.begin());
+  out.first.assign(out.groups.size() + 1, 0);
+  for (const auto& e : d.entries)
+    if (!e.is_p2p)
+      ++out.first[slot[e.group] + 1];
+  for (std::size_t k = 1; k < out.first.size(); ++k)
+    out.first[k] += out.first[k - 1];
+  out.entries.resize(out.first.back());
+  auto next = out.first;
   for (std::uint32_t i = 0; i < d.entries.size(); ++i)
     if (!d.entries[i].is_p2p)
-      out.by_group.emplace_back(rd.group_of[d.entries[i].group], i);
-  std::sort(out.by_group.begin(), out.by_group.end()); // entries in dump order within a group
+      out.entries[next[slot[d.entries[i].group]]++] = i;
   out.status = d.status_by_pg;
   std::stable_sort(out.status.begin(), out.status.end(),
                    [](const group_status& a, const group_status& b) { return a.pg_id < b.pg_id; });
@@ -134,11 +161,7 @@ member_data collect_member(const job_index& job, std::uint32_t rank_index, std::
   member_data m;
   m.rank_index = rank_index;
   std::int32_t pg_id = -1;
-  const auto& by_group = lookup.by_group;
-  const auto first = std::lower_bound(by_group.begin(), by_group.end(), std::pair{group, 0u});
-  const auto last = std::lower_bound(first, by_group.end(), std::pair{group + 1, 0u});
-  for (auto it = first; it != last; ++it) {
-    const auto i = it->second;
+  for (const auto i : lookup.of(group)) {
     const auto& e = d.entries[i];
     pg_id = e.pg_id;
     m.entries.push_back(i);
