@@ -288,6 +288,22 @@ TEST_F(HostileInput, APickleOverTheBudgetByWhatItBuildsIsOneLine) {
   };
   check([&] { (void)load_trace(path); });
   check([&] { (void)pickle_document::parse(bytes, path.string()); });
+  // The same list made of 8M fetches of one memoized value: fetches make no new value, and are
+  // held to the budget all the same.
+  std::string fetches = "\x80\x04}(\x8c\x04junk(K\x01t\x94\x8c\x08segments](";
+  for (int b = 0; b < batches; ++b) {
+    for (int i = 0; i < batch; ++i)
+      fetches += std::string("h\x00", 2);
+    fetches += b + 1 < batches ? "e(" : "e";
+  }
+  fetches += "u.";
+  const auto fetched = write("fetches.pickle", fetches);
+  try {
+    (void)pickle_document::parse(fetches, fetched.string());
+    FAIL() << "no exception";
+  } catch (const input_error& e) {
+    EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-CORE-006") << e.what();
+  }
 }
 
 } // namespace

@@ -46,6 +46,8 @@ struct snap_machine {
   /// What the machine holds is held against the memory budget every so many values.
   static constexpr std::uint64_t footprint_interval = std::uint64_t{1} << 18;
   std::uint64_t next_footprint_check = footprint_interval;
+  std::uint64_t next_items_check = footprint_interval;
+  std::size_t next_stack_check = footprint_interval;
 
   [[noreturn, gnu::cold, gnu::noinline]] void fail(std::string_view code, std::string_view title,
                                                    std::string message,
@@ -105,8 +107,11 @@ struct snap_machine {
            fmt::format("more than {} values", limits.max_values));
     if (created >= next_footprint_check) [[unlikely]] {
       next_footprint_check = created + footprint_interval;
-      s.check_footprint(op_offset, (stack.capacity() + marks.capacity()) * sizeof(std::uint64_t));
+      check_footprint();
     }
+  }
+  void check_footprint() const {
+    s.check_footprint(op_offset, (stack.capacity() + marks.capacity()) * sizeof(std::uint64_t));
   }
   std::uint64_t boxed(kind k, std::uint64_t payload, std::uint32_t aux = 0, bool action = false) {
     s.boxes_.push_back({payload, op_offset, aux, k, action});
@@ -138,6 +143,11 @@ struct snap_machine {
     if (stack.size() >= limits.max_stack)
       fail(codes::pickle_limit, "pickle over limit",
            fmt::format("stack deeper than {}", limits.max_stack));
+    // Memo fetches make no value (count() does not look) yet grow the stack.
+    if (stack.size() >= next_stack_check) [[unlikely]] {
+      next_stack_check = stack.size() + footprint_interval;
+      check_footprint();
+    }
     stack.push_back(v);
   }
   [[nodiscard]] std::size_t floor() const { return marks.empty() ? 0 : marks.back(); }
@@ -178,6 +188,11 @@ struct snap_machine {
       fail(codes::pickle_limit, "pickle over limit",
            fmt::format("a container with more than {} items", limits.max_container));
     s.live_items_ += extra;
+    // Items that are memo fetches make no value either (count() does not look).
+    if (s.live_items_ >= next_items_check) [[unlikely]] {
+      next_items_check = s.live_items_ + footprint_interval;
+      check_footprint();
+    }
   }
   // Stored into a container: a container so stored more than once is shared.
   std::uint64_t stored(std::uint64_t v) {
