@@ -462,19 +462,23 @@ private:
     }
   }
 
-  // The number a call is matched by across ranks (p2p_seq_id for a point-to-point call,
-  // collective_seq_id for the others) is a positive integer in every version this reader
-  // knows: anything else is a damaged dump, never a seq of its own that would match nothing.
+  // The number a call is matched by across ranks is in every entry of every version this reader
+  // knows (PyTorch's fr_trace needs both keys too): a collective's collective_seq_id is 1 or
+  // more (PyTorch counts a collective before it records it), a point-to-point call's p2p_seq_id
+  // 0 or more (the calls of a first batch_isend_irecv are recorded before any count). Anything
+  // else is a damaged dump, never a seq of its own that would match nothing.
   void check_seq(const fields& f, const entry& out) const {
     const auto which = out.is_p2p ? f_p2p_seq_id : f_collective_seq_id;
     const auto seq = out.is_p2p ? out.p2p_seq_id : out.collective_seq_id;
-    if (Access::present(f[which]) && !Access::is_bool(f[which]) && seq >= 1)
+    const std::int64_t least = out.is_p2p ? 0 : 1;
+    if (Access::present(f[which]) && !Access::is_bool(f[which]) && seq >= least)
       return;
-    bad(fmt::format("entry {}: `{}` is {}, not a sequence number (1 or more)", d_.entries.size(),
+    bad(fmt::format("entry {}: `{}` is {}, not a sequence number ({} or more)", d_.entries.size(),
                     field_names[which],
                     !Access::present(f[which])  ? std::string("absent or None")
                     : Access::is_bool(f[which]) ? std::string("a bool")
-                                                : fmt::format("{}", seq)));
+                                                : fmt::format("{}", seq),
+                    least));
   }
 
   void read_entry(const value& e) {
