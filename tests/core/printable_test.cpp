@@ -6,7 +6,18 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <string>
+
+namespace {
+
+// `n` copies of `c`: a length given as a parameter, as clang-tidy takes a literal one of ten
+// million for a swapped argument.
+std::string repeated(char c, std::size_t n) {
+  return std::string(n, c);
+}
+
+} // namespace
 
 TEST(Printable, EscapesEveryControlCharacter) {
   EXPECT_EQ(tdiag::printable(std::string("a\nb\tc\x1b[31m\a\x7f") + '\0'),
@@ -16,7 +27,7 @@ TEST(Printable, EscapesEveryControlCharacter) {
 }
 
 TEST(Printable, CutsTheMiddleOfLongValues) {
-  const std::string value = "start" + std::string(10'000'000, 'x') + "end";
+  const std::string value = "start" + repeated('x', 10'000'000) + "end";
   const auto shown = tdiag::printable(value, 100);
   EXPECT_LT(shown.size(), 140u);
   EXPECT_EQ(shown.rfind("startxx", 0), 0u);
@@ -74,7 +85,7 @@ TEST(Printable, HumanFormatsCutHugeValues) {
   tdiag::report r;
   tdiag::diagnostic d;
   d.code = "TDIAG-X-002";
-  const std::string name = "kernel_" + std::string(10'000'000, 'k') + "_end\x1b";
+  const std::string name = "kernel_" + repeated('k', 10'000'000) + "_end\x1b";
   d.message = "#1 of kernel time: " + name;
   d.add_field("kernel", name);
   d.location.file = name;
@@ -85,7 +96,7 @@ TEST(Printable, HumanFormatsCutHugeValues) {
     EXPECT_NE(out.find("_end\\x1b"), std::string::npos);
     EXPECT_EQ(out.find('\x1b'), std::string::npos);
   }
-  EXPECT_NE(tdiag::to_json(r).find(std::string(10'000'000, 'k')), std::string::npos);
+  EXPECT_NE(tdiag::to_json(r).find(repeated('k', 10'000'000)), std::string::npos);
 }
 
 // Bytes that are not well-formed UTF-8 (a lone surrogate as Python's pickle writes it, Latin-1
