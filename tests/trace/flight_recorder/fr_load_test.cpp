@@ -245,7 +245,8 @@ TEST(FrLoad, FieldsThatWouldMisleadTheMatchingAreADamagedDump) {
   const std::string seq = call + R"("collective_seq_id": 5, )";
   for (const std::string field :
        {R"("input_dtypes": "Float")", R"("input_dtypes": [1])", R"("output_dtypes": null)",
-        R"("input_sizes": null)", R"("output_sizes": [4])"}) {
+        R"("input_sizes": null)", R"("output_sizes": [4])", R"("input_sizes": [[-1]])",
+        R"("input_sizes": [[true]])"}) {
     const auto [code, message] = code_of(seq + field + "}");
     EXPECT_EQ(code, fr::codes::malformed_dump) << field << ": " << message;
   }

@@ -287,9 +287,9 @@ private:
       auto* dims = out != nullptr ? &out->emplace_back() : nullptr;
       Access::for_each(t, [&](const value& x) {
         const auto i = Access::as_int(x);
-        if (!i)
-          bad(fmt::format("entry {}: `{}` holds a size that is not an integer", d_.entries.size(),
-                          key));
+        if (!i || *i < 0 || Access::is_bool(x)) // a dimension PyTorch never writes
+          bad(fmt::format("entry {}: `{}` holds a size that is not an integer of 0 or more",
+                          d_.entries.size(), key));
         append_key(*i);
         if (dims != nullptr)
           dims->push_back(*i);
