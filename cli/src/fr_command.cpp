@@ -78,10 +78,10 @@ void keep_freed_memory() {
 
 // -o naming one of the dumps would put the verdict where the evidence was.
 void refuse_output_over_a_dump(const fr_options& o) {
-  if (o.output.empty() || o.output == "-")
-    return;
+  std::error_code ec;
+  if (o.output.empty() || o.output == "-" || !std::filesystem::exists(o.output, ec))
+    return; // a file yet to be written is no dump: the inputs are not listed twice
   for (const auto& input : trace::fr::expand_inputs(o.inputs)) {
-    std::error_code ec;
     if (std::filesystem::equivalent(input, o.output, ec))
       throw_input_error(tdiag::codes::cannot_write, "the output is an input",
                         fmt::format("{}: -o names one of the dumps being read; the verdict "

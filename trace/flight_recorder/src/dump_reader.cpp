@@ -290,31 +290,22 @@ bool looks_like_dumps(std::span<const std::string> inputs) noexcept {
 namespace {
 
 // A dump that failed to read stands as its rank's lost evidence when the file says whose it was
-// and its content is damaged: cut short or corrupt. Anything else is the user's to fix and
-// stays an error: a file that is no dump or cannot be opened, a version this reader does not
-// know, a pickle refused as unsafe, over a limit or over the budget (more memory would read it).
-std::optional<dump> as_unreadable(const std::string& path, const input_error& e) {
+// and the failure is the file's: its content damaged (cut short or corrupt), or a folder's entry
+// named like a dump that is no file. Anything else is the user's to fix and stays an error: a
+// file that is no dump or cannot be opened, a version this reader does not know, a pickle
+// refused as unsafe, over a limit or over the budget (more memory would read it).
+std::optional<dump> as_lost(const dump_path& file, const input_error& e) {
   static constexpr std::array<std::string_view, 4> damaged{
       trace::codes::truncated_pickle, trace::codes::malformed_pickle, trace::codes::bad_memo,
       codes::malformed_dump};
   const auto& code = e.report().diagnostics.at(0).code;
-  const int rank = rank_from_name(path);
-  if (rank < 0 || std::find(damaged.begin(), damaged.end(), code) == damaged.end())
+  const int rank = rank_from_name(file.path);
+  if (rank < 0 ||
+      (file.not_a_file.empty() && std::find(damaged.begin(), damaged.end(), code) == damaged.end()))
     return std::nullopt;
   dump d;
   d.rank = rank;
-  d.source = printable(path);
-  d.status = dump_status::unreadable;
-  d.problem = e.what();
-  return d;
-}
-
-// A folder's entry named like a dump that is no file: its rank's lost evidence, always.
-std::optional<dump> unopened(const std::string& path, const input_error& e) {
-  // The caller takes either this or as_unreadable's answer, hence the optional.
-  dump d;
-  d.rank = rank_from_name(path);
-  d.source = printable(path);
+  d.source = printable(file.path);
   d.status = dump_status::unreadable;
   d.problem = e.what();
   return d;
@@ -336,7 +327,7 @@ std::vector<dump> load_dumps(std::span<const std::string> inputs, const load_opt
       out[i] = read_dump(path, options);
       ++read;
     } catch (const input_error& e) {
-      auto lost = files[i].not_a_file.empty() ? as_unreadable(path, e) : unopened(path, e);
+      auto lost = as_lost(files[i], e);
       if (!lost)
         throw;
       out[i] = std::move(*lost);
