@@ -15,6 +15,7 @@
 #include <zstd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -297,6 +298,69 @@ TEST_F(HostileInput, APickleOverTheBudgetByWhatItBuildsIsOneLine) {
                                 std::string_view("h\x00", 2), "u.");
   const auto fetched = write("fetches.pickle", fetches);
   check(fetched, [&] { (void)pickle_document::parse(fetches, fetched.string()); });
+}
+
+// No importer makes a record that ends before it starts; one in a file is damage that would
+// give the analyses negative busy time: its chunk is skipped and said, the others load.
+TEST_F(HostileInput, ARecordEndingBeforeItStartsCostsItsChunk) {
+  trace t = make_synthetic_trace({.kernels = 100});
+  const auto good = dir_ / "good.tdtrace";
+  tdtrace_writer_options o;
+  o.layout = tdtrace_layout::chunks;
+  write_tdtrace(good, t, o);
+  t.kernels.mutable_all()[3].end = t.kernels[3].start - 101;
+  const auto bad = dir_ / "bad.tdtrace";
+  write_tdtrace(bad, t, o);
+  std::string both = slurp(good);
+  std::uint64_t footer = 0;
+  std::memcpy(&footer, both.data() + both.size() - 24, sizeof footer);
+  both.resize(footer); // the good file's chunks, then the bad one's
+  const std::string tail = slurp(bad);
+  std::memcpy(&footer, tail.data() + tail.size() - 24, sizeof footer);
+  both += tail.substr(detail::file_header_size, footer - detail::file_header_size);
+  const auto loaded = read_tdtrace(write("ends_early.tdtrace", both));
+  EXPECT_EQ(loaded.loaded.trace.kernels.size(), 100u);
+  EXPECT_EQ(loaded.info.chunks_corrupted, 1u);
+  bool said = false;
+  for (const auto& w : loaded.loaded.warnings)
+    said |= w.code == "TDIAG-TR-313" &&
+            w.message.find("ends 101 ns before it starts") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+// Each chunk fits the budget alone, but they decode into one trace: the same chunk of 20,000
+// kernels, 40 times (a few MB on disk, loaded whole far over 64 MiB), was read to the end. The
+// load now stops with the one budget line, naming the file.
+TEST_F(HostileInput, ChunksTogetherOverTheBudgetAreOneLine) {
+  const auto one = dir_ / "one.tdtrace";
+  tdtrace_writer_options o;
+  o.layout = tdtrace_layout::chunks;
+  o.chunk_bytes = std::size_t{64} << 20; // one chunk
+  write_tdtrace(one, make_synthetic_trace({.kernels = 20000}), o);
+  const std::string bytes = slurp(one);
+  std::uint64_t footer = 0;
+  std::memcpy(&footer, bytes.data() + bytes.size() - 24, sizeof footer);
+  const std::string header = bytes.substr(0, detail::file_header_size);
+  const std::string chunk = bytes.substr(header.size(), footer - header.size());
+  std::string many = header;
+  for (int i = 0; i < 40; ++i)
+    many += chunk;
+  const auto path = write("many_chunks.tdtrace", many);
+  try {
+    (void)read_tdtrace(path);
+    FAIL() << "no exception";
+  } catch (const input_error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-TR-316") << what;
+    EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+    EXPECT_NE(what.find("TDIAG_MEMORY_LIMIT"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+  // A few copies fit, and load whole.
+  const auto few = write("few_chunks.tdtrace", header + chunk + chunk);
+  EXPECT_EQ(read_tdtrace(few).loaded.trace.kernels.size(), 40000u);
+  if (const char* seeds = std::getenv("TDIAG_WRITE_SEEDS"))
+    std::ofstream(fs::path(seeds) / "repeated_chunks.tdtrace", std::ios::binary) << slurp(few);
 }
 
 } // namespace

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "formats/src/tdtrace/guarded_map.hpp"
+#include "formats/src/tdtrace/tdtrace_format.hpp"
 #include "formats/src/tdtrace/tdtrace_image.hpp"
 #include "trace_test_support.hpp"
 
@@ -95,9 +96,11 @@ TEST(TdtraceImageRead, BytesInMemoryReadLikeTheFile) {
   expect_same_content(via_load.trace, t);
 }
 
-std::string refusal(const std::vector<char>& bytes) {
+std::string refusal(const std::vector<char>& bytes, bool verify_checksums = true) {
   try {
-    (void)read_tdtrace(std::as_bytes(std::span(bytes)), "bad.tdtrace");
+    tdtrace_read_options o;
+    o.verify_checksums = verify_checksums;
+    (void)read_tdtrace(std::as_bytes(std::span(bytes)), "bad.tdtrace", o);
   } catch (const input_error& e) {
     EXPECT_NE(std::string(e.what()).find("bad.tdtrace"), std::string::npos) << e.what();
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
@@ -117,15 +120,36 @@ TEST(TdtraceImageRead, TruncatedImagesAreRefusedWithOneLine) {
 TEST(TdtraceImageRead, DamagedRowsAreRefused) {
   const trace t = sample_trace();
   auto bytes = test::read_file(write_image(t, "image_damage.tdtrace"));
-  // The kernel rows come first, at 4096: name the first row's lane out of range.
+  // The kernel rows come first, at 4096: name the first row's lane out of range. The checksum
+  // finds it; without the checksum (a salvage read) the check pass still does.
   const lane_id bad = 0xFFFFFF;
   std::memcpy(bytes.data() + 4096 + offsetof(kernel_event, lane), &bad, sizeof bad);
-  EXPECT_EQ(refusal(bytes), std::string(codes::undecodable_chunk));
+  EXPECT_EQ(refusal(bytes), std::string(codes::chunk_checksum));
+  EXPECT_EQ(refusal(bytes, false), std::string(codes::undecodable_chunk));
   // A start time out of order within its lane.
   bytes = test::read_file(write_image(t, "image_damage.tdtrace"));
   const std::int64_t late = t.kernels.lane(t.kernels[0].lane).back().start + 1;
   std::memcpy(bytes.data() + 4096 + offsetof(kernel_event, start), &late, sizeof late);
-  EXPECT_EQ(refusal(bytes), std::string(codes::undecodable_chunk));
+  EXPECT_EQ(refusal(bytes, false), std::string(codes::undecodable_chunk));
+  // A kernel that ends before it starts (no importer makes one).
+  bytes = test::read_file(write_image(t, "image_damage.tdtrace"));
+  const std::int64_t early = t.kernels[0].start - 1;
+  std::memcpy(bytes.data() + 4096 + offsetof(kernel_event, end), &early, sizeof early);
+  EXPECT_EQ(refusal(bytes, false), std::string(codes::undecodable_chunk));
+  // Any flipped bit, even in a field no check can judge (a kernel's correlation id, a grid
+  // size, padding): every row of every kind is under the checksum.
+  const auto clean = test::read_file(write_image(t, "image_damage.tdtrace"));
+  std::size_t block = 4096, flipped = 0; // each kind's rows from a page boundary, in kind order
+  t.for_each_store([&](const auto& store) {
+    const std::size_t size = store.size() * sizeof(*store.all().data());
+    for (std::size_t at = block; at < block + size; at += 997, ++flipped) {
+      bytes = clean;
+      bytes[at] ^= 0x10;
+      EXPECT_EQ(refusal(bytes), std::string(codes::chunk_checksum)) << at;
+    }
+    block = (block + size + 4095) / 4096 * 4096;
+  });
+  EXPECT_GT(flipped, 100u);
   // The table chunk's payload.
   bytes = test::read_file(write_image(t, "image_damage.tdtrace"));
   std::uint64_t footer = 0, chunk = 0;
@@ -133,6 +157,58 @@ TEST(TdtraceImageRead, DamagedRowsAreRefused) {
   std::memcpy(&chunk, bytes.data() + footer + 8, 8);
   bytes[chunk + 60] ^= 0x5A;
   EXPECT_EQ(refusal(bytes), std::string(codes::chunk_checksum));
+}
+
+// Row checksums came with minor 2: a directory written before them (no checksum section) still
+// decodes, its blocks unchecked by sum; one with a checksum count that is not the block count is
+// damage.
+TEST(TdtraceImageRead, DirectoriesBeforeRowChecksumsStillDecode) {
+  detail::row_directory d;
+  for (std::uint8_t kind : {0, 5}) {
+    detail::row_block blk;
+    blk.kind = kind;
+    blk.lane_offsets = {0};
+    detail::row_checksum sum;
+    const std::string rows(1000 + kind, static_cast<char>(kind));
+    sum.update(std::as_bytes(std::span(rows)));
+    blk.checksum = sum.digest();
+    d.blocks.push_back(blk);
+  }
+  EXPECT_NE(d.blocks[0].checksum, d.blocks[1].checksum);
+  const std::string body = detail::encode_row_directory(d);
+  auto decode = [](std::string_view b) {
+    return detail::decode_row_directory(std::as_bytes(std::span(b.data(), b.size())));
+  };
+  const auto now = decode(body);
+  ASSERT_EQ(now.blocks.size(), 2u);
+  EXPECT_EQ(now.blocks[1].checksum, d.blocks[1].checksum);
+  const std::string_view before = std::string_view(body).substr(0, body.size() - 1 - 2 * 8);
+  const auto old = decode(before);
+  ASSERT_EQ(old.blocks.size(), 2u);
+  EXPECT_FALSE(old.blocks[0].checksum.has_value());
+  std::string short_count(before);
+  short_count += '\x01';
+  short_count.append(8, '\0');
+  EXPECT_THROW((void)decode(short_count), detail::malformed);
+}
+
+// The checksum is the same however the bytes are fed (the writer feeds batches of rows).
+TEST(TdtraceImageRead, RowChecksumIgnoresHowBytesAreSplit) {
+  std::vector<std::byte> bytes(1000);
+  for (std::size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<std::byte>(i * 7 + 3);
+  detail::row_checksum whole;
+  whole.update(bytes);
+  for (std::size_t cut : {1u, 31u, 32u, 33u, 500u, 999u}) {
+    detail::row_checksum split;
+    split.update(std::span(bytes).first(cut));
+    split.update(std::span(bytes).subspan(cut));
+    EXPECT_EQ(split.digest(), whole.digest()) << cut;
+  }
+  bytes[999] ^= std::byte{1};
+  detail::row_checksum changed;
+  changed.update(bytes);
+  EXPECT_NE(changed.digest(), whole.digest());
 }
 
 // Another process truncates the file after the load: a small image's rows were copied, so the

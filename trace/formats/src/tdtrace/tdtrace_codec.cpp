@@ -200,8 +200,14 @@ template <typename Record> std::vector<Record> decode_store(byte_reader& in) {
     if (!column.done())
       throw malformed("column longer than its records");
   }
-  for (Record& r : records)
+  for (Record& r : records) {
     clamp_times(r);
+    // The importers never make one (a negative duration is skipped and counted): a row that
+    // ends before it starts is damage, and would give the analyses negative busy time.
+    if constexpr (requires { r.end; })
+      if (r.end < r.start)
+        throw malformed(fmt::format("a record ends {} ns before it starts", r.start - r.end));
+  }
   return records;
 }
 

@@ -63,6 +63,15 @@ row_directory decode_row_directory(std::span<const std::byte> body) {
     c.seq = static_cast<std::int64_t>(unzigzag(in.varint()));
     directory.collectives.push_back(c);
   }
+  // Absent before minor 2.
+  if (!in.done()) {
+    const std::size_t sums = in.count(8);
+    if (sums != directory.blocks.size())
+      throw malformed(fmt::format("the row directory holds {} checksums for {} row blocks", sums,
+                                  directory.blocks.size()));
+    for (auto& blk : directory.blocks)
+      blk.checksum = in.u64();
+  }
   if (!in.done())
     throw malformed("the row directory is longer than its entries");
   return directory;
@@ -98,14 +107,14 @@ std::shared_ptr<std::uint64_t[]> buffer_for(std::uint64_t size) {
 template <typename Record> bool times_in_limits(const Record& r) noexcept {
   auto ok = [](std::int64_t t) { return t >= -time_limit && t <= time_limit; };
   if constexpr (requires { r.end; })
-    return ok(r.start) && ok(r.end);
+    return ok(r.start) && ok(r.end) && r.end >= r.start;
   else
     return ok(r.time);
 }
 
 template <typename Record>
 void adopt_block(event_store<Record>& store, const row_block& blk, const row_source& rows,
-                 std::uint64_t rows_end, const trace& tables) {
+                 std::uint64_t rows_end, bool verify_checksums, const trace& tables) {
   const char* what = kind_names[blk.kind];
   if (blk.record_size != sizeof(Record) || blk.layout != row_layout<Record>())
     throw malformed(fmt::format("its {} rows have another record layout ({} bytes, layout "
@@ -131,6 +140,13 @@ void adopt_block(event_store<Record>& store, const row_block& blk, const row_sou
     return ok;
   };
   row_bytes bytes = rows(blk.offset, blk.count * sizeof(Record));
+  if (verify_checksums && blk.checksum) {
+    row_checksum sum;
+    sum.update(bytes.bytes);
+    if (sum.digest() != *blk.checksum)
+      throw checksum_mismatch(
+          fmt::format("its {} rows do not match their checksum (the file is damaged)", what));
+  }
   const std::span<const Record> records(reinterpret_cast<const Record*>(bytes.bytes.data()),
                                         static_cast<std::size_t>(blk.count));
   const bool adopted = store.adopt_finalized(records, std::move(bytes.keeper), blk.lane_offsets,
@@ -139,8 +155,9 @@ void adopt_block(event_store<Record>& store, const row_block& blk, const row_sou
   if (bytes.mapping != nullptr && bytes.mapping->changed())
     throw malformed("another process truncated it while its rows were read (it changed size)");
   if (!adopted)
-    throw malformed(fmt::format("its {} rows do not match their lane index, or name undefined "
-                                "strings, stacks or lanes, or hold times beyond 2^60 ns",
+    throw malformed(fmt::format("its {} rows do not match their lane index, name undefined "
+                                "strings, stacks or lanes, or hold times beyond 2^60 ns or "
+                                "ending before they start",
                                 what));
 }
 
@@ -242,7 +259,7 @@ row_source copied_rows(std::span<const std::byte> bytes) {
 }
 
 void adopt_row_image(std::span<const std::byte> body, const row_source& rows,
-                     std::uint64_t rows_end, trace& into) {
+                     std::uint64_t rows_end, bool verify_checksums, trace& into) {
   const row_directory directory = decode_row_directory(body);
   std::array<bool, kind_names.size()> seen{};
   try {
@@ -255,7 +272,7 @@ void adopt_row_image(std::span<const std::byte> body, const row_source& rows,
       std::size_t kind = 0;
       into.for_each_store([&](auto& store) {
         if (kind++ == blk.kind)
-          adopt_block(store, blk, rows, rows_end, into);
+          adopt_block(store, blk, rows, rows_end, verify_checksums, into);
       });
     }
     for (const auto& w : directory.sync_waits)

@@ -7,8 +7,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -18,6 +20,67 @@
 #include "tdtrace_image.hpp"
 
 namespace tdiag::trace::detail {
+
+namespace {
+
+constexpr std::uint64_t prime1 = 0x9E3779B185EBCA87u;
+constexpr std::uint64_t prime2 = 0xC2B2AE3D27D4EB4Fu;
+constexpr std::uint64_t prime3 = 0x165667B19E3779F9u;
+
+constexpr std::uint64_t mix_round(std::uint64_t acc, std::uint64_t word) noexcept {
+  return std::rotl(acc + word * prime2, 31) * prime1;
+}
+// Rows are little-endian structs (docs/trace-format.md), read where they are native.
+std::uint64_t word_at(const std::byte* p) noexcept {
+  std::uint64_t w = 0;
+  std::memcpy(&w, p, sizeof w);
+  return w;
+}
+
+} // namespace
+
+void row_checksum::update(std::span<const std::byte> bytes) noexcept {
+  total_ += bytes.size();
+  const std::byte* p = bytes.data();
+  std::size_t n = bytes.size();
+  auto& [a, b, c, d] = lanes_;
+  auto stripe = [&](const std::byte* s) {
+    a = mix_round(a, word_at(s));
+    b = mix_round(b, word_at(s + 8));
+    c = mix_round(c, word_at(s + 16));
+    d = mix_round(d, word_at(s + 24));
+  };
+  if (pending_size_ > 0) {
+    const std::size_t take = std::min(n, sizeof pending_ - pending_size_);
+    std::memcpy(pending_ + pending_size_, p, take);
+    pending_size_ += take;
+    p += take;
+    n -= take;
+    if (pending_size_ < sizeof pending_)
+      return;
+    stripe(pending_);
+    pending_size_ = 0;
+  }
+  for (; n >= sizeof pending_; p += sizeof pending_, n -= sizeof pending_)
+    stripe(p);
+  std::memcpy(pending_, p, n);
+  pending_size_ = n;
+}
+
+std::uint64_t row_checksum::digest() const noexcept {
+  std::uint64_t h = std::rotl(lanes_[0], 1) + std::rotl(lanes_[1], 7) + std::rotl(lanes_[2], 12) +
+                    std::rotl(lanes_[3], 18);
+  for (const std::uint64_t lane : lanes_)
+    h = (h ^ mix_round(0, lane)) * prime1 + prime3;
+  h += total_;
+  for (std::size_t i = 0; i < pending_size_; ++i)
+    h = std::rotl(h ^ (std::to_integer<std::uint64_t>(pending_[i]) * prime3), 11) * prime1;
+  h ^= h >> 33;
+  h *= prime2;
+  h ^= h >> 29;
+  h *= prime3;
+  return h ^ (h >> 32);
+}
 
 std::string encode_row_directory(const row_directory& directory) {
   std::string b;
@@ -49,6 +112,9 @@ std::string encode_row_directory(const row_directory& directory) {
     put_varint(b, zigzag(static_cast<std::uint64_t>(c.group_size)));
     put_varint(b, zigzag(static_cast<std::uint64_t>(c.seq)));
   }
+  put_varint(b, directory.blocks.size()); // minor 2
+  for (const auto& blk : directory.blocks)
+    put_le(b, blk.checksum.value_or(0));
   return b;
 }
 
@@ -128,6 +194,7 @@ void write_block(image_file& out, row_directory& directory, std::uint8_t kind,
   constexpr auto fields = schema<Record>();
   constexpr std::size_t batch = 8192;
   std::vector<std::byte> buffer(batch * sizeof(Record));
+  row_checksum sum;
   for (std::size_t first = 0; first < rows.size(); first += batch) {
     const std::size_t n = std::min(batch, rows.size() - first);
     std::fill(buffer.begin(), buffer.end(), std::byte{0});
@@ -138,7 +205,9 @@ void write_block(image_file& out, row_directory& directory, std::uint8_t kind,
         store_field(to, f, load_field(from, f));
     }
     out.write(buffer.data(), n * sizeof(Record));
+    sum.update(std::span(buffer).first(n * sizeof(Record)));
   }
+  blk.checksum = sum.digest();
   directory.blocks.push_back(std::move(blk));
 }
 

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "import_budget.hpp"
 #include "tdtrace_format.hpp"
 #include "tdtrace_image.hpp"
 
@@ -255,7 +256,9 @@ private:
     if (directory.empty())
       refuse(codes::undecodable_chunk, "its table chunk has no row directory");
     try {
-      detail::adopt_row_image(directory, rows_, e.offset, out_.loaded.trace);
+      detail::adopt_row_image(directory, rows_, e.offset, verify_, out_.loaded.trace);
+    } catch (const detail::checksum_mismatch& bad) {
+      refuse(codes::chunk_checksum, bad.what());
     } catch (const detail::malformed& bad) {
       refuse(codes::undecodable_chunk, fmt::format("its rows cannot be used: {}", bad.what()));
     }
@@ -325,12 +328,31 @@ private:
         pos = next;
         continue;
       }
-      if (overlaps(options_.range, h.t_min, h.t_max))
-        load_chunk(pos, h);
-      else
+      if (overlaps(options_.range, h.t_min, h.t_max)) {
+        if (load_chunk(pos, h))
+          check_budget(pos + detail::chunk_header_size + h.compressed_size);
+      } else {
         ++info_.chunks_out_of_range;
+      }
       pos += detail::chunk_header_size + h.compressed_size;
     }
+  }
+
+  // Each chunk fits the budget alone (load_chunk), but they decode into one trace: what the
+  // chunks read so far hold, extrapolated to the whole file, must fit too, or the load stops
+  // with the one budget line. A range load is not extrapolated (the chunks it skips hold none).
+  void check_budget(std::uint64_t read_up_to) const {
+    const trace& t = out_.loaded.trace;
+    detail::import_progress p;
+    p.code = codes::tdtrace_too_large;
+    p.title = "trace file needs more memory than is available";
+    p.file = source_;
+    t.for_each_store([&](const auto& store) { p.events_counted += store.size(); });
+    p.share_read = options_.range || area_end_ == 0
+                       ? 1.0
+                       : static_cast<double>(read_up_to) / static_cast<double>(area_end_);
+    p.bytes_so_far = t.memory_bytes();
+    detail::check_import_budget(p);
   }
 
   // The next offset after `pos` holding a chunk header with a valid CRC, or the area's end.

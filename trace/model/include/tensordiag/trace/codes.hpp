@@ -66,6 +66,7 @@ inline constexpr std::string_view chunk_checksum = "TDIAG-TR-312";
 inline constexpr std::string_view undecodable_chunk = "TDIAG-TR-313";
 inline constexpr std::string_view truncated_chunk = "TDIAG-TR-314";
 inline constexpr std::string_view chunks_missing = "TDIAG-TR-315";
+inline constexpr std::string_view tdtrace_too_large = "TDIAG-TR-316";
 inline constexpr std::string_view cannot_create = "TDIAG-TR-320";
 inline constexpr std::string_view cannot_write = "TDIAG-TR-321";
 inline constexpr std::string_view cannot_write_chrome = "TDIAG-TR-330";
@@ -129,6 +130,7 @@ inline constexpr code_entry table[] = {
     {undecodable_chunk, "undecodable chunk"},
     {truncated_chunk, "truncated chunk"},
     {chunks_missing, "chunks missing"},
+    {tdtrace_too_large, "trace file needs more memory than is available"},
     {cannot_create, "cannot create trace file"},
     {cannot_write, "cannot write trace file"},
     {cannot_write_chrome, "cannot write Chrome trace"},
