@@ -343,6 +343,19 @@ TEST(FrAnalyze, WorldSizeAddsRanksWithoutADump) {
   EXPECT_EQ(r.culprits[0].rank, 2);
   EXPECT_EQ(r.culprits[0].pg, "0");
   EXPECT_EQ(r.culprits[0].cause, fr::cause::no_dump);
+  // A size the dumps contradict (rank 1's dump in a job said to be one rank) is the user's
+  // mistake or the wrong folder, said with the dump it concerns, never ignored.
+  dumps[1].source = "dumps/rank_1";
+  options.world_size = 1;
+  try {
+    (void)fr::analyze(dumps, options);
+    FAIL() << "no exception";
+  } catch (const tdiag::input_error& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-FR-014") << what;
+    EXPECT_NE(what.find("dumps/rank_1: it is rank 1's dump, but --world-size 1"), std::string::npos)
+        << what;
+  }
 }
 
 // A job of more ranks than the memory budget holds (a mistyped --world-size, a pg_config naming

@@ -16,6 +16,8 @@
 #include <span>
 #include <unordered_map>
 
+#include "dump_builder.hpp"
+
 namespace tdiag::trace::fr::detail {
 namespace {
 
@@ -261,6 +263,14 @@ job_index build_index(std::span<const dump> dumps, int world_size) {
     by_rank.emplace(d.rank, &d);
   const auto world = static_cast<std::uint64_t>(std::max(world_size, 0));
   check_ranks("--world-size", fmt::format("a job of {} ranks", world), world);
+  // A stated size the dumps contradict is the wrong size or the wrong folder: never ignored.
+  if (world_size > 0 && !by_rank.empty() && by_rank.rbegin()->first >= world_size) {
+    const dump& d = *by_rank.rbegin()->second;
+    fail(codes::rank_beyond_world, "a dump's rank is not below --world-size", d.source,
+         fmt::format("it is rank {}'s dump, but --world-size {} makes the job ranks 0 to {}; "
+                     "state the job's true size, or leave --world-size out",
+                     d.rank, world_size, world_size - 1));
+  }
   for (int r = 0; r < world_size; ++r)
     by_rank.emplace(r, nullptr);
   for (const auto& [rank, d] : by_rank) {

@@ -21,6 +21,7 @@ inline constexpr std::string_view not_reached = "TDIAG-FR-010";
 inline constexpr std::string_view not_completed = "TDIAG-FR-011";
 inline constexpr std::string_view desync = "TDIAG-FR-012";
 inline constexpr std::string_view no_dump = "TDIAG-FR-013";
+inline constexpr std::string_view rank_beyond_world = "TDIAG-FR-014";
 inline constexpr std::string_view mismatch = "TDIAG-FR-020";
 inline constexpr std::string_view undetermined = "TDIAG-FR-021";
 inline constexpr std::string_view unknown_ranks = "TDIAG-FR-022";
@@ -41,6 +42,7 @@ inline constexpr code_entry table[] = {
     {not_completed, "a rank reached the collective but its work never completed"},
     {desync, "a rank issued a different collective (desync)"},
     {no_dump, "a rank left no readable dump: the only rank whose progress is unknown"},
+    {rank_beyond_world, "a dump's rank is not below --world-size"},
     {mismatch, "first divergence of a process group"},
     {undetermined, "a stuck collective whose holder the evidence cannot tell"},
     {unknown_ranks, "ranks whose part cannot be known"},
