@@ -261,6 +261,55 @@ TEST_F(HostileInput, SnapshotMessagesSayWhatWasFound) {
       std::string::npos);
 }
 
+// Sizes and addresses out of range, blocks that do not fit their segment and a NaN time are
+// refused with one line naming the entry and the field (the sweep's "16384 PiB" summaries).
+TEST_F(HostileInput, SnapshotSizesLayoutsAndTimesAreChecked) {
+  const auto seed = [](const char* name) {
+    return fs::path(TDIAG_SOURCE_DIR) / "tests/trace/fuzz/corpus/snapshot_import" / name;
+  };
+  const auto refused = [&](const char* name, std::string_view code, std::string_view text) {
+    try {
+      (void)load_trace(seed(name));
+      ADD_FAILURE() << name << ": no exception";
+    } catch (const input_error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.report().diagnostics.at(0).code, code) << what;
+      EXPECT_NE(what.find(name), std::string::npos) << what;
+      EXPECT_NE(what.find(text), std::string::npos) << what;
+      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    }
+  };
+  refused("range_block_size_negative.pickle", "TDIAG-TR-116",
+          "segments[0].blocks[0]: 'size' -1048576 is out of range");
+  refused("range_total_size_negative.pickle", "TDIAG-TR-116",
+          "segments[0]: 'total_size' -2097152 is out of range");
+  refused("range_event_size_huge.pickle", "TDIAG-TR-116",
+          "device_traces[0][1]: 'size' 2305843009213693952 is out of range");
+  refused("range_event_end_overflow.pickle", "TDIAG-TR-116",
+          "device_traces[0][0]: 'addr' 0x7ffffffffff00000 with 'size' 2097152 is out of range");
+  refused("range_oom_device_free_negative.pickle", "TDIAG-TR-116",
+          "device_traces[0][0]: 'device_free' -1 is out of range");
+  refused("layout_blocks_overlap.pickle", "TDIAG-TR-117",
+          "segments[0].blocks[1]: the block [0x7f0000001000, +1048576) overlaps "
+          "segments[0].blocks[0]");
+  refused("layout_block_outside.pickle", "TDIAG-TR-117",
+          "segments[0].blocks[0]: the block [0x7f0006400000, +1048576) lies outside its segment");
+  refused("layout_unaddressed_blocks_exceed.pickle", "TDIAG-TR-117",
+          "segments[0].blocks[1]: the block [0x7f0000100000, +2097152) lies outside");
+  refused("time_us_nan.pickle", "TDIAG-TR-112",
+          "'time_us' (expected a finite number of microseconds) is nan");
+
+  // A float time_us is microseconds (rounded), and counts for the origin like an int one.
+  const auto floats = load_trace(seed("time_us_float.pickle"));
+  EXPECT_EQ(floats.trace.metadata.time_origin_ns, 10'000);
+  ASSERT_EQ(floats.trace.memory.size(), 2u);
+  EXPECT_EQ(floats.trace.memory.all()[1].time, 3'000);
+  // An oom may ask for any size a program can ask for.
+  const auto oom = load_trace(seed("oom_request_huge.pickle"));
+  ASSERT_EQ(oom.trace.memory.size(), 1u);
+  EXPECT_EQ(oom.trace.memory.all()[0].size, std::uint64_t{1} << 62);
+}
+
 // A pickle is held to the budget by what it builds, not only by its size: a 16 MB pickle of a
 // dict with 8M small ints in one list builds about 100 MB, over the 64 MiB budget, whether it is
 // read as a snapshot or as a plain pickle_document (a Flight Recorder dump).

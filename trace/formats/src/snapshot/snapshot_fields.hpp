@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -58,6 +59,12 @@ inline std::optional<block_state> parse_block_state(std::string_view s) noexcept
     return block_state::inactive;
   return std::nullopt;
 }
+
+/// A size a snapshot may give, in bytes: below 2^56 (64 PiB, far past any device). A negative
+/// int, read as an unsigned one, lies past it.
+inline constexpr std::uint64_t max_snapshot_size = std::uint64_t{1} << 56;
+/// Where an address range must end: at or below 2^63 (a negative address lies past it).
+inline constexpr std::uint64_t max_snapshot_end = std::uint64_t{1} << 63;
 
 class snap_fields {
 protected:
@@ -118,6 +125,19 @@ protected:
     expect(v.valid() ? v : dict, v, false, fmt::format("'{}' (expected an int)", key));
     return 0;
   }
+  // A 'time_us' field: an int, or a float (microseconds, rounded to the nearest); NaN and
+  // infinities are refused, never read as a time.
+  std::int64_t time_us(snap_value dict, std::optional<std::int64_t> fallback = {}) const {
+    const auto v = dict.find("time_us");
+    if (v.valid() && v.kind() == pickle_kind::floating) {
+      const double d = v.as_double().value_or(0);
+      if (!std::isfinite(d))
+        fail(v, codes::malformed_snapshot,
+             fmt::format("'time_us' (expected a finite number of microseconds) is {}", d));
+      return detail::to_i64(std::nearbyint(d));
+    }
+    return i64(dict, "time_us", fallback);
+  }
   std::string_view str(snap_value dict, std::string_view key,
                        std::string_view fallback = {}) const {
     const auto v = dict.find(key);
@@ -127,6 +147,35 @@ protected:
       return *s;
     expect(v, false, fmt::format("'{}' (expected a str)", key));
     return {};
+  }
+
+  // An int field as the file wrote it: one past int64's range was a negative int.
+  static std::string int_text(std::uint64_t v, bool hex = false) {
+    if (v >= max_snapshot_end)
+      return fmt::format("{}", static_cast<std::int64_t>(v));
+    return hex ? fmt::format("0x{:x}", v) : fmt::format("{}", v);
+  }
+
+  // Whether a range passes check_range (the cheap test before naming the entry).
+  static constexpr bool in_range(std::uint64_t address, std::uint64_t size,
+                                 std::uint64_t max_size = max_snapshot_size) noexcept {
+    return size < max_size && address <= max_snapshot_end - size;
+  }
+
+  // The range ['address', 'address' + 'size') of `entry` (named "segments[3]" and the like),
+  // refused with one line unless the size is below `max_size` and the range ends by 2^63.
+  void check_range(snap_value where, std::string_view entry, std::string_view address_key,
+                   std::uint64_t address, std::string_view size_key, std::uint64_t size,
+                   std::uint64_t max_size = max_snapshot_size) const {
+    if (size >= max_size) [[unlikely]]
+      fail(where, codes::snapshot_out_of_range,
+           fmt::format("{}: '{}' {} is out of range (expected 0 to 2^{} bytes)", entry, size_key,
+                       int_text(size), max_size == max_snapshot_size ? 56 : 63));
+    if (address > max_snapshot_end - size) [[unlikely]]
+      fail(where, codes::snapshot_out_of_range,
+           fmt::format("{}: '{}' {} with '{}' {} is out of range (expected a range ending by "
+                       "2^63)",
+                       entry, address_key, int_text(address, true), size_key, size));
   }
 
   const snap_stream* stream_ = nullptr;

@@ -22,6 +22,8 @@
 namespace tdiag::trace {
 namespace {
 
+using detail::max_snapshot_end;
+using detail::max_snapshot_size;
 using detail::parse_block_state;
 using detail::snap_value;
 
@@ -141,13 +143,18 @@ private:
       for (std::size_t i = 0; i < events.size(); ++i) {
         if (!in_place) {
           memory_event m = rows[order[k++]];
-          if (place(m, device, lane, unknown))
+          if (place(m, device, lane, unknown)) {
+            check_event(m, events, d, i);
             gathered.push_back(m);
+          }
           continue;
         }
         auto& m = rows[r++];
-        if (place(m, device, lane, unknown) && ++w != r)
-          rows[w - 1] = m;
+        if (place(m, device, lane, unknown)) {
+          check_event(m, events, d, i);
+          if (++w != r)
+            rows[w - 1] = m;
+        }
       }
     }
     if (in_place) {
@@ -191,6 +198,20 @@ private:
     return true;
   }
 
+  // A memory event's sizes and address, device_traces[d][i] refused with one line when one is
+  // out of range. An oom's request may be any size a program can ask for.
+  void check_event(const memory_event& m, snap_value events, std::size_t d, std::size_t i) const {
+    const auto max_size = m.action == memory_action::oom ? max_snapshot_end : max_snapshot_size;
+    if (in_range(m.address, m.size, max_size) && m.device_free < max_snapshot_end) [[likely]]
+      return;
+    const auto entry = fmt::format("device_traces[{}][{}]", d, i);
+    if (m.device_free >= max_snapshot_end)
+      fail(events.at(i), codes::snapshot_out_of_range,
+           fmt::format("{}: 'device_free' {} is out of range (expected 0 to 2^63 bytes)", entry,
+                       int_text(m.device_free)));
+    check_range(events.at(i), entry, "addr", m.address, "size", m.size, max_size);
+  }
+
   void read_segments(snap_value segments, bool sort_state) {
     if (!segments.valid())
       return;
@@ -206,6 +227,9 @@ private:
       seg.device = static_cast<std::int32_t>(i64(s, "device", 0));
       seg.address = u64(s, "address");
       seg.total_size = u64(s, "total_size");
+      if (!in_range(seg.address, seg.total_size)) [[unlikely]]
+        check_range(s, fmt::format("segments[{}]", i), "address", seg.address, "total_size",
+                    seg.total_size);
       seg.stream = u64(s, "stream", 0);
       const auto type = str(s, "segment_type");
       seg.type = type == "small"   ? segment_type::small
@@ -227,14 +251,69 @@ private:
         for (std::size_t j = 0; j < blocks.size(); ++j) {
           seg.blocks.push_back(read_block(blocks.at(j), next));
           const auto& last = seg.blocks.back();
-          next = last.size > ~last.address ? ~std::uint64_t{0} : last.address + last.size;
+          if (!in_range(last.address, last.size) || last.requested_size >= max_snapshot_size)
+              [[unlikely]]
+            check_block(blocks, i, j, last);
+          next = last.address + last.size;
         }
+        check_layout(blocks, i, seg);
       }
+      // Every device the dump holds memory of has its memory lane (a dump without
+      // device_traces is still a device's memory).
+      (void)t_.lanes.memory(seg.device);
       state.segments.push_back(std::move(seg));
     }
     if (sort_state)
       state.sort();
     t_.final_allocator_state = std::move(state);
+  }
+
+  // (`where`, the blocks list: a block's record may be freed once read.)
+  void check_block(snap_value where, std::size_t i, std::size_t j, const block& b) const {
+    const auto entry = fmt::format("segments[{}].blocks[{}]", i, j);
+    check_range(where, entry, "address", b.address, "size", b.size);
+    if (b.requested_size >= max_snapshot_size)
+      fail(where, codes::snapshot_out_of_range,
+           fmt::format("{}: 'requested_size' {} is out of range (expected 0 to 2^56 bytes)", entry,
+                       int_text(b.requested_size)));
+  }
+
+  // The blocks of segments[i] lie inside it and do not overlap (sizes and addresses are in
+  // range): else every analysis would count memory twice or outside its segment. Errors point
+  // at the blocks list (a block's record may be freed once read).
+  void check_layout(snap_value blocks, std::size_t i, const segment& seg) const {
+    const auto end = seg.address + seg.total_size;
+    bool sorted = true;
+    for (std::size_t j = 0; j < seg.blocks.size(); ++j) {
+      const auto& b = seg.blocks[j];
+      if (b.address < seg.address || b.address + b.size > end) [[unlikely]]
+        fail(blocks, codes::snapshot_bad_layout,
+             fmt::format("segments[{}].blocks[{}]: the block [0x{:x}, +{}) lies outside its "
+                         "segment [0x{:x}, +{})",
+                         i, j, b.address, b.size, seg.address, seg.total_size));
+      sorted = sorted && (j == 0 || seg.blocks[j - 1].address <= b.address);
+    }
+    const auto overlap = [&](std::size_t ja, std::size_t jb) {
+      const auto& a = seg.blocks[ja];
+      const auto& b = seg.blocks[jb];
+      if (b.address < a.address + a.size) [[unlikely]]
+        fail(blocks, codes::snapshot_bad_layout,
+             fmt::format("segments[{}].blocks[{}]: the block [0x{:x}, +{}) overlaps "
+                         "segments[{}].blocks[{}] [0x{:x}, +{})",
+                         i, jb, b.address, b.size, i, ja, a.address, a.size));
+    };
+    if (sorted) { // PyTorch lists a segment's blocks in address order
+      for (std::size_t j = 1; j < seg.blocks.size(); ++j)
+        overlap(j - 1, j);
+      return;
+    }
+    std::vector<std::size_t> order(seg.blocks.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return seg.blocks[a].address < seg.blocks[b].address;
+    });
+    for (std::size_t k = 1; k < order.size(); ++k)
+      overlap(order[k - 1], order[k]);
   }
 
   // Whether read_segments meets every block record exactly once and nothing else can reach one
@@ -315,7 +394,7 @@ private:
       const auto stage = str(a, "stage");
       const auto name = str(a, "name");
       const auto device = i64(a, "device", 0);
-      const auto time = to_ns(i64(a, "time_us", origin_us_));
+      const auto time = to_ns(time_us(a, origin_us_));
       auto& starts = open[{device, name}];
       if (stage == "START") {
         starts.push_back(time);

@@ -149,9 +149,8 @@ bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value
       break;
     case f_time:
       st.has_time = true;
-      st.time_us = is_int ? snap::inline_int(raw) : i64(dict, "time_us");
-      if (is_int || snap_value(s_, raw, offset).as_int())
-        origin_us_ = std::min(origin_us_, st.time_us);
+      st.time_us = is_int ? snap::inline_int(raw) : time_us(dict);
+      origin_us_ = std::min(origin_us_, st.time_us);
       break;
     case f_addr:
     case f_size:

@@ -28,6 +28,8 @@ inline constexpr std::string_view malformed_snapshot = "TDIAG-TR-112";
 inline constexpr std::string_view snapshot_marker = "TDIAG-TR-113";
 inline constexpr std::string_view unknown_block_state = "TDIAG-TR-114";
 inline constexpr std::string_view snapshot_too_large = "TDIAG-TR-115";
+inline constexpr std::string_view snapshot_out_of_range = "TDIAG-TR-116";
+inline constexpr std::string_view snapshot_bad_layout = "TDIAG-TR-117";
 inline constexpr std::string_view bad_gzip = "TDIAG-TR-120";
 inline constexpr std::string_view malformed_kineto = "TDIAG-TR-121";
 inline constexpr std::string_view truncated_kineto = "TDIAG-TR-122";
@@ -92,6 +94,8 @@ inline constexpr code_entry table[] = {
     {snapshot_marker, "snapshot action kept as a marker"},
     {unknown_block_state, "unknown block state in a memory snapshot"},
     {snapshot_too_large, "memory snapshot needs more memory than is available"},
+    {snapshot_out_of_range, "memory snapshot size or address out of range"},
+    {snapshot_bad_layout, "memory snapshot blocks do not fit their segment"},
     {bad_gzip, "bad gzip stream"},
     {malformed_kineto, "malformed Kineto trace"},
     {truncated_kineto, "truncated Kineto trace"},
