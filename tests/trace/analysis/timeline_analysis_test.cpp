@@ -1,6 +1,8 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/leak_analysis.hpp>
 #include <tensordiag/trace/snapshot_import.hpp>
+#include <tensordiag/trace/summary_analysis.hpp>
 #include <tensordiag/trace/timeline_analysis.hpp>
 #include <tensordiag/trace/units.hpp>
 
@@ -44,6 +46,36 @@ TEST(TimelineAnalysis, ParseDuration) {
   EXPECT_FALSE(parse_duration("5 parsecs").has_value());
   EXPECT_EQ(format_bytes(3221225472u), "3.00 GiB");
   EXPECT_EQ(format_bytes(512), "512 B");
+}
+
+// A snapshot dumped without device_traces: summary, timeline and leaks all report the dump's
+// memory (summary and timeline reported nothing while leaks listed the live block).
+TEST(TimelineAnalysis, AStateOnlySnapshotIsOneAnswerEverywhere) {
+  const auto path = std::filesystem::path(TDIAG_SOURCE_DIR) /
+                    "tests/trace/fuzz/corpus/snapshot_import/state_only_no_device_traces.pickle";
+  auto r = import_snapshot_file(path);
+  const auto& t = r.trace;
+  ASSERT_EQ(t.memory.size(), 0u);
+  const auto peaks = summarize(t).memory;
+  ASSERT_EQ(peaks.size(), 1u);
+  EXPECT_EQ(peaks[0].device, 0);
+  EXPECT_EQ(peaks[0].peak_allocated, 1 << 20);
+  EXPECT_EQ(peaks[0].peak_reserved, 2 << 20);
+  EXPECT_EQ(peaks[0].final_allocated, 1 << 20);
+  const auto tl = timeline_at(t, 0);
+  ASSERT_EQ(tl.lanes.size(), 1u);
+  const auto f = tl.lanes[0].state.figures();
+  EXPECT_EQ(f.allocated, std::uint64_t{1} << 20);
+  EXPECT_EQ(f.reserved, std::uint64_t{2} << 20);
+  EXPECT_EQ(find_leaks(t).live_bytes, std::uint64_t{1} << 20);
+  // The segment's type ('large') is in the report's fields, as in its text.
+  const auto rep = timeline_report(t, tl, 5);
+  bool typed = false;
+  for (const auto& d : rep.diagnostics)
+    for (const auto& field : d.fields)
+      typed = typed ||
+              (field.name == "segment_type" && std::get<std::string>(field.value.value) == "large");
+  EXPECT_TRUE(typed);
 }
 
 } // namespace

@@ -27,6 +27,48 @@ std::string_view to_string(oom_verdict v) noexcept {
   return "?";
 }
 
+namespace {
+
+// What an oom finding reads from the state before it: computed once per state (a run of ooms
+// with no allocator event between them shares it).
+struct oom_state {
+  state_figures figures;
+  std::vector<oom_site> sites;
+};
+
+oom_state read_state(const trace& t, const allocator_state& state) {
+  oom_state out;
+  out.figures = state.figures();
+  std::map<frame_id, oom_site> sites;
+  for (const auto& seg : state.segments) {
+    for (const auto& b : seg.blocks) {
+      if (b.state == block_state::active_allocated) {
+        auto& s = sites[user_frame(t, b.stack)];
+        s.bytes += b.size;
+        ++s.count;
+        if (s.stack == no_stack)
+          s.stack = b.stack;
+      }
+    }
+  }
+  for (auto& [frame, s] : sites) {
+    s.site = frame;
+    out.sites.push_back(s);
+  }
+  std::sort(out.sites.begin(), out.sites.end(),
+            [](const oom_site& a, const oom_site& b) { return a.bytes > b.bytes; });
+  return out;
+}
+
+bool changes_state(memory_action a) noexcept {
+  return a != memory_action::oom && a != memory_action::snapshot;
+}
+
+} // namespace
+
+// One pass forward per lane with an oom (replay_pass): the reserved bytes are followed at every
+// event, the state is copied only at an oom that an allocator event precedes. A state per event
+// (or per oom, with 256 keyframes) made 100,000 ooms over 100,000 segments take minutes.
 std::vector<oom_finding> find_ooms(const trace& t) {
   std::vector<oom_finding> out;
   for (lane_id lane = 0; lane < t.lanes.size(); ++lane) {
@@ -36,15 +78,28 @@ std::vector<oom_finding> find_ooms(const trace& t) {
     if (std::none_of(events.begin(), events.end(),
                      [](const memory_event& e) { return e.action == memory_action::oom; }))
       continue;
-    const allocator_replay replay(t, lane);
-    replay_cursor cursor(replay);
-    std::uint64_t peak_reserved = replay.initial_state().reserved_bytes();
+    replay_pass replay(t, lane);
+    std::uint64_t peak_reserved = replay.reserved();
+    oom_state at;
+    bool stale = true;
+    // Sizes of the segments released since the last alloc or oom, oldest first.
+    std::vector<std::uint64_t> released;
     for (std::size_t i = 0; i < events.size(); ++i) {
       const auto& e = events[i];
-      const auto& state = cursor.seek(i); // the state just before event i
-      peak_reserved = std::max(peak_reserved, state.reserved_bytes());
-      if (e.action != memory_action::oom)
+      peak_reserved = std::max(peak_reserved, replay.reserved()); // the state before event i
+      if (e.action != memory_action::oom) {
+        if (e.action == memory_action::alloc)
+          released.clear();
+        else if (e.action == memory_action::segment_free ||
+                 e.action == memory_action::segment_unmap)
+          released.push_back(e.size);
+        stale = stale || changes_state(e.action);
+        (void)replay.step();
         continue;
+      }
+      if (stale)
+        at = read_state(t, replay.state());
+      stale = false;
       oom_finding f;
       f.event_index = i;
       f.time = e.time;
@@ -52,40 +107,17 @@ std::vector<oom_finding> find_ooms(const trace& t) {
       f.requested = e.size;
       f.device_free = e.device_free;
       f.stack = e.stack;
-      const state_figures figures = state.figures();
-      f.reserved = figures.reserved;
-      f.allocated = figures.allocated;
-      f.free_in_reserved = figures.free;
-      f.largest_free_block = figures.largest_free_block;
-      f.fragmentation = figures.fragmentation();
+      f.reserved = at.figures.reserved;
+      f.allocated = at.figures.allocated;
+      f.free_in_reserved = at.figures.free;
+      f.largest_free_block = at.figures.largest_free_block;
+      f.fragmentation = at.figures.fragmentation();
       f.peak_reserved = peak_reserved;
-      std::map<frame_id, oom_site> sites;
-      for (const auto& seg : state.segments) {
-        for (const auto& b : seg.blocks) {
-          if (b.state == block_state::active_allocated) {
-            auto& s = sites[user_frame(t, b.stack)];
-            s.bytes += b.size;
-            ++s.count;
-            if (s.stack == no_stack)
-              s.stack = b.stack;
-          }
-        }
-      }
-      for (auto& [frame, s] : sites) {
-        s.site = frame;
-        f.sites.push_back(s);
-      }
-      std::sort(f.sites.begin(), f.sites.end(),
-                [](const oom_site& a, const oom_site& b) { return a.bytes > b.bytes; });
+      f.sites = at.sites;
       // What the allocator gave back to the driver since the last successful allocation: the
       // caching allocator frees its cached segments and retries before reporting an oom.
-      for (std::size_t j = i; j-- > 0;) {
-        if (events[j].action == memory_action::alloc || events[j].action == memory_action::oom)
-          break;
-        if (events[j].action == memory_action::segment_free ||
-            events[j].action == memory_action::segment_unmap)
-          f.released_before.insert(f.released_before.begin(), events[j].size);
-      }
+      f.released_before = std::move(released);
+      released.clear();
       if (f.largest_free_block >= f.requested)
         f.verdict = oom_verdict::unexplained;
       else if (f.free_in_reserved >= f.requested)
@@ -95,6 +127,7 @@ std::vector<oom_finding> find_ooms(const trace& t) {
       else
         f.verdict = oom_verdict::device_full;
       out.push_back(std::move(f));
+      (void)replay.step();
     }
   }
   return out;
@@ -112,6 +145,7 @@ report oom_report(const trace& t, const std::vector<oom_finding>& findings, std:
     out.diagnostics.push_back(std::move(d));
     return out;
   }
+  const auto begin = t.span().begin; // once: it scans every event
   for (const auto& f : findings) {
     diagnostic d;
     d.level = severity::error;
@@ -175,7 +209,7 @@ report oom_report(const trace& t, const std::vector<oom_finding>& findings, std:
     for (const auto b : f.released_before)
       released.emplace_back(static_cast<std::int64_t>(b));
     d.add_field("released_before_bytes", released);
-    d.add_field("time_ns", f.time - t.span().begin);
+    d.add_field("time_ns", f.time - begin);
     if (!f.released_before.empty()) {
       std::uint64_t total = 0;
       for (const auto b : f.released_before)

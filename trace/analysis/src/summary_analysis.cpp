@@ -1,5 +1,6 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/trace/allocator_replay.hpp>
 #include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/detail/parallel_for.hpp>
 #include <tensordiag/trace/detail/saturate.hpp>
@@ -55,7 +56,7 @@ std::vector<memory_peak> memory_peaks(const trace& t) {
   std::vector<lane_id> lanes;
   std::size_t events = 0;
   for (lane_id l = 0; l < t.lanes.size(); ++l)
-    if (t.lanes.at(l).kind == lane_kind::device_memory && !t.memory.lane(l).empty()) {
+    if (has_memory_history(t, l)) {
       lanes.push_back(l);
       events += t.memory.lane(l).size();
     }

@@ -20,7 +20,7 @@ timeline_result timeline(const trace& t, std::int64_t time, IndexOf&& index_of) 
   timeline_result r;
   r.time = time;
   for (lane_id lane = 0; lane < t.lanes.size(); ++lane) {
-    if (t.lanes.at(lane).kind != lane_kind::device_memory || t.memory.lane(lane).empty())
+    if (!has_memory_history(t, lane))
       continue;
     const auto events = t.memory.lane(lane);
     timeline_lane l;
@@ -117,6 +117,9 @@ report timeline_report(const trace& t, const timeline_result& r, std::size_t max
       sd.add_field("device", seg.device);
       sd.add_field("address", fmt::format("0x{:x}", seg.address));
       sd.add_field("size_bytes", static_cast<std::int64_t>(seg.total_size));
+      sd.add_field("segment_type", std::string(seg.type == segment_type::small   ? "small"
+                                               : seg.type == segment_type::large ? "large"
+                                                                                 : "unknown"));
       sd.add_field("allocated_bytes", static_cast<std::int64_t>(seg.allocated_bytes()));
       sd.add_field("blocks", static_cast<std::int64_t>(seg.blocks.size()));
       for (std::size_t j = 0; j < std::min(max_blocks, seg.blocks.size()); ++j) {

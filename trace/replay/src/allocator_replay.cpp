@@ -391,6 +391,25 @@ allocator_state derive_start(const trace& t, std::span<const memory_event> event
 
 } // namespace
 
+bool has_memory_history(const trace& t, lane_id lane) noexcept {
+  if (lane >= t.lanes.size() || t.lanes.at(lane).kind != lane_kind::device_memory)
+    return false;
+  if (!t.memory.lane(lane).empty())
+    return true;
+  if (!t.final_allocator_state)
+    return false;
+  const auto device = static_cast<std::int32_t>(t.lanes.at(lane).group);
+  const auto& all = t.final_allocator_state->segments;
+  if (t.finalized()) // sorted by (device, address): one search
+    return std::binary_search(all.begin(), all.end(), device, [](const auto& a, const auto& b) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(a)>, segment>)
+        return a.device < b;
+      else
+        return a < b.device;
+    });
+  return std::any_of(all.begin(), all.end(), [&](const segment& s) { return s.device == device; });
+}
+
 lane_id memory_lane_of(const trace& t, std::int32_t device) noexcept {
   const auto lane = t.lanes.find_memory(device);
   return lane == no_lane ? static_cast<lane_id>(t.lanes.size()) : lane;

@@ -14,8 +14,15 @@ namespace tdiag::trace {
 bool for_each_memory_sample(const trace& t, lane_id lane,
                             const std::function<void(const memory_sample&)>& visit) {
   const auto events = t.memory.lane(lane);
-  if (events.empty())
+  if (events.empty()) {
+    // A dump without history: its totals, once, at its time.
+    if (!has_memory_history(t, lane))
+      return false;
+    const auto device = static_cast<std::int32_t>(t.lanes.at(lane).group);
+    const auto now = detail::totals_of(initial_allocator_state(t, lane), device);
+    visit({t.final_allocator_state->time, now.allocated, now.requested, now.reserved});
     return false;
+  }
   const bool reported = std::any_of(events.begin(), events.end(), [](const memory_event& e) {
     return e.total_allocated >= 0 || e.total_reserved >= 0;
   });

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -45,6 +46,11 @@ struct replay_options {
 /// The device_memory lane of `device` in a finalized trace, or no lane (t.lanes.size()).
 [[nodiscard]] lane_id memory_lane_of(const trace& t, std::int32_t device) noexcept;
 
+/// Whether memory lane `lane` has a memory history to report: events, or segments of its device
+/// in t.final_allocator_state (a snapshot dumped without device_traces). Summary, timeline and
+/// every front end list the same lanes through it.
+[[nodiscard]] bool has_memory_history(const trace& t, lane_id lane) noexcept;
+
 /// The state of memory lane `lane` before its first recorded event, as allocator_replay starts
 /// from it (derived backwards from t.final_allocator_state, or empty), without the replay's
 /// keyframes: for one pass forward over the events. `mismatches`, when given, receives the
@@ -61,6 +67,39 @@ struct replay_options {
 /// Number of `events` (sorted by time) with time <= `time`.
 [[nodiscard]] std::size_t events_until(std::span<const memory_event> events,
                                        std::int64_t time) noexcept;
+
+namespace detail {
+class replay_state;
+} // namespace detail
+
+/// One pass forward over memory lane `lane` from initial_allocator_state(), without keyframes:
+/// each step costs O(log segments) and the reserved bytes are kept as it goes, so an analysis
+/// that needs the state at a few events and a running figure at all of them stays n log n
+/// (`tdiag trace oom`: a state copy per oom event, not per event).
+class replay_pass {
+public:
+  replay_pass(const trace& t, lane_id lane);
+  replay_pass(const replay_pass&) = delete;
+  replay_pass& operator=(const replay_pass&) = delete;
+  ~replay_pass();
+
+  /// Applies the next event; false when it did not match the state (apply_memory_event).
+  bool step();
+  /// Events applied so far.
+  [[nodiscard]] std::size_t position() const noexcept { return position_; }
+  /// Reserved bytes now (saturated at 0).
+  [[nodiscard]] std::uint64_t reserved() const noexcept {
+    return reserved_ < 0 ? 0 : static_cast<std::uint64_t>(reserved_);
+  }
+  /// The state now: a copy, O(segments + blocks).
+  [[nodiscard]] allocator_state state() const;
+
+private:
+  std::span<const memory_event> events_;
+  std::unique_ptr<detail::replay_state> state_;
+  std::size_t position_ = 0;
+  std::int64_t reserved_ = 0;
+};
 
 class allocator_replay {
 public:
