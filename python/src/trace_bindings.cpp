@@ -119,6 +119,7 @@ py::list oom_data(const tdiag::trace::trace& t, const std::vector<oom_finding>& 
     d["free_in_reserved"] = f.free_in_reserved, d["largest_free_block"] = f.largest_free_block;
     d["fragmentation"] = f.fragmentation, d["peak_reserved"] = f.peak_reserved;
     d["released_before"] = f.released_before, d["sites"] = sites;
+    d["site_count"] = f.site_count;
     d["verdict"] = std::string(to_string(f.verdict));
     out.append(std::move(d));
   }

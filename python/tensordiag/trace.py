@@ -204,7 +204,8 @@ class Oom(Result):
             ("largest_free_block_bytes", _F("largest_free_block_bytes", "largest_free_block")),
             ("fragmentation", _F("fragmentation")),
             ("peak_reserved_bytes", _F("peak_reserved_bytes", "peak_reserved")),
-            ("released_before_bytes", _F("released_before_bytes", "released_before"))]),
+            ("released_before_bytes", _F("released_before_bytes", "released_before")),
+            ("live_sites", _F("live_sites", "site_count"))]),
     }
 
     def rows(self, table: Optional[str] = None) -> List[Dict[str, Any]]:

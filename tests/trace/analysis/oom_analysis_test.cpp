@@ -55,6 +55,45 @@ TEST(OomAnalysis, PerProcessLimitNotAFullDevice) {
   EXPECT_EQ(live[0], first);
 }
 
+// A finding keeps the oom_sites_kept largest sites and counts them all: a dump of many ooms
+// over many sites held every site for every oom.
+TEST(OomAnalysis, AFindingKeepsTheLargestSitesAndCountsThemAll) {
+  trace t;
+  const auto lane = t.lanes.memory(0);
+  allocator_state state;
+  segment seg;
+  seg.address = 1 << 20;
+  seg.total_size = 100 * 4096;
+  for (std::uint64_t i = 0; i < 100; ++i) {
+    block b;
+    b.address = seg.address + i * 4096;
+    b.size = b.requested_size = 4096 - i; // block i is site i: the first ones hold the most
+    b.state = block_state::active_allocated;
+    const std::vector<frame_id> frames{
+        t.stacks.intern_frame({t.strings.intern("f" + std::to_string(i)), t.strings.intern("m.py"),
+                               static_cast<std::uint32_t>(i + 1)})};
+    b.stack = t.stacks.intern_stack(frames);
+    seg.blocks.push_back(b);
+  }
+  state.segments.push_back(seg);
+  t.final_allocator_state = state;
+  memory_event oom;
+  oom.action = memory_action::oom;
+  oom.lane = lane;
+  oom.size = 1 << 30;
+  t.memory.push_back(oom);
+  t.finalize();
+  const auto findings = find_ooms(t);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].site_count, 100u);
+  ASSERT_EQ(findings[0].sites.size(), oom_sites_kept);
+  for (std::size_t i = 0; i < oom_sites_kept; ++i)
+    EXPECT_EQ(findings[0].sites[i].bytes, 4096 - i);
+  const auto r = oom_report(t, findings);
+  ASSERT_NE(r.diagnostics.at(0).find_field("live_sites"), nullptr);
+  EXPECT_EQ(*r.diagnostics.at(0).find_field("live_sites"), tdiag::field_value(100));
+}
+
 memory_event ev(memory_action a, std::uint64_t addr, std::uint64_t size, std::int64_t time) {
   memory_event e;
   e.action = a;

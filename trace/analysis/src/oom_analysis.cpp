@@ -34,6 +34,7 @@ namespace {
 struct oom_state {
   state_figures figures;
   std::vector<oom_site> sites;
+  std::size_t site_count = 0;
 };
 
 oom_state read_state(const trace& t, const allocator_state& state) {
@@ -55,8 +56,13 @@ oom_state read_state(const trace& t, const allocator_state& state) {
     s.site = frame;
     out.sites.push_back(s);
   }
-  std::sort(out.sites.begin(), out.sites.end(),
-            [](const oom_site& a, const oom_site& b) { return a.bytes > b.bytes; });
+  out.site_count = out.sites.size();
+  const auto kept = std::min(out.sites.size(), oom_sites_kept);
+  std::partial_sort(out.sites.begin(), out.sites.begin() + static_cast<std::ptrdiff_t>(kept),
+                    out.sites.end(), [](const oom_site& a, const oom_site& b) {
+                      return a.bytes != b.bytes ? a.bytes > b.bytes : a.site < b.site;
+                    });
+  out.sites.resize(kept);
   return out;
 }
 
@@ -114,6 +120,7 @@ std::vector<oom_finding> find_ooms(const trace& t) {
       f.fragmentation = at.figures.fragmentation();
       f.peak_reserved = peak_reserved;
       f.sites = at.sites;
+      f.site_count = at.site_count;
       // What the allocator gave back to the driver since the last successful allocation: the
       // caching allocator frees its cached segments and retries before reporting an oom.
       f.released_before = std::move(released);
@@ -219,6 +226,7 @@ report oom_report(const trace& t, const std::vector<oom_finding>& findings, std:
                       "and retried",
                       f.released_before.size(), format_bytes(total)));
     }
+    d.add_field("live_sites", static_cast<std::int64_t>(f.site_count));
     for (std::size_t i = 0; i < std::min(top_sites, f.sites.size()); ++i)
       d.notes.push_back("live: " + describe_oom_site(t, f.sites[i]));
     out.diagnostics.push_back(std::move(d));

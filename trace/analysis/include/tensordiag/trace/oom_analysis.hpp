@@ -49,10 +49,16 @@ struct oom_finding {
   double fragmentation = 0;        ///< 1 - largest / free_in_reserved (0 when nothing free)
   std::uint64_t peak_reserved = 0; ///< before the failure, over the recorded history
   std::vector<std::uint64_t> released_before; ///< segment_free sizes since the last alloc
-  std::vector<oom_site> sites;                ///< live allocations by site, most bytes first
-  stack_id stack = no_stack;                  ///< where the failed request came from
+  /// Live allocations by site, most bytes first: the oom_sites_kept largest (a finding per oom
+  /// of a dump with many ooms and many sites held them all, ooms x sites).
+  std::vector<oom_site> sites;
+  std::size_t site_count = 0; ///< all sites holding live allocations
+  stack_id stack = no_stack;  ///< where the failed request came from
   oom_verdict verdict = oom_verdict::unexplained;
 };
+
+/// How many sites an oom_finding keeps.
+inline constexpr std::size_t oom_sites_kept = 32;
 
 [[nodiscard]] std::vector<oom_finding> find_ooms(const trace& t);
 [[nodiscard]] report oom_report(const trace& t, const std::vector<oom_finding>& findings,
