@@ -96,6 +96,56 @@ TEST(LeakAnalysis, SharedTrainingSnapshotHasNoGrowingSite) {
 // Issue 18 item 12: a profiler trace of a loop that keeps nothing across steps was reported as
 // "growing 23.77 MiB per iteration over 3 iterations": without stacks every allocation shares
 // one site, and a workspace, the optimizer state and the last loss come from 3 iterations.
+// A snapshot whose events leave an allocation open that its dumped segments do not hold
+// contradicts itself: leaks follows the dump (0 B live) and says so, where it was silent.
+TEST(LeakAnalysis, EventsTheDumpDoesNotHoldAreAWarning) {
+  const auto snapshot = [](bool dump_holds_it) {
+    // {'segments': [...], 'device_traces': [[segment_alloc 2 MiB, alloc 1 MiB]]}, as pickled.
+    trace t;
+    const auto lane = t.lanes.memory(0);
+    memory_event seg;
+    seg.action = memory_action::segment_alloc;
+    seg.lane = lane;
+    seg.address = 1 << 21;
+    seg.size = 2 << 20;
+    memory_event alloc = seg;
+    alloc.action = memory_action::alloc;
+    alloc.size = 1 << 20;
+    alloc.time = 1;
+    t.memory.push_back(seg);
+    t.memory.push_back(alloc);
+    allocator_state state;
+    if (dump_holds_it) {
+      segment s;
+      s.address = seg.address;
+      s.total_size = seg.size;
+      s.blocks = {{seg.address, 1 << 20, 1 << 20, block_state::active_allocated, no_stack},
+                  {seg.address + (1 << 20), 1 << 20, 0, block_state::inactive, no_stack}};
+      state.segments.push_back(s);
+    }
+    t.final_allocator_state = state;
+    t.finalize();
+    return t;
+  };
+  const auto held = snapshot(true);
+  const auto r = find_leaks(held);
+  EXPECT_EQ(r.live_bytes, 1u << 20);
+  EXPECT_EQ(r.open_not_in_dump, 0u);
+  EXPECT_EQ(leak_report(held, r).count(tdiag::severity::warning), 0u);
+  const auto contradicted = snapshot(false);
+  const auto c = find_leaks(contradicted);
+  EXPECT_EQ(c.live_bytes, 0u);
+  EXPECT_EQ(c.open_not_in_dump, 1u);
+  EXPECT_EQ(c.open_not_in_dump_bytes, 1u << 20);
+  const auto report = leak_report(contradicted, c);
+  ASSERT_EQ(report.count(tdiag::severity::warning), 1u);
+  const auto text = tdiag::to_text(report);
+  EXPECT_NE(text.find("1 allocation(s) (1.00 MiB) that the memory events leave open are not "
+                      "allocated in the dumped segments"),
+            std::string::npos)
+      << text;
+}
+
 TEST(LeakAnalysis, StaticAllocationsFromThreeIterationsAreNotALeak) {
   const auto t = import_kineto_file(fixture("kineto_no_leak.json")).trace;
   const auto r = find_leaks(t);

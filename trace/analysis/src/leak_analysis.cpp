@@ -27,7 +27,8 @@ struct key_hash {
 
 } // namespace
 
-std::vector<live_allocation> live_allocations(const trace& t) {
+std::vector<live_allocation>
+live_allocations(const trace& t, std::pair<std::size_t, std::uint64_t>* open_not_in_dump) {
   // Per device, the allocs the program never freed (allocation_lifetimes(), the pairing the
   // viewer's bands use too).
   std::unordered_map<std::pair<std::int32_t, std::uint64_t>, allocation_lifetime, key_hash> open;
@@ -44,17 +45,29 @@ std::vector<live_allocation> live_allocations(const trace& t) {
   if (t.final_allocator_state) {
     for (const auto& seg : t.final_allocator_state->segments) {
       for (const auto& b : seg.blocks) {
-        if (b.state != block_state::active_allocated)
+        if (b.state == block_state::inactive)
           continue;
+        const auto it = open.find({seg.device, b.address});
+        if (b.state != block_state::active_allocated) { // pending free: held, not live
+          if (it != open.end())
+            open.erase(it);
+          continue;
+        }
         live_allocation a{seg.device, b.address, b.requested_size ? b.requested_size : b.size,
                           before_history, b.stack};
-        if (auto it = open.find({seg.device, b.address}); it != open.end()) {
+        if (it != open.end()) {
           a.time = it->second.begin;
           if (a.stack == no_stack)
             a.stack = it->second.stack;
+          open.erase(it);
         }
         out.push_back(a);
       }
+    }
+    if (open_not_in_dump != nullptr) {
+      *open_not_in_dump = {open.size(), 0};
+      for (const auto& [key, a] : open)
+        open_not_in_dump->second += a.size;
     }
     return out;
   }
@@ -111,8 +124,11 @@ std::uint64_t median(std::vector<std::uint64_t> v) {
 
 leak_result find_leaks(const trace& t) {
   leak_result r;
-  r.live = live_allocations(t);
+  std::pair<std::size_t, std::uint64_t> disagree;
+  r.live = live_allocations(t, &disagree);
   r.from_dump = t.final_allocator_state.has_value();
+  r.open_not_in_dump = disagree.first;
+  r.open_not_in_dump_bytes = disagree.second;
   const auto starts = iteration_starts(t, &r.iteration_source);
   r.iterations = starts.empty() ? 0 : starts.size() + 1;
   const auto iteration_of = [&](std::int64_t time) -> std::int64_t {
@@ -215,6 +231,21 @@ report leak_report(const trace& t, const leak_result& r, std::size_t top) {
     if (!r.live.empty() && !r.has_stacks)
       d.notes.push_back("the trace records no allocation stacks (Kineto [memory] events): "
                         "allocations of every origin share one site");
+    out.diagnostics.push_back(std::move(d));
+  }
+  if (r.open_not_in_dump != 0) {
+    diagnostic d;
+    d.level = severity::warning;
+    d.code = codes::history_disagrees;
+    d.title = "the dumped allocator state and its history disagree";
+    d.message = fmt::format("{}: {} allocation(s) ({}) that the memory events leave open are not "
+                            "allocated in the dumped segments; the live figures follow the dump",
+                            t.metadata.source_path, r.open_not_in_dump,
+                            format_bytes(r.open_not_in_dump_bytes));
+    d.add_field("allocations", static_cast<std::int64_t>(r.open_not_in_dump));
+    d.add_field("bytes", static_cast<std::int64_t>(r.open_not_in_dump_bytes));
+    d.hint = "a snapshot's segments and device_traces are one moment of one process (one "
+             "torch.cuda.memory._snapshot()); this file joins others, or was edited";
     out.diagnostics.push_back(std::move(d));
   }
   for (std::size_t i = 0; i < std::min(top, r.sites.size()); ++i) {

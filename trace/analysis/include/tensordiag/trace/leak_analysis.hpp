@@ -59,11 +59,18 @@ struct leak_result {
   /// True when `live` comes from a dumped allocator state (a snapshot); false when from allocs
   /// without a free, i.e. alive when the recording stopped, not necessarily at exit.
   bool from_dump = false;
+  /// With a dump: allocations the events leave open (an alloc, no free) that the dumped state
+  /// does not hold. The dump and its history disagree; `live` follows the dump.
+  std::size_t open_not_in_dump = 0;
+  std::uint64_t open_not_in_dump_bytes = 0;
 };
 
 /// Allocations alive at the end: from the dumped allocator state when there is one, else from
 /// alloc events without a matching free.
-[[nodiscard]] std::vector<live_allocation> live_allocations(const trace& t);
+/// `open_not_in_dump`, when given, receives the allocations the events leave open that a dump
+/// does not hold (count, bytes).
+[[nodiscard]] std::vector<live_allocation>
+live_allocations(const trace& t, std::pair<std::size_t, std::uint64_t>* open_not_in_dump = nullptr);
 /// Iteration boundaries (start times, sorted): profiler steps, else the most repeated
 /// annotation; `source` says which. Empty when the trace has neither.
 [[nodiscard]] std::vector<std::int64_t> iteration_starts(const trace& t,

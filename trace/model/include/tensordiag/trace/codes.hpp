@@ -46,6 +46,7 @@ inline constexpr std::string_view stream_activity = "TDIAG-TR-203";
 inline constexpr std::string_view growing_site = "TDIAG-TR-210";
 inline constexpr std::string_view alive_site = "TDIAG-TR-211";
 inline constexpr std::string_view live_at_end = "TDIAG-TR-212";
+inline constexpr std::string_view history_disagrees = "TDIAG-TR-213";
 inline constexpr std::string_view out_of_memory = "TDIAG-TR-220";
 inline constexpr std::string_view no_oom_event = "TDIAG-TR-221";
 inline constexpr std::string_view diff = "TDIAG-TR-230";
@@ -112,6 +113,7 @@ inline constexpr code_entry table[] = {
     {growing_site, "memory grows at this site"},
     {alive_site, "memory alive at the end"},
     {live_at_end, "live allocations at the end"},
+    {history_disagrees, "the dumped allocator state and its history disagree"},
     {out_of_memory, "out of memory"},
     {no_oom_event, "no out-of-memory event"},
     {diff, "trace diff"},
