@@ -289,6 +289,8 @@ TEST_F(HostileInput, SnapshotSizesLayoutsAndTimesAreChecked) {
           "device_traces[0][0]: 'addr' 0x7ffffffffff00000 with 'size' 2097152 is out of range");
   refused("range_oom_device_free_negative.pickle", "TDIAG-TR-116",
           "device_traces[0][0]: 'device_free' -1 is out of range");
+  refused("range_segment_device_huge.pickle", "TDIAG-TR-116",
+          "segments[0]: 'device' 1099511627776 is out of range (expected 0 to 65535)");
   refused("layout_blocks_overlap.pickle", "TDIAG-TR-117",
           "segments[0].blocks[1]: the block [0x7f0000001000, +1048576) overlaps "
           "segments[0].blocks[0]");

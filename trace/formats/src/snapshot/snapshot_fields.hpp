@@ -65,6 +65,8 @@ inline std::optional<block_state> parse_block_state(std::string_view s) noexcept
 inline constexpr std::uint64_t max_snapshot_size = std::uint64_t{1} << 56;
 /// Where an address range must end: at or below 2^63 (a negative address lies past it).
 inline constexpr std::uint64_t max_snapshot_end = std::uint64_t{1} << 63;
+/// The largest device index a segment may name (device_traces holds a list per device).
+inline constexpr std::int64_t max_snapshot_device = 65535;
 
 class snap_fields {
 protected:

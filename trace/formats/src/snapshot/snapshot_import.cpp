@@ -22,6 +22,7 @@
 namespace tdiag::trace {
 namespace {
 
+using detail::max_snapshot_device;
 using detail::max_snapshot_end;
 using detail::max_snapshot_size;
 using detail::parse_block_state;
@@ -224,7 +225,14 @@ private:
       const auto s = segments.at(i);
       expect(s, s.is_dict(), "a segment (expected a dict)");
       segment seg;
-      seg.device = static_cast<std::int32_t>(i64(s, "device", 0));
+      const auto device = i64(s, "device", 0);
+      // A device index as torch numbers them (device_traces has one list per device): one
+      // beyond int32 was cut to another device's number.
+      if (device < 0 || device > max_snapshot_device) [[unlikely]]
+        fail(s.find("device"), codes::snapshot_out_of_range,
+             fmt::format("segments[{}]: 'device' {} is out of range (expected 0 to {})", i, device,
+                         max_snapshot_device));
+      seg.device = static_cast<std::int32_t>(device);
       seg.address = u64(s, "address");
       seg.total_size = u64(s, "total_size");
       if (!in_range(seg.address, seg.total_size)) [[unlikely]]
