@@ -8,6 +8,7 @@
 #include <tensordiag/trace/tdtrace_reader.hpp>
 #include <tensordiag/trace/tdtrace_writer.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -65,6 +66,25 @@ TEST(JobCriticalPath, LaunchDelayKernelAndSyncBoundTheStep) {
   EXPECT_DOUBLE_EQ(bound(r, path_bound::kernel_launch_overhead), 10);
   EXPECT_DOUBLE_EQ(bound(r, path_bound::gpu_compute), 60);
   EXPECT_EQ(r.edges_by_bound[static_cast<std::size_t>(path_bound::none)], 2u); // sync, dependency
+}
+
+// The same step with a thousand one-op threads during it, on other tids (each thread's call
+// stack is built apart, indexed by its own events: the tree once took arrays the size of all
+// events per thread, quadratic in threads). Each op is a lone 1 us node pair, off the path.
+TEST(JobCriticalPath, ManyOneOpThreadsLeaveThePathAlone) {
+  std::string json(launch_and_sync.substr(0, launch_and_sync.rfind(']')));
+  constexpr int threads = 1000;
+  for (int i = 0; i < threads; ++i)
+    json += fmt::format(R"(, {{"ph": "X", "cat": "cpu_op", "name": "op", "pid": 2, "tid": {},
+                           "ts": {}, "dur": 1}})",
+                        100 + i, 11 + i % 80);
+  json += "]}";
+  const auto r = path_of(json);
+  ASSERT_TRUE(r.computed) << r.reason;
+  EXPECT_EQ(r.graph_nodes, 12u + 2u * threads);
+  EXPECT_EQ(r.path_edges, 6u);
+  EXPECT_DOUBLE_EQ(r.total_us, 83);
+  EXPECT_DOUBLE_EQ(bound(r, path_bound::gpu_compute), 60);
 }
 
 // Two launches back to back ([20, 21] and [22, 23]) before either kernel starts: the second

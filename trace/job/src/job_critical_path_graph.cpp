@@ -227,6 +227,7 @@ void add_lock_edges(cp_graph& g) {
 // longer range first among starts and last among ends, then by event.
 struct stack_point {
   std::int32_t event;
+  std::int32_t local; ///< the event's index in its thread's list
   std::int64_t time, dur;
   bool start;
 };
@@ -247,26 +248,31 @@ int compare_points(const stack_point& x, const stack_point& y) {
   return x.start ? -1 : 1;
 }
 
-// The children list of event e is at e + 1; the root's (e = -1) at 0.
-std::size_t slot_of(std::int32_t e) {
-  return e < 0 ? 0 : static_cast<std::size_t>(e) + 1;
+// The children list of the thread's event l is at l + 1; the root's (l = -1) at 0.
+std::size_t slot_of(std::int32_t l) {
+  return l < 0 ? 0 : static_cast<std::size_t>(l) + 1;
 }
 
 // One host thread's call stack as a tree (parent, first child, next sibling), then the DFS of
-// HTA's _construct_graph_from_call_stack over it.
+// HTA's _construct_graph_from_call_stack over it. The tree is indexed by the event's place in
+// `thread_events`, never by its id: arrays the size of all events, once per thread, made a
+// trace of N one-event threads quadratic.
 void add_stack_edges(cp_graph& g, const std::vector<std::int32_t>& thread_events) {
   std::vector<stack_point> points;
   points.reserve(thread_events.size() * 2);
-  for (const auto e : thread_events) {
+  for (std::size_t l = 0; l < thread_events.size(); ++l) {
+    const auto e = thread_events[l];
     const auto& ev = g.events()[e];
     const auto dur = std::max<std::int64_t>(0, ev.end - ev.start);
-    points.push_back({e, ev.start, dur, true});
-    points.push_back({e, ev.start + dur, dur, false});
+    const auto local = static_cast<std::int32_t>(l);
+    points.push_back({e, local, ev.start, dur, true});
+    points.push_back({e, local, ev.start + dur, dur, false});
   }
   std::stable_sort(points.begin(), points.end(), [](const stack_point& a, const stack_point& b) {
     return compare_points(a, b) < 0;
   });
-  const auto count = g.events().size();
+  const auto count = thread_events.size();
+  // parent: the parent's event id (-1 at the top); first, last_child, next: thread indices.
   std::vector<std::int32_t> parent(count, -1), first(count + 1, -1), last_child(count + 1, -1),
       next(count, -1);
   std::vector<std::int32_t> stack;
@@ -277,21 +283,22 @@ void add_stack_edges(cp_graph& g, const std::vector<std::int32_t>& thread_events
       continue;
     }
     const auto up = stack.empty() ? -1 : stack.back();
-    parent[p.event] = up;
+    parent[p.local] = up < 0 ? -1 : thread_events[up];
     const auto slot = slot_of(up);
     if (last_child[slot] < 0)
-      first[slot] = p.event;
+      first[slot] = p.local;
     else
-      next[last_child[slot]] = p.event;
-    last_child[slot] = p.event;
-    stack.push_back(p.event);
+      next[last_child[slot]] = p.local;
+    last_child[slot] = p.local;
+    stack.push_back(p.local);
   }
 
   std::uint32_t last = 0;
   bool have_last = false;
   int depth = 0;
   std::int32_t last_parent = -1;
-  auto visit = [&](std::int32_t e, bool enter) {
+  auto visit = [&](std::int32_t l, bool enter) {
+    const auto e = thread_events[l];
     if (!g.events()[e].node)
       return;
     const auto node = enter ? g.start_of(e) : g.end_of(e);
@@ -303,12 +310,12 @@ void add_stack_edges(cp_graph& g, const std::vector<std::int32_t>& thread_events
     }
     last = node;
     have_last = true;
-    last_parent = parent[e];
+    last_parent = parent[l];
     depth += enter ? 1 : -1;
   };
   // Iterative DFS: each frame holds the next child to enter.
   struct frame {
-    std::int32_t event, child;
+    std::int32_t local, child;
   };
   std::vector<frame> todo;
   for (auto c = first[0]; c >= 0; c = next[c]) {
@@ -317,7 +324,7 @@ void add_stack_edges(cp_graph& g, const std::vector<std::int32_t>& thread_events
     while (!todo.empty()) {
       auto& f = todo.back();
       if (f.child < 0) {
-        visit(f.event, false);
+        visit(f.local, false);
         todo.pop_back();
         continue;
       }
