@@ -7,8 +7,10 @@
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -114,6 +116,56 @@ TEST(KinetoStream, OneHugeValueStaysWithinTheMemoryBudget) {
   const auto ok = import_kineto(
       as_bytes(R"({"traceEvents": [)" + events(2) + R"(], "x": )" + huge + "}"), "fine.json");
   EXPECT_EQ(ok.trace.api_calls.size(), 2u);
+}
+
+// Two traces concatenated: the second document is named where it begins, also when the first
+// one's events end mid-window and the second's fill later windows (it was read as nothing).
+TEST(KinetoStream, SecondDocumentIsRefusedWhereItBegins) {
+  for (const int n : {1, 500}) {
+    const auto object = R"({"schemaVersion": 1, "traceEvents": [)" + events(n) + "]}";
+    const auto d = refusal(object + "\n" + object, "two_docs.json");
+    EXPECT_EQ(d.code, "TDIAG-TR-121") << d.message;
+    EXPECT_NE(d.message.find(fmt::format("two_docs.json: byte offset {}: ", object.size() + 1)),
+              std::string::npos)
+        << d.message;
+    EXPECT_NE(d.message.find("a second JSON document begins here"), std::string::npos) << d.message;
+  }
+}
+
+// A top level with "traceEvents" twice: whichever holds the events, the other was silently
+// dropped; now one line names the second key.
+TEST(KinetoStream, TraceEventsTwiceIsRefused) {
+  for (const int n : {1, 500}) {
+    const auto first_empty = R"({"traceEvents": [], "x": 1, "traceEvents": [)" + events(n) + "]}";
+    const auto second_scalar = R"({"traceEvents": [)" + events(n) + R"(], "traceEvents": 5})";
+    for (const auto& json : {first_empty, second_scalar}) {
+      const auto d = refusal(json, "dup.json");
+      EXPECT_EQ(d.code, "TDIAG-TR-121") << d.message;
+      EXPECT_NE(d.message.find("\"traceEvents\" appears twice"), std::string::npos) << d.message;
+    }
+  }
+  // A "traceEvents" that is no array is named as such, before the one that is.
+  const auto d = refusal(R"({"traceEvents": 5, "traceEvents": [)" + events(3) + "]}", "dup.json");
+  EXPECT_EQ(d.code, "TDIAG-TR-123") << d.message;
+  EXPECT_NE(d.message.find("dup.json: byte offset 16: \"traceEvents\" is a number, not an array"),
+            std::string::npos)
+      << d.message;
+}
+
+// Top-level keys after the events are metadata, also when a later key's value is an array that
+// ends like the events do (its ']' after a '}'): they were once read as the events' end.
+TEST(KinetoStream, ArraysAfterTheEventsAreMetadata) {
+  for (const int n : {1, 500}) {
+    const auto json =
+        R"({"traceEvents": [)" + events(n) + R"(], "extra": [{"a": 1}], "displayTimeUnit": "ms"})";
+    kineto_stats stats;
+    const auto r = import_kineto(as_bytes(json), "after.json", {}, &stats, 4096);
+    EXPECT_EQ(stats.events, static_cast<std::size_t>(n));
+    const auto& props = r.trace.metadata.properties;
+    EXPECT_NE(std::find(props.begin(), props.end(),
+                        std::pair<std::string, std::string>{"displayTimeUnit", "ms"}),
+              props.end());
+  }
 }
 
 } // namespace

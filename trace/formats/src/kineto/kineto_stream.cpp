@@ -176,10 +176,16 @@ struct prefix_scanner {
   string_state str;
   std::size_t string_start = 0;
   std::string_view last_string, pending_key;
+  std::size_t not_an_array = static_cast<std::size_t>(-1); ///< a "traceEvents" value's index
 
-  // Returns true at the events' `[`.
+  // Returns true at the events' `[`, and at the value of a top-level "traceEvents" that is not
+  // an array (not_an_array says where).
   bool step(const char* b, std::size_t i) {
     const char c = b[i];
+    if (depth == 1 && pending_key == "traceEvents" && !is_ws(c) && c != '[') {
+      not_an_array = i;
+      return true;
+    }
     if (str.step(c)) {
       if (str.opened)
         string_start = i + 1;
@@ -215,6 +221,31 @@ struct prefix_scanner {
       break;
     }
     return false;
+  }
+};
+
+// The top-level keys after the events, watched for a second "traceEvents" (its value would be
+// lost: the first is the one streamed). Fed the bytes of each depth-1 string and then the
+// structural bytes at depth 1.
+struct key_watch {
+  std::string text; // the last string's bytes, up to one past "traceEvents"'s length
+  bool closed = false;
+  void string_byte(char c, const string_state& str) {
+    if (str.opened) {
+      text.clear();
+      closed = false;
+    } else if (str.closed) {
+      closed = true;
+    } else if (text.size() < 12) {
+      text.push_back(c);
+    }
+  }
+  // True at the ':' after a "traceEvents" key.
+  bool separator(char c) {
+    const bool hit = c == ':' && closed && text == "traceEvents";
+    if (!is_ws(c))
+      closed = false;
+    return hit;
   }
 };
 
@@ -258,6 +289,10 @@ private:
         break;
       ++i;
     }
+    if (scan_.not_an_array == i)
+      fail(source_, w_.base() + i, 123,
+           fmt::format("\"traceEvents\" is {}, not an array of events",
+                       w_.data()[i] == '{' ? std::string("an object") : value_kind(w_.data()[i])));
     prefix_.assign(w_.data(), i + 1); // ends with '['
     target_ = w_.capacity() / 2;
     return i + 1;
@@ -380,6 +415,9 @@ private:
     simdjson::error_code code = simdjson::SUCCESS;
     std::size_t good = 0;     ///< just after the last complete element
     std::size_t error_at = 0; ///< where the failure is, in the window
+    /// Just after the array's own ']' when it closed before the window's end (a second
+    /// document or more top-level keys follow); npos otherwise.
+    std::size_t closed_at = npos;
   };
 
   // Hands every element of b[begin + 1, end) to on_event, b[end] standing in for a ']'.
@@ -406,6 +444,15 @@ private:
           callbacks_.on_event(obj, w_.base() + r.good);
           ++handed_;
           r.good = location(end + 1);
+        }
+        // simdjson stops at the array's own ']': anything after it in the window is not an
+        // event, and must reach read_suffix (never be skipped as the rest of the window).
+        if (const char* at = nullptr; doc_.current_location().get(at) == simdjson::SUCCESS &&
+                                      at >= b && static_cast<std::size_t>(at - b) < end) {
+          std::size_t k = static_cast<std::size_t>(at - b);
+          while (k > pos && b[k - 1] != ']')
+            --k;
+          r.closed_at = k;
         }
       } catch (const json_failure& f) {
         r.failed = true;
@@ -466,6 +513,10 @@ private:
       }
       const auto r = parse_window(pos, begin, end);
       restore();
+      if (!r.failed && r.closed_at != npos) {
+        array_end_ = r.closed_at;
+        return;
+      }
       if (!r.failed) {
         if (last) {
           array_end_ = end + 1;
@@ -487,6 +538,20 @@ private:
     }
   }
 
+  // Anything but white space after the top-level value: a second JSON document (two traces
+  // concatenated: only the first would be read) or trailing bytes.
+  [[noreturn]] void fail_trailing(std::size_t i) {
+    const char c = w_.data()[i];
+    if (c == '{' || c == '[')
+      fail(source_, w_.base() + i, 121,
+           "trailing content after the top-level JSON value: a second JSON document begins "
+           "here (two traces concatenated? which one to read is ambiguous)");
+    fail(source_, w_.base() + i, 121,
+         fmt::format(
+             "trailing content after the top-level JSON value (starting {})",
+             printable(std::string_view(w_.data() + i, std::min<std::size_t>(16, w_.size() - i)))));
+  }
+
   // Phase 3: after the events' ']', the rest of the top-level object (kept, within the memory
   // budget, and parsed with the prefix) and then only white space to the end of the input: a
   // second document or trailing bytes are refused, never ignored.
@@ -495,21 +560,26 @@ private:
     const std::size_t kept_from = tail.size();
     int depth = scan_.bare ? 0 : 1; // the events' '[' was never counted
     string_state str;
+    key_watch key;
     std::size_t i = array_end_;
     while (true) {
       for (; i < w_.size(); ++i) {
         const char c = w_.data()[i];
         if (depth == 0) {
           if (!is_ws(c))
-            fail(source_, w_.base() + i, 121,
-                 fmt::format("trailing content after the top-level JSON value (starting {})",
-                             printable(std::string_view(
-                                 w_.data() + i, std::min<std::size_t>(16, w_.size() - i)))));
+            fail_trailing(i);
           continue;
         }
         tail.push_back(c);
-        if (str.step(c))
+        if (str.step(c)) {
+          if (depth == 1)
+            key.string_byte(c, str);
           continue;
+        }
+        if (depth == 1 && key.separator(c))
+          fail(source_, w_.base() + i, 121,
+               "\"traceEvents\" appears twice in the top-level object: which one holds the "
+               "events is ambiguous");
         if (c == '{' || c == '[')
           ++depth;
         else if (c == '}' || c == ']')
