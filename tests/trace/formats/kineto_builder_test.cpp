@@ -186,4 +186,107 @@ TEST(KinetoBuilder, KeepsTheProcessGroupOfNcclKernels) {
   }
 }
 
+// The warning or note of `code` among the import's, or a failure.
+const tdiag::diagnostic* said(const load_result& r, std::string_view code) {
+  for (const auto& d : r.warnings)
+    if (d.code == code)
+      return &d;
+  ADD_FAILURE() << "no " << code;
+  return nullptr;
+}
+
+// Events without a ts and GPU rows or [memory] events whose device does not fit 32 bits are
+// skipped and counted in the one TDIAG-TR-124 warning, by reason: none is put at time 0 or
+// truncated onto another device. Metadata (ph M) needs no ts.
+TEST(KinetoBuilder, EventsWithoutATimeOrADeviceAreSkippedAndCounted) {
+  const std::string json = R"json({"traceEvents": [
+    {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "main"}},
+    {"ph": "X", "cat": "cpu_op", "name": "kept", "pid": 1, "tid": 1, "ts": 5, "dur": 1},
+    {"ph": "X", "cat": "cpu_op", "name": "no ts", "pid": 1, "tid": 1, "dur": 1},
+    {"ph": "i", "cat": "cpu_instant_event", "name": "no ts", "pid": 1, "tid": 1},
+    {"ph": "C", "name": "no ts", "pid": 1, "tid": 1, "args": {"v": 1}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 6, "dur": 1,
+     "args": {"device": 1099511627776, "stream": 7}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": 7, "ts": 6,
+     "dur": 1, "args": {"device": 18446744073709551615, "stream": 7}},
+    {"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 7, "args": {"Device Type": 1,
+     "Device Id": -4294967296, "Addr": 64, "Bytes": 8}},
+    {"ph": "Q", "name": "unknown phase", "pid": 1, "tid": 1, "ts": 9}]})json";
+  kineto_stats stats;
+  const auto r = import_kineto(as_bytes(json), "skips.json", {}, &stats);
+  EXPECT_EQ(r.trace.api_calls.size(), 1u);
+  EXPECT_EQ(r.trace.api_calls.all()[0].start, 5'000);
+  EXPECT_EQ(r.trace.markers.size() + r.trace.counters.size() + r.trace.kernels.size() +
+                r.trace.copies.size() + r.trace.memory.size(),
+            0u);
+  EXPECT_EQ(stats.missing_ts_events, 3u);
+  EXPECT_EQ(stats.bad_device_events, 3u);
+  EXPECT_EQ(stats.unknown_phase_events, 1u);
+  const auto* d = said(r, "TDIAG-TR-124");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->message, "skips.json: 7 of 9 events skipped: 3 without a ts, 3 with a device "
+                        "number that does not fit 32 bits, 1 of an unknown phase (phase 'Q' has "
+                        "no place in the trace model)");
+}
+
+// Past 2^48 us the axis starts at the first such ts; a later ts more than 2^60 ns (36 years)
+// from it is skipped and counted, not clamped onto the axis' edge (a span of 36 years).
+TEST(KinetoBuilder, TimesPastTheAxisAreSkippedAndCounted) {
+  const std::string json = R"json({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1700000000000000,
+     "dur": 1, "args": {"device": 0, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1700000000000010,
+     "dur": 1, "args": {"device": 0, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 0, "dur": 1,
+     "args": {"device": 0, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 9000000000000000,
+     "dur": 1, "args": {"device": 0, "stream": 7}}]})json";
+  kineto_stats stats;
+  const auto r = import_kineto(as_bytes(json), "far.json", {}, &stats);
+  ASSERT_EQ(r.trace.kernels.size(), 2u);
+  EXPECT_EQ(r.trace.kernels.all()[1].start, 10'000);
+  EXPECT_EQ(stats.ts_out_of_range_events, 2u);
+  const auto* d = said(r, "TDIAG-TR-124");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->message, "far.json: 2 of 4 events skipped: 2 with a ts more than 2^60 ns from the "
+                        "trace's axis");
+}
+
+// A counter's args are its series: one keeps the counter's name, several are "name.series";
+// what is not a number (and a counter without args) is counted in one note, never kept as 0.
+// [memory] totals below 0 are unknown (-1), counted in the same note.
+TEST(KinetoBuilder, CounterSeriesAndMemoryTotalsAreReadOrSaidUnknown) {
+  const std::string json = R"json({"traceEvents": [
+    {"ph": "C", "name": "queue", "pid": 1, "tid": 1, "ts": 1, "args": {"v": 5}},
+    {"ph": "C", "name": "mem", "pid": 1, "tid": 1, "ts": 2, "args": {"a": 1.5, "b": "2"}},
+    {"ph": "C", "name": "bad", "pid": 1, "tid": 1, "ts": 3, "args": {"x": "abc", "y": null}},
+    {"ph": "C", "name": "empty", "pid": 1, "tid": 1, "ts": 4},
+    {"args": {"late": 7}, "ph": "C", "name": "late", "pid": 1, "tid": 1, "ts": 5},
+    {"ph": "i", "name": "[memory]", "pid": 1, "tid": 1, "ts": 6, "args": {"Device Type": 1,
+     "Device Id": 0, "Addr": 64, "Bytes": 8, "Total Allocated": -5, "Total Reserved": 64}}]})json";
+  kineto_stats stats;
+  const auto r = import_kineto(as_bytes(json), "counters.json", {}, &stats);
+  const auto& t = r.trace;
+  ASSERT_EQ(t.counters.size(), 4u);
+  const auto counter = [&](std::size_t i) {
+    const auto& c = t.counters.all()[i];
+    return std::pair{std::string(t.name(c.name)), c.value};
+  };
+  EXPECT_EQ(counter(0), (std::pair<std::string, double>{"queue", 5.0}));
+  EXPECT_EQ(counter(1), (std::pair<std::string, double>{"mem.a", 1.5}));
+  EXPECT_EQ(counter(2), (std::pair<std::string, double>{"mem.b", 2.0}));
+  EXPECT_EQ(counter(3), (std::pair<std::string, double>{"late", 7.0}));
+  ASSERT_EQ(t.memory.size(), 1u);
+  EXPECT_EQ(t.memory.all()[0].total_allocated, -1);
+  EXPECT_EQ(t.memory.all()[0].total_reserved, 64);
+  EXPECT_EQ(stats.unreadable_counter_values, 3u); // "abc", null, no args
+  EXPECT_EQ(stats.unreadable_memory_values, 1u);
+  const auto* d = said(r, "TDIAG-TR-129");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->level, tdiag::severity::note);
+  EXPECT_EQ(d->message, "counters.json: 4 values left unknown, not read as 0: 3 counter (ph C) "
+                        "args that are not numbers (or counters without one), 1 [memory] totals "
+                        "below 0");
+}
+
 } // namespace

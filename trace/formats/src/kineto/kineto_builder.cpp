@@ -127,7 +127,7 @@ void kineto_builder::finish() {
 void kineto_builder::read_event(od::object& obj) {
   std::string_view ph, cat, name;
   time_value ts, dur;
-  bool has_dur = false;
+  bool has_ts = false, has_dur = false;
   std::uint64_t id = 0;
   bool has_id = false;
   track_key pid, tid;
@@ -150,9 +150,10 @@ void kineto_builder::read_event(od::object& obj) {
         name = take(v.get_string());
       break;
     case 't':
-      if (key == "ts")
+      if (key == "ts") {
         ts = require_time(v, "ts", numbers_);
-      else if (key == "tid")
+        has_ts = true;
+      } else if (key == "tid")
         tid = read_track(v, "tid");
       break;
     case 'd':
@@ -170,7 +171,9 @@ void kineto_builder::read_event(od::object& obj) {
     case 'a':
       if (key == "args") {
         od::object a = take(v.get_object());
-        if (!ph.empty())
+        if (ph == "C")
+          read_counter_args(a, args, numbers_);
+        else if (!ph.empty())
           read_args(a, args, numbers_);
         else
           deferred_args = take(a.raw_json()); // args before "ph": parse later (rare)
@@ -181,20 +184,30 @@ void kineto_builder::read_event(od::object& obj) {
     }
   });
   if (!deferred_args.empty())
-    reparse_args(deferred_args, args);
+    reparse_args(deferred_args, ph == "C", args);
   ++stats_.events;
   if (ts.fractional && !fractional_ts_) {
     fractional_ts_ = true;
     t_.metadata.properties.emplace_back("kineto.fractional_ts", "1");
   }
-  const auto start = on_axis(ts);
-  const auto length = as_duration(dur);
-  // Within the model's +-2^60 ns, as the start is: job offsets are added to both.
-  const auto end = clamp_time(wide_int{start} + std::max<std::int64_t>(0, length));
   if (ph.size() != 1) {
     skip_phase(ph);
     return;
   }
+  // An event without its time is skipped and counted, never put at 0 (metadata has none).
+  if (!has_ts && ph[0] != 'M') {
+    skip(stats_.missing_ts_events);
+    return;
+  }
+  const auto on = on_axis(ts);
+  if (!on && ph[0] != 'M') {
+    skip(stats_.ts_out_of_range_events);
+    return;
+  }
+  const auto start = on.value_or(0);
+  const auto length = as_duration(dur);
+  // Within the model's +-2^60 ns, as the start is: job offsets are added to both.
+  const auto end = clamp_time(wide_int{start} + std::max<std::int64_t>(0, length));
   switch (ph[0]) {
   case 'X':
     // Kept with duration 0, and said: a kernel without its time would read as an idle GPU.
@@ -225,9 +238,13 @@ void kineto_builder::read_event(od::object& obj) {
   }
 }
 
-void kineto_builder::skip_phase(std::string_view ph) {
+void kineto_builder::skip(std::size_t& reason) {
   ++stats_.skipped_events;
-  ++stats_.unknown_phase_events;
+  ++reason;
+}
+
+void kineto_builder::skip_phase(std::string_view ph) {
+  skip(stats_.unknown_phase_events);
   // The distinct phases, as written (a handful in any real trace; bounded for hostile ones).
   const auto shown = printable(ph, 8);
   if (known_phases_.size() < 16 && known_phases_.insert(shown).second)
@@ -236,12 +253,17 @@ void kineto_builder::skip_phase(std::string_view ph) {
 
 // Epoch-microsecond timestamps (1.7e15 us) exceed the model's +-2^60 ns: past 2^48 us (9
 // years) the axis starts at the whole us of the first such ts, and time_origin_ns says so.
-std::int64_t kineto_builder::on_axis(const time_value& t) {
+// Empty past the model's +-2^60 ns (36 years) from there: such a time is not clamped onto the
+// axis' edge, where it would stretch the span; the event is skipped and counted.
+std::optional<std::int64_t> kineto_builder::on_axis(const time_value& t) {
   if (!rebased_ && (t.us > (std::int64_t{1} << 48) || t.us < -(std::int64_t{1} << 48))) {
     rebased_ = true;
     rebase_us_ = t.us;
   }
-  return clamp_time((wide_int{t.us} - rebase_us_) * 1000 + t.frac_ns);
+  const wide_int ns = (wide_int{t.us} - rebase_us_) * 1000 + t.frac_ns;
+  if (ns > time_limit || ns < -time_limit)
+    return std::nullopt;
+  return static_cast<std::int64_t>(ns);
 }
 
 std::int64_t kineto_builder::track_number(const track_key& k) {
@@ -268,11 +290,21 @@ lane_id kineto_builder::gpu_lane(std::int64_t device, std::uint64_t stream) {
   return last_gpu_lane_;
 }
 
-std::tuple<std::int32_t, std::uint64_t, lane_id>
+std::optional<std::int32_t> kineto_builder::device_number(std::int64_t device) {
+  if (device < INT32_MIN || device > INT32_MAX) {
+    skip(stats_.bad_device_events); // never truncated onto another device
+    return std::nullopt;
+  }
+  return static_cast<std::int32_t>(device);
+}
+
+std::optional<std::tuple<std::int32_t, std::uint64_t, lane_id>>
 kineto_builder::gpu_place(const event_args& a, const track_key& pid, const track_key& tid) {
-  const auto device = static_cast<std::int32_t>(a.has_device ? a.device : track_number(pid));
+  const auto device = device_number(a.has_device ? a.device : track_number(pid));
+  if (!device)
+    return std::nullopt;
   const auto stream = a.has_stream ? a.stream : gpu_stream(tid);
-  return {device, stream, gpu_lane(device, stream)};
+  return std::tuple{*device, stream, gpu_lane(*device, stream)};
 }
 
 std::uint64_t kineto_builder::gpu_stream(const track_key& tid) {
@@ -286,11 +318,15 @@ void kineto_builder::complete(std::string_view written_cat, std::string_view nam
                               const track_key& tid, const event_args& a) {
   const auto cat = current_category(written_cat);
   const bool is_memset = cat == "gpu_memset";
+  const bool gpu_row = cat == "kernel" || is_memset || cat == "gpu_memcpy";
+  const auto place = gpu_row ? gpu_place(a, pid, tid) : std::nullopt;
+  if (gpu_row && !place)
+    return;
   if (cat == "kernel") {
     kernel_event k;
     k.start = start;
     k.end = end;
-    std::tie(k.device, k.stream, k.lane) = gpu_place(a, pid, tid);
+    std::tie(k.device, k.stream, k.lane) = *place;
     k.name = intern(name);
     k.context = static_cast<std::uint32_t>(a.context);
     std::memcpy(k.grid, a.grid, sizeof k.grid);
@@ -304,7 +340,7 @@ void kineto_builder::complete(std::string_view written_cat, std::string_view nam
     copy_event c;
     c.start = start;
     c.end = end;
-    std::tie(c.device, c.stream, c.lane) = gpu_place(a, pid, tid);
+    std::tie(c.device, c.stream, c.lane) = *place;
     c.name = intern(name);
     c.bytes = a.bytes, c.bandwidth_gbps = static_cast<float>(a.bandwidth_gbps);
     c.context = static_cast<std::uint32_t>(a.context);
@@ -327,8 +363,10 @@ void kineto_builder::complete(std::string_view written_cat, std::string_view nam
     range_event r;
     r.start = start;
     r.end = end;
-    const auto device = a.has_device ? a.device : track_number(pid);
-    r.lane = gpu_lane(device, a.has_stream ? a.stream : gpu_stream(tid));
+    const auto device = device_number(a.has_device ? a.device : track_number(pid));
+    if (!device)
+      return;
+    r.lane = gpu_lane(*device, a.has_stream ? a.stream : gpu_stream(tid));
     r.name = intern(name);
     r.kind = range_kind::gpu_sync;
     r.correlation = static_cast<std::uint32_t>(a.correlation);
@@ -338,7 +376,10 @@ void kineto_builder::complete(std::string_view written_cat, std::string_view nam
     range_event r;
     r.start = start;
     r.end = end;
-    r.lane = gpu_lane(track_number(pid), gpu_stream(tid));
+    const auto device = device_number(track_number(pid));
+    if (!device)
+      return;
+    r.lane = gpu_lane(*device, gpu_stream(tid));
     r.name = intern(name);
     r.kind = range_kind::gpu_annotation;
     t_.ranges.push_back(r);
@@ -377,15 +418,23 @@ void kineto_builder::instant(std::string_view cat, std::string_view name, std::i
   if (name == "[memory]") {
     memory_event m;
     m.time = time;
-    m.device = a.device_type == 1 ? static_cast<std::int32_t>(a.device_id) : -1;
+    if (a.device_type == 1) {
+      const auto device = device_number(a.device_id);
+      if (!device)
+        return;
+      m.device = *device;
+    } else {
+      m.device = -1;
+    }
     m.lane = t_.lanes.memory(m.device);
     m.action = a.mem_bytes >= 0 ? memory_action::alloc : memory_action::free_completed;
     m.address = a.addr;
     // Negated as unsigned: -INT64_MIN does not fit an int64.
     const auto magnitude = static_cast<std::uint64_t>(a.mem_bytes);
     m.size = a.mem_bytes >= 0 ? magnitude : std::uint64_t{0} - magnitude;
-    m.total_allocated = a.total_allocated;
+    m.total_allocated = a.total_allocated; // -1 (unknown) when absent or below 0
     m.total_reserved = a.total_reserved;
+    stats_.unreadable_memory_values += a.negative_totals;
     m.correlation = static_cast<std::uint32_t>(a.external_id);
     t_.memory.push_back(m);
     return;
@@ -440,20 +489,37 @@ void kineto_builder::metadata(std::string_view name, const track_key& pid, const
 
 void kineto_builder::counter(std::string_view name, std::int64_t time, const track_key& pid,
                              const track_key& tid, const event_args& a) {
-  // Chrome counters carry their series in args; Kineto's only one we keep is a plain value.
+  // Chrome counters carry their series in args: one series keeps the counter's name, several
+  // are "name.series" each. What is not a number is counted (a note), never kept as 0.
+  stats_.unreadable_counter_values += a.non_numeric_series + a.series_dropped;
+  if (a.series_count == 0) {
+    if (a.non_numeric_series == 0)
+      ++stats_.unreadable_counter_values; // no args: a counter without a value
+    return;
+  }
   counter_event c;
   c.time = time;
   c.lane = host_lane(pid, tid);
-  c.name = intern(name);
-  c.value = static_cast<double>(a.bytes);
-  t_.counters.push_back(c);
+  for (std::uint32_t i = 0; i < a.series_count; ++i) {
+    const auto& [series, value] = a.series[i];
+    c.name = a.series_count == 1 ? intern(name) : intern(fmt::format("{}.{}", name, series));
+    c.value = value;
+    t_.counters.push_back(c);
+  }
 }
 
-void kineto_builder::reparse_args(std::string_view raw, event_args& a) {
+void kineto_builder::reparse_args(std::string_view raw, bool counter_args, event_args& a) {
   simdjson::padded_string copy(raw);
   od::document d = take(side_parser_.iterate(copy));
   od::object o = take(d.get_object());
-  read_args(o, a, numbers_);
+  if (counter_args) {
+    // The series' names point into `copy`: interned before it goes.
+    read_counter_args(o, a, numbers_);
+    for (std::uint32_t i = 0; i < a.series_count; ++i)
+      a.series[i].first = t_.strings.name(t_.strings.intern(a.series[i].first));
+  } else {
+    read_args(o, a, numbers_);
+  }
 }
 
 } // namespace tdiag::trace::detail

@@ -9,6 +9,7 @@
 #include <tensordiag/trace/trace.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -45,15 +46,19 @@ public:
 
 private:
   void read_event(od::object& obj);
-  std::int64_t on_axis(const time_value& t);
+  std::optional<std::int64_t> on_axis(const time_value& t);
   std::int64_t track_number(const track_key& k);
   lane_id host_lane(const track_key& pid, const track_key& tid);
   lane_id gpu_lane(std::int64_t device, std::uint64_t stream);
   /// A GPU track's stream from its tid ("stream 7" as Kineto 2021 wrote it, or the number).
   std::uint64_t gpu_stream(const track_key& tid);
   string_id intern(std::string_view s) { return t_.strings.intern(s); }
-  /// A GPU row's device, stream and lane: its args' device and stream, else its pid and tid.
-  std::tuple<std::int32_t, std::uint64_t, lane_id>
+  /// A device number as the model holds it; empty (the event skipped and counted) when it does
+  /// not fit 32 bits.
+  std::optional<std::int32_t> device_number(std::int64_t device);
+  /// A GPU row's device, stream and lane: its args' device and stream, else its pid and tid;
+  /// empty when the device does not fit (device_number).
+  std::optional<std::tuple<std::int32_t, std::uint64_t, lane_id>>
   gpu_place(const event_args& a, const track_key& pid, const track_key& tid);
 
   void complete(std::string_view cat, std::string_view name, std::int64_t start, std::int64_t end,
@@ -66,7 +71,9 @@ private:
                 const event_args& a);
   void counter(std::string_view name, std::int64_t time, const track_key& pid, const track_key& tid,
                const event_args& a);
-  void reparse_args(std::string_view raw, event_args& a);
+  void reparse_args(std::string_view raw, bool counter_args, event_args& a);
+  /// Counts a skipped event under `reason` (a count of kineto_stats).
+  void skip(std::size_t& reason);
   /// Counts an event of a phase the model has no place for.
   void skip_phase(std::string_view ph);
 

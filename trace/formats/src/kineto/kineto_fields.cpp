@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -271,7 +272,33 @@ std::string_view read_text(od::value v, std::string_view path) {
   throw_bad(v, path, "a JSON string");
 }
 
+std::int64_t read_total(od::value v, std::string_view path, text_numbers& seen, event_args& a) {
+  const auto n = read_i64(v, path, seen);
+  if (n >= 0)
+    return n;
+  ++a.negative_totals;
+  return -1;
+}
+
 } // namespace
+
+void read_counter_args(od::object obj, event_args& a, text_numbers& seen) {
+  for_each_field(obj, [&](od::raw_json_string key, od::value v) {
+    double value = 0;
+    try {
+      value = read_f64(v, "args.<counter series>", seen);
+    } catch (const bad_field&) {
+      ++a.non_numeric_series; // null, true, a list, an object, "abc"; NaN, Infinity
+      return;
+    }
+    if (a.series_count == event_args::max_series) {
+      ++a.series_dropped;
+      return;
+    }
+    const char* raw = key.raw();
+    a.series[a.series_count++] = {std::string_view(raw, std::strcspn(raw, "\"")), value};
+  });
+}
 
 void read_args(od::object obj, event_args& a, text_numbers& seen) {
   for_each_field(obj, [&](od::raw_json_string key, od::value v) {
@@ -337,9 +364,9 @@ void read_args(od::object obj, event_args& a, text_numbers& seen) {
       break;
     case 'T':
       if (key == "Total Allocated")
-        a.total_allocated = read_i64(v, "args.Total Allocated", seen);
+        a.total_allocated = read_total(v, "args.Total Allocated", seen, a);
       else if (key == "Total Reserved")
-        a.total_reserved = read_i64(v, "args.Total Reserved", seen);
+        a.total_reserved = read_total(v, "args.Total Reserved", seen, a);
       break;
     case 'D':
       if (key == "Device Type")

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "kineto_stream.hpp"
 
@@ -57,6 +58,13 @@ struct event_args {
   std::uint64_t addr = 0;
   std::int64_t mem_bytes = 0, total_allocated = -1, total_reserved = -1, device_type = -1,
                device_id = -1;
+  /// Totals written below 0: no byte count, kept as -1 (unknown) and counted, never as 0.
+  std::uint32_t negative_totals = 0;
+  /// ph C: every numeric arg is a series ("bytes" first, as Kineto writes it); the first few
+  /// (name, value) kept, and how many args were not finite numbers.
+  static constexpr std::size_t max_series = 8;
+  std::pair<std::string_view, double> series[max_series];
+  std::uint32_t series_count = 0, series_dropped = 0, non_numeric_series = 0;
   // NCCL kernels (record_param_comms): the process group and the sequence number
   std::string_view group, group_ranks, collective;
   std::int64_t group_size = -1, seq = -1;
@@ -114,6 +122,9 @@ std::optional<time_value> read_time(od::value v, std::string_view path, text_num
 /// Fills what `obj` holds of the known keys (correlation, grid, Bytes, name, ...). Throws
 /// bad_field (path "args.KEY") for a known key with a value of the wrong type.
 void read_args(od::object obj, event_args& a, text_numbers& seen);
+/// The args of a counter (ph C): each finite number (or numeric string) a series, anything
+/// else counted in `non_numeric_series`; never throws for a value's type.
+void read_counter_args(od::object obj, event_args& a, text_numbers& seen);
 /// Adds what a cuda_sync row about to be pushed onto t.ranges waited on, if `a` names it.
 void keep_sync_wait(const event_args& a, trace& t);
 /// Adds the process group and sequence number of a kernel, if `a` names them.

@@ -9,6 +9,7 @@
 #include <tensordiag/trace/kineto_import.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <simdjson.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "kineto_builder.hpp"
 #include "kineto_fields.hpp"
@@ -252,6 +254,24 @@ bool sniff_kineto(std::span<const std::byte> head) noexcept {
 
 namespace {
 
+// The skipped events other than unpaired flows, by reason, when more than unknown phases.
+std::vector<std::string> skip_reasons(const kineto_stats& stats) {
+  std::vector<std::string> out;
+  if (stats.missing_ts_events + stats.ts_out_of_range_events + stats.bad_device_events == 0)
+    return out;
+  if (stats.missing_ts_events != 0)
+    out.push_back(fmt::format("{} without a ts", stats.missing_ts_events));
+  if (stats.ts_out_of_range_events != 0)
+    out.push_back(fmt::format("{} with a ts more than 2^60 ns from the trace's axis",
+                              stats.ts_out_of_range_events));
+  if (stats.bad_device_events != 0)
+    out.push_back(
+        fmt::format("{} with a device number that does not fit 32 bits", stats.bad_device_events));
+  if (stats.unknown_phase_events != 0)
+    out.push_back(fmt::format("{} of an unknown phase", stats.unknown_phase_events));
+  return out;
+}
+
 // What the import read differently from what the file says, one line per reason. A flow end
 // without its partner carries nothing (it is counted in the metadata, not said); events of a
 // phase the model has no place for, and durations that are not there, are what a user loses.
@@ -269,13 +289,26 @@ void add_import_notes(const kineto_stats& stats, std::string_view source, load_r
     d.add_field("file", std::string(source));
     out.warnings.push_back(std::move(d));
   };
-  if (stats.unknown_phase_events != 0)
+  const bool one_phase = stats.unknown_phases.find(',') == std::string::npos;
+  const auto phases =
+      fmt::format("{} {} {} no place in the trace model", one_phase ? "phase" : "phases",
+                  stats.unknown_phases, one_phase ? "has" : "have");
+  const auto by_reason = skip_reasons(stats);
+  if (!by_reason.empty())
     say(severity::warning, codes::kineto_skipped, "Kineto events skipped",
-        fmt::format("{} of {} events skipped: {} {} {} no place in the trace model",
-                    stats.unknown_phase_events, stats.events,
-                    stats.unknown_phases.find(',') == std::string::npos ? "phase" : "phases",
-                    stats.unknown_phases,
-                    stats.unknown_phases.find(',') == std::string::npos ? "has" : "have"));
+        fmt::format("{} of {} events skipped: {}{}", stats.skipped_events - stats.unpaired_flows,
+                    stats.events, fmt::join(by_reason, ", "),
+                    stats.unknown_phase_events != 0 ? fmt::format(" ({})", phases) : ""));
+  else if (stats.unknown_phase_events != 0)
+    say(severity::warning, codes::kineto_skipped, "Kineto events skipped",
+        fmt::format("{} of {} events skipped: {}", stats.unknown_phase_events, stats.events,
+                    phases));
+  if (stats.unreadable_counter_values + stats.unreadable_memory_values != 0)
+    say(severity::note, codes::kineto_unread_values, "Kineto values left unknown",
+        fmt::format("{} values left unknown, not read as 0: {} counter (ph C) args that are not "
+                    "numbers (or counters without one), {} [memory] totals below 0",
+                    stats.unreadable_counter_values + stats.unreadable_memory_values,
+                    stats.unreadable_counter_values, stats.unreadable_memory_values));
   if (stats.missing_durations + stats.negative_durations != 0)
     say(severity::warning, codes::kineto_bad_duration, "Kineto events without a duration",
         fmt::format("{} complete events (ph X) kept with duration 0: {} without a dur, {} with "

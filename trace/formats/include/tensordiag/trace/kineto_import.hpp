@@ -27,13 +27,20 @@ struct kineto_stats {
   std::size_t json_bytes = 0;
   std::size_t events = 0;          ///< entries of traceEvents, every phase included
   std::size_t metadata_events = 0; ///< ph M
-  std::size_t skipped_events = 0;  ///< all skipped: the three counts below
+  std::size_t skipped_events = 0;  ///< all skipped: the counts by reason below
   /// Skipped by reason. A flow end without its other end carries nothing (no note); an event
   /// of a phase the model has no place for ('b', 'e', 'B', 'E', 'P', 'O', ...) is lost (a
   /// warning naming the phases).
   std::size_t unpaired_flows = 0;
   std::size_t unknown_phase_events = 0;
   std::string unknown_phases; ///< the distinct phases skipped, as written ("b, e")
+  /// Skipped rather than placed at a time or device they do not have: events (other than
+  /// ph M) without a `ts`; with a `ts` more than 2^60 ns from the first epoch-like one (the
+  /// model's range); GPU rows and `[memory]` events whose device number does not fit 32 bits.
+  std::size_t missing_ts_events = 0, ts_out_of_range_events = 0, bad_device_events = 0;
+  /// Values kept as unknown, never as 0: counter (ph C) args that are not finite numbers, and
+  /// `[memory]` totals below 0 (`Total Allocated`, `Total Reserved`).
+  std::size_t unreadable_counter_values = 0, unreadable_memory_values = 0;
   /// Complete events (ph X) without a `dur`, or with a negative one: kept with duration 0.
   std::size_t missing_durations = 0, negative_durations = 0;
   /// Numbers written as JSON strings ("bytes": "128"), read as the number the whole string is.

@@ -39,6 +39,7 @@ inline constexpr std::string_view kineto_bad_number = "TDIAG-TR-125";
 inline constexpr std::string_view kineto_too_large = "TDIAG-TR-126";
 inline constexpr std::string_view kineto_text_numbers = "TDIAG-TR-127";
 inline constexpr std::string_view kineto_bad_duration = "TDIAG-TR-128";
+inline constexpr std::string_view kineto_unread_values = "TDIAG-TR-129";
 inline constexpr std::string_view summary = "TDIAG-TR-200";
 inline constexpr std::string_view memory_peak = "TDIAG-TR-201";
 inline constexpr std::string_view kernel_time = "TDIAG-TR-202";
@@ -106,6 +107,7 @@ inline constexpr code_entry table[] = {
     {kineto_too_large, "Kineto trace needs more memory than is available"},
     {kineto_text_numbers, "Kineto numbers written as strings, read as numbers"},
     {kineto_bad_duration, "Kineto complete events with a negative or missing duration"},
+    {kineto_unread_values, "Kineto values that are not numbers, left unknown"},
     {summary, "trace summary"},
     {memory_peak, "memory peak"},
     {kernel_time, "kernel time"},
