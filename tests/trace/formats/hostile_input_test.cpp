@@ -223,6 +223,46 @@ TEST_F(HostileInput, MultiMemberGzipIsReadAndTrailingGarbageRefused) {
   }
 }
 
+// 4 GiB of white space in a 4 MiB gzip was inflated to its end (12 s): past 64 MiB inflated, a
+// stream over 1000x its compressed bytes read is refused with one line (real traces: 10-30x).
+TEST_F(HostileInput, GzipInflatingPastTheRatioLimitIsRefusedEarly) {
+  z_stream z{};
+  deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY);
+  std::string out;
+  const auto feed = [&](std::string_view text, int flush) {
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    z.avail_in = static_cast<uInt>(text.size());
+    do {
+      char buf[1 << 16];
+      z.next_out = reinterpret_cast<Bytef*>(buf);
+      z.avail_out = sizeof buf;
+      deflate(&z, flush);
+      out.append(buf, sizeof buf - z.avail_out);
+    } while (z.avail_out == 0);
+  };
+  feed(R"({"traceEvents": [)", Z_NO_FLUSH);
+  const std::string spaces(std::size_t{1} << 20, ' ');
+  for (int i = 0; i < 96; ++i) // 96 MiB of white space in about 100 KiB
+    feed(spaces, Z_NO_FLUSH);
+  feed("]}", Z_FINISH);
+  deflateEnd(&z);
+  const auto bomb = write("bomb.json.gz", out);
+  try {
+    (void)load_trace(bomb);
+    FAIL() << "gzip bomb accepted";
+  } catch (const input_error& e) {
+    const auto& d = e.report().diagnostics.front();
+    EXPECT_EQ(d.code, "TDIAG-TR-130") << d.message;
+    EXPECT_NE(d.message.find("bomb.json.gz: the first "), std::string::npos) << d.message;
+    EXPECT_NE(d.message.find("(over 1000x, where real traces compress 10-30x)"), std::string::npos)
+        << d.message;
+    // Stopped near the 64 MiB floor, not at the end of the 96 MiB.
+    const auto inflated = d.message.substr(d.message.find("inflate to ") + 11);
+    EXPECT_LT(std::stod(inflated), 100.0) << d.message;
+    EXPECT_NE(inflated.find("MiB"), std::string::npos) << d.message;
+  }
+}
+
 TEST_F(HostileInput, MemoReuseInASnapshotIsRefusedWithOneLine) {
   // device_traces = [[event] * 20000] * 20000 through the memo: 400M entries in 80 KB (the
   // fuzz seed, written by pickle.dumps).

@@ -3,6 +3,7 @@
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/detail/inflate.hpp>
+#include <tensordiag/trace/units.hpp>
 
 #include <fmt/format.h>
 
@@ -25,6 +26,24 @@ namespace {
 [[noreturn]] void fail_trailing(std::string_view source, std::size_t offset, std::size_t size) {
   fail(source, offset,
        fmt::format("{} bytes of trailing data after the last gzip member", size - offset));
+}
+
+// Inflation past the ratio limit: one line naming the file, what was asked and what to do.
+[[noreturn]] void fail_ratio(std::string_view source, std::size_t compressed,
+                             std::uint64_t inflated) {
+  throw_input_error(
+      codes::gzip_ratio, "gzip inflates past the ratio limit",
+      fmt::format(
+          "{}: the first {} compressed bytes inflate to {} (over {}x, where real traces "
+          "compress 10-30x): a gzip bomb or one byte repeated, not read on; a real trace this "
+          "repetitive reads after `gunzip -k` as JSON",
+          source, compressed, format_bytes(inflated), gzip_max_ratio),
+      "check what it holds (`zcat FILE | head -c 1000`); gunzip a real trace and pass its JSON",
+      {
+          {"file", std::string(source)},
+          {"offset", static_cast<std::int64_t>(compressed)},
+          {"inflated_bytes", static_cast<std::int64_t>(inflated)},
+      });
 }
 
 } // namespace
@@ -93,6 +112,9 @@ std::size_t gzip_stream::read(char* dst, std::size_t n) {
                        s.out_total + produced));
   }
   s.out_total += produced;
+  // Against the compressed bytes read so far, so that a bomb stops early, not at its end.
+  if (s.out_total > gzip_ratio_floor && s.out_total / gzip_max_ratio > s.in_pos)
+    fail_ratio(s.source, s.in_pos, s.out_total);
   return produced;
 }
 

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // The registry of trace's stable diagnostic codes, TDIAG-TR-NNN: 0NN loading, 1NN importers
-// (10N pickle, 11N snapshot, 12N gzip and Kineto), 2NN analyses, 3NN the .tdtrace file and
+// (10N pickle, 11N snapshot, 12N-13N gzip and Kineto), 2NN analyses, 3NN the .tdtrace file and
 // exports. The former TDIAG-TRACE-NNN codes are aliases (their numbers collided with TR's).
 #pragma once
 
@@ -40,6 +40,7 @@ inline constexpr std::string_view kineto_too_large = "TDIAG-TR-126";
 inline constexpr std::string_view kineto_text_numbers = "TDIAG-TR-127";
 inline constexpr std::string_view kineto_bad_duration = "TDIAG-TR-128";
 inline constexpr std::string_view kineto_unread_values = "TDIAG-TR-129";
+inline constexpr std::string_view gzip_ratio = "TDIAG-TR-130";
 inline constexpr std::string_view summary = "TDIAG-TR-200";
 inline constexpr std::string_view memory_peak = "TDIAG-TR-201";
 inline constexpr std::string_view kernel_time = "TDIAG-TR-202";
@@ -108,6 +109,7 @@ inline constexpr code_entry table[] = {
     {kineto_text_numbers, "Kineto numbers written as strings, read as numbers"},
     {kineto_bad_duration, "Kineto complete events with a negative or missing duration"},
     {kineto_unread_values, "Kineto values that are not numbers, left unknown"},
+    {gzip_ratio, "gzip inflates past the ratio limit"},
     {summary, "trace summary"},
     {memory_peak, "memory peak"},
     {kernel_time, "kernel time"},

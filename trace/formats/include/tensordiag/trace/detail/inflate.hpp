@@ -16,8 +16,15 @@ namespace tdiag::trace::detail {
 /// True when `head` starts with the gzip magic 1f 8b.
 [[nodiscard]] bool is_gzip(std::span<const std::byte> head) noexcept;
 
+/// Past this many inflated bytes, a stream may inflate at most gzip_max_ratio times its
+/// compressed size: real Kineto traces compress 10-30x, and deflate cannot pass about 1032x, so
+/// only a run of near-identical bytes (a gzip bomb of white space or one huge string) is over.
+inline constexpr std::uint64_t gzip_ratio_floor = std::uint64_t{64} << 20;
+inline constexpr std::uint64_t gzip_max_ratio = 1000;
+
 /// Streaming gzip decompression: read() hands out the next inflated bytes. Errors and a
-/// truncated stream throw TDIAG-TR-120 naming the compressed offset.
+/// truncated stream throw TDIAG-TR-120 naming the compressed offset; inflating past
+/// gzip_max_ratio times the compressed size (once past gzip_ratio_floor) throws TDIAG-TR-130.
 class gzip_stream {
 public:
   gzip_stream(std::span<const std::byte> compressed, std::string_view source_name);
