@@ -93,9 +93,6 @@ TEST(LeakAnalysis, SharedTrainingSnapshotHasNoGrowingSite) {
   EXPECT_EQ(r.live.size(), 147u);
 }
 
-// Issue 18 item 12: a profiler trace of a loop that keeps nothing across steps was reported as
-// "growing 23.77 MiB per iteration over 3 iterations": without stacks every allocation shares
-// one site, and a workspace, the optimizer state and the last loss come from 3 iterations.
 // A snapshot whose events leave an allocation open that its dumped segments do not hold
 // contradicts itself: leaks follows the dump (0 B live) and says so, where it was silent.
 TEST(LeakAnalysis, EventsTheDumpDoesNotHoldAreAWarning) {
@@ -146,6 +143,9 @@ TEST(LeakAnalysis, EventsTheDumpDoesNotHoldAreAWarning) {
       << text;
 }
 
+// Issue 18 item 12: a profiler trace of a loop that keeps nothing across steps was reported as
+// "growing 23.77 MiB per iteration over 3 iterations": without stacks every allocation shares
+// one site, and a workspace, the optimizer state and the last loss come from 3 iterations.
 TEST(LeakAnalysis, StaticAllocationsFromThreeIterationsAreNotALeak) {
   const auto t = import_kineto_file(fixture("kineto_no_leak.json")).trace;
   const auto r = find_leaks(t);

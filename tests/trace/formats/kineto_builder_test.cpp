@@ -250,6 +250,24 @@ TEST(KinetoBuilder, TimesPastTheAxisAreSkippedAndCounted) {
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->message, "far.json: 2 of 4 events skipped: 2 with a ts more than 2^60 ns from the "
                         "trace's axis");
+  // The same events with the ts-0 kernel first: placed before the axis moved to the first
+  // epoch-like ts, it moves with the axis and is skipped all the same (it was kept at the
+  // trace's start, counted as GPU time). Where an event sits does not decide its fate.
+  const std::string first = R"json({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 0, "dur": 1,
+     "args": {"device": 0, "stream": 7}},
+    {"ph": "s", "id": 3, "cat": "ac2g", "name": "ac2g", "pid": 0, "tid": 7, "ts": 0},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1700000000000000,
+     "dur": 1, "args": {"device": 0, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1700000000000010,
+     "dur": 1, "args": {"device": 0, "stream": 7}}]})json";
+  kineto_stats first_stats;
+  const auto f = import_kineto(as_bytes(first), "first.json", {}, &first_stats);
+  ASSERT_EQ(f.trace.kernels.size(), 2u);
+  EXPECT_EQ(f.trace.kernels.all()[0].start, 0);
+  EXPECT_EQ(f.trace.kernels.all()[1].start, 10'000);
+  EXPECT_EQ(first_stats.ts_out_of_range_events, 2u); // the kernel and the flow's start
+  EXPECT_EQ(f.trace.metadata.property("kineto.ts_rebase_us") != nullptr, true);
 }
 
 // A counter's args are its series: one keeps the counter's name, several are "name.series";

@@ -244,8 +244,9 @@ report leak_report(const trace& t, const leak_result& r, std::size_t top) {
                             format_bytes(r.open_not_in_dump_bytes));
     d.add_field("allocations", static_cast<std::int64_t>(r.open_not_in_dump));
     d.add_field("bytes", static_cast<std::int64_t>(r.open_not_in_dump_bytes));
-    d.hint = "a snapshot's segments and device_traces are one moment of one process (one "
-             "torch.cuda.memory._snapshot()); this file joins others, or was edited";
+    d.hint = "a snapshot's segments and device_traces come from one torch.cuda.memory._snapshot(); "
+             "allocations on other threads while it ran, a file joined from others or an "
+             "edited one disagree";
     out.diagnostics.push_back(std::move(d));
   }
   for (std::size_t i = 0; i < std::min(top, r.sites.size()); ++i) {

@@ -259,11 +259,74 @@ std::optional<std::int64_t> kineto_builder::on_axis(const time_value& t) {
   if (!rebased_ && (t.us > (std::int64_t{1} << 48) || t.us < -(std::int64_t{1} << 48))) {
     rebased_ = true;
     rebase_us_ = t.us;
+    if (placed_)
+      move_placed_onto_axis();
   }
   const wide_int ns = (wide_int{t.us} - rebase_us_) * 1000 + t.frac_ns;
   if (ns > time_limit || ns < -time_limit)
     return std::nullopt;
+  placed_ = true;
   return static_cast<std::int64_t>(ns);
+}
+
+namespace {
+
+// `r`'s times moved by -shift ns, or false where one would leave the model's +-2^60 ns.
+template <typename Record> bool shifted(Record& r, wide_int shift) noexcept {
+  bool ok = true;
+  auto move = [&](std::int64_t& time) {
+    const wide_int ns = wide_int{time} - shift;
+    ok = ok && ns <= time_limit && ns >= -time_limit;
+    time = static_cast<std::int64_t>(ok ? ns : 0);
+  };
+  if constexpr (requires { r.start; })
+    move(r.start), move(r.end);
+  else
+    move(r.time);
+  if constexpr (requires { r.target_time; })
+    move(r.target_time);
+  return ok;
+}
+
+} // namespace
+
+// The axis moved to the first epoch-like ts after events were placed from 0: they move onto
+// it, and those it leaves past +-2^60 ns are skipped and counted as such a ts is when it comes
+// later. Where an event sits in the file does not decide whether it is kept.
+void kineto_builder::move_placed_onto_axis() {
+  const wide_int shift = wide_int{rebase_us_} * 1000;
+  std::size_t dropped = 0;
+  t_.for_each_store([&](auto& store) {
+    const auto before = store.size();
+    store.keep_if(
+        [&](const auto& r) {
+          auto copy = r;
+          return shifted(copy, shift);
+        },
+        [&](auto& r) { (void)shifted(r, shift); });
+    dropped += before - store.size();
+  });
+  // A flow waiting for its other end holds the time of the end it has.
+  for (auto it = pending_flows_.begin(); it != pending_flows_.end();) {
+    auto& f = it->second;
+    marker_event end; // a record with one `time`
+    bool ok = true;
+    for (auto [has, time] :
+         {std::pair{f.has_start, &f.flow.time}, std::pair{f.has_end, &f.flow.target_time}})
+      if (has) {
+        end.time = *time;
+        ok = ok && shifted(end, shift);
+        *time = end.time;
+      }
+    if (ok) {
+      ++it;
+    } else {
+      ++dropped;
+      it = pending_flows_.erase(it);
+    }
+  }
+  for (std::size_t i = 0; i < dropped; ++i)
+    skip(stats_.ts_out_of_range_events);
 }
 
 std::int64_t kineto_builder::track_number(const track_key& k) {

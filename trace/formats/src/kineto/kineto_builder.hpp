@@ -47,6 +47,7 @@ public:
 private:
   void read_event(od::object& obj);
   std::optional<std::int64_t> on_axis(const time_value& t);
+  void move_placed_onto_axis();
   std::int64_t track_number(const track_key& k);
   lane_id host_lane(const track_key& pid, const track_key& tid);
   lane_id gpu_lane(std::int64_t device, std::uint64_t stream);
@@ -93,6 +94,7 @@ private:
   lane_id last_gpu_lane_ = 0;
   bool fractional_ts_ = false;
   bool rebased_ = false;
+  bool placed_ = false; ///< an event was placed on the axis (before a rebase: from 0)
   std::int64_t rebase_us_ = 0, base_ns_ = 0;
   od::parser side_parser_;
   text_numbers numbers_;

@@ -43,8 +43,10 @@ void row_checksum::update(std::span<const std::byte> bytes) noexcept {
   total_ += bytes.size();
   const std::byte* p = bytes.data();
   std::size_t n = bytes.size();
-  auto& [a, b, c, d] = lanes_;
-  auto stripe = [&](const std::byte* s) {
+  // The lanes in locals: stores through `this` could alias the bytes read, and keep them in
+  // memory.
+  std::uint64_t a = lanes_[0], b = lanes_[1], c = lanes_[2], d = lanes_[3];
+  const auto stripe = [&](const std::byte* s) {
     a = mix_round(a, word_at(s));
     b = mix_round(b, word_at(s + 8));
     c = mix_round(c, word_at(s + 16));
@@ -56,15 +58,18 @@ void row_checksum::update(std::span<const std::byte> bytes) noexcept {
     pending_size_ += take;
     p += take;
     n -= take;
-    if (pending_size_ < sizeof pending_)
-      return;
-    stripe(pending_);
-    pending_size_ = 0;
+    if (pending_size_ == sizeof pending_) {
+      stripe(pending_);
+      pending_size_ = 0;
+    }
   }
-  for (; n >= sizeof pending_; p += sizeof pending_, n -= sizeof pending_)
-    stripe(p);
-  std::memcpy(pending_, p, n);
-  pending_size_ = n;
+  if (pending_size_ == 0) {
+    for (; n >= sizeof pending_; p += sizeof pending_, n -= sizeof pending_)
+      stripe(p);
+    std::memcpy(pending_, p, n);
+    pending_size_ = n;
+  }
+  lanes_[0] = a, lanes_[1] = b, lanes_[2] = c, lanes_[3] = d;
 }
 
 std::uint64_t row_checksum::digest() const noexcept {

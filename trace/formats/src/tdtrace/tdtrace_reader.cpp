@@ -286,7 +286,8 @@ private:
         ++info_.chunks_corrupted;
         continue;
       }
-      load_chunk(e.offset, h);
+      if (load_chunk(e.offset, h))
+        check_budget(area_end_); // a range load: what it holds, not extrapolated
     }
   }
 
