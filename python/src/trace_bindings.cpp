@@ -100,6 +100,8 @@ py::dict leak_data(const tdiag::trace::trace& t, const leak_result& r) {
   out["live_bytes"] = r.live_bytes, out["live_count"] = r.live.size();
   out["iterations"] = r.iterations, out["iteration_source"] = r.iteration_source;
   out["sites"] = sites;
+  out["open_not_in_dump"] = r.open_not_in_dump;
+  out["open_not_in_dump_bytes"] = r.open_not_in_dump_bytes;
   return out;
 }
 

@@ -164,7 +164,8 @@ class Summary(Result):
 
 
 class Leaks(Result):
-    """``tdiag trace leaks``: live_bytes, live_count, iterations, iteration_source, sites."""
+    """``tdiag trace leaks``: live_bytes, live_count, iterations, iteration_source, sites;
+    open_not_in_dump(_bytes): allocations the events leave open that a dump does not hold."""
 
     FIELDS = (("live_bytes", "live_bytes"), ("live_allocations", "live_count"),
               ("iterations", "iterations"), ("iteration_source", "iteration_source"))

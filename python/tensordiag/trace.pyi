@@ -50,6 +50,8 @@ class Leaks(Result):
     iterations: int
     iteration_source: str
     sites: List[Dict[str, Any]]
+    open_not_in_dump: int
+    open_not_in_dump_bytes: int
 
 class Oom(Result):
     findings: List[Dict[str, Any]]

@@ -69,6 +69,24 @@ def test_leaks_match_cli(shared, tdiag, snapshot):
     assert leaks.sites and isinstance(leaks.sites[0]["site"], str)
 
 
+def test_leaks_say_when_the_dump_and_its_history_disagree(tmp_path):
+    import pickle
+    address = 0x7F0000000000
+    frames = [{"name": "f", "filename": "m.py", "line": 3}]
+    events = [{"action": "segment_alloc", "addr": address, "size": 2 << 20, "stream": 0,
+               "time_us": 1, "frames": []},
+              {"action": "alloc", "addr": address, "size": 1 << 20, "stream": 0, "time_us": 2,
+               "frames": frames}]
+    path = tmp_path / "disagree.pickle"
+    path.write_bytes(pickle.dumps({"segments": [], "device_traces": [events]}, protocol=4))
+    leaks = trace.load(path).leaks()
+    assert leaks.live_bytes == 0  # the dump holds nothing
+    assert (leaks.open_not_in_dump, leaks.open_not_in_dump_bytes) == (1, 1 << 20)
+    import json
+    codes = [d["code"] for d in json.loads(leaks.to_json())["diagnostics"]]
+    assert "TDIAG-TR-213" in codes
+
+
 def test_oom_matches_cli(shared, tdiag):
     t = trace.load(shared / OOM)
     oom = t.oom()
