@@ -66,6 +66,19 @@ TEST(LoadTrace, UnknownAndMissingFilesGiveCodedErrors) {
   } catch (const input_error& e) {
     EXPECT_EQ(code_of(e), "TDIAG-TR-002");
   }
+  // A pickle of a protocol no snapshot uses is said as what it is.
+  const auto future = test::temp_path("protocol6.pickle");
+  test::write_file(future, "\x80\x06}.", 4);
+  try {
+    (void)load_trace(future);
+    FAIL();
+  } catch (const input_error& e) {
+    EXPECT_EQ(code_of(e), "TDIAG-TR-002");
+    EXPECT_NE(std::string(e.what()).find("a pickle of protocol 6, where PyTorch's snapshots are "
+                                         "protocol 2 to 5"),
+              std::string::npos)
+        << e.what();
+  }
   try {
     (void)load_trace("/no/such/trace.tdtrace");
     FAIL();

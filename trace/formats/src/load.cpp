@@ -123,6 +123,11 @@ load_result dispatch(input_file& in, const std::filesystem::path& path,
   d.title = "unknown trace format";
   d.message = fmt::format("'{}' is not a trace format tensordiag reads ({} bytes inspected)",
                           in.name(), head.size());
+  // A pickle of a protocol the snapshot reader does not take: said as what it is.
+  if (head.size() >= 2 && head[0] == std::byte{0x80})
+    d.message += fmt::format(": a pickle of protocol {}, where PyTorch's snapshots are protocol 2 "
+                             "to 5",
+                             std::to_integer<int>(head[1]));
   d.add_field("path", in.name());
   d.add_field("formats", names);
   d.hint = "tensordiag reads .tdtrace files, PyTorch memory snapshots (pickle) and PyTorch "

@@ -45,7 +45,7 @@ public:
     const auto root = s_->root();
     if (!root.is_dict())
       fail(root, codes::not_a_snapshot,
-           fmt::format("the pickle holds a {}, not a snapshot dict", to_string(root.kind())));
+           fmt::format("the pickle holds {}, not a snapshot dict", found_text(root).substr(3)));
     const auto segments = root.find("segments");
     const auto traces = root.find("device_traces");
     if (!segments.valid() && !traces.valid())
