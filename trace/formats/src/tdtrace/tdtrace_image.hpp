@@ -60,8 +60,11 @@ struct row_directory {
 };
 
 [[nodiscard]] std::string encode_row_directory(const row_directory& directory);
-/// Throws `malformed`.
-[[nodiscard]] row_directory decode_row_directory(std::span<const std::byte> body);
+/// Throws `malformed`. `newer_minor`: the file's minor version is above image_version_minor,
+/// so what follows the parts this build knows is a newer writer's and is skipped, as unknown
+/// chunk sections are.
+[[nodiscard]] row_directory decode_row_directory(std::span<const std::byte> body,
+                                                 bool newer_minor = false);
 
 /// A fingerprint of a record's in-memory layout (its size and every schema field's offset, width
 /// and signedness): rows written by a build with another layout are refused, never misread.
@@ -110,7 +113,8 @@ inline constexpr std::uint64_t copied_rows_below = std::uint64_t{64} << 20;
 /// match its checksum where it has one and `verify_checksums` (salvage reads turn it off).
 /// Throws `malformed` saying what is wrong, leaving `into`'s stores empty.
 void adopt_row_image(std::span<const std::byte> directory, const row_source& rows,
-                     std::uint64_t rows_end, bool verify_checksums, trace& into);
+                     std::uint64_t rows_end, bool verify_checksums, trace& into,
+                     bool newer_minor = false);
 
 /// Writes `t` (finalized first on a copy when it is not) as a row image. Throws like
 /// write_tdtrace(). `options.compression_level` applies to the table chunk.

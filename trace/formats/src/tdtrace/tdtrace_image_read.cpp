@@ -25,7 +25,7 @@
 
 namespace tdiag::trace::detail {
 
-row_directory decode_row_directory(std::span<const std::byte> body) {
+row_directory decode_row_directory(std::span<const std::byte> body, bool newer_minor) {
   byte_reader in(body);
   row_directory directory;
   const std::size_t blocks = in.count();
@@ -72,7 +72,7 @@ row_directory decode_row_directory(std::span<const std::byte> body) {
     for (auto& blk : directory.blocks)
       blk.checksum = in.u64();
   }
-  if (!in.done())
+  if (!in.done() && !newer_minor)
     throw malformed("the row directory is longer than its entries");
   return directory;
 }
@@ -259,8 +259,8 @@ row_source copied_rows(std::span<const std::byte> bytes) {
 }
 
 void adopt_row_image(std::span<const std::byte> body, const row_source& rows,
-                     std::uint64_t rows_end, bool verify_checksums, trace& into) {
-  const row_directory directory = decode_row_directory(body);
+                     std::uint64_t rows_end, bool verify_checksums, trace& into, bool newer_minor) {
+  const row_directory directory = decode_row_directory(body, newer_minor);
   std::array<bool, kind_names.size()> seen{};
   try {
     for (const auto& blk : directory.blocks) {

@@ -256,7 +256,8 @@ private:
     if (directory.empty())
       refuse(codes::undecodable_chunk, "its table chunk has no row directory");
     try {
-      detail::adopt_row_image(directory, rows_, e.offset, verify_, out_.loaded.trace);
+      detail::adopt_row_image(directory, rows_, e.offset, verify_, out_.loaded.trace,
+                              info_.version_minor > detail::image_version_minor);
     } catch (const detail::checksum_mismatch& bad) {
       refuse(codes::chunk_checksum, bad.what());
     } catch (const detail::malformed& bad) {
