@@ -276,7 +276,7 @@ TEST(KinetoBuilder, TimesPastTheAxisAreSkippedAndCounted) {
 TEST(KinetoBuilder, CounterSeriesAndMemoryTotalsAreReadOrSaidUnknown) {
   const std::string json = R"json({"traceEvents": [
     {"ph": "C", "name": "queue", "pid": 1, "tid": 1, "ts": 1, "args": {"v": 5}},
-    {"ph": "C", "name": "mem", "pid": 1, "tid": 1, "ts": 2, "args": {"a": 1.5, "b": "2"}},
+    {"ph": "C", "name": "mem", "pid": 1, "tid": 1, "ts": 2, "args": {"a": 1.5, "b\"q": "2"}},
     {"ph": "C", "name": "bad", "pid": 1, "tid": 1, "ts": 3, "args": {"x": "abc", "y": null}},
     {"ph": "C", "name": "empty", "pid": 1, "tid": 1, "ts": 4},
     {"args": {"late": 7}, "ph": "C", "name": "late", "pid": 1, "tid": 1, "ts": 5},
@@ -292,7 +292,8 @@ TEST(KinetoBuilder, CounterSeriesAndMemoryTotalsAreReadOrSaidUnknown) {
   };
   EXPECT_EQ(counter(0), (std::pair<std::string, double>{"queue", 5.0}));
   EXPECT_EQ(counter(1), (std::pair<std::string, double>{"mem.a", 1.5}));
-  EXPECT_EQ(counter(2), (std::pair<std::string, double>{"mem.b", 2.0}));
+  // A key with an escaped quote is named as written (it was cut at the quote: "mem.b\").
+  EXPECT_EQ(counter(2), (std::pair<std::string, double>{"mem.b\\\"q", 2.0}));
   EXPECT_EQ(counter(3), (std::pair<std::string, double>{"late", 7.0}));
   ASSERT_EQ(t.memory.size(), 1u);
   EXPECT_EQ(t.memory.all()[0].total_allocated, -1);

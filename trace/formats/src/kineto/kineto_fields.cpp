@@ -295,8 +295,13 @@ void read_counter_args(od::object obj, event_args& a, text_numbers& seen) {
       ++a.series_dropped;
       return;
     }
+    // The key as written, up to its closing quote (an escaped quote does not end it; escapes
+    // stay as written: counter names hold none in real traces).
     const char* raw = key.raw();
-    a.series[a.series_count++] = {std::string_view(raw, std::strcspn(raw, "\"")), value};
+    std::size_t n = 0;
+    while (raw[n] != '"')
+      n += raw[n] == '\\' ? 2 : 1;
+    a.series[a.series_count++] = {std::string_view(raw, n), value};
   });
 }
 
