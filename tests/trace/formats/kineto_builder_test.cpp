@@ -257,8 +257,14 @@ TEST(KinetoBuilder, TimesPastTheAxisAreSkippedAndCounted) {
     {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 0, "dur": 1,
      "args": {"device": 0, "stream": 7}},
     {"ph": "s", "id": 3, "cat": "ac2g", "name": "ac2g", "pid": 0, "tid": 7, "ts": 0},
+    {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 7, "ts": 0,
+     "dur": 1, "args": {"device": 0, "stream": 7, "wait_on_cuda_event_record_corr_id": 4,
+     "wait_on_stream": 9}},
     {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1700000000000000,
      "dur": 1, "args": {"device": 0, "stream": 7}},
+    {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 7,
+     "ts": 1700000000000005, "dur": 1, "args": {"device": 0, "stream": 7,
+     "wait_on_cuda_event_record_corr_id": 5, "wait_on_stream": 8}},
     {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1700000000000010,
      "dur": 1, "args": {"device": 0, "stream": 7}}]})json";
   kineto_stats first_stats;
@@ -266,7 +272,12 @@ TEST(KinetoBuilder, TimesPastTheAxisAreSkippedAndCounted) {
   ASSERT_EQ(f.trace.kernels.size(), 2u);
   EXPECT_EQ(f.trace.kernels.all()[0].start, 0);
   EXPECT_EQ(f.trace.kernels.all()[1].start, 10'000);
-  EXPECT_EQ(first_stats.ts_out_of_range_events, 2u); // the kernel and the flow's start
+  EXPECT_EQ(first_stats.ts_out_of_range_events, 3u); // the kernel, the flow's start, the wait
+  // The wait that stays names its own range, renumbered; the dropped one's wait went with it.
+  ASSERT_EQ(f.trace.ranges.size(), 1u);
+  ASSERT_EQ(f.trace.sync_waits.size(), 1u);
+  EXPECT_EQ(f.trace.sync_waits[0].range_index, 0u);
+  EXPECT_EQ(f.trace.sync_waits[0].record_correlation, 5u);
   EXPECT_EQ(f.trace.metadata.property("kineto.ts_rebase_us") != nullptr, true);
 }
 
