@@ -6,12 +6,15 @@
 // lane: 250k threads in 2.5 MB ran past 60 s); a timeline and the live allocations over a trace
 // with N devices, each with a dumped segment and a memory event (every per-device replay
 // scanned the whole dump, every device's alloc/free pairing the span of the whole trace).
+// The oom forensics over a history that alternates an allocation and an oom N times over N
+// dumped segments (at 06d39b8 each oom read the whole state: 20,000 pairs took 13.5 s).
 // Prints seconds per size and the growth from N/2 to N: about 2 is linear, 4 quadratic. CTest
 // runs --small under a 30 s timeout, which a quadratic version at 200k cannot meet.
 //
 //   tdiag_bench_trace_hostile_scale_bench [--small]
 #include <tensordiag/trace/kineto_import.hpp>
 #include <tensordiag/trace/leak_analysis.hpp>
+#include <tensordiag/trace/oom_analysis.hpp>
 #include <tensordiag/trace/timeline_analysis.hpp>
 
 #include <fmt/format.h>
@@ -94,6 +97,49 @@ double leaks_seconds(int n) {
   return s;
 }
 
+// N segments of 2 MiB, each with a free block; each is allocated in turn, an oom after each.
+double oom_seconds(int n) {
+  trace t;
+  const auto lane = t.lanes.memory(0);
+  const std::uint64_t seg = 2 << 20, base = std::uint64_t{1} << 32;
+  allocator_state dump;
+  for (int i = 0; i < n; ++i) {
+    const std::uint64_t at = base + static_cast<std::uint64_t>(i) * seg;
+    const std::vector<frame_id> frames{
+        t.stacks.intern_frame({t.strings.intern("f"), t.strings.intern("train.py"),
+                               static_cast<std::uint32_t>(i % 997 + 1)})};
+    const auto stack = t.stacks.intern_stack(frames);
+    memory_event a;
+    a.action = memory_action::alloc;
+    a.address = at;
+    a.size = seg;
+    a.stack = stack;
+    a.time = 2 * i;
+    memory_event oom;
+    oom.action = memory_action::oom;
+    oom.size = std::uint64_t{1} << 40;
+    oom.time = 2 * i + 1;
+    for (auto* e : {&a, &oom}) {
+      e->lane = lane;
+      t.memory.push_back(*e);
+    }
+    segment s;
+    s.address = at;
+    s.total_size = seg;
+    s.blocks.push_back({at, seg, seg, block_state::active_allocated, stack});
+    dump.segments.push_back(std::move(s));
+  }
+  t.final_allocator_state = std::move(dump);
+  t.finalize();
+  const auto t0 = clock_type::now();
+  const auto findings = find_ooms(t);
+  const double s = std::chrono::duration<double>(clock_type::now() - t0).count();
+  if (findings.size() != static_cast<std::size_t>(n) ||
+      findings.back().allocated != static_cast<std::uint64_t>(n) * seg)
+    fmt::print(stderr, "unexpected oom findings {}\n", findings.size());
+  return s;
+}
+
 template <typename Run> void row(const char* what, const std::vector<int>& sizes, Run&& run) {
   double previous = 0;
   for (const int n : sizes) {
@@ -117,5 +163,7 @@ int main(int argc, char** argv) {
   row("kineto threads + names", sizes, kineto_seconds);
   row("timeline over devices", sizes, timeline_seconds);
   row("live allocations over devices", sizes, leaks_seconds);
+  row("oom findings, alloc/oom pairs", small ? std::vector<int>{50000, 100000} : sizes,
+      oom_seconds);
   return 0;
 }

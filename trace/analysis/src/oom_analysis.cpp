@@ -10,6 +10,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+
+#include "oom_state.hpp"
 
 namespace tdiag::trace {
 
@@ -28,43 +31,6 @@ std::string_view to_string(oom_verdict v) noexcept {
 }
 
 namespace {
-
-// What an oom finding reads from the state before it: computed once per state (a run of ooms
-// with no allocator event between them shares it).
-struct oom_state {
-  state_figures figures;
-  std::vector<oom_site> sites;
-  std::size_t site_count = 0;
-};
-
-oom_state read_state(const trace& t, const allocator_state& state) {
-  oom_state out;
-  out.figures = state.figures();
-  std::map<frame_id, oom_site> sites;
-  for (const auto& seg : state.segments) {
-    for (const auto& b : seg.blocks) {
-      if (b.state == block_state::active_allocated) {
-        auto& s = sites[user_frame(t, b.stack)];
-        s.bytes += b.size;
-        ++s.count;
-        if (s.stack == no_stack)
-          s.stack = b.stack;
-      }
-    }
-  }
-  for (auto& [frame, s] : sites) {
-    s.site = frame;
-    out.sites.push_back(s);
-  }
-  out.site_count = out.sites.size();
-  const auto kept = std::min(out.sites.size(), oom_sites_kept);
-  std::partial_sort(out.sites.begin(), out.sites.begin() + static_cast<std::ptrdiff_t>(kept),
-                    out.sites.end(), [](const oom_site& a, const oom_site& b) {
-                      return a.bytes != b.bytes ? a.bytes > b.bytes : a.site < b.site;
-                    });
-  out.sites.resize(kept);
-  return out;
-}
 
 bool changes_state(memory_action a) noexcept {
   return a != memory_action::oom && a != memory_action::snapshot;
@@ -86,8 +52,12 @@ std::vector<oom_finding> find_ooms(const trace& t) {
       continue;
     replay_pass replay(t, lane);
     std::uint64_t peak_reserved = replay.reserved();
-    oom_state at;
+    detail::oom_state at;
     bool stale = true;
+    // From the first oom on, the figures follow the segments the steps touch (a damaged lane
+    // that the pass does not replay segment by segment is read whole at each oom instead).
+    std::optional<detail::live_state> live;
+    bool first_oom = true;
     // Sizes of the segments released since the last alloc or oom, oldest first.
     std::vector<std::uint64_t> released;
     for (std::size_t i = 0; i < events.size(); ++i) {
@@ -103,8 +73,11 @@ std::vector<oom_finding> find_ooms(const trace& t) {
         (void)replay.step();
         continue;
       }
+      if (first_oom && replay.track_segments())
+        live.emplace(t);
+      first_oom = false;
       if (stale)
-        at = read_state(t, replay.state());
+        at = live ? live->read(replay) : detail::read_state(t, replay.state());
       stale = false;
       oom_finding f;
       f.event_index = i;

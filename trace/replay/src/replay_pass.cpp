@@ -29,4 +29,23 @@ allocator_state replay_pass::state() const {
   return state_->state();
 }
 
+bool replay_pass::track_segments() noexcept {
+  if (!state_->mapped())
+    return false;
+  state_->track_touched();
+  return true;
+}
+
+std::span<const std::uint64_t> replay_pass::touched() const noexcept {
+  return state_->touched();
+}
+
+void replay_pass::clear_touched() noexcept {
+  state_->clear_touched();
+}
+
+const segment* replay_pass::segment_at(std::uint64_t address) const {
+  return state_->segment_at(address);
+}
+
 } // namespace tdiag::trace

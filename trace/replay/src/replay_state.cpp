@@ -158,6 +158,13 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
   // The event kept, dropped or made segments of part_ only; they go back, in their old nodes
   // where there are some.
   real_ = real_ - real_before + count_real(part_.segments);
+  if (track_) {
+    for (const auto& it : taken)
+      if (it != by_address_.end())
+        touched_.push_back(it->first);
+    for (const auto& seg : part_.segments)
+      touched_.push_back(seg.address);
+  }
   // The common case: one segment, still at its address, goes back into its own entry.
   const auto end = by_address_.end();
   if (taken[1] == end && taken[0] != end && part_.segments.size() == 1 &&
@@ -193,6 +200,11 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
 
 std::size_t replay_state::segment_count() const noexcept {
   return mapped_ ? by_address_.size() : full_.segments.size();
+}
+
+const segment* replay_state::segment_at(std::uint64_t address) const {
+  const auto it = by_address_.find(address);
+  return it == by_address_.end() ? nullptr : &it->second;
 }
 
 allocator_state replay_state::state() const {

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <vector>
 
 namespace tdiag::trace::detail {
 
@@ -64,6 +65,16 @@ public:
   /// The same, moved out.
   [[nodiscard]] allocator_state take() &&;
 
+  /// mapped(): from now on each step lists the addresses of the segments it took out of the map
+  /// and put back (see touched()).
+  void track_touched() noexcept { track_ = true; }
+  /// The addresses of the segments the steps since the last clear_touched() took out of the map
+  /// or put in it (with repeats): every segment they changed, made or dropped is among them.
+  [[nodiscard]] std::span<const std::uint64_t> touched() const noexcept { return touched_; }
+  void clear_touched() noexcept { touched_.clear(); }
+  /// mapped(): the segment that starts at `address` now, or null.
+  [[nodiscard]] const segment* segment_at(std::uint64_t address) const;
+
 private:
   using segment_map = std::map<std::uint64_t, segment>;
   /// The map's entry of the segment a find at `address` picks (the last one starting at or below
@@ -84,5 +95,7 @@ private:
   segment_map::iterator floor_;
   std::uint64_t floor_end_ = 0;
   bool has_floor_ = false;
+  bool track_ = false;
+  std::vector<std::uint64_t> touched_;
 };
 } // namespace tdiag::trace::detail

@@ -94,6 +94,18 @@ public:
   /// The state now: a copy, O(segments + blocks).
   [[nodiscard]] allocator_state state() const;
 
+  /// For an analysis that keeps figures per segment and brings them up to date at a few events
+  /// only: from now on the steps list the segments they change (touched()). False, and nothing
+  /// is listed, when the lane is not replayed segment by segment (a damaged history): read
+  /// state() then.
+  bool track_segments() noexcept;
+  /// The start addresses of the segments the steps since the last clear_touched() changed, made
+  /// or dropped (with repeats).
+  [[nodiscard]] std::span<const std::uint64_t> touched() const noexcept;
+  void clear_touched() noexcept;
+  /// With track_segments(): the segment that starts at `address` now, or null.
+  [[nodiscard]] const segment* segment_at(std::uint64_t address) const;
+
 private:
   std::span<const memory_event> events_;
   std::unique_ptr<detail::replay_state> state_;

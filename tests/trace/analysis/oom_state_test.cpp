@@ -1,0 +1,139 @@
+// SPDX-FileCopyrightText: 2026 tensordiag contributors
+// SPDX-License-Identifier: Apache-2.0
+//
+// live_state keeps an oom's figures and sites per segment as a replay pass moves; read_state
+// counts them over the whole state. On random histories (segments made and dropped, blocks
+// carved and released, events that do not match the state, blocks without stacks) the two agree
+// at every oom.
+#include <tensordiag/trace/allocator_replay.hpp>
+#include <tensordiag/trace/oom_analysis.hpp>
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analysis/src/oom_state.hpp"
+
+namespace {
+
+using namespace tdiag::trace;
+
+void expect_same(const detail::oom_state& live, const detail::oom_state& whole, std::size_t event) {
+  SCOPED_TRACE("event " + std::to_string(event));
+  EXPECT_EQ(live.figures.reserved, whole.figures.reserved);
+  EXPECT_EQ(live.figures.allocated, whole.figures.allocated);
+  EXPECT_EQ(live.figures.free, whole.figures.free);
+  EXPECT_EQ(live.figures.largest_free_block, whole.figures.largest_free_block);
+  EXPECT_EQ(live.site_count, whole.site_count);
+  ASSERT_EQ(live.sites.size(), whole.sites.size());
+  for (std::size_t i = 0; i < live.sites.size(); ++i) {
+    EXPECT_EQ(live.sites[i].site, whole.sites[i].site) << i;
+    EXPECT_EQ(live.sites[i].stack, whole.sites[i].stack) << i;
+    EXPECT_EQ(live.sites[i].bytes, whole.sites[i].bytes) << i;
+    EXPECT_EQ(live.sites[i].count, whole.sites[i].count) << i;
+  }
+}
+
+// A history over `slots` segment addresses: each slot's segment is made, carved into blocks of
+// 1-4 units, released and dropped at random; some events name no block or the wrong size.
+trace random_history(std::uint32_t seed, std::size_t events, std::size_t slots) {
+  std::mt19937 rng(seed);
+  trace t;
+  const auto lane = t.lanes.memory(0);
+  std::vector<stack_id> stacks{no_stack};
+  for (std::uint32_t i = 0; i < 60; ++i) {
+    // 60 stacks over 40 user frames (stacks share sites), one internal frame above each.
+    const std::vector<frame_id> frames{
+        t.stacks.intern_frame({t.strings.intern("f"), t.strings.intern("model.py"), i % 40 + 1}),
+        t.stacks.intern_frame({t.strings.intern("g"), t.strings.intern("torch/nn/x.py"), i})};
+    stacks.push_back(t.stacks.intern_stack(frames));
+  }
+  const std::uint64_t unit = 512, seg_size = 64 * unit, base = std::uint64_t{1} << 30;
+  std::vector<bool> made(slots, false);
+  std::vector<std::vector<std::uint64_t>> live(slots); // offsets of allocated blocks
+  for (std::size_t i = 0; i < events; ++i) {
+    const auto slot = rng() % slots;
+    const auto at = base + slot * 2 * seg_size;
+    memory_event e;
+    e.lane = lane;
+    e.time = static_cast<std::int64_t>(i);
+    e.stack = stacks[rng() % stacks.size()];
+    const auto roll = rng() % 100;
+    if (roll < 12) {
+      e.action = memory_action::oom;
+      e.size = seg_size * 4;
+    } else if (!made[slot] || roll < 15) {
+      e.action = made[slot] ? memory_action::segment_free : memory_action::segment_alloc;
+      e.address = at;
+      e.size = seg_size;
+      made[slot] = !made[slot];
+      live[slot].clear();
+    } else if (roll < 60 || live[slot].empty()) {
+      e.action = memory_action::alloc;
+      e.address = at + (rng() % 60) * unit;
+      e.size = (1 + rng() % 4) * unit;
+      live[slot].push_back(e.address - at);
+    } else {
+      e.action = memory_action::free_completed;
+      const auto k = rng() % live[slot].size();
+      e.address = at + live[slot][k];
+      e.size = (1 + rng() % 4) * unit; // not always the block's size
+      live[slot].erase(live[slot].begin() + static_cast<std::ptrdiff_t>(k));
+    }
+    t.memory.push_back(e);
+  }
+  t.finalize();
+  return t;
+}
+
+TEST(OomState, LiveStateAgreesWithTheWholeStateAtEveryOom) {
+  std::size_t compared = 0;
+  for (std::uint32_t seed = 1; seed <= 12; ++seed) {
+    const auto t = random_history(seed, 3000, seed % 3 == 0 ? 3 : 40);
+    const auto lane = memory_lane_of(t, 0);
+    replay_pass replay(t, lane);
+    ASSERT_TRUE(replay.track_segments());
+    detail::live_state live(t);
+    const auto events = t.memory.lane(lane);
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      if (events[i].action == memory_action::oom) {
+        expect_same(live.read(replay), detail::read_state(t, replay.state()), i);
+        ++compared;
+        if (testing::Test::HasFailure())
+          return;
+      }
+      (void)replay.step();
+    }
+  }
+  EXPECT_GT(compared, 1000u);
+}
+
+// A lane the pass does not replay segment by segment (an event of another device in it) is not
+// followed: find_ooms reads its state whole at each oom.
+TEST(OomState, AStateTheMapCannotHoldIsNotFollowed) {
+  trace t;
+  const auto lane = t.lanes.memory(0);
+  allocator_state dump;
+  for (const std::int32_t device : {0, 1}) {
+    segment s;
+    s.device = device;
+    s.address = 0x100000;
+    s.total_size = 0x1000;
+    s.blocks.push_back({0x100000, 0x1000, 0x1000, block_state::active_allocated, no_stack});
+    dump.segments.push_back(s);
+  }
+  t.final_allocator_state = dump;
+  memory_event oom;
+  oom.action = memory_action::oom;
+  oom.lane = lane;
+  oom.device = 1;
+  t.memory.push_back(oom);
+  t.finalize();
+  replay_pass replay(t, lane);
+  EXPECT_FALSE(replay.track_segments());
+  EXPECT_TRUE(replay.touched().empty());
+}
+
+} // namespace
