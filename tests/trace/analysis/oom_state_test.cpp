@@ -12,6 +12,7 @@
 
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/src/oom_state.hpp"
@@ -38,7 +39,8 @@ void expect_same(const detail::oom_state& live, const detail::oom_state& whole, 
 
 // A history over `slots` segment addresses: each slot's segment is made, carved into blocks of
 // 1-4 units, released and dropped at random; some events name no block or the wrong size.
-trace random_history(std::uint32_t seed, std::size_t events, std::size_t slots) {
+trace random_history(std::uint32_t seed, std::size_t events, std::size_t slots,
+                     std::uint32_t oom_per_10k = 1200) {
   std::mt19937 rng(seed);
   trace t;
   const auto lane = t.lanes.memory(0);
@@ -61,7 +63,7 @@ trace random_history(std::uint32_t seed, std::size_t events, std::size_t slots) 
     e.time = static_cast<std::int64_t>(i);
     e.stack = stacks[rng() % stacks.size()];
     const auto roll = rng() % 100;
-    if (roll < 12) {
+    if (rng() % 10000 < oom_per_10k) {
       e.action = memory_action::oom;
       e.size = seg_size * 4;
     } else if (!made[slot] || roll < 15) {
@@ -88,26 +90,40 @@ trace random_history(std::uint32_t seed, std::size_t events, std::size_t slots) 
   return t;
 }
 
+// Compares the two readings at every oom of `t`; returns how many ooms, and how many found the
+// list of touched segments dropped (a reading of the whole state).
+std::pair<std::size_t, std::size_t> compare_at_ooms(const trace& t) {
+  const auto lane = memory_lane_of(t, 0);
+  replay_pass replay(t, lane);
+  EXPECT_TRUE(replay.track_segments());
+  detail::live_state live(t);
+  const auto events = t.memory.lane(lane);
+  std::size_t compared = 0, whole = 0;
+  for (std::size_t i = 0; i < events.size() && !testing::Test::HasFailure(); ++i) {
+    if (events[i].action == memory_action::oom) {
+      whole += replay.all_touched() ? 1 : 0;
+      expect_same(live.read(replay), detail::read_state(t, replay.state()), i);
+      ++compared;
+    }
+    (void)replay.step();
+  }
+  return {compared, whole};
+}
+
 TEST(OomState, LiveStateAgreesWithTheWholeStateAtEveryOom) {
   std::size_t compared = 0;
-  for (std::uint32_t seed = 1; seed <= 12; ++seed) {
-    const auto t = random_history(seed, 3000, seed % 3 == 0 ? 3 : 40);
-    const auto lane = memory_lane_of(t, 0);
-    replay_pass replay(t, lane);
-    ASSERT_TRUE(replay.track_segments());
-    detail::live_state live(t);
-    const auto events = t.memory.lane(lane);
-    for (std::size_t i = 0; i < events.size(); ++i) {
-      if (events[i].action == memory_action::oom) {
-        expect_same(live.read(replay), detail::read_state(t, replay.state()), i);
-        ++compared;
-        if (testing::Test::HasFailure())
-          return;
-      }
-      (void)replay.step();
-    }
-  }
+  for (std::uint32_t seed = 1; seed <= 12 && !HasFailure(); ++seed)
+    compared += compare_at_ooms(random_history(seed, 3000, seed % 3 == 0 ? 3 : 40)).first;
   EXPECT_GT(compared, 1000u);
+}
+
+// Thousands of steps between two ooms over a few segments outgrow the list of touched ones: the
+// next oom reads the whole state, and the ones after it follow the segments again.
+TEST(OomState, ALongRunBetweenOomsIsReadWhole) {
+  const auto [compared, whole] = compare_at_ooms(random_history(7, 60000, 3, 3));
+  EXPECT_GT(compared, 5u);
+  EXPECT_GT(whole, 0u);
+  EXPECT_LT(whole, compared);
 }
 
 // A lane the pass does not replay segment by segment (an event of another device in it) is not

@@ -105,8 +105,15 @@ void live_state::add(std::uint64_t address, const segment_share& share, bool rem
 }
 
 oom_state live_state::read(replay_pass& replay) {
-  if (!started_) {
+  if (!started_ || replay.all_touched()) {
+    // The whole state (the first time, or after more steps than the list of touched segments
+    // keeps).
     started_ = true;
+    shares_.clear();
+    reserved_ = allocated_ = free_ = 0;
+    largest_free_.clear();
+    sites_.clear();
+    ranked_.clear();
     for (const auto& seg : replay.state().segments)
       shares_.emplace(seg.address, share_of(seg));
     for (const auto& [address, share] : shares_)

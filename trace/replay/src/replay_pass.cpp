@@ -40,6 +40,10 @@ std::span<const std::uint64_t> replay_pass::touched() const noexcept {
   return state_->touched();
 }
 
+bool replay_pass::all_touched() const noexcept {
+  return state_->all_touched();
+}
+
 void replay_pass::clear_touched() noexcept {
   state_->clear_touched();
 }

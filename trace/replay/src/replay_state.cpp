@@ -158,12 +158,18 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
   // The event kept, dropped or made segments of part_ only; they go back, in their old nodes
   // where there are some.
   real_ = real_ - real_before + count_real(part_.segments);
-  if (track_) {
+  if (track_ && !all_touched_) {
     for (const auto& it : taken)
       if (it != by_address_.end())
         touched_.push_back(it->first);
     for (const auto& seg : part_.segments)
       touched_.push_back(seg.address);
+    // A long run of steps between two readings costs a reading of the whole state, not a list
+    // longer than it.
+    if (touched_.size() > 4 * by_address_.size() + 4096) {
+      all_touched_ = true;
+      touched_ = {};
+    }
   }
   // The common case: one segment, still at its address, goes back into its own entry.
   const auto end = by_address_.end();

@@ -70,8 +70,13 @@ public:
   void track_touched() noexcept { track_ = true; }
   /// The addresses of the segments the steps since the last clear_touched() took out of the map
   /// or put in it (with repeats): every segment they changed, made or dropped is among them.
+  /// Once the list would outgrow the state it is dropped and all_touched() says so.
   [[nodiscard]] std::span<const std::uint64_t> touched() const noexcept { return touched_; }
-  void clear_touched() noexcept { touched_.clear(); }
+  [[nodiscard]] bool all_touched() const noexcept { return all_touched_; }
+  void clear_touched() noexcept {
+    touched_.clear();
+    all_touched_ = false;
+  }
   /// mapped(): the segment that starts at `address` now, or null.
   [[nodiscard]] const segment* segment_at(std::uint64_t address) const;
 
@@ -95,7 +100,7 @@ private:
   segment_map::iterator floor_;
   std::uint64_t floor_end_ = 0;
   bool has_floor_ = false;
-  bool track_ = false;
+  bool track_ = false, all_touched_ = false;
   std::vector<std::uint64_t> touched_;
 };
 } // namespace tdiag::trace::detail

@@ -100,8 +100,10 @@ public:
   /// state() then.
   bool track_segments() noexcept;
   /// The start addresses of the segments the steps since the last clear_touched() changed, made
-  /// or dropped (with repeats).
+  /// or dropped (with repeats); empty with all_touched() when the steps were too many to list
+  /// (more than about four per segment): then read the whole state.
   [[nodiscard]] std::span<const std::uint64_t> touched() const noexcept;
+  [[nodiscard]] bool all_touched() const noexcept;
   void clear_touched() noexcept;
   /// With track_segments(): the segment that starts at `address` now, or null.
   [[nodiscard]] const segment* segment_at(std::uint64_t address) const;
