@@ -52,7 +52,11 @@ trace random_history(std::uint32_t seed, std::size_t events, std::size_t slots,
         t.stacks.intern_frame({t.strings.intern("g"), t.strings.intern("torch/nn/x.py"), i})};
     stacks.push_back(t.stacks.intern_stack(frames));
   }
-  const std::uint64_t unit = 512, seg_size = 64 * unit, base = std::uint64_t{1} << 30;
+  // Segments of 64 units made and dropped often, or of 512 that live long and hold more sites
+  // than live_state looks along.
+  const std::uint64_t units = seed % 2 == 0 ? 512 : 64;
+  const std::uint32_t toggle = seed % 2 == 0 ? 1 : 15;
+  const std::uint64_t unit = 512, seg_size = units * unit, base = std::uint64_t{1} << 30;
   std::vector<bool> made(slots, false);
   std::vector<std::vector<std::uint64_t>> live(slots); // offsets of allocated blocks
   for (std::size_t i = 0; i < events; ++i) {
@@ -66,15 +70,15 @@ trace random_history(std::uint32_t seed, std::size_t events, std::size_t slots,
     if (rng() % 10000 < oom_per_10k) {
       e.action = memory_action::oom;
       e.size = seg_size * 4;
-    } else if (!made[slot] || roll < 15) {
+    } else if (!made[slot] || roll < toggle) {
       e.action = made[slot] ? memory_action::segment_free : memory_action::segment_alloc;
       e.address = at;
       e.size = seg_size;
       made[slot] = !made[slot];
       live[slot].clear();
-    } else if (roll < 60 || live[slot].empty()) {
+    } else if (roll < 55 + toggle || live[slot].empty()) {
       e.action = memory_action::alloc;
-      e.address = at + (rng() % 60) * unit;
+      e.address = at + (rng() % (units - 4)) * unit;
       e.size = (1 + rng() % 4) * unit;
       live[slot].push_back(e.address - at);
     } else {

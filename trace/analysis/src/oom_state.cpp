@@ -5,6 +5,7 @@
 #include <tensordiag/trace/allocation_site.hpp>
 
 #include <algorithm>
+#include <span>
 
 namespace tdiag::trace::detail {
 namespace {
@@ -42,6 +43,12 @@ oom_state read_state(const trace& t, const allocator_state& state) {
   return out;
 }
 
+std::uint32_t& live_state::slot(frame_id site) {
+  if (site >= slots_.size())
+    slots_.resize(std::max<std::size_t>(site + 1, t_.stacks.frame_count()), none);
+  return slots_[site];
+}
+
 frame_id live_state::site_of(stack_id stack) {
   auto it = site_of_.find(stack);
   if (it == site_of_.end())
@@ -54,6 +61,13 @@ live_state::segment_share live_state::share_of(const segment& s) {
   segment_share out;
   if (s.pool != implicit_pool)
     out.reserved = s.total_size;
+  // Each site's entry in out.sites by slot_ (reset to none before returning).
+  const auto find = [&](frame_id site) -> site_share& {
+    auto& at = slot(site);
+    if (at == none)
+      at = static_cast<std::uint32_t>(out.sites.size()), out.sites.push_back({.site = site});
+    return out.sites[at];
+  };
   for (const auto& b : s.blocks) {
     if (b.state == block_state::inactive) {
       out.free += b.size;
@@ -62,46 +76,79 @@ live_state::segment_share live_state::share_of(const segment& s) {
     if (b.state != block_state::active_allocated)
       continue;
     out.allocated += b.size;
-    const auto site = site_of(b.stack);
-    // A segment holds few sites: a look along them beats a map.
-    auto it = std::find_if(out.sites.begin(), out.sites.end(),
-                           [&](const site_share& x) { return x.site == site; });
-    if (it == out.sites.end())
-      it = out.sites.insert(out.sites.end(), site_share{.site = site});
-    it->bytes += b.size;
-    ++it->count;
-    if (it->stack == no_stack)
-      it->stack = b.stack;
+    auto& share = find(site_of(b.stack));
+    share.bytes += b.size;
+    ++share.count;
+    if (share.stack == no_stack)
+      share.stack = b.stack;
   }
+  for (const auto& x : out.sites)
+    slot(x.site) = none;
   return out;
 }
 
-void live_state::add(std::uint64_t address, const segment_share& share, bool remove) {
-  const auto sign = [&](std::uint64_t v) { return remove ? ~v + 1 : v; }; // wraps, as the sums
-  reserved_ += sign(share.reserved);
-  allocated_ += sign(share.allocated);
-  free_ += sign(share.free);
-  if (remove)
-    largest_free_.erase(largest_free_.find(share.largest_free));
-  else
-    largest_free_.insert(share.largest_free);
-  for (const auto& s : share.sites) {
-    auto& total = sites_[s.site];
-    if (total.count != 0)
-      ranked_.erase({total.bytes, s.site});
-    total.bytes += sign(s.bytes);
-    total.count = remove ? total.count - s.count : total.count + s.count;
-    if (s.stack != no_stack) {
-      if (remove)
-        total.stacks.erase(address);
-      else
-        total.stacks.emplace(address, s.stack);
-    }
-    if (total.count == 0)
-      sites_.erase(s.site);
-    else
-      ranked_.insert({total.bytes, s.site});
+// One site's share of the segment at `address` goes from `old` to `now` (null: none).
+void live_state::change_site(std::uint64_t address, frame_id site, const site_share* old,
+                             const site_share* now) {
+  if (old != nullptr && now != nullptr && old->bytes == now->bytes && old->count == now->count &&
+      old->stack == now->stack)
+    return;
+  auto& total = sites_[site];
+  if (total.count != 0)
+    ranked_.erase({total.bytes, site});
+  // The sums wrap, as read_state's.
+  total.bytes += (now != nullptr ? now->bytes : 0) - (old != nullptr ? old->bytes : 0);
+  total.count = total.count - (old != nullptr ? old->count : 0) + (now != nullptr ? now->count : 0);
+  const auto was = old != nullptr ? old->stack : no_stack;
+  const auto is = now != nullptr ? now->stack : no_stack;
+  if (was != is) {
+    if (was != no_stack)
+      total.stacks.erase(address);
+    if (is != no_stack)
+      total.stacks.emplace(address, is);
   }
+  if (total.count == 0)
+    sites_.erase(site);
+  else
+    ranked_.insert({total.bytes, site});
+}
+
+// The segment at `address` goes from share `old` to `now` (null: none). Only the sites whose
+// share changed move in the ranking: an oom after one allocation in a segment of 100,000 blocks
+// re-ranks one site, not 100,000.
+void live_state::replace(std::uint64_t address, const segment_share* old,
+                         const segment_share* now) {
+  const auto get = [](const segment_share* s, std::uint64_t segment_share::*field) {
+    return s != nullptr ? s->*field : 0;
+  };
+  for (const auto field :
+       {&segment_share::reserved, &segment_share::allocated, &segment_share::free}) {
+    auto& sum = field == &segment_share::reserved    ? reserved_
+                : field == &segment_share::allocated ? allocated_
+                                                     : free_;
+    sum += get(now, field) - get(old, field);
+  }
+  if (old != nullptr)
+    largest_free_.erase(largest_free_.find(old->largest_free));
+  if (now != nullptr)
+    largest_free_.insert(now->largest_free);
+  const std::span<const site_share> before =
+      old != nullptr ? std::span<const site_share>(old->sites) : std::span<const site_share>();
+  for (std::size_t i = 0; i < before.size(); ++i)
+    slot(before[i].site) = static_cast<std::uint32_t>(i);
+  std::vector<bool> matched(before.size(), false);
+  for (const auto& s :
+       now != nullptr ? std::span<const site_share>(now->sites) : std::span<const site_share>()) {
+    const auto i = slot(s.site);
+    if (i != none)
+      matched[i] = true;
+    change_site(address, s.site, i != none ? &before[i] : nullptr, &s);
+  }
+  for (const auto& x : before)
+    slot(x.site) = none;
+  for (std::size_t i = 0; i < before.size(); ++i)
+    if (!matched[i])
+      change_site(address, before[i].site, &before[i], nullptr);
 }
 
 oom_state live_state::read(replay_pass& replay) {
@@ -117,20 +164,23 @@ oom_state live_state::read(replay_pass& replay) {
     for (const auto& seg : replay.state().segments)
       shares_.emplace(seg.address, share_of(seg));
     for (const auto& [address, share] : shares_)
-      add(address, share, false);
+      replace(address, nullptr, &share);
   } else {
     auto touched = std::vector<std::uint64_t>(replay.touched().begin(), replay.touched().end());
     std::sort(touched.begin(), touched.end());
     touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
     for (const auto address : touched) {
-      if (const auto old = shares_.find(address); old != shares_.end()) {
-        add(address, old->second, true);
+      const auto old = shares_.find(address);
+      const auto* seg = replay.segment_at(address);
+      if (seg == nullptr && old == shares_.end())
+        continue;
+      auto now = seg != nullptr ? share_of(*seg) : segment_share{};
+      replace(address, old != shares_.end() ? &old->second : nullptr,
+              seg != nullptr ? &now : nullptr);
+      if (seg == nullptr)
         shares_.erase(old);
-      }
-      if (const auto* seg = replay.segment_at(address)) {
-        const auto& share = shares_.emplace(address, share_of(*seg)).first->second;
-        add(address, share, false);
-      }
+      else
+        shares_.insert_or_assign(address, std::move(now));
     }
   }
   replay.clear_touched();

@@ -65,13 +65,19 @@ private:
     }
   };
 
+  static constexpr std::uint32_t none = 0xffffffffu;
+  /// Scratch by site, none between uses: a site's index in the share at hand.
+  [[nodiscard]] std::uint32_t& slot(frame_id site);
   [[nodiscard]] frame_id site_of(stack_id stack);
   [[nodiscard]] segment_share share_of(const segment& s);
-  void add(std::uint64_t address, const segment_share& share, bool remove);
+  void replace(std::uint64_t address, const segment_share* old, const segment_share* now);
+  void change_site(std::uint64_t address, frame_id site, const site_share* old,
+                   const site_share* now);
 
   const trace& t_;
   bool started_ = false;
   std::unordered_map<stack_id, frame_id> site_of_; ///< user_frame() of the stacks met
+  std::vector<std::uint32_t> slots_;
   std::unordered_map<std::uint64_t, segment_share> shares_;
   std::uint64_t reserved_ = 0, allocated_ = 0, free_ = 0;
   std::multiset<std::uint64_t> largest_free_; ///< each segment's largest free block
