@@ -121,13 +121,10 @@ void live_state::replace(std::uint64_t address, const segment_share* old,
   const auto get = [](const segment_share* s, std::uint64_t segment_share::*field) {
     return s != nullptr ? s->*field : 0;
   };
-  for (const auto field :
-       {&segment_share::reserved, &segment_share::allocated, &segment_share::free}) {
-    auto& sum = field == &segment_share::reserved    ? reserved_
-                : field == &segment_share::allocated ? allocated_
-                                                     : free_;
-    sum += get(now, field) - get(old, field);
-  }
+  // The sums wrap, as read_state's.
+  reserved_ += get(now, &segment_share::reserved) - get(old, &segment_share::reserved);
+  allocated_ += get(now, &segment_share::allocated) - get(old, &segment_share::allocated);
+  free_ += get(now, &segment_share::free) - get(old, &segment_share::free);
   if (old != nullptr)
     largest_free_.erase(largest_free_.find(old->largest_free));
   if (now != nullptr)
