@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,6 +47,20 @@ protected:
     auto p = dir_ / name;
     std::ofstream(p, std::ios::binary) << bytes;
     return p;
+  }
+  // The one-line refusal `load` ends in; nullopt, and a failure, when it loads.
+  template <typename Load> static std::optional<input_error> refusal(Load&& load) {
+    try {
+      load();
+    } catch (const input_error& e) {
+      return e;
+    }
+    ADD_FAILURE() << "no exception";
+    return std::nullopt;
+  }
+  // A seed of the snapshot importer's fuzz target.
+  static fs::path seed(const char* name) {
+    return fs::path(TDIAG_SOURCE_DIR) / "tests/trace/fuzz/corpus/snapshot_import" / name;
   }
   static std::string slurp(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -143,14 +158,11 @@ TEST_F(HostileInput, BadHeaderSizeIsNotCalledAVersion) {
   for (int i = 0; i < 4; ++i)
     bytes[28 + i] = static_cast<char>(crc >> (8 * i));
   const auto path = write("header.tdtrace", bytes);
-  try {
-    (void)read_tdtrace(path);
-    FAIL() << "no exception";
-  } catch (const input_error& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(what.find("version"), std::string::npos) << what;
-    EXPECT_NE(what.find("declares 1 bytes"), std::string::npos) << what;
-  }
+  const auto e = refusal([&] { (void)read_tdtrace(path); });
+  ASSERT_TRUE(e);
+  const std::string what = e->what();
+  EXPECT_EQ(what.find("version"), std::string::npos) << what;
+  EXPECT_NE(what.find("declares 1 bytes"), std::string::npos) << what;
 }
 
 TEST_F(HostileInput, EventTimesNearTheInt64LimitsAreClamped) {
@@ -215,13 +227,10 @@ TEST_F(HostileInput, MultiMemberGzipIsReadAndTrailingGarbageRefused) {
   const auto two = write("two.json.gz", gzip(json.substr(0, 1)) + gzip(json.substr(1)));
   EXPECT_EQ(load_trace(two).trace.kernels.size() + load_trace(two).trace.api_calls.size(), 1u);
   const auto trailing = write("trailing.json.gz", gzip(json) + "garbage");
-  try {
-    (void)load_trace(trailing);
-    FAIL() << "trailing garbage accepted";
-  } catch (const input_error& e) {
-    EXPECT_NE(std::string(e.what()).find("7 bytes of trailing data"), std::string::npos)
-        << e.what();
-  }
+  const auto e = refusal([&] { (void)load_trace(trailing); });
+  ASSERT_TRUE(e) << "trailing garbage accepted";
+  EXPECT_NE(std::string(e->what()).find("7 bytes of trailing data"), std::string::npos)
+      << e->what();
 }
 
 // 4 GiB of white space in a 4 MiB gzip was inflated to its end (12 s): past 64 MiB inflated, a
@@ -248,49 +257,35 @@ TEST_F(HostileInput, GzipInflatingPastTheRatioLimitIsRefusedEarly) {
   feed("]}", Z_FINISH);
   deflateEnd(&z);
   const auto bomb = write("bomb.json.gz", out);
-  try {
-    (void)load_trace(bomb);
-    FAIL() << "gzip bomb accepted";
-  } catch (const input_error& e) {
-    const auto& d = e.report().diagnostics.front();
-    EXPECT_EQ(d.code, "TDIAG-TR-130") << d.message;
-    EXPECT_NE(d.message.find("bomb.json.gz: the first "), std::string::npos) << d.message;
-    EXPECT_NE(d.message.find("(over 200x, where real traces compress 10-30x)"), std::string::npos)
-        << d.message;
-    // Stopped near the 64 MiB floor, not at the end of the 96 MiB.
-    const auto inflated = d.message.substr(d.message.find("inflate to ") + 11);
-    EXPECT_LT(std::stod(inflated), 100.0) << d.message;
-    EXPECT_NE(inflated.find("MiB"), std::string::npos) << d.message;
-  }
+  const auto e = refusal([&] { (void)load_trace(bomb); });
+  ASSERT_TRUE(e) << "gzip bomb accepted";
+  const auto& d = e->report().diagnostics.front();
+  EXPECT_EQ(d.code, "TDIAG-TR-130") << d.message;
+  EXPECT_NE(d.message.find("bomb.json.gz: the first "), std::string::npos) << d.message;
+  EXPECT_NE(d.message.find("(over 200x, where real traces compress 10-30x)"), std::string::npos)
+      << d.message;
+  // Stopped near the 64 MiB floor, not at the end of the 96 MiB.
+  const auto inflated = d.message.substr(d.message.find("inflate to ") + 11);
+  EXPECT_LT(std::stod(inflated), 100.0) << d.message;
+  EXPECT_NE(inflated.find("MiB"), std::string::npos) << d.message;
 }
 
 TEST_F(HostileInput, MemoReuseInASnapshotIsRefusedWithOneLine) {
   // device_traces = [[event] * 20000] * 20000 through the memo: 400M entries in 80 KB (the
   // fuzz seed, written by pickle.dumps).
-  const auto path = fs::path(TDIAG_SOURCE_DIR) / "tests/trace/fuzz/corpus/snapshot_import" /
-                    "memo_reuse_device_traces.pickle";
-  try {
-    (void)load_trace(path);
-    FAIL() << "no exception";
-  } catch (const input_error& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-CORE-006") << what;
-    EXPECT_NE(what.find(path.string()), std::string::npos) << what;
-    EXPECT_NE(what.find("device_traces listing 400000000 entries"), std::string::npos) << what;
-  }
+  const auto path = seed("memo_reuse_device_traces.pickle");
+  const auto e = refusal([&] { (void)load_trace(path); });
+  ASSERT_TRUE(e);
+  const std::string what = e->what();
+  EXPECT_EQ(e->report().diagnostics.at(0).code, "TDIAG-CORE-006") << what;
+  EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+  EXPECT_NE(what.find("device_traces listing 400000000 entries"), std::string::npos) << what;
 }
 
 TEST_F(HostileInput, SnapshotMessagesSayWhatWasFound) {
-  const auto seed = [](const char* name) {
-    return fs::path(TDIAG_SOURCE_DIR) / "tests/trace/fuzz/corpus/snapshot_import" / name;
-  };
   const auto what = [](const fs::path& p) -> std::string {
-    try {
-      (void)load_trace(p);
-    } catch (const input_error& e) {
-      return e.what();
-    }
-    return "no exception";
+    const auto e = refusal([&] { (void)load_trace(p); });
+    return e ? e->what() : "no exception";
   };
   EXPECT_NE(what(seed("missing_address.pickle")).find("'address' (expected an int) is missing"),
             std::string::npos);
@@ -305,20 +300,15 @@ TEST_F(HostileInput, SnapshotMessagesSayWhatWasFound) {
 // Sizes and addresses out of range, blocks that do not fit their segment and a NaN time are
 // refused with one line naming the entry and the field (the sweep's "16384 PiB" summaries).
 TEST_F(HostileInput, SnapshotSizesLayoutsAndTimesAreChecked) {
-  const auto seed = [](const char* name) {
-    return fs::path(TDIAG_SOURCE_DIR) / "tests/trace/fuzz/corpus/snapshot_import" / name;
-  };
   const auto refused = [&](const char* name, std::string_view code, std::string_view text) {
-    try {
-      (void)load_trace(seed(name));
-      ADD_FAILURE() << name << ": no exception";
-    } catch (const input_error& e) {
-      const std::string what = e.what();
-      EXPECT_EQ(e.report().diagnostics.at(0).code, code) << what;
-      EXPECT_NE(what.find(name), std::string::npos) << what;
-      EXPECT_NE(what.find(text), std::string::npos) << what;
-      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
-    }
+    SCOPED_TRACE(name);
+    const auto e = refusal([&] { (void)load_trace(seed(name)); });
+    ASSERT_TRUE(e);
+    const std::string what = e->what();
+    EXPECT_EQ(e->report().diagnostics.at(0).code, code) << what;
+    EXPECT_NE(what.find(name), std::string::npos) << what;
+    EXPECT_NE(what.find(text), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
   };
   refused("range_block_size_negative.pickle", "TDIAG-TR-116",
           "segments[0].blocks[0]: 'size' -1048576 is out of range");
@@ -369,16 +359,13 @@ TEST_F(HostileInput, APickleOverTheBudgetByWhatItBuildsIsOneLine) {
     return head + std::string(tail);
   };
   const auto check = [](const fs::path& path, auto&& load) {
-    try {
-      load();
-      FAIL() << "no exception";
-    } catch (const input_error& e) {
-      const std::string what = e.what();
-      EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-CORE-006") << what;
-      EXPECT_NE(what.find(path.string()), std::string::npos) << what;
-      EXPECT_NE(what.find("what the pickle built by byte offset"), std::string::npos) << what;
-      EXPECT_EQ(what.find('\n'), std::string::npos) << what;
-    }
+    const auto e = refusal(load);
+    ASSERT_TRUE(e);
+    const std::string what = e->what();
+    EXPECT_EQ(e->report().diagnostics.at(0).code, "TDIAG-CORE-006") << what;
+    EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+    EXPECT_NE(what.find("what the pickle built by byte offset"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
   };
   const auto bytes = big_list("\x80\x04}\x8c\x08segments](", "K\x01", "s.");
   const auto path = write("big_list.pickle", bytes);
@@ -438,16 +425,13 @@ TEST_F(HostileInput, ChunksTogetherOverTheBudgetAreOneLine) {
   for (int i = 0; i < 40; ++i)
     many += chunk;
   const auto path = write("many_chunks.tdtrace", many);
-  try {
-    (void)read_tdtrace(path);
-    FAIL() << "no exception";
-  } catch (const input_error& e) {
-    const std::string what = e.what();
-    EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-TR-316") << what;
-    EXPECT_NE(what.find(path.string()), std::string::npos) << what;
-    EXPECT_NE(what.find("TDIAG_MEMORY_LIMIT"), std::string::npos) << what;
-    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
-  }
+  const auto e = refusal([&] { (void)read_tdtrace(path); });
+  ASSERT_TRUE(e);
+  const std::string what = e->what();
+  EXPECT_EQ(e->report().diagnostics.at(0).code, "TDIAG-TR-316") << what;
+  EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+  EXPECT_NE(what.find("TDIAG_MEMORY_LIMIT"), std::string::npos) << what;
+  EXPECT_EQ(what.find('\n'), std::string::npos) << what;
   // A range load through a footer's index is held to the same budget (not extrapolated).
   const auto indexed = dir_ / "indexed.tdtrace";
   o.chunk_bytes = std::size_t{1} << 20;
@@ -455,12 +439,9 @@ TEST_F(HostileInput, ChunksTogetherOverTheBudgetAreOneLine) {
   tdtrace_read_options whole;
   whole.range = time_span{std::numeric_limits<std::int64_t>::min() / 2,
                           std::numeric_limits<std::int64_t>::max() / 2};
-  try {
-    (void)read_tdtrace(indexed, whole);
-    ADD_FAILURE() << "no exception";
-  } catch (const input_error& e) {
-    EXPECT_EQ(e.report().diagnostics.at(0).code, "TDIAG-TR-316") << e.what();
-  }
+  const auto range = refusal([&] { (void)read_tdtrace(indexed, whole); });
+  ASSERT_TRUE(range);
+  EXPECT_EQ(range->report().diagnostics.at(0).code, "TDIAG-TR-316") << range->what();
   // A few copies fit, and load whole.
   const auto few = write("few_chunks.tdtrace", header + chunk + chunk);
   EXPECT_EQ(read_tdtrace(few).loaded.trace.kernels.size(), 40000u);
