@@ -56,7 +56,6 @@ std::vector<oom_finding> find_ooms(const trace& t) {
     // From the first oom on, the figures follow the segments the steps touch (a damaged lane
     // that the pass does not replay segment by segment is read whole at each oom instead).
     std::optional<detail::live_state> live;
-    bool first_oom = true;
     // Sizes of the segments released since the last alloc or oom, oldest first.
     std::vector<std::uint64_t> released;
     for (std::size_t i = 0; i < events.size(); ++i) {
@@ -72,9 +71,8 @@ std::vector<oom_finding> find_ooms(const trace& t) {
         (void)replay.step();
         continue;
       }
-      if (first_oom && replay.track_segments())
+      if (!live && replay.track_segments())
         live.emplace(t);
-      first_oom = false;
       if (stale)
         at = live ? live->read(replay) : detail::read_state(t, replay.state());
       stale = false;

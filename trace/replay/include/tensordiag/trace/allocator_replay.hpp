@@ -75,7 +75,7 @@ class replay_state;
 /// One pass forward over memory lane `lane` from initial_allocator_state(), without keyframes:
 /// each step costs O(log segments) and the reserved bytes are kept as it goes, so an analysis
 /// that needs the state at a few events and a running figure at all of them stays n log n
-/// (`tdiag trace oom`: a state copy per oom event, not per event).
+/// (`tdiag trace oom`: the segments touched between two oom events, not a state per event).
 class replay_pass {
 public:
   replay_pass(const trace& t, lane_id lane);
