@@ -59,6 +59,8 @@ inline std::string value_kind(char c) {
     return "a string";
   case '[':
     return "an array";
+  case '{':
+    return "an object";
   case 't':
   case 'f':
     return "a boolean";
@@ -100,7 +102,7 @@ struct prefix_scanner {
   string_state str;
   std::size_t string_start = 0;
   std::string_view last_string, pending_key;
-  std::size_t not_an_array = static_cast<std::size_t>(-1); ///< a "traceEvents" value's index
+  std::size_t not_an_array = npos; ///< a "traceEvents" value's index
 
   // Returns true at the events' `[`, and at the value of a top-level "traceEvents" that is not
   // an array (not_an_array says where).

@@ -137,8 +137,7 @@ private:
     }
     if (scan_.not_an_array == i)
       fail(source_, w_.base() + i, 123,
-           fmt::format("\"traceEvents\" is {}, not an array of events",
-                       w_.data()[i] == '{' ? std::string("an object") : value_kind(w_.data()[i])));
+           fmt::format("\"traceEvents\" is {}, not an array of events", value_kind(w_.data()[i])));
     prefix_.assign(w_.data(), i + 1); // ends with '['
     target_ = w_.capacity() / 2;
     return i + 1;
