@@ -31,9 +31,7 @@ void trace::finalize() {
     std::vector<std::uint32_t> moved_to(all.size());
     for (std::uint32_t i = 0; i < order.size(); ++i)
       moved_to[order[i]] = i;
-    std::erase_if(sync_waits, [&](const sync_wait& w) { return w.range_index >= all.size(); });
-    for (auto& w : sync_waits)
-      w.range_index = moved_to[w.range_index];
+    move_sync_waits(moved_to);
   }
   std::sort(sync_waits.begin(), sync_waits.end(),
             [](const sync_wait& a, const sync_wait& b) { return a.range_index < b.range_index; });
@@ -116,6 +114,15 @@ time_span trace::span() const noexcept {
   if (lo > hi)
     return {};
   return {lo, hi};
+}
+
+void trace::move_sync_waits(std::span<const std::uint32_t> moved_to) {
+  std::erase_if(sync_waits, [&](sync_wait& w) {
+    if (w.range_index >= moved_to.size() || moved_to[w.range_index] == dropped_range)
+      return true;
+    w.range_index = moved_to[w.range_index];
+    return false;
+  });
 }
 
 const sync_wait* trace::sync_wait_of(std::size_t range_index) const noexcept {

@@ -152,7 +152,7 @@ void keep_device(trace& t, std::int32_t device) {
 // Ranges with their sync_waits, which are keyed by the row's index.
 void keep_ranges(trace& t, time_span w) {
   const auto rows = t.ranges.all();
-  std::vector<std::uint32_t> index(rows.size(), std::numeric_limits<std::uint32_t>::max());
+  std::vector<std::uint32_t> index(rows.size(), trace::dropped_range);
   std::vector<range_event> kept;
   for (std::size_t i = 0; i < rows.size(); ++i)
     if (overlaps(rows[i], w)) {
@@ -161,13 +161,7 @@ void keep_ranges(trace& t, time_span w) {
     }
   if (kept.size() == rows.size())
     return;
-  std::erase_if(t.sync_waits, [&](sync_wait& s) {
-    if (s.range_index >= index.size() ||
-        index[s.range_index] == std::numeric_limits<std::uint32_t>::max())
-      return true;
-    s.range_index = index[s.range_index];
-    return false;
-  });
+  t.move_sync_waits(index);
   t.ranges.adopt(std::move(kept));
 }
 

@@ -296,17 +296,14 @@ template <typename Record> bool shifted(Record& r, wide_int shift) noexcept {
 void kineto_builder::move_placed_onto_axis() {
   const wide_int shift = wide_int{rebase_us_} * 1000;
   // Sync waits name their range by index: renumbered to the ranges kept, dropped with theirs.
-  constexpr auto gone = ~std::uint32_t{0};
-  std::vector<std::uint32_t> range_index(t_.ranges.size(), gone);
+  std::vector<std::uint32_t> range_index(t_.ranges.size(), trace::dropped_range);
   std::uint32_t kept_ranges = 0;
   for (std::size_t i = 0; i < range_index.size(); ++i) {
     auto copy = t_.ranges[i];
     if (shifted(copy, shift))
       range_index[i] = kept_ranges++;
   }
-  for (auto& w : t_.sync_waits)
-    w.range_index = w.range_index < range_index.size() ? range_index[w.range_index] : gone;
-  std::erase_if(t_.sync_waits, [&](const sync_wait& w) { return w.range_index == gone; });
+  t_.move_sync_waits(range_index);
   std::size_t dropped = 0;
   t_.for_each_store([&](auto& store) {
     const auto before = store.size();

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,6 +70,11 @@ public:
   std::vector<sync_wait> sync_waits;
   /// The entry of the row at `range_index` of ranges.all(), or nullptr.
   [[nodiscard]] const sync_wait* sync_wait_of(std::size_t range_index) const noexcept;
+  /// The ranges were reordered or filtered: row i of the old ranges is row moved_to[i] now, or
+  /// was dropped (dropped_range). The sync waits follow their rows; those of dropped rows (or
+  /// past moved_to) go.
+  void move_sync_waits(std::span<const std::uint32_t> moved_to);
+  static constexpr std::uint32_t dropped_range = ~std::uint32_t{0};
   /// The process groups and sequence numbers of communication kernels, where the source names
   /// them; finalize() sorts it by correlation.
   std::vector<collective_info> collectives;
