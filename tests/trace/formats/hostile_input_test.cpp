@@ -320,6 +320,13 @@ TEST_F(HostileInput, SnapshotSizesLayoutsAndTimesAreChecked) {
           "device_traces[0][0]: 'addr' 0x7ffffffffff00000 with 'size' 2097152 is out of range");
   refused("range_oom_device_free_negative.pickle", "TDIAG-TR-116",
           "device_traces[0][0]: 'device_free' -1 is out of range");
+  // A positive int from 2^63 on is named as written, not as the negative int of the same bits.
+  refused("range_event_size_positive_2_63.pickle", "TDIAG-TR-116",
+          "byte offset 206: 'size' 9223372036854775808 is out of range");
+  refused("range_segment_size_positive_2_64.pickle", "TDIAG-TR-116",
+          "'total_size' 18446744073709551615 is out of range");
+  refused("range_block_address_positive_2_63.pickle", "TDIAG-TR-116",
+          "'address' 9223372036854775808 is out of range");
   refused("range_segment_device_huge.pickle", "TDIAG-TR-116",
           "segments[0]: 'device' 1099511627776 is out of range (expected 0 to 65535)");
   refused("layout_blocks_overlap.pickle", "TDIAG-TR-117",

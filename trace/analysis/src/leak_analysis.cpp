@@ -293,9 +293,8 @@ report leak_report(const trace& t, const leak_result& r, std::size_t top) {
       d.add_field("first_alloc_ns", s.first_time - begin);
     else
       d.notes.push_back("some of these allocations predate the recorded history");
-    d.add_field("last_alloc_ns", s.last_time == std::numeric_limits<std::int64_t>::min()
-                                     ? 0
-                                     : s.last_time - begin);
+    d.add_field("last_alloc_ns",
+                s.last_time == std::numeric_limits<std::int64_t>::min() ? 0 : s.last_time - begin);
     if (s.growing)
       d.hint =
           "something keeps a reference to a tensor made here every iteration (a list that grows, a "

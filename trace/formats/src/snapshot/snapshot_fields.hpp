@@ -115,6 +115,18 @@ protected:
     expect(v.valid() ? v : dict, v, false, fmt::format("'{}' (expected an int)", key));
     return 0;
   }
+  // An address or a size: the same, except that a positive int from 2^63 on is refused here,
+  // where its sign is still known. Past this read a u64 from 2^63 on was a negative int
+  // (int_text), which check_range refuses by name.
+  std::uint64_t extent(snap_value dict, std::string_view key,
+                       std::optional<std::uint64_t> fallback = {}) const {
+    const auto v = dict.find(key);
+    if (v.valid() && v.kind() == pickle_kind::big_integer)
+      if (const auto u = v.as_uint(); u && *u >= max_snapshot_end)
+        fail(v, codes::snapshot_out_of_range,
+             fmt::format("'{}' {} is out of range (expected below 2^63)", key, *u));
+    return u64(dict, key, fallback);
+  }
   std::int64_t i64(snap_value dict, std::string_view key,
                    std::optional<std::int64_t> fallback = {}) const {
     const auto v = dict.find(key);
@@ -151,7 +163,8 @@ protected:
     return {};
   }
 
-  // An int field as the file wrote it: one past int64's range was a negative int.
+  // An int field as the file wrote it: one past int64's range was a negative int (extent()
+  // refuses a positive one).
   static std::string int_text(std::uint64_t v, bool hex = false) {
     if (v >= max_snapshot_end)
       return fmt::format("{}", static_cast<std::int64_t>(v));

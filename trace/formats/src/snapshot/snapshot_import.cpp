@@ -233,8 +233,8 @@ private:
              fmt::format("segments[{}]: 'device' {} is out of range (expected 0 to {})", i, device,
                          max_snapshot_device));
       seg.device = static_cast<std::int32_t>(device);
-      seg.address = u64(s, "address");
-      seg.total_size = u64(s, "total_size");
+      seg.address = extent(s, "address");
+      seg.total_size = extent(s, "total_size");
       if (!in_range(seg.address, seg.total_size)) [[unlikely]]
         check_range(s, fmt::format("segments[{}]", i), "address", seg.address, "total_size",
                     seg.total_size);
@@ -368,8 +368,8 @@ private:
       return blk;
     }
     expect(b, b.is_dict(), "a block (expected a dict)");
-    blk.address = u64(b, "address", placed);
-    blk.size = u64(b, "size");
+    blk.address = extent(b, "address", placed);
+    blk.size = extent(b, "size");
     const auto state_text = str(b, "state");
     const auto state = parse_block_state(state_text);
     if (!state)
@@ -378,15 +378,15 @@ private:
     blk.state = *state;
     if (const auto frames = b.find("frames"); frames.valid()) {
       blk.stack = entries_.stack_of(frames);
-      blk.requested_size = u64(b, "requested_size", blk.size);
+      blk.requested_size = extent(b, "requested_size", blk.size);
     } else if (const auto history = b.find("history");
                history.is_sequence() && history.size() > 0) {
       // Legacy layout: [{addr, real_size, frames}], the last entry is the live allocation.
       const auto last = history.at(history.size() - 1);
       blk.stack = entries_.stack_of(last.find("frames"));
-      blk.requested_size = u64(last, "real_size", blk.size);
+      blk.requested_size = extent(last, "real_size", blk.size);
     } else {
-      blk.requested_size = u64(b, "requested_size", blk.size);
+      blk.requested_size = extent(b, "requested_size", blk.size);
     }
     return blk;
   }

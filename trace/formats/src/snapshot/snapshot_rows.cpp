@@ -35,15 +35,17 @@ enum entry_field : std::uint8_t {
   f_line
 };
 
-// The row member and key of each plain int field, in entry_field order from f_addr.
+// The row member and key of each plain int field, in entry_field order from f_addr, and whether
+// it is an address or a size (snap_fields::extent; a stream is any handle).
 struct int_field {
   std::uint64_t memory_event::*member;
   std::string_view key;
+  bool extent;
 };
-constexpr std::array<int_field, 4> int_fields{{{&memory_event::address, "addr"},
-                                               {&memory_event::size, "size"},
-                                               {&memory_event::stream, "stream"},
-                                               {&memory_event::device_free, "device_free"}}};
+constexpr std::array<int_field, 4> int_fields{{{&memory_event::address, "addr", true},
+                                               {&memory_event::size, "size", true},
+                                               {&memory_event::stream, "stream", false},
+                                               {&memory_event::device_free, "device_free", true}}};
 
 entry_field field_named(std::string_view k) noexcept {
   return k == "action"          ? f_action
@@ -157,7 +159,7 @@ bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value
     case f_stream:
     case f_device_free: {
       const auto& f = int_fields[field - f_addr];
-      m.*f.member = is_int ? as_u64 : u64(dict, f.key);
+      m.*f.member = is_int ? as_u64 : f.extent ? extent(dict, f.key) : u64(dict, f.key);
       break;
     }
     case f_frames: {
