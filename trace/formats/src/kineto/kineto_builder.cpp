@@ -390,7 +390,8 @@ void kineto_builder::complete(std::string_view written_cat, std::string_view nam
                               const track_key& tid, const event_args& a) {
   const auto cat = current_category(written_cat);
   const bool is_memset = cat == "gpu_memset";
-  const bool gpu_row = cat == "kernel" || is_memset || cat == "gpu_memcpy";
+  // Stream/Event/Context syncs too: the GPU waits; HTA counts them as GPU rows of their stream.
+  const bool gpu_row = cat == "kernel" || is_memset || cat == "gpu_memcpy" || cat == "cuda_sync";
   const auto place = gpu_row ? gpu_place(a, pid, tid) : std::nullopt;
   if (gpu_row && !place)
     return;
@@ -431,14 +432,10 @@ void kineto_builder::complete(std::string_view written_cat, std::string_view nam
     }
     t_.copies.push_back(c);
   } else if (cat == "cuda_sync") {
-    // Stream/Event/Context Sync: the GPU waits; HTA counts these as GPU rows of their stream.
     range_event r;
     r.start = start;
     r.end = end;
-    const auto device = device_number(a.has_device ? a.device : track_number(pid));
-    if (!device)
-      return;
-    r.lane = gpu_lane(*device, a.has_stream ? a.stream : gpu_stream(tid));
+    r.lane = std::get<2>(*place);
     r.name = intern(name);
     r.kind = range_kind::gpu_sync;
     r.correlation = static_cast<std::uint32_t>(a.correlation);
