@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <tuple>
 
@@ -569,9 +570,16 @@ void kineto_builder::counter(std::string_view name, std::int64_t time, const tra
   counter_event c;
   c.time = time;
   c.lane = host_lane(pid, tid);
+  fmt::memory_buffer full; // "name.series", on the stack for any name a counter has
   for (std::uint32_t i = 0; i < a.series_count; ++i) {
     const auto& [series, value] = a.series[i];
-    c.name = a.series_count == 1 ? intern(name) : intern(fmt::format("{}.{}", name, series));
+    if (a.series_count == 1) {
+      c.name = intern(name);
+    } else {
+      full.clear();
+      fmt::format_to(std::back_inserter(full), "{}.{}", name, series);
+      c.name = intern(std::string_view(full.data(), full.size()));
+    }
     c.value = value;
     t_.counters.push_back(c);
   }
