@@ -570,16 +570,13 @@ void kineto_builder::counter(std::string_view name, std::int64_t time, const tra
   counter_event c;
   c.time = time;
   c.lane = host_lane(pid, tid);
-  fmt::memory_buffer full; // "name.series", on the stack for any name a counter has
+  fmt::memory_buffer full; // "name.series" (several series), formatted on the stack
   for (std::uint32_t i = 0; i < a.series_count; ++i) {
     const auto& [series, value] = a.series[i];
-    if (a.series_count == 1) {
-      c.name = intern(name);
-    } else {
-      full.clear();
+    full.clear();
+    if (a.series_count > 1)
       fmt::format_to(std::back_inserter(full), "{}.{}", name, series);
-      c.name = intern(std::string_view(full.data(), full.size()));
-    }
+    c.name = intern(a.series_count > 1 ? std::string_view(full.data(), full.size()) : name);
     c.value = value;
     t_.counters.push_back(c);
   }
