@@ -122,10 +122,12 @@ TEST(AllocatorReplay, ApplyAndUndoAreInverse) {
     s.time = 0;
     states.push_back(s);
   }
+  // A request of 256 B takes a block of 512 (the caching allocator's round_size).
   ASSERT_EQ(states[2].segments[0].blocks.size(), 3u);
-  EXPECT_EQ(states[2].allocated_bytes(), 0x100u);
+  EXPECT_EQ(states[2].segments[0].blocks[1].requested_size, 0x100u);
+  EXPECT_EQ(states[2].allocated_bytes(), 0x200u);
   EXPECT_EQ(states[3].allocated_bytes(), 0u);
-  EXPECT_EQ(states[3].segments[0].active_bytes(), 0x100u);
+  EXPECT_EQ(states[3].segments[0].active_bytes(), 0x200u);
   EXPECT_EQ(states[4].segments[0].blocks.size(), 1u); // merged back
   for (std::size_t i = 4; i-- > 0;) {
     ASSERT_TRUE(undo_memory_event(s, all[i]));
@@ -134,6 +136,79 @@ TEST(AllocatorReplay, ApplyAndUndoAreInverse) {
   }
   // A free of a block that is not there is a mismatch.
   EXPECT_FALSE(apply_memory_event(s, fc));
+}
+
+// A snapshot's entries give the request (torch records orig_size); the caching allocator's block
+// is rounded up to 512 B. Carving the request instead left a free sliver after every small
+// tensor and a final state short of the dump (found on public CS336 and EoR_NN snapshots).
+TEST(AllocatorReplay, RequestsTakeRoundedBlocks) {
+  constexpr std::uint64_t base = 0x10000000, big = 20u << 20;
+  allocator_state s;
+  ASSERT_TRUE(apply_memory_event(s, make_event(memory_action::segment_alloc, base, big)));
+  ASSERT_TRUE(apply_memory_event(s, make_event(memory_action::alloc, base, 4)));
+  ASSERT_TRUE(apply_memory_event(s, make_event(memory_action::alloc, base + 512, 1000)));
+  const auto& blocks = s.segments.at(0).blocks;
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[0].size, 512u);
+  EXPECT_EQ(blocks[0].requested_size, 4u);
+  EXPECT_EQ(blocks[1].address, base + 512);
+  EXPECT_EQ(blocks[1].size, 1024u);
+  EXPECT_EQ(blocks[1].requested_size, 1000u);
+  EXPECT_EQ(blocks[2].address, base + 1536); // no free sliver between them
+  EXPECT_EQ(s.allocated_bytes(), 1536u);
+  // Undoing a free of the request makes the same rounded block again.
+  const auto before = normalized(s);
+  const auto free4 = make_event(memory_action::free_completed, base, 4);
+  ASSERT_TRUE(apply_memory_event(s, free4));
+  EXPECT_EQ(s.allocated_bytes(), 1024u);
+  ASSERT_TRUE(undo_memory_event(s, free4, false));
+  EXPECT_EQ(normalized(s), before);
+
+  // A segment smaller than the rounded request (a damaged dump): the block ends with it.
+  allocator_state odd;
+  ASSERT_TRUE(apply_memory_event(odd, make_event(memory_action::segment_alloc, base, 0x300)));
+  ASSERT_TRUE(apply_memory_event(odd, make_event(memory_action::alloc, base, 0x280)));
+  EXPECT_EQ(odd.allocated_bytes(), 0x300u);
+
+  // Outside every segment (Kineto, CUPTI, a host allocator) the block is what the source gave.
+  allocator_state implicit;
+  ASSERT_TRUE(apply_memory_event(implicit, make_event(memory_action::alloc, base, 4)));
+  EXPECT_EQ(implicit.allocated_bytes(), 4u);
+}
+
+// Replayed from the dump back and forward again, a history of small requests ends in the dump.
+TEST(AllocatorReplay, SmallRequestsReplayToTheDump) {
+  constexpr std::uint64_t base = 0x20000000, small = 2u << 20;
+  trace t;
+  const auto lane = t.lanes.memory(0);
+  const std::uint64_t requests[] = {4, 600, 8, 513};
+  std::uint64_t at = base;
+  allocator_state dump;
+  dump.segments.push_back({});
+  auto& seg = dump.segments.back();
+  seg.address = base;
+  seg.total_size = small;
+  seg.type = segment_type::small;
+  auto add = [&](memory_action a, std::uint64_t address, std::uint64_t size) {
+    auto e = make_event(a, address, size);
+    e.lane = lane;
+    e.time = static_cast<std::int64_t>(t.memory.size());
+    t.memory.push_back(e);
+  };
+  add(memory_action::segment_alloc, base, small);
+  for (const auto r : requests) {
+    add(memory_action::alloc, at, r);
+    seg.blocks.push_back({at, (r + 511) / 512 * 512, r, block_state::active_allocated, no_stack});
+    at += seg.blocks.back().size;
+  }
+  seg.blocks.push_back({at, base + small - at, 0, block_state::inactive, no_stack});
+  t.final_allocator_state = dump;
+  t.finalize();
+  const allocator_replay replay(t, lane);
+  EXPECT_EQ(replay.mismatches(), 0u);
+  EXPECT_TRUE(replay.initial_state().segments.empty());
+  EXPECT_EQ(normalized(replay.state_at(replay.size())), normalized(dump));
+  EXPECT_EQ(replay.state_at(replay.size()).allocated_bytes(), 512u + 1024 + 512 + 1024);
 }
 
 TEST(AllocatorReplay, KinetoPlainFreesReplayThroughImplicitSegments) {

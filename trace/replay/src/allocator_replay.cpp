@@ -59,27 +59,44 @@ std::size_t block_index(const segment& seg, std::uint64_t address) {
                                           : seg.blocks.size();
 }
 
-// Marks [address, address + size) with `state`; it must lie inside one inactive block.
+// The block the caching allocator makes for a request of `size` bytes (round_size: 512 at
+// least, then multiples of 512). A snapshot's trace entries give the request as the user made
+// it (alloc and frees record orig_size / requested_size); its dumped blocks, the rounded size.
+std::uint64_t block_size_for(std::uint64_t size) {
+  constexpr std::uint64_t min_block = 512;
+  if (size < min_block)
+    return min_block;
+  return size > ~std::uint64_t{0} - (min_block - 1) ? size : (size + min_block - 1) & -min_block;
+}
+
+// Marks the block of a request of `size` bytes at `address` with `state`; the request must lie
+// inside one inactive block.
 bool carve(segment& seg, std::uint64_t address, std::uint64_t size, block_state state,
            stack_id stack) {
   const auto i = block_index(seg, address);
   if (i == seg.blocks.size())
     return false;
-  block b = seg.blocks[i];
-  if (b.state != block_state::inactive || address + size > b.address + b.size) {
-    if (b.address == address && b.size == size) { // already there: take the new state
+  const block b = seg.blocks[i];
+  const auto end = b.address + b.size;
+  // A real segment's block is the rounded request, as far as the free block reaches (a history
+  // that disagrees keeps the request); an implicit segment's is what the source gave (Kineto
+  // and CUPTI report blocks; a host allocator does not round).
+  const auto rounded = seg.pool == implicit_pool ? size : block_size_for(size);
+  if (b.state != block_state::inactive || address + size > end) {
+    if (b.address == address && (b.size == size || b.size == rounded)) { // already there
       seg.blocks[i].state = state;
       seg.blocks[i].stack = stack;
     }
     return false;
   }
-  // The caching allocator hands out a whole free block when the rest would be too small to
-  // split off (should_split: small pool >= 512 B, large pool > 1 MiB); the event keeps the
-  // requested (rounded) size.
   const auto requested = size;
-  const auto rest = b.address + b.size - (address + size);
+  size = std::min(rounded, end - address);
+  // The caching allocator hands out a whole free block when the rest would be too small to
+  // split off (should_split: small pool and expandable segments >= 512 B, large pool > 1 MiB).
+  const auto rest = end - (address + size);
   if (address == b.address && rest > 0 &&
-      (seg.type == segment_type::small ? rest < 512 : rest <= (std::uint64_t{1} << 20)))
+      ((seg.type == segment_type::small || seg.is_expandable) ? rest < 512
+                                                              : rest <= (std::uint64_t{1} << 20)))
     size += rest;
   // At most three parts: the free head, the block, the free tail (no heap: this runs per event).
   std::array<block, 3> parts;
@@ -87,7 +104,6 @@ bool carve(segment& seg, std::uint64_t address, std::uint64_t size, block_state 
   if (address > b.address)
     parts[n++] = {b.address, address - b.address, 0, block_state::inactive, no_stack};
   parts[n++] = {address, size, requested, state, stack};
-  const auto end = b.address + b.size;
   if (address + size < end)
     parts[n++] = {address + size, end - address - size, 0, block_state::inactive, no_stack};
   seg.blocks[i] = parts[0];
