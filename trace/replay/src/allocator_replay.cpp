@@ -78,9 +78,9 @@ bool carve(segment& seg, std::uint64_t address, std::uint64_t size, block_state 
     return false;
   const block b = seg.blocks[i];
   const auto end = b.address + b.size;
-  // A real segment's block is the rounded request, as far as the free block reaches (a history
-  // that disagrees keeps the request); an implicit segment's is what the source gave (Kineto
-  // and CUPTI report blocks; a host allocator does not round).
+  // A real segment's block is the rounded request, or the rest of the free block where that is
+  // shorter (a history that disagrees with the dump); an implicit segment's is what the source
+  // gave (Kineto and CUPTI report blocks; a host allocator does not round).
   const auto rounded = seg.pool == implicit_pool ? size : block_size_for(size);
   if (b.state != block_state::inactive || address + size > end) {
     if (b.address == address && (b.size == size || b.size == rounded)) { // already there
