@@ -171,6 +171,10 @@ std::string render_text(const trace::job_analysis_result& r, std::size_t top) {
                        "outliers {}; mean launch delay {}\n",
                        l.num_launches, l.short_kernels, l.runtime_outliers, l.launch_delay_outliers,
                        fmt_opt(l.launch_delay.mean, " us"));
+    if (l.shared_correlation_launches > 0)
+      out += fmt::format("  note: {} launches share their correlation id with others: each is "
+                         "paired with the kernel of its own place among them\n",
+                         l.shared_correlation_launches);
     out += render_critical_path(k.critical_path);
     if (!k.memory_bw.empty()) {
       out += "  memory bandwidth (GB/s, mean / max over the summed series):";

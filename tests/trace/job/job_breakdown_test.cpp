@@ -85,6 +85,25 @@ TEST(JobBreakdown, IdleGapsAreHostWaitKernelWaitOrOther) {
   EXPECT_EQ(s.by_category[2].gaps.count, 1u); // the first kernel has no gap
 }
 
+// Launches that share a correlation id pair in order: N of them with N kernels are N launches,
+// not the N x N pairs of a merge on the id (8,000 of them took 7 s and 1.5 GB).
+TEST(JobBreakdown, LaunchesSharingAnIdPairInOrder) {
+  builder b;
+  constexpr int n = 3000;
+  for (int i = 0; i < n; ++i) {
+    b.next_correlation = 1;
+    b.kernel("k", 7, 10 * i + 5, 10 * i + 8, 10 * i);
+  }
+  b.kernel("own", 7, 40000, 40001, 39990); // an id of its own: paired as before
+  const auto r = b.analyze();
+  EXPECT_EQ(r.launches.num_launches, n + 1u);
+  EXPECT_EQ(r.launches.shared_correlation_launches, static_cast<std::size_t>(n));
+  // Each launch ends at 10i + 2 and its own kernel starts at 10i + 5: 3 us, never a later one.
+  ASSERT_TRUE(r.launches.launch_delay.max);
+  EXPECT_DOUBLE_EQ(*r.launches.launch_delay.max, 8);
+  EXPECT_DOUBLE_EQ(*r.launches.launch_delay.p50, 3);
+}
+
 TEST(JobBreakdown, LaunchStatisticsUseHtaCutoffs) {
   builder b;
   b.kernel("short", 7, 10, 11, 0);   // cpu 2 us, gpu 1 us: short; delay 10 - 2 = 8 us

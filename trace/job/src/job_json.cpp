@@ -197,6 +197,7 @@ void write_rank(json_out& j, const rank_analysis& r) {
   unsigned_member(j, "short_kernels", l.short_kernels);
   unsigned_member(j, "runtime_outliers", l.runtime_outliers);
   unsigned_member(j, "launch_delay_outliers", l.launch_delay_outliers);
+  unsigned_member(j, "shared_correlation_launches", l.shared_correlation_launches);
   write_describe(j, "cpu_duration_us", l.cpu_duration);
   write_describe(j, "gpu_duration_us", l.gpu_duration);
   write_describe(j, "launch_delay_us", l.launch_delay);

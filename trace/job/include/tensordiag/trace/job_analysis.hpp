@@ -123,6 +123,9 @@ struct launch_statistics {
   std::size_t short_kernels = 0;         ///< cpu <= runtime cutoff and gpu < cpu
   std::size_t runtime_outliers = 0;      ///< cpu > runtime cutoff
   std::size_t launch_delay_outliers = 0; ///< delay > launch delay cutoff
+  /// Launches whose correlation id other launches share: each was paired with the GPU row of
+  /// its own place among them, not with every row of the id (HTA's merge).
+  std::size_t shared_correlation_launches = 0;
   describe_stats cpu_duration, gpu_duration, launch_delay;
 };
 
