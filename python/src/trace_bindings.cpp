@@ -117,6 +117,7 @@ py::list oom_data(const tdiag::trace::trace& t, const std::vector<oom_finding>& 
     }
     py::dict d;
     d["time"] = f.time, d["device"] = f.device, d["requested"] = f.requested;
+    d["segment"] = f.segment;
     d["device_free"] = f.device_free, d["reserved"] = f.reserved, d["allocated"] = f.allocated;
     d["free_in_reserved"] = f.free_in_reserved, d["largest_free_block"] = f.largest_free_block;
     d["fragmentation"] = f.fragmentation, d["peak_reserved"] = f.peak_reserved;

@@ -198,6 +198,7 @@ class Oom(Result):
             ("time_ns", _I("time_ns", "time")), ("device", _F("device")),
             ("verdict", _F("verdict")),
             ("requested_bytes", _F("requested_bytes", "requested")),
+            ("segment_bytes", _F("segment_bytes", "segment")),
             ("device_free_bytes", _F("device_free_bytes", "device_free")),
             ("reserved_bytes", _F("reserved_bytes", "reserved")),
             ("allocated_bytes", _F("allocated_bytes", "allocated")),

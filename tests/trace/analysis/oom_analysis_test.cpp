@@ -134,4 +134,41 @@ TEST(OomAnalysis, FragmentationAndFullDevice) {
   }
 }
 
+// The device's free memory is measured against the segment a request needs, not against the
+// request less the free cached bytes (they do not add up): 1 MiB free and 1.5 MiB cached were
+// reported as "enough for the 2.00 MiB request", a process limit (found by a hostile sweep).
+TEST(OomAnalysis, FreeMemoryIsMeasuredAgainstTheSegmentARequestNeeds) {
+  const std::uint64_t mib = 1 << 20;
+  struct expectation {
+    std::uint64_t device_free;
+    oom_verdict verdict;
+  };
+  // A 2 MiB request takes a 20 MiB segment when no cached block fits it.
+  for (const auto& [device_free, verdict] : {expectation{1 * mib, oom_verdict::device_full},
+                                             expectation{10 * mib, oom_verdict::device_full},
+                                             expectation{20 * mib, oom_verdict::process_limit}}) {
+    SCOPED_TRACE(device_free);
+    trace t;
+    const auto lane = t.lanes.memory(0);
+    std::vector<memory_event> es = {ev(memory_action::segment_alloc, 0x100000000, 2 * mib, 1),
+                                    ev(memory_action::alloc, 0x100000000, mib / 2, 2)};
+    auto oom = ev(memory_action::oom, 0, 2 * mib, 3);
+    oom.device_free = device_free;
+    es.push_back(oom);
+    for (auto& e : es) {
+      e.lane = lane;
+      t.memory.push_back(e);
+    }
+    t.finalize();
+    const auto findings = find_ooms(t);
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].free_in_reserved, 3 * mib / 2);
+    EXPECT_EQ(findings[0].segment, 20 * mib);
+    EXPECT_EQ(findings[0].verdict, verdict);
+    const auto message = oom_report(t, findings).diagnostics.at(0).message;
+    EXPECT_NE(message.find("20.00 MiB segment"), std::string::npos) << message;
+    EXPECT_NE(message.find("2.00 MiB request needs"), std::string::npos) << message;
+  }
+}
+
 } // namespace

@@ -176,6 +176,23 @@ TEST(AllocatorReplay, RequestsTakeRoundedBlocks) {
   EXPECT_EQ(implicit.allocated_bytes(), 4u);
 }
 
+// The caching allocator's sizes (CUDACachingAllocator's round_size and get_allocation_size).
+TEST(AllocatorReplay, CachingAllocatorSizes) {
+  constexpr std::uint64_t mib = 1 << 20;
+  EXPECT_EQ(caching_block_size(0), 512u);
+  EXPECT_EQ(caching_block_size(4), 512u);
+  EXPECT_EQ(caching_block_size(512), 512u);
+  EXPECT_EQ(caching_block_size(513), 1024u);
+  EXPECT_EQ(caching_block_size(~std::uint64_t{0}), ~std::uint64_t{0}); // never wraps to 0
+  EXPECT_EQ(caching_segment_size(4), 2 * mib);
+  EXPECT_EQ(caching_segment_size(mib), 2 * mib);
+  EXPECT_EQ(caching_segment_size(mib + 1), 20 * mib);
+  EXPECT_EQ(caching_segment_size(10 * mib - 512), 20 * mib);
+  EXPECT_EQ(caching_segment_size(10 * mib), 10 * mib);
+  EXPECT_EQ(caching_segment_size(11 * mib + 1), 12 * mib);
+  EXPECT_EQ(caching_segment_size(~std::uint64_t{0}), ~std::uint64_t{0});
+}
+
 // Replayed from the dump back and forward again, a history of small requests ends in the dump.
 TEST(AllocatorReplay, SmallRequestsReplayToTheDump) {
   constexpr std::uint64_t base = 0x20000000, small = 2u << 20;

@@ -81,6 +81,7 @@ std::vector<oom_finding> find_ooms(const trace& t) {
       f.time = e.time;
       f.device = e.device;
       f.requested = e.size;
+      f.segment = caching_segment_size(e.size);
       f.device_free = e.device_free;
       f.stack = e.stack;
       f.reserved = at.figures.reserved;
@@ -99,7 +100,7 @@ std::vector<oom_finding> find_ooms(const trace& t) {
         f.verdict = oom_verdict::unexplained;
       else if (f.free_in_reserved >= f.requested)
         f.verdict = oom_verdict::fragmentation;
-      else if (f.device_free >= f.requested - f.free_in_reserved)
+      else if (f.device_free >= f.segment) // free cached blocks and new memory do not add up
         f.verdict = oom_verdict::process_limit;
       else
         f.verdict = oom_verdict::device_full;
@@ -132,14 +133,13 @@ report oom_report(const trace& t, const std::vector<oom_finding>& findings, std:
     std::string verdict;
     switch (f.verdict) {
     case oom_verdict::process_limit:
-      verdict = fmt::format("a per-process memory limit was hit, not a full device: the device "
-                            "still had {} free, enough for the "
-                            "{} request, but the process already held {} reserved and {} + {} = {} "
-                            "is over its cap (the cap lies "
-                            "between {} and {})",
-                            format_bytes(f.device_free), ask, format_bytes(f.reserved),
-                            format_bytes(f.reserved), ask, format_bytes(f.reserved + f.requested),
-                            format_bytes(f.peak_reserved), format_bytes(f.reserved + f.requested));
+      verdict = fmt::format(
+          "a per-process memory limit was hit, not a full device: the device still had {} free, "
+          "enough for the {} segment the {} request needs, but the process already held {} "
+          "reserved and {} + {} = {} is over its cap (the cap lies between {} and {})",
+          format_bytes(f.device_free), format_bytes(f.segment), ask, format_bytes(f.reserved),
+          format_bytes(f.reserved), format_bytes(f.segment), format_bytes(f.reserved + f.segment),
+          format_bytes(f.peak_reserved), format_bytes(f.reserved + f.segment));
       d.hint = "raise or remove the cap (torch.cuda.set_per_process_memory_fraction, or the job's "
                "memory limit), "
                "or make the request smaller";
@@ -155,9 +155,10 @@ report oom_report(const trace& t, const std::vector<oom_finding>& findings, std:
       break;
     case oom_verdict::device_full:
       verdict = fmt::format(
-          "the device is genuinely out of memory: it had {} free for a {} request, with {} "
-          "reserved by this process ({} allocated to tensors)",
-          format_bytes(f.device_free), ask, format_bytes(f.reserved), format_bytes(f.allocated));
+          "the device is genuinely out of memory: it had {} free for the {} segment a {} request "
+          "needs, with {} reserved by this process ({} allocated to tensors)",
+          format_bytes(f.device_free), format_bytes(f.segment), ask, format_bytes(f.reserved),
+          format_bytes(f.allocated));
       d.hint = "reduce the batch size or model footprint (activation checkpointing, lower "
                "precision), or free "
                "what the largest sites below hold";
@@ -175,6 +176,7 @@ report oom_report(const trace& t, const std::vector<oom_finding>& findings, std:
     d.stack = report_stack(t, f.stack);
     d.add_field("verdict", std::string(to_string(f.verdict)));
     d.add_field("requested_bytes", static_cast<std::int64_t>(f.requested));
+    d.add_field("segment_bytes", static_cast<std::int64_t>(f.segment));
     d.add_field("device_free_bytes", static_cast<std::int64_t>(f.device_free));
     d.add_field("reserved_bytes", static_cast<std::int64_t>(f.reserved));
     d.add_field("allocated_bytes", static_cast<std::int64_t>(f.allocated));

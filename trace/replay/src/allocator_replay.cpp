@@ -59,16 +59,6 @@ std::size_t block_index(const segment& seg, std::uint64_t address) {
                                           : seg.blocks.size();
 }
 
-// The block the caching allocator makes for a request of `size` bytes (round_size: 512 at
-// least, then multiples of 512). A snapshot's trace entries give the request as the user made
-// it (alloc and frees record orig_size / requested_size); its dumped blocks, the rounded size.
-std::uint64_t block_size_for(std::uint64_t size) {
-  constexpr std::uint64_t min_block = 512;
-  if (size < min_block)
-    return min_block;
-  return size > ~std::uint64_t{0} - (min_block - 1) ? size : (size + min_block - 1) & -min_block;
-}
-
 // Marks the block of a request of `size` bytes at `address` with `state`; the request must lie
 // inside one inactive block.
 bool carve(segment& seg, std::uint64_t address, std::uint64_t size, block_state state,
@@ -81,7 +71,7 @@ bool carve(segment& seg, std::uint64_t address, std::uint64_t size, block_state 
   // A real segment's block is the rounded request, or the rest of the free block where that is
   // shorter (a history that disagrees with the dump); an implicit segment's is what the source
   // gave (Kineto and CUPTI report blocks; a host allocator does not round).
-  const auto rounded = seg.pool == implicit_pool ? size : block_size_for(size);
+  const auto rounded = seg.pool == implicit_pool ? size : caching_block_size(size);
   if (b.state != block_state::inactive || address + size > end) {
     if (b.address == address && (b.size == size || b.size == rounded)) { // already there
       seg.blocks[i].state = state;
@@ -297,6 +287,24 @@ bool undo_event(allocator_state& s, const memory_event& e, bool two_step_frees,
 }
 
 } // namespace
+
+std::uint64_t caching_block_size(std::uint64_t size) noexcept {
+  constexpr std::uint64_t min_block = 512;
+  if (size < min_block)
+    return min_block;
+  return size > ~std::uint64_t{0} - (min_block - 1) ? size : (size + min_block - 1) & -min_block;
+}
+
+std::uint64_t caching_segment_size(std::uint64_t size) noexcept {
+  constexpr std::uint64_t mib = std::uint64_t{1} << 20, round_large = 2 * mib;
+  const auto block = caching_block_size(size);
+  if (block <= mib)
+    return 2 * mib;
+  if (block < 10 * mib)
+    return 20 * mib;
+  return block > ~std::uint64_t{0} - (round_large - 1) ? block
+                                                       : (block + round_large - 1) & -round_large;
+}
 
 bool apply_memory_event(allocator_state& s, const memory_event& e) {
   return apply_event(s, e, std::nullopt);

@@ -41,6 +41,9 @@ struct oom_finding {
   std::int64_t time = 0;
   std::int32_t device = 0;
   std::uint64_t requested = 0;
+  /// The segment the caching allocator asks the driver for to serve the request
+  /// (caching_segment_size): what the device's free memory is measured against.
+  std::uint64_t segment = 0;
   std::uint64_t device_free = 0;
   std::uint64_t reserved = 0;  ///< at the moment of the failure
   std::uint64_t allocated = 0; ///< active_allocated block bytes

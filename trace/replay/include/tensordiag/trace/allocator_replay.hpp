@@ -21,6 +21,15 @@
 
 namespace tdiag::trace {
 
+/// The block the caching allocator makes for a request of `size` bytes (round_size with the
+/// default roundup_power2_divisions: 512 at least, then multiples of 512). A snapshot's trace
+/// entries give the request (torch records orig_size); its dumped blocks, this size.
+[[nodiscard]] std::uint64_t caching_block_size(std::uint64_t size) noexcept;
+/// The segment it asks the driver for when no cached block fits a request of `size` bytes
+/// (get_allocation_size of the block): 2 MiB up to 1 MiB, 20 MiB below 10 MiB, else the block
+/// rounded up to 2 MiB.
+[[nodiscard]] std::uint64_t caching_segment_size(std::uint64_t size) noexcept;
+
 /// Applies one memory event to `state` (forward in time). Returns false when the event does not
 /// match the state (a block that is not there, a segment freed while in use); the state is
 /// still changed as far as it sensibly can be. Events that are not allocator actions (oom,
