@@ -297,6 +297,34 @@ TEST_F(HostileInput, SnapshotMessagesSayWhatWasFound) {
       std::string::npos);
 }
 
+// A device's entries keep the file's order, which is the allocator's: an entry whose time_us runs
+// back takes the time of the entry before it (sorted by time, an allocation went before its
+// segment's creation, the segment was lost: "peak reserved 0 B"), and times pushed to the end
+// of the axis are said, in one warning (TDIAG-TR-118).
+TEST_F(HostileInput, SnapshotTimesKeepTheFileOrder) {
+  const auto back = load_trace(seed("time_us_backwards.pickle"));
+  const auto rows = back.trace.memory.all();
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].action, memory_action::segment_alloc);
+  EXPECT_EQ(rows[1].time, rows[0].time);
+  const auto s = summarize(back.trace);
+  ASSERT_EQ(s.memory.size(), 1u);
+  EXPECT_EQ(s.memory[0].peak_reserved, 2 << 20);
+  EXPECT_EQ(s.memory[0].final_reserved, 2 << 20);
+  EXPECT_EQ(s.memory[0].final_allocated, 3 << 18);
+  ASSERT_EQ(back.warnings.size(), 1u);
+  EXPECT_EQ(back.warnings[0].code, "TDIAG-TR-118");
+  EXPECT_NE(back.warnings[0].message.find("1 trace entry with a 'time_us' before"),
+            std::string::npos)
+      << back.warnings[0].message;
+
+  const auto far = load_trace(seed("time_us_far_apart.pickle"));
+  ASSERT_EQ(far.warnings.size(), 1u);
+  EXPECT_NE(far.warnings[0].message.find("1 trace entry with a 'time_us' more than 2^60 ns"),
+            std::string::npos)
+      << far.warnings[0].message;
+}
+
 // Sizes and addresses out of range, blocks that do not fit their segment and a NaN time are
 // refused with one line naming the entry and the field (the sweep's "16384 PiB" summaries).
 TEST_F(HostileInput, SnapshotSizesLayoutsAndTimesAreChecked) {

@@ -7,12 +7,15 @@
 #include <tensordiag/trace/snapshot_import.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <new>
 #include <numeric>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "snapshot_fields.hpp"
@@ -141,17 +144,18 @@ private:
       const auto events = traces.at(d);
       const auto device = static_cast<std::int32_t>(d);
       const auto lane = t_.lanes.memory(device);
+      std::int64_t last = std::numeric_limits<std::int64_t>::min(); // the device's latest time
       for (std::size_t i = 0; i < events.size(); ++i) {
         if (!in_place) {
           memory_event m = rows[order[k++]];
-          if (place(m, device, lane, unknown)) {
+          if (place(m, device, lane, last, unknown)) {
             check_event(m, events, d, i);
             gathered.push_back(m);
           }
           continue;
         }
         auto& m = rows[r++];
-        if (place(m, device, lane, unknown)) {
+        if (place(m, device, lane, last, unknown)) {
           check_event(m, events, d, i);
           if (++w != r)
             rows[w - 1] = m;
@@ -165,6 +169,7 @@ private:
       t_.memory.adopt(std::move(gathered));
     }
     rows = {};
+    note_times();
     for (const auto& [name, count] : unknown) {
       diagnostic note;
       note.level = severity::note;
@@ -176,11 +181,44 @@ private:
     }
   }
 
+  // One note for the times place() moved: what a user reads in the timeline is not the file's.
+  void note_times() {
+    if (time_backwards_ == 0 && time_clamped_ == 0)
+      return;
+    diagnostic note;
+    note.level = severity::warning;
+    note.code = codes::snapshot_time_order;
+    note.title = "snapshot times out of order or out of range";
+    std::vector<std::string> parts;
+    if (time_backwards_ > 0)
+      parts.push_back(fmt::format("{} trace entr{} with a 'time_us' before the entry listed ahead "
+                                  "(kept in the file's order, at that entry's time)",
+                                  time_backwards_, time_backwards_ == 1 ? "y" : "ies"));
+    if (time_clamped_ > 0)
+      parts.push_back(fmt::format("{} trace entr{} with a 'time_us' more than 2^60 ns from the "
+                                  "earliest (placed at that distance)",
+                                  time_clamped_, time_clamped_ == 1 ? "y" : "ies"));
+    note.message = fmt::format("{}: {}", s_->source_name(), fmt::join(parts, "; "));
+    out_.warnings.push_back(std::move(note));
+  }
+
   // A staged row on its device's lane with its time on the trace axis; an unknown action
-  // becomes a marker (false: not a memory event).
-  bool place(memory_event& m, std::int32_t device, lane_id lane,
+  // becomes a marker (false: not a memory event). A device's entries keep the order torch
+  // listed them in, which is the allocator's: an entry whose time runs back before the one
+  // listed ahead of it (`last`) takes that time, never a place before it (sorting by time
+  // put an allocation before its segment's creation and lost the segment).
+  bool place(memory_event& m, std::int32_t device, lane_id lane, std::int64_t& last,
              std::map<std::string, std::size_t>& unknown) {
-    m.time = to_ns(m.reserved1 == detail::row_has_no_time ? origin_us_ : m.time);
+    const bool timed = m.reserved1 != detail::row_has_no_time;
+    const auto wide = static_cast<detail::wide_int>(timed ? m.time : origin_us_) - origin_us_;
+    m.time = to_ns(timed ? m.time : origin_us_);
+    if (m.time != wide * 1000)
+      ++time_clamped_;
+    if (m.time < last) {
+      time_backwards_ += timed ? 1 : 0;
+      m.time = last;
+    }
+    last = m.time;
     m.reserved1 = 0;
     m.lane = lane;
     m.device = device;
@@ -448,7 +486,8 @@ private:
   detail::snapshot_rows entries_;
   std::int64_t origin_us_ = 0;
   std::int64_t last_time_ = 0;
-  bool release_blocks_ = false; ///< see blocks_held_once
+  std::size_t time_backwards_ = 0, time_clamped_ = 0; // see place()
+  bool release_blocks_ = false;                       ///< see blocks_held_once
 };
 
 // One streaming pass: the machine hands each trace entry to the rows as it is appended.

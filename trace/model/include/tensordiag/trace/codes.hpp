@@ -30,6 +30,7 @@ inline constexpr std::string_view unknown_block_state = "TDIAG-TR-114";
 inline constexpr std::string_view snapshot_too_large = "TDIAG-TR-115";
 inline constexpr std::string_view snapshot_out_of_range = "TDIAG-TR-116";
 inline constexpr std::string_view snapshot_bad_layout = "TDIAG-TR-117";
+inline constexpr std::string_view snapshot_time_order = "TDIAG-TR-118";
 inline constexpr std::string_view bad_gzip = "TDIAG-TR-120";
 inline constexpr std::string_view malformed_kineto = "TDIAG-TR-121";
 inline constexpr std::string_view truncated_kineto = "TDIAG-TR-122";
@@ -99,6 +100,7 @@ inline constexpr code_entry table[] = {
     {snapshot_too_large, "memory snapshot needs more memory than is available"},
     {snapshot_out_of_range, "memory snapshot size or address out of range"},
     {snapshot_bad_layout, "memory snapshot blocks do not fit their segment"},
+    {snapshot_time_order, "memory snapshot times out of order or out of range"},
     {bad_gzip, "bad gzip stream"},
     {malformed_kineto, "malformed Kineto trace"},
     {truncated_kineto, "truncated Kineto trace"},
