@@ -110,4 +110,42 @@ TEST(SummaryAnalysis, KinetoKernelsStreamsAndMemory) {
   EXPECT_EQ(gpu->peak_reserved, 1386217472);
 }
 
+// A report lists summary_lanes_listed streams at most, the busiest in their own order, and says
+// how many it leaves out (100,000 streams made a report of 100,000 notes and 200 MB).
+TEST(SummaryAnalysis, ManyStreamsListTheBusiestAndCountTheRest) {
+  trace t;
+  constexpr std::uint64_t streams = summary_lanes_listed + 36;
+  for (std::uint64_t s = 0; s < streams; ++s) {
+    kernel_event k;
+    k.stream = s;
+    k.lane = t.lanes.gpu(0, s);
+    k.name = t.strings.intern("k");
+    k.start = 0;
+    k.end = static_cast<std::int64_t>((s * 37) % streams + 1) * 1000; // busy times all differ
+    t.kernels.push_back(k);
+  }
+  t.finalize();
+  const auto s = summarize(t);
+  ASSERT_EQ(s.streams.size(), streams);
+  const auto r = summary_report(t, s);
+  std::vector<std::int64_t> busy;
+  std::size_t unlisted = 0;
+  for (const auto& d : r.diagnostics) {
+    if (d.code != "TDIAG-TR-203")
+      continue;
+    if (const auto* n = d.find_field("unlisted")) {
+      unlisted = static_cast<std::size_t>(std::get<std::int64_t>(n->value));
+      EXPECT_NE(d.message.find("36 more streams are not listed"), std::string::npos) << d.message;
+      continue;
+    }
+    busy.push_back(std::get<std::int64_t>(d.find_field("busy_ns")->value));
+  }
+  EXPECT_EQ(unlisted, 36u);
+  ASSERT_EQ(busy.size(), summary_lanes_listed);
+  // The busiest 64 of busy times 1..100 us: 37..100 us each once.
+  std::sort(busy.begin(), busy.end());
+  for (std::size_t i = 0; i < busy.size(); ++i)
+    EXPECT_EQ(busy[i], static_cast<std::int64_t>(streams - summary_lanes_listed + 1 + i) * 1000);
+}
+
 } // namespace

@@ -13,7 +13,11 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
+#include <string>
+#include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace tdiag::trace {
 namespace {
@@ -22,6 +26,39 @@ namespace {
 // device (150k devices made the report quadratic).
 std::string relative(const summary_result& s, std::int64_t time) {
   return fmt::format("+{}", format_duration(detail::sat_sub(time, s.span.begin)));
+}
+
+// The indices of `rows` a report lists: all of them up to `limit`, else the `limit` largest by
+// `weight`, in their own order (a trace of 100,000 streams made a report of 100,000 notes and
+// 200 MB, past any memory budget the import kept to).
+template <typename Row, typename Weight>
+std::vector<std::size_t> listed(const std::vector<Row>& rows, std::size_t limit, Weight weight) {
+  std::vector<std::size_t> out(rows.size());
+  std::iota(out.begin(), out.end(), std::size_t{0});
+  if (rows.size() <= limit)
+    return out;
+  std::nth_element(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(limit), out.end(),
+                   [&](std::size_t a, std::size_t b) {
+                     const auto wa = weight(rows[a]), wb = weight(rows[b]);
+                     return wa != wb ? wa > wb : a < b;
+                   });
+  out.resize(limit);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The note for the rows a report leaves out.
+diagnostic unlisted(std::string_view code, std::size_t all, std::size_t shown,
+                    std::string_view what, std::string_view by) {
+  diagnostic d;
+  d.level = severity::note;
+  d.code = std::string(code);
+  d.title = fmt::format("{} not listed", what);
+  d.message = fmt::format("{} more {} are not listed: the report keeps the {} {} (the "
+                          "Python API's Trace.summary() has them all)",
+                          all - shown, what, shown, by);
+  d.add_field("unlisted", static_cast<std::int64_t>(all - shown));
+  return d;
 }
 
 } // namespace
@@ -192,7 +229,10 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
       d.add_field("source_events", *k);
     r.diagnostics.push_back(std::move(d));
   }
-  for (const auto& m : s.memory) {
+  const auto memory =
+      listed(s.memory, summary_lanes_listed, [](const memory_peak& m) { return m.peak_reserved; });
+  for (const auto i : memory) {
+    const auto& m = s.memory[i];
     diagnostic d;
     d.level = severity::note;
     d.code = codes::memory_peak;
@@ -221,6 +261,9 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
       d.add_field("oom_events", static_cast<std::int64_t>(m.oom_events));
     r.diagnostics.push_back(std::move(d));
   }
+  if (memory.size() < s.memory.size())
+    r.diagnostics.push_back(unlisted(codes::memory_peak, s.memory.size(), memory.size(),
+                                     "memory devices", "with the highest peak reserved"));
   std::int64_t kernel_total = 0;
   for (const auto& k : s.kernels)
     kernel_total = detail::sat_add(kernel_total, k.total_ns);
@@ -245,7 +288,10 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
     d.add_field("max_ns", k.max_ns);
     r.diagnostics.push_back(std::move(d));
   }
-  for (const auto& st : s.streams) {
+  const auto streams =
+      listed(s.streams, summary_lanes_listed, [](const stream_stat& st) { return st.busy_ns; });
+  for (const auto i : streams) {
+    const auto& st = s.streams[i];
     diagnostic d;
     d.level = severity::note;
     d.code = codes::stream_activity;
@@ -262,6 +308,9 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
     d.add_field("busy_fraction", st.busy_fraction);
     r.diagnostics.push_back(std::move(d));
   }
+  if (streams.size() < s.streams.size())
+    r.diagnostics.push_back(
+        unlisted(codes::stream_activity, s.streams.size(), streams.size(), "streams", "busiest"));
   return r;
 }
 

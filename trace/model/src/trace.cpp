@@ -95,7 +95,8 @@ std::size_t trace::event_count() const noexcept {
 }
 
 std::uint64_t trace::memory_bytes() const noexcept {
-  std::uint64_t n = strings.text_bytes();
+  // A lane: its row and its index entry (a map node of ~80 bytes).
+  std::uint64_t n = strings.text_bytes() + std::uint64_t{lanes.size()} * (sizeof(lane) + 80);
   for_each_store([&](const auto& store) {
     n += 2 * std::uint64_t{store.size()} * sizeof(*store.all().data());
   });

@@ -72,7 +72,11 @@ struct summary_result {
 
 /// `t` must be finalized.
 [[nodiscard]] summary_result summarize(const trace& t);
-/// The report: an overview, one note per memory device, the `top` kernels and every stream.
+/// Memory devices and streams a summary report lists at most, each: those with the highest
+/// peak reserved bytes and the busiest, then one note for the rest.
+inline constexpr std::size_t summary_lanes_listed = 64;
+/// The report: an overview, one note per memory device, the `top` kernels and a note per
+/// stream (summary_lanes_listed of each at most).
 [[nodiscard]] report summary_report(const trace& t, const summary_result& s, std::size_t top = 10);
 
 } // namespace tdiag::trace

@@ -100,9 +100,9 @@ public:
 
   /// Total number of events over all kinds.
   [[nodiscard]] std::size_t event_count() const noexcept;
-  /// About the bytes the event stores and the string text take while a reader fills them
-  /// (twice the records, as vectors grow by doubling): what readers check against the memory
-  /// budget as they go.
+  /// About the bytes the event stores, the lanes and the string text take while a reader fills
+  /// them (twice the records, as vectors grow by doubling): what readers check against the
+  /// memory budget as they go.
   [[nodiscard]] std::uint64_t memory_bytes() const noexcept;
   /// Earliest begin and latest end over all events; {0, 0} for an empty trace.
   [[nodiscard]] time_span span() const noexcept;
