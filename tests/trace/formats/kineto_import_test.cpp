@@ -160,6 +160,27 @@ TEST(KinetoImport, Sniffing) {
   EXPECT_TRUE(sniff_kineto(head));
 }
 
+// A UTF-8 byte order mark before the JSON (Windows editors write one) is passed over; an error
+// after it still names the file's byte offset.
+TEST(KinetoImport, ByteOrderMarkIsPassedOver) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::string json = R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", )"
+                           R"("pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"stream": 7}}]})";
+  EXPECT_TRUE(sniff_kineto(as_bytes(bom + json)));
+  const auto r = import_kineto(as_bytes(bom + json), "bom.json");
+  EXPECT_EQ(r.trace.kernels.size(), 1u);
+  std::string bad = bom + json;
+  bad.replace(bad.find("\"dur\": 2"), 9, "\"dur\": []");
+  try {
+    (void)import_kineto(as_bytes(bad), "bom.json");
+    ADD_FAILURE() << "a list for dur was read";
+  } catch (const tdiag::input_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("bom.json"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
 TEST(KinetoImport, TruncatedGzipNamesTheOffset) {
   const auto path = shared("train_trace_small.json.gz");
   if (!std::filesystem::exists(path))

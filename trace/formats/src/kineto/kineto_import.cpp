@@ -233,6 +233,8 @@ bool top_level_keys_say_trace(std::string_view text) {
 }
 
 bool looks_like_trace_json(std::string_view text) {
+  if (text.starts_with("\xEF\xBB\xBF"))
+    text.remove_prefix(3); // a UTF-8 byte order mark (event_stream passes it over)
   text = skip_ws(text);
   if (text.starts_with("["))
     return skip_ws(text.substr(1)).starts_with("{");

@@ -103,6 +103,10 @@ public:
                std::size_t window)
       : source_(source), callbacks_(callbacks), w_(src, source, window) {
     w_.fill();
+    // A UTF-8 byte order mark (editors on Windows write one) is not JSON: passed over, the byte
+    // offsets stay the file's.
+    if (w_.size() >= 3 && std::memcmp(w_.data(), "\xEF\xBB\xBF", 3) == 0)
+      w_.drop_front(3);
   }
 
   std::size_t run() {
