@@ -300,7 +300,7 @@ TEST_F(HostileInput, SnapshotMessagesSayWhatWasFound) {
 // A device's entries keep the file's order, which is the allocator's: an entry whose time_us runs
 // back takes the time of the entry before it (sorted by time, an allocation went before its
 // segment's creation, the segment was lost: "peak reserved 0 B"), and times pushed to the end
-// of the axis are said, in one warning (TDIAG-TR-118).
+// of the axis are said, in one warning (TDIAG-TR-118); so is data after the pickle.
 TEST_F(HostileInput, SnapshotTimesKeepTheFileOrder) {
   const auto back = load_trace(seed("time_us_backwards.pickle"));
   const auto rows = back.trace.memory.all();
@@ -317,6 +317,14 @@ TEST_F(HostileInput, SnapshotTimesKeepTheFileOrder) {
   EXPECT_NE(back.warnings[0].message.find("1 trace entry with a 'time_us' before"),
             std::string::npos)
       << back.warnings[0].message;
+
+  // A second pickle after the first one's STOP is not read, and said (TDIAG-TR-119).
+  const auto two = load_trace(seed("two_pickles_concatenated.pickle"));
+  EXPECT_EQ(two.trace.memory.size(), 1u);
+  ASSERT_EQ(two.warnings.size(), 1u);
+  EXPECT_EQ(two.warnings[0].code, "TDIAG-TR-119");
+  EXPECT_NE(two.warnings[0].message.find("bytes after the pickle's end"), std::string::npos)
+      << two.warnings[0].message;
 
   const auto far = load_trace(seed("time_us_far_apart.pickle"));
   ASSERT_EQ(far.warnings.size(), 1u);

@@ -65,6 +65,7 @@ public:
     read_segments(segments, sort_state);
     read_annotations(root.find("external_annotations"));
     read_settings(root.find("allocator_settings"));
+    note_trailing_data();
   }
 
 private:
@@ -179,6 +180,21 @@ private:
                                  s_->source_name(), count, name, count == 1 ? "y" : "ies");
       out_.warnings.push_back(std::move(note));
     }
+  }
+
+  // Bytes after the pickle's STOP (a second pickle appended, say) are not read, as pickle.load
+  // does not read them: said, never dropped silently.
+  void note_trailing_data() {
+    const auto after = s_->size() - std::min(s_->size(), s_->position());
+    if (after == 0)
+      return;
+    diagnostic note;
+    note.level = severity::warning;
+    note.code = codes::snapshot_trailing_data;
+    note.title = "data after the memory snapshot's pickle";
+    note.message = fmt::format("{}: {} byte{} after the pickle's end (byte offset {}) are not read",
+                               s_->source_name(), after, after == 1 ? "" : "s", s_->position());
+    out_.warnings.push_back(std::move(note));
   }
 
   // One note for the times place() moved: what a user reads in the timeline is not the file's.

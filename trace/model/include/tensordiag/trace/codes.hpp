@@ -31,6 +31,7 @@ inline constexpr std::string_view snapshot_too_large = "TDIAG-TR-115";
 inline constexpr std::string_view snapshot_out_of_range = "TDIAG-TR-116";
 inline constexpr std::string_view snapshot_bad_layout = "TDIAG-TR-117";
 inline constexpr std::string_view snapshot_time_order = "TDIAG-TR-118";
+inline constexpr std::string_view snapshot_trailing_data = "TDIAG-TR-119";
 inline constexpr std::string_view bad_gzip = "TDIAG-TR-120";
 inline constexpr std::string_view malformed_kineto = "TDIAG-TR-121";
 inline constexpr std::string_view truncated_kineto = "TDIAG-TR-122";
@@ -101,6 +102,7 @@ inline constexpr code_entry table[] = {
     {snapshot_out_of_range, "memory snapshot size or address out of range"},
     {snapshot_bad_layout, "memory snapshot blocks do not fit their segment"},
     {snapshot_time_order, "memory snapshot times out of order or out of range"},
+    {snapshot_trailing_data, "data after the memory snapshot's pickle"},
     {bad_gzip, "bad gzip stream"},
     {malformed_kineto, "malformed Kineto trace"},
     {truncated_kineto, "truncated Kineto trace"},
