@@ -326,6 +326,18 @@ TEST_F(HostileInput, SnapshotTimesKeepTheFileOrder) {
   EXPECT_NE(two.warnings[0].message.find("bytes after the pickle's end"), std::string::npos)
       << two.warnings[0].message;
 
+  // An allocation at an address already live does not match the replay: counted and said.
+  const auto twice = load_trace(seed("alloc_twice_at_one_address.pickle"));
+  const auto peaks = summarize(twice.trace).memory;
+  ASSERT_EQ(peaks.size(), 1u);
+  EXPECT_EQ(peaks[0].mismatched_events, 1u);
+  const auto r = summary_report(twice.trace, summarize(twice.trace));
+  ASSERT_GE(r.diagnostics.size(), 2u);
+  ASSERT_EQ(r.diagnostics[1].notes.size(), 1u);
+  EXPECT_NE(r.diagnostics[1].notes[0].find("1 of the 3 memory events do not match"),
+            std::string::npos)
+      << r.diagnostics[1].notes[0];
+
   const auto far = load_trace(seed("time_us_far_apart.pickle"));
   ASSERT_EQ(far.warnings.size(), 1u);
   EXPECT_NE(far.warnings[0].message.find("1 trace entry with a 'time_us' more than 2^60 ns"),

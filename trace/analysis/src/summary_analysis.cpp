@@ -73,7 +73,7 @@ memory_peak memory_peak_of(const trace& t, lane_id lane) {
     p.oom_events += e.action == memory_action::oom;
   // One curve for every front end: memory_series (reported totals, else the replay), folded
   // as it is made.
-  for_each_memory_sample(t, lane, [&](const memory_sample& s) {
+  const auto fold = [&](const memory_sample& s) {
     if (s.allocated > p.peak_allocated)
       p.peak_allocated = s.allocated, p.peak_allocated_time = s.time;
     if (s.reserved > p.peak_reserved)
@@ -83,7 +83,8 @@ memory_peak memory_peak_of(const trace& t, lane_id lane) {
     p.final_allocated = s.allocated;
     p.final_reserved = s.reserved;
     p.final_requested = s.requested;
-  });
+  };
+  for_each_memory_sample(t, lane, fold, t.final_allocator_state ? &p.mismatched_events : nullptr);
   return p;
 }
 
@@ -259,6 +260,14 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
     }
     if (m.oom_events != 0)
       d.add_field("oom_events", static_cast<std::int64_t>(m.oom_events));
+    if (m.mismatched_events != 0) {
+      d.add_field("mismatched_events", static_cast<std::int64_t>(m.mismatched_events));
+      d.notes.push_back(fmt::format(
+          "{} of the {} memory events do not match the allocator state replayed to them (an "
+          "allocation inside a live block, a free of a block that is not there, a segment freed "
+          "in use): the figures count them as the replay applies them",
+          m.mismatched_events, m.events));
+    }
     r.diagnostics.push_back(std::move(d));
   }
   if (memory.size() < s.memory.size())

@@ -12,7 +12,8 @@
 namespace tdiag::trace {
 
 bool for_each_memory_sample(const trace& t, lane_id lane,
-                            const std::function<void(const memory_sample&)>& visit) {
+                            const std::function<void(const memory_sample&)>& visit,
+                            std::size_t* mismatches) {
   const auto events = t.memory.lane(lane);
   if (events.empty()) {
     // A dump without history: its totals, once, at its time.
@@ -60,8 +61,9 @@ bool for_each_memory_sample(const trace& t, lane_id lane,
   visit({events.front().time, now.allocated, now.requested, now.reserved});
   detail::replay_state r(std::move(start), device, events);
   detail::replay_totals change;
+  std::size_t missed = 0;
   for (const auto& e : events) {
-    r.step(e, false, false, &change);
+    missed += r.step(e, false, false, &change) ? 0 : 1;
     // The running totals saturate: sizes near 2^63 from a file must not overflow (found by the
     // fuzzers).
     now.allocated = detail::sat_add(now.allocated, change.allocated);
@@ -69,6 +71,8 @@ bool for_each_memory_sample(const trace& t, lane_id lane,
     now.reserved = detail::sat_add(now.reserved, change.reserved);
     visit({e.time, now.allocated, now.requested, now.reserved});
   }
+  if (mismatches != nullptr)
+    *mismatches = missed;
   return false;
 }
 

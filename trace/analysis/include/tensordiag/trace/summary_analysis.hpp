@@ -41,6 +41,9 @@ struct memory_peak {
   std::size_t oom_events = 0;
   /// Bytes the program asked for (block sizes less rounding); -1 when the source does not say.
   std::int64_t peak_requested = -1, peak_requested_time = 0, final_requested = -1;
+  /// Events the replay found not to match its state (an alloc inside a live block, a free of a
+  /// block that is not there, a segment freed in use): the figures count them as applied.
+  std::size_t mismatched_events = 0;
 };
 
 struct stream_stat {

@@ -42,8 +42,10 @@ struct memory_series {
 [[nodiscard]] memory_series memory_series_of(const trace& t, lane_id lane);
 /// The samples of memory_series_of(t, lane), visited in order and not kept: a peak or a final
 /// value needs no series (a summary of 100M events keeps no 3.2 GB series). Returns
-/// memory_series::reported.
+/// memory_series::reported. `mismatches`, when given, receives the events the forward replay
+/// found not to match its state (apply_memory_event returned false); 0 for reported totals.
 bool for_each_memory_sample(const trace& t, lane_id lane,
-                            const std::function<void(const memory_sample&)>& visit);
+                            const std::function<void(const memory_sample&)>& visit,
+                            std::size_t* mismatches = nullptr);
 
 } // namespace tdiag::trace
