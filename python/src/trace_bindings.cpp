@@ -62,7 +62,7 @@ py::dict summary_data(const tdiag::trace::trace& t, const summary_result& s) {
     d["final_reserved"] = m.final_reserved, d["oom_events"] = m.oom_events;
     // -1 where the source has no requested sizes (only PyTorch snapshots do).
     d["peak_requested"] = m.peak_requested, d["peak_requested_time"] = m.peak_requested_time;
-    d["final_requested"] = m.final_requested;
+    d["final_requested"] = m.final_requested, d["mismatched_events"] = m.mismatched_events;
     memory.append(std::move(d));
   }
   py::list kernels;

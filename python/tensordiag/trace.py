@@ -152,7 +152,8 @@ class Summary(Result):
             ("peak_reserved_time_ns", _I("peak_reserved_time_ns", "peak_reserved_time")),
             ("final_allocated_bytes", _F("final_allocated_bytes", "final_allocated")),
             ("final_reserved_bytes", _F("final_reserved_bytes", "final_reserved")),
-            ("oom_events", _F("oom_events"))]),
+            ("oom_events", _F("oom_events")),
+            ("mismatched_events", _F("mismatched_events"))]),
     }
 
     def _fields(self) -> Dict[str, Any]:

@@ -3,6 +3,7 @@
 """tensordiag.trace against `tdiag trace` on the shared traces: the same figures."""
 
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -253,3 +254,16 @@ def test_core_functions_refuse_none():
         core.summary(None, 5)
     with pytest.raises(TypeError):
         core.diff(None, None, 5)
+
+
+def test_summary_memory_counts_mismatched_events(tdiag):
+    # An allocation at an address already live (a hostile sweep's input): the library counts it,
+    # the table and the CLI's JSON say the same.
+    seed = (Path(__file__).resolve().parents[1] / "trace" / "fuzz" / "corpus" / "snapshot_import"
+            / "alloc_twice_at_one_address.pickle")
+    s = trace.load(seed).summary()
+    rows = s.rows("memory")
+    assert [r["mismatched_events"] for r in rows] == [1]
+    doc = cli_json(tdiag, "summary", seed)
+    fields = {f["name"]: f["value"] for f in doc["diagnostics"][1]["fields"]}
+    assert fields["mismatched_events"] == 1
