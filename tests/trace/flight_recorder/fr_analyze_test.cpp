@@ -290,6 +290,29 @@ TEST(FrAnalyze, PerRankSizesThatAreLegalAreNotDivergences) {
   EXPECT_EQ(r.mismatches.at(0).state, fr::match_state::size_or_syntax_mismatch);
 }
 
+// The rules hold a call against itself too: every rank issuing an all_gather whose output is not
+// the group size times its input is a divergence of the whole group (it read "every collective
+// matched"); the same call with the right sizes matches. Dims whose product overflows int64
+// count as its limit, never as a wrapped number.
+TEST(FrAnalyze, ACallEveryRankIssuedIsHeldToItsGroup) {
+  const fr::tensor_shapes bad{{{4, 4}}, {{1, 0}}, {"Float"}, {"Float"}};
+  auto r = fr::analyze(one_call("nccl:_all_gather_base", {bad, bad, bad, bad}));
+  ASSERT_EQ(r.mismatches.size(), 1u) << fr::to_text(r);
+  EXPECT_EQ(r.mismatches[0].state, fr::match_state::size_or_syntax_mismatch);
+  EXPECT_EQ(r.mismatches[0].ranks, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(r.culprits.size(), 4u);
+  EXPECT_NE(fr::to_text(r).find("as every rank did; it does not fit a group of 4"),
+            std::string::npos)
+      << fr::to_text(r);
+  const fr::tensor_shapes good{{{4, 4}}, {{16, 4}}, {"Float"}, {"Float"}};
+  r = fr::analyze(one_call("nccl:_all_gather_base", {good, good, good, good}));
+  EXPECT_FALSE(r.findings()) << fr::to_text(r);
+  const std::int64_t huge = std::int64_t{1} << 32;
+  const fr::tensor_shapes wide{{{huge, huge}}, {{huge, huge}}, {"Float"}, {"Float"}};
+  r = fr::analyze(one_call("nccl:_all_gather_base", {wide, wide}));
+  EXPECT_EQ(r.mismatches.size(), 1u) << fr::to_text(r);
+}
+
 TEST(FrAnalyze, AStaleStateBehindACompletedCollectiveIsCompleted) {
   // Rank 1's #1 still reads `started`, yet it completed #2: a rank's collectives of one group
   // complete in order, so #1 completed too and nothing diverges.

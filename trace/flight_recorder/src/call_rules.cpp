@@ -6,9 +6,9 @@
 // that a verdict reads with the same words: the op type first, then sizes (all_to_all, scatter
 // and gather exchange per-rank sizes), the gather/scatter element counts against the group
 // size, then dtypes; all_to_all stays undecided.
+#include <tensordiag/trace/detail/saturate.hpp>
+
 #include <algorithm>
-#include <functional>
-#include <numeric>
 #include <set>
 
 #include "job_index.hpp"
@@ -20,11 +20,23 @@ bool one_of(std::string_view type, std::initializer_list<std::string_view> names
   return std::find(names.begin(), names.end(), type) != names.end();
 }
 
-std::int64_t numel(const std::vector<std::vector<std::int64_t>>& sizes) {
+// Element counts in 128 bits, held within +-2^100: a dump's dims (2^32 x 2^32, say) do not
+// overflow, and a count times the group size (below 2^31) does not either; no tensor has 2^100
+// elements, so the clamp never equates two real counts.
+using count = tdiag::trace::detail::wide_int;
+
+count numel(const std::vector<std::vector<std::int64_t>>& sizes) {
   if (sizes.empty())
     return 0;
-  return std::accumulate(sizes.front().begin(), sizes.front().end(), std::int64_t{1},
-                         std::multiplies<>());
+  constexpr count limit = count{1} << 100;
+  count n = 1;
+  for (const auto d : sizes.front()) {
+    const count magnitude = d < 0 ? -count{d} : count{d}, so_far = n < 0 ? -n : n;
+    if (magnitude != 0 && so_far > limit / magnitude) // the product would pass the limit
+      return (n < 0) != (d < 0) ? -limit : limit;
+    n *= d;
+  }
+  return n;
 }
 
 std::set<std::string> as_set(const std::vector<std::string>& v) {
@@ -67,7 +79,7 @@ match_state compare_calls(std::string_view ref_type, const tensor_shapes& ref,
     return match_state::size_or_syntax_mismatch;
   if (one_of(type, {"all_reduce", "allreduce_coalesced"}) && ref.input_sizes != other.output_sizes)
     return match_state::size_or_syntax_mismatch;
-  const auto n = static_cast<std::int64_t>(group_size);
+  const auto n = static_cast<count>(group_size);
   if (one_of(type, {"all_gather", "_all_gather_base", "all_gather_into_tensor_coalesced"}) &&
       n > 0 && !other.output_sizes.empty() && !ref.input_sizes.empty() &&
       numel(other.output_sizes) != numel(ref.input_sizes) * n)

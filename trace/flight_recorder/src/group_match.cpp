@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "group_analysis.hpp"
 
@@ -73,6 +74,35 @@ mismatch call_mismatch(const job_index& job, const group_data& g, std::int64_t s
   m.detail = fmt::format("at #{} ranks {} issued {}; rank(s) {} issued {}{}", seq,
                          rank_list(majority), m.expected, rank_list(m.ranks), m.found.front(),
                          tie ? " (no majority: which side deviated cannot be told)" : "");
+  return m;
+}
+
+// Every rank issued the same call, but the call does not fit its group (an all_gather whose
+// output is not the group size times its input, input and output dtypes that differ): the
+// rules are held against the call itself, so a mistake every rank made is found too (it read
+// "every collective matched").
+std::optional<mismatch> self_mismatch(const job_index& job, const group_data& g, std::int64_t seq,
+                                      const std::vector<participant>& at) {
+  const auto& p = at.front();
+  const auto op = job.op_id(*p.member, *p.e);
+  const auto& shapes = *job.shapes[job.shapes_id(*p.member, *p.e)];
+  mismatch m;
+  m.state = compare_calls(job.op_types[op], shapes, job.op_types[op], shapes, g.members.size());
+  if (m.state == match_state::fully_matched || m.state == match_state::undecided)
+    return std::nullopt;
+  m.pg = g.name;
+  m.seq = seq;
+  m.expected = describe_call(job.op_names[op], shapes);
+  for (const auto& q : at) {
+    m.ranks.push_back(job.rank_of(*q.member));
+    m.found.push_back(m.expected);
+  }
+  std::sort(m.ranks.begin(), m.ranks.end());
+  m.detail = fmt::format("at #{} every rank ({}) issued {}, which does not fit a group of {}{}",
+                         seq, rank_list(m.ranks), m.expected, g.members.size(),
+                         m.state == match_state::collective_dtype_mismatch
+                             ? " (its input and output dtypes differ)"
+                             : " (its element counts do not match the group size)");
   return m;
 }
 
@@ -164,6 +194,8 @@ divergences compare_group(const job_index& job, const group_data& g) {
             out.call = std::move(mm);
             out.call_tie = tie;
           }
+        } else {
+          out.call = self_mismatch(job, g, seq, at);
         }
       }
       if (!out.state)

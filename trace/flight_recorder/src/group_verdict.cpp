@@ -69,8 +69,13 @@ void judge_desync(const job_index& job, const group_data& g, const mismatch& mm,
     // The calls in full (op, sizes, dtypes): a size or dtype divergence shows in them alone.
     const auto i = static_cast<std::size_t>(at - mm.ranks.begin());
     const auto& issued = i < mm.found.size() && !mm.found[i].empty() ? mm.found[i] : c.own_op;
-    c.detail = fmt::format("issued {} as #{} of group {} where the others issued {} ({})", issued,
-                           mm.seq, g.name, mm.expected, to_string(mm.state));
+    // Every rank issued the same call (group_match's self_mismatch): the call itself is wrong.
+    const bool all = mm.ranks.size() == g.with_entries.size() && issued == mm.expected;
+    c.detail = all ? fmt::format("issued {} as #{} of group {}, as every rank did; it does not fit "
+                                 "a group of {} ({})",
+                                 issued, mm.seq, g.name, g.members.size(), to_string(mm.state))
+                   : fmt::format("issued {} as #{} of group {} where the others issued {} ({})",
+                                 issued, mm.seq, g.name, mm.expected, to_string(mm.state));
     v.culprits.push_back(std::move(c));
   }
   v.verdict = fmt::format("diverged at #{}: {}", mm.seq, mm.detail);
