@@ -307,6 +307,13 @@ TEST(FrAnalyze, ACallEveryRankIssuedIsHeldToItsGroup) {
   const fr::tensor_shapes good{{{4, 4}}, {{16, 4}}, {"Float"}, {"Float"}};
   r = fr::analyze(one_call("nccl:_all_gather_base", {good, good, good, good}));
   EXPECT_FALSE(r.findings()) << fr::to_text(r);
+  // An output listed as a tensor per rank counts all of them.
+  const fr::tensor_shapes listed{
+      {{4, 4}}, {{4, 4}, {4, 4}, {4, 4}, {4, 4}}, {"Float"}, {"Float", "Float", "Float", "Float"}};
+  r = fr::analyze(one_call("nccl:all_gather", {listed, listed, listed, listed}));
+  EXPECT_FALSE(r.findings()) << fr::to_text(r);
+  r = fr::analyze(one_call("nccl:all_gather", {listed, listed, listed}));
+  EXPECT_EQ(r.mismatches.size(), 1u) << fr::to_text(r); // four outputs in a group of three
   const std::int64_t huge = std::int64_t{1} << 32;
   const fr::tensor_shapes wide{{{huge, huge}}, {{huge, huge}}, {"Float"}, {"Float"}};
   r = fr::analyze(one_call("nccl:_all_gather_base", {wide, wide}));

@@ -25,17 +25,29 @@ bool one_of(std::string_view type, std::initializer_list<std::string_view> names
 // elements, so the clamp never equates two real counts.
 using count = tdiag::trace::detail::wide_int;
 
-count numel(const std::vector<std::vector<std::int64_t>>& sizes) {
-  if (sizes.empty())
-    return 0;
-  constexpr count limit = count{1} << 100;
+constexpr count limit = count{1} << 100;
+
+count clamp(count n) {
+  return n > limit ? limit : n < -limit ? -limit : n;
+}
+
+count numel(const std::vector<std::int64_t>& dims) {
   count n = 1;
-  for (const auto d : sizes.front()) {
+  for (const auto d : dims) {
     const count magnitude = d < 0 ? -count{d} : count{d}, so_far = n < 0 ? -n : n;
     if (magnitude != 0 && so_far > limit / magnitude) // the product would pass the limit
       return (n < 0) != (d < 0) ? -limit : limit;
     n *= d;
   }
+  return n;
+}
+
+// The elements of every tensor listed: an all_gather's output is one flattened tensor (NCCL)
+// or a tensor per rank (a list), the group size times the input either way.
+count total_numel(const std::vector<std::vector<std::int64_t>>& sizes) {
+  count n = 0;
+  for (const auto& dims : sizes)
+    n = clamp(n + numel(dims));
   return n;
 }
 
@@ -82,11 +94,11 @@ match_state compare_calls(std::string_view ref_type, const tensor_shapes& ref,
   const auto n = static_cast<count>(group_size);
   if (one_of(type, {"all_gather", "_all_gather_base", "all_gather_into_tensor_coalesced"}) &&
       n > 0 && !other.output_sizes.empty() && !ref.input_sizes.empty() &&
-      numel(other.output_sizes) != numel(ref.input_sizes) * n)
+      total_numel(other.output_sizes) != numel(ref.input_sizes.front()) * n)
     return match_state::size_or_syntax_mismatch;
   if (one_of(type, {"reduce_scatter", "_reduce_scatter_base", "reduce_scatter_tensor_coalesced"}) &&
       n > 0 && !other.input_sizes.empty() && !ref.output_sizes.empty() &&
-      numel(other.input_sizes) != numel(ref.output_sizes) * n)
+      total_numel(other.input_sizes) != numel(ref.output_sizes.front()) * n)
     return match_state::size_or_syntax_mismatch;
   if (dtypes_differ(type, ref, other))
     return match_state::collective_dtype_mismatch;
