@@ -40,6 +40,7 @@ SCENARIOS = {
     "gil_held": ({2: "no_dump"}, "rank 2 holds the GIL in a C sleep: its dump thread never runs"),
     "killed": ({3: "no_dump"}, "rank 3 is killed (SIGKILL) right after issuing all_reduce #7"),
     "nccl_single": ({}, "one NCCL rank (needs CUDA): the NCCL recorder's dump format"),
+    "collectives": ({}, "every rank runs each gather/scatter family call gloo has; none stuck"),
 }
 WARMUP = 6  # all_reduces every rank completes before the fault
 
@@ -149,16 +150,49 @@ def worker(args):
             work = dist.all_reduce(t, async_op=True)
             os.kill(os.getpid(), signal.SIGKILL)
             work.wait()
+        elif scenario in ("collectives", "nccl_single"):
+            run_collectives(dist, t, world, rank)
         else:
             dist.all_reduce(t)
     except Exception as e:  # gloo may fail a mismatched call; the ring is what we want
         sys.stderr.write(f"rank {rank}: the faulty step raised {type(e).__name__}: {e}\n")
-    if scenario in ("matched", "nccl_single"):
+    if scenario in ("matched", "nccl_single", "collectives"):
         if device == "cuda":
             torch.cuda.synchronize()
         timer.cancel()
         dump_and_exit()
     time.sleep(args.hang * 10)  # the timer dumps and exits
+
+
+def run_collectives(dist, t, world, rank):
+    """The gather/scatter family, each as every rank calls it right (list and flat forms): what
+    the element-count rules must not call a divergence. A call this backend lacks is skipped."""
+    import torch
+
+    calls = [
+        ("all_gather", lambda: dist.all_gather([torch.empty_like(t) for _ in range(world)], t)),
+        ("all_gather_into_tensor",
+         lambda: dist.all_gather_into_tensor(t.new_empty(world * t.shape[0], *t.shape[1:]), t)),
+        ("reduce_scatter_tensor",
+         lambda: dist.reduce_scatter_tensor(torch.empty_like(t),
+                                            t.repeat(world, *([1] * (t.dim() - 1))))),
+        ("reduce_scatter",
+         lambda: dist.reduce_scatter(torch.empty_like(t), [t.clone() for _ in range(world)])),
+        ("all_to_all_single",
+         lambda: dist.all_to_all_single(torch.empty(world * 2, device=t.device),
+                                        torch.ones(world * 2, device=t.device))),
+        ("gather", lambda: dist.gather(t, [torch.empty_like(t) for _ in range(world)]
+                                       if rank == 0 else None, dst=0)),
+        ("scatter", lambda: dist.scatter(torch.empty_like(t), [t.clone() for _ in range(world)]
+                                         if rank == 0 else None, src=0)),
+        ("broadcast", lambda: dist.broadcast(t, src=0)),
+        ("all_reduce", lambda: dist.all_reduce(t)),
+    ]
+    for name, call in calls:
+        try:
+            call()
+        except Exception as e:  # not on this backend: every rank skips it alike
+            sys.stderr.write(f"rank {rank}: {name} skipped: {type(e).__name__}: {e}\n")
 
 
 def free_port():
