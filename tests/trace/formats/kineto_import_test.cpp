@@ -181,6 +181,39 @@ TEST(KinetoImport, ByteOrderMarkIsPassedOver) {
   }
 }
 
+// null where a string or args are due is absent (writers that fill every key write it); any
+// other type is refused with one line naming the field, not simdjson's "does not have the
+// requested type" at a byte offset.
+TEST(KinetoImport, FieldsOfTheWrongTypeAreNamed) {
+  const auto event = [](std::string_view field) {
+    return fmt::format(R"({{"traceEvents": [{{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, )"
+                       R"("tid": 7, "ts": 1, "dur": 2, "args": {{"stream": 7}}, {}}}]}})",
+                       field);
+  };
+  for (const auto* field : {R"("cat": null)", R"("name": null)", R"("args": null)"}) {
+    SCOPED_TRACE(field);
+    EXPECT_NO_THROW((void)import_kineto(as_bytes(event(field)), "null.json"));
+  }
+  struct refused {
+    std::string json, says;
+  };
+  for (const auto& [json, says] :
+       {refused{event(R"("name": 5)"), "traceEvents[0].name: expected a JSON string, got 5"},
+        refused{event(R"("args": [1])"), "traceEvents[0].args: expected a JSON object"},
+        refused{R"({"distributedInfo": [0], "traceEvents": []})",
+                "distributedInfo: expected a JSON object"},
+        refused{R"({"deviceProperties": "x", "traceEvents": []})",
+                R"(deviceProperties: expected a JSON array, got "x")"}}) {
+    SCOPED_TRACE(json);
+    try {
+      (void)import_kineto(as_bytes(json), "typed.json");
+      ADD_FAILURE() << "read";
+    } catch (const tdiag::input_error& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(KinetoImport, TruncatedGzipNamesTheOffset) {
   const auto path = shared("train_trace_small.json.gz");
   if (!std::filesystem::exists(path))

@@ -138,17 +138,17 @@ void kineto_builder::read_event(od::object& obj) {
     switch (key.raw()[0]) {
     case 'p':
       if (key == "ph")
-        ph = take(v.get_string());
+        ph = read_string(v, "ph");
       else if (key == "pid")
         pid = read_track(v, "pid");
       break;
     case 'c':
       if (key == "cat")
-        cat = take(v.get_string());
+        cat = read_string(v, "cat");
       break;
     case 'n':
       if (key == "name")
-        name = take(v.get_string());
+        name = read_string(v, "name");
       break;
     case 't':
       if (key == "ts") {
@@ -170,8 +170,8 @@ void kineto_builder::read_event(od::object& obj) {
       }
       break;
     case 'a':
-      if (key == "args") {
-        od::object a = take(v.get_object());
+      if (key == "args" && !v.is_null()) {
+        od::object a = read_object(v, "args");
         if (ph == "C")
           read_counter_args(a, args, numbers_);
         else if (!ph.empty())

@@ -28,6 +28,32 @@ constexpr std::string_view integer_expected = "a JSON integer";
 [[noreturn]] void throw_bad(od::value v, std::string_view path, std::string_view expected) {
   throw bad_field{path, std::string(token_text(v)), expected};
 }
+} // namespace
+
+std::string_view read_string(od::value v, std::string_view path) {
+  std::string_view out;
+  if (v.get_string().get(out) == simdjson::SUCCESS)
+    return out;
+  if (v.is_null())
+    return {};
+  throw_bad(v, path, "a JSON string");
+}
+
+od::object read_object(od::value v, std::string_view path) {
+  od::object out;
+  if (v.get_object().get(out) != simdjson::SUCCESS)
+    throw_bad(v, path, "a JSON object");
+  return out;
+}
+
+od::array read_array(od::value v, std::string_view path) {
+  od::array out;
+  if (v.get_array().get(out) != simdjson::SUCCESS)
+    throw_bad(v, path, "a JSON array");
+  return out;
+}
+
+namespace {
 
 // A JSON number of any type, or the value of a "0x1f" string (ROCm writes stream ids so).
 struct integer_value {

@@ -107,6 +107,12 @@ std::int64_t read_i64(od::value v, std::string_view path, text_numbers& seen);
 double read_f64(od::value v, std::string_view path, text_numbers& seen);
 /// `v` as written, for messages (simdjson leaves the separator after a scalar's token).
 std::string_view token_text(od::value v);
+/// A string field ("ph", "cat", "name"); null is absent (empty). Anything else throws bad_field
+/// naming `path`.
+std::string_view read_string(od::value v, std::string_view path);
+/// An object or an array field; anything else throws bad_field naming `path`.
+od::object read_object(od::value v, std::string_view path);
+od::array read_array(od::value v, std::string_view path);
 
 /// A JSON time in microseconds, read exactly from its text as whole us plus ns (a double
 /// cannot hold epoch microseconds with a fraction: 1.7e15 us has a 0.25 us ulp). `fractional` is

@@ -39,7 +39,7 @@ void read_top_level(od::object& top, detail::kineto_builder& builder, trace& t) 
       builder.set_base(read_i64(v, "baseTimeNanoseconds", builder.numbers()));
     } else if (key == "distributedInfo") {
       // {"backend": "nccl", "rank": 0, "world_size": 128}: kept as distributed.<key>.
-      od::object info = take(v.get_object());
+      od::object info = read_object(v, "distributedInfo");
       for_each_field(info, [&](od::raw_json_string gkey, od::value gv) {
         const char* graw = gkey.raw();
         const std::string name = "distributed." + std::string(graw, std::strcspn(graw, "\""));
@@ -52,9 +52,11 @@ void read_top_level(od::object& top, detail::kineto_builder& builder, trace& t) 
       });
     } else if (key == "deviceProperties" || key == "computeProperties") {
       // computeProperties: the name Kineto used before 2021 for the same list.
-      od::array devices = take(v.get_array());
+      const bool old_name = key == "computeProperties";
+      od::array devices = read_array(v, old_name ? "computeProperties" : "deviceProperties");
       for (auto dev : devices) {
-        od::object o = take(dev.get_object());
+        od::object o = read_object(take(std::move(dev)),
+                                   old_name ? "computeProperties[]" : "deviceProperties[]");
         std::string_view name;
         if (o.find_field_unordered("name").get_string().get(name) == simdjson::SUCCESS &&
             !name.empty())
