@@ -204,7 +204,8 @@ const command_registration registration(30, [](CLI::App& app, command_context& c
       fmt::format("Time since the trace's start: {}, or 40% of the span",
                   trace::duration_examples));
   auto* ev = tl->add_option("--event", timeline->event,
-                            "Instead of --at: the state after the first N memory events");
+                            "Instead of --at: the state after the first N memory events")
+                 ->check(at_least_zero());
   at->excludes(ev);
   tl->add_option("--segments", timeline->segments, "Segments to list (largest first)")
       ->capture_default_str();

@@ -101,6 +101,8 @@ tdiag_cli_test(timeline.bad_time FAMILY trace EXPECT_RC 2 LABELS data
   ARGS "trace|timeline|${oom}|--at|soon" CHECKS "-DSTDERR_REGEX='soon' is not a time like 1.5s")
 tdiag_cli_test(timeline.no_instant FAMILY trace EXPECT_RC 2 LABELS data
   ARGS "trace|timeline|${oom}" CHECKS "-DSTDERR_REGEX=--at or --event is required")
+tdiag_cli_test(timeline.negative_event FAMILY trace EXPECT_RC 2 LABELS data
+  ARGS "trace|timeline|${oom}|--event|-1" CHECKS "-DSTDERR_REGEX=--event: expected N >= 0, got -1")
 
 # Whole-job analysis and the op diff on HTA's traces: the figures HTA 0.6.1 computes
 # (../shared/golden/hta/; tests/trace/job_analysis_test.cpp checks them all at the API).
