@@ -109,14 +109,33 @@ const std::vector<std::string> scenarios = {
 };
 
 // Written by PyTorch 2.11 (gloo, four, six and eight ranks, and one NCCL rank), a planted fault
-// each.
+// each, or none: `collectives` runs the gather/scatter family right on every rank.
 const std::vector<std::string> real_dumps = {
-    "fr_real/matched",     "fr_real/skip",          "fr_real/skip_json",     "fr_real/size",
-    "fr_real/dtype",       "fr_real/killed",        "fr_real/host_stuck",    "fr_real/gil_held",
-    "fr_real/nccl_single", "fr_real/matched_w6",    "fr_real/skip_w6",       "fr_real/size_w6",
-    "fr_real/dtype_w6",    "fr_real/killed_w6",     "fr_real/host_stuck_w6", "fr_real/gil_held_w6",
-    "fr_real/matched_w8",  "fr_real/skip_w8",       "fr_real/size_w8",       "fr_real/dtype_w8",
-    "fr_real/killed_w8",   "fr_real/host_stuck_w8", "fr_real/gil_held_w8",
+    "fr_real/matched",
+    "fr_real/skip",
+    "fr_real/skip_json",
+    "fr_real/size",
+    "fr_real/dtype",
+    "fr_real/killed",
+    "fr_real/host_stuck",
+    "fr_real/gil_held",
+    "fr_real/nccl_single",
+    "fr_real/matched_w6",
+    "fr_real/skip_w6",
+    "fr_real/size_w6",
+    "fr_real/dtype_w6",
+    "fr_real/killed_w6",
+    "fr_real/host_stuck_w6",
+    "fr_real/gil_held_w6",
+    "fr_real/matched_w8",
+    "fr_real/skip_w8",
+    "fr_real/size_w8",
+    "fr_real/dtype_w8",
+    "fr_real/killed_w8",
+    "fr_real/host_stuck_w8",
+    "fr_real/gil_held_w8",
+    "fr_real/collectives",
+    "fr_real/collectives_nccl",
 };
 
 std::string test_name(const testing::TestParamInfo<std::string>& scenario) {
