@@ -170,7 +170,7 @@ void kineto_builder::read_event(od::object& obj) {
       }
       break;
     case 'a':
-      if (key == "args" && !v.is_null()) {
+      if (key == "args" && !take(v.is_null())) {
         od::object a = read_object(v, "args");
         if (ph == "C")
           read_counter_args(a, args, numbers_);

@@ -34,7 +34,7 @@ std::string_view read_string(od::value v, std::string_view path) {
   std::string_view out;
   if (v.get_string().get(out) == simdjson::SUCCESS)
     return out;
-  if (v.is_null())
+  if (take(v.is_null()))
     return {};
   throw_bad(v, path, "a JSON string");
 }
