@@ -103,11 +103,21 @@ memory_event ev(memory_action a, std::uint64_t addr, std::uint64_t size, std::in
   return e;
 }
 
+// A trace of `events` on device 0's memory lane, finalized.
+trace history(std::vector<memory_event> events) {
+  trace t;
+  const auto lane = t.lanes.memory(0);
+  for (auto& e : events) {
+    e.lane = lane;
+    t.memory.push_back(e);
+  }
+  t.finalize();
+  return t;
+}
+
 TEST(OomAnalysis, FragmentationAndFullDevice) {
   const std::uint64_t mib = 1 << 20;
   for (const bool fragmented : {true, false}) {
-    trace t;
-    const auto lane = t.lanes.memory(0);
     std::vector<memory_event> es = {ev(memory_action::segment_alloc, 0x100000000, 64 * mib, 1)};
     // Eight 8 MiB blocks, every other one freed: 32 MiB free in 8 MiB pieces.
     for (std::uint64_t i = 0; i < 8; ++i)
@@ -119,12 +129,7 @@ TEST(OomAnalysis, FragmentationAndFullDevice) {
     auto oom = ev(memory_action::oom, 0, fragmented ? 16 * mib : 48 * mib, 40);
     oom.device_free = 2 * mib;
     es.push_back(oom);
-    for (auto& e : es) {
-      e.lane = lane;
-      t.memory.push_back(e);
-    }
-    t.finalize();
-    const auto findings = find_ooms(t);
+    const auto findings = find_ooms(history(std::move(es)));
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_EQ(findings[0].free_in_reserved, 32 * mib);
     EXPECT_EQ(findings[0].largest_free_block, 8 * mib);
@@ -148,18 +153,10 @@ TEST(OomAnalysis, FreeMemoryIsMeasuredAgainstTheSegmentARequestNeeds) {
                                              expectation{10 * mib, oom_verdict::device_full},
                                              expectation{20 * mib, oom_verdict::process_limit}}) {
     SCOPED_TRACE(device_free);
-    trace t;
-    const auto lane = t.lanes.memory(0);
-    std::vector<memory_event> es = {ev(memory_action::segment_alloc, 0x100000000, 2 * mib, 1),
-                                    ev(memory_action::alloc, 0x100000000, mib / 2, 2)};
     auto oom = ev(memory_action::oom, 0, 2 * mib, 3);
     oom.device_free = device_free;
-    es.push_back(oom);
-    for (auto& e : es) {
-      e.lane = lane;
-      t.memory.push_back(e);
-    }
-    t.finalize();
+    const auto t = history({ev(memory_action::segment_alloc, 0x100000000, 2 * mib, 1),
+                            ev(memory_action::alloc, 0x100000000, mib / 2, 2), oom});
     const auto findings = find_ooms(t);
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_EQ(findings[0].free_in_reserved, 3 * mib / 2);
