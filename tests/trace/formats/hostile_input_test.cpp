@@ -21,8 +21,10 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
 #include <zlib.h>
 
 #include "formats/src/tdtrace/tdtrace_format.hpp"
@@ -57,6 +59,19 @@ protected:
     }
     ADD_FAILURE() << "no exception";
     return std::nullopt;
+  }
+  // The refusal's line when `load` is refused with `code`, naming `file`, in one line; checked
+  // here, "" (and a failure) when it loads.
+  template <typename Load>
+  static std::string refused_with(Load&& load, std::string_view code, const fs::path& file) {
+    const auto e = refusal(std::forward<Load>(load));
+    if (!e)
+      return {};
+    const std::string what = e->what();
+    EXPECT_EQ(e->report().diagnostics.at(0).code, code) << what;
+    EXPECT_NE(what.find(file.string()), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+    return what;
   }
   // A seed of the snapshot importer's fuzz target.
   static fs::path seed(const char* name) {
@@ -274,11 +289,7 @@ TEST_F(HostileInput, MemoReuseInASnapshotIsRefusedWithOneLine) {
   // device_traces = [[event] * 20000] * 20000 through the memo: 400M entries in 80 KB (the
   // fuzz seed, written by pickle.dumps).
   const auto path = seed("memo_reuse_device_traces.pickle");
-  const auto e = refusal([&] { (void)load_trace(path); });
-  ASSERT_TRUE(e);
-  const std::string what = e->what();
-  EXPECT_EQ(e->report().diagnostics.at(0).code, "TDIAG-CORE-006") << what;
-  EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+  const auto what = refused_with([&] { (void)load_trace(path); }, "TDIAG-CORE-006", path);
   EXPECT_NE(what.find("device_traces listing 400000000 entries"), std::string::npos) << what;
 }
 
@@ -480,13 +491,8 @@ TEST_F(HostileInput, ChunksTogetherOverTheBudgetAreOneLine) {
   for (int i = 0; i < 40; ++i)
     many += chunk;
   const auto path = write("many_chunks.tdtrace", many);
-  const auto e = refusal([&] { (void)read_tdtrace(path); });
-  ASSERT_TRUE(e);
-  const std::string what = e->what();
-  EXPECT_EQ(e->report().diagnostics.at(0).code, "TDIAG-TR-316") << what;
-  EXPECT_NE(what.find(path.string()), std::string::npos) << what;
+  const auto what = refused_with([&] { (void)read_tdtrace(path); }, "TDIAG-TR-316", path);
   EXPECT_NE(what.find("TDIAG_MEMORY_LIMIT"), std::string::npos) << what;
-  EXPECT_EQ(what.find('\n'), std::string::npos) << what;
   // A range load through a footer's index is held to the same budget (not extrapolated).
   const auto indexed = dir_ / "indexed.tdtrace";
   o.chunk_bytes = std::size_t{1} << 20;
