@@ -67,7 +67,7 @@ protected:
     const auto e = refusal(std::forward<Load>(load));
     if (!e)
       return {};
-    const std::string what = e->what();
+    std::string what = e->what();
     EXPECT_EQ(e->report().diagnostics.at(0).code, code) << what;
     EXPECT_NE(what.find(file.string()), std::string::npos) << what;
     EXPECT_EQ(what.find('\n'), std::string::npos) << what;
