@@ -226,9 +226,10 @@ private:
   bool place(memory_event& m, std::int32_t device, lane_id lane, std::int64_t& last,
              std::map<std::string, std::size_t>& unknown) {
     const bool timed = m.reserved1 != detail::row_has_no_time;
-    const auto wide = static_cast<detail::wide_int>(timed ? m.time : origin_us_) - origin_us_;
-    m.time = to_ns(timed ? m.time : origin_us_);
-    if (m.time != wide * 1000)
+    const auto ns =
+        (static_cast<detail::wide_int>(timed ? m.time : origin_us_) - origin_us_) * 1000;
+    m.time = detail::clamp_time(ns); // to_ns(), with the unclamped value kept to count a clamp
+    if (m.time != ns)
       ++time_clamped_;
     if (m.time < last) {
       time_backwards_ += timed ? 1 : 0;
