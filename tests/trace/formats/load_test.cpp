@@ -5,10 +5,13 @@
 #include <tensordiag/trace/synthetic.hpp>
 #include <tensordiag/trace/tdtrace_writer.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
+#include <utility>
 
 #include "trace_test_support.hpp"
 
@@ -78,6 +81,27 @@ TEST(LoadTrace, UnknownAndMissingFilesGiveCodedErrors) {
                                          "protocol 2 to 5"),
               std::string::npos)
         << e.what();
+  }
+  // Protocols 0 and 1 have no PROTO opcode: they are known by how pickle.dump starts a dict.
+  using namespace std::string_view_literals;
+  const std::pair<std::string_view, const char*> text_pickles[] = {
+      {"(dp0\nVsegments\np1\n(lp2\nsS'device_traces'\np3\n(lp4\ns."sv, "protocol 0"},
+      {"}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02u."sv, "protocol 1"}};
+  for (const auto& [bytes, protocol] : text_pickles) {
+    const auto old = test::temp_path("old_protocol.pickle");
+    test::write_file(old, bytes.data(), bytes.size());
+    try {
+      (void)load_trace(old);
+      FAIL() << protocol;
+    } catch (const input_error& e) {
+      EXPECT_EQ(code_of(e), "TDIAG-TR-002");
+      EXPECT_NE(std::string(e.what()).find(fmt::format("it begins as a pickle of {} does (no "
+                                                       "PROTO opcode), where PyTorch's snapshots "
+                                                       "are protocol 2 to 5",
+                                                       protocol)),
+                std::string::npos)
+          << e.what();
+    }
   }
   try {
     (void)load_trace("/no/such/trace.tdtrace");

@@ -82,6 +82,21 @@ load_result selected(load_result loaded, const trace_selection& select, std::str
   return loaded;
 }
 
+// 0 or 1 where `head` begins as pickle.dump(dict or list, protocol=0 / 1) begins: MARK and DICT
+// or LIST then PUT with a decimal memo index ("(dp0\n"), or EMPTY_DICT or EMPTY_LIST then BINPUT
+// ("}q\0"); else -1. Neither has the PROTO opcode a snapshot (protocol 2 or later) starts with.
+int text_pickle_protocol(std::span<const std::byte> head) noexcept {
+  const auto at = [&](std::size_t i) {
+    return i < head.size() ? std::to_integer<char>(head[i]) : '\0';
+  };
+  if (at(0) == '(' && (at(1) == 'd' || at(1) == 'l') && at(2) == 'p' && at(3) >= '0' &&
+      at(3) <= '9')
+    return 0;
+  if ((at(0) == '}' || at(0) == ']') && (at(1) == 'q' || at(1) == 'r'))
+    return 1;
+  return -1;
+}
+
 load_result dispatch(input_file& in, const std::filesystem::path& path,
                      const load_options& options) {
   // A regular file is sniffed at its start and handed over by path (a .tdtrace range load reads
@@ -128,6 +143,11 @@ load_result dispatch(input_file& in, const std::filesystem::path& path,
     d.message += fmt::format(": a pickle of protocol {}, where PyTorch's snapshots are protocol 2 "
                              "to 5",
                              std::to_integer<int>(head[1]));
+  else if (const auto proto = text_pickle_protocol(head); proto >= 0)
+    d.message += fmt::format(": it begins as a pickle of protocol {} does (no PROTO opcode), "
+                             "where PyTorch's snapshots are protocol 2 to 5; load it in Python "
+                             "and write it again with pickle.dump(obj, f, protocol=4)",
+                             proto);
   d.add_field("path", in.name());
   d.add_field("formats", names);
   d.hint = "tensordiag reads .tdtrace files, PyTorch memory snapshots (pickle) and PyTorch "
