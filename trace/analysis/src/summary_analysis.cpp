@@ -47,17 +47,19 @@ std::vector<std::size_t> listed(const std::vector<Row>& rows, std::size_t limit,
   return out;
 }
 
-// The note for the rows a report leaves out.
-diagnostic unlisted(std::string_view code, std::size_t all, std::size_t shown,
-                    std::string_view what, std::string_view by) {
+// The note for the rows a report leaves out: a code of its own, so that a consumer reading
+// TR-201 / TR-203 as one device or stream each never meets one without it.
+diagnostic unlisted(std::size_t all, std::size_t shown, std::string_view what,
+                    std::string_view by) {
   diagnostic d;
   d.level = severity::note;
-  d.code = std::string(code);
+  d.code = std::string(codes::lanes_unlisted);
   d.title = fmt::format("{} not listed", what);
   d.message = fmt::format("{} more {} are not listed: the report keeps the {} {} (the "
                           "Python API's Trace.summary() has them all)",
                           all - shown, what, shown, by);
   d.add_field("unlisted", static_cast<std::int64_t>(all - shown));
+  d.add_field("what", std::string(what));
   return d;
 }
 
@@ -271,8 +273,8 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
     r.diagnostics.push_back(std::move(d));
   }
   if (memory.size() < s.memory.size())
-    r.diagnostics.push_back(unlisted(codes::memory_peak, s.memory.size(), memory.size(),
-                                     "memory devices", "with the highest peak reserved"));
+    r.diagnostics.push_back(unlisted(s.memory.size(), memory.size(), "memory devices",
+                                     "with the highest peak reserved"));
   std::int64_t kernel_total = 0;
   for (const auto& k : s.kernels)
     kernel_total = detail::sat_add(kernel_total, k.total_ns);
@@ -318,8 +320,7 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
     r.diagnostics.push_back(std::move(d));
   }
   if (streams.size() < s.streams.size())
-    r.diagnostics.push_back(
-        unlisted(codes::stream_activity, s.streams.size(), streams.size(), "streams", "busiest"));
+    r.diagnostics.push_back(unlisted(s.streams.size(), streams.size(), "streams", "busiest"));
   return r;
 }
 

@@ -47,6 +47,7 @@ inline constexpr std::string_view summary = "TDIAG-TR-200";
 inline constexpr std::string_view memory_peak = "TDIAG-TR-201";
 inline constexpr std::string_view kernel_time = "TDIAG-TR-202";
 inline constexpr std::string_view stream_activity = "TDIAG-TR-203";
+inline constexpr std::string_view lanes_unlisted = "TDIAG-TR-204";
 inline constexpr std::string_view growing_site = "TDIAG-TR-210";
 inline constexpr std::string_view alive_site = "TDIAG-TR-211";
 inline constexpr std::string_view live_at_end = "TDIAG-TR-212";
@@ -118,6 +119,7 @@ inline constexpr code_entry table[] = {
     {memory_peak, "memory peak"},
     {kernel_time, "kernel time"},
     {stream_activity, "stream activity"},
+    {lanes_unlisted, "devices or streams the summary report does not list"},
     {growing_site, "memory grows at this site"},
     {alive_site, "memory alive at the end"},
     {live_at_end, "live allocations at the end"},
