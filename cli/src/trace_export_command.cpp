@@ -81,6 +81,12 @@ void run_export(const export_state& s, command_context& context) {
   trace::job_load_options load;
   load.load.select = *s.select;
   const auto job = load_trace_job(s.inputs, load);
+  for (const auto& m : job) {
+    refuse_output_over_an_input(s.chrome.empty() ? "" : rank_path(s.chrome, m, job.size()),
+                                s.inputs, "--chrome");
+    refuse_output_over_an_input(s.tdtrace.empty() ? "" : rank_path(s.tdtrace, m, job.size()),
+                                s.inputs, "--tdtrace");
+  }
   for (const auto& m : job)
     export_one(s, m.loaded.trace, s.chrome.empty() ? "" : rank_path(s.chrome, m, job.size()),
                s.tdtrace.empty() ? "" : rank_path(s.tdtrace, m, job.size()));

@@ -4,6 +4,8 @@
 
 #  include "trace_job.hpp"
 
+#  include <tensordiag/core/codes.hpp>
+#  include <tensordiag/core/error.hpp>
 #  include <tensordiag/core/printable.hpp>
 #  include <tensordiag/trace/selection_options.hpp>
 
@@ -31,6 +33,20 @@ std::vector<trace::job_member> load_trace_job(const std::vector<std::string>& in
     for (const auto& w : m.loaded.warnings)
       fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), printable(w.message), w.code);
   return job;
+}
+
+void refuse_output_over_an_input(const std::filesystem::path& output,
+                                 const std::vector<std::string>& inputs, std::string_view option) {
+  std::error_code ec;
+  if (output.empty() || output == "-" || !std::filesystem::exists(output, ec))
+    return;
+  std::vector<diagnostic> skipped; // said when the job loads
+  for (const auto& input : trace::expand_job_inputs(inputs, &skipped))
+    if (std::filesystem::equivalent(input, output, ec))
+      throw_input_error(codes::cannot_write, "the output is an input",
+                        fmt::format("{}: {} names a trace being read; what the command writes "
+                                    "would replace it (write it elsewhere)",
+                                    printable(output.string()), option));
 }
 
 } // namespace tdiag::cli

@@ -11,8 +11,10 @@
 #  include <tensordiag/trace/job_analysis.hpp>
 #  include <tensordiag/trace/job_load.hpp>
 
+#  include <filesystem>
 #  include <memory>
 #  include <string>
+#  include <string_view>
 #  include <vector>
 
 namespace CLI {
@@ -29,6 +31,12 @@ namespace tdiag::cli {
 /// trace::load_job throws.
 [[nodiscard]] std::vector<trace::job_member>
 load_trace_job(const std::vector<std::string>& inputs, const trace::job_load_options& options = {});
+
+/// Throws TDIAG-CORE-005's one line when `output` (an option's file, `option` naming it) is one
+/// of `inputs` (the files the command reads; folders and globs expanded): writing it would
+/// replace the trace it reports on. A path yet to be written, empty or "-" is none.
+void refuse_output_over_an_input(const std::filesystem::path& output,
+                                 const std::vector<std::string>& inputs, std::string_view option);
 
 } // namespace tdiag::cli
 

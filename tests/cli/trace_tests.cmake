@@ -23,6 +23,18 @@ tdiag_cli_test(leaks.growing_site FAMILY trace EXPECT_RC 0
   ARGS "trace|leaks|${leaking}|--format|json|-o|${out}/leaks.json"
   CHECKS "-DOUTPUT_FILE=${out}/leaks.json" -DJSON_COUNT=5
          "-DJSON_FIELDS=site=train.py:42 (train_step)|live_allocations=8|growth_per_iteration_bytes=2097152")
+# An output that names a trace being read is refused before anything is written (the copy
+# export makes is what would be lost).
+tdiag_cli_test(export.own_copy FAMILY trace EXPECT_RC 0
+  ARGS "trace|export|${leaking}|--tdtrace|${out}/own_copy.tdtrace" FIXTURE tdiag_cli_own_copy)
+foreach(cmd summary leaks analyze)
+  tdiag_cli_test(${cmd}.output_over_input FAMILY trace EXPECT_RC 2 NEEDS tdiag_cli_own_copy
+    ARGS "trace|${cmd}|${out}/own_copy.tdtrace|-o|${out}/own_copy.tdtrace"
+    CHECKS -DONE_LINE_ERROR=ON "-DSTDERR_REGEX=-o names a trace being read")
+endforeach()
+tdiag_cli_test(export.output_over_input FAMILY trace EXPECT_RC 2 NEEDS tdiag_cli_own_copy
+  ARGS "trace|export|${out}/own_copy.tdtrace|--chrome|${out}/own_copy.tdtrace"
+  CHECKS -DONE_LINE_ERROR=ON "-DSTDERR_REGEX=--chrome names a trace being read")
 tdiag_cli_test(leaks.top FAMILY trace EXPECT_RC 0 ARGS "trace|leaks|${leaking}|--top|1|--format|json"
   CHECKS -DJSON_COUNT=2 "-DJSON_FIELDS=live_bytes=76595200|live_allocations=26|sites=4")
 tdiag_cli_test(diff.fixtures FAMILY trace EXPECT_RC 0
