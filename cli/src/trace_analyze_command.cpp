@@ -11,6 +11,7 @@
 #if defined(TDIAG_CLI_HAS_TRACE)
 
 #  include <tensordiag/core/file_io.hpp>
+#  include <tensordiag/core/printable.hpp>
 #  include <tensordiag/core/report_io.hpp>
 #  include <tensordiag/trace/job_analysis.hpp>
 #  include <tensordiag/trace/job_load.hpp>
@@ -251,8 +252,11 @@ void run(const analyze_options& o, command_context& context) {
   options.critical_path_data_load = o.cp_data_load;
   const auto result = trace::analyze_job(ranks, options);
   for (const auto& w : result.clocks.warnings)
-    fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), w.message, w.code);
-  const auto text = o.json ? trace::analysis_json(result) : render_text(result, o.top);
+    fmt::print(stderr, "tdiag: {}: {} [{}]\n", to_string(w.level), printable(w.message), w.code);
+  // Kernel, op and group names come from the traces: their control characters are escaped as in
+  // every other report (docs/report-format.md), so a name cannot drive the terminal.
+  const auto text =
+      o.json ? trace::analysis_json(result) : escape_controls(render_text(result, o.top), true);
   write_output(o.output, text);
   context.status = exit_clean;
 }

@@ -35,6 +35,11 @@ endforeach()
 tdiag_cli_test(export.output_over_input FAMILY trace EXPECT_RC 2 NEEDS tdiag_cli_own_copy
   ARGS "trace|export|${out}/own_copy.tdtrace|--chrome|${out}/own_copy.tdtrace"
   CHECKS -DONE_LINE_ERROR=ON "-DSTDERR_REGEX=--chrome names a trace being read")
+# A kernel named with terminal controls (clear screen, set title, carriage return) is shown
+# escaped, as every report shows outside text.
+tdiag_cli_test(analyze.controls_escaped FAMILY trace EXPECT_RC 0
+  ARGS "trace|analyze|${fixtures}/kernel_name_controls.json"
+  CHECKS "-DSTDOUT_REGEX=k\\\\x1b\\[2J\\\\x1b\\]0;title\\\\x07\\\\x0dEND")
 tdiag_cli_test(leaks.top FAMILY trace EXPECT_RC 0 ARGS "trace|leaks|${leaking}|--top|1|--format|json"
   CHECKS -DJSON_COUNT=2 "-DJSON_FIELDS=live_bytes=76595200|live_allocations=26|sites=4")
 tdiag_cli_test(diff.fixtures FAMILY trace EXPECT_RC 0
