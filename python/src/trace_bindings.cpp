@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <pybind11/stl.h>
@@ -173,7 +174,9 @@ std::int64_t timeline_time(const tdiag::trace::trace& t, const py::handle& at) {
       throw py::value_error(bad_time_message(text));
     return t.span().begin + *offset;
   }
-  return t.span().begin + at.cast<std::int64_t>();
+  // Trace times lie within +-2^60 ns: a clamped offset keeps the sum from overflowing.
+  constexpr std::int64_t far = std::int64_t{1} << 62;
+  return t.span().begin + std::clamp(at.cast<std::int64_t>(), -far, far);
 }
 
 // Runs `compute` (the analysis and its report) without the GIL, then converts the result with

@@ -14,9 +14,9 @@ import os
 from typing import Any, Dict, Iterable, List, Union
 
 from . import _arrow, _display, _frames
-from ._core import core
+from ._core import INT32_MAX, core, int_arg, native_path
 
-PathArg = Union[str, "os.PathLike[str]"]
+PathArg = Union[str, bytes, "os.PathLike[str]"]
 
 
 class Verdict(dict):
@@ -88,9 +88,10 @@ def load(paths: Union[PathArg, Iterable[PathArg]], world_size: int = 0) -> Verdi
     dump, cannot be opened, states no rank or is over a limit or the memory budget, for an
     unsupported version and for two dumps of one rank; ValueError for a bad argument. Releases
     the GIL while it works."""
-    if isinstance(paths, (str, os.PathLike)):
+    if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
-    text, people, report = core.fr_analyze([os.fspath(p) for p in paths], int(world_size))
+    text, people, report = core.fr_analyze([native_path(p) for p in paths],
+                                           int_arg("world_size", world_size, 0, INT32_MAX))
     return Verdict(json.loads(text), people, report)
 
 

@@ -5,7 +5,7 @@ from typing import Any, Dict, Iterable, List, Union
 
 from .report import Report
 
-PathArg = Union[str, os.PathLike[str]]
+PathArg = Union[str, bytes, os.PathLike[str]]
 
 class Verdict(Dict[str, Any]):
     text: str

@@ -11,11 +11,12 @@ per event), so ``pandas.DataFrame(trace.kernels)`` works. Loads and analyses rel
 from __future__ import annotations
 
 import json
+import numbers
 import os
 from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import _arrow, _display, _frames
-from ._core import core, require_numpy
+from ._core import INT32_MAX, INT64_MAX, core, int_arg, native_path, require_numpy
 from ._warnings import LoadWarning, report_load_warnings
 
 #: The columns of one event kind: column name -> read-only numpy.ndarray view.
@@ -299,7 +300,7 @@ class Trace:
 
     def string(self, string_id: int) -> str:
         """The text of a string id (the ``name_id`` columns)."""
-        return self._handle.string(int(string_id))
+        return self._handle.string(int_arg("string_id", string_id, 0, 2**32 - 1))
 
     def events(self, kind: str) -> Dict[str, Any]:
         """The columns of one event kind (see EVENT_KINDS) as a dict of read-only NumPy arrays."""
@@ -388,11 +389,13 @@ class Trace:
 
     def summary(self, top: int = 10) -> Summary:
         """Event counts, time span, peak memory per device, the ``top`` kernels, streams."""
-        return Summary(*core.summary(self._handle, top), origin=self.span[0])
+        return Summary(*core.summary(self._handle, int_arg("top", top, 0, INT64_MAX)),
+                       origin=self.span[0])
 
     def leaks(self, top: int = 10) -> Leaks:
         """Allocations alive at the end by allocation site, growing sites first."""
-        return Leaks(*core.leaks(self._handle, top), origin=self.span[0])
+        return Leaks(*core.leaks(self._handle, int_arg("top", top, 0, INT64_MAX)),
+                     origin=self.span[0])
 
     def oom(self) -> Oom:
         """Each out-of-memory event explained: fragmentation, a process limit or a full device."""
@@ -402,12 +405,27 @@ class Trace:
     def timeline(self, at: Union[str, int, None] = None, event: Optional[int] = None,
                  segments: int = 20) -> Timeline:
         """The allocator state at ``at`` (a duration since the start such as ``"1.5s"``, or ns),
-        or after the first ``event`` memory events: ``tdiag trace timeline --at/--event``."""
-        return Timeline(*core.timeline(self._handle, at, event, segments), origin=self.span[0])
+        or after the first ``event`` memory events: ``tdiag trace timeline --at/--event``. Raises
+        TypeError for an ``at`` that is neither (a float: write "1.5s") and ValueError for one
+        out of range."""
+        if at is not None and not isinstance(at, str):
+            if isinstance(at, bool) or not isinstance(at, numbers.Integral):
+                raise TypeError(f"at={at!r}: give a time since the start such as '1.5s' or "
+                                "'40%', or an integer of nanoseconds")
+            at = int_arg("at", at, -(2**62), 2**62)  # trace times lie within +-2^60 ns
+        if event is not None:
+            event = int_arg("event", event, 0, INT64_MAX)
+        return Timeline(*core.timeline(self._handle, at, event,
+                                       int_arg("segments", segments, 0, INT64_MAX)),
+                        origin=self.span[0])
 
     def diff(self, other: "Trace", top: int = 10) -> Diff:
         """What grew and shrank from this trace to ``other``, by site and by kernel."""
-        return Diff(*core.diff(self._handle, other._handle, top), origin=self.span[0])
+        if not isinstance(other, Trace):
+            raise TypeError(f"diff({type(other).__name__}): expected a Trace "
+                            "(tensordiag.trace.load(path))")
+        return Diff(*core.diff(self._handle, other._handle, int_arg("top", top, 0, INT64_MAX)),
+                    origin=self.span[0])
 
     def __repr__(self) -> str:
         return f"<Trace {self.format} {self.path!r}: {self.event_count} events>"
@@ -534,7 +552,7 @@ def _has_numpy() -> bool:
     return True
 
 
-PathArg = Union[str, "os.PathLike[str]"]
+PathArg = Union[str, bytes, "os.PathLike[str]"]
 
 
 def analyze(paths: Union[PathArg, Iterable[PathArg]], hta_compat: bool = False,
@@ -558,26 +576,35 @@ def analyze(paths: Union[PathArg, Iterable[PathArg]], hta_compat: bool = False,
     ``window`` open part of every rank, as ``--device`` and ``--window`` do (see load()). Raises
     InputError for unreadable input and ValueError for a bad option. ``warnings`` also holds
     the clock warning (TDIAG-TR-263). Releases the GIL."""
-    if isinstance(paths, (str, os.PathLike)):
+    if isinstance(paths, (str, bytes, os.PathLike)):
         paths = [paths]
-    paths = list(paths)
-    text, warnings = core.analyze([os.fspath(p) for p in paths], bool(hta_compat), rank_from,
-                                  align, critical_path_annotation, critical_path_instance,
+    paths = [native_path(p) for p in paths]
+    if critical_path_instance is not None:
+        critical_path_instance = int_arg("critical_path_instance", critical_path_instance, 0,
+                                         INT32_MAX)
+    if device is not None:
+        device = int_arg("device", device, 0, INT32_MAX)
+    text, warnings = core.analyze(paths, bool(hta_compat), rank_from, align,
+                                  critical_path_annotation, critical_path_instance,
                                   [str(p) for p in critical_path_data_load], device, window,
                                   bool(job_only))
-    report_load_warnings(", ".join(os.fspath(p) for p in paths), warnings)
+    report_load_warnings(", ".join(os.fsdecode(p) for p in paths), warnings)
     return Analysis(json.loads(text), warnings)
 
 
-def load(path: Union[str, "os.PathLike[str]"], device: Optional[int] = None,
+def load(path: PathArg, device: Optional[int] = None,
          window: Optional[str] = None) -> Trace:
     """Opens any trace tensordiag reads (format from the content), or part of it, as
     ``tdiag trace ... --device N --window A:B`` does: ``device`` keeps GPU ``device``'s streams
     and allocator and every host thread; ``window`` ("2s:2.5s", "40%:60%", ":100ms") keeps the
     events of that window, the allocator replayed exactly to both ends. Raises InputError for
-    unreadable input or a device the trace lacks, ValueError for a malformed window."""
-    trace = Trace(core.load(os.fspath(path), device, window))
-    report_load_warnings(os.fspath(path), trace.warnings)
+    unreadable input or a device the trace lacks, ValueError for a malformed window or device.
+    ``path`` may be str, bytes or os.PathLike, and name a file whose name is not UTF-8."""
+    native = native_path(path)
+    if device is not None:
+        device = int_arg("device", device, 0, INT32_MAX)
+    trace = Trace(core.load(native, device, window))
+    report_load_warnings(os.fsdecode(native), trace.warnings)
     return trace
 
 

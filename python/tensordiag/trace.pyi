@@ -136,7 +136,7 @@ class Analysis(Dict[str, Any]):
     def plot_stragglers(self, ax: Any = ...) -> Any: ...
     def _repr_html_(self) -> str: ...
 
-PathArg = Union[str, os.PathLike[str]]
+PathArg = Union[str, bytes, os.PathLike[str]]
 
 def analyze(paths: Union[PathArg, Iterable[PathArg]], hta_compat: bool = ...,
             rank_from: str = ..., align: str = ...,
@@ -144,5 +144,5 @@ def analyze(paths: Union[PathArg, Iterable[PathArg]], hta_compat: bool = ...,
             critical_path_instance: Optional[int] = ...,
             critical_path_data_load: Iterable[str] = ..., device: Optional[int] = ...,
             window: Optional[str] = ..., job_only: bool = ...) -> Analysis: ...
-def load(path: Union[str, os.PathLike[str]], device: Optional[int] = ...,
+def load(path: PathArg, device: Optional[int] = ...,
          window: Optional[str] = ...) -> Trace: ...

@@ -59,3 +59,9 @@ def test_bad_input_raises_input_error(tmp_path):
     assert "_dump_0" in str(e.value)
     with pytest.raises(ValueError):
         fr.load(bad, world_size=-1)
+    # Past int: named, not pybind11's "incompatible function arguments".
+    with pytest.raises(ValueError, match="world_size=1180591620717411303424"):
+        fr.load(bad, world_size=2**70)
+    # A path given as bytes is one path, not a list of ints.
+    with pytest.raises(tensordiag.InputError):
+        fr.load(os.fsencode(bad))

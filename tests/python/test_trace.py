@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """tensordiag.trace against `tdiag trace` on the shared traces: the same figures."""
 
+import os
+import shutil
 import threading
 from pathlib import Path
 
@@ -267,3 +269,40 @@ def test_summary_memory_counts_mismatched_events(tdiag):
     doc = cli_json(tdiag, "summary", seed)
     fields = {f["name"]: f["value"] for f in doc["diagnostics"][1]["fields"]}
     assert fields["mismatched_events"] == 1
+
+
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "trace" / "leaking_train_snapshot.pickle"
+
+
+def test_a_name_that_is_not_utf8_loads(tmp_path):
+    # os.listdir gives such a name as a str with surrogate escapes; pybind11 refused it.
+    raw = os.fsencode(tmp_path) + b"/snap_\xff.pickle"
+    shutil.copyfile(FIXTURE, raw)
+    events = trace.load(FIXTURE).event_count
+    for path in (os.fsdecode(raw), raw, Path(os.fsdecode(raw))):
+        assert trace.load(path).event_count == events
+    assert trace.analyze([os.fsdecode(raw)], job_only=True)
+
+
+@pytest.mark.parametrize("call, error, text", [
+    (lambda t: t.timeline(at=1.5), TypeError, "at=1.5: give a time since the start"),
+    (lambda t: t.timeline(at=[1]), TypeError, "at=\\[1\\]"),
+    (lambda t: t.timeline(at=2**63), ValueError, "at=9223372036854775808: expected an integer"),
+    (lambda t: t.timeline(event=-1), ValueError, "event=-1"),
+    (lambda t: t.summary(top=-1), ValueError, "top=-1"),
+    (lambda t: t.leaks(top=2**100), ValueError, "top=1267650600228229401496703205376"),
+    (lambda t: t.string(-1), ValueError, "string_id=-1"),
+    (lambda t: t.string(2**32), ValueError, "string_id=4294967296"),
+    (lambda t: t.diff(None), TypeError, "expected a Trace"),
+    (lambda t: trace.load(FIXTURE, device=2**64), ValueError, "device=18446744073709551616"),
+    (lambda t: trace.load(3.5), TypeError, "expected a path"),
+])
+def test_bad_arguments_name_themselves(call, error, text):
+    # Each reached pybind11's conversion: "incompatible function arguments" or "Unable to cast".
+    with pytest.raises(error, match=text):
+        call(trace.load(FIXTURE))
+
+
+def test_a_far_time_is_clamped_not_overflowed():
+    t = trace.load(FIXTURE)
+    assert t.timeline(at=2**62).lanes == t.timeline(at="100%").lanes
