@@ -42,7 +42,8 @@ snap_stream::snap_stream(input_file* file, std::string_view bytes, std::string s
 }
 
 void snap_stream::check_footprint(std::uint64_t offset, std::uint64_t machine_bytes) const {
-  const std::uint64_t held = (file_ == nullptr ? total_ : buffer_.capacity()) + arena_.capacity() +
+  const std::uint64_t held = (file_ == nullptr ? total_ : buffer_.capacity()) +
+                             (ahead_ != nullptr ? ahead_->bytes() : 0) + arena_.capacity() +
                              boxes_.capacity() * sizeof(box) +
                              containers_.capacity() * sizeof(container) +
                              live_items_ * sizeof(std::uint64_t) * 3 / 2 + // and slack
@@ -75,6 +76,26 @@ std::string_view snap_stream::box_text(std::uint64_t handle) const noexcept {
 // of it is filled from the file. Returns the bytes still missing (0: all there).
 std::uint64_t snap_stream::refill(std::size_t n, std::size_t chunk) {
   const std::size_t have = end_ - pos_;
+  if (ahead_ != nullptr) {
+    // The next block, read on the other thread: the unread tail goes in front of it.
+    std::size_t got = 0;
+    std::uint8_t* block = nullptr;
+    if (have <= read_ahead::head && n <= have + chunk)
+      block = ahead_->take(base_ + end_, got);
+    if (block != nullptr) {
+      if (have > 0)
+        std::memcpy(block - have, data_ + pos_, have);
+      base_ += pos_;
+      pos_ = 0;
+      end_ = have + got;
+      data_ = block - have;
+      ahead_->next();
+      return end_ < n ? n - end_ : 0;
+    }
+    // A read the blocks do not serve (a value longer than a block): read here, as before, and
+    // the thread starts again after it.
+    ahead_->stop();
+  }
   if (buffer_.size() < std::max(chunk, n)) {
     std::vector<std::uint8_t> bigger(std::max(chunk, n));
     if (have > 0)
@@ -93,6 +114,13 @@ std::uint64_t snap_stream::refill(std::size_t n, std::size_t chunk) {
     if (got == 0)
       break;
     end_ += got;
+  }
+  // A file of a few blocks or more: the blocks after this one are read on another thread.
+  if (file_ != nullptr && total_ - (base_ + end_) >= 4 * chunk) {
+    if (ahead_ == nullptr)
+      ahead_ = std::make_unique<read_ahead>(*file_, chunk);
+    if (!ahead_->start(base_ + end_))
+      ahead_.reset();
   }
   return end_ < n ? n - end_ : 0;
 }

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "pickle_opcodes.hpp"
+#include "read_ahead.hpp"
 
 namespace tdiag::trace::detail {
 
@@ -349,6 +350,7 @@ private:
   std::uint64_t base_ = 0, total_ = 0;
   input_file* file_ = nullptr;
   std::vector<std::uint8_t> buffer_;
+  std::unique_ptr<read_ahead> ahead_; ///< a large file: its next block read on another thread
   std::string source_;
   pickle_limits limits_;
   entry_sink* sink_ = nullptr; ///< null: no entry becomes a row (a plain pickle_document)
