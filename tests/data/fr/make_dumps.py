@@ -247,6 +247,13 @@ def scenarios():
             r.call("all_reduce", state="started")
     write("wrapped_ring", rs, {"stuck": True, "culprits": {3: "not_reached"}})
 
+    # Rank 0 dumped after two calls, the others after eight, all completed: an older dump, not a
+    # hang (its group's status line was empty).
+    rs = world()
+    for r in rs:
+        r.calls(2 if r.rank == 0 else 8)
+    write("older_dump", rs, {"stuck": False, "culprits": {}})
+
     rs = world(timing=False)
     for r in rs:
         r.calls(5)

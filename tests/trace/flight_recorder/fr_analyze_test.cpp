@@ -93,6 +93,7 @@ const std::vector<std::string> scenarios = {
     "empty_dump",
     "all_waiting",
     "wrapped_ring",
+    "older_dump",
     "all_scheduled",
     "all_scheduled_no_status",
     "ranks_string",
@@ -443,3 +444,36 @@ TEST(FrAnalyze, AWorldOverTheMemoryBudgetIsRefusedWithOneLine) {
 }
 
 } // namespace
+
+// Every group of every scenario gets a verdict sentence: a group whose laggards' dumps are just
+// older than the others' printed an empty status line (a hostile sweep's dumps).
+TEST(FrAnalyze, EveryGroupOfEveryScenarioHasAVerdict) {
+  std::size_t groups = 0;
+  for (const auto& root : {data_dir, data_root / "fr_real"})
+    for (const auto& entry : std::filesystem::directory_iterator(root)) {
+      if (!entry.is_directory())
+        continue;
+      try {
+        for (const auto& g : analyze_path(entry.path()).groups) {
+          EXPECT_FALSE(g.verdict.empty()) << entry.path() << " group " << g.name;
+          ++groups;
+        }
+      } catch (const tdiag::input_error&) {
+        // a scenario of refused dumps
+      }
+    }
+  EXPECT_GT(groups, 40u);
+}
+
+// One dump of a job whose four ranks completed everything: the others left none, and the
+// verdict says so rather than "every member completed".
+TEST(FrAnalyze, MembersWithoutADumpAreNotCountedAsCompleted) {
+  const std::vector<std::string> one{(data_root / "fr_real/collectives/_dump_0").string()};
+  const auto r = fr::analyze(fr::load_dumps(one));
+  ASSERT_EQ(r.groups.size(), 1u);
+  const auto& g = r.groups[0];
+  EXPECT_EQ(g.without_dump, (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(g.verdict.find("every member"), std::string::npos) << g.verdict;
+  EXPECT_NE(g.verdict.find("rank(s) 1-3 left no dump"), std::string::npos) << g.verdict;
+  EXPECT_FALSE(g.stuck);
+}

@@ -127,6 +127,8 @@ bool judge_laggards(const job_index& job, const group_data& g, std::vector<membe
   }
   std::vector<int> laggards = silent ? g.silent : ranks_of(job, deepest);
   if (all_completed) {
+    v.verdict = fmt::format("rank(s) {} completed up to #{}; the rings of rank(s) {} end at #{}",
+                            rank_list(ranks_of(job, ahead)), top, rank_list(laggards), level);
     v.unknowns.push_back(fmt::format(
         "group {}: the rings of rank(s) {} end before #{}, which ranks {} completed: their "
         "dumps are likely older than the others'; no rank is named for this group",
@@ -253,7 +255,17 @@ void judge_frontier(const job_index& job, const group_data& g, std::vector<membe
   }
   const auto op = op_at(job, g, v.last_seq);
   if (not_done.empty() && unknown.empty()) {
-    v.verdict = fmt::format("every member completed #{} ({})", v.last_seq, op);
+    if (g.without_dump.empty()) {
+      v.verdict = fmt::format("every member completed #{} ({})", v.last_seq, op);
+      return;
+    }
+    // Members without a dump are no evidence of having completed it: said, not counted in.
+    v.verdict =
+        fmt::format("rank(s) {} completed #{} ({}); rank(s) {} left no dump",
+                    rank_list(ranks_of(job, done)), v.last_seq, op, rank_list(g.without_dump));
+    v.unknowns.push_back(fmt::format("group {}: rank(s) {} left no dump, so how far they got "
+                                     "cannot be told",
+                                     g.name, rank_list(g.without_dump)));
     return;
   }
   v.stuck = !not_done.empty();
