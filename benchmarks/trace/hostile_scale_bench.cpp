@@ -7,7 +7,9 @@
 // with N devices, each with a dumped segment and a memory event (every per-device replay
 // scanned the whole dump, every device's alloc/free pairing the span of the whole trace).
 // The oom forensics over a history that alternates an allocation and an oom N times over N
-// dumped segments (at 06d39b8 each oom read the whole state: 20,000 pairs took 13.5 s).
+// dumped segments (at 06d39b8 each oom read the whole state: 20,000 pairs took 13.5 s). The
+// summary and the oom findings over one segment of N blocks (at 5e99692: 160k allocations freed
+// oldest first 12.8 s; an oom every ten allocations, 200k events 10.6 s).
 // Prints seconds per size and the growth from N/2 to N: about 2 is linear, 4 quadratic. CTest
 // runs --small under a 30 s timeout, which a quadratic version at 200k cannot meet.
 //
@@ -15,6 +17,7 @@
 #include <tensordiag/trace/kineto_import.hpp>
 #include <tensordiag/trace/leak_analysis.hpp>
 #include <tensordiag/trace/oom_analysis.hpp>
+#include <tensordiag/trace/summary_analysis.hpp>
 #include <tensordiag/trace/timeline_analysis.hpp>
 
 #include <fmt/format.h>
@@ -140,6 +143,57 @@ double oom_seconds(int n) {
   return s;
 }
 
+// One 1 TiB segment: N allocations of 1 KiB, each with an oom after every tenth (`ooms`), then
+// (`frees`) the oldest half freed in order. In one segment's vector of blocks each free moved
+// every later block: summary of 160k took 12.8 s, and each oom recounted the whole segment.
+trace one_segment(int n, bool ooms, bool frees) {
+  trace t;
+  const auto lane = t.lanes.memory(0);
+  const std::uint64_t base = std::uint64_t{1} << 40, kib = 1024;
+  const auto push = [&](memory_action action, std::uint64_t address, std::uint64_t size) {
+    memory_event e;
+    e.lane = lane;
+    e.action = action;
+    e.address = address;
+    e.size = size;
+    e.time = static_cast<std::int64_t>(t.memory.size());
+    e.stack = t.stacks.intern_stack(std::vector<frame_id>{
+        t.stacks.intern_frame({t.strings.intern("f"), t.strings.intern("train.py"),
+                               static_cast<std::uint32_t>(t.memory.size() % 50 + 1)})});
+    t.memory.push_back(e);
+  };
+  push(memory_action::segment_alloc, base, base);
+  for (int i = 0; i < n; ++i) {
+    push(memory_action::alloc, base + static_cast<std::uint64_t>(i) * kib, kib);
+    if (ooms && i % 10 == 9)
+      push(memory_action::oom, 0, std::uint64_t{1} << 50);
+  }
+  for (int i = 0; frees && i < n / 2; ++i)
+    push(memory_action::free_completed, base + static_cast<std::uint64_t>(i) * kib, kib);
+  t.finalize();
+  return t;
+}
+
+double fifo_summary_seconds(int n) {
+  const auto t = one_segment(n, false, true);
+  const auto t0 = clock_type::now();
+  const auto peaks = memory_peaks(t);
+  const double s = std::chrono::duration<double>(clock_type::now() - t0).count();
+  if (peaks.size() != 1 || peaks[0].peak_allocated != static_cast<std::int64_t>(n) * 1024)
+    fmt::print(stderr, "unexpected memory peak\n");
+  return s;
+}
+
+double one_segment_oom_seconds(int n) {
+  const auto t = one_segment(n, true, false);
+  const auto t0 = clock_type::now();
+  const auto findings = find_ooms(t);
+  const double s = std::chrono::duration<double>(clock_type::now() - t0).count();
+  if (findings.size() != static_cast<std::size_t>(n / 10))
+    fmt::print(stderr, "unexpected oom findings {}\n", findings.size());
+  return s;
+}
+
 template <typename Run> void row(const char* what, const std::vector<int>& sizes, Run&& run) {
   double previous = 0;
   for (const int n : sizes) {
@@ -165,5 +219,7 @@ int main(int argc, char** argv) {
   row("live allocations over devices", sizes, leaks_seconds);
   row("oom findings, alloc/oom pairs", small ? std::vector<int>{50000, 100000} : sizes,
       oom_seconds);
+  row("summary, one segment, FIFO frees", sizes, fifo_summary_seconds);
+  row("oom findings in one segment", sizes, one_segment_oom_seconds);
   return 0;
 }

@@ -59,11 +59,6 @@ bool mappable(std::int32_t device, std::span<const segment> start,
   });
 }
 
-std::size_t count_real(std::span<const segment> segments) noexcept {
-  return static_cast<std::size_t>(std::count_if(
-      segments.begin(), segments.end(), [](const segment& s) { return s.pool != implicit_pool; }));
-}
-
 bool maps_pages(const memory_event& e, bool backward) noexcept {
   return e.action == (backward ? memory_action::segment_unmap : memory_action::segment_map);
 }
@@ -79,23 +74,29 @@ replay_state::replay_state(allocator_state start, std::int32_t device,
     : device_(device), mapped_(mappable(device, start.segments, events)), full_(std::move(start)) {
   if (!mapped_)
     return;
-  real_ = count_real(full_.segments);
   for (auto& s : full_.segments)
-    by_address_.emplace_hint(by_address_.end(), s.address, std::move(s));
+    put(std::move(s), std::nullopt); // cut into fragments where large
   full_.segments.clear();
+  touched_.clear(); // nothing is tracked yet
 }
 
 // The copy's map is its own: the floor entry found in the original's is not in it.
 replay_state::replay_state(const replay_state& other)
     : device_(other.device_), mapped_(other.mapped_), full_(other.full_),
-      by_address_(other.by_address_), real_(other.real_), part_(other.part_) {}
+      by_address_(other.by_address_), real_(other.real_), part_(other.part_),
+      base_of_(other.base_of_), fragmented_(other.fragmented_) {}
 
-replay_state::segment_map::iterator replay_state::take_out(std::uint64_t address,
-                                                           segment_map::iterator skip) {
+const std::uint64_t* replay_state::base_of(std::uint64_t key) const {
+  if (base_of_.empty())
+    return nullptr;
+  const auto it = base_of_.find(key);
+  return it == base_of_.end() ? nullptr : &it->second;
+}
+
+replay_state::segment_map::iterator replay_state::find_entry(std::uint64_t address) {
   // The entry the last search found answers again for the addresses up to the next key, while
   // the map holds the same keys: a history often works in one segment for a while.
-  const bool again =
-      skip == by_address_.end() && has_floor_ && floor_->first <= address && address < floor_end_;
+  const bool again = has_floor_ && floor_->first <= address && address < floor_end_;
   if (!again) {
     const auto next = by_address_.upper_bound(address);
     if (next == by_address_.begin())
@@ -105,34 +106,237 @@ replay_state::segment_map::iterator replay_state::take_out(std::uint64_t address
     floor_end_ = next == by_address_.end() ? ~std::uint64_t{0} : next->first;
     has_floor_ = true;
   }
-  auto it = floor_;
   // Already taken out (its segment is in part_): as if it were no longer in the map.
-  if (it == skip) {
-    if (it == by_address_.begin())
-      return by_address_.end();
-    --it;
-  }
-  if (address - it->second.address >= it->second.total_size)
+  if (std::find(taken_.begin(), taken_.end(), floor_) != taken_.end() ||
+      address - floor_->second.address >= floor_->second.total_size)
     return by_address_.end();
-  part_.segments.push_back(std::move(it->second));
-  return it;
+  return floor_;
+}
+
+void replay_state::gather(segment_map::iterator it, const memory_event& e) {
+  if (it == by_address_.end())
+    return;
+  const auto* base = base_of(it->first);
+  if (base == nullptr) {
+    real_out_ += it->second.pool != implicit_pool ? 1 : 0;
+    taken_size_ = it->second.total_size;
+    part_.segments.push_back(std::move(it->second));
+    taken_.push_back(it);
+    return;
+  }
+  const auto of_segment = [&, b = *base](segment_map::iterator x) {
+    const auto* xb = x == by_address_.end() ? nullptr : base_of(x->first);
+    return xb != nullptr && *xb == b;
+  };
+  auto lo = it, hi = std::next(it);
+  if (is_segment_action(e.action)) {
+    // All of it, from its first fragment (at its address: fragments are never interleaved with
+    // another entry, as none is cut where another segment overlaps it).
+    if (const auto first = by_address_.find(*base); first != by_address_.end())
+      lo = first;
+    while (of_segment(hi))
+      ++hi;
+  } else {
+    // The block the event names, and whether a neighbour it may merge with is in another
+    // fragment.
+    const auto& blocks = it->second.blocks;
+    const auto after = std::partition_point(blocks.begin(), blocks.end(),
+                                            [&](const block& b) { return b.address <= e.address; });
+    if (after != blocks.begin()) {
+      if (after - 1 == blocks.begin() && it->first != *base)
+        lo = std::prev(it);
+      if (after == blocks.end() && of_segment(hi))
+        ++hi;
+    }
+    const bool all = lo->first == *base && !of_segment(hi);
+    if (!all)
+      partial_base_ = *base;
+  }
+  join(lo, hi);
+}
+
+void replay_state::join(segment_map::iterator lo, segment_map::iterator hi) {
+  segment whole = std::move(lo->second);
+  for (auto x = lo;; ++x) {
+    if (x != lo) {
+      whole.total_size += x->second.total_size;
+      whole.blocks.insert(whole.blocks.end(), x->second.blocks.begin(), x->second.blocks.end());
+    }
+    real_out_ += x->second.pool != implicit_pool ? 1 : 0;
+    taken_.push_back(x);
+    if (std::next(x) == hi)
+      break;
+  }
+  part_.segments.push_back(std::move(whole));
+}
+
+void replay_state::note_touched(std::uint64_t address) {
+  if (!track_ || all_touched_)
+    return;
+  touched_.push_back(address);
+  // A long run of steps between two readings costs a reading of the whole state, not a list
+  // longer than it.
+  if (touched_.size() > 4 * by_address_.size() + 4096) {
+    all_touched_ = true;
+    touched_ = {};
+  }
+}
+
+// `seg` back into the map: whole, or cut into fragments where it holds too many blocks (and
+// always as fragments of `base` where it is some of a segment's).
+void replay_state::put(segment seg, std::optional<std::uint64_t> base) {
+  const std::size_t per =
+      std::max<std::size_t>(replay_fragment_blocks.load(std::memory_order_relaxed), 1);
+  const std::size_t n = seg.blocks.size();
+  const auto address = seg.address;
+  const auto end = seg.total_size > ~address ? ~std::uint64_t{0} : address + seg.total_size;
+  // A segment is cut only where no other overlaps it (damaged input): a find by address then
+  // sees the fragments as it would see the segment.
+  bool cut = n > 2 * per && seg.total_size > 0 && end != ~std::uint64_t{0} &&
+             (base || alone(address, end));
+  for (std::size_t i = 0; cut && i < n; ++i) {
+    const auto& b = seg.blocks[i];
+    // Fragments tile the range at block starts: only sorted blocks inside it can be cut.
+    cut = b.address >= address && b.address < end &&
+          (i == 0 || seg.blocks[i - 1].address + seg.blocks[i - 1].size <= b.address);
+  }
+  if (!base && !cut) {
+    // A segment over one kept as fragments (damaged input) makes that one whole again first: a
+    // fragment may even start at its address.
+    if (!base_of_.empty())
+      for (const auto b : fragmented_around(address, end))
+        make_whole(b);
+    real_ += seg.pool != implicit_pool ? 1 : 0;
+    note_touched(address);
+    [[maybe_unused]] const bool made = by_address_.emplace(address, std::move(seg)).second;
+    assert(made);
+    return;
+  }
+  const std::uint64_t of = base.value_or(seg.address);
+  const std::size_t pieces = cut ? n / per : 1;
+  for (std::size_t k = 0; k < pieces; ++k) {
+    const std::size_t first = k * per, last = k + 1 == pieces ? n : (k + 1) * per;
+    segment piece;
+    piece.device = seg.device;
+    piece.stream = seg.stream;
+    piece.pool = seg.pool;
+    piece.stack = seg.stack;
+    piece.type = seg.type;
+    piece.is_expandable = seg.is_expandable;
+    piece.address = k == 0 ? seg.address : seg.blocks[first].address;
+    piece.total_size = (last == n ? end : seg.blocks[last].address) - piece.address;
+    piece.blocks.assign(
+        std::make_move_iterator(seg.blocks.begin() + static_cast<std::ptrdiff_t>(first)),
+        std::make_move_iterator(seg.blocks.begin() + static_cast<std::ptrdiff_t>(last)));
+    base_of_[piece.address] = of;
+    fragmented_ += piece.address == of ? 1 : 0;
+    real_ += piece.pool != implicit_pool ? 1 : 0;
+    note_touched(piece.address);
+    [[maybe_unused]] const bool made = by_address_.emplace(piece.address, std::move(piece)).second;
+    assert(made);
+  }
+}
+
+bool replay_state::alone(std::uint64_t address, std::uint64_t end) const {
+  const auto next = by_address_.lower_bound(address);
+  if (next != by_address_.end() && next->first < end)
+    return false;
+  if (next == by_address_.begin())
+    return true;
+  const auto& prev = std::prev(next)->second;
+  return prev.total_size <= address - prev.address;
+}
+
+std::vector<std::uint64_t> replay_state::fragmented_around(std::uint64_t address,
+                                                           std::uint64_t end) const {
+  std::vector<std::uint64_t> bases;
+  // From the last entry that starts before `address` (it may reach into the range).
+  auto it = by_address_.lower_bound(address);
+  if (it != by_address_.begin())
+    --it;
+  for (; it != by_address_.end() && it->first < end; ++it) {
+    const auto* b = base_of(it->first);
+    if (b != nullptr && it->second.total_size > address - std::min(address, it->second.address) &&
+        std::find(bases.begin(), bases.end(), *b) == bases.end())
+      bases.push_back(*b);
+  }
+  return bases;
+}
+
+void replay_state::make_whole(std::uint64_t base) {
+  has_floor_ = false;
+  // The fragments tile the segment's range, each starting where the one before ends; the
+  // segment that overlaps them may sit between two in the map's order.
+  auto it = by_address_.find(base);
+  if (it == by_address_.end())
+    return; // not in the map now (assert-free: fragments go back whole at put_back)
+  segment whole = std::move(it->second);
+  std::size_t real = 0;
+  for (bool first = true; it != by_address_.end(); first = false) {
+    if (!first) {
+      whole.total_size += it->second.total_size;
+      whole.blocks.insert(whole.blocks.end(), it->second.blocks.begin(), it->second.blocks.end());
+    }
+    real += it->second.pool != implicit_pool ? 1 : 0;
+    note_touched(it->first);
+    base_of_.erase(it->first);
+    by_address_.erase(it);
+    it = by_address_.find(whole.address + whole.total_size);
+    const auto* next = it == by_address_.end() ? nullptr : base_of(it->first);
+    if (next == nullptr || *next != base)
+      break;
+  }
+  --fragmented_;
+  real_ = real_ - real + (whole.pool != implicit_pool ? 1 : 0);
+  note_touched(base);
+  by_address_.emplace(base, std::move(whole));
+}
+
+void replay_state::put_back() {
+  real_ -= real_out_;
+  real_out_ = 0;
+  // The common case: one whole segment, still at its address and small, goes back into its own
+  // entry.
+  if (taken_.size() == 1 && !partial_base_ && part_.segments.size() == 1 &&
+      part_.segments.front().address == taken_.front()->first &&
+      part_.segments.front().total_size == taken_size_ &&
+      part_.segments.front().blocks.size() <=
+          2 * replay_fragment_blocks.load(std::memory_order_relaxed) &&
+      base_of(taken_.front()->first) == nullptr) {
+    real_ += part_.segments.front().pool != implicit_pool ? 1 : 0;
+    note_touched(taken_.front()->first);
+    taken_.front()->second = std::move(part_.segments.front());
+    return;
+  }
+  // Otherwise the entries leave the map, and what part_ holds now goes in.
+  has_floor_ = false;
+  for (const auto it : taken_) {
+    note_touched(it->first);
+    if (const auto f = base_of_.find(it->first); f != base_of_.end()) {
+      fragmented_ -= f->first == f->second ? 1 : 0;
+      base_of_.erase(f);
+    }
+    by_address_.erase(it);
+  }
+  taken_.clear();
+  for (auto& seg : part_.segments)
+    put(std::move(seg), partial_base_);
 }
 
 bool replay_state::step(const memory_event& e, bool backward, bool two_step_frees,
                         replay_totals* effect) {
   auto& s = mapped_ ? part_ : full_;
-  // The map entries whose segments part_ holds (taken[1] first, then taken[0]), to put them back.
-  std::array<segment_map::iterator, 2> taken{by_address_.end(), by_address_.end()};
-  std::size_t real_before = 0;
   if (mapped_) {
     part_.segments.clear();
+    taken_.clear();
+    real_out_ = 0;
+    partial_base_.reset();
     // Pages mapped at the end of a segment grow the one that holds the byte before them.
     if (maps_pages(e, backward) && e.address > 0)
-      taken[1] = take_out(e.address - 1, by_address_.end());
-    taken[0] = take_out(e.address, taken[1]);
+      gather(find_entry(e.address - 1), e);
+    gather(find_entry(e.address), e);
     if (part_.segments.size() == 2 && part_.segments[1].address < part_.segments[0].address)
       std::swap(part_.segments[0], part_.segments[1]);
-    real_before = count_real(part_.segments);
   }
   const std::uint64_t lo = e.address == 0 ? 0 : e.address - 1;
   const std::uint64_t span = std::max<std::uint64_t>(e.size, 1);
@@ -155,57 +359,12 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
     return matched;
   if (!backward)
     full_.time = e.time;
-  // The event kept, dropped or made segments of part_ only; they go back, in their old nodes
-  // where there are some.
-  real_ = real_ - real_before + count_real(part_.segments);
-  if (track_ && !all_touched_) {
-    for (const auto& it : taken)
-      if (it != by_address_.end())
-        touched_.push_back(it->first);
-    for (const auto& seg : part_.segments)
-      touched_.push_back(seg.address);
-    // A long run of steps between two readings costs a reading of the whole state, not a list
-    // longer than it.
-    if (touched_.size() > 4 * by_address_.size() + 4096) {
-      all_touched_ = true;
-      touched_ = {};
-    }
-  }
-  // The common case: one segment, still at its address, goes back into its own entry.
-  const auto end = by_address_.end();
-  if (taken[1] == end && taken[0] != end && part_.segments.size() == 1 &&
-      part_.segments.front().address == taken[0]->first) {
-    taken[0]->second = std::move(part_.segments.front());
-    return matched;
-  }
-  // Otherwise the entries leave the map, and their nodes take what part_ holds now.
-  has_floor_ = false;
-  std::array<segment_map::node_type, 2> nodes;
-  for (std::size_t i = 0; i < taken.size(); ++i)
-    if (taken[i] != end)
-      nodes[i] = by_address_.extract(taken[i]);
-  std::size_t spare = 0;
-  for (auto& seg : part_.segments) {
-    while (spare < nodes.size() && nodes[spare].empty())
-      ++spare;
-    // No key is taken: a segment made here starts where none held the address (sizes are
-    // never 0 in the map), and the ones taken out left their keys free.
-    if (spare == nodes.size()) {
-      [[maybe_unused]] const bool made = by_address_.emplace(seg.address, std::move(seg)).second;
-      assert(made);
-      continue;
-    }
-    auto& node = nodes[spare++];
-    node.key() = seg.address;
-    node.mapped() = std::move(seg);
-    [[maybe_unused]] const bool put = by_address_.insert(std::move(node)).inserted;
-    assert(put);
-  }
+  put_back();
   return matched;
 }
 
 std::size_t replay_state::segment_count() const noexcept {
-  return mapped_ ? by_address_.size() : full_.segments.size();
+  return mapped_ ? by_address_.size() - base_of_.size() + fragmented_ : full_.segments.size();
 }
 
 const segment* replay_state::segment_at(std::uint64_t address) const {
@@ -213,14 +372,31 @@ const segment* replay_state::segment_at(std::uint64_t address) const {
   return it == by_address_.end() ? nullptr : &it->second;
 }
 
+// The map's segments in address order, a segment kept as fragments joined again: `seg` gives an
+// entry's segment (copied or moved).
+template <typename Map, typename Segment>
+void replay_state::whole_segments(Map& map, allocator_state& out, Segment&& seg) const {
+  out.segments.reserve(map.size() - base_of_.size() + fragmented_);
+  for (auto it = map.begin(); it != map.end();) {
+    const auto* base = base_of(it->first);
+    out.segments.push_back(seg(it->second));
+    for (++it; base != nullptr && it != map.end(); ++it) {
+      const auto* next = base_of(it->first);
+      if (next == nullptr || *next != *base)
+        break;
+      auto& whole = out.segments.back();
+      whole.total_size += it->second.total_size;
+      whole.blocks.insert(whole.blocks.end(), it->second.blocks.begin(), it->second.blocks.end());
+    }
+  }
+}
+
 allocator_state replay_state::state() const {
   if (!mapped_)
     return full_;
   allocator_state s;
   s.time = full_.time;
-  s.segments.reserve(by_address_.size());
-  for (const auto& [address, seg] : by_address_)
-    s.segments.push_back(seg);
+  whole_segments(by_address_, s, [](const segment& seg) { return seg; });
   return s;
 }
 
@@ -229,9 +405,7 @@ allocator_state replay_state::take() && {
     return std::move(full_);
   allocator_state s;
   s.time = full_.time;
-  s.segments.reserve(by_address_.size());
-  for (auto& [address, seg] : by_address_)
-    s.segments.push_back(std::move(seg));
+  whole_segments(by_address_, s, [](segment& seg) { return std::move(seg); });
   return s;
 }
 

@@ -14,18 +14,33 @@
 //
 // A state the map cannot hold as the vector does (segments of size 0, which share an address
 // with another; a segment of another device) keeps the vector: damaged input, replayed exactly.
+//
+// A segment of many blocks (an expandable segment holds a whole stream's) is kept as fragments:
+// map entries that tile its range, each of up to 2 * replay_fragment_blocks blocks. A block
+// inserted or dropped moved every later block of its segment's vector: 160,000 allocations in
+// one segment freed oldest first took 12.8 s. An event on a block applies to its fragment, joined
+// with the one beside it where the block is at its edge (a free merges with its neighbours), so
+// the same apply/undo sees the same blocks; an event on the segment itself (freed, pages mapped)
+// applies to all of it, joined. state() and take() give the segments whole.
 #pragma once
 
 #include <tensordiag/trace/allocator_state.hpp>
 #include <tensordiag/trace/events.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 namespace tdiag::trace::detail {
+
+/// Blocks a fragment of a large segment holds (up to twice as many before it is cut); the tests
+/// set it small to replay their random histories in fragments.
+inline std::atomic<std::size_t> replay_fragment_blocks{256};
 
 /// Allocated, requested and reserved bytes (saturated sums).
 struct replay_totals {
@@ -60,6 +75,8 @@ public:
   [[nodiscard]] bool mapped() const noexcept { return mapped_; }
   /// Segments in the state now.
   [[nodiscard]] std::size_t segment_count() const noexcept;
+  /// Map entries that are fragments of a segment (0 when every segment is whole).
+  [[nodiscard]] std::size_t fragment_count() const noexcept { return base_of_.size(); }
   /// The state now (its time: the last forward event's, else the start's).
   [[nodiscard]] allocator_state state() const;
   /// The same, moved out.
@@ -77,15 +94,35 @@ public:
     touched_.clear();
     all_touched_ = false;
   }
-  /// mapped(): the segment that starts at `address` now, or null.
+  /// mapped(): the segment that starts at `address` now, or null; for a segment kept as
+  /// fragments, the fragment that starts there (touched() lists fragments likewise).
   [[nodiscard]] const segment* segment_at(std::uint64_t address) const;
 
 private:
   using segment_map = std::map<std::uint64_t, segment>;
-  /// The map's entry of the segment a find at `address` picks (the last one starting at or below
-  /// it, if it holds it; `skip`, taken out before, counts as gone), its segment moved into part_;
-  /// end() for none.
-  segment_map::iterator take_out(std::uint64_t address, segment_map::iterator skip);
+  /// The map's entry that holds `address` (the last one starting at or below it, if it holds
+  /// it), or end(); an entry the event at hand already took out counts as gone.
+  segment_map::iterator find_entry(std::uint64_t address);
+  /// Moves what event `e` can touch of entry `it` (none: end()) into part_: the segment, or
+  /// the fragments of one as the header says.
+  void gather(segment_map::iterator it, const memory_event& e);
+  /// The fragments of one segment from `lo` to `hi` (exclusive), joined into part_.
+  void join(segment_map::iterator lo, segment_map::iterator hi);
+  /// Puts part_'s segments back into the map after the event (fragments of partial_base_, or
+  /// whole segments, cut into fragments where they grew large).
+  void put_back();
+  void put(segment seg, std::optional<std::uint64_t> base);
+  [[nodiscard]] const std::uint64_t* base_of(std::uint64_t key) const;
+  template <typename Map, typename Segment>
+  void whole_segments(Map& map, allocator_state& out, Segment&& seg) const;
+  void note_touched(std::uint64_t address);
+  /// Whether no entry of the map holds a byte of [address, end).
+  [[nodiscard]] bool alone(std::uint64_t address, std::uint64_t end) const;
+  /// The segments kept as fragments that hold a byte of [address, end).
+  [[nodiscard]] std::vector<std::uint64_t> fragmented_around(std::uint64_t address,
+                                                             std::uint64_t end) const;
+  /// Joins the fragments of the segment at `base` into one entry.
+  void make_whole(std::uint64_t base);
 
   std::int32_t device_;
   bool mapped_;
@@ -102,5 +139,13 @@ private:
   bool has_floor_ = false;
   bool track_ = false, all_touched_ = false;
   std::vector<std::uint64_t> touched_;
+  // mapped_: every fragment's key -> its segment's address, and how many segments are kept as
+  // fragments.
+  std::unordered_map<std::uint64_t, std::uint64_t> base_of_;
+  std::size_t fragmented_ = 0;
+  std::vector<segment_map::iterator> taken_;  // the entries the event at hand took out
+  std::size_t real_out_ = 0;                  // how many of them the source reported
+  std::uint64_t taken_size_ = 0;              // the size of the one whole segment taken
+  std::optional<std::uint64_t> partial_base_; // part_ holds only some fragments of this segment
 };
 } // namespace tdiag::trace::detail
