@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -177,6 +178,50 @@ TEST_F(JobFolder, AutomaticRanksNeverCollide) {
   EXPECT_EQ(job[1].rank, 1);
   EXPECT_EQ(job[2].path.filename(), "c.json");
   EXPECT_EQ(job[2].rank, 2);
+}
+
+// A rank stated that is none (negative, past int, not below the world size, past int in the
+// file name) is said in one warning naming the rank the file takes, never taken silently; with
+// --rank-from distributed it is the error's reason.
+TEST_F(JobFolder, RanksStatedThatAreNoneAreSaid) {
+  const std::string events =
+      R"("traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, )"
+      R"("ts": 1, "dur": 2}]})";
+  write("a.json", R"({"distributedInfo": {"rank": -1}, )" + events);
+  write("b.json", R"({"distributedInfo": {"rank": 5, "world_size": 2}, )" + events);
+  write("c_rank-7.json", R"({"distributedInfo": {"rank": 2147483648}, )" + events);
+  write("d_rank99999999999999999999.json", kineto(-1));
+  const std::vector<std::string> inputs{dir_.string()};
+  const auto job = load_job(inputs);
+  ASSERT_EQ(job.size(), 4u);
+  std::map<std::string, std::pair<int, std::string>> by_file;
+  for (const auto& m : job) {
+    ASSERT_EQ(m.loaded.warnings.size(), 1u) << m.path;
+    EXPECT_EQ(m.loaded.warnings[0].code, "TDIAG-TR-262");
+    by_file[m.path.filename().string()] = {m.rank, m.loaded.warnings[0].message};
+  }
+  EXPECT_NE(by_file["a.json"].second.find("distributedInfo.rank -1 is no rank; the file takes "
+                                          "the lowest rank no other file states"),
+            std::string::npos)
+      << by_file["a.json"].second;
+  EXPECT_NE(by_file["b.json"].second.find("distributedInfo.rank 5 is not below its world_size 2"),
+            std::string::npos)
+      << by_file["b.json"].second;
+  EXPECT_EQ(by_file["c_rank-7.json"].first, 7);
+  EXPECT_NE(by_file["c_rank-7.json"].second.find("takes rank 7 from its file name"),
+            std::string::npos)
+      << by_file["c_rank-7.json"].second;
+  EXPECT_NE(by_file["d_rank99999999999999999999.json"].second.find("is past int"),
+            std::string::npos);
+  job_load_options distributed;
+  distributed.ranks = rank_source::distributed;
+  try {
+    (void)load_job(std::vector<std::string>{(dir_ / "a.json").string()}, distributed);
+    FAIL();
+  } catch (const tdiag::input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("distributedInfo.rank -1 is no rank"), std::string::npos)
+        << e.what();
+  }
 }
 
 // Base times of +-INT64_MAX (hostile, or a broken writer) gave clock offsets that wrapped

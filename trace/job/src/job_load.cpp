@@ -6,6 +6,7 @@
 #include <tensordiag/trace/detail/saturate.hpp>
 #include <tensordiag/trace/job_load.hpp>
 
+#include <climits>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +15,8 @@
 #include <glob.h>
 #include <map>
 #include <optional>
+#include <string>
+#include <string_view>
 
 namespace tdiag::trace {
 
@@ -27,13 +30,41 @@ bool looks_like_trace_file(const std::filesystem::path& p) {
   return false;
 }
 
-int distributed_rank(const trace& t) {
+// A rank a source states, or -1; `problem` says why one it states is none (negative, past int,
+// not below the world size it states).
+struct stated_rank {
+  int rank = -1;
+  std::string problem;
+};
+
+stated_rank distributed_rank(const trace& t) {
   const auto* value = t.metadata.property("distributed.rank");
   if (!value)
-    return -1;
-  int rank = -1;
+    return {};
+  long long rank = -1;
   const auto [p, ec] = std::from_chars(value->data(), value->data() + value->size(), rank);
-  return ec == std::errc{} && rank >= 0 ? rank : -1;
+  if (ec != std::errc{} || p != value->data() + value->size() || rank < 0 || rank > INT_MAX)
+    return {-1, fmt::format("distributedInfo.rank {} is no rank", *value)};
+  long long world = 0;
+  if (const auto* ws = t.metadata.property("distributed.world_size")) {
+    const auto [q, wec] = std::from_chars(ws->data(), ws->data() + ws->size(), world);
+    if (wec == std::errc{} && q == ws->data() + ws->size() && world > 0 && rank >= world)
+      return {-1,
+              fmt::format("distributedInfo.rank {} is not below its world_size {}", rank, world)};
+  }
+  return {static_cast<int>(rank), {}};
+}
+
+// A member whose source states a rank that is none: said, as the rank it takes is not the one
+// the file claims.
+void warn_stated_rank(job_member& m, const std::string& problem, std::string_view taken) {
+  diagnostic d;
+  d.level = severity::warning;
+  d.code = std::string(codes::no_rank);
+  d.title = "the rank source gives no rank";
+  d.message = fmt::format("{}: {}; the file {}", m.path.string(), problem, taken);
+  d.add_field("file", m.path.string());
+  m.loaded.warnings.push_back(std::move(d));
 }
 
 } // namespace
@@ -145,6 +176,11 @@ std::vector<std::filesystem::path> expand_job_inputs(std::span<const std::string
 }
 
 int rank_from_file_name(const std::filesystem::path& path) {
+  std::string problem;
+  return rank_from_file_name(path, problem);
+}
+
+int rank_from_file_name(const std::filesystem::path& path, std::string& problem) {
   const auto name = path.filename().string();
   for (auto pos = name.rfind("rank"); pos != std::string::npos;
        pos = pos == 0 ? std::string::npos : name.rfind("rank", pos - 1)) {
@@ -155,6 +191,8 @@ int rank_from_file_name(const std::filesystem::path& path) {
     const auto [p, ec] = std::from_chars(name.data() + i, name.data() + name.size(), rank);
     if (ec == std::errc{} && p != name.data() + i)
       return rank;
+    if (ec == std::errc::result_out_of_range)
+      problem = fmt::format("the rank in the file name ({}) is past int", name.substr(pos));
   }
   return -1;
 }
@@ -173,20 +211,33 @@ std::vector<job_member> load_job(std::span<const std::string> inputs,
   const bool automatic = options.ranks == rank_source::automatic;
   for (std::size_t i = 0; i < members.size(); ++i) {
     auto& m = members[i];
-    const int from_info = distributed_rank(m.loaded.trace);
-    const int from_name = rank_from_file_name(m.path);
+    const auto info = distributed_rank(m.loaded.trace);
+    std::string name_problem;
+    const int from_name = rank_from_file_name(m.path, name_problem);
+    const bool by_info = options.ranks == rank_source::distributed || (automatic && info.rank >= 0);
     m.rank = options.ranks == rank_source::position ? static_cast<int>(i)
-             : options.ranks == rank_source::distributed || (automatic && from_info >= 0)
-                 ? from_info
-                 : from_name;
-    if (automatic && m.rank < 0)
-      continue; // placed below, in the ranks no file states
+             : by_info                              ? info.rank
+                                                    : from_name;
+    const auto& problem =
+        by_info || options.ranks == rank_source::distributed ? info.problem : name_problem;
+    if (automatic) {
+      // A rank stated that is none is said, with the rank the file takes instead.
+      const auto taken = m.rank >= 0 ? fmt::format("takes rank {} from its file name", m.rank)
+                                     : std::string("takes the lowest rank no other file states");
+      if (!info.problem.empty())
+        warn_stated_rank(m, info.problem, taken);
+      else if (m.rank < 0 && !name_problem.empty())
+        warn_stated_rank(m, name_problem, taken);
+      if (m.rank < 0)
+        continue; // placed below, in the ranks no file states
+    }
     if (m.rank < 0)
       throw_input_error(codes::no_rank, "no rank",
-                        fmt::format("{}: {} states no rank", m.path.string(),
-                                    options.ranks == rank_source::distributed
-                                        ? "the trace's distributedInfo"
-                                        : "the file name (like rank-3)"),
+                        fmt::format("{}: {}", m.path.string(),
+                                    !problem.empty() ? problem
+                                    : options.ranks == rank_source::distributed
+                                        ? "the trace's distributedInfo states no rank"
+                                        : "the file name (like rank-3) states no rank"),
                         "use --rank-from position, or name the files by rank");
     if (const auto [it, fresh] = claimed.emplace(m.rank, i); !fresh)
       throw_input_error(codes::rank_claimed_twice, "rank claimed twice",

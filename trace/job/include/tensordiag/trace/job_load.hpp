@@ -54,6 +54,8 @@ expand_job_inputs(std::span<const std::string> inputs, std::vector<diagnostic>* 
 
 /// The rank a file name states ("sampled_rank-1.json.gz" -> 1), or -1.
 [[nodiscard]] int rank_from_file_name(const std::filesystem::path& path);
+/// The same; `problem` says why a rank the name states is none (past int).
+[[nodiscard]] int rank_from_file_name(const std::filesystem::path& path, std::string& problem);
 
 /// Loads every file of the job in parallel; members sorted by rank. Throws what load_trace()
 /// throws for the first unreadable file, and TDIAG-TR-261 for a rank claimed twice. With
