@@ -82,6 +82,16 @@ TEST(KinetoFields, NonNumericFieldsAreRejectedWithTheirPath) {
                      "traceEvents[0].args.correlation: expected a JSON integer, got null"},
            std::pair{R"("pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"stream": "0xZZ"})",
                      "traceEvents[0].args.stream"},
+           // What the parser met instead of a value, and a string that does not decode, are
+           // said as such ("got " with nothing after it, and "expected a JSON string, got" a
+           // string).
+           std::pair{R"("pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"grid": [1, 1, ]})",
+                     "traceEvents[0].args.grid: expected a JSON integer, got no value (a "
+                     "trailing comma, or text that is not JSON)"},
+           std::pair{R"("pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"Process Group Name": )"
+                     R"("a\ud800b"})",
+                     "traceEvents[0].args.Process Group Name: expected a JSON string, got "
+                     "\"a\\ud800b\", which does not decode (a lone \\u surrogate"},
        }) {
     const auto json = head + fields + "}]}";
     try {
@@ -132,4 +142,20 @@ TEST(KinetoFields, HexStreamStringsAreNumbers) {
   EXPECT_EQ(r.trace.kernels.all().front().stream, 31u);
 }
 
+} // namespace
+
+namespace {
+// A key an event gives twice is read at its last value, as json.load (and HTA) read it
+// (docs/trace-format.md).
+TEST(KinetoFields, AKeyGivenTwiceIsReadAtItsLastValue) {
+  const std::string json =
+      R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "first", "name": "second", )"
+      R"("pid": 0, "tid": 7, "ts": 100, "dur": 10, "dur": 999, "args": {"stream": 7, "stream": 9}}]})";
+  const auto t = import_kineto(as_bytes(json), "twice.json").trace;
+  ASSERT_EQ(t.kernels.size(), 1u);
+  const auto& k = t.kernels.all()[0];
+  EXPECT_EQ(t.name(k.name), "second");
+  EXPECT_EQ(k.end - k.start, 999'000);
+  EXPECT_EQ(k.stream, 9u);
+}
 } // namespace

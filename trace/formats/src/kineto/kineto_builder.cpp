@@ -102,7 +102,7 @@ void kineto_builder::fail_field(const std::string& path, const bad_field& f) con
   throw_input_error(
       codes::kineto_bad_number, "Kineto field is not a number",
       fmt::format("{}: {}: expected {}, got {}", t_.metadata.source_path, path, f.expected,
-                  printable(f.token, 64)),
+                  what_was_written(f)),
       "write times, ids and sizes as plain JSON numbers, as the PyTorch profiler does",
       {{"file", t_.metadata.source_path}, {"path", path}});
 }

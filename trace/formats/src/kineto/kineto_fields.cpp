@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kineto_fields.hpp"
 
+#include <tensordiag/core/printable.hpp>
 #include <tensordiag/trace/detail/saturate.hpp>
 
 #include <charconv>
@@ -488,6 +489,15 @@ memory_kind parse_memory_kind(std::string_view word) {
   if (word.starts_with("Managed"))
     return memory_kind::managed;
   return memory_kind::unknown;
+}
+
+std::string what_was_written(const bad_field& f) {
+  if (f.token.empty())
+    return "no value (a trailing comma, or text that is not JSON)";
+  if (f.token.starts_with('"') && f.expected.find("string") != std::string_view::npos)
+    return printable(f.token, 64) +
+           ", which does not decode (a lone \\u surrogate or bytes that are not UTF-8)";
+  return printable(f.token, 64);
 }
 
 } // namespace tdiag::trace::detail

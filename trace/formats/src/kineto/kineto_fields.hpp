@@ -83,6 +83,11 @@ struct bad_field {
   std::string_view expected;
 };
 
+/// The value of `f` as a message shows it: the token (escaped, cut); where there is none, that
+/// the parser met no value there (a trailing comma, text that is not JSON); a quoted token where
+/// a string was expected, that it does not decode (a lone \u surrogate, bytes that are not UTF-8).
+[[nodiscard]] std::string what_was_written(const bad_field& f);
+
 /// Numbers written as JSON strings and read as numbers ("bytes": "128", as ROCm's runtime
 /// writes memcpy sizes): counted for the file's one note.
 struct text_numbers {
