@@ -18,8 +18,9 @@ namespace {
 
 using row_map = std::map<std::string, diff_row>;
 
-void add_sites(const trace& t, row_map& rows, bool second, std::int64_t& total) {
-  for (const auto& a : live_allocations(t)) {
+void add_sites(const trace& t, row_map& rows, bool second, std::int64_t& total,
+               std::pair<std::size_t, std::uint64_t>& disagree) {
+  for (const auto& a : live_allocations(t, &disagree)) {
     auto& row = rows[describe_frame(t, user_frame(t, a.stack))];
     auto& bytes = second ? row.b : row.a;
     bytes = detail::sat_add(bytes, detail::signed_size(a.bytes));
@@ -70,8 +71,8 @@ std::string short_name(std::string_view name) {
 diff_result diff_traces(const trace& a, const trace& b) {
   diff_result r;
   row_map sites, kernels;
-  add_sites(a, sites, false, r.live_a);
-  add_sites(b, sites, true, r.live_b);
+  add_sites(a, sites, false, r.live_a, r.disagree_a);
+  add_sites(b, sites, true, r.live_b, r.disagree_b);
   add_kernels(a, kernels, false);
   add_kernels(b, kernels, true);
   r.sites = ordered(sites);
@@ -105,6 +106,10 @@ report diff_report(const trace& a, const trace& b, const diff_result& r, std::si
     d.add_field("kernels_changed", static_cast<std::int64_t>(r.kernels.size()));
     out.diagnostics.push_back(std::move(d));
   }
+  // A live figure that follows a dump its history disagrees with is said, as leaks says it.
+  for (const auto& [t, disagree] : {std::pair{&a, r.disagree_a}, std::pair{&b, r.disagree_b}})
+    if (disagree.first != 0)
+      out.diagnostics.push_back(history_disagrees_warning(*t, disagree.first, disagree.second));
   for (std::size_t i = 0; i < std::min(top, r.sites.size()); ++i) {
     const auto& s = r.sites[i];
     diagnostic d;

@@ -202,6 +202,22 @@ leak_result find_leaks(const trace& t) {
   return r;
 }
 
+diagnostic history_disagrees_warning(const trace& t, std::size_t open, std::uint64_t bytes) {
+  diagnostic d;
+  d.level = severity::warning;
+  d.code = codes::history_disagrees;
+  d.title = "the dumped allocator state and its history disagree";
+  d.message = fmt::format("{}: {} allocation(s) ({}) that the memory events leave open are not "
+                          "allocated in the dumped segments; the live figures follow the dump",
+                          t.metadata.source_path, open, format_bytes(bytes));
+  d.add_field("allocations", static_cast<std::int64_t>(open));
+  d.add_field("bytes", static_cast<std::int64_t>(bytes));
+  d.hint = "a snapshot's segments and device_traces come from one torch.cuda.memory._snapshot(); "
+           "allocations on other threads while it ran, a file joined from others or an "
+           "edited one disagree";
+  return d;
+}
+
 report leak_report(const trace& t, const leak_result& r, std::size_t top) {
   report out;
   out.metadata = make_report_metadata();
@@ -233,22 +249,9 @@ report leak_report(const trace& t, const leak_result& r, std::size_t top) {
                         "allocations of every origin share one site");
     out.diagnostics.push_back(std::move(d));
   }
-  if (r.open_not_in_dump != 0) {
-    diagnostic d;
-    d.level = severity::warning;
-    d.code = codes::history_disagrees;
-    d.title = "the dumped allocator state and its history disagree";
-    d.message = fmt::format("{}: {} allocation(s) ({}) that the memory events leave open are not "
-                            "allocated in the dumped segments; the live figures follow the dump",
-                            t.metadata.source_path, r.open_not_in_dump,
-                            format_bytes(r.open_not_in_dump_bytes));
-    d.add_field("allocations", static_cast<std::int64_t>(r.open_not_in_dump));
-    d.add_field("bytes", static_cast<std::int64_t>(r.open_not_in_dump_bytes));
-    d.hint = "a snapshot's segments and device_traces come from one torch.cuda.memory._snapshot(); "
-             "allocations on other threads while it ran, a file joined from others or an "
-             "edited one disagree";
-    out.diagnostics.push_back(std::move(d));
-  }
+  if (r.open_not_in_dump != 0)
+    out.diagnostics.push_back(
+        history_disagrees_warning(t, r.open_not_in_dump, r.open_not_in_dump_bytes));
   const std::int64_t begin = t.span().begin; // once: each call reads every event
   for (std::size_t i = 0; i < std::min(top, r.sites.size()); ++i) {
     const auto& s = r.sites[i];

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tdiag::trace {
@@ -38,6 +39,9 @@ struct diff_result {
   std::int64_t live_a = 0, live_b = 0;
   std::int64_t peak_allocated_a = -1, peak_allocated_b = -1;
   std::int64_t peak_reserved_a = -1, peak_reserved_b = -1;
+  /// Allocations (and their bytes) each trace's memory events leave open that its dump does not
+  /// hold (leak_result::open_not_in_dump): the live figures follow the dump.
+  std::pair<std::size_t, std::uint64_t> disagree_a{0, 0}, disagree_b{0, 0};
 };
 
 [[nodiscard]] diff_result diff_traces(const trace& a, const trace& b);

@@ -71,6 +71,11 @@ struct leak_result {
 /// does not hold (count, bytes).
 [[nodiscard]] std::vector<live_allocation>
 live_allocations(const trace& t, std::pair<std::size_t, std::uint64_t>* open_not_in_dump = nullptr);
+
+/// The warning (TDIAG-TR-213) that `open` allocations of `t` (`bytes` in all), which its memory
+/// events leave open, are not allocated in its dump; leaks and diff report it alike.
+[[nodiscard]] diagnostic history_disagrees_warning(const trace& t, std::size_t open,
+                                                   std::uint64_t bytes);
 /// Iteration boundaries (start times, sorted): profiler steps, else the most repeated
 /// annotation; `source` says which. Empty when the trace has neither.
 [[nodiscard]] std::vector<std::int64_t> iteration_starts(const trace& t,
