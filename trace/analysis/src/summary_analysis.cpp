@@ -86,7 +86,13 @@ memory_peak memory_peak_of(const trace& t, lane_id lane) {
     p.final_reserved = s.reserved;
     p.final_requested = s.requested;
   };
-  for_each_memory_sample(t, lane, fold, t.final_allocator_state ? &p.mismatched_events : nullptr);
+  // Mismatches are counted against a dump, or between reported totals and the events' bytes;
+  // a replay without a dump (a window that starts mid-run frees blocks it never saw made) is
+  // not held to them.
+  std::size_t mismatched = 0;
+  p.reported = for_each_memory_sample(t, lane, fold, &mismatched);
+  if (p.reported || t.final_allocator_state)
+    p.mismatched_events = mismatched;
   return p;
 }
 
@@ -264,11 +270,17 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
       d.add_field("oom_events", static_cast<std::int64_t>(m.oom_events));
     if (m.mismatched_events != 0) {
       d.add_field("mismatched_events", static_cast<std::int64_t>(m.mismatched_events));
-      d.notes.push_back(fmt::format(
-          "{} of the {} memory events do not match the allocator state replayed to them (an "
-          "allocation inside a live block, a free of a block that is not there, a segment freed "
-          "in use): the figures count them as the replay applies them",
-          m.mismatched_events, m.events));
+      d.notes.push_back(
+          m.reported
+              ? fmt::format("{} of the {} memory events report an allocated total that does not "
+                            "move by their bytes: the figures are the reported totals, while "
+                            "`tdiag trace leaks` pairs the events",
+                            m.mismatched_events, m.events)
+              : fmt::format("{} of the {} memory events do not match the allocator state "
+                            "replayed to them (an allocation inside a live block, a free of a "
+                            "block that is not there, a segment freed in use): the figures count "
+                            "them as the replay applies them",
+                            m.mismatched_events, m.events));
     }
     r.diagnostics.push_back(std::move(d));
   }

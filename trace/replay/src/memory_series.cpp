@@ -43,14 +43,30 @@ bool for_each_memory_sample(const trace& t, lane_id lane,
     else if (e0.action == memory_action::free_completed)
       first.allocated = detail::sat_add(first.allocated, size);
     visit(first);
+    // An allocation or free whose reported allocated total does not move by its bytes from the
+    // one before: the totals and the events disagree (leaks pairs the events, summary reads the
+    // totals), which the caller says.
+    std::size_t disagree = 0;
+    std::int64_t last = -1;
     for (const auto& e : events) {
       s.time = e.time;
-      if (e.total_allocated >= 0)
+      if (e.total_allocated >= 0) {
+        const auto bytes = detail::signed_size(e.size);
+        if (last >= 0 &&
+            (e.action == memory_action::alloc || e.action == memory_action::free_completed))
+          disagree += detail::sat_sub(e.total_allocated, last) !=
+                              (e.action == memory_action::alloc ? bytes : -bytes)
+                          ? 1
+                          : 0;
+        last = e.total_allocated;
         s.allocated = e.total_allocated;
+      }
       if (e.total_reserved >= 0)
         s.reserved = e.total_reserved;
       visit(s);
     }
+    if (mismatches != nullptr)
+      *mismatches = disagree;
     return true;
   }
   // One pass forward from the derived initial state: no keyframes, which only a viewer's

@@ -42,8 +42,11 @@ struct memory_peak {
   /// Bytes the program asked for (block sizes less rounding); -1 when the source does not say.
   std::int64_t peak_requested = -1, peak_requested_time = 0, final_requested = -1;
   /// Events the replay found not to match its state (an alloc inside a live block, a free of a
-  /// block that is not there, a segment freed in use): the figures count them as applied.
+  /// block that is not there, a segment freed in use): the figures count them as applied. With
+  /// `reported` totals, the allocations and frees whose total did not move by their bytes.
   std::size_t mismatched_events = 0;
+  /// The figures are the totals the source reported with each event (Kineto [memory]).
+  bool reported = false;
 };
 
 struct stream_stat {

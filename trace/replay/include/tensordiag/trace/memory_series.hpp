@@ -43,7 +43,8 @@ struct memory_series {
 /// The samples of memory_series_of(t, lane), visited in order and not kept: a peak or a final
 /// value needs no series (a summary of 100M events keeps no 3.2 GB series). Returns
 /// memory_series::reported. `mismatches`, when given, receives the events the forward replay
-/// found not to match its state (apply_memory_event returned false); 0 for reported totals.
+/// found not to match its state (apply_memory_event returned false); for reported totals, the
+/// allocations and frees whose allocated total did not move by their bytes from the one before.
 bool for_each_memory_sample(const trace& t, lane_id lane,
                             const std::function<void(const memory_sample&)>& visit,
                             std::size_t* mismatches = nullptr);
