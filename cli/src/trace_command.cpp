@@ -29,6 +29,7 @@
 #  include <tensordiag/trace/selection_options.hpp>
 #  include <tensordiag/trace/summary_analysis.hpp>
 #  include <tensordiag/trace/timeline_analysis.hpp>
+#  include <tensordiag/trace/trace_select.hpp>
 #  include <tensordiag/trace/units.hpp>
 
 #  include <fmt/format.h>
@@ -119,13 +120,11 @@ report timeline_of(const trace::trace& t, const analysis_options& o) {
   if (o.event >= 0)
     return trace::timeline_report(
         t, trace::timeline_after_events(t, static_cast<std::size_t>(o.event)), o.segments);
-  const auto offset = trace::parse_time_offset(o.at, t.span().duration());
-  if (!offset)
-    throw CLI::ValidationError("--at", trace::bad_time_message(o.at));
-  // Trace times lie within +-2^60 ns: a clamped offset keeps the sum from overflowing.
-  constexpr std::int64_t far = std::int64_t{1} << 62;
-  return trace::timeline_report(
-      t, trace::timeline_at(t, t.span().begin + std::clamp(*offset, -far, far)), o.segments);
+  std::string why;
+  const auto at = trace::resolve_instant(o.at, t.span(), &why);
+  if (!at)
+    throw CLI::ValidationError("--at", why);
+  return trace::timeline_report(t, trace::timeline_at(t, *at), o.segments);
 }
 
 // A and B are each a trace or a job (a folder or a glob): the memory and kernel diff of every

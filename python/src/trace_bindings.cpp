@@ -9,6 +9,7 @@
 #include <tensordiag/trace/oom_analysis.hpp>
 #include <tensordiag/trace/summary_analysis.hpp>
 #include <tensordiag/trace/timeline_analysis.hpp>
+#include <tensordiag/trace/trace_select.hpp>
 #include <tensordiag/trace/units.hpp>
 
 #include <fmt/format.h>
@@ -167,16 +168,13 @@ py::dict diff_data(const diff_result& r) {
 // The time of `tdiag trace timeline --at`, read as the CLI reads it (units.hpp: "1.5s", a bare
 // number of seconds, or "40%" of the span), or ns.
 std::int64_t timeline_time(const tdiag::trace::trace& t, const py::handle& at) {
-  if (py::isinstance<py::str>(at)) {
-    const auto text = at.cast<std::string>();
-    const auto offset = parse_time_offset(text, t.span().duration());
-    if (!offset)
-      throw py::value_error(bad_time_message(text));
-    return t.span().begin + *offset;
-  }
-  // Trace times lie within +-2^60 ns: a clamped offset keeps the sum from overflowing.
-  constexpr std::int64_t far = std::int64_t{1} << 62;
-  return t.span().begin + std::clamp(at.cast<std::int64_t>(), -far, far);
+  std::string why;
+  const auto time = py::isinstance<py::str>(at)
+                        ? resolve_instant(at.cast<std::string>(), t.span(), &why)
+                        : resolve_instant(at.cast<std::int64_t>(), t.span(), &why);
+  if (!time)
+    throw py::value_error(why);
+  return *time;
 }
 
 // Runs `compute` (the analysis and its report) without the GIL, then converts the result with

@@ -118,6 +118,9 @@ tdiag_cli_test(timeline.bad_time FAMILY trace EXPECT_RC 2 LABELS data
   ARGS "trace|timeline|${oom}|--at|soon" CHECKS "-DSTDERR_REGEX='soon' is not a time like 1.5s")
 tdiag_cli_test(timeline.no_instant FAMILY trace EXPECT_RC 2 LABELS data
   ARGS "trace|timeline|${oom}" CHECKS "-DSTDERR_REGEX=--at or --event is required")
+tdiag_cli_test(timeline.at_outside FAMILY trace EXPECT_RC 2 LABELS data
+  ARGS "trace|timeline|${oom}|--at|150%"
+  CHECKS "-DSTDERR_REGEX=--at: \\+2.82 ms lies outside the trace, which spans 1.88 ms")
 tdiag_cli_test(timeline.negative_event FAMILY trace EXPECT_RC 2 LABELS data
   ARGS "trace|timeline|${oom}|--event|-1" CHECKS "-DSTDERR_REGEX=--event: expected N >= 0, got -1")
 

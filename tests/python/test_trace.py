@@ -303,6 +303,11 @@ def test_bad_arguments_name_themselves(call, error, text):
         call(trace.load(FIXTURE))
 
 
-def test_a_far_time_is_clamped_not_overflowed():
+def test_a_time_outside_the_trace_is_refused_as_the_cli_refuses_it():
+    # 2**62 ns was added to the start unchecked (an overflow past 2**63); -1s and 150% were
+    # clamped silently, where --window refuses them.
     t = trace.load(FIXTURE)
-    assert t.timeline(at=2**62).lanes == t.timeline(at="100%").lanes
+    for at in (2**62, -1, "-1s", "150%"):
+        with pytest.raises(ValueError, match="lies outside the trace, which spans"):
+            t.timeline(at=at)
+    assert t.timeline(at="100%").lanes

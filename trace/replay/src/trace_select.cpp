@@ -74,6 +74,28 @@ std::optional<time_span> resolve_window(const time_window& w, time_span span, st
   return time_span{std::max(*begin, span.begin), std::min(*end, span.end)};
 }
 
+std::optional<std::int64_t> resolve_instant(std::int64_t offset_ns, time_span span,
+                                            std::string* why) {
+  if (offset_ns < 0 || offset_ns > span.duration()) {
+    if (why != nullptr)
+      *why = fmt::format("{} lies outside the trace, which spans {}", offset_text(offset_ns),
+                         format_duration(span.duration()));
+    return std::nullopt;
+  }
+  return span.begin + offset_ns;
+}
+
+std::optional<std::int64_t> resolve_instant(std::string_view text, time_span span,
+                                            std::string* why) {
+  const auto offset = parse_time_offset(text, span.duration());
+  if (!offset) {
+    if (why != nullptr)
+      *why = bad_time_message(text);
+    return std::nullopt;
+  }
+  return resolve_instant(*offset, span, why);
+}
+
 std::string trace_selection::describe() const {
   std::string out;
   if (device)

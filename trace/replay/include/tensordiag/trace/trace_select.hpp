@@ -55,6 +55,15 @@ inline constexpr std::string_view over_budget_advice =
 [[nodiscard]] std::optional<time_span> resolve_window(const time_window& w, time_span span,
                                                       std::string* why = nullptr);
 
+/// The instant an offset into `span` names (`text` as parse_time_offset() reads it: "1.5s",
+/// "40%"; or ns) when it lies within the trace, as --window's sides must; nullopt with `why`
+/// ("'soon' is not a time like ...", "+150 ms lies outside the trace, which spans 100 ms").
+/// `tdiag trace timeline --at` and Trace.timeline(at=) read it alike.
+[[nodiscard]] std::optional<std::int64_t> resolve_instant(std::string_view text, time_span span,
+                                                          std::string* why = nullptr);
+[[nodiscard]] std::optional<std::int64_t> resolve_instant(std::int64_t offset_ns, time_span span,
+                                                          std::string* why = nullptr);
+
 struct trace_selection {
   std::optional<std::int32_t> device;
   std::optional<time_window> window;
