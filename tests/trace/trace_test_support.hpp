@@ -130,4 +130,35 @@ inline std::span<const std::byte> as_bytes(std::string_view text) {
   return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
 }
 
+/// A snapshot of a 2 MiB segment and a 1 MiB allocation its events leave open, whose dump holds
+/// that allocation (`dump_holds_it`) or nothing: {'segments': [...], 'device_traces':
+/// [[segment_alloc 2 MiB, alloc 1 MiB]]}, as pickled.
+inline trace snapshot_with_open_allocation(bool dump_holds_it) {
+  trace t;
+  const auto lane = t.lanes.memory(0);
+  memory_event seg;
+  seg.action = memory_action::segment_alloc;
+  seg.lane = lane;
+  seg.address = 1 << 21;
+  seg.size = 2 << 20;
+  memory_event alloc = seg;
+  alloc.action = memory_action::alloc;
+  alloc.size = 1 << 20;
+  alloc.time = 1;
+  t.memory.push_back(seg);
+  t.memory.push_back(alloc);
+  allocator_state state;
+  if (dump_holds_it) {
+    segment s;
+    s.address = seg.address;
+    s.total_size = seg.size;
+    s.blocks = {{seg.address, 1 << 20, 1 << 20, block_state::active_allocated, no_stack},
+                {seg.address + (1 << 20), 1 << 20, 0, block_state::inactive, no_stack}};
+    state.segments.push_back(s);
+  }
+  t.final_allocator_state = state;
+  t.finalize();
+  return t;
+}
+
 } // namespace tdiag::trace::test

@@ -12,6 +12,8 @@
 
 #include <filesystem>
 
+#include "trace_test_support.hpp"
+
 namespace {
 
 using namespace tdiag::trace;
@@ -59,22 +61,8 @@ namespace {
 // A snapshot whose dump holds none of the allocation its events leave open: diff's live figure
 // follows the dump (0 B) and says so in the warning leaks gives (it said "0 B -> 0 B" alone).
 TEST(DiffAnalysis, ADumpItsHistoryDisagreesWithIsSaid) {
-  trace t;
-  const auto lane = t.lanes.memory(0);
-  memory_event seg;
-  seg.action = memory_action::segment_alloc;
-  seg.lane = lane;
-  seg.address = 1 << 21;
-  seg.size = 2 << 20;
-  memory_event alloc = seg;
-  alloc.action = memory_action::alloc;
-  alloc.size = 1 << 20;
-  alloc.time = 1;
-  t.memory.push_back(seg);
-  t.memory.push_back(alloc);
-  t.final_allocator_state = allocator_state{};
+  auto t = test::snapshot_with_open_allocation(false);
   t.metadata.source_path = "edited.pickle";
-  t.finalize();
   const auto r = diff_traces(t, t);
   EXPECT_EQ(r.live_a, 0);
   EXPECT_EQ(r.disagree_a, (std::pair<std::size_t, std::uint64_t>{1, 1 << 20}));

@@ -18,6 +18,8 @@
 
 #include <filesystem>
 
+#include "trace_test_support.hpp"
+
 namespace {
 
 using namespace tdiag::trace;
@@ -97,32 +99,7 @@ TEST(LeakAnalysis, SharedTrainingSnapshotHasNoGrowingSite) {
 // contradicts itself: leaks follows the dump (0 B live) and says so, where it was silent.
 TEST(LeakAnalysis, EventsTheDumpDoesNotHoldAreAWarning) {
   const auto snapshot = [](bool dump_holds_it) {
-    // {'segments': [...], 'device_traces': [[segment_alloc 2 MiB, alloc 1 MiB]]}, as pickled.
-    trace t;
-    const auto lane = t.lanes.memory(0);
-    memory_event seg;
-    seg.action = memory_action::segment_alloc;
-    seg.lane = lane;
-    seg.address = 1 << 21;
-    seg.size = 2 << 20;
-    memory_event alloc = seg;
-    alloc.action = memory_action::alloc;
-    alloc.size = 1 << 20;
-    alloc.time = 1;
-    t.memory.push_back(seg);
-    t.memory.push_back(alloc);
-    allocator_state state;
-    if (dump_holds_it) {
-      segment s;
-      s.address = seg.address;
-      s.total_size = seg.size;
-      s.blocks = {{seg.address, 1 << 20, 1 << 20, block_state::active_allocated, no_stack},
-                  {seg.address + (1 << 20), 1 << 20, 0, block_state::inactive, no_stack}};
-      state.segments.push_back(s);
-    }
-    t.final_allocator_state = state;
-    t.finalize();
-    return t;
+    return test::snapshot_with_open_allocation(dump_holds_it);
   };
   const auto held = snapshot(true);
   const auto r = find_leaks(held);

@@ -214,20 +214,15 @@ void replay_state::put(segment seg, std::optional<std::uint64_t> base) {
   }
   const std::uint64_t of = base.value_or(seg.address);
   const std::size_t pieces = cut ? n / per : 1;
+  const std::vector<block> blocks = std::move(seg.blocks);
+  seg.blocks = {}; // what every piece shares: the segment's fields
   for (std::size_t k = 0; k < pieces; ++k) {
     const std::size_t first = k * per, last = k + 1 == pieces ? n : (k + 1) * per;
-    segment piece;
-    piece.device = seg.device;
-    piece.stream = seg.stream;
-    piece.pool = seg.pool;
-    piece.stack = seg.stack;
-    piece.type = seg.type;
-    piece.is_expandable = seg.is_expandable;
-    piece.address = k == 0 ? seg.address : seg.blocks[first].address;
-    piece.total_size = (last == n ? end : seg.blocks[last].address) - piece.address;
-    piece.blocks.assign(
-        std::make_move_iterator(seg.blocks.begin() + static_cast<std::ptrdiff_t>(first)),
-        std::make_move_iterator(seg.blocks.begin() + static_cast<std::ptrdiff_t>(last)));
+    segment piece = seg;
+    piece.address = k == 0 ? seg.address : blocks[first].address;
+    piece.total_size = (last == n ? end : blocks[last].address) - piece.address;
+    piece.blocks.assign(blocks.begin() + static_cast<std::ptrdiff_t>(first),
+                        blocks.begin() + static_cast<std::ptrdiff_t>(last));
     base_of_[piece.address] = of;
     fragmented_ += piece.address == of ? 1 : 0;
     real_ += piece.pool != implicit_pool ? 1 : 0;
