@@ -63,6 +63,50 @@ diagnostic unlisted(std::size_t all, std::size_t shown, std::string_view what,
   return d;
 }
 
+// One device's memory peaks, as the summary report says them.
+diagnostic memory_diagnostic(const summary_result& s, const memory_peak& m) {
+  diagnostic d;
+  d.level = severity::note;
+  d.code = codes::memory_peak;
+  d.title = "memory peak";
+  d.message = fmt::format(
+      "{}: peak allocated {} at {}, peak reserved {} at {}",
+      m.device < 0 ? std::string("host memory") : fmt::format("device {}", m.device),
+      m.peak_allocated < 0 ? "unknown" : format_bytes(static_cast<std::uint64_t>(m.peak_allocated)),
+      relative(s, m.peak_allocated_time),
+      m.peak_reserved < 0 ? "unknown" : format_bytes(static_cast<std::uint64_t>(m.peak_reserved)),
+      relative(s, m.peak_reserved_time));
+  d.add_field("device", m.device);
+  d.add_field("memory_events", static_cast<std::int64_t>(m.events));
+  d.add_field("peak_allocated_bytes", m.peak_allocated);
+  d.add_field("peak_allocated_time_ns", m.peak_allocated_time);
+  d.add_field("peak_reserved_bytes", m.peak_reserved);
+  d.add_field("peak_reserved_time_ns", m.peak_reserved_time);
+  d.add_field("final_allocated_bytes", m.final_allocated);
+  d.add_field("final_reserved_bytes", m.final_reserved);
+  if (m.peak_requested >= 0) {
+    d.add_field("peak_requested_bytes", m.peak_requested);
+    d.add_field("final_requested_bytes", m.final_requested);
+  }
+  if (m.oom_events != 0)
+    d.add_field("oom_events", static_cast<std::int64_t>(m.oom_events));
+  if (m.mismatched_events != 0) {
+    d.add_field("mismatched_events", static_cast<std::int64_t>(m.mismatched_events));
+    d.notes.push_back(
+        m.reported
+            ? fmt::format("{} of the {} memory events report an allocated total that does not "
+                          "move by their bytes: the figures are the reported totals, while "
+                          "`tdiag trace leaks` pairs the events",
+                          m.mismatched_events, m.events)
+            : fmt::format("{} of the {} memory events do not match the allocator state "
+                          "replayed to them (an allocation inside a live block, a free of a "
+                          "block that is not there, a segment freed in use): the figures count "
+                          "them as the replay applies them",
+                          m.mismatched_events, m.events));
+  }
+  return d;
+}
+
 } // namespace
 
 memory_peak memory_peak_of(const trace& t, lane_id lane) {
@@ -240,50 +284,8 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
   }
   const auto memory =
       listed(s.memory, summary_lanes_listed, [](const memory_peak& m) { return m.peak_reserved; });
-  for (const auto i : memory) {
-    const auto& m = s.memory[i];
-    diagnostic d;
-    d.level = severity::note;
-    d.code = codes::memory_peak;
-    d.title = "memory peak";
-    d.message = fmt::format(
-        "{}: peak allocated {} at {}, peak reserved {} at {}",
-        m.device < 0 ? std::string("host memory") : fmt::format("device {}", m.device),
-        m.peak_allocated < 0 ? "unknown"
-                             : format_bytes(static_cast<std::uint64_t>(m.peak_allocated)),
-        relative(s, m.peak_allocated_time),
-        m.peak_reserved < 0 ? "unknown" : format_bytes(static_cast<std::uint64_t>(m.peak_reserved)),
-        relative(s, m.peak_reserved_time));
-    d.add_field("device", m.device);
-    d.add_field("memory_events", static_cast<std::int64_t>(m.events));
-    d.add_field("peak_allocated_bytes", m.peak_allocated);
-    d.add_field("peak_allocated_time_ns", m.peak_allocated_time);
-    d.add_field("peak_reserved_bytes", m.peak_reserved);
-    d.add_field("peak_reserved_time_ns", m.peak_reserved_time);
-    d.add_field("final_allocated_bytes", m.final_allocated);
-    d.add_field("final_reserved_bytes", m.final_reserved);
-    if (m.peak_requested >= 0) {
-      d.add_field("peak_requested_bytes", m.peak_requested);
-      d.add_field("final_requested_bytes", m.final_requested);
-    }
-    if (m.oom_events != 0)
-      d.add_field("oom_events", static_cast<std::int64_t>(m.oom_events));
-    if (m.mismatched_events != 0) {
-      d.add_field("mismatched_events", static_cast<std::int64_t>(m.mismatched_events));
-      d.notes.push_back(
-          m.reported
-              ? fmt::format("{} of the {} memory events report an allocated total that does not "
-                            "move by their bytes: the figures are the reported totals, while "
-                            "`tdiag trace leaks` pairs the events",
-                            m.mismatched_events, m.events)
-              : fmt::format("{} of the {} memory events do not match the allocator state "
-                            "replayed to them (an allocation inside a live block, a free of a "
-                            "block that is not there, a segment freed in use): the figures count "
-                            "them as the replay applies them",
-                            m.mismatched_events, m.events));
-    }
-    r.diagnostics.push_back(std::move(d));
-  }
+  for (const auto i : memory)
+    r.diagnostics.push_back(memory_diagnostic(s, s.memory[i]));
   if (memory.size() < s.memory.size())
     r.diagnostics.push_back(unlisted(s.memory.size(), memory.size(), "memory devices",
                                      "with the highest peak reserved"));
