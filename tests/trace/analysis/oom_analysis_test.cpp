@@ -168,4 +168,18 @@ TEST(OomAnalysis, FreeMemoryIsMeasuredAgainstTheSegmentARequestNeeds) {
   }
 }
 
+// An oom of 0 B with nothing reserved said "a free block of 0 B was large enough for the 0 B
+// request": a 0 B request cannot fail, so it is the event's size that is off.
+TEST(OomAnalysis, ARequestOfNothingIsSaidToBeDamage) {
+  const auto t = history({ev(memory_action::oom, 0, 0, 1)});
+  const auto findings = find_ooms(t);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].verdict, oom_verdict::unexplained);
+  const auto message = oom_report(t, findings).diagnostics.at(0).message;
+  EXPECT_NE(message.find("a request of 0 B cannot fail: the oom event's size is missing or "
+                         "damaged"),
+            std::string::npos)
+      << message;
+}
+
 } // namespace

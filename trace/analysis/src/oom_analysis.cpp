@@ -164,10 +164,13 @@ report oom_report(const trace& t, const std::vector<oom_finding>& findings, std:
                "what the largest sites below hold";
       break;
     case oom_verdict::unexplained:
-      verdict = fmt::format(
-          "a free block of {} was large enough for the {} request by the replayed state; the "
-          "recorded history may be incomplete",
-          format_bytes(f.largest_free_block), ask);
+      // A request of 0 B never fails in the caching allocator: the event's size is what is off.
+      verdict = f.requested == 0
+                    ? std::string("a request of 0 B cannot fail: the oom event's size is "
+                                  "missing or damaged")
+                    : fmt::format("a free block of {} was large enough for the {} request by "
+                                  "the replayed state; the recorded history may be incomplete",
+                                  format_bytes(f.largest_free_block), ask);
       break;
     }
     d.message = fmt::format("device {}: a request for {} failed: {}", f.device, ask, verdict);
