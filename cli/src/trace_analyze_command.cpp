@@ -239,7 +239,8 @@ void run(const analyze_options& o, command_context& context) {
   trace::job_load_options load;
   load.ranks = trace::rank_source_from_name(o.rank_from).value_or(trace::rank_source::automatic);
   load.load.select = *o.select;
-  refuse_output_over_an_input(o.output, o.inputs, "-o");
+  const named_output outputs[] = {{o.output, "-o"}};
+  refuse_output_over_an_input(outputs, o.inputs);
   const auto members = load_trace_job(o.inputs, load);
   const auto ranks = trace::rank_traces(members);
   trace::analysis_options options;

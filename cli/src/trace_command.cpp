@@ -97,8 +97,8 @@ template <typename Fn> report per_rank(const std::vector<trace::job_member>& job
 std::vector<trace::job_member> load(const analysis_options& o,
                                     std::span<const std::string> inputs) {
   // Before anything is read: an output over one of the traces would replace it.
-  refuse_output_over_an_input(o.output, o.inputs, "-o");
-  refuse_output_over_an_input(o.ops_json, o.inputs, "--ops-json");
+  const named_output outputs[] = {{o.output, "-o"}, {o.ops_json, "--ops-json"}};
+  refuse_output_over_an_input(outputs, o.inputs);
   trace::job_load_options options;
   options.ranks = trace::rank_source_from_name(o.rank_from).value_or(trace::rank_source::automatic);
   options.load.select = *o.select;

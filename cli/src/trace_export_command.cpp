@@ -81,12 +81,17 @@ void run_export(const export_state& s, command_context& context) {
   trace::job_load_options load;
   load.load.select = *s.select;
   const auto job = load_trace_job(s.inputs, load);
+  // Every rank's outputs against every trace read, in one pass over each.
+  std::vector<named_output> outputs;
+  std::vector<std::filesystem::path> files;
   for (const auto& m : job) {
-    refuse_output_over_an_input(s.chrome.empty() ? "" : rank_path(s.chrome, m, job.size()),
-                                s.inputs, "--chrome");
-    refuse_output_over_an_input(s.tdtrace.empty() ? "" : rank_path(s.tdtrace, m, job.size()),
-                                s.inputs, "--tdtrace");
+    files.push_back(m.path);
+    if (!s.chrome.empty())
+      outputs.push_back({rank_path(s.chrome, m, job.size()), "--chrome"});
+    if (!s.tdtrace.empty())
+      outputs.push_back({rank_path(s.tdtrace, m, job.size()), "--tdtrace"});
   }
+  refuse_output_over_an_input(outputs, files);
   for (const auto& m : job)
     export_one(s, m.loaded.trace, s.chrome.empty() ? "" : rank_path(s.chrome, m, job.size()),
                s.tdtrace.empty() ? "" : rank_path(s.tdtrace, m, job.size()));

@@ -13,6 +13,7 @@
 
 #  include <filesystem>
 #  include <memory>
+#  include <span>
 #  include <string>
 #  include <string_view>
 #  include <vector>
@@ -32,11 +33,21 @@ namespace tdiag::cli {
 [[nodiscard]] std::vector<trace::job_member>
 load_trace_job(const std::vector<std::string>& inputs, const trace::job_load_options& options = {});
 
-/// Throws TDIAG-CORE-005's one line when `output` (an option's file, `option` naming it) is one
-/// of `inputs` (the files the command reads; folders and globs expanded): writing it would
-/// replace the trace it reports on. A path yet to be written, empty or "-" is none.
-void refuse_output_over_an_input(const std::filesystem::path& output,
-                                 const std::vector<std::string>& inputs, std::string_view option);
+/// A file a command writes, and the option that names it ("-o").
+struct named_output {
+  std::filesystem::path path;
+  std::string_view option;
+};
+
+/// Throws TDIAG-CORE-005's one line when one of `outputs` is one of `files` (the same file, by
+/// identity): writing it would replace the trace the command reports on. A path yet to be
+/// written, empty or "-" is none. Each file is looked at once, whatever the number of outputs.
+void refuse_output_over_an_input(std::span<const named_output> outputs,
+                                 std::span<const std::filesystem::path> files);
+/// The same before the job is loaded: `inputs` (files, folders, globs) are expanded once, and
+/// only where one of the outputs exists.
+void refuse_output_over_an_input(std::span<const named_output> outputs,
+                                 const std::vector<std::string>& inputs);
 
 } // namespace tdiag::cli
 
