@@ -58,10 +58,6 @@ void peaks(const trace& t, std::int64_t& allocated, std::int64_t& reserved) {
   }
 }
 
-std::string bytes_or_unknown(std::int64_t b) {
-  return b < 0 ? "unknown" : format_bytes(static_cast<std::uint64_t>(b));
-}
-
 std::string short_name(std::string_view name) {
   return name.size() > 100 ? fmt::format("{}...", name.substr(0, 97)) : std::string(name);
 }
@@ -92,10 +88,10 @@ report diff_report(const trace& a, const trace& b, const diff_result& r, std::si
     d.title = "trace diff";
     d.message = fmt::format(
         "{} -> {}: live at the end {} -> {} ({}), peak allocated {} -> {}, peak reserved {} -> {}",
-        a.metadata.source_path, b.metadata.source_path, bytes_or_unknown(r.live_a),
-        bytes_or_unknown(r.live_b), format_byte_delta(detail::sat_sub(r.live_b, r.live_a)),
-        bytes_or_unknown(r.peak_allocated_a), bytes_or_unknown(r.peak_allocated_b),
-        bytes_or_unknown(r.peak_reserved_a), bytes_or_unknown(r.peak_reserved_b));
+        a.metadata.source_path, b.metadata.source_path, format_bytes_or_unknown(r.live_a),
+        format_bytes_or_unknown(r.live_b), format_byte_delta(detail::sat_sub(r.live_b, r.live_a)),
+        format_bytes_or_unknown(r.peak_allocated_a), format_bytes_or_unknown(r.peak_allocated_b),
+        format_bytes_or_unknown(r.peak_reserved_a), format_bytes_or_unknown(r.peak_reserved_b));
     d.add_field("live_bytes_a", r.live_a);
     d.add_field("live_bytes_b", r.live_b);
     d.add_field("peak_allocated_a", r.peak_allocated_a);

@@ -69,13 +69,11 @@ diagnostic memory_diagnostic(const summary_result& s, const memory_peak& m) {
   d.level = severity::note;
   d.code = codes::memory_peak;
   d.title = "memory peak";
-  d.message = fmt::format(
-      "{}: peak allocated {} at {}, peak reserved {} at {}",
-      m.device < 0 ? std::string("host memory") : fmt::format("device {}", m.device),
-      m.peak_allocated < 0 ? "unknown" : format_bytes(static_cast<std::uint64_t>(m.peak_allocated)),
-      relative(s, m.peak_allocated_time),
-      m.peak_reserved < 0 ? "unknown" : format_bytes(static_cast<std::uint64_t>(m.peak_reserved)),
-      relative(s, m.peak_reserved_time));
+  d.message =
+      fmt::format("{}: peak allocated {} at {}, peak reserved {} at {}",
+                  m.device < 0 ? std::string("host memory") : fmt::format("device {}", m.device),
+                  format_bytes_or_unknown(m.peak_allocated), relative(s, m.peak_allocated_time),
+                  format_bytes_or_unknown(m.peak_reserved), relative(s, m.peak_reserved_time));
   d.add_field("device", m.device);
   d.add_field("memory_events", static_cast<std::int64_t>(m.events));
   d.add_field("peak_allocated_bytes", m.peak_allocated);

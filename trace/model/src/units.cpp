@@ -67,6 +67,10 @@ std::string format_bytes(std::uint64_t bytes) {
   return fmt::format("{:.2f} {}", v, units[u]);
 }
 
+std::string format_bytes_or_unknown(std::int64_t bytes) {
+  return bytes < 0 ? "unknown" : format_bytes(static_cast<std::uint64_t>(bytes));
+}
+
 std::string format_byte_delta(std::int64_t bytes) {
   const auto magnitude =
       bytes < 0 ? 0 - static_cast<std::uint64_t>(bytes) : static_cast<std::uint64_t>(bytes);

@@ -17,6 +17,8 @@ namespace tdiag::trace {
 
 /// Binary units, two decimals past bytes: "512 B", "1.50 KiB", "3.00 GiB".
 [[nodiscard]] std::string format_bytes(std::uint64_t bytes);
+/// format_bytes(), or "unknown" for a figure below 0 (the analyses' "not known").
+[[nodiscard]] std::string format_bytes_or_unknown(std::int64_t bytes);
 /// Signed byte deltas: "+1.50 MiB", "-512 B".
 [[nodiscard]] std::string format_byte_delta(std::int64_t bytes);
 /// Three significant digits in the largest unit below the value ("950 ns", "12.5 us",
