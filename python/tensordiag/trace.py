@@ -412,7 +412,8 @@ class Trace:
             if isinstance(at, bool) or not isinstance(at, numbers.Integral):
                 raise TypeError(f"at={at!r}: give a time since the start such as '1.5s' or "
                                 "'40%', or an integer of nanoseconds")
-            at = int_arg("at", at, -(2**62), 2**62)  # trace times lie within +-2^60 ns
+            # Only what fits the binding's int64: the library refuses a time outside the trace.
+            at = int_arg("at", at, -INT64_MAX - 1, INT64_MAX)
         if event is not None:
             event = int_arg("event", event, 0, INT64_MAX)
         return Timeline(*core.timeline(self._handle, at, event,
