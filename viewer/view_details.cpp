@@ -102,12 +102,13 @@ void event_details(view_context& ctx, event_ref e) {
     row("size", fmt::format("{} ({} B)", format_bytes(static_cast<double>(m.size)), m.size));
     row("address", fmt::format("0x{:x}", m.address));
     row("device / stream", fmt::format("{} / {}", m.device, m.stream));
+    const auto& d = t.detail_of(m);
     if (m.action == trace::memory_action::oom)
-      row("device free", format_bytes(static_cast<double>(m.device_free)));
-    if (m.total_allocated >= 0)
-      row("total allocated", format_bytes(static_cast<double>(m.total_allocated)));
-    if (m.total_reserved >= 0)
-      row("total reserved", format_bytes(static_cast<double>(m.total_reserved)));
+      row("device free", format_bytes(static_cast<double>(d.device_free)));
+    if (d.total_allocated >= 0)
+      row("total allocated", format_bytes(static_cast<double>(d.total_allocated)));
+    if (d.total_reserved >= 0)
+      row("total reserved", format_bytes(static_cast<double>(d.total_reserved)));
     break;
   }
   case event_kind::assertion: {

@@ -259,7 +259,7 @@ void cupti_converter::add_api(const CUpti_ActivityAPI& r, bool driver) {
 }
 
 void cupti_converter::add_memory2(const CUpti_ActivityMemory4& r) {
-  trace::memory_event e;
+  trace::memory_record e;
   e.time = to_trace_time(r.timestamp);
   e.device = static_cast<std::int32_t>(r.deviceId);
   e.lane = batch_.lanes.memory(e.device);
@@ -282,12 +282,12 @@ void cupti_converter::add_memory2(const CUpti_ActivityMemory4& r) {
   e.correlation = r.correlationId;
   if (auto it = pending_.find(r.correlationId); it != pending_.end())
     e.stack = intern_stack(it->second.stack);
-  batch_.memory.push_back(e);
+  batch_.memory.push_back(batch_.event_of(e));
   ++counts_.memory;
 }
 
 void cupti_converter::add_memory_pool(const CUpti_ActivityMemoryPool3& r) {
-  trace::memory_event e;
+  trace::memory_record e;
   e.time = to_trace_time(r.timestamp);
   e.device = static_cast<std::int32_t>(r.deviceId);
   e.lane = batch_.lanes.memory(e.device);
@@ -308,7 +308,7 @@ void cupti_converter::add_memory_pool(const CUpti_ActivityMemoryPool3& r) {
   e.total_reserved = static_cast<std::int64_t>(r.size);
   e.total_allocated = static_cast<std::int64_t>(r.utilizedSize);
   e.correlation = r.correlationId;
-  batch_.memory.push_back(e);
+  batch_.memory.push_back(batch_.event_of(e));
   ++counts_.memory;
 }
 
@@ -325,12 +325,12 @@ void cupti_converter::forget_before(std::uint32_t correlation) {
   std::erase_if(pending_, [&](const auto& kv) { return kv.first < correlation; });
 }
 
-void cupti_converter::add_memory(trace::memory_event event, const raw_stack& stack,
+void cupti_converter::add_memory(trace::memory_record event, const raw_stack& stack,
                                  std::string_view tag) {
   event.lane = batch_.lanes.memory(event.device);
   event.stack = intern_stack(stack);
   event.user_metadata = tag.empty() ? trace::no_string : batch_.strings.intern(tag);
-  batch_.memory.push_back(event);
+  batch_.memory.push_back(batch_.event_of(event));
   ++counts_.memory;
 }
 

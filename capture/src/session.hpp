@@ -34,7 +34,7 @@
 namespace tdiag::capture::detail {
 
 struct host_memory {
-  trace::memory_event event;
+  trace::memory_record event;
   raw_stack stack;
   std::string tag;
 };

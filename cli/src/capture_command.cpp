@@ -271,7 +271,7 @@ void print_summary(const trace::load_result& loaded, const fs::path& path) {
   std::stable_sort(memory.begin(), memory.end(),
                    [](const auto& a, const auto& b) { return a.time < b.time; });
   for (const auto& m : memory) {
-    if (m.user_metadata != trace::no_string) {
+    if (t.detail_of(m).user_metadata != trace::no_string) {
       ++tagged;
       continue;
     }

@@ -6,8 +6,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace tdiag::python {
 namespace {
@@ -72,6 +75,43 @@ template <typename Record> py::dict columns_of(const event_store<Record>& store,
 
 template <auto Store> py::dict store_columns(const tdiag::trace::trace& t, py::handle owner) {
   return columns_of(t.*Store, owner);
+}
+
+const field_info* field_named(std::span<const field_info> fields, std::string_view name) {
+  for (const auto& f : fields)
+    if (f.name == name)
+      return &f;
+  return nullptr;
+}
+
+// Memory events: memory_record's columns (a chunk's), the event's own fields viewed in place
+// and its detail's (trace::memory_details) copied out, row by row.
+template <>
+py::dict store_columns<&tdiag::trace::trace::memory>(const tdiag::trace::trace& t,
+                                                     py::handle owner) {
+  const auto events = t.memory.all();
+  const auto* base = reinterpret_cast<const char*>(events.data());
+  py::dict out;
+  for (const field_info& f : event_fields<memory_record>) {
+    if (const auto* own = field_named(event_fields<memory_event>, f.name)) {
+      py::array view(dtype_of(own->type), {static_cast<py::ssize_t>(events.size())},
+                     {static_cast<py::ssize_t>(sizeof(memory_event))},
+                     events.empty() ? nullptr : base + own->offset, owner);
+      view.attr("flags").attr("writeable") = false;
+      out[py::str(column_name(f, 0))] = std::move(view);
+      continue;
+    }
+    const auto* d = field_named(event_fields<memory_detail>, f.name);
+    py::array column(dtype_of(d->type),
+                     std::vector<py::ssize_t>{static_cast<py::ssize_t>(events.size())});
+    auto* to = static_cast<char*>(column.mutable_data());
+    for (std::size_t i = 0; i < events.size(); ++i)
+      std::memcpy(to + i * d->width,
+                  reinterpret_cast<const char*>(&t.detail_of(events[i])) + d->offset, d->width);
+    column.attr("flags").attr("writeable") = false;
+    out[py::str(column_name(f, 0))] = std::move(column);
+  }
+  return out;
 }
 
 } // namespace

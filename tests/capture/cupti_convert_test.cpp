@@ -247,17 +247,17 @@ TEST(CuptiConvert, PoolAllocationsAreBlocksAndPlainOnesSegments) {
   const trace::trace t = c.take_batch();
   ASSERT_EQ(t.memory.size(), 4u);
   EXPECT_EQ(t.memory[0].action, trace::memory_action::alloc);
-  EXPECT_EQ(t.memory[0].pool, 0x7000'0000u);
+  EXPECT_EQ(t.detail_of(t.memory[0]).pool, 0x7000'0000u);
   EXPECT_EQ(t.memory[0].size, 512u);
   EXPECT_EQ(t.memory[0].address, 0xA000u);
   EXPECT_EQ(t.memory[0].stream, 13u);
   EXPECT_EQ(t.memory[0].time, 10);
-  EXPECT_EQ(t.memory[0].total_reserved, 64 << 20);
+  EXPECT_EQ(t.detail_of(t.memory[0]).total_reserved, 64 << 20);
   EXPECT_EQ(t.memory[0].lane, t.lanes.find_memory(0));
   EXPECT_EQ(t.memory[1].action, trace::memory_action::free_completed);
   EXPECT_EQ(t.memory[2].action, trace::memory_action::segment_alloc);
-  EXPECT_EQ(t.memory[2].pool, 0u);
-  EXPECT_EQ(t.memory[2].total_allocated, -1);
+  EXPECT_EQ(t.detail_of(t.memory[2]).pool, 0u);
+  EXPECT_EQ(t.detail_of(t.memory[2]).total_allocated, -1);
   EXPECT_EQ(t.memory[3].action, trace::memory_action::segment_free);
 }
 
@@ -283,10 +283,10 @@ TEST(CuptiConvert, MemoryPoolRecordsBecomePoolEvents) {
   EXPECT_EQ(t.memory[0].action, trace::memory_action::pool_create);
   EXPECT_EQ(t.memory[1].action, trace::memory_action::pool_trim);
   EXPECT_EQ(t.memory[2].action, trace::memory_action::pool_destroy);
-  EXPECT_EQ(t.memory[0].pool, 0x7000'0000u);
+  EXPECT_EQ(t.detail_of(t.memory[0]).pool, 0x7000'0000u);
   EXPECT_EQ(t.memory[0].device, 2);
-  EXPECT_EQ(t.memory[0].total_reserved, 32 << 20);
-  EXPECT_EQ(t.memory[0].total_allocated, 1 << 20);
+  EXPECT_EQ(t.detail_of(t.memory[0]).total_reserved, 32 << 20);
+  EXPECT_EQ(t.detail_of(t.memory[0]).total_allocated, 1 << 20);
 }
 
 TEST(CuptiConvert, CorrelationAttachesStackAndLaunchId) {
@@ -342,7 +342,7 @@ TEST(CuptiConvert, UnknownKindsAreCountedAsIgnored) {
 
 TEST(CuptiConvert, HostEventsJoinTheBatch) {
   cupti_converter c(test_options());
-  trace::memory_event m;
+  trace::memory_record m;
   m.time = 50;
   m.device = 0;
   m.address = 0xC000;
@@ -362,7 +362,7 @@ TEST(CuptiConvert, HostEventsJoinTheBatch) {
   c.add_dropped(7);
   const trace::trace t = c.take_batch();
   ASSERT_EQ(t.memory.size(), 1u);
-  EXPECT_EQ(t.name(t.memory[0].user_metadata), "tracing_pool");
+  EXPECT_EQ(t.name(t.detail_of(t.memory[0]).user_metadata), "tracing_pool");
   EXPECT_NE(t.memory[0].stack, trace::no_stack);
   ASSERT_EQ(t.assertions.size(), 1u);
   EXPECT_EQ(t.name(t.assertions[0].site), "k.cu:42: i < n");

@@ -57,7 +57,7 @@ counts count(const trace::trace& t) {
   for (const auto& x : t.copies.all())
     (x.kind == trace::copy_kind::memset ? c.memset : c.memcpy) += 1;
   for (const auto& m : t.memory.all()) {
-    if (m.user_metadata != trace::no_string)
+    if (t.detail_of(m).user_metadata != trace::no_string)
       continue;
     c.pool_allocs += m.action == trace::memory_action::alloc;
     c.pool_frees += m.action == trace::memory_action::free_completed;

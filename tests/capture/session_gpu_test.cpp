@@ -152,7 +152,7 @@ TEST(SessionGpu, TracingPoolRecordsEveryAllocationWithItsStack) {
   const trace::trace& t = back.loaded.trace;
   int tagged_allocs = 0, tagged_frees = 0, with_stack = 0, cupti_allocs = 0;
   for (const auto& m : t.memory.all()) {
-    if (t.name(m.user_metadata) == "tracing_pool") {
+    if (t.name(t.detail_of(m).user_metadata) == "tracing_pool") {
       tagged_allocs += m.action == trace::memory_action::alloc;
       tagged_frees += m.action == trace::memory_action::free_requested;
       with_stack += m.stack != trace::no_stack;

@@ -20,6 +20,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unistd.h>
 #include <vector>
 
@@ -44,7 +45,14 @@ inline std::string describe_stack(const trace& t, stack_id id) {
 template <typename Record>
 void describe_store(const trace& t, const event_store<Record>& store, const char* kind,
                     std::vector<std::string>& out) {
-  for (Record r : store.all()) {
+  for (const Record& e : store.all()) {
+    // A memory event with its detail (its index into the trace's details is no content).
+    auto r = [&] {
+      if constexpr (std::is_same_v<Record, memory_event>)
+        return t.record_of(e);
+      else
+        return e;
+    }();
     std::string ids;
     detail::visit_ids(
         r,
@@ -60,13 +68,21 @@ void describe_store(const trace& t, const event_store<Record>& store, const char
           ids += fmt::format("l[{}]", describe_lane(t, id));
           id = 0;
         });
-    std::string bytes(sizeof(Record), '\0');
-    std::memcpy(bytes.data(), &r, sizeof(Record));
+    std::string bytes(sizeof(r), '\0');
+    std::memcpy(bytes.data(), &r, sizeof(r));
     std::string hex;
     for (unsigned char c : bytes)
       hex += fmt::format("{:02x}", c);
     out.push_back(fmt::format("{}|{}|{}", kind, ids, hex));
   }
+}
+
+/// The memory events of `t` with their details, in store order.
+inline std::vector<memory_record> memory_records(const trace& t) {
+  std::vector<memory_record> out;
+  for (const auto& e : t.memory.all())
+    out.push_back(t.record_of(e));
+  return out;
 }
 
 /// Every event of `t`, id-free, sorted.

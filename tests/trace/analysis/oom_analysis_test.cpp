@@ -94,8 +94,8 @@ TEST(OomAnalysis, AFindingKeepsTheLargestSitesAndCountsThemAll) {
   EXPECT_EQ(*r.diagnostics.at(0).find_field("live_sites"), tdiag::field_value(100));
 }
 
-memory_event ev(memory_action a, std::uint64_t addr, std::uint64_t size, std::int64_t time) {
-  memory_event e;
+memory_record ev(memory_action a, std::uint64_t addr, std::uint64_t size, std::int64_t time) {
+  memory_record e;
   e.action = a;
   e.address = addr;
   e.size = size;
@@ -104,12 +104,12 @@ memory_event ev(memory_action a, std::uint64_t addr, std::uint64_t size, std::in
 }
 
 // A trace of `events` on device 0's memory lane, finalized.
-trace history(std::vector<memory_event> events) {
+trace history(std::vector<memory_record> events) {
   trace t;
   const auto lane = t.lanes.memory(0);
   for (auto& e : events) {
     e.lane = lane;
-    t.memory.push_back(e);
+    t.memory.push_back(t.event_of(e));
   }
   t.finalize();
   return t;
@@ -118,7 +118,7 @@ trace history(std::vector<memory_event> events) {
 TEST(OomAnalysis, FragmentationAndFullDevice) {
   const std::uint64_t mib = 1 << 20;
   for (const bool fragmented : {true, false}) {
-    std::vector<memory_event> es = {ev(memory_action::segment_alloc, 0x100000000, 64 * mib, 1)};
+    std::vector<memory_record> es = {ev(memory_action::segment_alloc, 0x100000000, 64 * mib, 1)};
     // Eight 8 MiB blocks, every other one freed: 32 MiB free in 8 MiB pieces.
     for (std::uint64_t i = 0; i < 8; ++i)
       es.push_back(ev(memory_action::alloc, 0x100000000 + i * 8 * mib, 8 * mib,

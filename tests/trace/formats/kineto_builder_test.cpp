@@ -307,8 +307,8 @@ TEST(KinetoBuilder, CounterSeriesAndMemoryTotalsAreReadOrSaidUnknown) {
   EXPECT_EQ(counter(2), (std::pair<std::string, double>{"mem.b\\\"q", 2.0}));
   EXPECT_EQ(counter(3), (std::pair<std::string, double>{"late", 7.0}));
   ASSERT_EQ(t.memory.size(), 1u);
-  EXPECT_EQ(t.memory.all()[0].total_allocated, -1);
-  EXPECT_EQ(t.memory.all()[0].total_reserved, 64);
+  EXPECT_EQ(t.detail_of(t.memory.all()[0]).total_allocated, -1);
+  EXPECT_EQ(t.detail_of(t.memory.all()[0]).total_reserved, 64);
   EXPECT_EQ(stats.unreadable_counter_values, 3u); // "abc", null, no args
   EXPECT_EQ(stats.unreadable_memory_values, 1u);
   const auto* d = said(r, "TDIAG-TR-129");

@@ -91,7 +91,7 @@ TEST(KinetoImport, LargeSharedTrace) {
   std::int64_t max_allocated = 0;
   for (const auto& m : t.memory.all())
     if (m.device == 0)
-      max_allocated = std::max(max_allocated, m.total_allocated);
+      max_allocated = std::max(max_allocated, t.detail_of(m).total_allocated);
   EXPECT_EQ(max_allocated, 1221156352); // max Total Allocated over Device Type 1 events
 }
 
@@ -144,7 +144,7 @@ TEST(KinetoImport, PlainJsonFormsAndArgsOrder) {
   EXPECT_EQ(m.size, 512u);
   EXPECT_EQ(m.device, 1);
   EXPECT_EQ(m.address, 18446744073709551000u);
-  EXPECT_EQ(m.total_reserved, 2097152);
+  EXPECT_EQ(t.detail_of(m).total_reserved, 2097152);
 }
 
 TEST(KinetoImport, Sniffing) {

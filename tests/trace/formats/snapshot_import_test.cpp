@@ -83,8 +83,8 @@ TEST(SnapshotImport, OomSnapshot) {
   ASSERT_EQ(events.size(), 23u);
   const auto& oom = events.back();
   EXPECT_EQ(oom.action, memory_action::oom);
-  EXPECT_EQ(oom.size, 3221225472u);          // 3 GiB asked
-  EXPECT_EQ(oom.device_free, 147642777600u); // 137.5 GiB free on the device
+  EXPECT_EQ(oom.size, 3221225472u);                       // 3 GiB asked
+  EXPECT_EQ(t.detail_of(oom).device_free, 147642777600u); // 137.5 GiB free on the device
   EXPECT_EQ(events[21].action, memory_action::segment_free);
   EXPECT_EQ(events[20].action, memory_action::segment_free);
   EXPECT_EQ(events[20].size, 268435456u);
@@ -215,7 +215,8 @@ TEST(SnapshotImport, StringsLongerThanTheReadWindow) {
   const auto r = load_trace(path);
   ASSERT_EQ(r.trace.memory.size(), 2u);
   EXPECT_EQ(r.trace.memory.all()[1].address, 7u);
-  EXPECT_EQ(r.trace.strings.name(r.trace.memory.all()[1].user_metadata).size(), meta.size());
+  EXPECT_EQ(r.trace.strings.name(r.trace.detail_of(r.trace.memory.all()[1]).user_metadata).size(),
+            meta.size());
   EXPECT_TRUE(r.trace.memory == import_snapshot(p, "bytes.pickle").trace.memory);
   std::filesystem::remove(path);
 }
@@ -249,7 +250,7 @@ TEST(SnapshotImport, FlatEntriesKeepFileOrderAmongOthers) {
     EXPECT_EQ(rows[i].time, static_cast<std::int64_t>(i) * 1000);
     EXPECT_EQ(rows[i].action, memory_action::alloc);
   }
-  EXPECT_EQ(r.trace.strings.name(rows[2].user_metadata), "x");
+  EXPECT_EQ(r.trace.strings.name(r.trace.detail_of(rows[2]).user_metadata), "x");
   EXPECT_EQ(r.trace.metadata.time_origin_ns, 1000);
 }
 
@@ -458,7 +459,7 @@ void check_written(const trace& t, const trace& other, std::uint64_t entries) {
     EXPECT_EQ(m.size, i * 512) << i;
     EXPECT_EQ(m.stream, i % 3) << i;
     EXPECT_EQ(m.time, static_cast<std::int64_t>(i) * 7000) << i;
-    EXPECT_EQ(t.name(m.user_metadata), i % 5 == 0 ? "tag" : "") << i;
+    EXPECT_EQ(t.name(t.detail_of(m).user_metadata), i % 5 == 0 ? "tag" : "") << i;
     // The frames each entry was written with (innermost first), or those it fetched.
     const auto frames = t.stacks.stack(m.stack);
     const auto from = i % 3 == 1 && i > 1 ? 0 : i + 1 == entries && entries > 700 ? refetched : i;

@@ -94,7 +94,7 @@ TEST(EventFields, DocsSchemaTableIsTheFieldTables) {
   const std::string expected[] = {
       columns_text<kernel_event>(),    columns_text<copy_event>(),
       columns_text<api_event>(),       columns_text<range_event>(),
-      columns_text<marker_event>(),    columns_text<memory_event>(),
+      columns_text<marker_event>(),    columns_text<memory_record>(),
       columns_text<assertion_event>(), columns_text<flow_event>(),
       columns_text<counter_event>(),   columns_text<sync_wait>(),
       columns_text<collective_info>(),

@@ -82,7 +82,7 @@ std::vector<oom_finding> find_ooms(const trace& t) {
       f.device = e.device;
       f.requested = e.size;
       f.segment = caching_segment_size(e.size);
-      f.device_free = e.device_free;
+      f.device_free = t.detail_of(e).device_free;
       f.stack = e.stack;
       f.reserved = at.figures.reserved;
       f.allocated = at.figures.allocated;

@@ -88,6 +88,8 @@ void append(event_store<Record>& into, const event_store<Record>& from, const ra
     if constexpr (requires { r.correlation; })
       if (r.correlation != 0)
         r.correlation += m.correlation_base;
+    if constexpr (requires { r.detail; })
+      r.detail = ids.detail(r.detail, m.correlation_base);
     into.push_back(r);
   }
 }

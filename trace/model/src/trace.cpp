@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -100,7 +101,7 @@ std::uint64_t trace::memory_bytes() const noexcept {
   for_each_store([&](const auto& store) {
     n += 2 * std::uint64_t{store.size()} * sizeof(*store.all().data());
   });
-  return n;
+  return n + 2 * std::uint64_t{memory_details.size()} * sizeof(memory_detail);
 }
 
 time_span trace::span() const noexcept {
@@ -133,6 +134,56 @@ const sync_wait* trace::sync_wait_of(std::size_t range_index) const noexcept {
   return it != sync_waits.end() && it->range_index == range_index ? &*it : nullptr;
 }
 
+const memory_detail& trace::detail_of(const memory_event& e) const noexcept {
+  static constexpr memory_detail none{};
+  return e.detail == 0 || e.detail > memory_details.size() ? none : memory_details[e.detail - 1];
+}
+
+std::uint32_t trace::add_memory_detail(const memory_detail& d) {
+  if (d == memory_detail{})
+    return 0;
+  if (!memory_details.empty() && memory_details.back() == d)
+    return static_cast<std::uint32_t>(memory_details.size());
+  if (memory_details.size() >= std::numeric_limits<std::uint32_t>::max() - 1)
+    throw std::length_error("trace::add_memory_detail: more than 2^32 - 2 memory details");
+  memory_details.push_back(d);
+  return static_cast<std::uint32_t>(memory_details.size());
+}
+
+memory_record trace::record_of(const memory_event& e) const noexcept {
+  const auto& d = detail_of(e);
+  memory_record r;
+  r.time = e.time;
+  r.lane = e.lane;
+  r.action = e.action;
+  r.device = e.device;
+  r.stack = e.stack;
+  r.address = e.address;
+  r.size = e.size;
+  r.stream = e.stream;
+  r.pool = d.pool;
+  r.device_free = d.device_free;
+  r.total_allocated = d.total_allocated;
+  r.total_reserved = d.total_reserved;
+  r.correlation = d.correlation;
+  r.user_metadata = d.user_metadata;
+  return r;
+}
+
+memory_event trace::event_of(const memory_record& r) {
+  memory_event e;
+  e.time = r.time;
+  e.lane = r.lane;
+  e.action = r.action;
+  e.device = r.device;
+  e.stack = r.stack;
+  e.detail = add_memory_detail(r.detail());
+  e.address = r.address;
+  e.size = r.size;
+  e.stream = r.stream;
+  return e;
+}
+
 const collective_info* trace::collective_of(std::uint32_t correlation) const noexcept {
   const auto it = std::lower_bound(
       collectives.begin(), collectives.end(), correlation,
@@ -141,10 +192,23 @@ const collective_info* trace::collective_of(std::uint32_t correlation) const noe
                                                                                        : nullptr;
 }
 
+namespace {
+
+// Memory events compare with their details, whatever entry holds them.
+bool same_memory(const trace& a, const trace& b) {
+  const auto x = a.memory.all(), y = b.memory.all();
+  return x.size() == y.size() && std::equal(x.begin(), x.end(), y.begin(),
+                                            [&](const memory_event& p, const memory_event& q) {
+                                              return a.record_of(p) == b.record_of(q);
+                                            });
+}
+
+} // namespace
+
 bool operator==(const trace& a, const trace& b) {
   return a.strings == b.strings && a.stacks == b.stacks && a.lanes == b.lanes &&
          a.kernels == b.kernels && a.copies == b.copies && a.api_calls == b.api_calls &&
-         a.ranges == b.ranges && a.markers == b.markers && a.memory == b.memory &&
+         a.ranges == b.ranges && a.markers == b.markers && same_memory(a, b) &&
          a.assertions == b.assertions && a.flows == b.flows && a.counters == b.counters &&
          a.final_allocator_state == b.final_allocator_state && a.metadata == b.metadata &&
          a.sync_waits == b.sync_waits && a.collectives == b.collectives;

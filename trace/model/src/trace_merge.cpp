@@ -4,6 +4,8 @@
 #include <tensordiag/trace/detail/saturate.hpp>
 #include <tensordiag/trace/trace_merge.hpp>
 
+#include <type_traits>
+
 namespace tdiag::trace {
 namespace {
 
@@ -64,10 +66,26 @@ lane_id id_remapper::lane(lane_id id) {
   return s;
 }
 
+std::uint32_t id_remapper::detail(std::uint32_t id, std::uint32_t correlation_base) {
+  if (id == 0 || id > src_->memory_details.size())
+    return 0;
+  auto& s = slot(details_, id, src_->memory_details.size() + 1);
+  if (s == unmapped) {
+    auto d = src_->memory_details[id - 1];
+    d.user_metadata = string(d.user_metadata);
+    if (d.correlation != 0)
+      d.correlation += correlation_base;
+    s = dst_->add_memory_detail(d);
+  }
+  return s;
+}
+
 template <typename Record> void id_remapper::remap(Record& record) {
   detail::visit_ids(
       record, [&](string_id& id) { id = string(id); }, [&](stack_id& id) { id = stack(id); },
       [&](lane_id& id) { id = lane(id); });
+  if constexpr (std::is_same_v<Record, memory_event>)
+    record.detail = detail(record.detail);
 }
 
 void id_remapper::reset() {
@@ -75,6 +93,7 @@ void id_remapper::reset() {
   frames_.clear();
   stacks_.clear();
   lanes_.clear();
+  details_.clear();
 }
 
 template void id_remapper::remap(kernel_event&);

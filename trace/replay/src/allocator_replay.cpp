@@ -35,7 +35,7 @@ segment& insert_segment(allocator_state& s, const memory_event& e) {
   seg.address = e.address;
   seg.total_size = e.size;
   seg.stream = e.stream;
-  seg.pool = e.pool;
+  seg.pool = 0; // a driver allocation (cudaMalloc) is no pool's: pools hand out blocks
   seg.stack = e.stack;
   // The caching allocator's small pool uses 2 MiB segments (kSmallBuffer); large-pool segments
   // are 20 MiB or more, or other multiples of 2 MiB.

@@ -24,18 +24,20 @@ bool for_each_memory_sample(const trace& t, lane_id lane,
     visit({t.final_allocator_state->time, now.allocated, now.requested, now.reserved});
     return false;
   }
-  const bool reported = std::any_of(events.begin(), events.end(), [](const memory_event& e) {
-    return e.total_allocated >= 0 || e.total_reserved >= 0;
+  const bool reported = std::any_of(events.begin(), events.end(), [&](const memory_event& e) {
+    const auto& d = t.detail_of(e);
+    return d.total_allocated >= 0 || d.total_reserved >= 0;
   });
   if (reported) {
     // Totals as reported; an event without them keeps the last value. Before the first event:
     // what it reported, less its own effect.
     memory_sample s{events.front().time, 0, -1, 0};
     const auto& e0 = events.front();
-    if (e0.total_allocated >= 0)
-      s.allocated = e0.total_allocated;
-    if (e0.total_reserved >= 0)
-      s.reserved = e0.total_reserved;
+    const auto& d0 = t.detail_of(e0);
+    if (d0.total_allocated >= 0)
+      s.allocated = d0.total_allocated;
+    if (d0.total_reserved >= 0)
+      s.reserved = d0.total_reserved;
     memory_sample first = s;
     const auto size = detail::signed_size(e0.size);
     if (e0.action == memory_action::alloc)
@@ -49,20 +51,21 @@ bool for_each_memory_sample(const trace& t, lane_id lane,
     std::size_t disagree = 0;
     std::int64_t last = -1;
     for (const auto& e : events) {
+      const auto& d = t.detail_of(e);
       s.time = e.time;
-      if (e.total_allocated >= 0) {
+      if (d.total_allocated >= 0) {
         const auto bytes = detail::signed_size(e.size);
         if (last >= 0 &&
             (e.action == memory_action::alloc || e.action == memory_action::free_completed))
-          disagree += detail::sat_sub(e.total_allocated, last) !=
+          disagree += detail::sat_sub(d.total_allocated, last) !=
                               (e.action == memory_action::alloc ? bytes : -bytes)
                           ? 1
                           : 0;
-        last = e.total_allocated;
-        s.allocated = e.total_allocated;
+        last = d.total_allocated;
+        s.allocated = d.total_allocated;
       }
-      if (e.total_reserved >= 0)
-        s.reserved = e.total_reserved;
+      if (d.total_reserved >= 0)
+        s.reserved = d.total_reserved;
       visit(s);
     }
     if (mismatches != nullptr)

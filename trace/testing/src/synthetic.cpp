@@ -183,8 +183,10 @@ private:
       live_.push_back(m.address);
       total_ += 1 << 20;
     }
-    m.total_allocated = total_;
-    m.total_reserved = static_cast<std::int64_t>(next_address_ - 0x7f0000000000ull);
+    memory_detail d;
+    d.total_allocated = total_;
+    d.total_reserved = static_cast<std::int64_t>(next_address_ - 0x7f0000000000ull);
+    m.detail = t_.add_memory_detail(d);
     t_.memory.push_back(m);
     t_.counters.push_back({m.time, m.lane, allocated_, static_cast<double>(total_)});
   }

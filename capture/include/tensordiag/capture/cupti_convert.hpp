@@ -94,7 +94,7 @@ public:
 
   /// Adds events built on the host (tracing pool, assertion hooks) to the current batch. Their
   /// raw stacks, when `stack` is non-empty, are symbolized into the batch's stack table.
-  void add_memory(trace::memory_event event, const raw_stack& stack, std::string_view tag);
+  void add_memory(trace::memory_record event, const raw_stack& stack, std::string_view tag);
   void add_assertion(trace::assertion_event event, std::string_view site, std::string_view message);
   void add_launch_marker(std::int64_t time, std::int64_t process, std::uint64_t thread,
                          std::string_view kernel_name);

@@ -418,7 +418,7 @@ private:
           out_.key("args");
           out_.begin_object();
           uint("requested bytes", e->size);
-          uint("device free bytes", e->device_free);
+          uint("device free bytes", t_.detail_of(*e).device_free);
           out_.end_object();
           out_.end_object();
           ++stats.instants;
@@ -431,10 +431,11 @@ private:
         default:
           break;
         }
-        if (e->total_allocated >= 0)
-          allocated = static_cast<std::uint64_t>(e->total_allocated);
-        if (e->total_reserved >= 0)
-          reserved = static_cast<std::uint64_t>(e->total_reserved);
+        const auto& d = t_.detail_of(*e);
+        if (d.total_allocated >= 0)
+          allocated = static_cast<std::uint64_t>(d.total_allocated);
+        if (d.total_reserved >= 0)
+          reserved = static_cast<std::uint64_t>(d.total_reserved);
         if (!options.memory_counters)
           continue;
         memory_counter(lane, e->time, allocated, reserved);

@@ -502,10 +502,10 @@ void kineto_builder::instant(std::string_view cat, std::string_view name, std::i
     // Negated as unsigned: -INT64_MIN does not fit an int64.
     const auto magnitude = static_cast<std::uint64_t>(a.mem_bytes);
     m.size = a.mem_bytes >= 0 ? magnitude : std::uint64_t{0} - magnitude;
-    m.total_allocated = a.total_allocated; // -1 (unknown) when absent or below 0
-    m.total_reserved = a.total_reserved;
     stats_.unreadable_memory_values += a.negative_totals;
-    m.correlation = static_cast<std::uint32_t>(a.external_id);
+    m.detail = t_.add_memory_detail({.total_allocated = a.total_allocated, // -1: unknown
+                                     .total_reserved = a.total_reserved,
+                                     .correlation = static_cast<std::uint32_t>(a.external_id)});
     t_.memory.push_back(m);
     return;
   }

@@ -225,7 +225,7 @@ private:
   // put an allocation before its segment's creation and lost the segment).
   bool place(memory_event& m, std::int32_t device, lane_id lane, std::int64_t& last,
              std::map<std::string, std::size_t>& unknown) {
-    const bool timed = m.reserved1 != detail::row_has_no_time;
+    const bool timed = (m.reserved0 & detail::row_has_no_time) == 0;
     const auto ns =
         (static_cast<detail::wide_int>(timed ? m.time : origin_us_) - origin_us_) * 1000;
     m.time = detail::clamp_time(ns); // to_ns(), with the unclamped value kept to count a clamp
@@ -236,16 +236,18 @@ private:
       m.time = last;
     }
     last = m.time;
-    m.reserved1 = 0;
+    const bool marker = (m.reserved0 & detail::row_is_marker) != 0;
+    m.reserved0 = 0;
     m.lane = lane;
     m.device = device;
-    if (m.reserved0 == detail::row_is_marker) {
+    if (marker) {
       // annotate, user_defined and future actions: keep them visible as markers.
-      ++unknown[std::string(t_.strings.name(m.user_metadata))];
+      const auto name = t_.detail_of(m).user_metadata;
+      ++unknown[std::string(t_.strings.name(name))];
       marker_event mk;
       mk.time = m.time;
       mk.lane = lane;
-      mk.name = m.user_metadata;
+      mk.name = name;
       mk.category = t_.strings.intern("snapshot-action");
       t_.markers.push_back(mk);
       return false;
@@ -258,13 +260,14 @@ private:
   // out of range. An oom's request may be any size a program can ask for.
   void check_event(const memory_event& m, snap_value events, std::size_t d, std::size_t i) const {
     const auto max_size = m.action == memory_action::oom ? max_snapshot_end : max_snapshot_size;
-    if (in_range(m.address, m.size, max_size) && m.device_free < max_snapshot_end) [[likely]]
+    const auto device_free = m.detail == 0 ? 0 : t_.detail_of(m).device_free;
+    if (in_range(m.address, m.size, max_size) && device_free < max_snapshot_end) [[likely]]
       return;
     const auto entry = fmt::format("device_traces[{}][{}]", d, i);
-    if (m.device_free >= max_snapshot_end)
+    if (device_free >= max_snapshot_end)
       fail(events.at(i), codes::snapshot_out_of_range,
            fmt::format("{}: 'device_free' {} is out of range (expected 0 to 2^63 bytes)", entry,
-                       int_text(m.device_free)));
+                       int_text(device_free)));
     check_range(events.at(i), entry, "addr", m.address, "size", m.size, max_size);
   }
 

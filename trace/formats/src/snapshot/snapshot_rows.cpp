@@ -36,16 +36,16 @@ enum entry_field : std::uint8_t {
 };
 
 // The row member and key of each plain int field, in entry_field order from f_addr, and whether
-// it is an address or a size (snap_fields::extent; a stream is any handle).
+// it is an address or a size (snap_fields::extent; a stream is any handle). device_free is
+// staged (it goes to the row's detail).
 struct int_field {
   std::uint64_t memory_event::*member;
   std::string_view key;
   bool extent;
 };
-constexpr std::array<int_field, 4> int_fields{{{&memory_event::address, "addr", true},
+constexpr std::array<int_field, 3> int_fields{{{&memory_event::address, "addr", true},
                                                {&memory_event::size, "size", true},
-                                               {&memory_event::stream, "stream", false},
-                                               {&memory_event::device_free, "device_free", true}}};
+                                               {&memory_event::stream, "stream", false}}};
 
 entry_field field_named(std::string_view k) noexcept {
   return k == "action"          ? f_action
@@ -156,12 +156,14 @@ bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value
       break;
     case f_addr:
     case f_size:
-    case f_stream:
-    case f_device_free: {
+    case f_stream: {
       const auto& f = int_fields[field - f_addr];
       m.*f.member = is_int ? as_u64 : f.extent ? extent(dict, f.key) : u64(dict, f.key);
       break;
     }
+    case f_device_free:
+      st.device_free = is_int ? as_u64 : extent(dict, "device_free");
+      break;
     case f_frames: {
       const snap_value v(s_, raw, offset);
       if (snap::tag_of(raw) == snap::t_stack) { // the common case first
@@ -179,7 +181,7 @@ bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value
       break;
     }
     case f_user_metadata:
-      if (!user_metadata(raw, dict, m))
+      if (!user_metadata(raw, dict, st))
         return false;
       break;
     default:
@@ -192,21 +194,38 @@ bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value
 // Completes the row `m` (`dict`, when there is one, names the entry in errors).
 std::uint32_t snapshot_rows::finish(memory_event& m, const staged& st, snap_value dict) {
   m.time = st.time_us;
-  m.reserved1 = st.has_time ? 0 : row_has_no_time;
+  m.reserved0 = st.has_time ? 0 : row_has_no_time;
+  memory_detail d;
+  d.user_metadata = st.user_metadata;
   if (st.action >= action_unknown) {
     // Unknown (or no) action: a marker named after it.
-    m.reserved0 = row_is_marker;
-    m.user_metadata = t_.strings.intern(st.action == action_absent ? std::string_view{}
+    m.reserved0 |= row_is_marker;
+    d.user_metadata = t_.strings.intern(st.action == action_absent ? std::string_view{}
                                         : dict.valid()             ? str(dict, "action")
                                                                    : s_->box_text(st.action_value));
   } else {
     m.action = static_cast<memory_action>(st.action);
-    if (m.action == memory_action::oom)
+    if (m.action == memory_action::oom) {
       m.address = 0;
-    else
-      m.device_free = 0;
+      d.device_free = st.device_free;
+    }
   }
+  m.detail = detail_for(d);
   return static_cast<std::uint32_t>(rows_.size() - 1);
+}
+
+// Entries that carry only user metadata share one detail per string.
+std::uint32_t snapshot_rows::detail_for(const memory_detail& d) {
+  if (d.device_free != 0 || d.user_metadata == no_string)
+    return t_.add_memory_detail(d);
+  if (d.user_metadata >= meta_details_.size())
+    meta_details_.resize(std::size_t{d.user_metadata} + 1, 0);
+  auto& slot = meta_details_[d.user_metadata];
+  if (slot == 0) {
+    t_.memory_details.push_back(d);
+    slot = static_cast<std::uint32_t>(t_.memory_details.size());
+  }
+  return slot;
 }
 
 memory_event& snapshot_rows::new_row() {
@@ -305,7 +324,7 @@ std::uint8_t snapshot_rows::action_of(std::uint64_t value, snap_value entry) {
 
 // A str "user_metadata" into the row (None or "": none). Anything else throws naming what it is
 // in `entry`, or, without one (a flat entry), is false.
-bool snapshot_rows::user_metadata(std::uint64_t value, snap_value entry, memory_event& m) {
+bool snapshot_rows::user_metadata(std::uint64_t value, snap_value entry, staged& st) {
   if (snap::tag_of(value) == snap::t_none)
     return true;
   if (snap::tag_of(value) == snap::t_box) {
@@ -318,7 +337,7 @@ bool snapshot_rows::user_metadata(std::uint64_t value, snap_value entry, memory_
         (void)str(entry, "user_metadata"); // throws: not a str
       id = text->empty() ? no_string : t_.strings.intern(*text);
     }
-    m.user_metadata = id;
+    st.user_metadata = id;
     return true;
   }
   if (!entry.valid())

@@ -24,9 +24,9 @@
 
 namespace tdiag::trace::detail {
 
-// Staged rows carry two flags in memory_event's reserved bytes until the importer places them.
-constexpr std::uint8_t row_is_marker = 1; ///< unknown action: user_metadata holds its name
-constexpr std::uint16_t row_has_no_time = 1;
+// Staged rows carry two flags in memory_event's reserved byte until the importer places them.
+constexpr std::uint8_t row_is_marker = 1; ///< unknown action: its detail's user_metadata names it
+constexpr std::uint8_t row_has_no_time = 2;
 /// Resident bytes one trace entry costs while it streams in: its row and its memo slot.
 constexpr std::uint64_t bytes_per_entry = sizeof(memory_event) + sizeof(std::uint64_t);
 
@@ -74,6 +74,8 @@ private:
     bool has_time = false;
     std::uint8_t action = action_absent;
     std::uint64_t action_value = 0; ///< the "action" value's handle
+    std::uint64_t device_free = 0;
+    string_id user_metadata = no_string;
   };
   // What one memoized string means to an entry, learnt once per string.
   struct box_facts {
@@ -86,6 +88,7 @@ private:
   bool read_fields(std::span<const std::uint64_t> items, snap_value dict, std::uint64_t offset,
                    bool exclusive, memory_event& m, staged& st);
   std::uint32_t finish(memory_event& m, const staged& st, snap_value dict);
+  std::uint32_t detail_for(const memory_detail& d);
   struct frame_parts {
     std::uint64_t name, file, line;
   };
@@ -104,7 +107,7 @@ private:
   [[gnu::noinline]] std::uint8_t learn_field(std::uint64_t key);
   std::uint8_t field_of(std::uint64_t key);
   std::uint8_t action_of(std::uint64_t value, snap_value entry);
-  bool user_metadata(std::uint64_t value, snap_value entry, memory_event& m);
+  bool user_metadata(std::uint64_t value, snap_value entry, staged& st);
   frame_id frame_of(snap_value f, bool exclusive);
   bool inline_stack(memory_event& m);
   string_id frame_text(std::uint64_t value);
@@ -116,6 +119,7 @@ private:
   std::size_t populated_ = 0;  ///< rows_ slots whose pages are already resident
   page_prefaulter prefaulter_; ///< for a large file: rows_'s pages made resident ahead
   std::vector<box_facts> facts_;
+  std::vector<std::uint32_t> meta_details_; ///< by string id: the detail of that metadata alone
   std::vector<frame_id> scratch_;
   /// inline_stack's name, filename and line handles of each new frame.
   std::vector<frame_parts> inline_parts_;

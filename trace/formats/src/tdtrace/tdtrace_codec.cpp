@@ -249,7 +249,7 @@ trace_metadata decode_metadata(byte_reader& in) {
 
 using all_stores =
     std::tuple<std::vector<kernel_event>, std::vector<copy_event>, std::vector<api_event>,
-               std::vector<range_event>, std::vector<marker_event>, std::vector<memory_event>,
+               std::vector<range_event>, std::vector<marker_event>, std::vector<memory_record>,
                std::vector<assertion_event>, std::vector<flow_event>, std::vector<counter_event>,
                std::vector<sync_wait>, std::vector<collective_info>>;
 
@@ -324,7 +324,12 @@ std::string encode_chunk(const trace& chunk) {
   encode_store(out, 2, chunk.api_calls.all());
   encode_store(out, 3, chunk.ranges.all());
   encode_store(out, 4, chunk.markers.all());
-  encode_store(out, 5, chunk.memory.all());
+  // A memory event's columns hold its detail too (memory_record: the layout chunks keep).
+  std::vector<memory_record> memory;
+  memory.reserve(chunk.memory.size());
+  for (const auto& e : chunk.memory.all())
+    memory.push_back(chunk.record_of(e));
+  encode_store(out, 5, std::span<const memory_record>(memory));
   encode_store(out, 6, chunk.assertions.all());
   encode_store(out, 7, chunk.flows.all());
   encode_store(out, 8, chunk.counters.all());
@@ -450,7 +455,10 @@ void decode_chunk(std::span<const std::byte> payload, trace& into,
   commit(into.api_calls, std::get<2>(stores));
   commit(into.ranges, std::get<3>(stores));
   commit(into.markers, std::get<4>(stores));
-  commit(into.memory, std::get<5>(stores));
+  for (auto& r : std::get<5>(stores)) {
+    r.lane = lane_map[r.lane];
+    into.memory.push_back(into.event_of(r));
+  }
   commit(into.assertions, std::get<6>(stores));
   commit(into.flows, std::get<7>(stores));
   commit(into.counters, std::get<8>(stores));

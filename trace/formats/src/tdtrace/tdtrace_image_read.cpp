@@ -15,8 +15,11 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <memory>
 #include <sys/mman.h>
+#include <type_traits>
 #include <unistd.h>
+#include <vector>
 
 #include "guarded_map.hpp"
 #include "tdtrace_bytes.hpp"
@@ -161,6 +164,28 @@ void adopt_block(event_store<Record>& store, const row_block& blk, const row_sou
                                 what));
 }
 
+// A row image keeps memory events with their details (memory_record): checked as any block,
+// then copied into the store as events and details.
+void adopt_memory_block(event_store<memory_event>& store, const row_block& blk,
+                        const row_source& rows, std::uint64_t rows_end, bool verify_checksums,
+                        trace& into) {
+  event_store<memory_record> records;
+  adopt_block(records, blk, rows, rows_end, verify_checksums, into);
+  if (records.size() > memory_budget() / sizeof(memory_event))
+    throw malformed(fmt::format("its {} memory rows need {} bytes, over the memory budget ({} "
+                                "bytes; TDIAG_MEMORY_LIMIT)",
+                                records.size(), records.size() * sizeof(memory_event),
+                                memory_budget()));
+  auto events = std::make_shared<std::vector<memory_event>>();
+  events->reserve(records.size());
+  for (const auto& r : records.all())
+    events->push_back(into.event_of(r));
+  const std::span<const memory_event> view(*events);
+  if (!store.adopt_finalized(view, events, blk.lane_offsets, blk.lane_max_duration,
+                             [](const memory_event&) { return true; }))
+    throw malformed("its memory rows do not match their lane index");
+}
+
 } // namespace
 
 namespace {
@@ -271,7 +296,11 @@ void adopt_row_image(std::span<const std::byte> body, const row_source& rows,
       seen[blk.kind] = true;
       std::size_t kind = 0;
       into.for_each_store([&](auto& store) {
-        if (kind++ == blk.kind)
+        if (kind++ != blk.kind)
+          return;
+        if constexpr (std::is_same_v<std::decay_t<decltype(store)>, event_store<memory_event>>)
+          adopt_memory_block(store, blk, rows, rows_end, verify_checksums, into);
+        else
           adopt_block(store, blk, rows, rows_end, verify_checksums, into);
       });
     }
@@ -288,6 +317,7 @@ void adopt_row_image(std::span<const std::byte> body, const row_source& rows,
           [](stack_id&) {}, [](lane_id&) {});
   } catch (...) {
     into.for_each_store([](auto& store) { store.clear(); });
+    into.memory_details.clear();
     throw;
   }
   into.sync_waits = directory.sync_waits;

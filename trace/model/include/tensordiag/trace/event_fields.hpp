@@ -260,10 +260,32 @@ inline constexpr auto event_fields<marker_event> = [] {
   };
 }();
 
+/// A memory event as it is held: what every event has, and the index of its detail.
 template <>
 inline constexpr auto event_fields<memory_event> = [] {
   using namespace detail::fields;
   using T = memory_event;
+  return std::array{
+      TDIAG_DETAIL_F(time).in(ns).coded(delta),
+      TDIAG_DETAIL_F(lane).in(lane_ref).coded(delta),
+      TDIAG_DETAIL_F(action).documented(
+          "0 alloc, 1 free_requested, 2 free_completed, 3 segment_alloc, 4 segment_free, "
+          "5 segment_map, 6 segment_unmap, 7 pool_create, 8 pool_trim, 9 pool_destroy, 10 oom, "
+          "11 snapshot"),
+      TDIAG_DETAIL_F(device).documented("-1 = host"),
+      TDIAG_DETAIL_F(stack).in(stack_ref),
+      TDIAG_DETAIL_F(detail).documented("1 + index into the memory details; 0 = none"),
+      TDIAG_DETAIL_F(address).in(bytes).coded(delta),
+      TDIAG_DETAIL_F(size).in(bytes).documented("for oom the requested size"),
+      TDIAG_DETAIL_F(stream),
+  };
+}();
+
+/// A memory event with its detail: the columns of a chunk's memory events, and Python's.
+template <>
+inline constexpr auto event_fields<memory_record> = [] {
+  using namespace detail::fields;
+  using T = memory_record;
   return std::array{
       TDIAG_DETAIL_F(time).in(ns).coded(delta),
       TDIAG_DETAIL_F(lane).in(lane_ref).coded(delta),
@@ -281,6 +303,21 @@ inline constexpr auto event_fields<memory_event> = [] {
       TDIAG_DETAIL_F(total_allocated).in(bytes).coded(delta).documented("-1 = unknown"),
       TDIAG_DETAIL_F(total_reserved).in(bytes).coded(delta).documented("-1 = unknown"),
       TDIAG_DETAIL_F(correlation).coded(delta),
+      TDIAG_DETAIL_F(user_metadata).in(string_ref),
+  };
+}();
+
+/// trace::memory_details, not an event: what some memory events carry besides the common fields.
+template <>
+inline constexpr auto event_fields<memory_detail> = [] {
+  using namespace detail::fields;
+  using T = memory_detail;
+  return std::array{
+      TDIAG_DETAIL_F(pool),
+      TDIAG_DETAIL_F(device_free).in(bytes).documented("oom only"),
+      TDIAG_DETAIL_F(total_allocated).in(bytes).documented("-1 = unknown"),
+      TDIAG_DETAIL_F(total_reserved).in(bytes).documented("-1 = unknown"),
+      TDIAG_DETAIL_F(correlation),
       TDIAG_DETAIL_F(user_metadata).in(string_ref),
   };
 }();
@@ -369,7 +406,11 @@ template <>
 inline constexpr std::size_t reserved_bytes<marker_event> = sizeof(marker_event::reserved0);
 template <>
 inline constexpr std::size_t reserved_bytes<memory_event> = sizeof(memory_event::reserved0) +
-                                                            sizeof(memory_event::reserved1);
+                                                            sizeof(memory_event::reserved1) +
+                                                            sizeof(memory_event::reserved2);
+template <>
+inline constexpr std::size_t reserved_bytes<memory_record> = sizeof(memory_record::reserved0) +
+                                                             sizeof(memory_record::reserved1);
 template <> inline constexpr std::size_t reserved_bytes<flow_event> = sizeof(flow_event::reserved0);
 
 // A member added to a record and not to its table (or described twice) stops the build here.
@@ -382,6 +423,8 @@ TDIAG_DETAIL_DESCRIBED(api_event);
 TDIAG_DETAIL_DESCRIBED(range_event);
 TDIAG_DETAIL_DESCRIBED(marker_event);
 TDIAG_DETAIL_DESCRIBED(memory_event);
+TDIAG_DETAIL_DESCRIBED(memory_record);
+TDIAG_DETAIL_DESCRIBED(memory_detail);
 TDIAG_DETAIL_DESCRIBED(assertion_event);
 TDIAG_DETAIL_DESCRIBED(flow_event);
 TDIAG_DETAIL_DESCRIBED(counter_event);

@@ -152,8 +152,24 @@ enum class memory_action : std::uint8_t {
   snapshot = 11, ///< marker: snapshot taken
 };
 
+/// What few memory events carry: an oom's free bytes, a pool, the totals Kineto [memory] and
+/// CUPTI pools report, a correlation id, user metadata. A side table of the trace
+/// (trace::memory_details), so that the record every allocation and free makes stays small.
+struct memory_detail {
+  std::uint64_t pool = 0;        ///< pool id / handle; 0 = default pool
+  std::uint64_t device_free = 0; ///< oom only: free bytes the driver reported
+  /// Totals after the event when the source reports them (Kineto [memory]); -1 = unknown.
+  std::int64_t total_allocated = -1;
+  std::int64_t total_reserved = -1;
+  std::uint32_t correlation = 0;
+  string_id user_metadata = no_string;
+  friend bool operator==(const memory_detail&, const memory_detail&) = default;
+};
+
 /// One allocator event. For the PyTorch caching allocator `address`/`size` are a block's (alloc,
-/// free_*) or a segment's (segment_*); for CUPTI MEMORY2 the driver allocation.
+/// free_*) or a segment's (segment_*); for CUPTI MEMORY2 the driver allocation. What only some
+/// events carry is in trace::memory_details (trace::detail_of()); memory_record is the event
+/// with its detail, flat.
 struct memory_event {
   std::int64_t time = 0;
   lane_id lane = 0; ///< a device_memory lane
@@ -162,17 +178,40 @@ struct memory_event {
   std::uint16_t reserved1 = 0;
   std::int32_t device = 0; ///< -1 = host
   stack_id stack = no_stack;
+  /// 1 + the index of the event's entry in trace::memory_details; 0 = none (every field at its
+  /// default).
+  std::uint32_t detail = 0;
+  std::uint32_t reserved2 = 0;
   std::uint64_t address = 0;
   std::uint64_t size = 0; ///< bytes; for oom the requested size
   std::uint64_t stream = 0;
-  std::uint64_t pool = 0;        ///< pool id / handle; 0 = default pool
-  std::uint64_t device_free = 0; ///< oom only: free bytes the driver reported
-  /// Totals after the event when the source reports them (Kineto [memory]); -1 = unknown.
+  friend bool operator==(const memory_event&, const memory_event&) = default;
+};
+
+/// A memory event and its detail in one record: the columns a .tdtrace chunk stores (and
+/// Python shows) for a memory event, in the layout memory_event had before the detail table.
+struct memory_record {
+  std::int64_t time = 0;
+  lane_id lane = 0;
+  memory_action action = memory_action::alloc;
+  std::uint8_t reserved0 = 0;
+  std::uint16_t reserved1 = 0;
+  std::int32_t device = 0;
+  stack_id stack = no_stack;
+  std::uint64_t address = 0;
+  std::uint64_t size = 0;
+  std::uint64_t stream = 0;
+  std::uint64_t pool = 0;
+  std::uint64_t device_free = 0;
   std::int64_t total_allocated = -1;
   std::int64_t total_reserved = -1;
   std::uint32_t correlation = 0;
   string_id user_metadata = no_string;
-  friend bool operator==(const memory_event&, const memory_event&) = default;
+  friend bool operator==(const memory_record&, const memory_record&) = default;
+
+  [[nodiscard]] memory_detail detail() const noexcept {
+    return {pool, device_free, total_allocated, total_reserved, correlation, user_metadata};
+  }
 };
 
 /// A failed device assertion recorded by the tensordiag assertion runtime.
@@ -220,7 +259,9 @@ static_assert(std::is_trivially_copyable_v<copy_event> && sizeof(copy_event) == 
 static_assert(std::is_trivially_copyable_v<api_event> && sizeof(api_event) == 56);
 static_assert(std::is_trivially_copyable_v<range_event> && sizeof(range_event) == 32);
 static_assert(std::is_trivially_copyable_v<marker_event> && sizeof(marker_event) == 24);
-static_assert(std::is_trivially_copyable_v<memory_event> && sizeof(memory_event) == 88);
+static_assert(std::is_trivially_copyable_v<memory_event> && sizeof(memory_event) == 56);
+static_assert(std::is_trivially_copyable_v<memory_record> && sizeof(memory_record) == 88);
+static_assert(std::is_trivially_copyable_v<memory_detail> && sizeof(memory_detail) == 40);
 static_assert(std::is_trivially_copyable_v<assertion_event> && sizeof(assertion_event) == 56);
 static_assert(std::is_trivially_copyable_v<flow_event> && sizeof(flow_event) == 32);
 static_assert(std::is_trivially_copyable_v<counter_event> && sizeof(counter_event) == 24);

@@ -81,6 +81,19 @@ public:
   /// The entry of the kernel with correlation id `correlation`, or nullptr (also for 0).
   [[nodiscard]] const collective_info* collective_of(std::uint32_t correlation) const noexcept;
 
+  /// What some memory events carry besides the common fields: memory_event::detail is 1 + an
+  /// index here (0: none, every field at its default). Two events may share an entry.
+  std::vector<memory_detail> memory_details;
+  /// The detail of `e`: the defaults where it has none (or names no entry).
+  [[nodiscard]] const memory_detail& detail_of(const memory_event& e) const noexcept;
+  /// The value for memory_event::detail that gives `d`: 0 for the defaults, else the last entry
+  /// where it is the same (runs of events share one), else a new one.
+  [[nodiscard]] std::uint32_t add_memory_detail(const memory_detail& d);
+  /// `e` and its detail in one record (a chunk's columns, Python's).
+  [[nodiscard]] memory_record record_of(const memory_event& e) const noexcept;
+  /// The event of `r`, its detail added (add_memory_detail).
+  [[nodiscard]] memory_event event_of(const memory_record& r);
+
   /// Allocator state at one instant when the source had it (a snapshot's `segments`, at the
   /// time it was dumped). Replay derives other instants from it and the memory events.
   std::optional<allocator_state> final_allocator_state;

@@ -24,7 +24,11 @@ public:
   [[nodiscard]] frame_id frame(frame_id id);
   [[nodiscard]] stack_id stack(stack_id id);
   [[nodiscard]] lane_id lane(lane_id id);
-  /// Remaps every id field of `record` in place.
+  /// A memory event's detail (memory_event::detail of `src`) as one of `dst`: its strings
+  /// remapped, a correlation id other than 0 moved by `correlation_base` (the same for every
+  /// call of one remapper).
+  [[nodiscard]] std::uint32_t detail(std::uint32_t id, std::uint32_t correlation_base = 0);
+  /// Remaps every id field of `record` in place (a memory event's detail too).
   template <typename Record> void remap(Record& record);
 
   void reset();
@@ -33,7 +37,7 @@ private:
   static constexpr std::uint32_t unmapped = 0xFFFFFFFFu;
   trace* dst_;
   const trace* src_;
-  std::vector<std::uint32_t> strings_, frames_, stacks_, lanes_;
+  std::vector<std::uint32_t> strings_, frames_, stacks_, lanes_, details_;
   std::vector<frame_id> scratch_;
 };
 
