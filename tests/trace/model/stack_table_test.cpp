@@ -72,5 +72,38 @@ TEST(StackTable, ManyAndLongStacksKeepTheirFrames) {
   EXPECT_EQ(copy, stacks);
 }
 
+// Frame ids take 16 bits while every one fits: the 65,536th frame stores every stack again with
+// 32-bit ids. Stacks interned before keep their ids and frames, and are found again; stacks
+// after it hold ids on either side of 2^16.
+TEST(StackTable, StacksKeepTheirFramesWhenIdsOutgrowSixteenBits) {
+  string_table strings;
+  stack_table stacks;
+  const auto file = strings.intern("m.py");
+  const auto frame_n = [&](std::uint32_t n) { return stacks.intern_frame({no_string, file, n}); };
+  std::vector<std::vector<frame_id>> before;
+  std::vector<stack_id> ids;
+  for (std::uint32_t k = 1; k <= 300; ++k) {
+    before.push_back({frame_n(k), frame_n(k + 1), frame_n(7 * k)});
+    ids.push_back(stacks.intern_stack(before.back()));
+  }
+  const frame_id narrow = frame_n(70'000); // a 16-bit id, used again after the widening
+  for (std::uint32_t line = 1; stacks.frame_count() <= 0xffff; ++line) // ids are dense
+    (void)stacks.intern_frame({no_string, no_string, line});
+  const std::vector<frame_id> across{frame_n(900'000), narrow, frame_n(900'001)};
+  EXPECT_GT(across[0], 0xffffu);
+  const auto across_id = stacks.intern_stack(across);
+  for (std::size_t k = 0; k < before.size(); ++k) {
+    const auto kept = stacks.stack(ids[k]);
+    ASSERT_TRUE(std::equal(kept.begin(), kept.end(), before[k].begin(), before[k].end())) << k;
+    ASSERT_EQ(stacks.intern_stack(before[k]), ids[k]) << k;
+  }
+  const auto kept = stacks.stack(across_id);
+  EXPECT_TRUE(std::equal(kept.begin(), kept.end(), across.begin(), across.end()));
+  EXPECT_EQ(kept[0], across[0]);
+  EXPECT_EQ(stacks.intern_stack(across), across_id);
+  const stack_table copy = stacks;
+  EXPECT_EQ(copy, stacks);
+}
+
 } // namespace
 } // namespace tdiag::trace

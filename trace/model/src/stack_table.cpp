@@ -8,8 +8,10 @@
 namespace tdiag::trace {
 namespace {
 
-/// Frame ids a chunk holds: 4 MiB (a stack longer than that gets a chunk of its own).
-constexpr std::size_t chunk_frames = std::size_t{1} << 20;
+/// Slots a chunk holds: 4 MiB (a stack longer than that gets a chunk of its own).
+constexpr std::size_t chunk_slots = std::size_t{1} << 21;
+/// Frame ids up to this one take a slot each until a larger one is interned.
+constexpr frame_id narrow_frames = 0xffff;
 
 // Two multiply-xorshift lanes over pairs of frame ids (FNV-1a's one multiply per id in a chain
 // was most of interning a 100-frame stack); collisions are resolved by comparing sequences.
@@ -51,9 +53,11 @@ stack_table::stack_table() {
 bool operator==(const stack_table& a, const stack_table& b) {
   if (a.frames_ != b.frames_ || a.stacks_.size() != b.stacks_.size())
     return false;
-  for (std::size_t k = 1; k < a.stacks_.size(); ++k)
-    if (!std::ranges::equal(a.frames_of(a.stacks_[k]), b.frames_of(b.stacks_[k])))
+  for (std::size_t k = 1; k < a.stacks_.size(); ++k) {
+    const auto x = a.frames_of(a.stacks_[k]), y = b.frames_of(b.stacks_[k]);
+    if (!std::equal(x.begin(), x.end(), y.begin(), y.end()))
       return false;
+  }
   return true;
 }
 
@@ -61,6 +65,8 @@ frame_id stack_table::intern_frame(const frame& f) {
   if (auto it = frame_index_.find(f); it != frame_index_.end())
     return it->second;
   const auto id = static_cast<frame_id>(frames_.size());
+  if (id > narrow_frames && !wide_)
+    widen();
   frames_.push_back(f);
   frame_index_.emplace(f, id);
   return id;
@@ -79,7 +85,10 @@ stack_id stack_table::intern_stack(std::span<const frame_id> frames) {
   auto i = static_cast<std::size_t>(h >> 32) & mask;
   for (; index_[i] != 0; i = (i + 1) & mask) {
     const auto id = static_cast<stack_id>(index_[i]);
-    if (tag_of(index_[i]) == tag_of(h) && std::ranges::equal(frames_of(stacks_[id]), frames))
+    if (tag_of(index_[i]) != tag_of(h))
+      continue;
+    const auto known = frames_of(stacks_[id]);
+    if (std::equal(known.begin(), known.end(), frames.begin(), frames.end()))
       return id;
   }
   const auto id = static_cast<stack_id>(stacks_.size());
@@ -90,20 +99,39 @@ stack_id stack_table::intern_stack(std::span<const frame_id> frames) {
 
 // Copies a new stack's frames into the last chunk, or a new one where it does not fit.
 stack_table::stack_span stack_table::store(std::span<const frame_id> frames) {
-  const auto n = frames.size();
+  const std::size_t per = wide_ ? 2 : 1, n = frames.size() * per;
   if (chunks_.empty() || chunks_.back().capacity() - chunks_.back().size() < n) {
     auto* last = chunks_.empty() ? nullptr : &chunks_.back();
-    if (last != nullptr && last->capacity() < chunk_frames && last->size() + n <= chunk_frames)
-      last->reserve(std::min(chunk_frames, std::max(2 * last->capacity(), last->size() + n)));
+    if (last != nullptr && last->capacity() < chunk_slots && last->size() + n <= chunk_slots)
+      last->reserve(std::min(chunk_slots, std::max(2 * last->capacity(), last->size() + n)));
     else
-      chunks_.emplace_back().reserve(chunks_.size() == 1 ? std::max<std::size_t>(n, 1024)
-                                                         : std::max(chunk_frames, n));
+      chunks_.emplace_back().reserve(chunks_.size() == 1 ? std::max<std::size_t>(n, 2048)
+                                                         : std::max(chunk_slots, n));
   }
   auto& chunk = chunks_.back();
   const stack_span s{static_cast<std::uint32_t>(chunks_.size() - 1),
-                     static_cast<std::uint32_t>(chunk.size()), static_cast<std::uint32_t>(n)};
-  chunk.insert(chunk.end(), frames.begin(), frames.end());
+                     static_cast<std::uint32_t>(chunk.size()),
+                     static_cast<std::uint32_t>(frames.size())};
+  for (const frame_id f : frames) {
+    chunk.push_back(static_cast<std::uint16_t>(f));
+    if (wide_)
+      chunk.push_back(static_cast<std::uint16_t>(f >> 16));
+  }
   return s;
+}
+
+void stack_table::widen() {
+  const auto narrow = std::move(chunks_);
+  chunks_ = {};
+  wide_ = true;
+  std::vector<frame_id> ids;
+  for (auto& s : stacks_) {
+    if (s.size == 0)
+      continue;
+    const frame_list old(narrow[s.chunk].data() + s.begin, s.size, false);
+    ids.assign(old.begin(), old.end());
+    s = store(ids);
+  }
 }
 
 // Doubles the index (at least 64 slots), placing every stack again by its hash.
@@ -121,7 +149,7 @@ void stack_table::grow_index() {
   }
 }
 
-std::span<const frame_id> stack_table::stack(stack_id id) const noexcept {
+frame_list stack_table::stack(stack_id id) const noexcept {
   if (id == no_stack || id >= stacks_.size())
     return {};
   return frames_of(stacks_[id]);

@@ -40,7 +40,7 @@ public:
   [[nodiscard]] bool readable(snap_value e) override;
   bool flat_entry(std::span<const std::uint64_t> items, std::uint64_t offset,
                   std::uint32_t& row) override;
-  [[nodiscard]] std::span<const std::uint32_t> stack_frames(std::uint32_t stack) const override {
+  [[nodiscard]] frame_list stack_frames(std::uint32_t stack) const override {
     return t_.stacks.stack(stack);
   }
 

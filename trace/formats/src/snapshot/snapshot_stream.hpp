@@ -13,6 +13,7 @@
 
 #include <tensordiag/core/file_io.hpp>
 #include <tensordiag/trace/pickle_reader.hpp>
+#include <tensordiag/trace/stack_table.hpp>
 
 #include <algorithm>
 #include <array>
@@ -76,7 +77,7 @@ class snap_stream;
 class snap_memo {
 public:
   /// The frames of a settled stack (what its list's dicts were settled to), for packing.
-  using frames_fn = std::span<const std::uint32_t> (*)(const void* context, std::uint32_t stack);
+  using frames_fn = frame_list (*)(const void* context, std::uint32_t stack);
   void set_frames(frames_fn fn, const void* context) noexcept {
     frames_ = fn;
     context_ = context;
@@ -184,7 +185,7 @@ public:
   virtual bool flat_entry(std::span<const std::uint64_t> items, std::uint64_t offset,
                           std::uint32_t& row) = 0;
   /// The frames of a stack the sink interned (innermost first).
-  [[nodiscard]] virtual std::span<const std::uint32_t> stack_frames(std::uint32_t stack) const = 0;
+  [[nodiscard]] virtual frame_list stack_frames(std::uint32_t stack) const = 0;
 };
 
 class snap_stream {
