@@ -14,7 +14,6 @@
 #include <fcntl.h>
 #include <fstream>
 #include <sys/mman.h>
-#include <type_traits>
 #include <unistd.h>
 
 #include "formats/src/tdtrace/guarded_map.hpp"
@@ -69,6 +68,31 @@ TEST(TdtraceImageRead, ReopenViewsTheRowsFinalizedAndEqual) {
     EXPECT_EQ(r.kernels.lane(l).size(), t.kernels.lane(l).size());
     EXPECT_EQ(r.kernels.max_duration(l), t.kernels.max_duration(l));
   }
+}
+
+// Row images before minor 3 keep each memory event with its detail in one 88-byte row
+// (memory_record): they still read, as the chunked file of the same trace does. Both files were
+// written by the build of f6c8205 (tests/data/trace/memory_minor2.cpp).
+TEST(TdtraceImageRead, RowImagesBeforeMemoryDetailsStillRead) {
+  const auto data = std::filesystem::path(TDIAG_SOURCE_DIR) / "tests/data/trace";
+  const auto rows = read_tdtrace(data / "memory_minor2.rows.tdtrace");
+  EXPECT_TRUE(rows.info.row_image);
+  EXPECT_EQ(rows.info.version_minor, 2);
+  const auto chunks = load_trace(data / "memory_minor2.chunks.tdtrace");
+  const trace& t = rows.loaded.trace;
+  ASSERT_EQ(t.memory.size(), 40u);
+  EXPECT_EQ(test::memory_records(t), test::memory_records(chunks.trace));
+  EXPECT_EQ(test::canonical_events(t), test::canonical_events(chunks.trace));
+  const auto& oom = t.memory.lane(t.lanes.find_memory(-1)).back();
+  EXPECT_EQ(oom.action, memory_action::oom);
+  EXPECT_EQ(t.detail_of(oom).device_free, 123456789u);
+  std::size_t pooled = 0, tagged = 0;
+  for (const auto& m : t.memory.all()) {
+    pooled += t.detail_of(m).pool != 0;
+    tagged += t.name(t.detail_of(m).user_metadata) == "tracing_pool";
+  }
+  EXPECT_EQ(pooled, 6u);
+  EXPECT_EQ(tagged, 5u);
 }
 
 TEST(TdtraceImageRead, FirstMutationCopiesTheRows) {
@@ -142,11 +166,7 @@ TEST(TdtraceImageRead, DamagedRowsAreRefused) {
   const auto clean = test::read_file(write_image(t, "image_damage.tdtrace"));
   std::size_t block = 4096, flipped = 0; // each kind's rows from a page boundary, in kind order
   t.for_each_store([&](const auto& store) {
-    // A memory row in the file holds the event's detail too (memory_record).
-    using record = std::decay_t<decltype(*store.all().data())>;
-    const std::size_t row =
-        std::is_same_v<record, memory_event> ? sizeof(memory_record) : sizeof(record);
-    const std::size_t size = store.size() * row;
+    const std::size_t size = store.size() * sizeof(*store.all().data());
     for (std::size_t at = block; at < block + size; at += 997, ++flipped) {
       bytes = clean;
       bytes[at] ^= 0x10;
@@ -167,6 +187,22 @@ TEST(TdtraceImageRead, DamagedRowsAreRefused) {
 // Row checksums came with minor 2: a directory written before them (no checksum section) still
 // decodes, its blocks unchecked by sum; one with a checksum count that is not the block count is
 // damage.
+// A memory row naming a detail past the file's table is refused, with the checksum or without.
+TEST(TdtraceImageRead, MemoryRowsNamingNoDetailAreRefused) {
+  const trace t = sample_trace();
+  ASSERT_FALSE(t.memory_details.empty());
+  auto bytes = test::read_file(write_image(t, "image_detail.tdtrace"));
+  std::size_t block = 4096, kind = 0; // each kind's rows from a page boundary, in kind order
+  t.for_each_store([&](const auto& store) {
+    if (kind++ < 5)
+      block = (block + store.size() * sizeof(*store.all().data()) + 4095) / 4096 * 4096;
+  });
+  const std::uint32_t past = static_cast<std::uint32_t>(t.memory_details.size()) + 1;
+  std::memcpy(bytes.data() + block + offsetof(memory_event, detail), &past, sizeof past);
+  EXPECT_EQ(refusal(bytes), std::string(codes::chunk_checksum));
+  EXPECT_EQ(refusal(bytes, false), std::string(codes::undecodable_chunk));
+}
+
 TEST(TdtraceImageRead, DirectoriesBeforeRowChecksumsStillDecode) {
   detail::row_directory d;
   for (std::uint8_t kind : {0, 5}) {
@@ -187,7 +223,11 @@ TEST(TdtraceImageRead, DirectoriesBeforeRowChecksumsStillDecode) {
   const auto now = decode(body);
   ASSERT_EQ(now.blocks.size(), 2u);
   EXPECT_EQ(now.blocks[1].checksum, d.blocks[1].checksum);
-  const std::string_view before = std::string_view(body).substr(0, body.size() - 1 - 2 * 8);
+  // Minor 3 ends with the memory details (none here: a count of one byte), minor 2 with the
+  // checksums.
+  const std::string_view minor2 = std::string_view(body).substr(0, body.size() - 1);
+  EXPECT_EQ(decode(minor2).blocks.at(1).checksum, d.blocks[1].checksum);
+  const std::string_view before = minor2.substr(0, minor2.size() - 1 - 2 * 8);
   const auto old = decode(before);
   ASSERT_EQ(old.blocks.size(), 2u);
   EXPECT_FALSE(old.blocks[0].checksum.has_value());
@@ -202,6 +242,11 @@ TEST(TdtraceImageRead, DirectoriesBeforeRowChecksumsStillDecode) {
   const auto skipped =
       detail::decode_row_directory(std::as_bytes(std::span(newer.data(), newer.size())), true);
   EXPECT_EQ(skipped.blocks.at(1).checksum, d.blocks[1].checksum);
+  // The details (minor 3) come back as written, negative totals included.
+  d.memory_details = {{.pool = 7, .device_free = 1u << 31, .total_allocated = -1},
+                      {.total_reserved = 4096, .correlation = 9, .user_metadata = 3}};
+  const std::string with_details = detail::encode_row_directory(d);
+  EXPECT_EQ(decode(with_details).memory_details, d.memory_details);
 }
 
 // The checksum is the same however the bytes are fed (the writer feeds batches of rows).

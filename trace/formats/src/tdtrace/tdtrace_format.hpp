@@ -30,7 +30,8 @@ inline constexpr std::uint16_t version_minor = 2; // 1: sync waits (kind 9); 2: 
 /// A row-image file (docs/trace-format.md, "Row image"): major 2, header flag bit 0; its rows
 /// cannot be read by a 1.x reader, which then refuses the file by its major version.
 inline constexpr std::uint16_t image_version_major = 2;
-inline constexpr std::uint16_t image_version_minor = 2; // 1: collectives; 2: row checksums
+inline constexpr std::uint16_t image_version_minor = 3; // 1: collectives; 2: row checksums;
+                                                        // 3: memory details
 inline constexpr std::uint32_t header_flag_row_image = 1;
 /// Row blocks of a row image start at multiples of this (the largest common page size), so a
 /// reader maps them in place.

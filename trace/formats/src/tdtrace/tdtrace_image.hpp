@@ -55,8 +55,9 @@ private:
 /// The body of section 7 in the row image's table chunk.
 struct row_directory {
   std::vector<row_block> blocks;
-  std::vector<sync_wait> sync_waits;        ///< trace::sync_waits, indexes into the range rows
-  std::vector<collective_info> collectives; ///< trace::collectives, in correlation order
+  std::vector<sync_wait> sync_waits;         ///< trace::sync_waits, indexes into the range rows
+  std::vector<collective_info> collectives;  ///< trace::collectives, in correlation order
+  std::vector<memory_detail> memory_details; ///< trace::memory_details (minor 3 on)
 };
 
 [[nodiscard]] std::string encode_row_directory(const row_directory& directory);

@@ -75,6 +75,18 @@ row_directory decode_row_directory(std::span<const std::byte> body, bool newer_m
     for (auto& blk : directory.blocks)
       blk.checksum = in.u64();
   }
+  // Absent before minor 3. Six varints each.
+  const std::size_t details = in.done() ? 0 : in.count(6, sizeof(memory_detail));
+  for (std::size_t i = 0; i < details; ++i) {
+    memory_detail d;
+    d.pool = in.varint();
+    d.device_free = in.varint();
+    d.total_allocated = static_cast<std::int64_t>(unzigzag(in.varint()));
+    d.total_reserved = static_cast<std::int64_t>(unzigzag(in.varint()));
+    d.correlation = static_cast<std::uint32_t>(in.varint());
+    d.user_metadata = static_cast<string_id>(in.varint());
+    directory.memory_details.push_back(d);
+  }
   if (!in.done() && !newer_minor)
     throw malformed("the row directory is longer than its entries");
   return directory;
@@ -137,6 +149,8 @@ void adopt_block(event_store<Record>& store, const row_block& blk, const row_sou
   auto check = [&](const Record& r) {
     Record ids = r;
     bool ok = times_in_limits(r);
+    if constexpr (requires { r.detail; })
+      ok = ok && r.detail <= tables.memory_details.size();
     visit_ids(
         ids, [&](string_id& id) { ok = ok && id < strings; },
         [&](stack_id& id) { ok = ok && id < stacks; }, [&](lane_id& id) { ok = ok && id < lanes; });
@@ -164,11 +178,11 @@ void adopt_block(event_store<Record>& store, const row_block& blk, const row_sou
                                 what));
 }
 
-// A row image keeps memory events with their details (memory_record): checked as any block,
-// then copied into the store as events and details.
-void adopt_memory_block(event_store<memory_event>& store, const row_block& blk,
-                        const row_source& rows, std::uint64_t rows_end, bool verify_checksums,
-                        trace& into) {
+// Memory rows of a row image before minor 3: events with their details (memory_record),
+// checked as any block, then copied into the store as events and details.
+void adopt_memory_records(event_store<memory_event>& store, const row_block& blk,
+                          const row_source& rows, std::uint64_t rows_end, bool verify_checksums,
+                          trace& into) {
   event_store<memory_record> records;
   adopt_block(records, blk, rows, rows_end, verify_checksums, into);
   if (records.size() > memory_budget() / sizeof(memory_event))
@@ -285,9 +299,13 @@ row_source copied_rows(std::span<const std::byte> bytes) {
 
 void adopt_row_image(std::span<const std::byte> body, const row_source& rows,
                      std::uint64_t rows_end, bool verify_checksums, trace& into, bool newer_minor) {
-  const row_directory directory = decode_row_directory(body, newer_minor);
+  row_directory directory = decode_row_directory(body, newer_minor);
   std::array<bool, kind_names.size()> seen{};
   try {
+    for (const auto& d : directory.memory_details)
+      if (d.user_metadata >= into.strings.size())
+        throw malformed("a memory detail names a string the file does not hold");
+    into.memory_details = std::move(directory.memory_details);
     for (const auto& blk : directory.blocks) {
       if (blk.kind >= kind_names.size())
         throw malformed(fmt::format("a row block of unknown kind {}", blk.kind));
@@ -299,9 +317,9 @@ void adopt_row_image(std::span<const std::byte> body, const row_source& rows,
         if (kind++ != blk.kind)
           return;
         if constexpr (std::is_same_v<std::decay_t<decltype(store)>, event_store<memory_event>>)
-          adopt_memory_block(store, blk, rows, rows_end, verify_checksums, into);
-        else
-          adopt_block(store, blk, rows, rows_end, verify_checksums, into);
+          if (blk.layout == row_layout<memory_record>() && blk.record_size == sizeof(memory_record))
+            return adopt_memory_records(store, blk, rows, rows_end, verify_checksums, into);
+        adopt_block(store, blk, rows, rows_end, verify_checksums, into);
       });
     }
     for (const auto& w : directory.sync_waits)

@@ -14,7 +14,6 @@
 #include <limits>
 #include <memory>
 #include <optional>
-#include <type_traits>
 
 #include "tdtrace_bytes.hpp"
 #include "tdtrace_format.hpp"
@@ -121,6 +120,15 @@ std::string encode_row_directory(const row_directory& directory) {
   put_varint(b, directory.blocks.size()); // minor 2
   for (const auto& blk : directory.blocks)
     put_le(b, blk.checksum.value_or(0));
+  put_varint(b, directory.memory_details.size()); // minor 3
+  for (const auto& d : directory.memory_details) {
+    put_varint(b, d.pool);
+    put_varint(b, d.device_free);
+    put_varint(b, zigzag(static_cast<std::uint64_t>(d.total_allocated)));
+    put_varint(b, zigzag(static_cast<std::uint64_t>(d.total_reserved)));
+    put_varint(b, d.correlation);
+    put_varint(b, d.user_metadata);
+  }
   return b;
 }
 
@@ -167,36 +175,26 @@ private:
   std::uint64_t offset_ = 0;
 };
 
-// The rows of one store (sorted by lane, then time: finalized) and their lane index. `rows`
-// gives the record of row i (memory events: the event with its detail, memory_record).
-template <typename Record, typename Rows>
-void write_block(image_file& out, row_directory& directory, std::uint8_t kind, const Rows& rows,
-                 std::size_t lane_count) {
-  const std::size_t n_rows = rows.size();
-  if (n_rows == 0)
+// The rows of one store (sorted by lane, then time: finalized) and their lane index.
+template <typename Record>
+void write_block(image_file& out, row_directory& directory, std::uint8_t kind,
+                 std::span<const Record> rows, std::size_t lane_count) {
+  if (rows.empty())
     return;
   row_block blk;
   blk.kind = kind;
   blk.record_size = sizeof(Record);
   blk.layout = row_layout<Record>();
-  blk.count = n_rows;
-  const auto first_of_lane = [&](std::size_t l) { // rows are sorted by lane
-    std::size_t lo = 0, hi = n_rows;
-    while (lo < hi) {
-      const std::size_t mid = lo + (hi - lo) / 2;
-      if (rows[mid].lane < l)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    return lo;
-  };
+  blk.count = rows.size();
   for (std::size_t l = 0; l <= lane_count; ++l)
-    blk.lane_offsets.push_back(first_of_lane(l));
-  if (blk.lane_offsets.back() != n_rows)
+    blk.lane_offsets.push_back(
+        static_cast<std::size_t>(std::partition_point(rows.begin(), rows.end(),
+                                                      [&](const Record& r) { return r.lane < l; }) -
+                                 rows.begin()));
+  if (blk.lane_offsets.back() != rows.size())
     throw_write_error(out.shown(),
                       fmt::format("{} records name a lane the trace does not have",
-                                  n_rows - blk.lane_offsets.back()),
+                                  rows.size() - blk.lane_offsets.back()),
                       0);
   for (std::size_t l = 0; l < lane_count; ++l) {
     std::uint64_t longest = 0;
@@ -211,12 +209,11 @@ void write_block(image_file& out, row_directory& directory, std::uint8_t kind, c
   constexpr std::size_t batch = 8192;
   std::vector<std::byte> buffer(batch * sizeof(Record));
   row_checksum sum;
-  for (std::size_t first = 0; first < n_rows; first += batch) {
-    const std::size_t n = std::min(batch, n_rows - first);
+  for (std::size_t first = 0; first < rows.size(); first += batch) {
+    const std::size_t n = std::min(batch, rows.size() - first);
     std::fill(buffer.begin(), buffer.end(), std::byte{0});
     for (std::size_t i = 0; i < n; ++i) {
-      const Record row = rows[first + i];
-      const auto* from = reinterpret_cast<const std::byte*>(&row);
+      const auto* from = reinterpret_cast<const std::byte*>(&rows[first + i]);
       std::byte* to = buffer.data() + i * sizeof(Record);
       for (const auto& f : fields)
         store_field(to, f, load_field(from, f));
@@ -227,15 +224,6 @@ void write_block(image_file& out, row_directory& directory, std::uint8_t kind, c
   blk.checksum = sum.digest();
   directory.blocks.push_back(std::move(blk));
 }
-
-// A trace's memory events as the records a row image keeps: each with its detail.
-struct memory_rows {
-  const trace& t;
-  [[nodiscard]] std::size_t size() const noexcept { return t.memory.size(); }
-  [[nodiscard]] memory_record operator[](std::size_t i) const noexcept {
-    return t.record_of(t.memory.all()[i]);
-  }
-};
 
 } // namespace
 
@@ -254,14 +242,11 @@ void write_row_image(const std::filesystem::path& path, const trace& in,
   row_directory directory;
   std::uint8_t kind = 0;
   t.for_each_store([&](const auto& store) { // in kind order: kernels 0 ... counters 8
-    using record = std::decay_t<decltype(store.all()[0])>;
-    if constexpr (std::is_same_v<record, memory_event>)
-      write_block<memory_record>(out, directory, kind++, memory_rows{t}, t.lanes.size());
-    else
-      write_block<record>(out, directory, kind++, store.all(), t.lanes.size());
+    write_block(out, directory, kind++, store.all(), t.lanes.size());
   });
   directory.sync_waits = t.sync_waits;
   directory.collectives = t.collectives;
+  directory.memory_details = t.memory_details;
 
   std::string payload = encode_chunk_tables(t);
   const std::string body = encode_row_directory(directory);
