@@ -163,6 +163,9 @@ constexpr auto positive = chrome_arg::positive;
 constexpr std::string_view memory_kinds = "CUPTI memory kinds: 0 unknown, 1 pageable, 2 pinned, "
                                           "3 device, 4 array, 5 managed, 6 device_static, "
                                           "7 managed_static";
+constexpr std::string_view memory_actions_doc =
+    "0 alloc, 1 free_requested, 2 free_completed, 3 segment_alloc, 4 segment_free, 5 segment_map, "
+    "6 segment_unmap, 7 pool_create, 8 pool_trim, 9 pool_destroy, 10 oom, 11 snapshot";
 } // namespace detail::fields
 
 #define TDIAG_DETAIL_F(member) TDIAG_DETAIL_EVENT_FIELD(T, member)
@@ -268,10 +271,7 @@ inline constexpr auto event_fields<memory_event> = [] {
   return std::array{
       TDIAG_DETAIL_F(time).in(ns).coded(delta),
       TDIAG_DETAIL_F(lane).in(lane_ref).coded(delta),
-      TDIAG_DETAIL_F(action).documented(
-          "0 alloc, 1 free_requested, 2 free_completed, 3 segment_alloc, 4 segment_free, "
-          "5 segment_map, 6 segment_unmap, 7 pool_create, 8 pool_trim, 9 pool_destroy, 10 oom, "
-          "11 snapshot"),
+      TDIAG_DETAIL_F(action).documented(memory_actions_doc),
       TDIAG_DETAIL_F(device).documented("-1 = host"),
       TDIAG_DETAIL_F(stack).in(stack_ref),
       TDIAG_DETAIL_F(detail).documented("1 + index into the memory details; 0 = none"),
@@ -289,10 +289,7 @@ inline constexpr auto event_fields<memory_record> = [] {
   return std::array{
       TDIAG_DETAIL_F(time).in(ns).coded(delta),
       TDIAG_DETAIL_F(lane).in(lane_ref).coded(delta),
-      TDIAG_DETAIL_F(action).documented(
-          "0 alloc, 1 free_requested, 2 free_completed, 3 segment_alloc, 4 segment_free, "
-          "5 segment_map, 6 segment_unmap, 7 pool_create, 8 pool_trim, 9 pool_destroy, 10 oom, "
-          "11 snapshot"),
+      TDIAG_DETAIL_F(action).documented(memory_actions_doc),
       TDIAG_DETAIL_F(device).documented("-1 = host"),
       TDIAG_DETAIL_F(stack).in(stack_ref),
       TDIAG_DETAIL_F(address).in(bytes).coded(delta),
