@@ -51,6 +51,11 @@ if(TDIAG_WITH_HIP)
   foreach(arch IN LISTS TDIAG_HIP_ARCHITECTURES)
     list(APPEND TDIAG_HIP_ARCH_FLAGS --offload-arch=${arch})
   endforeach()
+  # ROCm 5.2's hipcc leaves an empty folder per compile in TMPDIR: kept in the build tree, not
+  # in the machine's /tmp.
+  set(tdiag_hip_tmp "${PROJECT_BINARY_DIR}/hip-tmp")
+  file(MAKE_DIRECTORY "${tdiag_hip_tmp}")
+  set(TDIAG_HIPCC_COMMAND "${CMAKE_COMMAND}" -E env "TMPDIR=${tdiag_hip_tmp}" "${TDIAG_HIPCC}")
   string(REPLACE ";" " " tdiag_hip_archs "${TDIAG_HIP_ARCHITECTURES}")
   tdiag_summary("  HIP" "${TDIAG_HIPCC}" "targets ${tdiag_hip_archs}, compile-only here")
 endif()

@@ -37,7 +37,7 @@ endif()
 if(TDIAG_WITH_HIP)
   set(tdiag_dtensor_hip_object "${CMAKE_CURRENT_BINARY_DIR}/dtensor_gpu_scan_kernels.hip.o")
   add_custom_command(OUTPUT "${tdiag_dtensor_hip_object}"
-    COMMAND "${TDIAG_HIPCC}" -x hip -std=c++17 ${TDIAG_HIP_ARCH_FLAGS} -Wall
+    COMMAND ${TDIAG_HIPCC_COMMAND} -x hip -std=c++17 ${TDIAG_HIP_ARCH_FLAGS} -Wall
             -I${CMAKE_CURRENT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/core/include
             -I${PROJECT_BINARY_DIR}/generated/include -I${CMAKE_CURRENT_SOURCE_DIR}/src/runtime
             -c "${tdiag_dtensor_gpu_kernels}" -o "${tdiag_dtensor_hip_object}"

@@ -21,6 +21,8 @@ if(NOT headers)
   message(FATAL_ERROR "no public headers under ${HEADER_DIR}")
 endif()
 
+# Compilers' scratch files (hipcc leaves an empty folder per compile) stay in the work folder.
+set(ENV{TMPDIR} "${WORK_DIR}")
 set(failures "")
 set(checked 0)
 function(compile_alone header compiler suffix)

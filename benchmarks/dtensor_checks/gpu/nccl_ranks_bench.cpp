@@ -188,6 +188,7 @@ int main(int argc, char** argv) {
   std::int64_t mib = 1024;
   std::filesystem::path dir =
       std::filesystem::temp_directory_path() / fmt::format("tdiag-nccl-ranks-{}", ::getpid());
+  bool own_dir = true; // made here, not named by --out
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--ranks" && i + 1 < argc)
@@ -195,7 +196,7 @@ int main(int argc, char** argv) {
     else if (a == "--mib" && i + 1 < argc)
       mib = std::atoll(argv[++i]);
     else if (a == "--out" && i + 1 < argc)
-      dir = argv[++i];
+      dir = argv[++i], own_dir = false;
     else if (a == "--small")
       mib = 64;
     else {
@@ -232,6 +233,13 @@ int main(int argc, char** argv) {
       worst = 77;
     else if (code != 0 && code != 77)
       worst = 1;
+  }
+  if (worst == 77 && own_dir) {
+    // No rank ran (no GPU): the folder made for their reports holds nothing to keep.
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+    fmt::print("{} ranks: skipped (no GPU)\n", n);
+    return worst;
   }
   fmt::print("{} ranks: {}; reports in {} (tdiag report merge {}/rank*.json)\n", n,
              worst == 0 ? "all checks held" : (worst == 77 ? "skipped (no GPU)" : "FAILURES"),
