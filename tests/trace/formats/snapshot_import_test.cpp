@@ -201,6 +201,26 @@ std::string binunicode(const std::string& s) {
   return out + s;
 }
 
+// An entry giving 'user_metadata' twice, a float then a str, reads as its last value, as Python
+// reads it; the float's item read an empty optional's string (found by the fuzzer: a crash).
+TEST(SnapshotImport, UserMetadataGivenTwiceReadsAsItsLastValue) {
+  std::string entry = "}(" + binunicode("action") + binunicode("alloc") + binunicode("addr") +
+                      "K\x07" + binunicode("user_metadata") + "G@\x09\x21\xfb\x54\x44\x2d\x18" +
+                      binunicode("user_metadata") + binunicode("tag") + "u";
+  const std::string p = "\x80\x04}(" + binunicode("device_traces") + "](](" + entry + entry + "ee" +
+                        binunicode("segments") + "]u.";
+  const auto t = import_snapshot(p, "twice.pickle").trace;
+  ASSERT_EQ(t.memory.size(), 2u);
+  for (const auto& m : t.memory.all())
+    EXPECT_EQ(t.name(t.detail_of(m).user_metadata), "tag");
+  // The last value not a str either: one line naming it.
+  std::string bad = entry;
+  bad.replace(bad.find(binunicode("tag")), binunicode("tag").size(), "K\x05");
+  const std::string q = "\x80\x04}(" + binunicode("device_traces") + "](](" + bad + "ee" +
+                        binunicode("segments") + "]u.";
+  EXPECT_THROW((void)import_snapshot(q, "twice.pickle"), tdiag::input_error);
+}
+
 TEST(SnapshotImport, StringsLongerThanTheReadWindow) {
   // {'device_traces': [[{'action': 'alloc', 'addr': 7, 'user_metadata': <3 MiB>}, ...]]}:
   // the reader's 1 MiB window must grow for one opcode and slide on.

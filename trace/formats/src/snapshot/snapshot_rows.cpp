@@ -331,10 +331,14 @@ bool snapshot_rows::user_metadata(std::uint64_t value, snap_value entry, staged&
     auto& id = facts(value).meta;
     if (id == meta_uncached) {
       const auto text = snap_value(s_, value, 0).as_string();
-      if (!text && !entry.valid())
-        return false;
-      if (!text)
-        (void)str(entry, "user_metadata"); // throws: not a str
+      if (!text) {
+        if (!entry.valid())
+          return false;
+        // Not a str. A dict given the key twice reads as its last value, which str() checks
+        // (it throws when that is not a str either) and whose own item sets the row.
+        (void)str(entry, "user_metadata");
+        return true;
+      }
       id = text->empty() ? no_string : t_.strings.intern(*text);
     }
     st.user_metadata = id;
