@@ -415,12 +415,12 @@ private:
     if (const auto* r = s_->block_of(b)) {
       // Kept as its record while parsing: every field read and checked then.
       using rec = detail::snap_stream;
-      blk.address = (r->present & rec::has_address) != 0 ? r->address : placed;
+      blk.address = (r->present() & rec::has_address) != 0 ? r->address : placed;
       blk.size = r->size;
-      blk.state = static_cast<block_state>(r->state);
-      blk.requested_size = (r->present & rec::has_requested) != 0 ? r->requested_size : r->size;
-      if ((r->present & rec::has_frames) != 0)
-        blk.stack = entries_.stack_of(snap_value(s_, r->frames, r->offset));
+      blk.state = static_cast<block_state>(r->state());
+      blk.requested_size = r->requested_size(); // the size where the dict had none
+      if ((r->present() & rec::has_frames) != 0)
+        blk.stack = entries_.stack_of(snap_value(s_, r->frames(), r->offset()));
       if (release_blocks_)
         const_cast<detail::snap_stream*>(s_)->block_done(detail::snap::payload_of(b.raw()));
       return blk;

@@ -17,7 +17,11 @@ namespace tdiag::trace::detail {
 void snap_stream::release(std::uint64_t index) {
   auto& c = containers_[index];
   live_items_ -= std::min<std::uint64_t>(live_items_, c.items.size());
-  c.items.clear();
+  // A slot is reused for a container of any size: room for a long list is given back.
+  if (c.items.capacity() > 64)
+    std::vector<std::uint64_t>().swap(c.items);
+  else
+    c.items.clear();
   c.run_first = 0;
   c.run_count = 0;
   c.memo = none32;
@@ -47,6 +51,22 @@ void snap_stream::settle(snap_value v, std::uint32_t id, bool is_stack, bool exc
   }
 }
 
+void snap_machine::wrong_target(std::uint64_t v, kind expected) {
+  const auto k = kind_of(v);
+  // A traceback, frame or trace entry is read (and its container freed) once complete.
+  const bool read = tag_of(v) == t_row || tag_of(v) == t_stack || tag_of(v) == t_frame ||
+                    tag_of(v) == t_empty ||
+                    (tag_of(v) == t_container && s.containers_[payload_of(v)].converted);
+  if (read && k == expected)
+    fail(codes::malformed_pickle, "malformed pickle",
+         fmt::format("{} changes a {} already read whole (a traceback, frame or trace entry is "
+                     "read once complete; PyTorch never changes one afterwards)",
+                     opname(), to_string(k)));
+  fail(
+      codes::malformed_pickle, "malformed pickle",
+      fmt::format("{} applied to a {} (expected {})", opname(), to_string(k), to_string(expected)));
+}
+
 // An item appended to a list: a trace entry dict becomes a row.
 std::uint64_t snap_machine::list_item(std::uint64_t v) {
   if (tag_of(v) != t_container)
@@ -61,6 +81,7 @@ std::uint64_t snap_machine::list_item(std::uint64_t v) {
     // A segment's block held by nothing else: kept as its record (snapshot_blocks.cpp).
     if (c.refs != 0 || c.run_count != 0)
       return stored(v);
+    s.own_dict_traceback(c.items, c.offset); // a segment's or block's
     const auto block = s.compact_block(c.items, c.offset);
     if (block == 0)
       return stored(v);
@@ -83,11 +104,13 @@ std::uint64_t snap_machine::list_item(std::uint64_t v) {
   return make(t_row, row);
 }
 
+// Rows appended one after another (a device's trace entries) and block records likewise (a
+// segment's blocks) are kept as a run: a handle and a count, no item each.
 void snap_machine::append_to(snap_stream::container& list, std::uint64_t item) {
-  if (tag_of(item) == t_row && list.items.empty() && list.run_count < none32 &&
-      (list.run_count == 0 || payload_of(item) == list.run_first + list.run_count)) {
+  if ((tag_of(item) == t_row || tag_of(item) == t_block) && list.items.empty() &&
+      list.run_count < none32 && (list.run_count == 0 || item == list.run_first + list.run_count)) {
     if (list.run_count == 0)
-      list.run_first = payload_of(item);
+      list.run_first = item;
     ++list.run_count;
     return;
   }
@@ -280,8 +303,7 @@ bool snap_machine::block_next() const noexcept {
 bool snap_machine::flat_block(std::uint64_t ints, std::size_t n) {
   if (!block_next())
     return false;
-  const auto empty =
-      make(t_empty, op_offset); // the list's offset: its opcode is read with the dict's
+  const auto empty = make(t_empty, 0);
   std::array<std::uint64_t, 2 * snap_stream::block_layout::max_keys> items;
   if (scratch.count > items.size())
     return false;

@@ -178,9 +178,7 @@ struct snap_machine {
       return promote(v);
     if (tag_of(v) != t_container || s.containers_[payload_of(v)].converted ||
         s.containers_[payload_of(v)].kind != expected)
-      fail(codes::malformed_pickle, "malformed pickle",
-           fmt::format("{} applied to a {} (expected {})", opname(), to_string(kind_of(v)),
-                       to_string(expected)));
+      wrong_target(v, expected);
     return s.containers_[payload_of(v)];
   }
   void grow(const snap_stream::container& c, std::size_t extra) {
@@ -203,6 +201,7 @@ struct snap_machine {
 
   // A block record the pickle goes on to change (SETITEM on it): the dict it was, for good.
   snap_stream::container& promote(std::uint64_t block);
+  [[noreturn, gnu::cold, gnu::noinline]] void wrong_target(std::uint64_t v, kind expected);
   // An item appended to a list: a trace entry dict becomes a row.
   std::uint64_t list_item(std::uint64_t v);
   static void append_to(snap_stream::container& list, std::uint64_t item);

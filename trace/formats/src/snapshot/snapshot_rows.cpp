@@ -527,4 +527,13 @@ stack_id snapshot_rows::stack_of(snap_value frames, bool exclusive) {
   return id;
 }
 
+// A segment's or block's traceback read as read_segments will read it (stack_of), only earlier:
+// the list and the frame dicts only it holds are freed at once instead of waiting, each a
+// container with its items, for the segments to be read after the whole pickle.
+std::optional<std::uint32_t> snapshot_rows::own_traceback(snap_value frames) {
+  if (!readable_frames(frames))
+    return std::nullopt;
+  return stack_of(frames, true);
+}
+
 } // namespace tdiag::trace::detail

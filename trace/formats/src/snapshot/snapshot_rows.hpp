@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -43,6 +44,7 @@ public:
   [[nodiscard]] frame_list stack_frames(std::uint32_t stack) const override {
     return t_.stacks.stack(stack);
   }
+  std::optional<std::uint32_t> own_traceback(snap_value frames) override;
 
   /// A traceback list (innermost frame first) interned once: a shared list (the pickle memo)
   /// is cached on the list, one only an entry held is freed with it (`exclusive`).

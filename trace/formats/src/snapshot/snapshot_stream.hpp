@@ -30,40 +30,10 @@
 
 #include "pickle_opcodes.hpp"
 #include "read_ahead.hpp"
+#include "snapshot_block_record.hpp"
+#include "snapshot_handles.hpp"
 
 namespace tdiag::trace::detail {
-
-namespace snap {
-// A handle: 4-bit tag, 60-bit payload.
-enum tag : std::uint8_t {
-  t_none = 0,
-  t_false = 1,
-  t_true = 2,
-  t_int = 3,       ///< signed 60-bit value inline
-  t_box = 4,       ///< index into boxes_
-  t_container = 5, ///< index into containers_
-  t_row = 6,       ///< a trace entry turned into a row
-  t_stack = 7,     ///< a freed traceback list: its stack id
-  t_frame = 8,     ///< a freed frame dict: its frame id
-  t_inline = 9,    ///< a flat entry's frames list read with it (snap_stream::inline_frames)
-  t_block = 10,    ///< a segment's block dict kept as a record (snap_stream::block_record)
-  t_empty = 11,    ///< a freed empty list a block record held: its byte offset
-};
-constexpr std::uint64_t payload_mask = (std::uint64_t{1} << 60) - 1;
-constexpr std::uint64_t make(tag t, std::uint64_t p) noexcept {
-  return (std::uint64_t{t} << 60) | (p & payload_mask);
-}
-constexpr tag tag_of(std::uint64_t v) noexcept {
-  return static_cast<tag>(v >> 60);
-}
-constexpr std::uint64_t payload_of(std::uint64_t v) noexcept {
-  return v & payload_mask;
-}
-constexpr std::int64_t inline_int(std::uint64_t v) noexcept {
-  return static_cast<std::int64_t>(v << 4) >> 4; // sign-extend 60 bits
-}
-constexpr std::uint32_t none32 = 0xffffffffu;
-} // namespace snap
 
 class snap_stream;
 
@@ -186,6 +156,11 @@ public:
                           std::uint32_t& row) = 0;
   /// The frames of a stack the sink interned (innermost first).
   [[nodiscard]] virtual frame_list stack_frames(std::uint32_t stack) const = 0;
+  /// A traceback list held by one dict only (a segment's or a block's "frames"), interned as
+  /// the importer will read it, and the list freed (the memo left with the stack id); nullopt,
+  /// having done nothing, where reading it might fail (the importer then reads the list and
+  /// says why).
+  virtual std::optional<std::uint32_t> own_traceback(snap_value frames) = 0;
 };
 
 class snap_stream {
@@ -211,7 +186,7 @@ public:
   /// Bytes consumed so far (for progress and extrapolating memory needs).
   [[nodiscard]] std::uint64_t position() const noexcept { return base_ + pos_; }
 
-  /// A container's handles after its run of rows (a dict's keys and values, alternating).
+  /// A container's handles after its run of rows or blocks, if any (a dict's keys and values).
   [[nodiscard]] std::span<const std::uint64_t> items(snap_value v) const noexcept;
   /// The side-table entry of a boxed value (a str's bytes via box_text).
   [[nodiscard]] std::string_view box_text(std::uint64_t handle) const noexcept;
@@ -253,65 +228,13 @@ public:
   /// (its "frames" value is then a t_inline handle).
   [[nodiscard]] inline_list* inline_frames() const noexcept { return inline_; }
 
-  /// A segment's block dict (keys among address, size, requested_size, state and frames, each
-  /// at most once; ints inline, the state a str naming a block state) kept as what the
-  /// importer reads of it instead of a dict: made when a list takes the dict and nothing else
-  /// holds it (snapshot_blocks.cpp). Read as a value, it is the dict it was (snap_value).
-  struct block_record {
-    std::uint64_t offset = 0; ///< the dict's
-    std::uint64_t address = 0, size = 0, requested_size = 0;
-    std::uint64_t frames = 0;    ///< the "frames" value's handle
-    std::uint32_t state_box = 0; ///< the "state" value's box
-    std::uint16_t layout = 0;    ///< its keys, in order (block_layout)
-    std::uint8_t state = 0;      ///< block_state
-    std::uint8_t present = 0;    ///< has_* bits
-  };
-  static constexpr std::uint8_t has_address = 1, has_requested = 2, has_frames = 4;
-  /// A record's layout once the pickle changed its dict (snap_machine::promote): the dict is
-  /// then the container whose index `address` holds.
-  static constexpr std::uint16_t promoted = 0xffff;
-  /// Block records in chunks of 16384 (768 KiB): never moved or copied as they grow.
-  class block_store {
-  public:
-    [[nodiscard]] std::size_t size() const noexcept { return count_; }
-    [[nodiscard]] const block_record& operator[](std::size_t i) const noexcept {
-      return chunks_[i >> chunk_bits][i & (chunk - 1)];
-    }
-    [[nodiscard]] block_record& operator[](std::size_t i) noexcept {
-      return chunks_[i >> chunk_bits][i & (chunk - 1)];
-    }
-    void push_back(const block_record& b) {
-      if ((count_ & (chunk - 1)) == 0)
-        chunks_.push_back(std::make_unique<block_record[]>(chunk));
-      chunks_[count_ >> chunk_bits][count_ & (chunk - 1)] = b;
-      ++count_;
-    }
-
-    /// Record `i` is read for the last time: its chunk is freed once all of its records are.
-    void done(std::size_t i) {
-      const auto c = i >> chunk_bits;
-      if (done_.size() != chunks_.size())
-        done_.assign(chunks_.size(), 0);
-      const auto in_chunk = std::min(chunk, count_ - (c << chunk_bits));
-      if (++done_[c] == in_chunk)
-        chunks_[c].reset();
-    }
-
-  private:
-    static constexpr std::size_t chunk_bits = 14, chunk = std::size_t{1} << chunk_bits;
-    std::vector<std::unique_ptr<block_record[]>> chunks_;
-    std::vector<std::uint32_t> done_; ///< records read for the last time, per chunk
-    std::size_t count_ = 0;
-  };
-  /// The keys of block dicts: the key handles in order and what each names.
-  struct block_layout {
-    enum class field : std::uint8_t { address, size, requested_size, state, frames };
-    static constexpr std::size_t max_keys = 5;
-    std::array<std::uint64_t, max_keys> keys{};
-    std::array<field, max_keys> fields{};
-    std::uint8_t count = 0;
-    bool usable = false; ///< false: a key set dicts are kept as dicts for
-  };
+  using block_record = detail::block_record;
+  using block_store = detail::block_store;
+  using block_layout = detail::block_layout;
+  static constexpr std::uint8_t has_address = block_record::has_address,
+                                has_requested = block_record::has_requested,
+                                has_frames = block_record::has_frames,
+                                promoted = block_record::promoted;
   /// The record of a t_block value; null for anything else (and for a promoted one).
   [[nodiscard]] const block_record* block_of(snap_value v) const noexcept;
   struct container;
@@ -334,7 +257,8 @@ public:
   struct container {
     std::vector<std::uint64_t> items; ///< after the run, if any
     std::uint64_t offset = 0;
-    std::uint64_t run_first = 0; ///< items [0, run_count) are rows run_first, run_first + 1, ...
+    /// Items [0, run_count) are the handles run_first, run_first + 1, ... (rows or blocks).
+    std::uint64_t run_first = 0;
     std::uint32_t run_count = 0;
     std::uint32_t memo = 0xffffffffu;
     std::uint32_t refs = 0;
@@ -371,9 +295,16 @@ private:
   std::vector<block_layout> layouts_;
   std::uint16_t last_layout_ = 0;
   std::array<std::pair<std::uint64_t, std::uint8_t>, 4> states_{}; ///< state str -> block_state
+  std::vector<std::uint32_t> state_boxes_; ///< the state strs records name (block_record)
   void release(std::uint64_t index);
   /// A block dict's items (see block_record) as a t_block handle; 0 when they are not one.
   std::uint64_t compact_block(std::span<const std::uint64_t> items, std::uint64_t offset);
+  /// A "frames" list that a dict going into a list holds alone: its stack id (t_stack) in its
+  /// place, the list freed (entry_sink::own_traceback); `frames` is left as it was otherwise.
+  void own_traceback(std::uint64_t& frames, std::uint64_t offset);
+  /// own_traceback() for the "frames" value of a segment's or block's dict that nothing else
+  /// holds, as a list takes it.
+  void own_dict_traceback(std::vector<std::uint64_t>& items, std::uint64_t offset);
   int layout_of(std::span<const std::uint64_t> items);
   [[nodiscard]] std::uint64_t block_value(const block_record& b, std::size_t i) const noexcept;
   /// Throws the reader's one-line input_error at `offset` (opcode `op`).
@@ -439,9 +370,7 @@ inline std::uint64_t snap_value::offset() const noexcept {
   if (s_ != nullptr && tag_of(v_) == t_container)
     return s_->containers_[payload_of(v_)].offset;
   if (s_ != nullptr && tag_of(v_) == t_block)
-    return s_->blocks_[payload_of(v_)].offset;
-  if (s_ != nullptr && tag_of(v_) == t_empty)
-    return payload_of(v_);
+    return s_->blocks_[payload_of(v_)].offset();
   return where_;
 }
 inline bool snap_value::is_sequence() const noexcept {
@@ -507,7 +436,7 @@ inline std::size_t snap_value::size() const noexcept {
   if (s_ != nullptr && tag_of(v_) == t_block) {
     if (const auto* c = s_->promoted_block(v_))
       return c->items.size() / 2;
-    return s_->layouts_[s_->blocks_[payload_of(v_)].layout].count;
+    return s_->layouts_[s_->blocks_[payload_of(v_)].layout()].count;
   }
   if (s_ == nullptr || tag_of(v_) != t_container)
     return 0;
@@ -520,7 +449,7 @@ inline std::size_t snap_value::size() const noexcept {
 inline snap_value snap_value::at(std::size_t i) const noexcept {
   const auto& c = s_->containers_[payload_of(v_)];
   if (i < c.run_count)
-    return {s_, make(t_row, c.run_first + i), c.offset};
+    return {s_, c.run_first + i, c.offset};
   return {s_, c.items[i - c.run_count], c.offset};
 }
 inline snap_value snap_value::key(std::size_t i) const noexcept {
@@ -528,7 +457,7 @@ inline snap_value snap_value::key(std::size_t i) const noexcept {
     if (const auto* c = s_->promoted_block(v_))
       return {s_, c->items[2 * i], c->offset};
     const auto& b = s_->blocks_[payload_of(v_)];
-    return {s_, s_->layouts_[b.layout].keys[i], b.offset};
+    return {s_, s_->layouts_[b.layout()].keys[i], b.offset()};
   }
   const auto& c = s_->containers_[payload_of(v_)];
   return {s_, c.items[2 * i], c.offset};
@@ -538,7 +467,7 @@ inline snap_value snap_value::value(std::size_t i) const noexcept {
     if (const auto* c = s_->promoted_block(v_))
       return {s_, c->items[2 * i + 1], c->offset};
     const auto& b = s_->blocks_[payload_of(v_)];
-    return {s_, s_->block_value(b, i), b.offset};
+    return {s_, s_->block_value(b, i), b.offset()};
   }
   const auto& c = s_->containers_[payload_of(v_)];
   return {s_, c.items[2 * i + 1], c.offset};
@@ -580,14 +509,14 @@ inline const snap_stream::block_record* snap_stream::block_of(snap_value v) cons
   if (tag_of(v.raw()) != t_block)
     return nullptr;
   const auto& b = blocks_[payload_of(v.raw())];
-  return b.layout == promoted ? nullptr : &b;
+  return b.layout() == promoted ? nullptr : &b;
 }
 
 inline const snap_stream::container* snap_stream::promoted_block(std::uint64_t v) const noexcept {
   if (tag_of(v) != t_block)
     return nullptr;
   const auto& b = blocks_[payload_of(v)];
-  return b.layout == promoted ? &containers_[b.address] : nullptr;
+  return b.layout() == promoted ? &containers_[b.address] : nullptr;
 }
 
 inline bool snap_stream::unshared(snap_value v) const noexcept {
