@@ -2,11 +2,14 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // snap_memo's packed pages (snapshot_stream.hpp). A packed page is a byte string, one
-// instruction per run of slots, read in order:
-//   0      the next row after the last row seen in the page (a t_row slot);
-//   1 V    a t_stack slot (stack V, a LEB128 varint), then one t_frame slot per frame of that
-//          stack, in order: what settling a trace entry's own frames list leaves;
-//   2 XXXX one slot as stored (4 bytes, little-endian).
+// instruction per run of slots, read in order (N and V are LEB128 varints):
+//   0 N    N t_row slots, each the next row after the last row seen in the page;
+//   1 V    a t_stack slot (stack V), then one t_frame slot per frame of that stack, in order:
+//          what settling a trace entry's own frames list leaves;
+//   2 XXXX one slot as stored (4 bytes, little-endian);
+//   3 N    N t_block slots, each the next block after the last block seen in the page;
+//   4 N    N pairs: the next block, then an empty list (t_empty), as an inactive block and its
+//          own empty frames list leave them.
 // A page is packed only when that takes less than a quarter of its 16 KiB.
 #include <algorithm>
 #include <cstring>
@@ -16,9 +19,27 @@
 namespace tdiag::trace::detail {
 namespace {
 
-constexpr std::uint8_t op_next_row = 0, op_stack = 1, op_slot = 2;
+constexpr std::uint8_t op_rows = 0, op_stack = 1, op_slot = 2, op_blocks = 3, op_block_pairs = 4;
 constexpr std::uint32_t packed_of(snap::tag t, std::uint32_t payload) noexcept {
   return static_cast<std::uint32_t>(t) << 28 | payload;
+}
+
+void put_varint(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  for (;; v >>= 7) {
+    out.push_back(static_cast<std::uint8_t>((v & 0x7f) | (v >= 0x80 ? 0x80 : 0)));
+    if (v < 0x80)
+      break;
+  }
+}
+
+std::uint32_t get_varint(const std::uint8_t*& p) {
+  std::uint32_t v = 0;
+  for (int shift = 0;; shift += 7) {
+    const auto b = *p++;
+    v |= static_cast<std::uint32_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0)
+      return v;
+  }
 }
 
 } // namespace
@@ -43,20 +64,46 @@ bool snap_memo::set(std::uint64_t i, std::uint64_t v) {
   return true;
 }
 
+std::size_t snap_memo::resident_bytes() const noexcept {
+  std::size_t n = pages_.capacity() * sizeof(page) + wide_.capacity() * sizeof(std::uint64_t);
+  for (const auto& pg : pages_)
+    n += pg.raw.capacity() * sizeof(std::uint32_t) + pg.packed.capacity();
+  return n;
+}
+
 void snap_memo::pack(page& pg) const {
   if (pg.raw.empty())
     return;
   std::vector<std::uint8_t> out;
   out.reserve(page_slots / 2);
   const auto& raw = pg.raw;
-  std::uint32_t last_row = unset;
+  std::uint32_t last_row = unset, last_block = unset;
+  const auto next = [](snap::tag t, std::uint32_t last) { return packed_of(t, (last + 1) & mask); };
+  const auto empty = packed_of(snap::t_empty, 0);
   for (std::size_t k = 0; k < page_slots;) {
     const auto v = raw[k];
     const auto t = static_cast<snap::tag>(v >> 28);
-    if (t == snap::t_row && (v & mask) == ((last_row + 1) & mask)) {
-      out.push_back(op_next_row);
-      last_row = v & mask;
-      ++k;
+    std::uint32_t n = 0;
+    if (v == next(snap::t_row, last_row)) {
+      while (k + n < page_slots && raw[k + n] == next(snap::t_row, last_row + n))
+        ++n;
+      out.push_back(op_rows);
+      put_varint(out, n);
+      last_row += n;
+      k += n;
+      continue;
+    }
+    if (v == next(snap::t_block, last_block)) {
+      const bool pairs = k + 1 < page_slots && raw[k + 1] == empty;
+      const std::size_t step = pairs ? 2 : 1;
+      while (k + step * n + step - 1 < page_slots &&
+             raw[k + step * n] == next(snap::t_block, last_block + n) &&
+             (!pairs || raw[k + step * n + 1] == empty))
+        ++n;
+      out.push_back(pairs ? op_block_pairs : op_blocks);
+      put_varint(out, n);
+      last_block += n;
+      k += step * n;
       continue;
     }
     if (t == snap::t_stack) {
@@ -66,17 +113,15 @@ void snap_memo::pack(page& pg) const {
         own = frames[j] < mask && raw[k + 1 + j] == packed_of(snap::t_frame, frames[j]);
       if (own) {
         out.push_back(op_stack);
-        for (auto s = v & mask;; s >>= 7) {
-          out.push_back(static_cast<std::uint8_t>((s & 0x7f) | (s >= 0x80 ? 0x80 : 0)));
-          if (s < 0x80)
-            break;
-        }
+        put_varint(out, v & mask);
         k += 1 + frames.size();
         continue;
       }
     }
     if (t == snap::t_row)
       last_row = v & mask;
+    else if (t == snap::t_block)
+      last_block = v & mask;
     out.push_back(op_slot);
     for (int b = 0; b < 4; ++b)
       out.push_back(static_cast<std::uint8_t>(v >> (8 * b)));
@@ -91,23 +136,26 @@ void snap_memo::pack(page& pg) const {
 
 void snap_memo::unpack(page& pg) const {
   pg.raw.resize(page_slots);
-  std::uint32_t last_row = unset;
+  std::uint32_t last_row = unset, last_block = unset;
   std::size_t k = 0;
   const auto* p = pg.packed.data();
   const auto* const end = p + pg.packed.size();
   while (p < end) {
     const auto op = *p++;
-    if (op == op_next_row) {
-      last_row = (last_row + 1) & mask;
-      pg.raw[k++] = packed_of(snap::t_row, last_row);
-    } else if (op == op_stack) {
-      std::uint32_t s = 0;
-      for (int shift = 0;; shift += 7) {
-        const auto b = *p++;
-        s |= static_cast<std::uint32_t>(b & 0x7f) << shift;
-        if ((b & 0x80) == 0)
-          break;
+    if (op == op_rows) {
+      for (auto n = get_varint(p); n > 0; --n) {
+        last_row = (last_row + 1) & mask;
+        pg.raw[k++] = packed_of(snap::t_row, last_row);
       }
+    } else if (op == op_blocks || op == op_block_pairs) {
+      for (auto n = get_varint(p); n > 0; --n) {
+        last_block = (last_block + 1) & mask;
+        pg.raw[k++] = packed_of(snap::t_block, last_block);
+        if (op == op_block_pairs)
+          pg.raw[k++] = packed_of(snap::t_empty, 0);
+      }
+    } else if (op == op_stack) {
+      const auto s = get_varint(p);
       pg.raw[k++] = packed_of(snap::t_stack, s);
       for (const auto f : frames_(context_, s))
         pg.raw[k++] = packed_of(snap::t_frame, f);
@@ -117,6 +165,8 @@ void snap_memo::unpack(page& pg) const {
         v |= static_cast<std::uint32_t>(*p++) << (8 * b);
       if ((v >> 28) == snap::t_row)
         last_row = v & mask;
+      else if ((v >> 28) == snap::t_block)
+        last_block = v & mask;
       pg.raw[k++] = v;
     }
   }

@@ -53,6 +53,8 @@ public:
     context_ = context;
   }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  /// The bytes its pages, packed or not, and its side table hold.
+  [[nodiscard]] std::size_t resident_bytes() const noexcept;
   void reserve(std::size_t n) { pages_.reserve(n / page_slots + 1); }
   /// Whether slot `i` was stored.
   [[nodiscard]] bool has(std::uint64_t i) const {
