@@ -177,6 +177,7 @@ TEST(SnapshotBlocks, AListChangedAfterItWasReadAsATracebackIsRefusedByName) {
     const auto what = std::string(e.what());
     EXPECT_NE(what.find("changed.pickle"), std::string::npos) << what;
     EXPECT_NE(what.find("APPEND changes a list already read whole"), std::string::npos) << what;
+    EXPECT_EQ(e.report().diagnostics.front().code, "TDIAG-TR-102");
   }
 }
 
