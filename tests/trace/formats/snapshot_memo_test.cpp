@@ -3,7 +3,8 @@
 //
 // The snapshot importer's pickle memo (trace/formats/src/snapshot/snapshot_memo.cpp): pages the
 // puts have left behind are packed (runs of rows, of blocks, of blocks each with its empty
-// list, settled stacks with their frames, anything else as stored) and read back as stored.
+// list, settled stacks with their frames, anything else as stored) and read back as stored,
+// slots of a packed page read or changed beside it until enough are to unpack it.
 #include <tensordiag/trace/stack_table.hpp>
 
 #include <gtest/gtest.h>
@@ -85,7 +86,7 @@ std::vector<std::uint64_t> memo_like_a_snapshot(const tdiag::trace::stack_table&
 TEST(SnapshotMemo, PackedPagesReadBackAsStored) {
   const auto stacks = make_stacks();
   for (const std::uint32_t seed : {1u, 2u, 3u}) {
-    const auto want = memo_like_a_snapshot(stacks, 400'000, seed); // about 100 pages
+    auto want = memo_like_a_snapshot(stacks, 400'000, seed); // about 100 pages
     snap_memo memo;
     memo.set_frames(&frames_of, &stacks);
     for (std::size_t i = 0; i < want.size(); ++i)
@@ -93,6 +94,21 @@ TEST(SnapshotMemo, PackedPagesReadBackAsStored) {
     // Slots never stored read as such, in a packed page too.
     ASSERT_TRUE(memo.set(want.size() + 10, want.front()));
     ASSERT_EQ(memo.size(), want.size() + 11);
+    // A few slots of each packed page read, then changed (a traceback settled after a later
+    // entry fetched it), and read again: the page stays packed for that; more of them unpack
+    // it. Page p gets p % 40 of them, so some pages stay packed and some do not.
+    std::mt19937 rng(seed);
+    for (std::size_t page = 0; page < want.size() / 4096; ++page)
+      for (std::size_t n = 0; n < page % 40; ++n) {
+        const auto i = page * 4096 + rng() % 4096;
+        std::uint64_t got = 0;
+        ASSERT_TRUE(memo.find(i, got));
+        ASSERT_EQ(got, want[i]) << "seed " << seed << " slot " << i;
+        want[i] = snap::make(snap::t_stack, rng() % 1000);
+        ASSERT_TRUE(memo.set(i, want[i]));
+        ASSERT_TRUE(memo.find(i, got));
+        ASSERT_EQ(got, want[i]) << "seed " << seed << " slot " << i;
+      }
     for (std::size_t i = 0; i < want.size(); ++i) {
       std::uint64_t got = 0;
       ASSERT_TRUE(memo.find(i, got)) << "seed " << seed << " slot " << i;

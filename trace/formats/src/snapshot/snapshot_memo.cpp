@@ -60,14 +60,53 @@ bool snap_memo::set(std::uint64_t i, std::uint64_t v) {
       pack(pages_[pages_.size() - 1 - lag_pages]);
   }
   size_ = std::max(size_, static_cast<std::size_t>(i) + 1);
-  slot(static_cast<std::size_t>(i)) = packed;
+  auto& pg = pages_[static_cast<std::size_t>(i) >> page_bits];
+  const auto j = static_cast<std::size_t>(i) & (page_slots - 1);
+  if (pg.raw.empty())
+    put_packed(pg, j, packed);
+  else
+    pg.raw[j] = packed;
   return true;
+}
+
+std::uint32_t snap_memo::packed_slot(page& pg, std::size_t j) const {
+  for (const auto& [at, v] : pg.seen)
+    if (at == j)
+      return v;
+  if (pg.seen.size() >= max_seen) {
+    unpack(pg);
+    return pg.raw[j];
+  }
+  std::uint32_t out = unset;
+  walk(pg, [&](std::size_t k, std::uint32_t v) {
+    if (k < j)
+      return true;
+    out = v;
+    return false;
+  });
+  pg.seen.emplace_back(static_cast<std::uint16_t>(j), out);
+  return out;
+}
+
+void snap_memo::put_packed(page& pg, std::size_t j, std::uint32_t v) {
+  for (auto& [at, was] : pg.seen)
+    if (at == j) {
+      was = v;
+      return;
+    }
+  if (pg.seen.size() >= max_seen) {
+    unpack(pg);
+    pg.raw[j] = v;
+    return;
+  }
+  pg.seen.emplace_back(static_cast<std::uint16_t>(j), v);
 }
 
 std::size_t snap_memo::resident_bytes() const noexcept {
   std::size_t n = pages_.capacity() * sizeof(page) + wide_.capacity() * sizeof(std::uint64_t);
   for (const auto& pg : pages_)
-    n += pg.raw.capacity() * sizeof(std::uint32_t) + pg.packed.capacity();
+    n += pg.raw.capacity() * sizeof(std::uint32_t) + pg.packed.capacity() +
+         pg.seen.capacity() * sizeof(pg.seen[0]);
   return n;
 }
 
@@ -134,31 +173,34 @@ void snap_memo::pack(page& pg) const {
   std::vector<std::uint32_t>().swap(pg.raw);
 }
 
-void snap_memo::unpack(page& pg) const {
-  pg.raw.resize(page_slots);
+template <typename Emit> void snap_memo::walk(const page& pg, Emit&& emit) const {
   std::uint32_t last_row = unset, last_block = unset;
   std::size_t k = 0;
   const auto* p = pg.packed.data();
   const auto* const end = p + pg.packed.size();
+  const auto put = [&](std::uint32_t v) { return emit(k++, v); };
   while (p < end) {
     const auto op = *p++;
     if (op == op_rows) {
       for (auto n = get_varint(p); n > 0; --n) {
         last_row = (last_row + 1) & mask;
-        pg.raw[k++] = packed_of(snap::t_row, last_row);
+        if (!put(packed_of(snap::t_row, last_row)))
+          return;
       }
     } else if (op == op_blocks || op == op_block_pairs) {
       for (auto n = get_varint(p); n > 0; --n) {
         last_block = (last_block + 1) & mask;
-        pg.raw[k++] = packed_of(snap::t_block, last_block);
-        if (op == op_block_pairs)
-          pg.raw[k++] = packed_of(snap::t_empty, 0);
+        if (!put(packed_of(snap::t_block, last_block)) ||
+            (op == op_block_pairs && !put(packed_of(snap::t_empty, 0))))
+          return;
       }
     } else if (op == op_stack) {
       const auto s = get_varint(p);
-      pg.raw[k++] = packed_of(snap::t_stack, s);
+      if (!put(packed_of(snap::t_stack, s)))
+        return;
       for (const auto f : frames_(context_, s))
-        pg.raw[k++] = packed_of(snap::t_frame, f);
+        if (!put(packed_of(snap::t_frame, f)))
+          return;
     } else {
       std::uint32_t v = 0;
       for (int b = 0; b < 4; ++b)
@@ -167,10 +209,22 @@ void snap_memo::unpack(page& pg) const {
         last_row = v & mask;
       else if ((v >> 28) == snap::t_block)
         last_block = v & mask;
-      pg.raw[k++] = v;
+      if (!put(v))
+        return;
     }
   }
+}
+
+void snap_memo::unpack(page& pg) const {
+  pg.raw.resize(page_slots);
+  walk(pg, [&](std::size_t k, std::uint32_t v) {
+    pg.raw[k] = v;
+    return true;
+  });
+  for (const auto& [at, v] : pg.seen)
+    pg.raw[at] = v;
   std::vector<std::uint8_t>().swap(pg.packed);
+  std::vector<std::pair<std::uint16_t, std::uint32_t>>().swap(pg.seen);
 }
 
 } // namespace tdiag::trace::detail

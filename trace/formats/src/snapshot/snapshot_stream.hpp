@@ -82,22 +82,30 @@ private:
   static constexpr std::size_t page_bits = 12, page_slots = std::size_t{1} << page_bits;
   /// Pages this far behind the newest are packed.
   static constexpr std::size_t lag_pages = 16;
+  /// Slots of a packed page read or written are kept beside it, this many before it is
+  /// unpacked for good (a page a later entry fetches one traceback from stays packed).
+  static constexpr std::size_t max_seen = 16;
   struct page {
     std::vector<std::uint32_t> raw;   ///< page_slots slots, or empty when packed
     std::vector<std::uint8_t> packed; ///< see snapshot_memo.cpp
+    std::vector<std::pair<std::uint16_t, std::uint32_t>> seen; ///< packed: (slot, value)
   };
   [[nodiscard]] std::uint64_t decode(std::uint32_t v) const {
     return (v >> 28) == wide ? wide_[v & mask]
                              : snap::make(static_cast<snap::tag>(v >> 28), v & mask);
   }
-  [[nodiscard]] std::uint32_t& slot(std::size_t i) const {
+  [[nodiscard]] std::uint32_t slot(std::size_t i) const {
     auto& pg = pages_[i >> page_bits];
-    if (pg.raw.empty()) [[unlikely]]
-      unpack(pg);
-    return pg.raw[i & (page_slots - 1)];
+    if (!pg.raw.empty()) [[likely]]
+      return pg.raw[i & (page_slots - 1)];
+    return packed_slot(pg, i & (page_slots - 1));
   }
+  std::uint32_t packed_slot(page& pg, std::size_t j) const;
+  void put_packed(page& pg, std::size_t j, std::uint32_t v);
   void pack(page& pg) const;
   void unpack(page& pg) const;
+  /// Calls emit(slot, value) for a packed page's slots in order while it returns true.
+  template <typename Emit> void walk(const page& pg, Emit&& emit) const;
   mutable std::vector<page> pages_;
   std::size_t size_ = 0;
   std::vector<std::uint64_t> wide_;
