@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "replay/src/replay_state.hpp"
 #include "trace_test_support.hpp"
 
 namespace {
@@ -171,6 +172,48 @@ TEST(TraceSelect, WindowReplaysTheAllocatorToBothEnds) {
       "train_snapshot.pickle");
   EXPECT_EQ(test::canonical_events(on_device), test::canonical_events(t));
   EXPECT_EQ(normalized(*on_device.final_allocator_state), normalized(*t.final_allocator_state));
+}
+
+// A window's memory is replayed in replay_state, a segment of many blocks as fragments (here
+// of 2 blocks, to cut this small one): the part's state at the window's end is the plain
+// vector replay's from the start.
+TEST(TraceSelect, WindowOverOneSegmentOfManyBlocksEndsInTheReplaysState) {
+  const auto was = detail::replay_fragment_blocks.exchange(2);
+  trace t;
+  const lane_id lane = t.lanes.memory(0);
+  const std::uint64_t base = std::uint64_t{1} << 40, page = 4096;
+  const auto push = [&](memory_action action, std::uint64_t address, std::uint64_t size) {
+    memory_event e;
+    e.lane = lane;
+    e.action = action;
+    e.address = address;
+    e.size = size;
+    e.time = static_cast<std::int64_t>(t.memory.size()) * 10;
+    t.memory.push_back(e);
+  };
+  push(memory_action::segment_alloc, base, std::uint64_t{1} << 30);
+  for (std::uint64_t i = 0; i < 600; ++i)
+    push(memory_action::alloc, base + i * page, page);
+  for (std::uint64_t i = 0; i < 300; ++i) // the oldest first: each merges with the one before
+    push(memory_action::free_completed, base + i * page, page);
+  allocator_state end;
+  for (const auto& e : t.memory.all())
+    ASSERT_TRUE(apply_memory_event(end, e));
+  t.final_allocator_state = end;
+  t.finalize();
+
+  (void)select_part(t, {.device = {}, .window = time_window{"0ns", "6020ns"}}, "made");
+  detail::replay_fragment_blocks = was;
+  // Events at 0, 10, ..., 6020: the segment, 600 allocations and the first two frees.
+  ASSERT_EQ(t.memory.size(), 603u);
+  allocator_state expected;
+  for (const auto& e : t.memory.all())
+    ASSERT_TRUE(apply_memory_event(expected, e));
+  ASSERT_TRUE(t.final_allocator_state);
+  ASSERT_EQ(t.final_allocator_state->segments.size(), 1u);
+  // The two freed pages merged, 598 live, the free tail.
+  EXPECT_EQ(t.final_allocator_state->segments[0].blocks.size(), 600u);
+  EXPECT_EQ(normalized(*t.final_allocator_state), normalized(expected));
 }
 
 TEST(TraceSelect, WindowKeepsOverlappingRowsAndTheirSyncWaits) {
