@@ -304,7 +304,7 @@ TEST(ReplayState, SegmentsKeptAsFragmentsReplayAsWholeOnes) {
     // The histories without overlapping segments are replayed in fragments indeed.
     const auto t = mixed_history(43, 3000, false, false);
     const auto events = t.memory.lane(memory_lane_of(t, 0));
-    detail::replay_state r(allocator_state{}, 0, events);
+    detail::replay_state r(allocator_state{}, 0);
     std::size_t most = 0;
     for (const auto& e : events) {
       r.step(e, false, true);
@@ -376,7 +376,7 @@ TEST(ReplayState, SearchesAgainAsSegmentsComeAndGo) {
   const auto events = t.memory.lane(memory_lane_of(t, 0));
 
   allocator_state reference;
-  detail::replay_state r(allocator_state{}, 0, events);
+  detail::replay_state r(allocator_state{}, 0);
   std::optional<detail::replay_state> copy;
   std::size_t copy_at = events.size() / 2;
   for (std::size_t i = 0; i < events.size(); ++i) {
@@ -388,11 +388,74 @@ TEST(ReplayState, SearchesAgainAsSegmentsComeAndGo) {
       copy->step(events[i], false, false);
     ASSERT_EQ(r.state().segments, reference.segments) << "event " << i;
   }
-  ASSERT_TRUE(r.mapped());
   EXPECT_EQ(std::move(*copy).take().segments, reference.segments);
   const auto series = memory_series_of(t, memory_lane_of(t, 0));
   EXPECT_EQ(series.samples.back().reserved, 4 * static_cast<std::int64_t>(mib));
   EXPECT_EQ(series.samples.back().allocated, 0);
+}
+
+// What a map keyed by address cannot hold is left out of the replay: events of another device
+// and segment events of no bytes change nothing and are counted as not matching, and the start's
+// segments of no bytes, of another device or at an address taken stay as they are. The states
+// are those of the history without them (each was quadratic on the state's vector).
+TEST(ReplayState, WhatTheMapCannotHoldIsLeftOut) {
+  const auto clean = mixed_history(61, 3000, false, false);
+  const auto events = clean.memory.lane(memory_lane_of(clean, 0));
+  std::vector<memory_event> damaged;
+  std::size_t left_out = 0;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    damaged.push_back(events[i]);
+    auto odd = events[i];
+    if (i % 7 == 0) {
+      odd.device = 1;
+      left_out += odd.action != memory_action::oom ? 1 : 0;
+    } else if (i % 11 == 0) {
+      odd.action = i % 22 == 0 ? memory_action::segment_alloc : memory_action::segment_free;
+      odd.size = 0;
+      ++left_out;
+    } else {
+      continue;
+    }
+    damaged.push_back(odd);
+  }
+  ASSERT_GT(left_out, 500u);
+  // The start: a segment of no bytes, one of device 1, and two at one address.
+  allocator_state start;
+  const auto segment_of = [](std::int32_t device, std::uint64_t address, std::uint64_t size) {
+    segment s;
+    s.device = device;
+    s.address = address;
+    s.total_size = size;
+    s.blocks.push_back({address, size, 0, block_state::inactive, no_stack});
+    return s;
+  };
+  constexpr std::uint64_t far = std::uint64_t{1} << 44;
+  start.segments = {segment_of(0, far, 0), segment_of(0, far + 4096, 4096),
+                    segment_of(0, far + 4096, 8192), segment_of(1, 4096, 4096)};
+  allocator_state reference_start;
+  reference_start.segments = {start.segments[1]};
+
+  detail::replay_state r(start, 0), reference(reference_start, 0);
+  std::size_t mismatches = 0, reference_mismatches = 0;
+  for (const auto& e : damaged)
+    mismatches += r.step(e, false, true) ? 0 : 1;
+  for (const auto& e : events)
+    reference_mismatches += reference.step(e, false, true) ? 0 : 1;
+  EXPECT_EQ(mismatches, reference_mismatches + left_out);
+  EXPECT_EQ(r.segment_count(), reference.segment_count() + 3);
+  auto got = std::move(r).take().segments;
+  const auto expected = std::move(reference).take().segments;
+  // The three left out, in (device, address) order, the one of device 1 last.
+  ASSERT_EQ(got.size(), expected.size() + 3);
+  EXPECT_EQ(got.back(), start.segments[3]);
+  const auto zero = std::ranges::find(got, start.segments[0]);
+  ASSERT_NE(zero, got.end());
+  got.erase(zero);
+  const auto second = std::ranges::find(got, start.segments[2]);
+  ASSERT_NE(second, got.end());
+  got.erase(second);
+  got.pop_back();
+  EXPECT_EQ(got, expected);
 }
 
 } // namespace

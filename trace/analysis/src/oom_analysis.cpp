@@ -53,8 +53,7 @@ std::vector<oom_finding> find_ooms(const trace& t) {
     std::uint64_t peak_reserved = replay.reserved();
     detail::oom_state at;
     bool stale = true;
-    // From the first oom on, the figures follow the segments the steps touch (a damaged lane
-    // that the pass does not replay segment by segment is read whole at each oom instead).
+    // From the first oom on, the figures follow the segments the steps touch.
     std::optional<detail::live_state> live;
     // Sizes of the segments released since the last alloc or oom, oldest first.
     std::vector<std::uint64_t> released;
@@ -71,10 +70,12 @@ std::vector<oom_finding> find_ooms(const trace& t) {
         (void)replay.step();
         continue;
       }
-      if (!live && replay.track_segments())
+      if (!live) {
+        replay.track_segments();
         live.emplace(t);
+      }
       if (stale)
-        at = live ? live->read(replay) : detail::read_state(t, replay.state());
+        at = live->read(replay);
       stale = false;
       oom_finding f;
       f.event_index = i;

@@ -403,7 +403,7 @@ allocator_state derive_start(const trace& t, std::span<const memory_event> event
     start.segments = device_segments(t, device);
     start.sort();
     final_bytes = state_bytes(start);
-    detail::replay_state r(std::move(start), device, events);
+    detail::replay_state r(std::move(start), device);
     for (std::size_t i = events.size(); i-- > 0;)
       mismatches += r.step(events[i], true, two_step) ? 0 : 1;
     start = std::move(r).take();
@@ -452,7 +452,7 @@ allocator_state initial_allocator_state(const trace& t, lane_id lane, std::size_
 allocator_state allocator_state_after(const trace& t, lane_id lane, std::size_t index) {
   const auto events = t.memory.lane(lane).first(std::min(index, t.memory.lane(lane).size()));
   const auto device = lane < t.lanes.size() ? static_cast<std::int32_t>(t.lanes.at(lane).group) : 0;
-  detail::replay_state r(initial_allocator_state(t, lane), device, events);
+  detail::replay_state r(initial_allocator_state(t, lane), device);
   for (const auto& e : events)
     r.step(e, false, false);
   return std::move(r).take();
@@ -479,7 +479,7 @@ void allocator_replay::build(const trace& t, lane_id lane, const replay_options&
   std::size_t final_bytes = 0; // this device's share of the final state
   allocator_state start = derive_start(t, events_, device_, two_step_, mismatches_, final_bytes);
 
-  detail::replay_state r(start, device_, events_);
+  detail::replay_state r(start, device_);
   const bool adaptive = options.keyframe_interval == 0;
   interval_ = options.keyframe_interval;
   const auto budget = std::max<std::size_t>(options.keyframe_budget_bytes, 1);
@@ -489,7 +489,7 @@ void allocator_replay::build(const trace& t, lane_id lane, const replay_options&
     // replay) one finds the largest, or keyframes every 64 events would copy a state of
     // 100,000 blocks thousands of times before the thinning caught up.
     std::size_t estimate = std::max(state_bytes(start), final_bytes);
-    if (!t.final_allocator_state && r.mapped()) {
+    if (!t.final_allocator_state) {
       auto probe = r;
       std::size_t largest = 0;
       for (const auto& e : events_) {
@@ -544,7 +544,7 @@ void allocator_replay::replay_forward(allocator_state& s, std::size_t from, std:
       apply_memory_event(s, e);
     return;
   }
-  detail::replay_state r(std::move(s), device_, events);
+  detail::replay_state r(std::move(s), device_);
   for (const auto& e : events)
     r.step(e, false, two_step_);
   s = std::move(r).take();

@@ -78,7 +78,7 @@ bool for_each_memory_sample(const trace& t, lane_id lane,
   allocator_state start = initial_allocator_state(t, lane);
   auto now = detail::totals_of(start, device);
   visit({events.front().time, now.allocated, now.requested, now.reserved});
-  detail::replay_state r(std::move(start), device, events);
+  detail::replay_state r(std::move(start), device);
   detail::replay_totals change;
   std::size_t missed = 0;
   for (const auto& e : events) {

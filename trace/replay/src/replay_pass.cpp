@@ -11,7 +11,7 @@ replay_pass::replay_pass(const trace& t, lane_id lane) : events_(t.memory.lane(l
   const auto device = lane < t.lanes.size() ? static_cast<std::int32_t>(t.lanes.at(lane).group) : 0;
   auto start = initial_allocator_state(t, lane);
   reserved_ = detail::totals_of(start, device).reserved;
-  state_ = std::make_unique<detail::replay_state>(std::move(start), device, events_);
+  state_ = std::make_unique<detail::replay_state>(std::move(start), device);
 }
 
 replay_pass::~replay_pass() = default;
@@ -29,11 +29,8 @@ allocator_state replay_pass::state() const {
   return state_->state();
 }
 
-bool replay_pass::track_segments() noexcept {
-  if (!state_->mapped())
-    return false;
+void replay_pass::track_segments() noexcept {
   state_->track_touched();
-  return true;
 }
 
 std::span<const std::uint64_t> replay_pass::touched() const noexcept {

@@ -9,6 +9,7 @@
 #include <array>
 #include <cassert>
 #include <iterator>
+#include <unordered_set>
 
 namespace tdiag::trace::detail {
 namespace {
@@ -46,17 +47,13 @@ bool is_segment_action(memory_action a) noexcept {
          a == memory_action::segment_map || a == memory_action::segment_unmap;
 }
 
-// Whether the map holds the lane as the vector does: one device, and no segment of size 0
-// (the only way two segments share an address, which a map keyed by address cannot hold).
-bool mappable(std::int32_t device, std::span<const segment> start,
-              std::span<const memory_event> events) noexcept {
-  for (std::size_t i = 0; i < start.size(); ++i)
-    if (start[i].device != device || start[i].total_size == 0 ||
-        (i > 0 && start[i - 1].address >= start[i].address))
-      return false;
-  return std::all_of(events.begin(), events.end(), [&](const memory_event& e) {
-    return e.device == device && !(is_segment_action(e.action) && e.size == 0);
-  });
+// Whether the event is one the map cannot replay (see replay_state.hpp): a segment event of no
+// bytes, or an event on the allocator state of another device than the lane's.
+bool left_out(const memory_event& e, std::int32_t device) noexcept {
+  const bool changes_state =
+      e.action == memory_action::alloc || e.action == memory_action::free_requested ||
+      e.action == memory_action::free_completed || is_segment_action(e.action);
+  return changes_state && (e.device != device || (is_segment_action(e.action) && e.size == 0));
 }
 
 bool maps_pages(const memory_event& e, bool backward) noexcept {
@@ -69,22 +66,25 @@ replay_totals totals_of(const allocator_state& s, std::int32_t device) {
   return window(s, device, 0, ~std::uint64_t{0});
 }
 
-replay_state::replay_state(allocator_state start, std::int32_t device,
-                           std::span<const memory_event> events)
-    : device_(device), mapped_(mappable(device, start.segments, events)), full_(std::move(start)) {
-  if (!mapped_)
-    return;
-  for (auto& s : full_.segments)
-    put(std::move(s), std::nullopt); // cut into fragments where large
-  full_.segments.clear();
+replay_state::replay_state(allocator_state start, std::int32_t device) : device_(device) {
+  time_ = start.time;
+  std::unordered_set<std::uint64_t> starts; // (the map's keys include fragments')
+  for (auto& s : start.segments) {
+    if (s.device == device && s.total_size > 0 && starts.insert(s.address).second) {
+      put(std::move(s), std::nullopt); // cut into fragments where large
+      continue;
+    }
+    inert_real_ += s.device == device && s.pool != implicit_pool ? 1 : 0;
+    inert_.push_back(std::move(s));
+  }
   touched_.clear(); // nothing is tracked yet
 }
 
 // The copy's map is its own: the floor entry found in the original's is not in it.
 replay_state::replay_state(const replay_state& other)
-    : device_(other.device_), mapped_(other.mapped_), full_(other.full_),
-      by_address_(other.by_address_), real_(other.real_), part_(other.part_),
-      base_of_(other.base_of_), fragmented_(other.fragmented_) {}
+    : device_(other.device_), by_address_(other.by_address_), real_(other.real_),
+      part_(other.part_), base_of_(other.base_of_), fragmented_(other.fragmented_),
+      inert_(other.inert_), inert_real_(other.inert_real_) {}
 
 const std::uint64_t* replay_state::base_of(std::uint64_t key) const {
   if (base_of_.empty())
@@ -320,46 +320,42 @@ void replay_state::put_back() {
 
 bool replay_state::step(const memory_event& e, bool backward, bool two_step_frees,
                         replay_totals* effect) {
-  auto& s = mapped_ ? part_ : full_;
-  if (mapped_) {
-    part_.segments.clear();
-    taken_.clear();
-    real_out_ = 0;
-    partial_base_.reset();
-    // Pages mapped at the end of a segment grow the one that holds the byte before them.
-    if (maps_pages(e, backward) && e.address > 0)
-      gather(find_entry(e.address - 1), e);
-    gather(find_entry(e.address), e);
-    if (part_.segments.size() == 2 && part_.segments[1].address < part_.segments[0].address)
-      std::swap(part_.segments[0], part_.segments[1]);
+  if (!backward)
+    time_ = e.time;
+  if (left_out(e, device_)) {
+    if (effect != nullptr)
+      *effect = {};
+    return false;
   }
+  part_.segments.clear();
+  taken_.clear();
+  real_out_ = 0;
+  partial_base_.reset();
+  // Pages mapped at the end of a segment grow the one that holds the byte before them.
+  if (maps_pages(e, backward) && e.address > 0)
+    gather(find_entry(e.address - 1), e);
+  gather(find_entry(e.address), e);
+  if (part_.segments.size() == 2 && part_.segments[1].address < part_.segments[0].address)
+    std::swap(part_.segments[0], part_.segments[1]);
   const std::uint64_t lo = e.address == 0 ? 0 : e.address - 1;
   const std::uint64_t span = std::max<std::uint64_t>(e.size, 1);
   const std::uint64_t hi = e.address > ~span ? ~std::uint64_t{0} : e.address + span;
-  const auto before = effect != nullptr ? window(s, device_, lo, hi) : replay_totals{};
-  bool matched = false;
-  if (!mapped_)
-    matched = backward ? undo_memory_event(s, e, two_step_frees) : apply_memory_event(s, e);
-  else if (backward)
-    matched = undo_on_part(s, e, two_step_frees, real_ > 0);
-  else
-    matched = apply_to_part(s, e, real_ > 0);
+  const auto before = effect != nullptr ? window(part_, device_, lo, hi) : replay_totals{};
+  const bool real = real_ + inert_real_ > 0;
+  const bool matched =
+      backward ? undo_on_part(part_, e, two_step_frees, real) : apply_to_part(part_, e, real);
   if (effect != nullptr) {
     // Window totals are saturated sums (>= 0), so their difference fits.
-    const auto after = window(s, device_, lo, hi);
+    const auto after = window(part_, device_, lo, hi);
     *effect = {after.allocated - before.allocated, after.requested - before.requested,
                after.reserved - before.reserved};
   }
-  if (!mapped_)
-    return matched;
-  if (!backward)
-    full_.time = e.time;
   put_back();
   return matched;
 }
 
 std::size_t replay_state::segment_count() const noexcept {
-  return mapped_ ? by_address_.size() - base_of_.size() + fragmented_ : full_.segments.size();
+  return by_address_.size() - base_of_.size() + fragmented_ + inert_.size();
 }
 
 const segment* replay_state::segment_at(std::uint64_t address) const {
@@ -387,21 +383,28 @@ void replay_state::whole_segments(Map& map, allocator_state& out, Segment&& seg)
 }
 
 allocator_state replay_state::state() const {
-  if (!mapped_)
-    return full_;
   allocator_state s;
-  s.time = full_.time;
+  s.time = time_;
   whole_segments(by_address_, s, [](const segment& seg) { return seg; });
+  with_inert(s, inert_);
   return s;
 }
 
 allocator_state replay_state::take() && {
-  if (!mapped_)
-    return std::move(full_);
   allocator_state s;
-  s.time = full_.time;
+  s.time = time_;
   whole_segments(by_address_, s, [](segment& seg) { return std::move(seg); });
+  with_inert(s, std::move(inert_));
   return s;
+}
+
+void replay_state::with_inert(allocator_state& s, std::vector<segment> inert) {
+  if (inert.empty())
+    return;
+  std::ranges::move(inert, std::back_inserter(s.segments));
+  std::ranges::stable_sort(s.segments, [](const segment& a, const segment& b) {
+    return a.device != b.device ? a.device < b.device : a.address < b.address;
+  });
 }
 
 } // namespace tdiag::trace::detail

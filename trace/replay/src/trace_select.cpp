@@ -216,7 +216,7 @@ std::size_t keep_memory(trace& t, time_span w) {
     // Back to the lane's start and forward to the window's end in replay_state, which keeps a
     // segment of many blocks as fragments: on the plain vector each block made or dropped moved
     // every later block of its segment (160k allocations in one segment: seconds per window).
-    detail::replay_state r(std::move(start), device, events);
+    detail::replay_state r(std::move(start), device);
     for (std::size_t i = events.size(); i-- > 0;)
       mismatches += r.step(events[i], true, two_step) ? 0 : 1;
     for (const auto& e : events) {

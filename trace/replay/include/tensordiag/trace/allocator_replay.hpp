@@ -104,10 +104,8 @@ public:
   [[nodiscard]] allocator_state state() const;
 
   /// For an analysis that keeps figures per segment and brings them up to date at a few events
-  /// only: from now on the steps list the segments they change (touched()). False, and nothing
-  /// is listed, when the lane is not replayed segment by segment (a damaged history): read
-  /// state() then.
-  bool track_segments() noexcept;
+  /// only: from now on the steps list the segments they change (touched()).
+  void track_segments() noexcept;
   /// The start addresses of the segments the steps since the last clear_touched() changed, made
   /// or dropped (with repeats); empty with all_touched() when the steps were too many to list
   /// (more than about four per segment): then read the whole state.
