@@ -183,13 +183,11 @@ TEST(TraceSelect, WindowOverOneSegmentOfManyBlocksEndsInTheReplaysState) {
   const lane_id lane = t.lanes.memory(0);
   const std::uint64_t base = std::uint64_t{1} << 40, page = 4096;
   const auto push = [&](memory_action action, std::uint64_t address, std::uint64_t size) {
-    memory_event e;
-    e.lane = lane;
-    e.action = action;
-    e.address = address;
-    e.size = size;
-    e.time = static_cast<std::int64_t>(t.memory.size()) * 10;
-    t.memory.push_back(e);
+    t.memory.push_back({.time = static_cast<std::int64_t>(t.memory.size()) * 10,
+                        .lane = lane,
+                        .action = action,
+                        .address = address,
+                        .size = size});
   };
   push(memory_action::segment_alloc, base, std::uint64_t{1} << 30);
   for (std::uint64_t i = 0; i < 600; ++i)
