@@ -121,10 +121,10 @@ report timeline_of(const trace::trace& t, const analysis_options& o) {
     return trace::timeline_report(
         t, trace::timeline_after_events(t, static_cast<std::size_t>(o.event)), o.segments);
   std::string why;
-  const auto at = trace::resolve_instant(o.at, t.span(), &why);
+  const auto at = trace::timeline_at_text(t, o.at, &why);
   if (!at)
     throw CLI::ValidationError("--at", why);
-  return trace::timeline_report(t, trace::timeline_at(t, *at), o.segments);
+  return trace::timeline_report(t, *at, o.segments);
 }
 
 // A and B are each a trace or a job (a folder or a glob): the memory and kernel diff of every

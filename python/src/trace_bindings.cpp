@@ -165,16 +165,20 @@ py::dict diff_data(const diff_result& r) {
   return out;
 }
 
-// The time of `tdiag trace timeline --at`, read as the CLI reads it (units.hpp: "1.5s", a bare
-// number of seconds, or "40%" of the span), or ns.
-std::int64_t timeline_time(const tdiag::trace::trace& t, const py::handle& at) {
+// The state at `tdiag trace timeline --at`: a str as the CLI reads it (timeline_at_text:
+// "1.5s", a bare number of seconds, or "40%" of the span, of the events where they carry no
+// times), or ns since the start.
+timeline_result timeline_of(const tdiag::trace::trace& t, const std::optional<std::string>& text,
+                            std::int64_t ns) {
   std::string why;
-  const auto time = py::isinstance<py::str>(at)
-                        ? resolve_instant(at.cast<std::string>(), t.span(), &why)
-                        : resolve_instant(at.cast<std::int64_t>(), t.span(), &why);
-  if (!time)
+  std::optional<timeline_result> r;
+  if (text)
+    r = timeline_at_text(t, *text, &why);
+  else if (const auto time = resolve_instant(ns, t.span(), &why))
+    r = timeline_at(t, *time);
+  if (!r)
     throw py::value_error(why);
-  return *time;
+  return std::move(*r);
 }
 
 // Runs `compute` (the analysis and its report) without the GIL, then converts the result with
@@ -227,10 +231,12 @@ py::tuple timeline(const trace_ptr& p, const py::object& at, std::optional<std::
   const auto& t = held(p, "trace");
   if (at.is_none() == !event.has_value())
     throw py::value_error("give exactly one of at= (a time since the start) or event=");
-  const std::int64_t time = event ? 0 : timeline_time(t, at);
+  const auto text =
+      py::isinstance<py::str>(at) ? std::optional(at.cast<std::string>()) : std::nullopt;
+  const std::int64_t ns = event || text ? 0 : at.cast<std::int64_t>();
   return analysed(
       [&] {
-        auto tl = event ? timeline_after_events(t, *event) : timeline_at(t, time);
+        auto tl = event ? timeline_after_events(t, *event) : timeline_of(t, text, ns);
         auto r = timeline_report(t, tl, segments);
         return std::pair{std::move(tl), std::move(r)};
       },

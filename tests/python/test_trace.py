@@ -11,7 +11,7 @@ import pytest
 
 import tensordiag
 from tensordiag import trace
-from conftest import without_metadata
+from conftest import SOURCE_DIR, without_metadata
 
 SMALL = "traces/train_trace_small.json.gz"
 SNAPSHOT = "traces/train_snapshot.pickle"
@@ -122,6 +122,17 @@ def test_timeline_matches_cli(shared, tdiag, snapshot):
     assert without_metadata(snapshot.timeline(at="40%").to_json()) == cli_json(
         tdiag, "timeline", shared / SNAPSHOT, "--at", "40%")
     assert snapshot.timeline(at="0.001").lanes == at.lanes
+
+
+def test_timeline_of_a_snapshot_without_times(tdiag):
+    # Every event at one instant: a share is of the events, as in the CLI; a time names nothing.
+    path = SOURCE_DIR / "tests" / "data" / "trace" / "real_shapes" / "pt21_no_time_us_p3.pickle"
+    t = trace.load(path)
+    half = t.timeline(at="40%")
+    assert half.lanes[0]["event_index"] == 2
+    assert without_metadata(half.to_json()) == cli_json(tdiag, "timeline", path, "--at", "40%")
+    with pytest.raises(ValueError, match="carry no times .* give a share of them"):
+        t.timeline(at="2ms")
 
 
 def test_diff_matches_cli(shared, tdiag, small, snapshot):

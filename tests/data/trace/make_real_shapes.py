@@ -19,6 +19,10 @@ Kineto (JSON):
                           launch flows of cat "async", GPU tids "stream 7", "external id"
   skipped_kinds.json      async b/e events, flows without their other end, an X without dur,
                           an X with a negative dur
+  triton_compile.json     torch.compile (Inductor): a cpu_op per Triton launch whose "grid" is
+                          Python ("grid(100,)"), launched through the driver (cuLaunchKernel)
+  hip_launches.json       ROCm: kernels and a copy put on streams by hipLaunchKernel,
+                          hipExtModuleLaunchKernel and hipMemcpyAsync
 Snapshots (pickle, written by pickle.dumps as torch.cuda.memory._snapshot() returns them):
   pt20_history_blocks_p2.pickle  PyTorch 2.0: blocks with 'history' and no 'address', no
                                  time_us, protocol 2
@@ -27,6 +31,7 @@ Snapshots (pickle, written by pickle.dumps as torch.cuda.memory._snapshot() retu
   multi_device_p5.pickle         segments on two devices and three streams, tuple pool ids,
                                  time_us, protocol 5
   empty_devices_p4.pickle        no segments, device_traces = []
+  segment_list_p2.pickle         torch.cuda.memory_snapshot(): the list of segments alone
 
 usage: make_real_shapes.py   (rewrites every file; the output is deterministic)
 """
@@ -135,6 +140,39 @@ def kineto():
          "args": {"device": 0, "stream": 7}},
         kernel(150, -3, 0, name="negative_dur")]
     write_json("skipped_kinds.json", {"schemaVersion": 1, "traceEvents": skipped})
+    triton = []
+    for i in range(2):
+        corr, ext, ts = 60 + i, 7 + i, 300 + 20 * i
+        name = f"triton_poi_fused_add_{i}"
+        triton += [
+            {"ph": "X", "cat": "cpu_op", "name": name, "pid": 100, "tid": 100, "ts": ts,
+             "dur": 12, "args": {"External id": ext, "kernel_backend": "triton",
+                                 "grid": f"grid({100 * (i + 1)},)", "stream": 0}},
+            {"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernel", "pid": 100, "tid": 100,
+             "ts": ts + 2, "dur": 6, "args": {"External id": ext, "correlation": corr}},
+            flow("s", ts + 2, corr, 100, 100),
+            {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts + 10,
+             "dur": 3, "args": {"External id": ext, "device": 0, "stream": 7,
+                                "correlation": corr, "grid": [i + 1, 1, 1],
+                                "block": [128, 1, 1]}},
+            flow("f", ts + 10, corr, 0, 7)]
+    write_json("triton_compile.json", {"schemaVersion": 1, "deviceProperties": props,
+                                       "traceEvents": triton})
+    hip = []
+    for i, call in enumerate(["hipLaunchKernel", "hipExtModuleLaunchKernel", "hipMemcpyAsync"]):
+        corr, ts = 70 + i, 400 + 20 * i
+        hip += [{"ph": "X", "cat": "cuda_runtime", "name": call, "pid": 100, "tid": 100,
+                 "ts": ts, "dur": 4, "args": {"correlation": corr}},
+                flow("s", ts, corr, 100, 100)]
+        if call == "hipMemcpyAsync":
+            hip.append({"ph": "X", "cat": "gpu_memcpy", "name": "CopyHostToDevice", "pid": 0,
+                        "tid": 7, "ts": ts + 9, "dur": 2, "args": {
+                            "device": 0, "stream": 7, "correlation": corr, "bytes": 4096}})
+        else:
+            hip.append(kernel(ts + 9, 5, corr, name=f"hip_kernel_{i}"))
+        hip.append(flow("f", ts + 9, corr, 0, 7))
+    write_json("hip_launches.json", {"schemaVersion": 1, "deviceProperties": props,
+                                     "roctracer_version": 4, "traceEvents": hip})
 
 
 def frames(*names):
@@ -209,6 +247,7 @@ def snapshots():
     write_pickle("multi_device_p5.pickle", {"segments": segments, "device_traces": traces,
                                             "allocator_settings": {}}, 5)
     write_pickle("empty_devices_p4.pickle", {"segments": [], "device_traces": []}, 4)
+    write_pickle("segment_list_p2.pickle", pt21_segments + segments[:1], 2)
 
 
 def main():

@@ -6,8 +6,10 @@
 // real artifact each stands for). Figures are counted by hand from the generator.
 #include <tensordiag/core/error.hpp>
 #include <tensordiag/trace/codes.hpp>
+#include <tensordiag/trace/job_analysis.hpp>
 #include <tensordiag/trace/kineto_import.hpp>
 #include <tensordiag/trace/load.hpp>
+#include <tensordiag/trace/timeline_analysis.hpp>
 
 #include <gtest/gtest.h>
 
@@ -224,6 +226,82 @@ TEST(RealShapes, SnapshotSegmentsOnSeveralDevicesAndStreams) {
   EXPECT_EQ(state.reserved_bytes(1), 6u << 20);
   EXPECT_EQ(state.segments[4].stream, 22u);
   EXPECT_EQ(state.segments[4].pool, (std::uint64_t{1} << 32) | 22u); // the tuple (1, 22)
+}
+
+// Inductor's cpu_op for each Triton launch writes its grid as Python; the kernel's grid is read.
+TEST(RealShapes, KinetoTritonGridWrittenAsPython) {
+  const auto r = load_trace(shape("triton_compile.json"));
+  const auto& t = r.trace;
+  ASSERT_EQ(t.kernels.size(), 2u);
+  EXPECT_EQ(t.kernels[1].grid[0], 2u);
+  EXPECT_EQ(t.kernels[1].block[0], 128u);
+  EXPECT_TRUE(r.warnings.empty());
+  // Both launches go through the driver: counted, except as HTA counts.
+  EXPECT_EQ(analyze_rank(t, 0).launches.num_launches, 2u);
+  analysis_options hta;
+  hta.hta_compat = true;
+  EXPECT_EQ(analyze_rank(t, 0, hta).launches.num_launches, 0u);
+}
+
+TEST(RealShapes, KinetoKernelGridWrittenAsTextIsStillRefused) {
+  const std::string text = R"json({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k",
+    "pid": 0, "tid": 7, "ts": 1, "dur": 1, "args": {"grid": "grid(100,)", "device": 0,
+    "stream": 7}}]})json";
+  try {
+    (void)import_kineto(std::as_bytes(std::span(text)), "x.json");
+    FAIL() << "no error";
+  } catch (const tdiag::input_error& e) {
+    EXPECT_EQ(e.report().diagnostics.at(0).message,
+              "x.json: traceEvents[0].args.grid: expected an array of integers, got "
+              "\"grid(100,)\"");
+  }
+}
+
+// A ROCm trace's launches are HIP's: two kernels and a copy, each with its delay.
+TEST(RealShapes, KinetoHipLaunches) {
+  const auto r = load_trace(shape("hip_launches.json"));
+  const auto& t = r.trace;
+  EXPECT_EQ(t.kernels.size(), 2u);
+  EXPECT_EQ(t.copies.size(), 1u);
+  const auto a = analyze_rank(t, 0);
+  EXPECT_EQ(a.launches.num_launches, 3u);
+  EXPECT_EQ(a.launches.launch_delay.mean, 5.0); // each row 5 us after its call ends
+  analysis_options hta;
+  hta.hta_compat = true;
+  EXPECT_EQ(analyze_rank(t, 0, hta).launches.num_launches, 0u);
+}
+
+// torch.cuda.memory_snapshot() pickled: the list of segments alone, a dump without history.
+TEST(RealShapes, SnapshotSegmentListAlone) {
+  const auto t = load_trace(shape("segment_list_p2.pickle")).trace;
+  EXPECT_EQ(t.memory.size(), 0u);
+  const auto state = t.final_allocator_state.value_or(allocator_state{});
+  EXPECT_EQ(state.segments.size(), 2u);
+  EXPECT_EQ(state.allocated_bytes(), 2u << 20);
+  EXPECT_EQ(state.reserved_bytes(), 4u << 20);
+  EXPECT_EQ(t.metadata.format, "torch-snapshot");
+  const auto tl = timeline_after_events(t, 0);
+  ASSERT_EQ(tl.lanes.size(), 1u);
+  EXPECT_EQ(tl.lanes[0].state.segments.size(), 2u);
+}
+
+// A snapshot without time_us: every event at one instant. A share of the span is a share of
+// the events (the state half-way through the history), and a time names nothing.
+TEST(RealShapes, SnapshotWithoutTimesTimelineAtAShareOfTheEvents) {
+  const auto t = load_trace(shape("pt21_no_time_us_p3.pickle")).trace;
+  std::string why;
+  const auto half = timeline_at_text(t, "40%", &why); // 2 of the 5 events
+  ASSERT_TRUE(half) << why;
+  ASSERT_EQ(half->lanes.size(), 1u);
+  EXPECT_EQ(half->lanes[0].event_index, 2u);
+  EXPECT_EQ(half->lanes[0].state.allocated_bytes(), 1u << 20);
+  const auto all = timeline_at_text(t, "100%", &why);
+  ASSERT_TRUE(all) << why;
+  EXPECT_EQ(all->lanes[0].event_index, 5u);
+  EXPECT_FALSE(timeline_at_text(t, "2ms", &why));
+  EXPECT_EQ(why, "the trace's 5 memory events carry no times (all at one instant, as in a "
+                 "snapshot without time_us): give a share of them (50%) or --event N");
+  EXPECT_FALSE(timeline_at_text(t, "150%", &why));
 }
 
 TEST(RealShapes, SnapshotWithNoDevices) {

@@ -272,6 +272,9 @@ report summary_report(const trace& t, const summary_result& s, std::size_t top) 
     if (part)
       d.add_field("selection", *part);
     d.add_field("span_ns", s.span.duration());
+    // The times below (peak_*_time_ns) are on the trace's axis, as its events are: the text
+    // shows them since `start_ns`; time_origin_ns + a time is its Unix-epoch ns where known.
+    d.add_field("start_ns", s.span.begin);
     d.add_field("time_origin_ns", t.metadata.time_origin_ns);
     for (const auto& [name, n] : s.counts)
       if (n != 0)

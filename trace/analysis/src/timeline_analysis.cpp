@@ -1,15 +1,18 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
+#include <tensordiag/core/printable.hpp>
 #include <tensordiag/trace/allocation_site.hpp>
 #include <tensordiag/trace/allocator_replay.hpp>
 #include <tensordiag/trace/codes.hpp>
 #include <tensordiag/trace/detail/saturate.hpp>
 #include <tensordiag/trace/timeline_analysis.hpp>
+#include <tensordiag/trace/trace_select.hpp>
 #include <tensordiag/trace/units.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <span>
 
 namespace tdiag::trace {
@@ -35,6 +38,16 @@ timeline_result timeline(const trace& t, std::int64_t time, IndexOf&& index_of) 
   return r;
 }
 
+// The state after the first index_of(lane's events) events of each lane, at the time of the
+// latest event applied.
+template <typename IndexOf> timeline_result after_events(const trace& t, IndexOf&& index_of) {
+  auto r = timeline(t, 0, index_of);
+  for (const auto& l : r.lanes)
+    if (l.event_index > 0)
+      r.time = std::max(r.time, t.memory.lane(l.lane)[l.event_index - 1].time);
+  return r;
+}
+
 std::string_view state_name(block_state s) {
   switch (s) {
   case block_state::active_allocated:
@@ -55,11 +68,40 @@ timeline_result timeline_at(const trace& t, std::int64_t time) {
 }
 
 timeline_result timeline_after_events(const trace& t, std::size_t index) {
-  auto r = timeline(t, 0, [&](std::span<const memory_event>) { return index; });
-  for (const auto& l : r.lanes)
-    if (l.event_index > 0)
-      r.time = std::max(r.time, t.memory.lane(l.lane)[l.event_index - 1].time);
-  return r;
+  return after_events(t, [&](std::span<const memory_event>) { return index; });
+}
+
+std::optional<timeline_result> timeline_at_text(const trace& t, std::string_view at,
+                                                std::string* why) {
+  const auto span = t.span();
+  if (span.duration() == 0 && t.memory.size() > 1) {
+    // A share of each lane's events, read as a share of a span of `scale` ns.
+    constexpr std::int64_t scale = std::int64_t{1} << 40;
+    const auto share = parse_time_offset(at, scale);
+    const auto last = at.find_last_not_of(" \t");
+    const bool is_share = last != std::string_view::npos && at[last] == '%';
+    if (share && is_share && *share >= 0 && *share <= scale)
+      return after_events(t, [&](std::span<const memory_event> events) {
+        // events.size() < 2^40 (a lane's rows fit memory): the product stays exact enough.
+        return static_cast<std::size_t>(
+            std::llround(static_cast<double>(events.size()) * static_cast<double>(*share) /
+                         static_cast<double>(scale)));
+      });
+    if (share) {
+      if (why != nullptr)
+        *why = is_share
+                   ? fmt::format("'{}' lies outside the trace's events (0% to 100%)", printable(at))
+                   : fmt::format("the trace's {} memory events carry no times (all at one "
+                                 "instant, as in a snapshot without time_us): give a share "
+                                 "of them (50%) or --event N",
+                                 t.memory.size());
+      return std::nullopt;
+    }
+  }
+  const auto time = resolve_instant(at, span, why);
+  if (!time)
+    return std::nullopt;
+  return timeline_at(t, *time);
 }
 
 report timeline_report(const trace& t, const timeline_result& r, std::size_t max_segments,

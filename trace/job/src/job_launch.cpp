@@ -67,11 +67,23 @@ bool named(const trace& t, string_id id, std::initializer_list<std::string_view>
   return std::find(names.begin(), names.end(), n) != names.end();
 }
 
-// What HTA's launch statistics count as a launch (driver cuLaunchKernel and hip* are not).
-bool is_counted_launch(const trace& t, string_id id) {
+// What the launch statistics count as a launch. HTA (`hta_compat`) counts the CUDA runtime's
+// calls only: a Triton kernel launched through the driver (cuLaunchKernel) and every launch of
+// a ROCm trace (hipLaunchKernel, hipExtModuleLaunchKernel) are not, so an MI300 trace had 0
+// launches for its 1,516 kernels. Exact mode counts the runtime's, the driver's and HIP's calls
+// that put one kernel, copy or memset on a stream (a graph launch, which puts many, is not).
+bool is_counted_launch(const trace& t, string_id id, bool hta_compat) {
+  if (hta_compat)
+    return named(t, id,
+                 {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync",
+                  "runFunction - job_prep_and_submit_for_execution"});
   return named(t, id,
                {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync",
-                "runFunction - job_prep_and_submit_for_execution"});
+                "runFunction - job_prep_and_submit_for_execution", "cudaLaunchCooperativeKernel",
+                "cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel",
+                "hipLaunchKernel", "hipExtLaunchKernel", "hipModuleLaunchKernel",
+                "hipExtModuleLaunchKernel", "hipLaunchCooperativeKernel", "hipMemcpyAsync",
+                "hipMemsetAsync", "hipMemcpyWithStream"});
 }
 
 // What HTA's queue length counts as enqueuing work on a stream.
@@ -98,7 +110,7 @@ launch_statistics launches_of(const trace& t, const rank_rows& rows,
   };
   std::unordered_map<std::uint32_t, by_id> ids;
   for (const auto& c : rows.cpu)
-    if (is_counted_launch(t, c.name))
+    if (is_counted_launch(t, c.name, options.hta_compat))
       ++ids[c.correlation].launches;
   for (const auto& g : rows.gpu)
     if (g.correlation != 0)

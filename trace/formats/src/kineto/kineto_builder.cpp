@@ -397,6 +397,7 @@ void kineto_builder::complete(std::string_view written_cat, std::string_view nam
   if (gpu_row && !place)
     return;
   if (cat == "kernel") {
+    a.check_dims();
     kernel_event k;
     k.start = start;
     k.end = end;

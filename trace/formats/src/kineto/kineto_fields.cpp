@@ -269,10 +269,22 @@ double read_f64(od::value v, std::string_view path, text_numbers& seen) {
 }
 
 namespace {
-void read_dims(od::value v, std::uint32_t (&out)[3], std::string_view path, text_numbers& seen) {
+// A launch's grid or block: [x, y, z]. A string is kept aside as written: Inductor writes the
+// grid of each Triton launch's cpu_op as Python ("grid(100,)"), and only a kernel's dims are
+// read (kineto_builder refuses a string there).
+void read_dims(od::value v, std::uint32_t (&out)[3], std::string_view path, text_numbers& seen,
+               event_args& args) {
   od::array a;
-  if (v.get_array().get(a) != simdjson::SUCCESS)
-    throw_bad(v, path, "an array of integers");
+  if (v.get_array().get(a) != simdjson::SUCCESS) {
+    std::string_view text;
+    if (v.get_string().get(text) != simdjson::SUCCESS)
+      throw_bad(v, path, "an array of integers");
+    if (args.dims_text_path.empty()) {
+      args.dims_text_path = path;
+      args.dims_text = token_text(v);
+    }
+    return;
+  }
   std::size_t i = 0;
   for (auto item : a) {
     od::value x;
@@ -332,6 +344,11 @@ void read_counter_args(od::object obj, event_args& a, text_numbers& seen) {
   });
 }
 
+void event_args::check_dims() const {
+  if (!dims_text_path.empty())
+    throw bad_field{dims_text_path, dims_text, "an array of integers"};
+}
+
 void read_args(od::object obj, event_args& a, text_numbers& seen) {
   for_each_field(obj, [&](od::raw_json_string key, od::value v) {
     switch (key.raw()[0]) {
@@ -378,11 +395,11 @@ void read_args(od::object obj, event_args& a, text_numbers& seen) {
       break;
     case 'g':
       if (key == "grid")
-        read_dims(v, a.grid, "args.grid", seen);
+        read_dims(v, a.grid, "args.grid", seen, a);
       break;
     case 'b':
       if (key == "block")
-        read_dims(v, a.block, "args.block", seen);
+        read_dims(v, a.block, "args.block", seen, a);
       else if (key == "bytes")
         a.bytes = read_u64(v, "args.bytes", seen);
       break;

@@ -51,6 +51,13 @@ struct event_args {
   double bandwidth_gbps = 0; ///< "memory bandwidth (GB/s)" of gpu_memcpy / gpu_memset
   std::int64_t device = -1, registers = 0, shared_memory = 0;
   std::uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+  /// A grid or block written as a string (Inductor's cpu_ops: "grid(100,)"): the first one's
+  /// path ("args.grid", a literal) and token, copied (args re-parsed from a copy are gone by
+  /// the time the event is built). A kernel's dims must be integers.
+  std::string_view dims_text_path;
+  std::string dims_text;
+  /// Throws bad_field where a grid or block was a string (a kernel's dims are read).
+  void check_dims() const;
   bool has_stream = false, has_device = false;
   // cuda_sync: wait_on_cuda_event_record_corr_id, wait_on_stream; -1 = not given
   std::int64_t wait_record = -1, wait_stream = -1;

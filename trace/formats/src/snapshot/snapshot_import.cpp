@@ -46,11 +46,17 @@ public:
   /// `sort_state`: sorts the final allocator state (trace::finalize sorts it otherwise).
   void build(bool sort_state) {
     const auto root = s_->root();
-    if (!root.is_dict())
+    // torch.cuda.memory_snapshot() returns the segments alone, a list (what
+    // torch.cuda.memory._snapshot() holds under 'segments'): a dump without a history.
+    const bool segment_list =
+        root.kind() == pickle_kind::list &&
+        (root.size() == 0 || (root.at(0).is_dict() && root.at(0).find("total_size").valid()));
+    if (!root.is_dict() && !segment_list)
       fail(root, codes::not_a_snapshot,
-           fmt::format("the pickle holds {}, not a snapshot dict", found_text(root).substr(3)));
-    const auto segments = root.find("segments");
-    const auto traces = root.find("device_traces");
+           fmt::format("the pickle holds {}, not a snapshot dict or a list of segments",
+                       found_text(root).substr(3)));
+    const auto segments = segment_list ? root : root.find("segments");
+    const auto traces = segment_list ? snap_value{} : root.find("device_traces");
     if (!segments.valid() && !traces.valid())
       fail(root, codes::not_a_snapshot,
            "the dict has neither 'segments' nor 'device_traces': not a PyTorch memory snapshot");

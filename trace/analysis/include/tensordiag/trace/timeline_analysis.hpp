@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace tdiag::trace {
@@ -34,6 +36,13 @@ struct timeline_result {
 [[nodiscard]] timeline_result timeline_at(const trace& t, std::int64_t time);
 /// The state after the first `index` events of each memory lane (index clamped per lane).
 [[nodiscard]] timeline_result timeline_after_events(const trace& t, std::size_t index);
+/// The state at `at` as the CLI's `--at` and Python read it: a time since the trace's start
+/// (1.5s, 250ms, bare seconds) or a share of its span (40%). Where the memory events carry no
+/// times (all at one instant: a snapshot without time_us), a share is of each lane's events
+/// (50%: after half of them; the report says after how many) and a time is refused, since any
+/// would name the end. std::nullopt, with `why`, when `at` names no instant of the trace.
+[[nodiscard]] std::optional<timeline_result> timeline_at_text(const trace& t, std::string_view at,
+                                                              std::string* why);
 
 [[nodiscard]] report timeline_report(const trace& t, const timeline_result& r,
                                      std::size_t max_segments = 20, std::size_t max_blocks = 8);
