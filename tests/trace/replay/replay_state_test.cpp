@@ -380,8 +380,10 @@ TEST(ReplayState, SearchesAgainAsSegmentsComeAndGo) {
   std::optional<detail::replay_state> copy;
   std::size_t copy_at = events.size() / 2;
   for (std::size_t i = 0; i < events.size(); ++i) {
-    if (i == copy_at)
+    if (i == copy_at) {
       copy.emplace(r);
+      ASSERT_EQ(copy->state(), r.state()) << "a copy, its time included";
+    }
     const bool matched = apply_memory_event(reference, events[i]);
     EXPECT_EQ(r.step(events[i], false, false), matched) << "event " << i;
     if (copy)

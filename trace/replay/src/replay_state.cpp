@@ -82,9 +82,9 @@ replay_state::replay_state(allocator_state start, std::int32_t device) : device_
 
 // The copy's map is its own: the floor entry found in the original's is not in it.
 replay_state::replay_state(const replay_state& other)
-    : device_(other.device_), by_address_(other.by_address_), real_(other.real_),
-      part_(other.part_), base_of_(other.base_of_), fragmented_(other.fragmented_),
-      inert_(other.inert_), inert_real_(other.inert_real_) {}
+    : device_(other.device_), time_(other.time_), by_address_(other.by_address_),
+      real_(other.real_), part_(other.part_), base_of_(other.base_of_),
+      fragmented_(other.fragmented_), inert_(other.inert_), inert_real_(other.inert_real_) {}
 
 const std::uint64_t* replay_state::base_of(std::uint64_t key) const {
   if (base_of_.empty())
