@@ -396,6 +396,47 @@ TEST(ReplayState, SearchesAgainAsSegmentsComeAndGo) {
   EXPECT_EQ(series.samples.back().allocated, 0);
 }
 
+// An expandable segment grows while it holds blocks: pages mapped at its end grow its last
+// fragment only, and pages unmapped from its end shrink it (backward, the mappings undone), so
+// the segment stays in fragments all along; every state is the vector replay's.
+TEST(ReplayState, AnExpandableSegmentGrowsInFragments) {
+  const auto was = detail::replay_fragment_blocks.exchange(2);
+  constexpr std::uint64_t base = std::uint64_t{1} << 40, mib = std::uint64_t{1} << 20;
+  std::vector<memory_event> events;
+  const auto push = [&](memory_action action, std::uint64_t address, std::uint64_t size) {
+    events.push_back({.time = static_cast<std::int64_t>(events.size()),
+                      .action = action,
+                      .address = address,
+                      .size = size});
+  };
+  push(memory_action::segment_map, base, 8 * mib);
+  for (std::uint64_t i = 0; i < 200; ++i) {
+    push(memory_action::alloc, base + i * 8 * mib, 2 * mib);
+    push(memory_action::segment_map, base + (i + 1) * 8 * mib, 8 * mib);
+  }
+  allocator_state reference;
+  detail::replay_state r(allocator_state{}, 0);
+  std::size_t fragments = 0;
+  for (const auto& e : events) {
+    ASSERT_TRUE(apply_memory_event(reference, e));
+    ASSERT_TRUE(r.step(e, false, false));
+    fragments = std::max(fragments, r.fragment_count());
+  }
+  EXPECT_GT(fragments, 100u);
+  ASSERT_EQ(r.state().segments, reference.segments);
+  // Backward from the end: each mapping undone unmaps the pages at the end.
+  detail::replay_state back(reference, 0);
+  for (std::size_t i = events.size(); i-- > 0;) {
+    ASSERT_TRUE(undo_memory_event(reference, events[i], false)) << i;
+    ASSERT_TRUE(back.step(events[i], true, false)) << i;
+    if (i % 37 == 0) {
+      ASSERT_EQ(back.state().segments, reference.segments) << i;
+    }
+  }
+  EXPECT_TRUE(back.state().segments.empty());
+  detail::replay_fragment_blocks = was;
+}
+
 // What a map keyed by address cannot hold is left out of the replay: events of another device
 // and segment events of no bytes change nothing and are counted as not matching, and the start's
 // segments of no bytes, of another device or at an address taken stay as they are. The states

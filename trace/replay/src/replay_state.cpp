@@ -56,8 +56,8 @@ bool left_out(const memory_event& e, std::int32_t device) noexcept {
   return changes_state && (e.device != device || (is_segment_action(e.action) && e.size == 0));
 }
 
-bool maps_pages(const memory_event& e, bool backward) noexcept {
-  return e.action == (backward ? memory_action::segment_unmap : memory_action::segment_map);
+bool makes_segment(const memory_event& e, bool backward) noexcept {
+  return e.action == (backward ? memory_action::segment_free : memory_action::segment_alloc);
 }
 
 } // namespace
@@ -113,7 +113,7 @@ replay_state::segment_map::iterator replay_state::find_entry(std::uint64_t addre
   return floor_;
 }
 
-void replay_state::gather(segment_map::iterator it, const memory_event& e) {
+void replay_state::gather(segment_map::iterator it, const memory_event& e, page_change pages) {
   if (it == by_address_.end())
     return;
   const auto* base = base_of(it->first);
@@ -129,7 +129,26 @@ void replay_state::gather(segment_map::iterator it, const memory_event& e) {
     return xb != nullptr && *xb == b;
   };
   auto lo = it, hi = std::next(it);
-  if (is_segment_action(e.action)) {
+  const bool last = !of_segment(hi);
+  if (pages == page_change::grow && last &&
+      it->second.address + it->second.total_size == e.address) {
+    // Pages mapped at the segment's end grow its last fragment, as they would the segment
+    // (map_pages: the one that ends there). An expandable segment grows while it holds blocks:
+    // joining it whole for each mapping made that quadratic.
+    if (it->first != *base)
+      partial_base_ = *base;
+  } else if (pages == page_change::shrink && e.address != *base) {
+    // Pages unmapped from inside a segment only shrink its last block (unmap_pages: they must
+    // end where it ends): none of another fragment can, so nothing is taken (a mismatch). From
+    // the last fragment, with the one before it where the pages start at its own start (it is
+    // not the segment's).
+    if (!last)
+      return;
+    if (it->first == e.address)
+      lo = std::prev(it);
+    if (lo->first != *base)
+      partial_base_ = *base;
+  } else if (is_segment_action(e.action)) {
     // All of it, from its first fragment (at its address: fragments are never interleaved with
     // another entry, as none is cut where another segment overlaps it).
     if (const auto first = by_address_.find(*base); first != by_address_.end())
@@ -327,14 +346,24 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
       *effect = {};
     return false;
   }
+  // A segment made, or pages mapped, where a segment is (damaged input): add_segment and
+  // map_pages refuse it with no change, told here without taking that segment out (all of its
+  // fragments, each time).
+  const auto pages = page_change_of(e, backward);
+  if ((pages == page_change::grow || makes_segment(e, backward)) && e.size > 0 &&
+      find_entry(e.address) != by_address_.end()) {
+    if (effect != nullptr)
+      *effect = {};
+    return false;
+  }
   part_.segments.clear();
   taken_.clear();
   real_out_ = 0;
   partial_base_.reset();
   // Pages mapped at the end of a segment grow the one that holds the byte before them.
-  if (maps_pages(e, backward) && e.address > 0)
-    gather(find_entry(e.address - 1), e);
-  gather(find_entry(e.address), e);
+  if (pages == page_change::grow && e.address > 0)
+    gather(find_entry(e.address - 1), e, pages);
+  gather(find_entry(e.address), e, pages);
   if (part_.segments.size() == 2 && part_.segments[1].address < part_.segments[0].address)
     std::swap(part_.segments[0], part_.segments[1]);
   const std::uint64_t lo = e.address == 0 ? 0 : e.address - 1;

@@ -105,9 +105,18 @@ private:
   /// The map's entry that holds `address` (the last one starting at or below it, if it holds
   /// it), or end(); an entry the event at hand already took out counts as gone.
   segment_map::iterator find_entry(std::uint64_t address);
+  /// What an event does to a segment's pages, as replayed: map_pages (grow) or unmap_pages.
+  enum class page_change : std::uint8_t { none, grow, shrink };
+  static page_change page_change_of(const memory_event& e, bool backward) noexcept {
+    const auto maps = backward ? memory_action::segment_unmap : memory_action::segment_map;
+    const auto unmaps = backward ? memory_action::segment_map : memory_action::segment_unmap;
+    return e.action == maps     ? page_change::grow
+           : e.action == unmaps ? page_change::shrink
+                                : page_change::none;
+  }
   /// Moves what event `e` can touch of entry `it` (none: end()) into part_: the segment, or
   /// the fragments of one as the header says.
-  void gather(segment_map::iterator it, const memory_event& e);
+  void gather(segment_map::iterator it, const memory_event& e, page_change pages);
   /// The fragments of one segment from `lo` to `hi` (exclusive), joined into part_.
   void join(segment_map::iterator lo, segment_map::iterator hi);
   /// Puts part_'s segments back into the map after the event (fragments of partial_base_, or
