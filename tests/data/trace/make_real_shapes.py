@@ -247,7 +247,7 @@ def snapshots():
     write_pickle("multi_device_p5.pickle", {"segments": segments, "device_traces": traces,
                                             "allocator_settings": {}}, 5)
     write_pickle("empty_devices_p4.pickle", {"segments": [], "device_traces": []}, 4)
-    write_pickle("segment_list_p2.pickle", pt21_segments + segments[:1], 2)
+    write_pickle("segment_list_p2.pickle", segments[:2], 2)
 
 
 def main():

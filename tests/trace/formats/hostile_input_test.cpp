@@ -393,6 +393,10 @@ TEST_F(HostileInput, SnapshotSizesLayoutsAndTimesAreChecked) {
           "segments[0].blocks[0]");
   refused("layout_block_outside.pickle", "TDIAG-TR-117",
           "segments[0].blocks[0]: the block [0x7f0006400000, +1048576) lies outside its segment");
+  // Segments of one device overlap (of two devices they may share addresses).
+  refused("layout_segments_overlap.pickle", "TDIAG-TR-117",
+          "segments[2]: the segment [0x7f0000400000, +8388608) overlaps segments[0] "
+          "[0x7f0000000000, +8388608) on device 0");
   refused("layout_unaddressed_blocks_exceed.pickle", "TDIAG-TR-117",
           "segments[0].blocks[1]: the block [0x7f0000100000, +2097152) lies outside");
   refused("time_us_nan.pickle", "TDIAG-TR-112",

@@ -335,6 +335,7 @@ private:
       (void)t_.lanes.memory(seg.device);
       state.segments.push_back(std::move(seg));
     }
+    check_apart(segments, state.segments);
     if (sort_state)
       state.sort();
     t_.final_allocator_state = std::move(state);
@@ -386,6 +387,30 @@ private:
     });
     for (std::size_t k = 1; k < order.size(); ++k)
       overlap(order[k - 1], order[k]);
+  }
+
+  // The segments of one device do not overlap (one allocation each; an expandable segment's
+  // mapped runs are segments of their own): else every analysis would count their memory twice
+  // (three copies of one segment made its reserved bytes three times). Errors point at the
+  // segments list.
+  void check_apart(snap_value list, const std::vector<segment>& segments) const {
+    std::vector<std::uint32_t> order(segments.size());
+    std::iota(order.begin(), order.end(), 0u);
+    const auto before = [&](std::uint32_t a, std::uint32_t b) {
+      const auto &x = segments[a], &y = segments[b];
+      return x.device != y.device ? x.device < y.device : x.address < y.address;
+    };
+    if (!std::is_sorted(order.begin(), order.end(), before))
+      std::stable_sort(order.begin(), order.end(), before);
+    for (std::size_t k = 1; k < order.size(); ++k) {
+      const auto &a = segments[order[k - 1]], &b = segments[order[k]];
+      if (a.device == b.device && b.address - a.address < a.total_size) [[unlikely]]
+        fail(list, codes::snapshot_bad_layout,
+             fmt::format("segments[{}]: the segment [0x{:x}, +{}) overlaps segments[{}] "
+                         "[0x{:x}, +{}) on device {}",
+                         order[k], b.address, b.total_size, order[k - 1], a.address, a.total_size,
+                         a.device));
+    }
   }
 
   // Whether read_segments meets every block record exactly once and nothing else can reach one

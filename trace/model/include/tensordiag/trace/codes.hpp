@@ -101,7 +101,7 @@ inline constexpr code_entry table[] = {
     {unknown_block_state, "unknown block state in a memory snapshot"},
     {snapshot_too_large, "memory snapshot needs more memory than is available"},
     {snapshot_out_of_range, "memory snapshot size or address out of range"},
-    {snapshot_bad_layout, "memory snapshot blocks do not fit their segment"},
+    {snapshot_bad_layout, "memory snapshot blocks or segments overlap or lie outside"},
     {snapshot_time_order, "memory snapshot times out of order or out of range"},
     {snapshot_trailing_data, "data after the memory snapshot's pickle"},
     {bad_gzip, "bad gzip stream"},
