@@ -388,6 +388,8 @@ TEST_F(HostileInput, SnapshotSizesLayoutsAndTimesAreChecked) {
           "'address' 9223372036854775808 is out of range");
   refused("range_segment_device_huge.pickle", "TDIAG-TR-116",
           "segments[0]: 'device' 1099511627776 is out of range (expected 0 to 65535)");
+  refused("range_segment_device_2_64.pickle", "TDIAG-TR-116",
+          "segments[0]: 'device' 18446744073709551615 is out of range"); // as written
   refused("layout_blocks_overlap.pickle", "TDIAG-TR-117",
           "segments[0].blocks[1]: the block [0x7f0000001000, +1048576) overlaps "
           "segments[0].blocks[0]");

@@ -292,10 +292,14 @@ private:
       const auto device = i64(s, "device", 0);
       // A device index as torch numbers them (device_traces has one list per device): one
       // beyond int32 was cut to another device's number.
-      if (device < 0 || device > max_snapshot_device) [[unlikely]]
+      if (device < 0 || device > max_snapshot_device) [[unlikely]] {
+        // As written: an int from 2^63 on was clamped by the read.
+        const auto written = s.find("device").as_uint();
         fail(s.find("device"), codes::snapshot_out_of_range,
-             fmt::format("segments[{}]: 'device' {} is out of range (expected 0 to {})", i, device,
+             fmt::format("segments[{}]: 'device' {} is out of range (expected 0 to {})", i,
+                         written ? fmt::format("{}", *written) : fmt::format("{}", device),
                          max_snapshot_device));
+      }
       seg.device = static_cast<std::int32_t>(device);
       seg.address = extent(s, "address");
       seg.total_size = extent(s, "total_size");
