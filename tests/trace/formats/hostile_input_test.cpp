@@ -11,6 +11,7 @@
 #include <tensordiag/trace/tdtrace_reader.hpp>
 #include <tensordiag/trace/tdtrace_writer.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <zstd.h>
 
@@ -449,6 +450,41 @@ TEST_F(HostileInput, APickleOverTheBudgetByWhatItBuildsIsOneLine) {
                                 std::string_view("h\x00", 2), "u.");
   const auto fetched = write("fetches.pickle", fetches);
   check(fetched, [&] { (void)pickle_document::parse(fetches, fetched.string()); });
+}
+
+// The stacks and strings a traceback interns are held to the budget as they are interned: one
+// entry of 400k distinct frames (a 16 MB pickle) interned 220 MB of frames and names at its
+// end, under a 100 MB budget, before they were counted.
+TEST_F(HostileInput, DistinctFramesAreHeldToTheBudget) {
+  using namespace std::string_literals;
+  // protocol 4: {'device_traces': [[{'action': 'alloc', 'addr': 4096, 'size': 512,
+  // 'frames': [{'name': 'f<i>', 'filename': '/m<i>.py', 'line': i}, ...]}]]}, each frame's keys
+  // memoized by the first frame (0 to 2) and fetched by the others.
+  const std::string key[3] = {"name", "filename", "line"};
+  const auto text = [](const std::string& t) { return "\x8c"s + static_cast<char>(t.size()) + t; };
+  const auto int32 = [](int v) { return "J"s + std::string(reinterpret_cast<char*>(&v), 4); };
+  std::string p = "\x80\x04}(\x8c\x0d"
+                  "device_traces]]}(" +
+                  text("action") + text("alloc") + text("addr") + int32(4096) + text("size") +
+                  int32(512) + text("frames") + "](";
+  constexpr int frames = 400000;
+  for (int i = 0; i < frames; ++i) {
+    const auto k = [&](int n) {
+      return i == 0 ? text(key[n]) + "\x94" : "h"s + static_cast<char>(n);
+    };
+    p += "}(" + k(0) + text(fmt::format("f{}", i)) + k(1) + text(fmt::format("/m{}.py", i)) + k(2) +
+         int32(i) + "u";
+    if (i % 1000 == 999)
+      p += "e(";
+  }
+  p += "euaau.";
+  const auto path = write("distinct_frames.pickle", p);
+  setenv("TDIAG_MEMORY_LIMIT", "100M", 1);
+  const auto e = refusal([&] { (void)load_trace(path); });
+  ASSERT_TRUE(e);
+  const std::string what = e->what();
+  EXPECT_EQ(e->report().diagnostics.at(0).code, "TDIAG-CORE-006") << what;
+  EXPECT_NE(what.find("what the pickle built by byte offset"), std::string::npos) << what;
 }
 
 // No importer makes a record that ends before it starts; one in a file is damage that would

@@ -98,6 +98,18 @@ stack_id stack_table::intern_stack(std::span<const frame_id> frames) {
 }
 
 // Copies a new stack's frames into the last chunk, or a new one where it does not fit.
+std::size_t stack_table::memory_bytes() const noexcept {
+  std::size_t ids = 0;
+  for (const auto& c : chunks_)
+    ids += c.capacity() * sizeof(std::uint16_t);
+  // A frame index entry: its node (frame, id, hash, link, the allocator's header), a bucket.
+  constexpr std::size_t per_frame = sizeof(frame) + sizeof(frame_id) + 8 + 8 + 16 + sizeof(void*);
+  return frames_.capacity() * sizeof(frame) + frame_index_.size() * per_frame +
+         frame_index_.bucket_count() * sizeof(void*) + stacks_.capacity() * sizeof(stack_span) +
+         chunks_.capacity() * sizeof(std::vector<std::uint16_t>) + ids +
+         index_.capacity() * sizeof(std::uint64_t);
+}
+
 stack_table::stack_span stack_table::store(std::span<const frame_id> frames) {
   const std::size_t per = wide_ ? 2 : 1, n = frames.size() * per;
   if (chunks_.empty() || chunks_.back().capacity() - chunks_.back().size() < n) {

@@ -4,6 +4,15 @@
 
 namespace tdiag::trace {
 
+std::size_t string_table::memory_bytes() const noexcept {
+  // Per string: its pointer, the std::string and its heap text with the allocator's header;
+  // per index entry a node (key, id, hash, link, header) and a bucket.
+  constexpr std::size_t per_string = sizeof(void*) + sizeof(std::string) + 16,
+                        per_entry = sizeof(std::string_view) + 8 + 8 + 8 + 16 + sizeof(void*);
+  return strings_.capacity() * sizeof(void*) + strings_.size() * per_string + text_bytes_ +
+         index_.size() * per_entry + index_.bucket_count() * sizeof(void*);
+}
+
 string_table::string_table() {
   strings_.push_back(std::make_unique<std::string>());
   index_.emplace(std::string_view(*strings_.front()), no_string);

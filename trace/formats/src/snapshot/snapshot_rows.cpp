@@ -361,6 +361,7 @@ frame_id snapshot_rows::frame_of(snap_value f, bool exclusive) {
   fr.file = t_.strings.intern(str(f, "filename"));
   fr.line = frame_line(i64(f, "line", 0));
   const auto id = t_.stacks.intern_frame(fr);
+  count_frame();
   mutable_stream().settle(f, id, false, exclusive);
   return id;
 }
@@ -503,6 +504,7 @@ bool snapshot_rows::inline_stack(memory_event& m) {
     fr.file = frame_text(f.file);
     fr.line = frame_line(f.line == absent ? 0 : *snap_value(s_, f.line, 0).as_int());
     list->frame_ids[j] = t_.stacks.intern_frame(fr);
+    count_frame();
     scratch_.push_back(list->frame_ids[j]);
   }
   list->stack = m.stack = t_.stacks.intern_stack(scratch_);

@@ -41,6 +41,16 @@ public:
   [[nodiscard]] bool readable(snap_value e) override;
   bool flat_entry(std::span<const std::uint64_t> items, std::uint64_t offset,
                   std::uint32_t& row) override;
+  /// A frame interned: every 65,536 the pickle's footprint, the stacks and strings included, is
+  /// held to the budget (one entry of 800k distinct frames interned them all at its end).
+  void count_frame() {
+    if ((++frames_interned_ & 0xffff) == 0) [[unlikely]]
+      s_->check_footprint(s_->position(), 0);
+  }
+  [[nodiscard]] std::uint64_t held_bytes() const noexcept override {
+    // (The rows are held to the budget as the events they extrapolate to: check_progress.)
+    return t_.stacks.memory_bytes() + t_.strings.memory_bytes();
+  }
   [[nodiscard]] frame_list stack_frames(std::uint32_t stack) const override {
     return t_.stacks.stack(stack);
   }
@@ -117,6 +127,7 @@ private:
 
   const snap_stream* s_ = nullptr;
   trace& t_;
+  std::uint64_t frames_interned_ = 0; ///< see count_frame
   std::vector<memory_event> rows_;
   std::size_t populated_ = 0;  ///< rows_ slots whose pages are already resident
   page_prefaulter prefaulter_; ///< for a large file: rows_'s pages made resident ahead

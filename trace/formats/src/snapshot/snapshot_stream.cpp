@@ -47,7 +47,8 @@ void snap_stream::check_footprint(std::uint64_t offset, std::uint64_t machine_by
                              boxes_.capacity() * sizeof(box) +
                              containers_.capacity() * sizeof(container) +
                              live_items_ * sizeof(std::uint64_t) * 3 / 2 + // and slack
-                             memo_.size() * sizeof(std::uint32_t) + machine_bytes;
+                             memo_.size() * sizeof(std::uint32_t) + machine_bytes +
+                             (sink_ != nullptr ? sink_->held_bytes() : 0);
   if (budget_ == 0)
     budget_ = memory_budget(); // read once, when a pickle first grows this big (tens of us)
   if (held > budget_)

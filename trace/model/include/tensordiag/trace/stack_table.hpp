@@ -101,6 +101,8 @@ public:
   [[nodiscard]] std::size_t frame_count() const noexcept { return frames_.size(); }
   /// Stack ids, including no_stack.
   [[nodiscard]] std::size_t stack_count() const noexcept { return stacks_.size(); }
+  /// About the bytes the table holds, its indexes included (an importer's memory budget).
+  [[nodiscard]] std::size_t memory_bytes() const noexcept;
 
   friend bool operator==(const stack_table& a, const stack_table& b);
 

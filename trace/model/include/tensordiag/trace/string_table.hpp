@@ -44,6 +44,8 @@ public:
   [[nodiscard]] std::size_t size() const noexcept { return strings_.size(); }
   /// Total bytes of text held (for statistics).
   [[nodiscard]] std::size_t text_bytes() const noexcept { return text_bytes_; }
+  /// About the bytes the table holds, its index included (an importer's memory budget).
+  [[nodiscard]] std::size_t memory_bytes() const noexcept;
 
   friend bool operator==(const string_table& a, const string_table& b);
 
