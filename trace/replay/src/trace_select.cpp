@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <limits>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "replay_state.hpp"
@@ -199,37 +200,35 @@ std::size_t keep_memory(trace& t, time_span w) {
     keep_rows(t.memory, [&](const memory_event& e) { return e.time <= w.end; });
     return 0;
   }
-  auto& state = *t.final_allocator_state;
   std::size_t mismatches = 0;
-  bool changed = false;
+  // Each lane's state at the window's end, put in the dump once every lane is replayed (the
+  // derivation reads the dump, sorted).
+  std::vector<std::pair<std::int32_t, allocator_state>> at_end;
   for (lane_id lane = 0; lane < t.lanes.size(); ++lane) {
     const auto events = t.memory.lane(lane);
     if (events.empty() || events.back().time <= w.end)
       continue; // nothing after the window on this allocator: the dump holds there already
     const auto device = static_cast<std::int32_t>(t.lanes.at(lane).group);
-    const bool two_step = std::ranges::any_of(
-        events, [](const memory_event& e) { return e.action == memory_action::free_requested; });
-    allocator_state start;
-    std::ranges::copy_if(state.segments, std::back_inserter(start.segments),
-                         [&](const segment& seg) { return seg.device == device; });
-    start.sort();
-    // Back to the lane's start and forward to the window's end in replay_state, which keeps a
-    // segment of many blocks as fragments: on the plain vector each block made or dropped moved
-    // every later block of its segment (160k allocations in one segment: seconds per window).
-    detail::replay_state r(std::move(start), device);
-    for (std::size_t i = events.size(); i-- > 0;)
-      mismatches += r.step(events[i], true, two_step) ? 0 : 1;
+    // Back to the lane's start (the replay every analysis derives it by) and forward to the
+    // window's end in replay_state, which keeps a segment of many blocks as fragments: on the
+    // plain vector each block made or dropped moved every later block of its segment (160k
+    // allocations in one segment: seconds per window).
+    std::size_t undone = 0;
+    detail::replay_state r(initial_allocator_state(t, lane, &undone), device);
+    mismatches += undone;
     for (const auto& e : events) {
       if (e.time > w.end)
         break;
-      mismatches += r.step(e, false, two_step) ? 0 : 1;
+      mismatches += r.step(e, false, false) ? 0 : 1;
     }
-    auto s = std::move(r).take();
+    at_end.emplace_back(device, std::move(r).take());
+  }
+  auto& state = *t.final_allocator_state;
+  for (auto& [device, s] : at_end) {
     std::erase_if(state.segments, [&](const segment& seg) { return seg.device == device; });
     std::ranges::move(s.segments, std::back_inserter(state.segments));
-    changed = true;
   }
-  if (changed) {
+  if (!at_end.empty()) {
     state.sort();
     state.time = std::min(state.time, w.end);
   }
