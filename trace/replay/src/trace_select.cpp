@@ -224,7 +224,8 @@ std::size_t keep_memory(trace& t, time_span w) {
     at_end.emplace_back(device, std::move(r).take());
   }
   auto& state = *t.final_allocator_state;
-  for (auto& [device, s] : at_end) {
+  for (auto& [lane_device, s] : at_end) {
+    const auto device = lane_device; // (a lambda may not capture a structured binding in clang 14)
     std::erase_if(state.segments, [&](const segment& seg) { return seg.device == device; });
     std::ranges::move(s.segments, std::back_inserter(state.segments));
   }
