@@ -67,25 +67,6 @@ bool named(const trace& t, string_id id, std::initializer_list<std::string_view>
   return std::find(names.begin(), names.end(), n) != names.end();
 }
 
-// What the launch statistics count as a launch. HTA (`hta_compat`) counts the CUDA runtime's
-// calls only: a Triton kernel launched through the driver (cuLaunchKernel) and every launch of
-// a ROCm trace (hipLaunchKernel, hipExtModuleLaunchKernel) are not, so an MI300 trace had 0
-// launches for its 1,516 kernels. Exact mode counts the runtime's, the driver's and HIP's calls
-// that put one kernel, copy or memset on a stream (a graph launch, which puts many, is not).
-bool is_counted_launch(const trace& t, string_id id, bool hta_compat) {
-  if (hta_compat)
-    return named(t, id,
-                 {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync",
-                  "runFunction - job_prep_and_submit_for_execution"});
-  return named(t, id,
-               {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync",
-                "runFunction - job_prep_and_submit_for_execution", "cudaLaunchCooperativeKernel",
-                "cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel",
-                "hipLaunchKernel", "hipExtLaunchKernel", "hipModuleLaunchKernel",
-                "hipExtModuleLaunchKernel", "hipLaunchCooperativeKernel", "hipMemcpyAsync",
-                "hipMemsetAsync", "hipMemcpyWithStream"});
-}
-
 // What HTA's queue length counts as enqueuing work on a stream.
 bool is_enqueue(const trace& t, string_id id) {
   return named(t, id,
@@ -93,6 +74,23 @@ bool is_enqueue(const trace& t, string_id id) {
                 "cuLaunchKernel", "runFunction - job_prep_and_submit_for_execution",
                 "hipLaunchKernel", "hipExtModuleLaunchKernel", "hipMemcpyAsync", "hipMemsetAsync",
                 "hipMemcpyWithStream", "cuLaunchKernelEx"});
+}
+
+// What the launch statistics count as a launch. HTA (`hta_compat`) counts the CUDA runtime's
+// calls only: a Triton kernel launched through the driver (cuLaunchKernel) and every launch of
+// a ROCm trace (hipLaunchKernel, hipExtModuleLaunchKernel) are not, so an MI300 trace had 0
+// launches for its 1,516 kernels. Exact mode counts every call that puts one kernel, copy or
+// memset on a stream: HTA's enqueues and the cooperative and module launches it does not name
+// (a graph launch, which puts many, is not).
+bool is_counted_launch(const trace& t, string_id id, bool hta_compat) {
+  if (hta_compat)
+    return named(t, id,
+                 {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync",
+                  "runFunction - job_prep_and_submit_for_execution"});
+  return is_enqueue(t, id) ||
+         named(t, id,
+               {"cudaLaunchCooperativeKernel", "cuLaunchCooperativeKernel", "hipExtLaunchKernel",
+                "hipModuleLaunchKernel", "hipLaunchCooperativeKernel"});
 }
 
 } // namespace
