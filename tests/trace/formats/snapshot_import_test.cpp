@@ -288,6 +288,44 @@ TEST(SnapshotImport, FlatEntryWithAStrAddressNamesIt) {
   }
 }
 
+// A PUT that replaces a memoized key (slot 7, 'addr', becomes 'size') between two flat entries:
+// the next entry's key is what the slot holds now, not what the one before it fetched there.
+TEST(SnapshotImport, FlatEntryKeysFollowAPutThatReplacesOne) {
+  const auto p = memoized_entries(binunicode("size") + "q\x07" + "0");
+  const auto rows = import_snapshot(p, "flat.pickle").trace.memory.all();
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1].address, 11u);
+  EXPECT_EQ(rows[2].address, 0u);
+  EXPECT_EQ(rows[2].size, 13u);
+}
+
+// LONG1 ints of every length a flat entry reads (1 to 7 bytes), positive and negative (a
+// negative 'stream' wraps to u64, as the dict's read does).
+TEST(SnapshotImport, FlatEntriesReadLong1IntsOfEveryLength) {
+  const auto long1 = [](std::int64_t v, int n) {
+    std::string out = "\x8a" + std::string(1, static_cast<char>(n));
+    for (int i = 0; i < n; ++i)
+      out += static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * i)) & 0xff);
+    return out;
+  };
+  // 'stream' memoized at 10 (e1 took 9), then popped.
+  std::string middle = binunicode("stream") + "\x94" + "0";
+  std::vector<std::pair<std::uint64_t, std::int64_t>> want; // (addr, stream)
+  for (int n = 1; n <= 7; ++n) {
+    const auto addr = (std::uint64_t{1} << (8 * n - 1)) - 3;  // near the largest n bytes hold
+    const auto stream = 5 - (std::int64_t{1} << (8 * n - 1)); // near the most negative
+    middle += "}\x94(h\x05h\x06h\x07" + long1(static_cast<std::int64_t>(addr), n) + "h\x0a" +
+              long1(stream, n) + "h\x08K\x03u";
+    want.emplace_back(addr, stream);
+  }
+  const auto rows = import_snapshot(memoized_entries(middle), "long1.pickle").trace.memory.all();
+  ASSERT_EQ(rows.size(), 2 + want.size() + 1);
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(rows[2 + i].address, want[i].first) << i;
+    EXPECT_EQ(rows[2 + i].stream, static_cast<std::uint64_t>(want[i].second)) << i;
+  }
+}
+
 } // namespace
 
 namespace {

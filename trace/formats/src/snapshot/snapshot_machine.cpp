@@ -207,7 +207,7 @@ bool snap_machine::flat_dict() {
   auto& list = scratch.list;
   // A frames list read inline goes only into a row: anything else is read opcode by opcode
   // (so is one that would cross limits.max_values, to fail where the opcodes fail).
-  const bool ready = next_in_batch() && s.has_action(kv);
+  const bool ready = scratch.action && next_in_batch();
   if (list.present &&
       (created + ints + list.fresh + 2 > limits.max_values ||
        stack.size() + list.count + 2 > limits.max_stack || list.count > limits.max_container))
@@ -221,9 +221,9 @@ bool snap_machine::flat_dict() {
     return true;
   }
   created += ints;
-  for (const auto item : kv)
-    if (tag_of(item) == t_container)
-      s.containers_[payload_of(item)].refs += 3; // fetched from the memo, then stored
+  for (std::size_t i = 1; scratch.containers != 0 && i < kv.size(); i += 2) // (keys are strs)
+    if (tag_of(kv[i]) == t_container)
+      s.containers_[payload_of(kv[i])].refs += 3; // fetched from the memo, then stored
   for (std::size_t i = 0; list.present && i < list.used; ++i)
     if (tag_of(list.items[i]) == t_container)
       s.containers_[payload_of(list.items[i])].refs += 3;
@@ -251,9 +251,9 @@ bool snap_machine::flat_dict() {
     // Only the references taken above are undone: the sink changed nothing the opcodes would
     // not change alike.
     created -= ints;
-    for (const auto item : kv)
-      if (tag_of(item) == t_container)
-        s.containers_[payload_of(item)].refs -= 3;
+    for (std::size_t i = 1; scratch.containers != 0 && i < kv.size(); i += 2)
+      if (tag_of(kv[i]) == t_container)
+        s.containers_[payload_of(kv[i])].refs -= 3;
     for (std::size_t i = 0; i < list.used; ++i)
       if (tag_of(list.items[i]) == t_container)
         s.containers_[payload_of(list.items[i])].refs -= 3;

@@ -239,6 +239,8 @@ struct snap_machine {
     if (index > memo.size() + 4096 || index >= limits.max_values)
       fail(codes::bad_memo, "malformed pickle", fmt::format("memo index {} out of range", index));
     const auto v = top();
+    if (index < memo.size())
+      ++s.memo_overwrites_; // a key fetched from this slot may fetch something else now
     if (!memo.set(index, v))
       fail(codes::pickle_limit, "pickle over limit", "more than 2^28 memoized values of 64 bits");
     if (tag_of(v) == t_container) {

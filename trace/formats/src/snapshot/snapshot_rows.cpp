@@ -144,7 +144,10 @@ bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value
       return false;
     switch (field) {
     case f_action:
-      st.action = action_of(raw, dict);
+      // A str met before: what it was found to be (action_of learns it otherwise).
+      st.action = snap::tag_of(raw) == snap::t_box && facts(raw).action < action_not_str
+                      ? facts(raw).action
+                      : action_of(raw, dict);
       if (st.action == action_not_str)
         return false; // flat: the dict names it in the error
       st.action_value = raw;
@@ -181,7 +184,9 @@ bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value
       break;
     }
     case f_user_metadata:
-      if (!user_metadata(raw, dict, st))
+      if (snap::tag_of(raw) == snap::t_box && facts(raw).meta != meta_uncached)
+        st.user_metadata = facts(raw).meta; // a str met before (user_metadata learns it)
+      else if (!user_metadata(raw, dict, st))
         return false;
       break;
     default:
@@ -210,7 +215,7 @@ std::uint32_t snapshot_rows::finish(memory_event& m, const staged& st, snap_valu
       d.device_free = st.device_free;
     }
   }
-  m.detail = detail_for(d);
+  m.detail = d.device_free == 0 && d.user_metadata == no_string ? 0 : detail_for(d);
   return static_cast<std::uint32_t>(rows_.size() - 1);
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 #include <span>
 
@@ -157,6 +158,45 @@ namespace {
     block_fetched_ = true;
   return true;
 }
+// A dict's key `k` at `p`: a memo fetch of a str, matched by its bytes when `keys` met it at
+// that place before (learnt otherwise); false when it is not one.
+[[gnu::always_inline]] inline bool snap_stream::fetch_key(key_cache& keys, const std::uint8_t*& p,
+                                                          std::size_t k, std::uint64_t& out,
+                                                          bool& action) const {
+  std::uint64_t word; // the callers leave at least 32 bytes after `p`
+  std::memcpy(&word, p, sizeof word);
+  if (k < keys.count && (word & keys.mask[k]) == keys.code[k]) [[likely]] {
+    out = keys.handle[k];
+    p += keys.length[k];
+    action |= keys.action[k];
+    return true;
+  }
+  const auto* const at = p;
+  if (!fast_get(p, out) || tag_of(out) != t_box)
+    return false;
+  const bool is_action = boxes_[payload_of(out)].action;
+  action |= is_action;
+  if (k < key_cache::max_keys) {
+    keys.action[k] = is_action;
+    std::array<std::uint8_t, sizeof word> mask{};
+    std::fill_n(mask.begin(), p - at, std::uint8_t{0xff}); // 2 or 5 bytes
+    std::memcpy(&keys.mask[k], mask.data(), sizeof word);
+    keys.code[k] = word & keys.mask[k];
+    keys.length[k] = static_cast<std::uint8_t>(p - at);
+    keys.handle[k] = out;
+    keys.count = std::max(keys.count, k + 1);
+  }
+  return true;
+}
+
+// The keys learnt stand while no PUT has replaced a stored slot.
+[[gnu::always_inline]] inline void snap_stream::check_keys(key_cache& keys) const {
+  if (keys.overwrites != memo_overwrites_) [[unlikely]] {
+    keys.count = 0;
+    keys.overwrites = memo_overwrites_;
+  }
+}
+
 // A flat value inside flat_dict(): a memo fetch, a small int or None.
 [[gnu::always_inline]] inline bool
 snap_stream::fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_t& ints) const {
@@ -183,12 +223,12 @@ snap_stream::fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_
     const std::size_t n = p[1];
     if (n == 0 || n > 7)
       return false;
-    std::uint64_t v = 0;
-    for (std::size_t i = 0; i < n; ++i)
-      v |= std::uint64_t{p[2 + i]} << (8 * i);
-    if ((p[1 + n] & 0x80) != 0)
-      v |= ~std::uint64_t{0} << (8 * n); // sign-extend
-    out = make(t_int, v);
+    std::uint64_t v; // little-endian: n bytes, then the next (the callers leave 32 after `p`)
+    std::memcpy(&v, p + 2, sizeof v);
+    if constexpr (std::endian::native == std::endian::big)
+      v = __builtin_bswap64(v);
+    const auto drop = static_cast<unsigned>(64 - 8 * n); // sign-extended from byte n - 1
+    out = make(t_int, static_cast<std::uint64_t>(static_cast<std::int64_t>(v << drop) >> drop));
     p += 2 + n;
     break;
   }
@@ -249,14 +289,18 @@ std::size_t snap_stream::scan_flat_dict(flat_items& items, std::uint64_t& ints) 
     return 0;
   ++p;
   items.count = 0;
+  items.containers = 0;
+  items.action = false;
   items.list.present = false;
+  check_keys(entry_keys_);
   for (;;) {
     if (p > stop || !skip_frames(p))
       return 0;
     if (*p == 'u')
       break;
-    if (items.count == items.handles.size() || !fast_get(p, items.handles[items.count]) ||
-        tag_of(items.handles[items.count]) != t_box || !skip_frames(p))
+    if (items.count == items.handles.size() ||
+        !fetch_key(entry_keys_, p, items.count / 2, items.handles[items.count], items.action) ||
+        !skip_frames(p))
       return 0;
     if (*p == ']') {
       if (items.list.present || !scan_inline_list(p, stop, items, ints))
@@ -264,6 +308,8 @@ std::size_t snap_stream::scan_flat_dict(flat_items& items, std::uint64_t& ints) 
       items.handles[items.count + 1] = make(t_inline, 0);
     } else if (!fast_value(p, items.handles[items.count + 1], ints)) {
       return 0;
+    } else if (tag_of(items.handles[items.count + 1]) == t_container) {
+      ++items.containers;
     }
     items.count += 2;
   }
@@ -280,6 +326,7 @@ std::size_t snap_stream::scan_flat_dict(flat_items& items, std::uint64_t& ints) 
 bool snap_stream::scan_inline_list(const std::uint8_t*& p, const std::uint8_t* stop,
                                    flat_items& items, std::uint64_t& ints) const {
   auto& l = items.list;
+  check_keys(frame_keys_);
   std::uint64_t next = items.memo + 1, index = 0;
   ++p;
   if (!fast_put(p, next, index) || index != next || next >= limits_.max_values)
@@ -315,19 +362,20 @@ bool snap_stream::scan_inline_list(const std::uint8_t*& p, const std::uint8_t* s
       l.dict_memo[l.fresh] = next++;
       l.first[l.fresh] = static_cast<std::uint32_t>(l.used);
       ++p;
+      bool action = false; // a dict with an "action" key
       for (;;) {
         if (p > stop || !skip_frames(p))
           return false;
         if (*p == 'u')
           break;
-        if (l.used + 2 > l.items.size() || !fast_get(p, l.items[l.used]) ||
-            tag_of(l.items[l.used]) != t_box || !skip_frames(p) ||
-            !fast_value(p, l.items[l.used + 1], ints))
+        if (l.used + 2 > l.items.size() ||
+            !fetch_key(frame_keys_, p, (l.used - l.first[l.fresh]) / 2, l.items[l.used], action) ||
+            !skip_frames(p) || !fast_value(p, l.items[l.used + 1], ints))
           return false;
         l.used += 2;
       }
       ++p;
-      if (has_action(std::span(l.items).subspan(l.first[l.fresh], l.used - l.first[l.fresh])))
+      if (action)
         return false;
       l.source[l.count++] = make(t_inline, l.fresh++);
     } else {

@@ -301,6 +301,8 @@ private:
   std::uint64_t live_items_ = 0;     ///< items added to containers not yet released (about)
   mutable std::uint64_t budget_ = 0; ///< memory_budget(), read at the first check
   snap_memo memo_;
+  /// PUTs that named a slot already stored (see key_cache).
+  std::uint64_t memo_overwrites_ = 0;
   std::uint64_t root_ = 0;
   inline_list* inline_ = nullptr;
   block_store blocks_;
@@ -331,12 +333,30 @@ private:
   struct flat_items {
     std::array<std::uint64_t, 128> handles;
     std::size_t count = 0;
-    std::uint64_t memo = 0; ///< the memo index the dict is put at
-    inline_list list;       ///< its frames list, when present
+    std::size_t containers = 0; ///< values fetched that are containers
+    bool action = false;        ///< a key is the str "action" (see has_action)
+    std::uint64_t memo = 0;     ///< the memo index the dict is put at
+    inline_list list;           ///< its frames list, when present
     [[nodiscard]] std::span<const std::uint64_t> span() const noexcept {
       return {handles.data(), count};
     }
   };
+  /// Keys a flat dict fetched, as written (the fetch opcode and its index, up to 8 bytes) with
+  /// what they fetched: the dicts of a file share a few keys, which are then matched by their
+  /// bytes instead of looked up in the memo. Valid while no PUT has replaced a stored slot.
+  struct key_cache {
+    static constexpr std::size_t max_keys = 32;   ///< by position in the dict
+    std::uint64_t overwrites = ~std::uint64_t{0}; ///< memo_overwrites_ when they were learnt
+    std::size_t count = 0;
+    std::array<std::uint64_t, max_keys> code{}, mask{}, handle{};
+    std::array<std::uint8_t, max_keys> length{};
+    std::array<bool, max_keys> action{}; ///< the key is the str action (see has_action)
+  };
+  bool fetch_key(key_cache& keys, const std::uint8_t*& p, std::size_t k, std::uint64_t& out,
+                 bool& action) const;
+  void check_keys(key_cache& keys) const;
+  mutable key_cache entry_keys_; ///< the keys of entries and blocks
+  mutable key_cache frame_keys_; ///< the keys of frames in an inline list
   std::size_t scan_flat_dict(flat_items& items, std::uint64_t& ints) const;
   bool scan_inline_list(const std::uint8_t*& p, const std::uint8_t* stop, flat_items& items,
                         std::uint64_t& ints) const;
