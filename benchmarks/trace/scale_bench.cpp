@@ -8,13 +8,20 @@
 // RSS). The file is read once before either, unmeasured, so both find it in the page cache.
 // --no-peer skips the peer (at 100M events it does not fit in 24 GiB).
 //
-//   tdiag_bench_trace_scale_bench FILE [--no-peer] [--python /usr/bin/python3]
+// --repeat N runs both N times, in turn, each load in a fresh process of its own (this program
+// again, with --once): on a virtual machine the same load took 0.11 s or 0.19 s as the host
+// had the fresh pages it asked for at hand or not, and the peer varied by 10%. Each run is
+// printed, then the best and the median of each side and their ratios.
+//
+//   tdiag_bench_trace_scale_bench FILE [--no-peer] [--repeat N] [--python /usr/bin/python3]
 #include <tensordiag/trace/load.hpp>
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
@@ -24,6 +31,7 @@
 #include <string>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -68,6 +76,23 @@ void warm(const std::filesystem::path& path) {
   ::close(fd);
 }
 
+// Runs args[0] with `args`, its standard output to `out`, and waits: 0, or posix_spawn's error.
+int run_to_file(std::vector<std::string> args, const std::string& out, int& status, rusage& u) {
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  pid_t pid = 0;
+  const int err = posix_spawn(&pid, args[0].c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (err == 0)
+    ::wait4(pid, &status, 0, &u);
+  return err;
+}
+
 // Runs the Python peer; returns false (after saying why) when it cannot run.
 bool run_peer(const std::string& python, const std::filesystem::path& path, double& seconds,
               double& cpu_seconds, double& peak_kib) {
@@ -81,24 +106,12 @@ bool run_peer(const std::string& python, const std::filesystem::path& path, doub
   const std::string out =
       (std::filesystem::temp_directory_path() / fmt::format("tdiag_scale_peer_{}.txt", ::getpid()))
           .string();
-  std::vector<std::string> args = {python, "-c", code, path.string()};
-  std::vector<char*> argv;
-  for (auto& a : args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  pid_t pid = 0;
-  const int err = posix_spawn(&pid, python.c_str(), &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (err != 0) {
+  int status = 0;
+  rusage u{};
+  if (const int err = run_to_file({python, "-c", code, path.string()}, out, status, u); err != 0) {
     fmt::print("  peer: cannot run {}: {}\n", python, std::strerror(err));
     return false;
   }
-  int status = 0;
-  rusage u{};
-  ::wait4(pid, &status, 0, &u);
   std::ifstream in(out);
   seconds = -1;
   in >> seconds;
@@ -113,55 +126,134 @@ bool run_peer(const std::string& python, const std::filesystem::path& path, doub
   return true;
 }
 
+// One load in this process: its figures, on one line for --repeat's parent.
+struct load_figures {
+  double wall = 0, cpu = 0, before_kib = 0, now_kib = 0, peak_kib = 0;
+  std::size_t events = 0;
+  std::string format;
+};
+
+load_figures load_once(const std::filesystem::path& path) {
+  load_figures f;
+  f.before_kib = rss_kib().first;
+  const auto c0 = std::clock();
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = tdiag::trace::load_trace(path);
+  f.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  f.cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+  std::tie(f.now_kib, f.peak_kib) = rss_kib();
+  f.events = r.trace.event_count();
+  f.format = r.trace.metadata.format;
+  return f;
+}
+
+// Runs this program with --once in a child; false (after saying why) when it fails.
+bool load_in_child(const std::filesystem::path& path, load_figures& f) {
+  const std::string out =
+      (std::filesystem::temp_directory_path() / fmt::format("tdiag_scale_once_{}.txt", ::getpid()))
+          .string();
+  int status = 0;
+  rusage u{};
+  const int err = run_to_file({"/proc/self/exe", "--once", path.string()}, out, status, u);
+  std::ifstream in(out);
+  in >> f.wall >> f.cpu >> f.before_kib >> f.now_kib >> f.peak_kib >> f.events >> f.format;
+  std::filesystem::remove(out);
+  if (err != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !in) {
+    fmt::print("  load in a child failed ({})\n", err != 0 ? std::strerror(err) : "its status");
+    return false;
+  }
+  return true;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 == 1 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+void print_load(const load_figures& f) {
+  const auto events = static_cast<double>(std::max<std::size_t>(f.events, 1));
+  fmt::print("  tensordiag load    {:.3f} s wall, {:.3f} s CPU, {:.0f} ns/event\n", f.wall, f.cpu,
+             1e9 * f.wall / events);
+  fmt::print("  peak RSS           {:.1f} MiB ({:.1f} B/event above the {:.1f} MiB at start; "
+             "{:.1f} MiB held after)\n",
+             mib(f.peak_kib), 1024.0 * (f.peak_kib - f.before_kib) / events, mib(f.before_kib),
+             mib(f.now_kib));
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
   std::filesystem::path path;
   std::string python = "/usr/bin/python3";
-  bool peer = true;
+  bool peer = true, once = false;
+  int repeat = 1;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--no-peer") == 0)
       peer = false;
+    else if (std::strcmp(argv[i], "--once") == 0)
+      once = true;
+    else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc)
+      repeat = std::max(1, std::atoi(argv[++i]));
     else if (std::strcmp(argv[i], "--python") == 0 && i + 1 < argc)
       python = argv[++i];
     else
       path = argv[i];
   }
   if (path.empty()) {
-    fmt::print(stderr, "usage: tdiag_bench_trace_scale_bench FILE [--no-peer] [--python PY]\n");
+    fmt::print(stderr, "usage: tdiag_bench_trace_scale_bench FILE [--no-peer] [--repeat N] "
+                       "[--python PY]\n");
     return 2;
   }
   warm(path);
-  const auto before = rss_kib().first;
-  const auto c0 = std::clock();
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto r = tdiag::trace::load_trace(path);
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
-  const auto [now, peak] = rss_kib();
-  const auto events = r.trace.event_count();
-  const auto file_bytes = std::filesystem::file_size(path);
-  fmt::print("scale_bench: {} ({:.1f} MiB, {})\n", path.filename().string(),
-             static_cast<double>(file_bytes) / (1 << 20), r.trace.metadata.format);
-  fmt::print("  events             {}\n", events);
-  fmt::print("  tensordiag load    {:.3f} s wall, {:.3f} s CPU, {:.0f} ns/event\n", wall, cpu,
-             1e9 * wall / static_cast<double>(std::max<std::size_t>(events, 1)));
-  fmt::print("  peak RSS           {:.1f} MiB ({:.1f} B/event above the {:.1f} MiB at start; "
-             "{:.1f} MiB held after)\n",
-             mib(peak),
-             1024.0 * (peak - before) / static_cast<double>(std::max<std::size_t>(events, 1)),
-             mib(before), mib(now));
-  if (!peer) {
-    fmt::print("  peer: skipped (--no-peer)\n");
+  if (once) {
+    const auto f = load_once(path);
+    fmt::print("{} {} {} {} {} {} {}\n", f.wall, f.cpu, f.before_kib, f.now_kib, f.peak_kib,
+               f.events, f.format.empty() ? "-" : f.format);
     return 0;
   }
-  double seconds = 0, peer_cpu = 0, peer_kib = 0;
-  if (!run_peer(python, path, seconds, peer_cpu, peer_kib))
+  const auto file_bytes = std::filesystem::file_size(path);
+  std::vector<double> ours, theirs;
+  for (int run = 0; run < repeat; ++run) {
+    load_figures f;
+    if (repeat == 1)
+      f = load_once(path);
+    else if (!load_in_child(path, f))
+      return 1;
+    if (run == 0) {
+      fmt::print("scale_bench: {} ({:.1f} MiB, {})\n", path.filename().string(),
+                 static_cast<double>(file_bytes) / (1 << 20), f.format);
+      fmt::print("  events             {}\n", f.events);
+    }
+    if (repeat > 1)
+      fmt::print("  run {}\n", run + 1);
+    print_load(f);
+    ours.push_back(f.wall);
+    if (!peer) {
+      fmt::print("  peer: skipped (--no-peer)\n");
+      continue;
+    }
+    double seconds = 0, peer_cpu = 0, peer_kib = 0;
+    if (!run_peer(python, path, seconds, peer_cpu, peer_kib))
+      return 0;
+    fmt::print(
+        "  peer: {} {:.3f} s wall (process CPU incl. start-up {:.3f} s), peak RSS {:.1f} MiB\n",
+        is_pickle(path) ? "pickle.load" : "json.load", seconds, peer_cpu, mib(peer_kib));
+    fmt::print("  ratio              {:.1f}x faster (wall), {:.2f}x the peer's memory\n",
+               seconds / f.wall, f.peak_kib / peer_kib);
+    theirs.push_back(seconds);
+  }
+  if (repeat == 1)
     return 0;
-  fmt::print(
-      "  peer: {} {:.3f} s wall (process CPU incl. start-up {:.3f} s), peak RSS {:.1f} MiB\n",
-      is_pickle(path) ? "pickle.load" : "json.load", seconds, peer_cpu, mib(peer_kib));
-  fmt::print("  ratio              {:.1f}x faster (wall), {:.2f}x the peer's memory\n",
-             seconds / wall, peak / peer_kib);
+  const auto best = *std::min_element(ours.begin(), ours.end());
+  fmt::print("  of {} runs: tensordiag best {:.3f} s, median {:.3f} s\n", repeat, best,
+             median(ours));
+  if (theirs.empty())
+    return 0;
+  const auto peer_best = *std::min_element(theirs.begin(), theirs.end());
+  fmt::print("  of {} runs: peer best {:.3f} s, median {:.3f} s\n", repeat, peer_best,
+             median(theirs));
+  fmt::print("  ratio              {:.1f}x faster (best against best), {:.1f}x (median against "
+             "median)\n",
+             peer_best / best, median(theirs) / median(ours));
   return 0;
 }
