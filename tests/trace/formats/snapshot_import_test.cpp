@@ -299,6 +299,22 @@ TEST(SnapshotImport, FlatEntryKeysFollowAPutThatReplacesOne) {
   EXPECT_EQ(rows[2].size, 13u);
 }
 
+// A key given twice reads as its last value, as in Python, whether the entry is read key by key
+// (the first, whose fourth key is new) or by slots (the second): the time replaced is not the
+// snapshot's earliest either.
+TEST(SnapshotImport, FlatEntryKeyGivenTwiceReadsAsItsLastValue) {
+  using namespace std::string_literals; // (time_us 0 holds a NUL)
+  const auto twice = "}\x94(h\x05h\x06h\x07K\x0ch\x08K\x00h\x08K\x03h\x07K\x0du"s;
+  const auto r = import_snapshot(memoized_entries(twice + twice), "twice.pickle");
+  const auto rows = r.trace.memory.all();
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(r.trace.metadata.time_origin_ns, 1000); // e0's time_us 1
+  for (const std::size_t i : {2u, 3u}) {
+    EXPECT_EQ(rows[i].address, 13u) << i;
+    EXPECT_EQ(rows[i].time, 2000) << i;
+  }
+}
+
 // LONG1 ints of every length a flat entry reads (1 to 7 bytes), positive and negative (a
 // negative 'stream' wraps to u64, as the dict's read does).
 TEST(SnapshotImport, FlatEntriesReadLong1IntsOfEveryLength) {

@@ -200,6 +200,19 @@ bool snap_machine::flat_dict() {
   // entries: next_in_batch): the window slides on first.
   if (const auto have = s.end_ - s.pos_; have < flat_window && left() > have)
     refill(static_cast<std::size_t>(std::min<std::uint64_t>(flat_window, left())));
+  // Nearly every trace entry: keys met before, with flat values, into its row by slots.
+  if (s.sink_ != nullptr && next_in_batch()) {
+    std::uint32_t row = 0;
+    if (const auto n = s.scan_slots(slots, ints); n != 0 && s.sink_->slot_entry(slots, row)) {
+      created += ints;
+      count();
+      push(make(t_row, row));
+      memo_put(slots.memo);
+      s.pos_ += n;
+      return true;
+    }
+    ints = 0;
+  }
   const auto n = s.scan_flat_dict(scratch, ints);
   if (n == 0)
     return false;

@@ -43,6 +43,7 @@ struct snap_machine {
   std::unique_ptr<snap_stream::flat_items> scratch_owner =
       std::make_unique<snap_stream::flat_items>();
   snap_stream::flat_items& scratch = *scratch_owner;
+  entry_slots slots; ///< a trace entry read by slots (flat_dict)
   /// What the machine holds is held against the memory budget every so many values.
   static constexpr std::uint64_t footprint_interval = std::uint64_t{1} << 18;
   std::uint64_t next_footprint_check = footprint_interval;

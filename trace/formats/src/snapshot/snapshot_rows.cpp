@@ -3,7 +3,6 @@
 #include "snapshot_rows.hpp"
 
 #include <tensordiag/core/error.hpp>
-#include <tensordiag/core/file_io.hpp>
 #include <tensordiag/trace/codes.hpp>
 
 #include <fmt/format.h>
@@ -12,7 +11,6 @@
 #include <array>
 #include <string>
 #include <string_view>
-#include <sys/mman.h>
 
 namespace tdiag::trace::detail {
 namespace {
@@ -73,29 +71,6 @@ constexpr string_id meta_uncached = 0xffffffffu;
 constexpr std::uint64_t absent = snap::make(snap::t_none, 1); ///< a key a frame dict lacks
 } // namespace
 
-void snapshot_rows::attach(const snap_stream& s) {
-  s_ = &s;
-  stream_ = &s;
-  // Reserving what the file can hold keeps the rows from being copied as they grow; pages
-  // never written are never resident. Every entry takes at least ~24 bytes of pickle.
-  const std::uint64_t cap = std::min(s.size() / 24, memory_budget() / bytes_per_entry);
-  rows_.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(cap, std::uint64_t{1} << 32)));
-#ifdef MADV_HUGEPAGE
-  // Only a hint (see populate).
-  {
-    constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
-    const auto b = (reinterpret_cast<std::uintptr_t>(rows_.data()) + huge - 1) & -huge;
-    const auto e = reinterpret_cast<std::uintptr_t>(rows_.data() + rows_.capacity()) & -huge;
-    if (e > b)
-      (void)::madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
-  }
-#endif
-  // A file of more than a few MiB of rows: their pages are made resident on another thread.
-  const auto row_bytes = rows_.capacity() * sizeof(memory_event);
-  if (row_bytes >= 4 * page_prefaulter::step)
-    (void)prefaulter_.start(rows_.data(), row_bytes);
-}
-
 std::uint32_t snapshot_rows::entry(snap_value e, bool exclusive) {
   auto& m = new_row();
   staged st;
@@ -122,6 +97,65 @@ bool snapshot_rows::flat_entry(std::span<const std::uint64_t> items, std::uint64
     return false;
   }
   row = finish(m, st, {});
+  return true;
+}
+
+std::uint8_t snapshot_rows::key_slot(std::uint64_t key) {
+  const auto field = field_of(key);
+  static_assert(f_user_metadata < entry_slots::count);
+  return field >= f_action && field <= f_user_metadata ? field : entry_slots::ignored;
+}
+
+// read_fields for an entry read by slots, for the values that need nothing but their handle
+// (ints, the strs and stacks met before); false for any other, before anything is changed.
+bool snapshot_rows::slot_entry(const entry_slots& e, std::uint32_t& row) {
+  staged st;
+  memory_event m;
+  const auto action = e.values[f_action];
+  if (!e.has(f_action) || snap::tag_of(action) != snap::t_box ||
+      facts(action).action >= action_not_str)
+    return false;
+  st.action = facts(action).action;
+  st.action_value = action;
+  for (std::uint8_t f = f_time; f <= f_device_free; ++f)
+    if (e.has(f) && snap::tag_of(e.values[f]) != snap::t_int)
+      return false;
+  if (e.has(f_frames)) {
+    const auto frames = e.values[f_frames];
+    if (snap::tag_of(frames) == snap::t_stack)
+      m.stack = static_cast<stack_id>(snap::payload_of(frames));
+    else if (snap::tag_of(frames) == snap::t_empty)
+      m.stack = no_stack;
+    else
+      return false;
+  }
+  if (e.has(f_user_metadata)) {
+    const auto meta = e.values[f_user_metadata];
+    if (snap::tag_of(meta) == snap::t_box && facts(meta).meta != meta_uncached)
+      st.user_metadata = facts(meta).meta;
+    else if (snap::tag_of(meta) != snap::t_none)
+      return false;
+  }
+  // Inline ints as u64: negative ones wrap, as u64() does.
+  const auto u64_at = [&](std::uint8_t f) {
+    return static_cast<std::uint64_t>(snap::inline_int(e.values[f]));
+  };
+  if (e.has(f_addr))
+    m.address = u64_at(f_addr);
+  if (e.has(f_size))
+    m.size = u64_at(f_size);
+  if (e.has(f_stream))
+    m.stream = u64_at(f_stream);
+  if (e.has(f_device_free))
+    st.device_free = u64_at(f_device_free);
+  if (e.has(f_time)) {
+    st.has_time = true;
+    st.time_us = snap::inline_int(e.values[f_time]);
+    origin_us_ = std::min(origin_us_, st.time_us);
+  }
+  auto& r = new_row();
+  r = m;
+  row = finish(r, st, {});
   return true;
 }
 
@@ -155,7 +189,6 @@ bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value
     case f_time:
       st.has_time = true;
       st.time_us = is_int ? snap::inline_int(raw) : time_us(dict);
-      origin_us_ = std::min(origin_us_, st.time_us);
       break;
     case f_addr:
     case f_size:
@@ -193,6 +226,9 @@ bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value
       break;
     }
   }
+  // The entry's time (a key given twice: the last), not one it replaced.
+  if (st.has_time)
+    origin_us_ = std::min(origin_us_, st.time_us);
   return true;
 }
 
@@ -231,60 +267,6 @@ std::uint32_t snapshot_rows::detail_for(const memory_detail& d) {
     slot = static_cast<std::uint32_t>(t_.memory_details.size());
   }
   return slot;
-}
-
-memory_event& snapshot_rows::new_row() {
-  if ((rows_.size() & 0xffff) == 0xffff)
-    check_progress();
-  if (rows_.size() == populated_)
-    populate();
-  return rows_.emplace_back();
-}
-
-// Makes the next rows' pages resident in one call: one page fault per 4 KiB of rows cost more
-// than the rows' own writing. The rows ask for huge pages (attach): on the machines measured,
-// writing fresh 4 KiB pages cost twice as much as writing huge ones, faults aside.
-void snapshot_rows::populate() {
-  // Up to a 2 MiB boundary past the next row: a huge page is made resident whole, never two
-  // for one window.
-  constexpr std::uintptr_t huge = page_prefaulter::step;
-  const auto data = reinterpret_cast<std::uintptr_t>(rows_.data());
-  const auto at = data + rows_.size() * sizeof(memory_event);
-  const auto cap = data + rows_.capacity() * sizeof(memory_event);
-  const auto e = std::min(cap, ((at + sizeof(memory_event)) & -huge) + huge);
-  const auto full = (e - data) / sizeof(memory_event); // rows wholly before e
-  populated_ = full <= rows_.size() ? ~std::size_t{0} : full;
-  if (populated_ == ~std::size_t{0}) {
-    prefaulter_.stop(); // the rows are full: the next one moves them off the thread's range
-    return;
-  }
-  if (prefaulter_.running()) {
-    prefaulter_.writer_at(at - data);
-    if (prefaulter_.done() >= e - data)
-      return;
-  }
-  // Only a hint: a kernel without it faults the pages in as they are written.
-  (void)populate_pages(at, e - at);
-}
-
-// Extrapolates the entries from the share of the file read: refuses before memory runs out.
-void snapshot_rows::check_progress() const {
-  check_import_budget(progress());
-}
-
-void snapshot_rows::too_large(bool from_bad_alloc) const {
-  refuse_import(progress(), from_bad_alloc);
-}
-
-import_progress snapshot_rows::progress() const noexcept {
-  import_progress p;
-  p.code = codes::snapshot_too_large;
-  p.title = "memory snapshot needs more memory than is available";
-  p.file = s_->source_name();
-  p.events_counted = rows_.size();
-  p.share_read = s_->size() == 0 ? 1.0 : double(s_->position()) / double(s_->size());
-  p.bytes_so_far = rows_.size() * bytes_per_entry;
-  return p;
 }
 
 // What a string means to entries, learnt once per string (memoized keys and values are one

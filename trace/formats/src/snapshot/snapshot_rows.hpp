@@ -41,6 +41,8 @@ public:
   [[nodiscard]] bool readable(snap_value e) override;
   bool flat_entry(std::span<const std::uint64_t> items, std::uint64_t offset,
                   std::uint32_t& row) override;
+  [[nodiscard]] std::uint8_t key_slot(std::uint64_t key) override;
+  bool slot_entry(const entry_slots& e, std::uint32_t& row) override;
   /// A frame interned: every 65,536 the pickle's footprint, the stacks and strings included, is
   /// held to the budget (one entry of 800k distinct frames interned them all at its end).
   void count_frame() {

@@ -178,6 +178,7 @@ namespace {
   action |= is_action;
   if (k < key_cache::max_keys) {
     keys.action[k] = is_action;
+    keys.slot[k] = sink_ != nullptr ? sink_->key_slot(out) : entry_slots::ignored;
     std::array<std::uint8_t, sizeof word> mask{};
     std::fill_n(mask.begin(), p - at, std::uint8_t{0xff}); // 2 or 5 bytes
     std::memcpy(&keys.mask[k], mask.data(), sizeof word);
@@ -314,6 +315,47 @@ std::size_t snap_stream::scan_flat_dict(flat_items& items, std::uint64_t& ints) 
     items.count += 2;
   }
   return static_cast<std::size_t>(p + 1 - (data_ + pos_));
+}
+
+// A trace entry whose keys are those the entries before it fetched (entry_keys_), with flat
+// values (no container, no frames list): its values by the sink's slots (a key given twice:
+// the last, as in Python), read in one go. Returns the bytes it spans; 0 (nothing consumed) for
+// anything else, which scan_flat_dict then reads.
+std::size_t snap_stream::scan_slots(entry_slots& e, std::uint64_t& ints) const {
+  const auto* p = data_ + pos_;
+  if (end_ - pos_ < 1024)
+    return 0;
+  const auto* const stop = data_ + end_ - 32; // as in scan_flat_dict
+  if (!fast_put(p, memo_.size(), e.memo) || *p != '(' || e.memo < memo_.size() ||
+      e.memo > memo_.size() + 4096 || e.memo >= limits_.max_values)
+    return 0;
+  ++p;
+  check_keys(entry_keys_);
+  const auto& keys = entry_keys_;
+  e.present = 0;
+  bool action = false;
+  for (std::size_t k = 0;; ++k) {
+    if (p > stop || !skip_frames(p))
+      return 0;
+    if (*p == 'u')
+      break;
+    std::uint64_t word;
+    std::memcpy(&word, p, sizeof word);
+    if (k >= keys.count || (word & keys.mask[k]) != keys.code[k])
+      return 0;
+    p += keys.length[k];
+    action |= keys.action[k];
+    std::uint64_t v = 0;
+    if (!skip_frames(p) || !fast_value(p, v, ints) || tag_of(v) == t_container ||
+        tag_of(v) == t_block)
+      return 0;
+    const auto slot = keys.slot[k];
+    if (slot == entry_slots::ignored)
+      continue;
+    e.present |= std::uint32_t{1} << slot;
+    e.values[slot] = v;
+  }
+  return action ? static_cast<std::size_t>(p + 1 - (data_ + pos_)) : 0;
 }
 
 // A frames list (inline_list) at `p`, as pickle writes it: EMPTY_LIST, a memo put, then MARK,

@@ -148,6 +148,17 @@ private:
   std::uint64_t where_ = 0;
 };
 
+/// A trace entry's values by the slot the sink gave each key (entry_sink::key_slot), read in
+/// one go (snap_stream::scan_slots): what flat_entry gets, without the keys.
+struct entry_slots {
+  static constexpr std::size_t count = 16;
+  static constexpr std::uint8_t ignored = 0xff; ///< a key whose value the sink skips
+  std::array<std::uint64_t, count> values;
+  std::uint32_t present = 0; ///< bit i: values[i] was given
+  std::uint64_t memo = 0;    ///< the memo index the dict is put at
+  [[nodiscard]] bool has(std::uint8_t slot) const noexcept { return ((present >> slot) & 1) != 0; }
+};
+
 /// Receives trace entries as the machine meets them.
 class entry_sink {
 public:
@@ -164,6 +175,12 @@ public:
   /// calls entry() when it is appended.
   virtual bool flat_entry(std::span<const std::uint64_t> items, std::uint64_t offset,
                           std::uint32_t& row) = 0;
+  /// The slot of entry_slots a key's value goes to (below entry_slots::count), or
+  /// entry_slots::ignored; `key` is a str handle.
+  [[nodiscard]] virtual std::uint8_t key_slot(std::uint64_t key) = 0;
+  /// A flat entry read by slots (its keys met before): its row, as flat_entry would make it;
+  /// false, having changed nothing, where flat_entry is needed.
+  virtual bool slot_entry(const entry_slots& e, std::uint32_t& row) = 0;
   /// The frames of a stack the sink interned (innermost first).
   [[nodiscard]] virtual frame_list stack_frames(std::uint32_t stack) const = 0;
   /// About the bytes the stacks and strings the sink built hold: the pickle's footprint counts
@@ -350,7 +367,8 @@ private:
     std::size_t count = 0;
     std::array<std::uint64_t, max_keys> code{}, mask{}, handle{};
     std::array<std::uint8_t, max_keys> length{};
-    std::array<bool, max_keys> action{}; ///< the key is the str action (see has_action)
+    std::array<bool, max_keys> action{};       ///< the key is the str action (see has_action)
+    std::array<std::uint8_t, max_keys> slot{}; ///< entry_sink::key_slot's
   };
   bool fetch_key(key_cache& keys, const std::uint8_t*& p, std::size_t k, std::uint64_t& out,
                  bool& action) const;
@@ -358,6 +376,7 @@ private:
   mutable key_cache entry_keys_; ///< the keys of entries and blocks
   mutable key_cache frame_keys_; ///< the keys of frames in an inline list
   std::size_t scan_flat_dict(flat_items& items, std::uint64_t& ints) const;
+  std::size_t scan_slots(entry_slots& e, std::uint64_t& ints) const;
   bool scan_inline_list(const std::uint8_t*& p, const std::uint8_t* stop, flat_items& items,
                         std::uint64_t& ints) const;
   [[nodiscard]] bool frame_ref(std::uint64_t v) const noexcept;
