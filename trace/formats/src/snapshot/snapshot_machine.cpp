@@ -201,9 +201,11 @@ bool snap_machine::flat_dict() {
   if (const auto have = s.end_ - s.pos_; have < flat_window && left() > have)
     refill(static_cast<std::size_t>(std::min<std::uint64_t>(flat_window, left())));
   // Nearly every trace entry: keys met before, with flat values, into its row by slots.
-  if (s.sink_ != nullptr && next_in_batch()) {
+  if (s.sink_ != nullptr && (slot_misses < slot_give_up || ++slot_skipped % slot_retry == 0) &&
+      next_in_batch()) {
     std::uint32_t row = 0;
     if (const auto n = s.scan_slots(slots, ints); n != 0 && s.sink_->slot_entry(slots, row)) {
+      slot_misses = 0;
       created += ints;
       count();
       push(make(t_row, row));
@@ -211,6 +213,7 @@ bool snap_machine::flat_dict() {
       s.pos_ += n;
       return true;
     }
+    slot_misses += slot_misses < slot_give_up ? 1 : 0;
     ints = 0;
   }
   const auto n = s.scan_flat_dict(scratch, ints);

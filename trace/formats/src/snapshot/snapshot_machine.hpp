@@ -44,6 +44,10 @@ struct snap_machine {
       std::make_unique<snap_stream::flat_items>();
   snap_stream::flat_items& scratch = *scratch_owner;
   entry_slots slots; ///< a trace entry read by slots (flat_dict)
+  /// Entries in a row that slots could not read (new tracebacks, say), up to slot_give_up: then
+  /// only every slot_retry-th entry tries them, until one is read.
+  static constexpr std::uint32_t slot_give_up = 8, slot_retry = 16;
+  std::uint32_t slot_misses = 0, slot_skipped = 0;
   /// What the machine holds is held against the memory budget every so many values.
   static constexpr std::uint64_t footprint_interval = std::uint64_t{1} << 18;
   std::uint64_t next_footprint_check = footprint_interval;

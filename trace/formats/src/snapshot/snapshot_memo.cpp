@@ -77,15 +77,60 @@ std::uint32_t snap_memo::packed_slot(page& pg, std::size_t j) const {
     unpack(pg);
     return pg.raw[j];
   }
-  std::uint32_t out = unset;
-  walk(pg, [&](std::size_t k, std::uint32_t v) {
-    if (k < j)
-      return true;
-    out = v;
-    return false;
-  });
+  const auto out = find_packed(pg, j);
   pg.seen.emplace_back(static_cast<std::uint16_t>(j), out);
   return out;
+}
+
+// Slot j of a packed page, as walk() gives it, with a run of rows or blocks, or a stack and its
+// frames, stepped over whole: a trace entry fetching an old traceback walked the page slot by
+// slot.
+std::uint32_t snap_memo::find_packed(const page& pg, std::size_t j) const {
+  std::uint32_t last_row = unset, last_block = unset;
+  std::size_t k = 0;
+  const auto* p = pg.packed.data();
+  const auto* const end = p + pg.packed.size();
+  while (p < end) {
+    const auto op = *p++;
+    if (op == op_rows) {
+      const std::uint32_t n = get_varint(p);
+      if (j < k + n)
+        return packed_of(snap::t_row, (last_row + 1 + static_cast<std::uint32_t>(j - k)) & mask);
+      last_row = (last_row + n) & mask;
+      k += n;
+    } else if (op == op_blocks || op == op_block_pairs) {
+      const std::uint32_t n = get_varint(p);
+      const std::size_t step = op == op_block_pairs ? 2 : 1;
+      if (j < k + step * n) {
+        if ((j - k) % step == 1)
+          return packed_of(snap::t_empty, 0);
+        const auto i = static_cast<std::uint32_t>((j - k) / step);
+        return packed_of(snap::t_block, (last_block + 1 + i) & mask);
+      }
+      last_block = (last_block + n) & mask;
+      k += step * n;
+    } else if (op == op_stack) {
+      const auto s = get_varint(p);
+      if (j == k)
+        return packed_of(snap::t_stack, s);
+      const auto frames = frames_(context_, s);
+      if (j <= k + frames.size())
+        return packed_of(snap::t_frame, frames[j - k - 1]);
+      k += 1 + frames.size();
+    } else {
+      std::uint32_t v = 0;
+      for (int b = 0; b < 4; ++b)
+        v |= static_cast<std::uint32_t>(*p++) << (8 * b);
+      if (j == k)
+        return v;
+      if ((v >> 28) == snap::t_row)
+        last_row = v & mask;
+      else if ((v >> 28) == snap::t_block)
+        last_block = v & mask;
+      ++k;
+    }
+  }
+  return unset;
 }
 
 void snap_memo::put_packed(page& pg, std::size_t j, std::uint32_t v) {

@@ -101,6 +101,7 @@ private:
     return packed_slot(pg, i & (page_slots - 1));
   }
   std::uint32_t packed_slot(page& pg, std::size_t j) const;
+  [[nodiscard]] std::uint32_t find_packed(const page& pg, std::size_t j) const;
   void put_packed(page& pg, std::size_t j, std::uint32_t v);
   void pack(page& pg) const;
   void unpack(page& pg) const;
