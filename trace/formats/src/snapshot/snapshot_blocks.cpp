@@ -243,19 +243,16 @@ void snap_stream::own_traceback(std::uint64_t& frames, std::uint64_t offset) {
 }
 
 void snap_stream::own_dict_traceback(std::vector<std::uint64_t>& items, std::uint64_t offset) {
-  const auto named = [&](std::uint64_t k, std::string_view name) {
-    return tag_of(k) == t_box && boxes_[payload_of(k)].kind == pickle_kind::string &&
-           box_text(k) == name;
-  };
   // A segment's (a dict with "blocks") or a block's (with "state"); of a key given twice, the
   // last value is the dict's. What else holds a traceback is not read by the importer, which
   // interns none of it.
   std::size_t frames = items.size();
   bool read = false;
   for (std::size_t i = 0; i + 1 < items.size(); i += 2) {
-    if (named(items[i], "frames"))
+    const auto key = tag_of(items[i]) == t_box ? boxes_[payload_of(items[i])].dict_key : 0;
+    if (key == frames_key)
       frames = i + 1;
-    else if (named(items[i], "blocks") || named(items[i], "state"))
+    else if (key == owner_key)
       read = true;
   }
   if (read && frames < items.size())

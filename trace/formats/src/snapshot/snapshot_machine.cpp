@@ -409,9 +409,15 @@ void snap_machine::push_string(kind k, std::uint64_t len) {
   const auto* p = take(static_cast<std::size_t>(len));
   const auto at = s.arena_.size();
   s.arena_.append(reinterpret_cast<const char*>(p), static_cast<std::size_t>(len));
-  // Marked once here: has_action asks of every key of every dict whether it is this one.
-  const bool action = k == kind::string && len == 6 && std::memcmp(p, "action", 6) == 0;
-  push(boxed(k, at, static_cast<std::uint32_t>(len), action));
+  // Marked once here: has_action asks of every key of every dict whether it is this one, and
+  // own_dict_traceback of every key of every segment and block.
+  const auto is = [&](std::string_view name) {
+    return k == kind::string && len == name.size() && std::memcmp(p, name.data(), len) == 0;
+  };
+  const auto dict_key = is("frames")                  ? snap_stream::frames_key
+                        : is("blocks") || is("state") ? snap_stream::owner_key
+                                                      : std::uint8_t{0};
+  push(boxed(k, at, static_cast<std::uint32_t>(len), is("action"), dict_key));
 }
 
 void snap_machine::push_long(std::uint64_t n) {

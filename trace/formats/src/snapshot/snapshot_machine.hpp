@@ -118,8 +118,9 @@ struct snap_machine {
   void check_footprint() const {
     s.check_footprint(op_offset, (stack.capacity() + marks.capacity()) * sizeof(std::uint64_t));
   }
-  std::uint64_t boxed(kind k, std::uint64_t payload, std::uint32_t aux = 0, bool action = false) {
-    s.boxes_.push_back({payload, op_offset, aux, k, action});
+  std::uint64_t boxed(kind k, std::uint64_t payload, std::uint32_t aux = 0, bool action = false,
+                      std::uint8_t dict_key = 0) {
+    s.boxes_.push_back({payload, op_offset, aux, k, action, dict_key});
     return make(t_box, s.boxes_.size() - 1);
   }
   std::uint64_t integer(std::int64_t v) {

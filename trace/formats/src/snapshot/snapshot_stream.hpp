@@ -284,7 +284,10 @@ public:
     std::uint32_t aux = 0;     ///< string / big-int length
     pickle_kind kind = pickle_kind::none;
     bool action = false; ///< the str "action" (see has_action)
+    /// The str "frames" (frames_key), or "blocks" or "state" (owner_key): own_dict_traceback.
+    std::uint8_t dict_key = 0;
   };
+  static constexpr std::uint8_t frames_key = 1, owner_key = 2;
   struct container {
     std::vector<std::uint64_t> items; ///< after the run, if any
     std::uint64_t offset = 0;
