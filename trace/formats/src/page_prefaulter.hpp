@@ -3,7 +3,7 @@
 //
 // Private: makes the pages of an array resident a little ahead of the one thread that writes
 // it, on a thread of its own. A snapshot's rows take fresh memory at ~90 bytes an event, and
-// the kernel zeroing those pages (MADV_POPULATE_WRITE, huge pages) was a third of a 10M-event
+// the kernel zeroing those pages (MADV_POPULATE_WRITE) was a third of a 10M-event
 // import; done beside the parser, on the other core, it no longer delays it. The pages stay
 // the writer's: making them resident changes no byte, so the two threads share nothing but
 // two counters, and a writer that overtakes the thread faults its pages in itself, as it would
@@ -21,7 +21,7 @@ namespace tdiag::trace::detail {
 
 class page_prefaulter {
 public:
-  /// Pages are made resident `step` bytes at a time (a huge page).
+  /// Pages are made resident `step` bytes at a time.
   static constexpr std::size_t step = std::size_t{2} << 20;
   /// How far past the writer: the most memory made resident that the array may never use.
   static constexpr std::size_t ahead = std::size_t{4} << 20;
