@@ -17,6 +17,7 @@ generators, from the dict layout of the real snapshots in ../shared (docs/trace-
   (`??`, line 0) sit innermost when stacks="all".
 
   snapshot_worlds.py OUT.pickle SHAPE EVENTS [--protocol N] [--seed S]
+  snapshot_worlds.py OUT.pickle recorded EVENTS --from SNAPSHOT.pickle
 
 SHAPE:
   fragmented  2 devices, thousands of segments of 20-200 small blocks each, short stacks
@@ -24,6 +25,9 @@ SHAPE:
   devices     8 devices, 40 streams each (stream ids as cudaStream_t pointers), big addresses
   notime      PyTorch 2.1 style: no time_us, no compile_context / user_metadata, C++ frames
   mixed       all of the above at once, with oom and snapshot markers, segment_map/unmap
+  recorded    a snapshot PyTorch wrote (--from, e.g. ../shared/traces/train_snapshot.pickle) with
+              its history repeated, each time later by its span, to EVENTS entries: the
+              training loop of a real recording, pickled again by pickle.dump
 Standard library only.
 """
 import argparse
@@ -168,15 +172,33 @@ def build(shape, n_events, seed):
     return snap, produced
 
 
+def recorded(path, events):
+    with open(path, "rb") as f:
+        snap = pickle.load(f)
+    history = next(t for t in snap["device_traces"] if t)
+    span = history[-1].get("time_us", 0) - history[0].get("time_us", 0) + 1
+    out = []
+    while len(out) < events:
+        shift = span * (len(out) // len(history))
+        out.extend({**e, "time_us": e["time_us"] + shift} if "time_us" in e else dict(e)
+                   for e in history[:events - len(out)])
+    snap["device_traces"] = [out if t is history else t for t in snap["device_traces"]]
+    return snap, len(out)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
-    ap.add_argument("shape", choices=sorted(SHAPES))
+    ap.add_argument("shape", choices=sorted(SHAPES) + ["recorded"])
     ap.add_argument("events", type=int)
     ap.add_argument("--protocol", type=int, default=4)
     ap.add_argument("--seed", type=int, default=36)
+    ap.add_argument("--from", dest="source", help="the snapshot a recorded shape repeats")
     a = ap.parse_args()
-    snap, produced = build(a.shape, a.events, a.seed)
+    if a.shape == "recorded" and not a.source:
+        ap.error("the recorded shape needs --from SNAPSHOT.pickle")
+    snap, produced = (recorded(a.source, a.events) if a.shape == "recorded" else
+                      build(a.shape, a.events, a.seed))
     with open(a.out, "wb") as f:
         pickle.dump(snap, f, protocol=a.protocol)
     print(f"{a.out}: {a.shape}, {produced} trace entries, {len(snap['segments'])} segments, "
