@@ -292,7 +292,8 @@ TEST(SnapshotImport, FlatEntryWithAStrAddressNamesIt) {
 // the next entry's key is what the slot holds now, not what the one before it fetched there.
 TEST(SnapshotImport, FlatEntryKeysFollowAPutThatReplacesOne) {
   const auto p = memoized_entries(binunicode("size") + "q\x07" + "0");
-  const auto rows = import_snapshot(p, "flat.pickle").trace.memory.all();
+  const auto r = import_snapshot(p, "flat.pickle");
+  const auto rows = r.trace.memory.all();
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[1].address, 11u);
   EXPECT_EQ(rows[2].address, 0u);
@@ -334,7 +335,8 @@ TEST(SnapshotImport, FlatEntriesReadLong1IntsOfEveryLength) {
               long1(stream, n) + "h\x08K\x03u";
     want.emplace_back(addr, stream);
   }
-  const auto rows = import_snapshot(memoized_entries(middle), "long1.pickle").trace.memory.all();
+  const auto r = import_snapshot(memoized_entries(middle), "long1.pickle");
+  const auto rows = r.trace.memory.all();
   ASSERT_EQ(rows.size(), 2 + want.size() + 1);
   for (std::size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(rows[2 + i].address, want[i].first) << i;
