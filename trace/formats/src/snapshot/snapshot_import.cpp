@@ -116,7 +116,8 @@ private:
     for (std::size_t d = 0; d < traces.size(); ++d) {
       const auto events = sequence(traces.at(d), "device_traces[i]");
       total += events.size();
-      for (std::size_t i = 0; i < events.size(); ++i) {
+      const bool run = in_place && events.rows_from(expected); // the next rows: taken whole
+      for (std::size_t i = 0; !run && i < events.size(); ++i) {
         auto row = events.at(i).row();
         if (!row) {
           const auto e = events.at(i);
@@ -133,6 +134,7 @@ private:
         if (!in_place)
           order.push_back(*row);
       }
+      expected += run ? events.size() : 0;
     }
     if (in_place && total != rows.size()) {
       in_place = false; // rows listed nowhere (or twice): gather those listed

@@ -135,6 +135,9 @@ public:
   [[nodiscard]] std::optional<std::string_view> as_string() const noexcept;
   /// The row a trace entry became (see entry_sink); nullopt for anything else.
   [[nodiscard]] std::optional<std::uint32_t> row() const noexcept;
+  /// A list of nothing but rows `first`, `first` + 1, ... (one run, as a batch of entries
+  /// leaves it), or an empty list.
+  [[nodiscard]] bool rows_from(std::uint64_t first) const noexcept;
   /// A string's side-table index: equal for every use of one memoized string.
   [[nodiscard]] std::optional<std::uint32_t> string_key() const noexcept;
   [[nodiscard]] std::size_t size() const noexcept;
@@ -482,6 +485,13 @@ inline std::optional<std::uint32_t> snap_value::row() const noexcept {
   if (tag_of(v_) == t_container && s_->containers_[payload_of(v_)].converted)
     return s_->containers_[payload_of(v_)].cached;
   return std::nullopt;
+}
+inline bool snap_value::rows_from(std::uint64_t first) const noexcept {
+  if (s_ == nullptr || tag_of(v_) != t_container)
+    return false;
+  const auto& c = s_->containers_[payload_of(v_)];
+  return c.kind == pickle_kind::list && c.items.empty() &&
+         (c.run_count == 0 || c.run_first == make(t_row, first));
 }
 inline std::optional<std::uint32_t> snap_value::string_key() const noexcept {
   if (kind() != pickle_kind::string)
