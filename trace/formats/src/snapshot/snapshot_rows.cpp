@@ -151,7 +151,6 @@ bool snapshot_rows::slot_entry(const entry_slots& e, std::uint32_t& row) {
   if (e.has(f_time)) {
     st.has_time = true;
     st.time_us = snap::inline_int(e.values[f_time]);
-    origin_us_ = std::min(origin_us_, st.time_us);
   }
   auto& r = new_row();
   r = m;
@@ -226,14 +225,14 @@ bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value
       break;
     }
   }
-  // The entry's time (a key given twice: the last), not one it replaced.
-  if (st.has_time)
-    origin_us_ = std::min(origin_us_, st.time_us);
   return true;
 }
 
 // Completes the row `m` (`dict`, when there is one, names the entry in errors).
 std::uint32_t snapshot_rows::finish(memory_event& m, const staged& st, snap_value dict) {
+  // The entry's time (a key given twice: the last), not one it replaced.
+  if (st.has_time)
+    origin_us_ = std::min(origin_us_, st.time_us);
   m.time = st.time_us;
   m.reserved0 = st.has_time ? 0 : row_has_no_time;
   memory_detail d;
@@ -251,13 +250,15 @@ std::uint32_t snapshot_rows::finish(memory_event& m, const staged& st, snap_valu
       d.device_free = st.device_free;
     }
   }
-  m.detail = d.device_free == 0 && d.user_metadata == no_string ? 0 : detail_for(d);
+  m.detail = detail_for(d);
   return static_cast<std::uint32_t>(rows_.size() - 1);
 }
 
-// Entries that carry only user metadata share one detail per string.
+// Entries that carry only user metadata share one detail per string; most carry none.
 std::uint32_t snapshot_rows::detail_for(const memory_detail& d) {
-  if (d.device_free != 0 || d.user_metadata == no_string)
+  if (d.device_free == 0 && d.user_metadata == no_string)
+    return 0;
+  if (d.device_free != 0)
     return t_.add_memory_detail(d);
   if (d.user_metadata >= meta_details_.size())
     meta_details_.resize(std::size_t{d.user_metadata} + 1, 0);

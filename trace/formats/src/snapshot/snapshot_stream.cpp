@@ -272,23 +272,30 @@ snap_stream::fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_
   return read_index(p, 'q', 'r', index);
 }
 
+// The start of a flat dict at the read position: EMPTY_DICT, a memo put (its index in `memo`),
+// MARK; the byte after them, or null. At least 1 KiB of the window must be left: every item is
+// then read with 32 bytes after it (a memo put, key or value is at most 10). An index the
+// opcode would refuse, or one that replaces a stored value (which the dict's own items might
+// fetch), is left to the opcodes.
+[[gnu::always_inline]] inline const std::uint8_t*
+snap_stream::open_flat_dict(std::uint64_t& memo) const {
+  const auto* p = data_ + pos_;
+  if (end_ - pos_ < 1024 || !fast_put(p, memo_.size(), memo) || *p != '(' || memo < memo_.size() ||
+      memo > memo_.size() + 4096 || memo >= limits_.max_values)
+    return nullptr;
+  return p + 1;
+}
+
 // The shape of nearly every trace entry, read in one go: (EMPTY_DICT) a memo put, MARK, then keys
 // fetched from the memo with small ints, None or memo fetches as values (and at most one
 // frames list of such dicts, see inline_list), then SETITEMS. Returns the bytes it spans with
 // the dict's items in `items`; 0 (nothing consumed) for anything else, which the opcodes then
 // read one by one.
 std::size_t snap_stream::scan_flat_dict(flat_items& items, std::uint64_t& ints) const {
-  const auto* p = data_ + pos_;
-  if (end_ - pos_ < 1024)
+  const auto* p = open_flat_dict(items.memo);
+  if (p == nullptr)
     return 0;
-  // Room for any one item read below (a memo put, key or value is at most 10 bytes).
-  const auto* const stop = data_ + end_ - 32;
-  // An index the opcode would refuse, or one that replaces a stored value (which the dict's own
-  // items might fetch), is left to the opcodes.
-  if (!fast_put(p, memo_.size(), items.memo) || *p != '(' || items.memo < memo_.size() ||
-      items.memo > memo_.size() + 4096 || items.memo >= limits_.max_values)
-    return 0;
-  ++p;
+  const auto* const stop = data_ + end_ - 32; // see open_flat_dict
   items.count = 0;
   items.containers = 0;
   items.action = false;
@@ -322,14 +329,10 @@ std::size_t snap_stream::scan_flat_dict(flat_items& items, std::uint64_t& ints) 
 // the last, as in Python), read in one go. Returns the bytes it spans; 0 (nothing consumed) for
 // anything else, which scan_flat_dict then reads.
 std::size_t snap_stream::scan_slots(entry_slots& e, std::uint64_t& ints) const {
-  const auto* p = data_ + pos_;
-  if (end_ - pos_ < 1024)
+  const auto* p = open_flat_dict(e.memo);
+  if (p == nullptr)
     return 0;
-  const auto* const stop = data_ + end_ - 32; // as in scan_flat_dict
-  if (!fast_put(p, memo_.size(), e.memo) || *p != '(' || e.memo < memo_.size() ||
-      e.memo > memo_.size() + 4096 || e.memo >= limits_.max_values)
-    return 0;
-  ++p;
+  const auto* const stop = data_ + end_ - 32; // see open_flat_dict
   check_keys(entry_keys_);
   const auto& keys = entry_keys_;
   e.present = 0;

@@ -382,6 +382,7 @@ private:
   void check_keys(key_cache& keys) const;
   mutable key_cache entry_keys_; ///< the keys of entries and blocks
   mutable key_cache frame_keys_; ///< the keys of frames in an inline list
+  const std::uint8_t* open_flat_dict(std::uint64_t& memo) const;
   std::size_t scan_flat_dict(flat_items& items, std::uint64_t& ints) const;
   std::size_t scan_slots(entry_slots& e, std::uint64_t& ints) const;
   bool scan_inline_list(const std::uint8_t*& p, const std::uint8_t* stop, flat_items& items,
