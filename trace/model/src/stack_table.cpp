@@ -97,7 +97,6 @@ stack_id stack_table::intern_stack(std::span<const frame_id> frames) {
   return id;
 }
 
-// Copies a new stack's frames into the last chunk, or a new one where it does not fit.
 std::size_t stack_table::memory_bytes() const noexcept {
   std::size_t ids = 0;
   for (const auto& c : chunks_)
@@ -110,6 +109,7 @@ std::size_t stack_table::memory_bytes() const noexcept {
          index_.capacity() * sizeof(std::uint64_t);
 }
 
+// Copies a new stack's frames into the last chunk, or a new one where it does not fit.
 stack_table::stack_span stack_table::store(std::span<const frame_id> frames) {
   const std::size_t per = wide_ ? 2 : 1, n = frames.size() * per;
   if (chunks_.empty() || chunks_.back().capacity() - chunks_.back().size() < n) {

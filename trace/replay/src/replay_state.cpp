@@ -346,20 +346,21 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
       *effect = {};
     return false;
   }
+  // (Before any find_entry: the entry the last event took out is in the map again.)
+  part_.segments.clear();
+  taken_.clear();
+  real_out_ = 0;
+  partial_base_.reset();
   // A segment made, or pages mapped, where a segment is (damaged input): add_segment and
   // map_pages refuse it with no change, told here without taking that segment out (all of its
-  // fragments, each time).
+  // fragments, each time). Segment events are of some bytes here (left_out).
   const auto pages = page_change_of(e, backward);
-  if ((pages == page_change::grow || makes_segment(e, backward)) && e.size > 0 &&
+  if ((pages == page_change::grow || makes_segment(e, backward)) &&
       find_entry(e.address) != by_address_.end()) {
     if (effect != nullptr)
       *effect = {};
     return false;
   }
-  part_.segments.clear();
-  taken_.clear();
-  real_out_ = 0;
-  partial_base_.reset();
   // Pages mapped at the end of a segment grow the one that holds the byte before them.
   if (pages == page_change::grow && e.address > 0)
     gather(find_entry(e.address - 1), e, pages);
