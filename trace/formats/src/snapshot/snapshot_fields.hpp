@@ -14,15 +14,37 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "snapshot_stream.hpp"
 
 namespace tdiag::trace::detail {
+
+// Calls pair(a, b) for every two of the indices 0..n-1 that are neighbours in the (stable) order
+// `before` gives them, without sorting where they are in it already (as PyTorch lists blocks).
+template <typename Before, typename Pair>
+void for_neighbours(std::size_t n, Before before, Pair pair) {
+  std::vector<std::size_t> order;
+  for (std::size_t j = 1; j < n && order.empty(); ++j)
+    if (before(j, j - 1))
+      order.resize(n);
+  if (order.empty()) {
+    for (std::size_t j = 1; j < n; ++j)
+      pair(j - 1, j);
+    return;
+  }
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), before);
+  for (std::size_t k = 1; k < n; ++k)
+    pair(order[k - 1], order[k]);
+}
 
 inline std::optional<memory_action> parse_action(std::string_view a) noexcept {
   if (a == "alloc")

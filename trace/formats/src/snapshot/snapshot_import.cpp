@@ -25,6 +25,7 @@
 namespace tdiag::trace {
 namespace {
 
+using detail::for_neighbours;
 using detail::max_snapshot_device;
 using detail::max_snapshot_end;
 using detail::max_snapshot_size;
@@ -362,7 +363,6 @@ private:
   // at the blocks list (a block's record may be freed once read).
   void check_layout(snap_value blocks, std::size_t i, const segment& seg) const {
     const auto end = seg.address + seg.total_size;
-    bool sorted = true;
     for (std::size_t j = 0; j < seg.blocks.size(); ++j) {
       const auto& b = seg.blocks[j];
       if (b.address < seg.address || b.address + b.size > end) [[unlikely]]
@@ -370,29 +370,18 @@ private:
              fmt::format("segments[{}].blocks[{}]: the block [0x{:x}, +{}) lies outside its "
                          "segment [0x{:x}, +{})",
                          i, j, b.address, b.size, seg.address, seg.total_size));
-      sorted = sorted && (j == 0 || seg.blocks[j - 1].address <= b.address);
     }
-    const auto overlap = [&](std::size_t ja, std::size_t jb) {
-      const auto& a = seg.blocks[ja];
-      const auto& b = seg.blocks[jb];
-      if (b.address < a.address + a.size) [[unlikely]]
-        fail(blocks, codes::snapshot_bad_layout,
-             fmt::format("segments[{}].blocks[{}]: the block [0x{:x}, +{}) overlaps "
-                         "segments[{}].blocks[{}] [0x{:x}, +{})",
-                         i, jb, b.address, b.size, i, ja, a.address, a.size));
-    };
-    if (sorted) { // PyTorch lists a segment's blocks in address order
-      for (std::size_t j = 1; j < seg.blocks.size(); ++j)
-        overlap(j - 1, j);
-      return;
-    }
-    std::vector<std::size_t> order(seg.blocks.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return seg.blocks[a].address < seg.blocks[b].address;
-    });
-    for (std::size_t k = 1; k < order.size(); ++k)
-      overlap(order[k - 1], order[k]);
+    const auto& bs = seg.blocks;
+    for_neighbours(
+        bs.size(), [&](std::size_t a, std::size_t b) { return bs[a].address < bs[b].address; },
+        [&](std::size_t ja, std::size_t jb) {
+          const auto &a = bs[ja], &b = bs[jb];
+          if (b.address < a.address + a.size) [[unlikely]]
+            fail(blocks, codes::snapshot_bad_layout,
+                 fmt::format("segments[{}].blocks[{}]: the block [0x{:x}, +{}) overlaps "
+                             "segments[{}].blocks[{}] [0x{:x}, +{})",
+                             i, jb, b.address, b.size, i, ja, a.address, a.size));
+        });
   }
 
   // The segments of one device do not overlap (one allocation each; an expandable segment's
@@ -400,23 +389,18 @@ private:
   // (three copies of one segment made its reserved bytes three times). Errors point at the
   // segments list.
   void check_apart(snap_value list, const std::vector<segment>& segments) const {
-    std::vector<std::uint32_t> order(segments.size());
-    std::iota(order.begin(), order.end(), 0u);
-    const auto before = [&](std::uint32_t a, std::uint32_t b) {
+    const auto before = [&](std::size_t a, std::size_t b) {
       const auto &x = segments[a], &y = segments[b];
       return x.device != y.device ? x.device < y.device : x.address < y.address;
     };
-    if (!std::is_sorted(order.begin(), order.end(), before))
-      std::stable_sort(order.begin(), order.end(), before);
-    for (std::size_t k = 1; k < order.size(); ++k) {
-      const auto &a = segments[order[k - 1]], &b = segments[order[k]];
+    for_neighbours(segments.size(), before, [&](std::size_t ia, std::size_t ib) {
+      const auto &a = segments[ia], &b = segments[ib];
       if (a.device == b.device && b.address - a.address < a.total_size) [[unlikely]]
         fail(list, codes::snapshot_bad_layout,
              fmt::format("segments[{}]: the segment [0x{:x}, +{}) overlaps segments[{}] "
                          "[0x{:x}, +{}) on device {}",
-                         order[k], b.address, b.total_size, order[k - 1], a.address, a.total_size,
-                         a.device));
-    }
+                         ib, b.address, b.total_size, ia, a.address, a.total_size, a.device));
+    });
   }
 
   // Whether read_segments meets every block record exactly once and nothing else can reach one
