@@ -449,12 +449,16 @@ allocator_state initial_allocator_state(const trace& t, lane_id lane, std::size_
   return start;
 }
 
-allocator_state allocator_state_after(const trace& t, lane_id lane, std::size_t index) {
+allocator_state allocator_state_after(const trace& t, lane_id lane, std::size_t index,
+                                      std::size_t* mismatches) {
   const auto events = t.memory.lane(lane).first(std::min(index, t.memory.lane(lane).size()));
   const auto device = lane < t.lanes.size() ? static_cast<std::int32_t>(t.lanes.at(lane).group) : 0;
-  detail::replay_state r(initial_allocator_state(t, lane), device);
+  std::size_t missed = 0;
+  detail::replay_state r(initial_allocator_state(t, lane, &missed), device);
   for (const auto& e : events)
-    r.step(e, false, false);
+    missed += r.step(e, false, false) ? 0 : 1;
+  if (mismatches != nullptr)
+    *mismatches = missed;
   return std::move(r).take();
 }
 

@@ -15,8 +15,6 @@
 #include <utility>
 #include <vector>
 
-#include "replay_state.hpp"
-
 namespace tdiag::trace {
 
 std::optional<time_window> parse_time_window(std::string_view text) {
@@ -208,20 +206,12 @@ std::size_t keep_memory(trace& t, time_span w) {
     const auto events = t.memory.lane(lane);
     if (events.empty() || events.back().time <= w.end)
       continue; // nothing after the window on this allocator: the dump holds there already
-    const auto device = static_cast<std::int32_t>(t.lanes.at(lane).group);
     // Back to the lane's start (the replay every analysis derives it by) and forward to the
-    // window's end in replay_state, which keeps a segment of many blocks as fragments: on the
-    // plain vector each block made or dropped moved every later block of its segment (160k
-    // allocations in one segment: seconds per window).
-    std::size_t undone = 0;
-    detail::replay_state r(initial_allocator_state(t, lane, &undone), device);
-    mismatches += undone;
-    for (const auto& e : events) {
-      if (e.time > w.end)
-        break;
-      mismatches += r.step(e, false, false) ? 0 : 1;
-    }
-    at_end.emplace_back(device, std::move(r).take());
+    // window's end, as the timeline replays to an instant.
+    std::size_t missed = 0;
+    at_end.emplace_back(static_cast<std::int32_t>(t.lanes.at(lane).group),
+                        allocator_state_after(t, lane, events_until(events, w.end), &missed));
+    mismatches += missed;
   }
   auto& state = *t.final_allocator_state;
   for (auto& [lane_device, s] : at_end) {

@@ -69,9 +69,10 @@ struct replay_options {
 
 /// The state after the first `index` events of memory lane `lane` (clamped), in one pass from
 /// initial_allocator_state(): what allocator_replay::state_at() gives, for one question
-/// without the keyframes (`tdiag trace timeline`).
-[[nodiscard]] allocator_state allocator_state_after(const trace& t, lane_id lane,
-                                                    std::size_t index);
+/// without the keyframes (`tdiag trace timeline`, a `--window`'s end). `mismatches`, if not
+/// null: the events that did not match, deriving the start and stepping from it.
+[[nodiscard]] allocator_state allocator_state_after(const trace& t, lane_id lane, std::size_t index,
+                                                    std::size_t* mismatches = nullptr);
 
 /// Number of `events` (sorted by time) with time <= `time`.
 [[nodiscard]] std::size_t events_until(std::span<const memory_event> events,
