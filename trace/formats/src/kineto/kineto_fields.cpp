@@ -279,10 +279,8 @@ void read_dims(od::value v, std::uint32_t (&out)[3], std::string_view path, text
     std::string_view text;
     if (v.get_string().get(text) != simdjson::SUCCESS)
       throw_bad(v, path, "an array of integers");
-    if (args.dims_text_path.empty()) {
-      args.dims_text_path = path;
-      args.dims_text = token_text(v);
-    }
+    if (!args.bad_dims)
+      args.bad_dims = bad_field{path, std::string(token_text(v)), "an array of integers"};
     return;
   }
   std::size_t i = 0;
@@ -345,8 +343,8 @@ void read_counter_args(od::object obj, event_args& a, text_numbers& seen) {
 }
 
 void event_args::check_dims() const {
-  if (!dims_text_path.empty())
-    throw bad_field{dims_text_path, dims_text, "an array of integers"};
+  if (bad_dims)
+    throw *bad_dims;
 }
 
 void read_args(od::object obj, event_args& a, text_numbers& seen) {

@@ -45,18 +45,26 @@ struct track_key {
   bool is_text = false;
 };
 
+/// A known field whose value is not what Kineto writes there (a string "123", NaN, Infinity,
+/// true or null where a number is due). Thrown by the readers below; the importer turns it into
+/// one line naming the file and the field's path (traceEvents[N].args.Bytes).
+struct bad_field {
+  std::string_view path; ///< the key, "args.Bytes" for an args field (a literal)
+  std::string token;     ///< the value as written, copied: args re-parsed from a copy are gone
+                         ///< by the time the message is built
+  std::string_view expected;
+};
+
 // The args fields any event kind uses; one pass fills what is there.
 struct event_args {
   std::uint64_t correlation = 0, external_id = 0, context = 0, stream = 0, cbid = 0, bytes = 0;
   double bandwidth_gbps = 0; ///< "memory bandwidth (GB/s)" of gpu_memcpy / gpu_memset
   std::int64_t device = -1, registers = 0, shared_memory = 0;
   std::uint32_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
-  /// A grid or block written as a string (Inductor's cpu_ops: "grid(100,)"): the first one's
-  /// path ("args.grid", a literal) and token, copied (args re-parsed from a copy are gone by
-  /// the time the event is built). A kernel's dims must be integers.
-  std::string_view dims_text_path;
-  std::string dims_text;
-  /// Throws bad_field where a grid or block was a string (a kernel's dims are read).
+  /// A grid or block written as a string (Inductor's cpu_ops: "grid(100,)"): the first one, as
+  /// the refusal a kernel's dims get. A kernel's dims must be integers.
+  std::optional<bad_field> bad_dims;
+  /// Throws bad_dims where a grid or block was a string (a kernel's dims are read).
   void check_dims() const;
   bool has_stream = false, has_device = false;
   // cuda_sync: wait_on_cuda_event_record_corr_id, wait_on_stream; -1 = not given
@@ -78,16 +86,6 @@ struct event_args {
   // metadata events
   std::string_view name;
   std::int64_t sort_index = 0;
-};
-
-/// A known field whose value is not what Kineto writes there (a string "123", NaN, Infinity,
-/// true or null where a number is due). Thrown by the readers below; the importer turns it into
-/// one line naming the file and the field's path (traceEvents[N].args.Bytes).
-struct bad_field {
-  std::string_view path; ///< the key, "args.Bytes" for an args field (a literal)
-  std::string token;     ///< the value as written, copied: args re-parsed from a copy are gone
-                         ///< by the time the message is built
-  std::string_view expected;
 };
 
 /// The value of `f` as a message shows it: the token (escaped, cut); where there is none, that
