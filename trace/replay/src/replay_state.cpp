@@ -14,6 +14,34 @@
 namespace tdiag::trace::detail {
 namespace {
 
+// The allocated and requested bytes of `seg`'s active blocks that hold a byte of [lo, hi], added
+// to `out`.
+void add_blocks(const segment& seg, std::uint64_t lo, std::uint64_t hi, replay_totals& out) {
+  // The first block that ends past lo (blocks are sorted and do not overlap).
+  auto b = std::partition_point(seg.blocks.begin(), seg.blocks.end(), [&](const block& x) {
+    return x.address <= lo && x.size <= lo - x.address;
+  });
+  for (; b != seg.blocks.end() && b->address <= hi; ++b) {
+    if (b->state != block_state::active_allocated)
+      continue;
+    out.allocated = sat_add(out.allocated, signed_size(b->size));
+    out.requested = sat_add(out.requested, signed_size(b->requested_size));
+  }
+}
+
+// The allocated and requested bytes of the block of `seg` that holds `address`, where it is an
+// allocated one.
+replay_totals allocated_at(const segment& seg, std::uint64_t address) {
+  auto b = std::partition_point(seg.blocks.begin(), seg.blocks.end(),
+                                [&](const block& x) { return x.address <= address; });
+  if (b == seg.blocks.begin())
+    return {};
+  --b;
+  if (b->state != block_state::active_allocated || address - b->address >= b->size)
+    return {};
+  return {signed_size(b->size), signed_size(b->requested_size), 0};
+}
+
 // Totals of `device` within [lo, hi]: the reserved bytes of the segments that intersect it and
 // the allocated bytes of their blocks that do. An event changes only those (a carve, a release
 // and its merges touch the blocks around its address; a segment event spans its segment), so
@@ -28,18 +56,22 @@ replay_totals window(const allocator_state& s, std::int32_t device, std::uint64_
   for (; it != s.segments.end() && it->device == device && it->address <= hi; ++it) {
     if (it->pool != implicit_pool)
       out.reserved = sat_add(out.reserved, signed_size(it->total_size));
-    // The first block that ends past lo (blocks are sorted and do not overlap).
-    auto b = std::partition_point(it->blocks.begin(), it->blocks.end(), [&](const block& x) {
-      return x.address <= lo && x.size <= lo - x.address;
-    });
-    for (; b != it->blocks.end() && b->address <= hi; ++b) {
-      if (b->state != block_state::active_allocated)
-        continue;
-      out.allocated = sat_add(out.allocated, signed_size(b->size));
-      out.requested = sat_add(out.requested, signed_size(b->requested_size));
-    }
+    add_blocks(*it, lo, hi, out);
   }
   return out;
+}
+
+// The addresses an event can change the totals of: from the byte before it (a free merges with
+// the block there) to the byte after its bytes.
+std::pair<std::uint64_t, std::uint64_t> effect_window(const memory_event& e) noexcept {
+  const std::uint64_t lo = e.address == 0 ? 0 : e.address - 1;
+  const std::uint64_t span = std::max<std::uint64_t>(e.size, 1);
+  return {lo, e.address > ~span ? ~std::uint64_t{0} : e.address + span};
+}
+
+bool is_block_action(memory_action a) noexcept {
+  return a == memory_action::alloc || a == memory_action::free_requested ||
+         a == memory_action::free_completed;
 }
 
 bool is_segment_action(memory_action a) noexcept {
@@ -347,8 +379,12 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
     return false;
   }
   // (Before any find_entry: the entry the last event took out is in the map again.)
-  part_.segments.clear();
   taken_.clear();
+  if (is_block_action(e.action)) {
+    if (const auto it = find_entry(e.address); it != by_address_.end() && in_place(it))
+      return step_in_place(it, e, backward, two_step_frees, effect);
+  }
+  part_.segments.clear();
   real_out_ = 0;
   partial_base_.reset();
   // A segment made, or pages mapped, where a segment is (damaged input): add_segment and
@@ -367,9 +403,7 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
   gather(find_entry(e.address), e, pages);
   if (part_.segments.size() == 2 && part_.segments[1].address < part_.segments[0].address)
     std::swap(part_.segments[0], part_.segments[1]);
-  const std::uint64_t lo = e.address == 0 ? 0 : e.address - 1;
-  const std::uint64_t span = std::max<std::uint64_t>(e.size, 1);
-  const std::uint64_t hi = e.address > ~span ? ~std::uint64_t{0} : e.address + span;
+  const auto [lo, hi] = effect_window(e);
   const auto before = effect != nullptr ? window(part_, device_, lo, hi) : replay_totals{};
   const bool real = real_ + inert_real_ > 0;
   const bool matched =
@@ -381,6 +415,31 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
                after.reserved - before.reserved};
   }
   put_back();
+  return matched;
+}
+
+// A block event inside a whole segment the source reported changes only its blocks, and leaves
+// it where it is (never dropped, moved or cut; put_back's common case): the block steps apply to
+// the map's own entry, nothing taken out or put back. Most events of a history are these.
+bool replay_state::in_place(segment_map::iterator it) const {
+  const auto& seg = it->second;
+  return seg.pool != implicit_pool && base_of(it->first) == nullptr &&
+         seg.blocks.size() + 2 <= 2 * replay_fragment_blocks.load(std::memory_order_relaxed);
+}
+
+bool replay_state::step_in_place(segment_map::iterator it, const memory_event& e, bool backward,
+                                 bool two_step_frees, replay_totals* effect) {
+  auto& seg = it->second;
+  // Of the blocks a block event touches only the one at its address can be allocated before or
+  // after it (a carve splits off and a release merges inactive blocks), and the segment's
+  // reserved bytes stay: its effect is that block's change.
+  const auto before = effect != nullptr ? allocated_at(seg, e.address) : replay_totals{};
+  const bool matched = step_in_segment(seg, e, backward, two_step_frees);
+  if (effect != nullptr) {
+    const auto after = allocated_at(seg, e.address);
+    *effect = {after.allocated - before.allocated, after.requested - before.requested, 0};
+  }
+  note_touched(it->first);
   return matched;
 }
 
