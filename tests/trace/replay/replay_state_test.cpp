@@ -159,9 +159,6 @@ trace mixed_history(std::uint64_t seed, std::size_t n, bool with_dump, bool over
   constexpr std::uint64_t implicit_base = base + 16 * region; // 64 slots, no segment events
   splitmix64 rng{seed};
   std::array<std::uint64_t, 8> mapped{}; // !overlapping: bytes of each region's segment
-  // !overlapping: a region's segment stops a page short of the next region, whose segment its
-  // pages mapped would otherwise join (map_pages).
-  constexpr std::uint64_t full = region - slot;
   trace t;
   const auto lane = t.lanes.memory(0);
   const auto block_address = [&] {
@@ -195,7 +192,7 @@ trace mixed_history(std::uint64_t seed, std::size_t n, bool with_dump, bool over
     } else if (mapped[r] == 0) {
       e.action = pick < 18 ? memory_action::segment_alloc : memory_action::segment_map;
       e.address = base + r * region;
-      e.size = mapped[r] = rng.below(2) == 0 ? region / 2 : full;
+      e.size = mapped[r] = rng.below(2) == 0 ? region / 2 : region;
     } else if (pick < 18 || mapped[r] == region / 2) {
       // Freed or unmapped whole, live blocks and all (a mismatch the replay keeps going past),
       // or grown by pages mapped at its end.
@@ -203,12 +200,12 @@ trace mixed_history(std::uint64_t seed, std::size_t n, bool with_dump, bool over
                  : pick == 17 ? memory_action::segment_unmap
                               : memory_action::segment_map;
       e.address = base + r * region + (e.action == memory_action::segment_map ? mapped[r] : 0);
-      e.size = e.action == memory_action::segment_map ? full - mapped[r] : mapped[r];
-      mapped[r] = e.action == memory_action::segment_map ? full : 0;
+      e.size = e.action == memory_action::segment_map ? region - mapped[r] : mapped[r];
+      mapped[r] = e.action == memory_action::segment_map ? region : 0;
     } else { // the second half unmapped (no block is ever there)
       e.action = memory_action::segment_unmap;
       e.address = base + r * region + region / 2;
-      e.size = full - region / 2;
+      e.size = region / 2;
       mapped[r] = region / 2;
     }
     t.memory.push_back(e);
@@ -305,7 +302,7 @@ TEST(ReplayState, SegmentsKeptAsFragmentsReplayAsWholeOnes) {
     check_mixed_lane_states();
     check_mixed_lane_series();
     // The histories without overlapping segments are replayed in fragments indeed.
-    const auto t = mixed_history(42, 3000, false, false);
+    const auto t = mixed_history(43, 3000, false, false);
     const auto events = t.memory.lane(memory_lane_of(t, 0));
     detail::replay_state r(allocator_state{}, 0);
     std::size_t most = 0;

@@ -33,14 +33,6 @@ std::vector<segment>::iterator segment_at(allocator_state& s, std::int32_t devic
              : s.segments.end();
 }
 
-// The first segment from `from` on that is not before (device, address).
-std::vector<segment>::iterator by_address(allocator_state& s, std::vector<segment>::iterator from,
-                                          std::int32_t device, std::uint64_t address) {
-  return std::partition_point(from, s.segments.end(), [&](const segment& seg) {
-    return seg.device != device ? seg.device < device : seg.address < address;
-  });
-}
-
 // Inserts a segment of [e.address, e.address + e.size) in (device, address) order; returns it.
 segment& insert_segment(allocator_state& s, const memory_event& e) {
   segment seg;
@@ -113,16 +105,6 @@ bool carve(segment& seg, std::uint64_t address, std::uint64_t size, block_state 
   seg.blocks.insert(seg.blocks.begin() + static_cast<std::ptrdiff_t>(i) + 1, parts.begin() + 1,
                     parts.begin() + static_cast<std::ptrdiff_t>(n));
   return true;
-}
-
-// Blocks i - 1 and i as one where both are inactive (free pages beside a free block).
-void merge_free_pair(segment& seg, std::size_t i) {
-  auto& blocks = seg.blocks;
-  if (i == 0 || i >= blocks.size() || blocks[i - 1].state != block_state::inactive ||
-      blocks[i].state != block_state::inactive)
-    return;
-  blocks[i - 1].size += blocks[i].size;
-  blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(i));
 }
 
 // Makes block i inactive and merges it with inactive neighbours.
@@ -236,51 +218,20 @@ bool add_segment(allocator_state& s, const memory_event& e) {
   return true;
 }
 
-// Expandable segments. PyTorch maps pages at the end of a segment's mapped run and unmaps free
-// ones anywhere in it (empty_cache, an OOM's retry); its dump lists each mapped run as a
-// segment. So pages mapped grow the segment that ends where they start (or make one) and join
-// the expandable segment that starts where they end; pages unmapped from a free block shrink it
-// at either end, or split it in two. Each undoes the other, backward as forward.
+// Expandable segments: pages mapped at the end of a segment grow it.
 bool map_pages(allocator_state& s, const memory_event& e) {
   if (find_segment(s, e.device, e.address) != nullptr)
     return false;
-  segment* prev = nullptr;
   if (e.address > 0) {
-    if (auto* p = find_segment(s, e.device, e.address - 1);
-        p != nullptr && p->address + p->total_size == e.address)
-      prev = p;
+    if (auto* prev = find_segment(s, e.device, e.address - 1);
+        prev != nullptr && prev->address + prev->total_size == e.address) {
+      prev->total_size += e.size;
+      prev->blocks.push_back({e.address, e.size, 0, block_state::inactive, no_stack});
+      release(*prev, prev->blocks.size() - 1);
+      return true;
+    }
   }
-  // The expandable segment's run that starts where the pages end, with no segment between (one
-  // starting inside the pages overlaps them: damaged input, nothing is joined).
-  auto next = e.size <= ~e.address ? segment_at(s, e.device, e.address + e.size) : s.segments.end();
-  if (next != s.segments.end() &&
-      (next->total_size == 0 || !next->is_expandable ||
-       (prev != nullptr ? prev + 1 != &*next
-                        : next != s.segments.begin() && std::prev(next)->device == e.device &&
-                              std::prev(next)->address >= e.address)))
-    next = s.segments.end();
-  const block pages{e.address, e.size, 0, block_state::inactive, no_stack};
-  if (prev == nullptr && next == s.segments.end()) {
-    insert_segment(s, e).is_expandable = true; // not segments.back(): the order is by address
-    return true;
-  }
-  if (prev == nullptr) { // the run after the pages starts at them now
-    next->address = e.address;
-    next->total_size += e.size;
-    next->blocks.insert(next->blocks.begin(), pages);
-    merge_free_pair(*next, 1);
-    return true;
-  }
-  prev->total_size += e.size;
-  prev->blocks.push_back(pages);
-  merge_free_pair(*prev, prev->blocks.size() - 1);
-  if (next != s.segments.end()) {
-    const auto at = prev->blocks.size();
-    prev->total_size += next->total_size;
-    prev->blocks.insert(prev->blocks.end(), next->blocks.begin(), next->blocks.end());
-    merge_free_pair(*prev, at);
-    s.segments.erase(next);
-  }
+  insert_segment(s, e).is_expandable = true; // not segments.back(): the order is by address
   return true;
 }
 
@@ -290,59 +241,15 @@ bool unmap_pages(allocator_state& s, const memory_event& e) {
     return false;
   if (seg->address == e.address && seg->total_size <= e.size)
     return remove_segment(s, e);
-  // Only free pages are unmapped: [address, address + size) inside one inactive block.
-  const auto i = block_index(*seg, e.address);
-  if (i == seg->blocks.size() || e.size > seg->address + seg->total_size - e.address)
+  if (e.address + e.size != seg->address + seg->total_size || seg->blocks.empty())
     return false;
-  const block b = seg->blocks[i];
-  if (b.state != block_state::inactive || e.size > b.address + b.size - e.address)
+  auto& last = seg->blocks.back();
+  if (last.state != block_state::inactive || last.size < e.size)
     return false;
-  const auto end = e.address + e.size;
-  // Cut anywhere but at its end, the segment starts a run at `end`: not where another starts
-  // (a segment over it: damaged input).
-  if (end != seg->address + seg->total_size) {
-    if (const auto other = segment_at(s, e.device, end);
-        other != s.segments.end() && other->total_size > 0)
-      return false;
-  }
-  const block head{b.address, e.address - b.address, 0, block_state::inactive, no_stack};
-  const block tail{end, b.address + b.size - end, 0, block_state::inactive, no_stack};
-  const auto at = seg->blocks.begin() + static_cast<std::ptrdiff_t>(i);
-  if (e.address == seg->address) { // the start: the segment now starts after the pages
-    if (head.size != 0)
-      return false; // a block before its segment (damaged input)
-    seg->address = end;
-    seg->total_size -= e.size;
-    if (tail.size == 0)
-      seg->blocks.erase(at);
-    else
-      *at = tail;
-    // Past any segment that starts inside the pages (overlapping ones: damaged input).
-    const auto it = s.segments.begin() + (seg - s.segments.data());
-    std::rotate(it, it + 1, by_address(s, std::next(it), e.device, end));
-    return true;
-  }
-  segment rest; // the run after the pages, a segment of its own (none where they end it)
-  if (end != seg->address + seg->total_size) {
-    auto blocks = std::move(seg->blocks); // the fields copied, not the blocks
-    rest = *seg;
-    seg->blocks = std::move(blocks);
-    rest.address = end;
-    rest.total_size = seg->address + seg->total_size - end;
-    rest.blocks.assign(at + 1, seg->blocks.end());
-    if (tail.size > 0)
-      rest.blocks.insert(rest.blocks.begin(), tail);
-  }
-  seg->total_size = e.address - seg->address;
-  seg->blocks.erase(at + 1, seg->blocks.end());
-  if (head.size == 0)
+  last.size -= e.size;
+  seg->total_size -= e.size;
+  if (last.size == 0)
     seg->blocks.pop_back();
-  else
-    seg->blocks.back() = head;
-  if (rest.total_size > 0) {
-    const auto after = s.segments.begin() + (seg - s.segments.data()) + 1;
-    s.segments.insert(by_address(s, after, e.device, end), std::move(rest));
-  }
   return true;
 }
 

@@ -169,11 +169,13 @@ void replay_state::gather(segment_map::iterator it, const memory_event& e, page_
     // joining it whole for each mapping made that quadratic.
     if (it->first != *base)
       partial_base_ = *base;
-  } else if (pages == page_change::shrink && e.address != *base && last &&
-             e.size == it->second.address + it->second.total_size - e.address) {
-    // Pages unmapped at a segment's end shrink its last block: from the last fragment, with the
-    // one before it where the pages start at its own start (it is not the segment's). Pages
-    // unmapped elsewhere split the segment (unmap_pages), which takes all of it (below).
+  } else if (pages == page_change::shrink && e.address != *base) {
+    // Pages unmapped from inside a segment only shrink its last block (unmap_pages: they must
+    // end where it ends): none of another fragment can, so nothing is taken (a mismatch). From
+    // the last fragment, with the one before it where the pages start at its own start (it is
+    // not the segment's).
+    if (!last)
+      return;
     if (it->first == e.address)
       lo = std::prev(it);
     if (lo->first != *base)
@@ -395,33 +397,12 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
       *effect = {};
     return false;
   }
-  // Pages unmapped from a segment anywhere but at its end cut it so that a run starts where they
-  // end: where another segment starts there (damaged input), unmap_pages refuses it, told here.
-  if (pages == page_change::shrink && e.size <= ~e.address) {
-    const auto holder = find_entry(e.address);
-    const auto at_end = by_address_.find(e.address + e.size);
-    if (holder != by_address_.end() && at_end != by_address_.end() && at_end != holder &&
-        e.address + e.size - holder->second.address < holder->second.total_size) {
-      if (effect != nullptr)
-        *effect = {};
-      return false;
-    }
-  }
   // Pages mapped at the end of a segment grow the one that holds the byte before them.
   if (pages == page_change::grow && e.address > 0)
     gather(find_entry(e.address - 1), e, pages);
   gather(find_entry(e.address), e, pages);
-  // Pages mapped where an expandable segment starts join it (map_pages), all of it, where no
-  // entry starts between.
-  if (pages == page_change::grow && e.size <= ~e.address) {
-    const auto next = by_address_.lower_bound(e.address);
-    if (next != by_address_.end() && next->first == e.address + e.size &&
-        next->second.is_expandable &&
-        (base_of(next->first) == nullptr || *base_of(next->first) == next->first))
-      gather(next, e, page_change::none);
-  }
-  std::sort(part_.segments.begin(), part_.segments.end(),
-            [](const segment& a, const segment& b) { return a.address < b.address; });
+  if (part_.segments.size() == 2 && part_.segments[1].address < part_.segments[0].address)
+    std::swap(part_.segments[0], part_.segments[1]);
   const auto [lo, hi] = effect_window(e);
   const auto before = effect != nullptr ? window(part_, device_, lo, hi) : replay_totals{};
   const bool real = real_ + inert_real_ > 0;
