@@ -14,21 +14,6 @@
 namespace tdiag::trace::detail {
 namespace {
 
-// The allocated and requested bytes of `seg`'s active blocks that hold a byte of [lo, hi], added
-// to `out`.
-void add_blocks(const segment& seg, std::uint64_t lo, std::uint64_t hi, replay_totals& out) {
-  // The first block that ends past lo (blocks are sorted and do not overlap).
-  auto b = std::partition_point(seg.blocks.begin(), seg.blocks.end(), [&](const block& x) {
-    return x.address <= lo && x.size <= lo - x.address;
-  });
-  for (; b != seg.blocks.end() && b->address <= hi; ++b) {
-    if (b->state != block_state::active_allocated)
-      continue;
-    out.allocated = sat_add(out.allocated, signed_size(b->size));
-    out.requested = sat_add(out.requested, signed_size(b->requested_size));
-  }
-}
-
 // The allocated and requested bytes of the block of `seg` that holds `address`, where it is an
 // allocated one.
 replay_totals allocated_at(const segment& seg, std::uint64_t address) {
@@ -56,17 +41,18 @@ replay_totals window(const allocator_state& s, std::int32_t device, std::uint64_
   for (; it != s.segments.end() && it->device == device && it->address <= hi; ++it) {
     if (it->pool != implicit_pool)
       out.reserved = sat_add(out.reserved, signed_size(it->total_size));
-    add_blocks(*it, lo, hi, out);
+    // The first block that ends past lo (blocks are sorted and do not overlap).
+    auto b = std::partition_point(it->blocks.begin(), it->blocks.end(), [&](const block& x) {
+      return x.address <= lo && x.size <= lo - x.address;
+    });
+    for (; b != it->blocks.end() && b->address <= hi; ++b) {
+      if (b->state != block_state::active_allocated)
+        continue;
+      out.allocated = sat_add(out.allocated, signed_size(b->size));
+      out.requested = sat_add(out.requested, signed_size(b->requested_size));
+    }
   }
   return out;
-}
-
-// The addresses an event can change the totals of: from the byte before it (a free merges with
-// the block there) to the byte after its bytes.
-std::pair<std::uint64_t, std::uint64_t> effect_window(const memory_event& e) noexcept {
-  const std::uint64_t lo = e.address == 0 ? 0 : e.address - 1;
-  const std::uint64_t span = std::max<std::uint64_t>(e.size, 1);
-  return {lo, e.address > ~span ? ~std::uint64_t{0} : e.address + span};
 }
 
 bool is_block_action(memory_action a) noexcept {
@@ -403,7 +389,9 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
   gather(find_entry(e.address), e, pages);
   if (part_.segments.size() == 2 && part_.segments[1].address < part_.segments[0].address)
     std::swap(part_.segments[0], part_.segments[1]);
-  const auto [lo, hi] = effect_window(e);
+  const std::uint64_t lo = e.address == 0 ? 0 : e.address - 1;
+  const std::uint64_t span = std::max<std::uint64_t>(e.size, 1);
+  const std::uint64_t hi = e.address > ~span ? ~std::uint64_t{0} : e.address + span;
   const auto before = effect != nullptr ? window(part_, device_, lo, hi) : replay_totals{};
   const bool real = real_ + inert_real_ > 0;
   const bool matched =
