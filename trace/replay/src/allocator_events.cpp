@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 //
 // What each memory event does to an allocator state, forward (apply_memory_event) and undone
-// (undo_memory_event): blocks carved and released, segments made, dropped, grown and shrunk.
-// Every replay (replay_state's map, a plain state) comes down to these.
+// (undo_memory_event): blocks carved and released, segments made, dropped, grown, shrunk, cut
+// and joined. Every replay (replay_state's map, a plain state) comes down to these.
 #include <tensordiag/trace/allocator_replay.hpp>
 
 #include <algorithm>
@@ -218,38 +218,114 @@ bool add_segment(allocator_state& s, const memory_event& e) {
   return true;
 }
 
-// Expandable segments: pages mapped at the end of a segment grow it.
+// The pages [e.address, e.address + e.size) as a range, or nullopt where they are none or run
+// past 2^64 (damaged input: refused with no change, as the map replay leaves them out).
+std::optional<std::uint64_t> pages_end(const memory_event& e) {
+  if (e.size == 0 || e.size > ~e.address)
+    return std::nullopt;
+  return e.address + e.size;
+}
+
+// Expandable segments (PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True): pages mapped grow the
+// segment that ends where they start (not a block's implicit one), join the expandable segment
+// that starts where they end, or start a segment of their own. A snapshot lists each run of mapped
+// pages as a segment, so a run joined from both sides is one segment again.
 bool map_pages(allocator_state& s, const memory_event& e) {
-  if (find_segment(s, e.device, e.address) != nullptr)
+  const auto end = pages_end(e);
+  if (!end || find_segment(s, e.device, e.address) != nullptr)
     return false;
-  if (e.address > 0) {
-    if (auto* prev = find_segment(s, e.device, e.address - 1);
-        prev != nullptr && prev->address + prev->total_size == e.address) {
-      prev->total_size += e.size;
-      prev->blocks.push_back({e.address, e.size, 0, block_state::inactive, no_stack});
-      release(*prev, prev->blocks.size() - 1);
-      return true;
-    }
+  auto next = std::partition_point(s.segments.begin(), s.segments.end(), [&](const segment& x) {
+    return x.device < e.device || (x.device == e.device && x.address <= e.address);
+  });
+  if (next != s.segments.end() && next->device == e.device && next->address < *end)
+    return false; // over a segment that starts inside the pages (damaged input)
+  segment* prev = nullptr;
+  if (e.address > 0)
+    if (auto* p = find_segment(s, e.device, e.address - 1);
+        p != nullptr && p->pool != implicit_pool && p->total_size == e.address - p->address)
+      prev = p;
+  // (Two runs joined are both expandable: the replay's fragments of one segment keep its kind.)
+  const bool joins_next = next != s.segments.end() && next->device == e.device &&
+                          next->address == *end && next->is_expandable && next->total_size > 0 &&
+                          (prev == nullptr || prev->is_expandable);
+  if (prev == nullptr && !joins_next) {
+    insert_segment(s, e).is_expandable = true; // not segments.back(): the order is by address
+    return true;
   }
-  insert_segment(s, e).is_expandable = true; // not segments.back(): the order is by address
+  if (prev == nullptr) {
+    // The run that starts at the new pages: its allocation is the one that maps them.
+    next->address = e.address;
+    next->total_size += e.size;
+    next->stack = e.stack;
+    next->blocks.insert(next->blocks.begin(),
+                        {e.address, e.size, 0, block_state::inactive, no_stack});
+    release(*next, 0);
+    return true;
+  }
+  const auto at = prev->blocks.size();
+  prev->total_size += e.size;
+  prev->blocks.push_back({e.address, e.size, 0, block_state::inactive, no_stack});
+  if (joins_next) { // (next comes after prev in the order: erasing it leaves prev in place)
+    prev->total_size += next->total_size;
+    prev->blocks.insert(prev->blocks.end(), std::make_move_iterator(next->blocks.begin()),
+                        std::make_move_iterator(next->blocks.end()));
+    s.segments.erase(next);
+  }
+  release(*prev, at);
   return true;
 }
 
+// Pages unmapped: all of a segment (it goes), or free pages of one. A segment shrinks where they
+// end it; an expandable one's start moves past them where they start it, and it is cut in two
+// where they are inside it (torch.cuda.empty_cache() or an out-of-memory retry unmaps the free
+// pages of an expandable segment wherever they are), the run after them a segment of its own. A
+// run that no longer starts where its segment was first mapped has no stack, as PyTorch lists it.
 bool unmap_pages(allocator_state& s, const memory_event& e) {
-  auto* seg = find_segment(s, e.device, e.address);
+  const auto end = pages_end(e);
+  auto* seg = end ? find_segment(s, e.device, e.address) : nullptr;
   if (seg == nullptr)
     return false;
   if (seg->address == e.address && seg->total_size <= e.size)
     return remove_segment(s, e);
-  if (e.address + e.size != seg->address + seg->total_size || seg->blocks.empty())
+  const auto seg_end =
+      seg->total_size > ~seg->address ? ~std::uint64_t{0} : seg->address + seg->total_size;
+  const auto i = block_index(*seg, e.address);
+  if (*end > seg_end || i == seg->blocks.size())
     return false;
-  auto& last = seg->blocks.back();
-  if (last.state != block_state::inactive || last.size < e.size)
+  const block b = seg->blocks[i];
+  if (b.state != block_state::inactive || *end > b.address + b.size ||
+      (!seg->is_expandable && *end != seg_end))
     return false;
-  last.size -= e.size;
-  seg->total_size -= e.size;
-  if (last.size == 0)
-    seg->blocks.pop_back();
+  // The free block's part before the pages stays; its part after them starts the run after.
+  std::vector<block> after;
+  if (*end < b.address + b.size)
+    after.push_back({*end, b.address + b.size - *end, 0, block_state::inactive, no_stack});
+  const auto rest = seg->blocks.begin() + static_cast<std::ptrdiff_t>(i) + 1;
+  after.insert(after.end(), std::make_move_iterator(rest),
+               std::make_move_iterator(seg->blocks.end()));
+  seg->blocks.erase(rest - (e.address > b.address ? 0 : 1), seg->blocks.end());
+  if (e.address > b.address)
+    seg->blocks.back().size = e.address - b.address;
+  if (after.empty()) { // at its end
+    seg->total_size = e.address - seg->address;
+    return true;
+  }
+  if (e.address == seg->address) { // at its start
+    seg->address = *end;
+    seg->total_size = seg_end - *end;
+    seg->stack = no_stack;
+    seg->blocks = std::move(after);
+    return true;
+  }
+  seg->total_size = e.address - seg->address;
+  auto left = std::move(seg->blocks); // inside it: the run after the pages has its fields
+  segment run = *seg;
+  seg->blocks = std::move(left);
+  run.address = *end;
+  run.total_size = seg_end - *end;
+  run.stack = no_stack;
+  run.blocks = std::move(after);
+  s.segments.insert(s.segments.begin() + (seg - s.segments.data()) + 1, std::move(run));
   return true;
 }
 

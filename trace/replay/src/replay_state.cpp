@@ -55,6 +55,17 @@ replay_totals window(const allocator_state& s, std::int32_t device, std::uint64_
   return out;
 }
 
+// Whether [address, end) lies inside one free block of `seg` (pages PyTorch may unmap).
+bool in_free_block(const segment& seg, std::uint64_t address, std::uint64_t end) {
+  auto b = std::partition_point(seg.blocks.begin(), seg.blocks.end(),
+                                [&](const block& x) { return x.address <= address; });
+  if (b == seg.blocks.begin())
+    return false;
+  --b;
+  return b->state == block_state::inactive && address - b->address < b->size &&
+         end - b->address <= b->size;
+}
+
 bool is_block_action(memory_action a) noexcept {
   return a == memory_action::alloc || a == memory_action::free_requested ||
          a == memory_action::free_completed;
@@ -89,7 +100,7 @@ replay_state::replay_state(allocator_state start, std::int32_t device) : device_
   std::unordered_set<std::uint64_t> starts; // (the map's keys include fragments')
   for (auto& s : start.segments) {
     if (s.device == device && s.total_size > 0 && starts.insert(s.address).second) {
-      put(std::move(s), std::nullopt); // cut into fragments where large
+      put(std::move(s), false); // cut into fragments where large
       continue;
     }
     inert_real_ += s.device == device && s.pool != implicit_pool ? 1 : 0;
@@ -101,14 +112,16 @@ replay_state::replay_state(allocator_state start, std::int32_t device) : device_
 // The copy's map is its own: the floor entry found in the original's is not in it.
 replay_state::replay_state(const replay_state& other)
     : device_(other.device_), time_(other.time_), by_address_(other.by_address_),
-      real_(other.real_), part_(other.part_), base_of_(other.base_of_),
-      fragmented_(other.fragmented_), inert_(other.inert_), inert_real_(other.inert_real_) {}
+      real_(other.real_), part_(other.part_), continues_(other.continues_), inert_(other.inert_),
+      inert_real_(other.inert_real_) {}
 
-const std::uint64_t* replay_state::base_of(std::uint64_t key) const {
-  if (base_of_.empty())
-    return nullptr;
-  const auto it = base_of_.find(key);
-  return it == base_of_.end() ? nullptr : &it->second;
+bool replay_state::fragment(segment_map::const_iterator it) const {
+  if (continues_.empty())
+    return false;
+  if (continues_.contains(it->first))
+    return true;
+  const auto next = std::next(it);
+  return next != by_address_.end() && continues_.contains(next->first);
 }
 
 replay_state::segment_map::iterator replay_state::find_entry(std::uint64_t address) {
@@ -134,43 +147,26 @@ replay_state::segment_map::iterator replay_state::find_entry(std::uint64_t addre
 void replay_state::gather(segment_map::iterator it, const memory_event& e, page_change pages) {
   if (it == by_address_.end())
     return;
-  const auto* base = base_of(it->first);
-  if (base == nullptr) {
-    real_out_ += it->second.pool != implicit_pool ? 1 : 0;
-    taken_size_ = it->second.total_size;
-    part_.segments.push_back(std::move(it->second));
-    taken_.push_back(it);
-    return;
-  }
-  const auto of_segment = [&, b = *base](segment_map::iterator x) {
-    const auto* xb = x == by_address_.end() ? nullptr : base_of(x->first);
-    return xb != nullptr && *xb == b;
+  const auto of_segment = [&](segment_map::iterator x) {
+    return x != by_address_.end() && continues(x->first);
   };
   auto lo = it, hi = std::next(it);
-  const bool last = !of_segment(hi);
-  if (pages == page_change::grow && last &&
-      it->second.address + it->second.total_size == e.address) {
-    // Pages mapped at the segment's end grow its last fragment, as they would the segment
-    // (map_pages: the one that ends there). An expandable segment grows while it holds blocks:
-    // joining it whole for each mapping made that quadratic.
-    if (it->first != *base)
-      partial_base_ = *base;
-  } else if (pages == page_change::shrink && e.address != *base) {
-    // Pages unmapped from inside a segment only shrink its last block (unmap_pages: they must
-    // end where it ends): none of another fragment can, so nothing is taken (a mismatch). From
-    // the last fragment, with the one before it where the pages start at its own start (it is
-    // not the segment's).
-    if (!last)
-      return;
-    if (it->first == e.address)
-      lo = std::prev(it);
-    if (lo->first != *base)
-      partial_base_ = *base;
+  const bool whole = !continues(it->first) && !of_segment(hi);
+  // Pages unmapped from all of a segment (perhaps: unmap_refused leaves it to unmap_pages).
+  const bool unmaps_all = pages == page_change::shrink && !continues(it->first) &&
+                          e.address == it->first && e.size >= it->second.total_size &&
+                          !in_free_block(it->second, e.address, e.address + e.size);
+  if (whole || pages == page_change::grow || (pages == page_change::shrink && !unmaps_all)) {
+    // The segment; or the fragment that pages change: the last of the segment they grow (it
+    // ends where they start; an expandable segment grows while it holds blocks, and joining it
+    // whole for each mapping made that quadratic), the first of the one they join (it starts
+    // where they end), or the one whose free pages are unmapped (cut, shrunk or gone: the
+    // fragments after it then start a segment of their own, put_back).
   } else if (is_segment_action(e.action)) {
-    // All of it, from its first fragment (at its address: fragments are never interleaved with
-    // another entry, as none is cut where another segment overlaps it).
-    if (const auto first = by_address_.find(*base); first != by_address_.end())
-      lo = first;
+    // All of it, from its first fragment (fragments are never interleaved with another entry,
+    // as none is cut where another segment overlaps it).
+    while (continues(lo->first))
+      --lo;
     while (of_segment(hi))
       ++hi;
   } else {
@@ -180,16 +176,33 @@ void replay_state::gather(segment_map::iterator it, const memory_event& e, page_
     const auto after = std::partition_point(blocks.begin(), blocks.end(),
                                             [&](const block& b) { return b.address <= e.address; });
     if (after != blocks.begin()) {
-      if (after - 1 == blocks.begin() && it->first != *base)
+      if (after - 1 == blocks.begin() && continues(it->first))
         lo = std::prev(it);
       if (after == blocks.end() && of_segment(hi))
         ++hi;
     }
-    const bool all = lo->first == *base && !of_segment(hi);
-    if (!all)
-      partial_base_ = *base;
   }
+  if (taken_.empty()) {
+    pre_ = continues(lo->first);
+    first_key_ = lo->first;
+  }
+  after_ = of_segment(hi) ? std::optional(hi->first) : std::nullopt;
   join(lo, hi);
+}
+
+bool replay_state::unmap_refused(segment_map::iterator it, const memory_event& e,
+                                 std::uint64_t end) const {
+  const auto& seg = it->second;
+  const bool first = !continues(it->first);
+  const bool all_of_it = e.address == it->first && e.size >= seg.total_size;
+  if (first && all_of_it && !in_free_block(seg, e.address, end))
+    return false; // perhaps all of the segment: unmap_pages decides on it whole (gather)
+  const auto next = std::next(it);
+  if (!seg.is_expandable && next != by_address_.end() && continues(next->first))
+    return true; // a segment that is not expandable shrinks at its end only
+  // All of a fragment after the first: unmap_pages would drop it as a whole segment; in its
+  // segment it goes where it is one free block, the segment cut there.
+  return !first && all_of_it && !in_free_block(seg, e.address, end);
 }
 
 void replay_state::join(segment_map::iterator lo, segment_map::iterator hi) {
@@ -204,6 +217,7 @@ void replay_state::join(segment_map::iterator lo, segment_map::iterator hi) {
     if (std::next(x) == hi)
       break;
   }
+  taken_size_ = whole.total_size;
   part_.segments.push_back(std::move(whole));
 }
 
@@ -220,8 +234,8 @@ void replay_state::note_touched(std::uint64_t address) {
 }
 
 // `seg` back into the map: whole, or cut into fragments where it holds too many blocks (and
-// always as fragments of `base` where it is some of a segment's).
-void replay_state::put(segment seg, std::optional<std::uint64_t> base) {
+// always as a fragment where it continues a segment, `continued`).
+void replay_state::put(segment seg, bool continued) {
   const std::size_t per =
       std::max<std::size_t>(replay_fragment_blocks.load(std::memory_order_relaxed), 1);
   const std::size_t n = seg.blocks.size();
@@ -230,17 +244,17 @@ void replay_state::put(segment seg, std::optional<std::uint64_t> base) {
   // A segment is cut only where no other overlaps it (damaged input): a find by address then
   // sees the fragments as it would see the segment.
   bool cut = n > 2 * per && seg.total_size > 0 && end != ~std::uint64_t{0} &&
-             (base || alone(address, end));
+             (continued || alone(address, end));
   for (std::size_t i = 0; cut && i < n; ++i) {
     const auto& b = seg.blocks[i];
     // Fragments tile the range at block starts: only sorted blocks inside it can be cut.
     cut = b.address >= address && b.address < end &&
           (i == 0 || seg.blocks[i - 1].address + seg.blocks[i - 1].size <= b.address);
   }
-  if (!base && !cut) {
+  if (!continued && !cut) {
     // A segment over one kept as fragments (damaged input) makes that one whole again first: a
     // fragment may even start at its address.
-    if (!base_of_.empty())
+    if (!continues_.empty())
       for (const auto b : fragmented_around(address, end))
         make_whole(b);
     real_ += seg.pool != implicit_pool ? 1 : 0;
@@ -249,7 +263,6 @@ void replay_state::put(segment seg, std::optional<std::uint64_t> base) {
     assert(made);
     return;
   }
-  const std::uint64_t of = base.value_or(seg.address);
   const std::size_t pieces = cut ? n / per : 1;
   const std::vector<block> blocks = std::move(seg.blocks);
   seg.blocks = {}; // what every piece shares: the segment's fields
@@ -260,8 +273,8 @@ void replay_state::put(segment seg, std::optional<std::uint64_t> base) {
     piece.total_size = (last == n ? end : blocks[last].address) - piece.address;
     piece.blocks.assign(blocks.begin() + static_cast<std::ptrdiff_t>(first),
                         blocks.begin() + static_cast<std::ptrdiff_t>(last));
-    base_of_[piece.address] = of;
-    fragmented_ += piece.address == of ? 1 : 0;
+    if (k > 0 || continued)
+      continues_.insert(piece.address);
     real_ += piece.pool != implicit_pool ? 1 : 0;
     note_touched(piece.address);
     [[maybe_unused]] const bool made = by_address_.emplace(piece.address, std::move(piece)).second;
@@ -281,47 +294,51 @@ bool replay_state::alone(std::uint64_t address, std::uint64_t end) const {
 
 std::vector<std::uint64_t> replay_state::fragmented_around(std::uint64_t address,
                                                            std::uint64_t end) const {
-  std::vector<std::uint64_t> bases;
+  std::vector<std::uint64_t> firsts;
   // From the last entry that starts before `address` (it may reach into the range).
   auto it = by_address_.lower_bound(address);
   if (it != by_address_.begin())
     --it;
+  std::optional<std::uint64_t> first; // of the segment of the entry before `it`, when known
   for (; it != by_address_.end() && it->first < end; ++it) {
-    const auto* b = base_of(it->first);
-    if (b != nullptr && it->second.total_size > address - std::min(address, it->second.address) &&
-        std::find(bases.begin(), bases.end(), *b) == bases.end())
-      bases.push_back(*b);
+    if (!continues(it->first)) {
+      first = it->first;
+    } else if (!first) {
+      auto x = it;
+      while (continues(x->first))
+        --x;
+      first = x->first;
+    }
+    if (fragment(it) && it->second.total_size > address - std::min(address, it->second.address) &&
+        std::find(firsts.begin(), firsts.end(), *first) == firsts.end())
+      firsts.push_back(*first);
   }
-  return bases;
+  return firsts;
 }
 
-void replay_state::make_whole(std::uint64_t base) {
+void replay_state::make_whole(std::uint64_t address) {
   has_floor_ = false;
-  // The fragments tile the segment's range, each starting where the one before ends; the
-  // segment that overlaps them may sit between two in the map's order.
-  auto it = by_address_.find(base);
+  // The fragments tile the segment's range, one after another in the map.
+  auto it = by_address_.find(address);
   if (it == by_address_.end())
     return; // not in the map now (assert-free: fragments go back whole at put_back)
   segment whole = std::move(it->second);
   std::size_t real = 0;
-  for (bool first = true; it != by_address_.end(); first = false) {
+  for (bool first = true;; first = false) {
     if (!first) {
       whole.total_size += it->second.total_size;
       whole.blocks.insert(whole.blocks.end(), it->second.blocks.begin(), it->second.blocks.end());
     }
     real += it->second.pool != implicit_pool ? 1 : 0;
     note_touched(it->first);
-    base_of_.erase(it->first);
-    by_address_.erase(it);
-    it = by_address_.find(whole.address + whole.total_size);
-    const auto* next = it == by_address_.end() ? nullptr : base_of(it->first);
-    if (next == nullptr || *next != base)
+    continues_.erase(it->first);
+    it = by_address_.erase(it);
+    if (it == by_address_.end() || !continues(it->first))
       break;
   }
-  --fragmented_;
   real_ = real_ - real + (whole.pool != implicit_pool ? 1 : 0);
-  note_touched(base);
-  by_address_.emplace(base, std::move(whole));
+  note_touched(address);
+  by_address_.emplace(address, std::move(whole));
 }
 
 void replay_state::put_back() {
@@ -329,12 +346,11 @@ void replay_state::put_back() {
   real_out_ = 0;
   // The common case: one whole segment, still at its address and small, goes back into its own
   // entry.
-  if (taken_.size() == 1 && !partial_base_ && part_.segments.size() == 1 &&
+  if (taken_.size() == 1 && !pre_ && !after_ && part_.segments.size() == 1 &&
       part_.segments.front().address == taken_.front()->first &&
       part_.segments.front().total_size == taken_size_ &&
       part_.segments.front().blocks.size() <=
-          2 * replay_fragment_blocks.load(std::memory_order_relaxed) &&
-      base_of(taken_.front()->first) == nullptr) {
+          2 * replay_fragment_blocks.load(std::memory_order_relaxed)) {
     real_ += part_.segments.front().pool != implicit_pool ? 1 : 0;
     note_touched(taken_.front()->first);
     taken_.front()->second = std::move(part_.segments.front());
@@ -344,15 +360,36 @@ void replay_state::put_back() {
   has_floor_ = false;
   for (const auto it : taken_) {
     note_touched(it->first);
-    if (const auto f = base_of_.find(it->first); f != base_of_.end()) {
-      fragmented_ -= f->first == f->second ? 1 : 0;
-      base_of_.erase(f);
-    }
+    continues_.erase(it->first);
     by_address_.erase(it);
   }
   taken_.clear();
-  for (auto& seg : part_.segments)
-    put(std::move(seg), partial_base_);
+  const bool any = !part_.segments.empty();
+  std::uint64_t last_end = 0; // where the last ends
+  if (any) {
+    const auto& last = part_.segments.back();
+    last_end = last.total_size > ~last.address ? ~std::uint64_t{0} : last.address + last.total_size;
+  }
+  // Until they are in, the entry that continued them would seem to continue the one before
+  // them.
+  if (after_)
+    continues_.erase(*after_);
+  for (std::size_t k = 0; k < part_.segments.size(); ++k) {
+    // The first goes on with the segment the taken entries continued where it starts where
+    // they did (pages unmapped at its start leave a segment of its own).
+    const bool continued = k == 0 && pre_ && part_.segments[k].address == first_key_;
+    put(std::move(part_.segments[k]), continued);
+  }
+  if (!after_)
+    return;
+  if (any && last_end == *after_) {
+    continues_.insert(*after_);
+  } else if (const auto it = by_address_.find(*after_); it != by_address_.end()) {
+    // Pages unmapped before the entry that continued them: it starts a segment of its own (a
+    // run that no longer starts where its segment was mapped has no stack, as unmap_pages).
+    it->second.stack = no_stack;
+    note_touched(*after_);
+  }
 }
 
 bool replay_state::step(const memory_event& e, bool backward, bool two_step_frees,
@@ -372,21 +409,44 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
   }
   part_.segments.clear();
   real_out_ = 0;
-  partial_base_.reset();
+  pre_ = false;
+  after_.reset();
+  const auto refuse = [&] {
+    if (effect != nullptr)
+      *effect = {};
+    return false;
+  };
   // A segment made, or pages mapped, where a segment is (damaged input): add_segment and
   // map_pages refuse it with no change, told here without taking that segment out (all of its
   // fragments, each time). Segment events are of some bytes here (left_out).
   const auto pages = page_change_of(e, backward);
   if ((pages == page_change::grow || makes_segment(e, backward)) &&
-      find_entry(e.address) != by_address_.end()) {
-    if (effect != nullptr)
-      *effect = {};
-    return false;
+      find_entry(e.address) != by_address_.end())
+    return refuse();
+  std::uint64_t end = 0; // of the pages mapped or unmapped
+  if (pages != page_change::none) {
+    if (e.size > ~e.address)
+      return refuse(); // past 2^64: map_pages and unmap_pages refuse them
+    end = e.address + e.size;
+    if (pages == page_change::grow) {
+      // Over a segment that starts inside them (damaged input), refused likewise.
+      if (const auto next = by_address_.upper_bound(e.address);
+          next != by_address_.end() && next->first < end)
+        return refuse();
+    } else if (const auto it = find_entry(e.address);
+               it != by_address_.end() && fragment(it) && unmap_refused(it, e, end)) {
+      return refuse();
+    }
   }
-  // Pages mapped at the end of a segment grow the one that holds the byte before them.
+  // Pages mapped grow the segment that holds the byte before them, and join the one that starts
+  // where they end.
   if (pages == page_change::grow && e.address > 0)
     gather(find_entry(e.address - 1), e, pages);
   gather(find_entry(e.address), e, pages);
+  if (pages == page_change::grow)
+    if (const auto next = by_address_.find(end);
+        next != by_address_.end() && !continues(next->first))
+      gather(next, e, pages);
   if (part_.segments.size() == 2 && part_.segments[1].address < part_.segments[0].address)
     std::swap(part_.segments[0], part_.segments[1]);
   const std::uint64_t lo = e.address == 0 ? 0 : e.address - 1;
@@ -411,7 +471,7 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
 // the map's own entry, nothing taken out or put back. Most events of a history are these.
 bool replay_state::in_place(segment_map::iterator it) const {
   const auto& seg = it->second;
-  return seg.pool != implicit_pool && base_of(it->first) == nullptr &&
+  return seg.pool != implicit_pool && !fragment(it) &&
          seg.blocks.size() + 2 <= 2 * replay_fragment_blocks.load(std::memory_order_relaxed);
 }
 
@@ -432,7 +492,7 @@ bool replay_state::step_in_place(segment_map::iterator it, const memory_event& e
 }
 
 std::size_t replay_state::segment_count() const noexcept {
-  return by_address_.size() - base_of_.size() + fragmented_ + inert_.size();
+  return by_address_.size() - continues_.size() + inert_.size();
 }
 
 const segment* replay_state::segment_at(std::uint64_t address) const {
@@ -444,14 +504,10 @@ const segment* replay_state::segment_at(std::uint64_t address) const {
 // entry's segment (copied or moved).
 template <typename Map, typename Segment>
 void replay_state::whole_segments(Map& map, allocator_state& out, Segment&& seg) const {
-  out.segments.reserve(map.size() - base_of_.size() + fragmented_);
+  out.segments.reserve(map.size() - continues_.size());
   for (auto it = map.begin(); it != map.end();) {
-    const auto* base = base_of(it->first);
     out.segments.push_back(seg(it->second));
-    for (++it; base != nullptr && it != map.end(); ++it) {
-      const auto* next = base_of(it->first);
-      if (next == nullptr || *next != *base)
-        break;
+    for (++it; it != map.end() && continues(it->first); ++it) {
       auto& whole = out.segments.back();
       whole.total_size += it->second.total_size;
       whole.blocks.insert(whole.blocks.end(), it->second.blocks.begin(), it->second.blocks.end());

@@ -6,13 +6,13 @@
 // state derived from a dump, allocator_replay's keyframes, memory_series, the timeline), so the
 // choice of representation is made here once. The lane's segments are kept in an ordered map by
 // address, and an event is applied to a state holding only the segments it can touch (the one
-// at its address; for pages mapped, the one ending there), by the same apply_memory_event /
-// undo_memory_event, so the semantics stay in one place. A block event inside a whole segment
-// the source reported (most events) is applied where that segment is, by the block steps those
-// two end in once they have found it (step_in_segment): nothing is taken out and put back. In
-// allocator_state's sorted vector every segment made or dropped moved every later one: a history
-// keeping 200,000 implicit blocks alive took 19 s for 200,000 events, and a lane mixing a real
-// segment with them kept a 99.5M-event trace's viewer loading for 73 minutes.
+// at its address; for pages mapped, those ending and starting there), by the same
+// apply_memory_event / undo_memory_event, so the semantics stay in one place. A block event inside
+// a whole segment the source reported (most events) is applied where that segment is, by the block
+// steps those two end in once they have found it (step_in_segment): nothing is taken out and put
+// back. In allocator_state's sorted vector every segment made or dropped moved every later one: a
+// history keeping 200,000 implicit blocks alive took 19 s for 200,000 events, and a lane mixing a
+// real segment with them kept a 99.5M-event trace's viewer loading for 73 minutes.
 //
 // What a map keyed by address cannot hold (damaged input) stays out of the replay: segments of
 // size 0 (they share an address with another), segments of another device than the lane's, and
@@ -22,12 +22,15 @@
 // allocations in one segment beside a segment of size 0 took 0.96 s, 20,000 0.23 s.
 //
 // A segment of many blocks (an expandable segment holds a whole stream's) is kept as fragments:
-// map entries that tile its range, each of up to 2 * replay_fragment_blocks blocks. A block
+// map entries that tile its range, each of up to 2 * replay_fragment_blocks blocks, each after
+// the first marked as continuing the entry before it (so an expandable segment is cut in two,
+// or two are joined, by one mark, however many fragments follow). A block
 // inserted or dropped moved every later block of its segment's vector: 160,000 allocations in
 // one segment freed oldest first took 12.8 s. An event on a block applies to its fragment, joined
 // with the one beside it where the block is at its edge (a free merges with its neighbours), so
-// the same apply/undo sees the same blocks; an event on the segment itself (freed, pages mapped)
-// applies to all of it, joined. state() and take() give the segments whole.
+// the same apply/undo sees the same blocks; an event on the segment itself (made, freed) applies
+// to all of it, joined, and pages mapped or unmapped to the fragment they change. state() and
+// take() give the segments whole.
 #pragma once
 
 #include <tensordiag/trace/allocator_state.hpp>
@@ -39,7 +42,7 @@
 #include <map>
 #include <optional>
 #include <span>
-#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace tdiag::trace::detail {
@@ -83,8 +86,8 @@ public:
 
   /// Segments in the state now.
   [[nodiscard]] std::size_t segment_count() const noexcept;
-  /// Map entries that are fragments of a segment (0 when every segment is whole).
-  [[nodiscard]] std::size_t fragment_count() const noexcept { return base_of_.size(); }
+  /// Map entries that continue a segment kept as fragments (0 when every segment is whole).
+  [[nodiscard]] std::size_t fragment_count() const noexcept { return continues_.size(); }
   /// The state now (its time: the last forward event's, else the start's).
   [[nodiscard]] allocator_state state() const;
   /// The same, moved out.
@@ -127,23 +130,35 @@ private:
   /// Moves what event `e` can touch of entry `it` (none: end()) into part_: the segment, or
   /// the fragments of one as the header says.
   void gather(segment_map::iterator it, const memory_event& e, page_change pages);
+  /// Whether pages unmapped from [e.address, end) in fragment `it` (of a segment kept as
+  /// fragments) are refused, where unmap_pages on that fragment alone would not see it: the
+  /// segment's rules are its whole range's, not the fragment's.
+  [[nodiscard]] bool unmap_refused(segment_map::iterator it, const memory_event& e,
+                                   std::uint64_t end) const;
   /// The fragments of one segment from `lo` to `hi` (exclusive), joined into part_.
   void join(segment_map::iterator lo, segment_map::iterator hi);
-  /// Puts part_'s segments back into the map after the event (fragments of partial_base_, or
-  /// whole segments, cut into fragments where they grew large).
+  /// Puts part_'s segments back into the map after the event (the first continuing the segment
+  /// the taken entries were part of, where it still starts where they did; whole segments, cut
+  /// into fragments where they grew large).
   void put_back();
-  void put(segment seg, std::optional<std::uint64_t> base);
-  [[nodiscard]] const std::uint64_t* base_of(std::uint64_t key) const;
+  /// `continued`: its first entry continues the entry before it.
+  void put(segment seg, bool continued);
+  /// Whether the entry at `key` continues the segment of the entry before it.
+  [[nodiscard]] bool continues(std::uint64_t key) const {
+    return !continues_.empty() && continues_.contains(key);
+  }
+  /// Whether entry `it` is a fragment (of a segment kept as fragments).
+  [[nodiscard]] bool fragment(segment_map::const_iterator it) const;
   template <typename Map, typename Segment>
   void whole_segments(Map& map, allocator_state& out, Segment&& seg) const;
   void note_touched(std::uint64_t address);
   /// Whether no entry of the map holds a byte of [address, end).
   [[nodiscard]] bool alone(std::uint64_t address, std::uint64_t end) const;
-  /// The segments kept as fragments that hold a byte of [address, end).
+  /// The segments kept as fragments that hold a byte of [address, end): their addresses.
   [[nodiscard]] std::vector<std::uint64_t> fragmented_around(std::uint64_t address,
                                                              std::uint64_t end) const;
-  /// Joins the fragments of the segment at `base` into one entry.
-  void make_whole(std::uint64_t base);
+  /// Joins the fragments of the segment at `address` into one entry.
+  void make_whole(std::uint64_t address);
 
   /// `s` with `inert` among its segments, in (device, address) order.
   static void with_inert(allocator_state& s, std::vector<segment> inert);
@@ -162,15 +177,18 @@ private:
   bool has_floor_ = false;
   bool track_ = false, all_touched_ = false;
   std::vector<std::uint64_t> touched_;
-  // Every fragment's key -> its segment's address, and how many segments are kept as
-  // fragments.
-  std::unordered_map<std::uint64_t, std::uint64_t> base_of_;
-  std::size_t fragmented_ = 0;
-  std::vector<segment_map::iterator> taken_;  // the entries the event at hand took out
-  std::size_t real_out_ = 0;                  // how many of them the source reported
-  std::uint64_t taken_size_ = 0;              // the size of the one whole segment taken
-  std::optional<std::uint64_t> partial_base_; // part_ holds only some fragments of this segment
-  std::vector<segment> inert_;                // the start's segments left out of the replay (above)
-  std::size_t inert_real_ = 0;                // how many of them are the lane device's and reported
+  // The keys of the entries that continue the segment of the entry before them (every fragment
+  // but a segment's first).
+  std::unordered_set<std::uint64_t> continues_;
+  std::vector<segment_map::iterator> taken_; // the entries the event at hand took out
+  std::size_t real_out_ = 0;                 // how many of them the source reported
+  std::uint64_t taken_size_ = 0;             // the size of the one whole segment taken
+  // What the taken entries were part of: the first continued a segment (pre_), at first_key_;
+  // the entry after the last continues it (after_, its key).
+  bool pre_ = false;
+  std::uint64_t first_key_ = 0;
+  std::optional<std::uint64_t> after_;
+  std::vector<segment> inert_; // the start's segments left out of the replay (above)
+  std::size_t inert_real_ = 0; // how many of them are the lane device's and reported
 };
 } // namespace tdiag::trace::detail
