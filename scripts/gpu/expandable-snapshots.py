@@ -75,23 +75,24 @@ def churn():
 
 
 def oom():
-    # Meant as an out-of-memory retry under a small per-process limit; it never runs out (it
-    # holds at most 64 + 3 x 96 MiB): 10,000 allocations, then every other one freed and
-    # empty_cache() unmapping them inside a run.
+    # Out of memory under a small per-process limit: tensors until it runs out (an 'oom' entry),
+    # every other one freed, then a request larger than what is left: the allocator frees and
+    # unmaps what it caches (the retry) before it raises again.
     torch.cuda.set_per_process_memory_fraction(0.02)
     held = []
-    keep = tensor(64)
     try:
-        for _ in range(10000):
+        while len(held) < 1000:
             held.append(tensor(96))
-            if len(held) % 3 == 0:
-                held.pop(0)
     except torch.OutOfMemoryError:
         pass
-    held = held[::2]
-    torch.cuda.empty_cache()
+    del held[1::2]
+    try:
+        tensor(64 * 1024)
+    except torch.OutOfMemoryError:
+        pass
+    held += [tensor(96) for _ in range(2)]
     torch.cuda.set_per_process_memory_fraction(1.0)
-    return [keep] + held
+    return held
 
 
 def describe(path, snap):
