@@ -164,6 +164,68 @@ TEST(AllocatorEvents, PagesMappedOverASegmentAreRefused) {
   EXPECT_EQ(s, cut);
 }
 
+// The map replay's fragments of a segment keep its kind: pages mapped between a 4 MiB run (large)
+// and a 2 MiB one (small) of 600 blocks make one segment, and the run after a later cut inside
+// the second is the joined segment's kind, as in the vector (it was the second run's, once).
+TEST(AllocatorEvents, ARunCutFromAJoinedSegmentHasItsKind) {
+  constexpr std::uint64_t x = base + 64 * mib;
+  std::vector<memory_event> events{make_event(memory_action::segment_map, x - 8 * mib, 4 * mib),
+                                   make_event(memory_action::segment_map, x, 2 * mib)};
+  for (std::uint64_t i = 0; i < 600; ++i)
+    events.push_back(make_event(memory_action::alloc, x + i * 512, 512));
+  events.push_back(make_event(memory_action::free_completed, x + 550 * 512, 512));
+  events.push_back(make_event(memory_action::segment_map, x - 4 * mib, 4 * mib));
+  events.push_back(make_event(memory_action::segment_unmap, x + 550 * 512, 512));
+  allocator_state vec;
+  tdiag::trace::detail::replay_state map(allocator_state{}, 0);
+  for (const auto& e : events) {
+    ASSERT_TRUE(apply_memory_event(vec, e));
+    ASSERT_TRUE(map.step(e, false, true));
+  }
+  ASSERT_EQ(vec.segments.size(), 2u);
+  EXPECT_EQ(vec.segments[1].type, segment_type::large);
+  EXPECT_EQ(map.state().segments, vec.segments);
+}
+
+// A segment another starts inside (damaged input) is neither cut, nor moved past it, nor
+// joined to the run after it: the state stays in address order, and the map replay agrees.
+TEST(AllocatorEvents, ASegmentAnotherStartsInsideIsNeitherCutNorJoined) {
+  allocator_state start;
+  ASSERT_TRUE(apply_memory_event(start, make_event(memory_action::segment_map, base, 8 * mib)));
+  segment inside = start.segments.front();
+  inside.address = base + 2 * mib;
+  inside.total_size = mib;
+  inside.blocks = {{inside.address, mib, 0, block_state::inactive, no_stack}};
+  start.segments.push_back(inside);
+  ASSERT_TRUE(
+      apply_memory_event(start, make_event(memory_action::segment_map, base + 8 * mib, mib)));
+  ASSERT_EQ(start.segments.size(), 3u);
+  for (const auto& e : {make_event(memory_action::segment_unmap, base, mib),
+                        make_event(memory_action::segment_unmap, base + 4 * mib, mib),
+                        make_event(memory_action::segment_map, base - mib, mib)}) {
+    auto vec = start;
+    tdiag::trace::detail::replay_state map(start, 0);
+    const bool matched = apply_memory_event(vec, e);
+    EXPECT_EQ(map.step(e, false, true), matched);
+    EXPECT_TRUE(std::ranges::is_sorted(vec.segments, {}, &segment::address));
+    EXPECT_EQ(map.state().segments, vec.segments);
+    EXPECT_EQ(vec.segments.size(), e.action == memory_action::segment_map ? 4u : 3u);
+  }
+}
+
+// Blocks that stop short of their segment's end (damaged input): pages unmapped up to the last
+// one's end would leave bytes of the segment in no run, and are refused.
+TEST(AllocatorEvents, PagesUnmappedBeforeAGapAreRefused) {
+  allocator_state s;
+  ASSERT_TRUE(apply_memory_event(s, make_event(memory_action::segment_map, base, 4 * mib)));
+  s.segments.front().blocks.front().size = 3 * mib;
+  const auto gap = s;
+  EXPECT_FALSE(
+      apply_memory_event(s, make_event(memory_action::segment_unmap, base + mib, 2 * mib)));
+  EXPECT_EQ(s, gap);
+  EXPECT_TRUE(apply_memory_event(s, make_event(memory_action::segment_unmap, base + mib, mib)));
+}
+
 // A history on expandable segments in four regions of 64 pages (4 KiB here), each event chosen
 // from the state the vector replay is in: pages mapped into a gap (after a run, before one,
 // between two, alone), free pages unmapped (all of a run, its start, its end, inside it), blocks

@@ -244,10 +244,17 @@ bool map_pages(allocator_state& s, const memory_event& e) {
     if (auto* p = find_segment(s, e.device, e.address - 1);
         p != nullptr && p->pool != implicit_pool && p->total_size == e.address - p->address)
       prev = p;
+  // Another segment starts inside `x` (damaged input): it is not joined to a run after it.
+  const auto overlapped = [&](const segment* x) {
+    const auto i = static_cast<std::size_t>(x - s.segments.data()) + 1;
+    return i < s.segments.size() && s.segments[i].device == x->device &&
+           s.segments[i].address - x->address < x->total_size;
+  };
   // (Two runs joined are both expandable: the replay's fragments of one segment keep its kind.)
   const bool joins_next = next != s.segments.end() && next->device == e.device &&
                           next->address == *end && next->is_expandable && next->total_size > 0 &&
-                          (prev == nullptr || prev->is_expandable);
+                          !overlapped(&*next) &&
+                          (prev == nullptr || (prev->is_expandable && !overlapped(prev)));
   if (prev == nullptr && !joins_next) {
     insert_segment(s, e).is_expandable = true; // not segments.back(): the order is by address
     return true;
@@ -293,20 +300,32 @@ bool unmap_pages(allocator_state& s, const memory_event& e) {
   if (*end > seg_end || i == seg->blocks.size())
     return false;
   const block b = seg->blocks[i];
+  const bool at_end = *end == seg_end;
   if (b.state != block_state::inactive || *end > b.address + b.size ||
-      (!seg->is_expandable && *end != seg_end))
+      (!seg->is_expandable && !at_end))
+    return false;
+  // Moving its start or cutting it must leave the order by address (damaged input: a segment
+  // that starts inside it).
+  const auto index = seg - s.segments.data();
+  if (!at_end && static_cast<std::size_t>(index) + 1 < s.segments.size() &&
+      s.segments[static_cast<std::size_t>(index) + 1].device == seg->device &&
+      s.segments[static_cast<std::size_t>(index) + 1].address < seg_end)
     return false;
   // The free block's part before the pages stays; its part after them starts the run after.
   std::vector<block> after;
-  if (*end < b.address + b.size)
-    after.push_back({*end, b.address + b.size - *end, 0, block_state::inactive, no_stack});
   const auto rest = seg->blocks.begin() + static_cast<std::ptrdiff_t>(i) + 1;
-  after.insert(after.end(), std::make_move_iterator(rest),
-               std::make_move_iterator(seg->blocks.end()));
+  if (!at_end) {
+    if (*end < b.address + b.size)
+      after.push_back({*end, b.address + b.size - *end, 0, block_state::inactive, no_stack});
+    after.insert(after.end(), std::make_move_iterator(rest),
+                 std::make_move_iterator(seg->blocks.end()));
+    if (after.empty())
+      return false; // blocks that stop short of its end (damaged input)
+  }
   seg->blocks.erase(rest - (e.address > b.address ? 0 : 1), seg->blocks.end());
   if (e.address > b.address)
     seg->blocks.back().size = e.address - b.address;
-  if (after.empty()) { // at its end
+  if (at_end) {
     seg->total_size = e.address - seg->address;
     return true;
   }
@@ -325,7 +344,7 @@ bool unmap_pages(allocator_state& s, const memory_event& e) {
   run.total_size = seg_end - *end;
   run.stack = no_stack;
   run.blocks = std::move(after);
-  s.segments.insert(s.segments.begin() + (seg - s.segments.data()) + 1, std::move(run));
+  s.segments.insert(s.segments.begin() + index + 1, std::move(run));
   return true;
 }
 

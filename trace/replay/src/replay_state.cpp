@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cassert>
 #include <iterator>
 #include <unordered_set>
 
@@ -115,15 +114,6 @@ replay_state::replay_state(const replay_state& other)
       real_(other.real_), part_(other.part_), continues_(other.continues_), inert_(other.inert_),
       inert_real_(other.inert_real_) {}
 
-bool replay_state::fragment(segment_map::const_iterator it) const {
-  if (continues_.empty())
-    return false;
-  if (continues_.contains(it->first))
-    return true;
-  const auto next = std::next(it);
-  return next != by_address_.end() && continues_.contains(next->first);
-}
-
 replay_state::segment_map::iterator replay_state::find_entry(std::uint64_t address) {
   // The entry the last search found answers again for the addresses up to the next key, while
   // the map holds the same keys: a history often works in one segment for a while.
@@ -193,12 +183,29 @@ void replay_state::gather(segment_map::iterator it, const memory_event& e, page_
 bool replay_state::unmap_refused(segment_map::iterator it, const memory_event& e,
                                  std::uint64_t end) const {
   const auto& seg = it->second;
-  const bool first = !continues(it->first);
-  const bool all_of_it = e.address == it->first && e.size >= seg.total_size;
-  if (first && all_of_it && !in_free_block(seg, e.address, end))
-    return false; // perhaps all of the segment: unmap_pages decides on it whole (gather)
+  const auto seg_end =
+      seg.total_size > ~seg.address ? ~std::uint64_t{0} : seg.address + seg.total_size;
   const auto next = std::next(it);
-  if (!seg.is_expandable && next != by_address_.end() && continues(next->first))
+  const bool first = !continues(it->first);
+  const bool last = next == by_address_.end() || !continues(next->first);
+  const bool all_of_it = e.address == it->first && e.size >= seg.total_size;
+  if (first && last) {
+    // A whole segment: unmap_pages decides, but on a segment that starts inside it, which the
+    // event does not take out (damaged input), a cut or a moved start is refused.
+    return !all_of_it && end != seg_end && next != by_address_.end() && next->first < seg_end;
+  }
+  if (first && all_of_it && !in_free_block(seg, e.address, end)) {
+    // All of the segment (gather takes it whole, and it goes) or refused: its fragments'
+    // sizes tell, none taken out (a refusal each time would have joined it whole).
+    std::uint64_t total = 0;
+    for (auto x = it; x != by_address_.end() && (x == it || continues(x->first)); ++x) {
+      total += std::min(x->second.total_size, ~total);
+      if (total > e.size)
+        return true;
+    }
+    return false;
+  }
+  if (!seg.is_expandable && !last)
     return true; // a segment that is not expandable shrinks at its end only
   // All of a fragment after the first: unmap_pages would drop it as a whole segment; in its
   // segment it goes where it is one free block, the segment cut there.
@@ -231,114 +238,6 @@ void replay_state::note_touched(std::uint64_t address) {
     all_touched_ = true;
     touched_ = {};
   }
-}
-
-// `seg` back into the map: whole, or cut into fragments where it holds too many blocks (and
-// always as a fragment where it continues a segment, `continued`).
-void replay_state::put(segment seg, bool continued) {
-  const std::size_t per =
-      std::max<std::size_t>(replay_fragment_blocks.load(std::memory_order_relaxed), 1);
-  const std::size_t n = seg.blocks.size();
-  const auto address = seg.address;
-  const auto end = seg.total_size > ~address ? ~std::uint64_t{0} : address + seg.total_size;
-  // A segment is cut only where no other overlaps it (damaged input): a find by address then
-  // sees the fragments as it would see the segment.
-  bool cut = n > 2 * per && seg.total_size > 0 && end != ~std::uint64_t{0} &&
-             (continued || alone(address, end));
-  for (std::size_t i = 0; cut && i < n; ++i) {
-    const auto& b = seg.blocks[i];
-    // Fragments tile the range at block starts: only sorted blocks inside it can be cut.
-    cut = b.address >= address && b.address < end &&
-          (i == 0 || seg.blocks[i - 1].address + seg.blocks[i - 1].size <= b.address);
-  }
-  if (!continued && !cut) {
-    // A segment over one kept as fragments (damaged input) makes that one whole again first: a
-    // fragment may even start at its address.
-    if (!continues_.empty())
-      for (const auto b : fragmented_around(address, end))
-        make_whole(b);
-    real_ += seg.pool != implicit_pool ? 1 : 0;
-    note_touched(address);
-    [[maybe_unused]] const bool made = by_address_.emplace(address, std::move(seg)).second;
-    assert(made);
-    return;
-  }
-  const std::size_t pieces = cut ? n / per : 1;
-  const std::vector<block> blocks = std::move(seg.blocks);
-  seg.blocks = {}; // what every piece shares: the segment's fields
-  for (std::size_t k = 0; k < pieces; ++k) {
-    const std::size_t first = k * per, last = k + 1 == pieces ? n : (k + 1) * per;
-    segment piece = seg;
-    piece.address = k == 0 ? seg.address : blocks[first].address;
-    piece.total_size = (last == n ? end : blocks[last].address) - piece.address;
-    piece.blocks.assign(blocks.begin() + static_cast<std::ptrdiff_t>(first),
-                        blocks.begin() + static_cast<std::ptrdiff_t>(last));
-    if (k > 0 || continued)
-      continues_.insert(piece.address);
-    real_ += piece.pool != implicit_pool ? 1 : 0;
-    note_touched(piece.address);
-    [[maybe_unused]] const bool made = by_address_.emplace(piece.address, std::move(piece)).second;
-    assert(made);
-  }
-}
-
-bool replay_state::alone(std::uint64_t address, std::uint64_t end) const {
-  const auto next = by_address_.lower_bound(address);
-  if (next != by_address_.end() && next->first < end)
-    return false;
-  if (next == by_address_.begin())
-    return true;
-  const auto& prev = std::prev(next)->second;
-  return prev.total_size <= address - prev.address;
-}
-
-std::vector<std::uint64_t> replay_state::fragmented_around(std::uint64_t address,
-                                                           std::uint64_t end) const {
-  std::vector<std::uint64_t> firsts;
-  // From the last entry that starts before `address` (it may reach into the range).
-  auto it = by_address_.lower_bound(address);
-  if (it != by_address_.begin())
-    --it;
-  std::optional<std::uint64_t> first; // of the segment of the entry before `it`, when known
-  for (; it != by_address_.end() && it->first < end; ++it) {
-    if (!continues(it->first)) {
-      first = it->first;
-    } else if (!first) {
-      auto x = it;
-      while (continues(x->first))
-        --x;
-      first = x->first;
-    }
-    if (fragment(it) && it->second.total_size > address - std::min(address, it->second.address) &&
-        std::find(firsts.begin(), firsts.end(), *first) == firsts.end())
-      firsts.push_back(*first);
-  }
-  return firsts;
-}
-
-void replay_state::make_whole(std::uint64_t address) {
-  has_floor_ = false;
-  // The fragments tile the segment's range, one after another in the map.
-  auto it = by_address_.find(address);
-  if (it == by_address_.end())
-    return; // not in the map now (assert-free: fragments go back whole at put_back)
-  segment whole = std::move(it->second);
-  std::size_t real = 0;
-  for (bool first = true;; first = false) {
-    if (!first) {
-      whole.total_size += it->second.total_size;
-      whole.blocks.insert(whole.blocks.end(), it->second.blocks.begin(), it->second.blocks.end());
-    }
-    real += it->second.pool != implicit_pool ? 1 : 0;
-    note_touched(it->first);
-    continues_.erase(it->first);
-    it = by_address_.erase(it);
-    if (it == by_address_.end() || !continues(it->first))
-      break;
-  }
-  real_ = real_ - real + (whole.pool != implicit_pool ? 1 : 0);
-  note_touched(address);
-  by_address_.emplace(address, std::move(whole));
 }
 
 void replay_state::put_back() {
@@ -374,6 +273,7 @@ void replay_state::put_back() {
   // them.
   if (after_)
     continues_.erase(*after_);
+  lost_ = false;
   for (std::size_t k = 0; k < part_.segments.size(); ++k) {
     // The first goes on with the segment the taken entries continued where it starts where
     // they did (pages unmapped at its start leave a segment of its own).
@@ -382,12 +282,30 @@ void replay_state::put_back() {
   }
   if (!after_)
     return;
-  if (any && last_end == *after_) {
+  auto at = by_address_.find(*after_);
+  if (any && last_end == *after_ && !lost_ && at != by_address_.end() &&
+      at != by_address_.begin() &&
+      std::prev(at)->second.total_size == *after_ - std::prev(at)->first) {
     continues_.insert(*after_);
-  } else if (const auto it = by_address_.find(*after_); it != by_address_.end()) {
+    // The entries that go on with the segment have its fields (pages mapped between two runs
+    // made one segment of two): the first that has them tells that the rest do.
+    auto x = at;
+    const auto& fields = std::prev(x)->second;
+    for (; x != by_address_.end() && (x->first == *after_ || continues(x->first)); ++x) {
+      auto& f = x->second;
+      if (f.stream == fields.stream && f.pool == fields.pool && f.type == fields.type &&
+          f.is_expandable == fields.is_expandable)
+        break;
+      f.stream = fields.stream;
+      f.pool = fields.pool;
+      f.type = fields.type;
+      f.is_expandable = fields.is_expandable;
+      note_touched(x->first);
+    }
+  } else if (at != by_address_.end()) {
     // Pages unmapped before the entry that continued them: it starts a segment of its own (a
     // run that no longer starts where its segment was mapped has no stack, as unmap_pages).
-    it->second.stack = no_stack;
+    at->second.stack = no_stack;
     note_touched(*after_);
   }
 }
@@ -423,6 +341,12 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
   if ((pages == page_change::grow || makes_segment(e, backward)) &&
       find_entry(e.address) != by_address_.end())
     return refuse();
+  // A segment freed where none starts (a fragment's start, or inside one): remove_segment
+  // refuses it, told without taking all of that segment out.
+  if (e.action == (backward ? memory_action::segment_alloc : memory_action::segment_free))
+    if (const auto it = find_entry(e.address);
+        it != by_address_.end() && (it->first != e.address || continues(it->first)))
+      return refuse();
   std::uint64_t end = 0; // of the pages mapped or unmapped
   if (pages != page_change::none) {
     if (e.size > ~e.address)
@@ -434,19 +358,26 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
           next != by_address_.end() && next->first < end)
         return refuse();
     } else if (const auto it = find_entry(e.address);
-               it != by_address_.end() && fragment(it) && unmap_refused(it, e, end)) {
+               it != by_address_.end() && unmap_refused(it, e, end)) {
       return refuse();
     }
   }
   // Pages mapped grow the segment that holds the byte before them, and join the one that starts
-  // where they end.
-  if (pages == page_change::grow && e.address > 0)
-    gather(find_entry(e.address - 1), e, pages);
+  // where they end, where neither is overlapped by another (map_pages: it sees all of them).
+  auto next = by_address_.end();
+  if (pages == page_change::grow) {
+    const auto prev = e.address > 0 ? find_entry(e.address - 1) : by_address_.end();
+    next = by_address_.find(end);
+    if (next != by_address_.end() &&
+        (continues(next->first) || overlapped(next) ||
+         (prev != by_address_.end() && prev->second.pool != implicit_pool &&
+          prev->second.total_size == e.address - prev->first && overlapped(prev))))
+      next = by_address_.end();
+    gather(prev, e, pages);
+  }
   gather(find_entry(e.address), e, pages);
-  if (pages == page_change::grow)
-    if (const auto next = by_address_.find(end);
-        next != by_address_.end() && !continues(next->first))
-      gather(next, e, pages);
+  if (next != by_address_.end())
+    gather(next, e, pages);
   if (part_.segments.size() == 2 && part_.segments[1].address < part_.segments[0].address)
     std::swap(part_.segments[0], part_.segments[1]);
   const std::uint64_t lo = e.address == 0 ? 0 : e.address - 1;

@@ -143,12 +143,16 @@ private:
   void put_back();
   /// `continued`: its first entry continues the entry before it.
   void put(segment seg, bool continued);
+  /// One entry into the map (into inert_ where its key is taken: lost_).
+  void insert(segment seg, bool continued);
   /// Whether the entry at `key` continues the segment of the entry before it.
   [[nodiscard]] bool continues(std::uint64_t key) const {
     return !continues_.empty() && continues_.contains(key);
   }
   /// Whether entry `it` is a fragment (of a segment kept as fragments).
   [[nodiscard]] bool fragment(segment_map::const_iterator it) const;
+  /// Whether another entry starts inside entry `it`, a whole segment (damaged input).
+  [[nodiscard]] bool overlapped(segment_map::const_iterator it) const;
   template <typename Map, typename Segment>
   void whole_segments(Map& map, allocator_state& out, Segment&& seg) const;
   void note_touched(std::uint64_t address);
@@ -188,6 +192,7 @@ private:
   bool pre_ = false;
   std::uint64_t first_key_ = 0;
   std::optional<std::uint64_t> after_;
+  bool lost_ = false;          // put_back moved a segment to inert_
   std::vector<segment> inert_; // the start's segments left out of the replay (above)
   std::size_t inert_real_ = 0; // how many of them are the lane device's and reported
 };
