@@ -6,6 +6,7 @@
 // goes into the map (whole, or cut where it holds too many blocks and no other overlaps it),
 // and how one is made whole again.
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <vector>
 
