@@ -226,6 +226,25 @@ TEST(AllocatorEvents, PagesUnmappedBeforeAGapAreRefused) {
   EXPECT_TRUE(apply_memory_event(s, make_event(memory_action::segment_unmap, base + mib, mib)));
 }
 
+// A segment freed after pages grew it past the size its event gives: the effect on the totals
+// counts the blocks in the grown part too (it counted the event's range only).
+TEST(AllocatorEvents, AFreedSegmentsEffectCountsItsGrownPart) {
+  allocator_state vec;
+  tdiag::trace::detail::replay_state map(allocator_state{}, 0);
+  for (const auto& e : {make_event(memory_action::segment_alloc, base, 4 * mib),
+                        make_event(memory_action::segment_map, base + 4 * mib, 4 * mib),
+                        make_event(memory_action::alloc, base + 6 * mib, mib),
+                        make_event(memory_action::segment_free, base, 4 * mib)}) {
+    const auto before = tdiag::trace::detail::totals_of(vec, 0);
+    tdiag::trace::detail::replay_totals effect;
+    EXPECT_EQ(map.step(e, false, true, &effect), apply_memory_event(vec, e));
+    const auto after = tdiag::trace::detail::totals_of(vec, 0);
+    EXPECT_EQ(effect.allocated, after.allocated - before.allocated);
+    EXPECT_EQ(effect.reserved, after.reserved - before.reserved);
+  }
+  EXPECT_TRUE(vec.segments.empty());
+}
+
 // A history on expandable segments in four regions of 64 pages (4 KiB here), each event chosen
 // from the state the vector replay is in: pages mapped into a gap (after a run, before one,
 // between two, alone), free pages unmapped (all of a run, its start, its end, inside it), blocks

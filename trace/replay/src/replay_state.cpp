@@ -380,9 +380,14 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
     gather(next, e, pages);
   if (part_.segments.size() == 2 && part_.segments[1].address < part_.segments[0].address)
     std::swap(part_.segments[0], part_.segments[1]);
-  const std::uint64_t lo = e.address == 0 ? 0 : e.address - 1;
+  // Only part_ changes: a block event's effect is within the blocks around its address; a
+  // segment event's may be anywhere in the segments it took (a segment freed that had grown past
+  // the event's size), which are few.
+  const bool segment_event = is_segment_action(e.action);
+  const std::uint64_t lo = segment_event || e.address == 0 ? 0 : e.address - 1;
   const std::uint64_t span = std::max<std::uint64_t>(e.size, 1);
-  const std::uint64_t hi = e.address > ~span ? ~std::uint64_t{0} : e.address + span;
+  const std::uint64_t hi =
+      segment_event || e.address > ~span ? ~std::uint64_t{0} : e.address + span;
   const auto before = effect != nullptr ? window(part_, device_, lo, hi) : replay_totals{};
   const bool real = real_ + inert_real_ > 0;
   const bool matched =
