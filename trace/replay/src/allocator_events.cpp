@@ -55,13 +55,8 @@ segment& insert_segment(allocator_state& s, const memory_event& e) {
 
 // Index of the block containing `address`, or blocks.size().
 std::size_t block_index(const segment& seg, std::uint64_t address) {
-  auto it = std::partition_point(seg.blocks.begin(), seg.blocks.end(),
-                                 [&](const block& b) { return b.address <= address; });
-  if (it == seg.blocks.begin())
-    return seg.blocks.size();
-  --it;
-  return address - it->address < it->size ? static_cast<std::size_t>(it - seg.blocks.begin())
-                                          : seg.blocks.size();
+  const auto* b = detail::block_at(seg, address);
+  return b == nullptr ? seg.blocks.size() : static_cast<std::size_t>(b - seg.blocks.data());
 }
 
 // Marks the block of a request of `size` bytes at `address` with `state`; the request must lie
@@ -218,6 +213,13 @@ bool add_segment(allocator_state& s, const memory_event& e) {
   return true;
 }
 
+// Whether another segment starts inside `seg` of `s` (damaged input: they overlap).
+bool overlapped(const allocator_state& s, const segment* seg) {
+  const auto i = static_cast<std::size_t>(seg - s.segments.data()) + 1;
+  return i < s.segments.size() && s.segments[i].device == seg->device &&
+         s.segments[i].address - seg->address < seg->total_size;
+}
+
 // The pages [e.address, e.address + e.size) as a range, or nullopt where they are none or run
 // past 2^64 (damaged input: refused with no change, as the map replay leaves them out).
 std::optional<std::uint64_t> pages_end(const memory_event& e) {
@@ -244,17 +246,12 @@ bool map_pages(allocator_state& s, const memory_event& e) {
     if (auto* p = find_segment(s, e.device, e.address - 1);
         p != nullptr && p->pool != implicit_pool && p->total_size == e.address - p->address)
       prev = p;
-  // Another segment starts inside `x` (damaged input): it is not joined to a run after it.
-  const auto overlapped = [&](const segment* x) {
-    const auto i = static_cast<std::size_t>(x - s.segments.data()) + 1;
-    return i < s.segments.size() && s.segments[i].device == x->device &&
-           s.segments[i].address - x->address < x->total_size;
-  };
-  // (Two runs joined are both expandable: the replay's fragments of one segment keep its kind.)
+  // (Two runs joined are both expandable: the replay's fragments of one segment keep its kind.
+  // One another segment starts inside is not joined to a run after it.)
   const bool joins_next = next != s.segments.end() && next->device == e.device &&
                           next->address == *end && next->is_expandable && next->total_size > 0 &&
-                          !overlapped(&*next) &&
-                          (prev == nullptr || (prev->is_expandable && !overlapped(prev)));
+                          !overlapped(s, &*next) &&
+                          (prev == nullptr || (prev->is_expandable && !overlapped(s, prev)));
   if (prev == nullptr && !joins_next) {
     insert_segment(s, e).is_expandable = true; // not segments.back(): the order is by address
     return true;
@@ -294,8 +291,7 @@ bool unmap_pages(allocator_state& s, const memory_event& e) {
     return false;
   if (seg->address == e.address && seg->total_size <= e.size)
     return remove_segment(s, e);
-  const auto seg_end =
-      seg->total_size > ~seg->address ? ~std::uint64_t{0} : seg->address + seg->total_size;
+  const auto seg_end = detail::end_of(*seg);
   const auto i = block_index(*seg, e.address);
   if (*end > seg_end || i == seg->blocks.size())
     return false;
@@ -306,10 +302,7 @@ bool unmap_pages(allocator_state& s, const memory_event& e) {
     return false;
   // Moving its start or cutting it must leave the order by address (damaged input: a segment
   // that starts inside it).
-  const auto index = seg - s.segments.data();
-  if (!at_end && static_cast<std::size_t>(index) + 1 < s.segments.size() &&
-      s.segments[static_cast<std::size_t>(index) + 1].device == seg->device &&
-      s.segments[static_cast<std::size_t>(index) + 1].address < seg_end)
+  if (!at_end && overlapped(s, seg))
     return false;
   // The free block's part before the pages stays; its part after them starts the run after.
   std::vector<block> after;
@@ -344,7 +337,7 @@ bool unmap_pages(allocator_state& s, const memory_event& e) {
   run.total_size = seg_end - *end;
   run.stack = no_stack;
   run.blocks = std::move(after);
-  s.segments.insert(s.segments.begin() + index + 1, std::move(run));
+  s.segments.insert(s.segments.begin() + (seg - s.segments.data()) + 1, std::move(run));
   return true;
 }
 

@@ -38,7 +38,7 @@ void replay_state::put(segment seg, bool continued) {
       std::max<std::size_t>(replay_fragment_blocks.load(std::memory_order_relaxed), 1);
   const std::size_t n = seg.blocks.size();
   const auto address = seg.address;
-  const auto end = seg.total_size > ~address ? ~std::uint64_t{0} : address + seg.total_size;
+  const auto end = end_of(seg);
   // A segment is cut only where no other overlaps it (damaged input): a find by address then
   // sees the fragments as it would see the segment.
   bool cut = n > 2 * per && seg.total_size > 0 && end != ~std::uint64_t{0} && alone(address, end);

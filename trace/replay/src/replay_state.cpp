@@ -16,12 +16,8 @@ namespace {
 // The allocated and requested bytes of the block of `seg` that holds `address`, where it is an
 // allocated one.
 replay_totals allocated_at(const segment& seg, std::uint64_t address) {
-  auto b = std::partition_point(seg.blocks.begin(), seg.blocks.end(),
-                                [&](const block& x) { return x.address <= address; });
-  if (b == seg.blocks.begin())
-    return {};
-  --b;
-  if (b->state != block_state::active_allocated || address - b->address >= b->size)
+  const auto* b = block_at(seg, address);
+  if (b == nullptr || b->state != block_state::active_allocated)
     return {};
   return {signed_size(b->size), signed_size(b->requested_size), 0};
 }
@@ -56,13 +52,8 @@ replay_totals window(const allocator_state& s, std::int32_t device, std::uint64_
 
 // Whether [address, end) lies inside one free block of `seg` (pages PyTorch may unmap).
 bool in_free_block(const segment& seg, std::uint64_t address, std::uint64_t end) {
-  auto b = std::partition_point(seg.blocks.begin(), seg.blocks.end(),
-                                [&](const block& x) { return x.address <= address; });
-  if (b == seg.blocks.begin())
-    return false;
-  --b;
-  return b->state == block_state::inactive && address - b->address < b->size &&
-         end - b->address <= b->size;
+  const auto* b = block_at(seg, address);
+  return b != nullptr && b->state == block_state::inactive && end - b->address <= b->size;
 }
 
 bool is_block_action(memory_action a) noexcept {
@@ -143,9 +134,7 @@ void replay_state::gather(segment_map::iterator it, const memory_event& e, page_
   auto lo = it, hi = std::next(it);
   const bool whole = !continues(it->first) && !of_segment(hi);
   // Pages unmapped from all of a segment (perhaps: unmap_refused leaves it to unmap_pages).
-  const bool unmaps_all = pages == page_change::shrink && !continues(it->first) &&
-                          e.address == it->first && e.size >= it->second.total_size &&
-                          !in_free_block(it->second, e.address, e.address + e.size);
+  const bool unmaps_all = pages == page_change::shrink && may_unmap_all(it, e, e.address + e.size);
   if (whole || pages == page_change::grow || (pages == page_change::shrink && !unmaps_all)) {
     // The segment; or the fragment that pages change: the last of the segment they grow (it
     // ends where they start; an expandable segment grows while it holds blocks, and joining it
@@ -183,8 +172,7 @@ void replay_state::gather(segment_map::iterator it, const memory_event& e, page_
 bool replay_state::unmap_refused(segment_map::iterator it, const memory_event& e,
                                  std::uint64_t end) const {
   const auto& seg = it->second;
-  const auto seg_end =
-      seg.total_size > ~seg.address ? ~std::uint64_t{0} : seg.address + seg.total_size;
+  const auto seg_end = end_of(seg);
   const auto next = std::next(it);
   const bool first = !continues(it->first);
   const bool last = next == by_address_.end() || !continues(next->first);
@@ -194,7 +182,7 @@ bool replay_state::unmap_refused(segment_map::iterator it, const memory_event& e
     // event does not take out (damaged input), a cut or a moved start is refused.
     return !all_of_it && end != seg_end && next != by_address_.end() && next->first < seg_end;
   }
-  if (first && all_of_it && !in_free_block(seg, e.address, end)) {
+  if (may_unmap_all(it, e, end)) {
     // All of the segment (gather takes it whole, and it goes) or refused: its fragments'
     // sizes tell, none taken out (a refusal each time would have joined it whole).
     std::uint64_t total = 0;
@@ -210,6 +198,12 @@ bool replay_state::unmap_refused(segment_map::iterator it, const memory_event& e
   // All of a fragment after the first: unmap_pages would drop it as a whole segment; in its
   // segment it goes where it is one free block, the segment cut there.
   return !first && all_of_it && !in_free_block(seg, e.address, end);
+}
+
+bool replay_state::may_unmap_all(segment_map::iterator it, const memory_event& e,
+                                 std::uint64_t end) const {
+  return !continues(it->first) && e.address == it->first && e.size >= it->second.total_size &&
+         !in_free_block(it->second, e.address, end);
 }
 
 void replay_state::join(segment_map::iterator lo, segment_map::iterator hi) {
@@ -264,11 +258,7 @@ void replay_state::put_back() {
   }
   taken_.clear();
   const bool any = !part_.segments.empty();
-  std::uint64_t last_end = 0; // where the last ends
-  if (any) {
-    const auto& last = part_.segments.back();
-    last_end = last.total_size > ~last.address ? ~std::uint64_t{0} : last.address + last.total_size;
-  }
+  const std::uint64_t last_end = any ? end_of(part_.segments.back()) : 0; // where the last ends
   // Until they are in, the entry that continued them would seem to continue the one before
   // them.
   if (after_)
@@ -314,11 +304,14 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
                         replay_totals* effect) {
   if (!backward)
     time_ = e.time;
-  if (left_out(e, device_)) {
+  // An event that changes nothing: no effect, not matched.
+  const auto refuse = [&] {
     if (effect != nullptr)
       *effect = {};
     return false;
-  }
+  };
+  if (left_out(e, device_))
+    return refuse();
   // (Before any find_entry: the entry the last event took out is in the map again.)
   taken_.clear();
   if (is_block_action(e.action)) {
@@ -329,11 +322,6 @@ bool replay_state::step(const memory_event& e, bool backward, bool two_step_free
   real_out_ = 0;
   pre_ = false;
   after_.reset();
-  const auto refuse = [&] {
-    if (effect != nullptr)
-      *effect = {};
-    return false;
-  };
   // A segment made, or pages mapped, where a segment is (damaged input): add_segment and
   // map_pages refuse it with no change, told here without taking that segment out (all of its
   // fragments, each time). Segment events are of some bytes here (left_out).

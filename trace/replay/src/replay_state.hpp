@@ -36,6 +36,7 @@
 #include <tensordiag/trace/allocator_state.hpp>
 #include <tensordiag/trace/events.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -50,6 +51,21 @@ namespace tdiag::trace::detail {
 /// Blocks a fragment of a large segment holds (up to twice as many before it is cut); the tests
 /// set it small to replay their random histories in fragments.
 inline std::atomic<std::size_t> replay_fragment_blocks{256};
+
+/// The block of `seg` that holds `address`, or null (its blocks sorted by address).
+inline const block* block_at(const segment& seg, std::uint64_t address) noexcept {
+  const auto b = std::partition_point(seg.blocks.begin(), seg.blocks.end(),
+                                      [&](const block& x) { return x.address <= address; });
+  if (b == seg.blocks.begin())
+    return nullptr;
+  const auto& found = *std::prev(b);
+  return address - found.address < found.size ? &found : nullptr;
+}
+
+/// Where `seg` ends: 2^64 - 1 for one that would end past it (damaged input).
+inline std::uint64_t end_of(const segment& seg) noexcept {
+  return seg.total_size > ~seg.address ? ~std::uint64_t{0} : seg.address + seg.total_size;
+}
 
 /// Allocated, requested and reserved bytes (saturated sums).
 struct replay_totals {
@@ -134,6 +150,11 @@ private:
   /// fragments) are refused, where unmap_pages on that fragment alone would not see it: the
   /// segment's rules are its whole range's, not the fragment's.
   [[nodiscard]] bool unmap_refused(segment_map::iterator it, const memory_event& e,
+                                   std::uint64_t end) const;
+  /// Whether pages unmapped at [e.address, end) may be all of entry `it`'s segment: from its
+  /// first fragment's start, over all of that fragment, and not inside one free block (then
+  /// unmap_pages drops the segment where they cover it, and refuses them otherwise).
+  [[nodiscard]] bool may_unmap_all(segment_map::iterator it, const memory_event& e,
                                    std::uint64_t end) const;
   /// The fragments of one segment from `lo` to `hi` (exclusive), joined into part_.
   void join(segment_map::iterator lo, segment_map::iterator hi);
