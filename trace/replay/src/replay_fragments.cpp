@@ -77,7 +77,8 @@ void replay_state::insert(segment seg, bool continued) {
   const auto address = seg.address;
   const bool real = seg.pool != implicit_pool;
   note_touched(address);
-  if (!by_address_.try_emplace(address, std::move(seg)).second) {
+  const auto [it, made] = by_address_.try_emplace(address, std::move(seg));
+  if (!made) {
     // Where another segment starts (damaged input: they overlap): kept as it is and left out
     // of the replay from here on, as the start's are (never lost).
     inert_real_ += real ? 1 : 0;
@@ -85,6 +86,7 @@ void replay_state::insert(segment seg, bool continued) {
     lost_ = true;
     return;
   }
+  index_.insert(address, it);
   real_ += real ? 1 : 0;
   if (continued)
     continues_.insert(address);
@@ -140,13 +142,14 @@ void replay_state::make_whole(std::uint64_t address) {
     real += it->second.pool != implicit_pool ? 1 : 0;
     note_touched(it->first);
     continues_.erase(it->first);
+    index_.erase(it->first);
     it = by_address_.erase(it);
     if (it == by_address_.end() || !continues(it->first))
       break;
   }
   real_ = real_ - real + (whole.pool != implicit_pool ? 1 : 0);
   note_touched(address);
-  by_address_.emplace(address, std::move(whole));
+  index_.insert(address, by_address_.emplace(address, std::move(whole)).first);
 }
 
 } // namespace tdiag::trace::detail

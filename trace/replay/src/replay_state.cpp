@@ -103,19 +103,22 @@ replay_state::replay_state(allocator_state start, std::int32_t device) : device_
 replay_state::replay_state(const replay_state& other)
     : device_(other.device_), time_(other.time_), by_address_(other.by_address_),
       real_(other.real_), part_(other.part_), continues_(other.continues_), inert_(other.inert_),
-      inert_real_(other.inert_real_) {}
+      inert_real_(other.inert_real_) {
+  for (auto it = by_address_.begin(); it != by_address_.end(); ++it)
+    index_.insert(it->first, it);
+}
 
 replay_state::segment_map::iterator replay_state::find_entry(std::uint64_t address) {
   // The entry the last search found answers again for the addresses up to the next key, while
   // the map holds the same keys: a history often works in one segment for a while.
   const bool again = has_floor_ && floor_->first <= address && address < floor_end_;
   if (!again) {
-    const auto next = by_address_.upper_bound(address);
-    if (next == by_address_.begin())
+    const auto floor = index_.floor(address);
+    if (!floor.found)
       return by_address_.end();
-    floor_ = std::prev(next);
+    floor_ = floor.at;
     // Past the last key the entry answers for every address; floor_end_ = ~0 leaves out ~0.
-    floor_end_ = next == by_address_.end() ? ~std::uint64_t{0} : next->first;
+    floor_end_ = floor.next;
     has_floor_ = true;
   }
   // Already taken out (its segment is in part_): as if it were no longer in the map.
@@ -254,6 +257,7 @@ void replay_state::put_back() {
   for (const auto it : taken_) {
     note_touched(it->first);
     continues_.erase(it->first);
+    index_.erase(it->first);
     by_address_.erase(it);
   }
   taken_.clear();

@@ -46,6 +46,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "key_index.hpp"
+
 namespace tdiag::trace::detail {
 
 /// Blocks a fragment of a large segment holds (up to twice as many before it is cut); the tests
@@ -54,11 +56,11 @@ inline std::atomic<std::size_t> replay_fragment_blocks{256};
 
 /// The block of `seg` that holds `address`, or null (its blocks sorted by address).
 inline const block* block_at(const segment& seg, std::uint64_t address) noexcept {
-  const auto b = std::partition_point(seg.blocks.begin(), seg.blocks.end(),
-                                      [&](const block& x) { return x.address <= address; });
-  if (b == seg.blocks.begin())
+  const auto n = count_at_or_below(seg.blocks.data(), seg.blocks.size(), address,
+                                   [](const block& x) { return x.address; });
+  if (n == 0)
     return nullptr;
-  const auto& found = *std::prev(b);
+  const auto& found = seg.blocks[n - 1];
   return address - found.address < found.size ? &found : nullptr;
 }
 
@@ -189,10 +191,11 @@ private:
   static void with_inert(allocator_state& s, std::vector<segment> inert);
 
   std::int32_t device_;
-  std::int64_t time_ = 0;  // the last forward event's, else the start's
-  segment_map by_address_; // the segments
-  std::size_t real_ = 0;   // segments the source reported (not implicit) in the map
-  allocator_state part_;   // the segments the event at hand can touch
+  std::int64_t time_ = 0;                  // the last forward event's, else the start's
+  segment_map by_address_;                 // the segments
+  key_index<segment_map::iterator> index_; // by_address_'s keys, searched (key_index.hpp)
+  std::size_t real_ = 0;                   // segments the source reported (not implicit) in the map
+  allocator_state part_;                   // the segments the event at hand can touch
   // has_floor_: the entry the last search found (the last key at or below its
   // address) and the next key: the answer for every address in [floor_->first, floor_end_)
   // while the map keeps its keys (a step that takes entries out forgets it; a copy starts
