@@ -14,10 +14,14 @@
 #include <vector>
 
 #include "replay/src/key_index.hpp"
+#include "replay/src/replay_state.hpp"
 
 namespace {
 
+using tdiag::trace::block;
+using tdiag::trace::segment;
 using tdiag::trace::splitmix64;
+using tdiag::trace::detail::blocks_at_or_below;
 using tdiag::trace::detail::count_at_or_below;
 using tdiag::trace::detail::key_index;
 
@@ -40,6 +44,43 @@ TEST(KeyIndex, CountsAsUpperBoundDoes) {
   EXPECT_EQ(count_at_or_below(top.data(), top.size(), ~std::uint64_t{0},
                               [](std::uint64_t k) { return k; }),
             2u);
+}
+
+// The search from where an address's offset points finds what a binary search finds: in segments
+// whose blocks tile them evenly or not at all (a few huge ones among small, gaps where a damaged
+// dump left them), at every block's edges and outside the segment.
+TEST(KeyIndex, GallopFromTheOffsetCountsAsABinarySearch) {
+  splitmix64 rng{5};
+  for (int round = 0; round < 300; ++round) {
+    segment seg;
+    seg.address = 0x7f0000000000 + rng.next() % 4096 * 512;
+    const auto n = rng.next() % 400;
+    std::uint64_t at = seg.address + (round % 3 == 0 ? rng.next() % 4 * 512 : 0);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const auto size = round % 2 == 0 ? 512 * (1 + rng.next() % 8)
+                                       : (rng.next() % 10 == 0 ? 1 << 24 : 512 + rng.next() % 9000);
+      seg.blocks.push_back(block{at, size});
+      at += size + (round % 5 == 0 ? rng.next() % 3 * 512 : 0);
+    }
+    seg.total_size = at - seg.address + rng.next() % 3 * 512;
+    const auto key = [](const block& b) { return b.address; };
+    const auto check = [&](std::uint64_t address) {
+      ASSERT_EQ(blocks_at_or_below(seg, address),
+                count_at_or_below(seg.blocks.data(), seg.blocks.size(), address, key))
+          << "round " << round << ", address " << address;
+    };
+    for (const auto& b : seg.blocks) {
+      check(b.address);
+      check(b.address - 1);
+      check(b.address + b.size - 1);
+    }
+    for (int k = 0; k < 50; ++k)
+      check(seg.address + rng.next() % (seg.total_size + 1));
+    check(seg.address - 1);
+    check(seg.address + seg.total_size);
+    check(0);
+    check(~std::uint64_t{0});
+  }
 }
 
 // Inserts and erases at random over a few thousand keys (runs split past 256 and are dropped

@@ -54,10 +54,48 @@ namespace tdiag::trace::detail {
 /// set it small to replay their random histories in fragments.
 inline std::atomic<std::size_t> replay_fragment_blocks{256};
 
+/// How many blocks of `seg` start at or below `address` (its blocks sorted by address). Blocks
+/// tile their segment, so the search starts where the address's offset in the segment points and
+/// gallops from there: a binary search over a segment of a hundred blocks missed the cache at
+/// each step, a third of a fragmented snapshot's replay.
+inline std::size_t blocks_at_or_below(const segment& seg, std::uint64_t address) noexcept {
+  const auto& blocks = seg.blocks;
+  const auto n = blocks.size();
+  const auto key = [](const block& x) { return x.address; };
+  if (n < 16 || address < seg.address || address - seg.address >= seg.total_size)
+    return count_at_or_below(blocks.data(), n, address, key);
+  // (Only where to start: a double's rounding costs a step at most.)
+  const auto guess =
+      std::min(n - 1, static_cast<std::size_t>(static_cast<double>(address - seg.address) /
+                                               static_cast<double>(seg.total_size) *
+                                               static_cast<double>(n)));
+  // [lo, hi]: where the count lies; then a search of the blocks between.
+  std::size_t lo = 0, hi = 0;
+  if (blocks[guess].address <= address) {
+    lo = guess + 1;
+    hi = lo;
+    for (std::size_t step = 1; hi < n && blocks[hi].address <= address; step *= 2) {
+      lo = hi + 1;
+      hi = lo + step;
+    }
+    hi = std::min(hi, n);
+  } else {
+    hi = guess;
+    for (std::size_t step = 1; hi > 0; step *= 2) {
+      const auto at = hi > step ? hi - step : 0;
+      if (blocks[at].address <= address) {
+        lo = at + 1;
+        break;
+      }
+      hi = at;
+    }
+  }
+  return lo + count_at_or_below(blocks.data() + lo, hi - lo, address, key);
+}
+
 /// The block of `seg` that holds `address`, or null (its blocks sorted by address).
 inline const block* block_at(const segment& seg, std::uint64_t address) noexcept {
-  const auto n = count_at_or_below(seg.blocks.data(), seg.blocks.size(), address,
-                                   [](const block& x) { return x.address; });
+  const auto n = blocks_at_or_below(seg, address);
   if (n == 0)
     return nullptr;
   const auto& found = seg.blocks[n - 1];
