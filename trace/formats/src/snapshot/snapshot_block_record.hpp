@@ -105,4 +105,14 @@ struct block_layout {
   bool usable = false; ///< false: a key set dicts are kept as dicts for
 };
 
+/// A block dict read in one go (snap_stream::scan_block): its keys and values, alternating,
+/// with an empty frames list of its own (an inactive block's) as a t_empty handle, and where
+/// the dict and that list go in the memo.
+struct block_items {
+  std::array<std::uint64_t, 2 * block_layout::max_keys> handles;
+  std::size_t count = 0;
+  std::uint64_t memo = 0, list_memo = 0;
+  bool own_empty_list = false;
+};
+
 } // namespace tdiag::trace::detail

@@ -249,20 +249,25 @@ private:
     m.reserved0 = 0;
     m.lane = lane;
     m.device = device;
-    if (marker) {
-      // annotate, user_defined and future actions: keep them visible as markers.
-      const auto name = t_.detail_of(m).user_metadata;
-      ++unknown[std::string(t_.strings.name(name))];
-      marker_event mk;
-      mk.time = m.time;
-      mk.lane = lane;
-      mk.name = name;
-      mk.category = t_.strings.intern("snapshot-action");
-      t_.markers.push_back(mk);
+    if (marker) [[unlikely]] {
+      add_marker(m, unknown);
       return false;
     }
     last_time_ = std::max(last_time_, m.time);
     return true;
+  }
+
+  // annotate, user_defined and future actions: kept visible as markers.
+  [[gnu::cold, gnu::noinline]] void add_marker(const memory_event& m,
+                                               std::map<std::string, std::size_t>& unknown) {
+    const auto name = t_.detail_of(m).user_metadata;
+    ++unknown[std::string(t_.strings.name(name))];
+    marker_event mk;
+    mk.time = m.time;
+    mk.lane = m.lane;
+    mk.name = name;
+    mk.category = t_.strings.intern("snapshot-action");
+    t_.markers.push_back(mk);
   }
 
   // A memory event's sizes and address, device_traces[d][i] refused with one line when one is
@@ -272,6 +277,13 @@ private:
     const auto device_free = m.detail == 0 ? 0 : t_.detail_of(m).device_free;
     if (in_range(m.address, m.size, max_size) && device_free < max_snapshot_end) [[likely]]
       return;
+    refuse_event(m, events, d, i);
+  }
+
+  [[gnu::cold, gnu::noinline]] void refuse_event(const memory_event& m, snap_value events,
+                                                 std::size_t d, std::size_t i) const {
+    const auto max_size = m.action == memory_action::oom ? max_snapshot_end : max_snapshot_size;
+    const auto device_free = m.detail == 0 ? 0 : t_.detail_of(m).device_free;
     const auto entry = fmt::format("device_traces[{}][{}]", d, i);
     if (device_free >= max_snapshot_end)
       fail(events.at(i), codes::snapshot_out_of_range,

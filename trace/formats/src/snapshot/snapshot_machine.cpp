@@ -216,6 +216,8 @@ bool snap_machine::flat_dict() {
     slot_misses += slot_misses < slot_give_up ? 1 : 0;
     ints = 0;
   }
+  if (scanned_block())
+    return true;
   const auto n = s.scan_flat_dict(scratch, ints);
   if (n == 0)
     return false;
@@ -337,6 +339,34 @@ bool snap_machine::flat_block(std::uint64_t ints, std::size_t n) {
   push(empty);
   memo_put(scratch.list.memo);
   stack.pop_back();
+  s.pos_ += n;
+  return true;
+}
+
+bool snap_machine::scanned_block() {
+  if (!block_next())
+    return false;
+  auto& b = block_scratch;
+  std::uint64_t ints = 0;
+  const auto n = s.scan_block(b, ints);
+  // The limits flat_dict holds a dict with a frames list to (the opcodes then fail there).
+  if (n == 0 || (b.own_empty_list &&
+                 (created + ints + 2 > limits.max_values || stack.size() + 2 > limits.max_stack)))
+    return false;
+  const auto block = s.compact_block(std::span(b.handles.data(), b.count), op_offset);
+  if (block == 0)
+    return false;
+  // As flat_dict and flat_block count and memoize them: the ints, the dict, then its list.
+  created += ints;
+  count();
+  push(block);
+  memo_put(b.memo);
+  if (b.own_empty_list) {
+    count();
+    push(make(t_empty, 0));
+    memo_put(b.list_memo);
+    stack.pop_back();
+  }
   s.pos_ += n;
   return true;
 }

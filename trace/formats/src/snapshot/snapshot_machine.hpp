@@ -225,6 +225,10 @@ struct snap_machine {
   bool flat_dict();
   void flat_containers(std::uint64_t ints);
   bool flat_block(std::uint64_t ints, std::size_t n);
+  /// A block dict about to go into a list, read by snap_stream::scan_block: its record, as
+  /// flat_dict would make it after scan_flat_dict. False (nothing consumed) otherwise.
+  bool scanned_block();
+  block_items block_scratch;
   [[nodiscard]] bool block_next() const noexcept;
   // A value pushed now is appended to a list next, in order: the open MARK sits on a list and
   // nothing but rows is above it (so rows keep the order the list gives them; a dict above

@@ -235,6 +235,13 @@ std::uint32_t snapshot_rows::finish(memory_event& m, const staged& st, snap_valu
     origin_us_ = std::min(origin_us_, st.time_us);
   m.time = st.time_us;
   m.reserved0 = st.has_time ? 0 : row_has_no_time;
+  // Most entries: a known action other than oom and no user metadata, so no detail.
+  if (st.action < action_unknown && static_cast<memory_action>(st.action) != memory_action::oom &&
+      st.user_metadata == no_string) [[likely]] {
+    m.action = static_cast<memory_action>(st.action);
+    m.detail = 0;
+    return static_cast<std::uint32_t>(rows_.size() - 1);
+  }
   memory_detail d;
   d.user_metadata = st.user_metadata;
   if (st.action >= action_unknown) {

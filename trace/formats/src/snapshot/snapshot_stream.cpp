@@ -361,6 +361,65 @@ std::size_t snap_stream::scan_slots(entry_slots& e, std::uint64_t& ints) const {
   return action ? static_cast<std::size_t>(p + 1 - (data_ + pos_)) : 0;
 }
 
+// A segment's block dict whose keys are those the dicts before it fetched (entry_keys_), none of
+// them "action", with small ints, None, strs or settled tracebacks as values, and at most one
+// empty frames list of its own (EMPTY_LIST and the memo put after the dict's, then the next key
+// or SETITEMS), read in one go: what scan_flat_dict would read of it, for the block record that
+// compact_block makes. Returns the bytes it spans; 0 (nothing consumed) for anything else, which
+// scan_flat_dict then reads.
+std::size_t snap_stream::scan_block(block_items& b, std::uint64_t& ints) const {
+  const auto* p = open_flat_dict(b.memo);
+  if (p == nullptr)
+    return 0;
+  const auto* const stop = data_ + end_ - 32; // see open_flat_dict
+  check_keys(entry_keys_);
+  const auto& keys = entry_keys_;
+  b.count = 0;
+  b.own_empty_list = false;
+  for (std::size_t k = 0;; ++k) {
+    if (p > stop || !skip_frames(p))
+      return 0;
+    if (*p == 'u') {
+      b.count = 2 * k;
+      break;
+    }
+    std::uint64_t word;
+    std::memcpy(&word, p, sizeof word);
+    if (k >= block_layout::max_keys || k >= keys.count || (word & keys.mask[k]) != keys.code[k] ||
+        keys.action[k])
+      return 0;
+    p += keys.length[k];
+    b.handles[2 * k] = keys.handle[k];
+    auto& v = b.handles[2 * k + 1];
+    if (!skip_frames(p))
+      return 0;
+    if (*p == ']') {
+      // As scan_inline_list reads an empty list: not a batch, and no frame after it (a fetch
+      // followed by APPEND, or a new dict).
+      std::uint64_t index = 0;
+      ++p;
+      if (b.own_empty_list || !fast_put(p, b.memo + 1, index) || index != b.memo + 1 ||
+          index >= limits_.max_values || *p == '(' || !skip_frames(p) || *p == '}')
+        return 0;
+      if (*p == 'h' || *p == 'j') {
+        const auto* q = p;
+        std::uint64_t next = 0;
+        if (!fast_get(q, next) || !skip_frames(q) || *q == 'a')
+          return 0;
+      }
+      b.own_empty_list = true;
+      b.list_memo = index;
+      v = make(t_empty, 0);
+    } else if (!fast_value(p, v, ints)) {
+      return 0;
+    } else if (const auto t = tag_of(v);
+               t != t_int && t != t_none && t != t_box && t != t_stack && t != t_empty) {
+      return 0;
+    }
+  }
+  return static_cast<std::size_t>(p + 1 - (data_ + pos_));
+}
+
 // A frames list (inline_list) at `p`, as pickle writes it: EMPTY_LIST, a memo put, then MARK,
 // the frames, APPENDS; or one frame and APPEND; or nothing (an empty list). A frame is a new
 // flat dict (EMPTY_DICT, a memo put, MARK, memo-fetched keys with flat values, SETITEMS) or a

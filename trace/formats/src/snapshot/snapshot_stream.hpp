@@ -385,6 +385,7 @@ private:
   const std::uint8_t* open_flat_dict(std::uint64_t& memo) const;
   std::size_t scan_flat_dict(flat_items& items, std::uint64_t& ints) const;
   std::size_t scan_slots(entry_slots& e, std::uint64_t& ints) const;
+  std::size_t scan_block(block_items& b, std::uint64_t& ints) const;
   bool scan_inline_list(const std::uint8_t*& p, const std::uint8_t* stop, flat_items& items,
                         std::uint64_t& ints) const;
   [[nodiscard]] bool frame_ref(std::uint64_t v) const noexcept;
