@@ -5,13 +5,20 @@
 // dicts they were wherever the pickle puts them. The inputs were written by Python's pickle
 // module (the figures checked with pickle.load), the first with a SETITEM added by hand.
 #include <tensordiag/core/error.hpp>
+#include <tensordiag/trace/load.hpp>
+#include <tensordiag/trace/pickle_reader.hpp>
 #include <tensordiag/trace/snapshot_import.hpp>
+#include <tensordiag/trace/synthetic_files.hpp>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
+#include <unistd.h>
 #include <vector>
 
 namespace {
@@ -170,6 +177,59 @@ TEST(SnapshotBlocks, AListChangedAfterItWasReadAsATracebackIsRefusedByName) {
     EXPECT_NE(what.find("APPEND changes a list already read whole"), std::string::npos) << what;
     EXPECT_EQ(e.report().diagnostics.front().code, "TDIAG-TR-102");
   }
+}
+
+// Every block of every segment, as the plain pickle reader reads its dict: the importer reads
+// most of them in one go into records (snap_stream::scan_block), which must say the same.
+TEST(SnapshotBlocks, BlocksReadInOneGoAreTheDictsTheyWere) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    fmt::format("tdiag_snapshot_blocks_{}.pickle", ::getpid());
+  synthetic_file_options o;
+  o.events = 60'000;
+  (void)write_synthetic_snapshot(path, o);
+  const auto t = load_trace(path).trace;
+  const auto doc = pickle_document::read_file(path);
+  ASSERT_TRUE(t.final_allocator_state.has_value());
+  const auto& imported = t.final_allocator_state->segments;
+  const auto segments = doc.root().find("segments");
+  ASSERT_EQ(segments.size(), imported.size());
+  std::size_t blocks = 0, inactive = 0, with_frames = 0;
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const auto s = segments.at(i);
+    const auto device = *s.find("device").as_int();
+    const auto address = static_cast<std::uint64_t>(*s.find("address").as_int());
+    const auto seg = std::find_if(imported.begin(), imported.end(), [&](const segment& x) {
+      return x.device == device && x.address == address;
+    });
+    ASSERT_NE(seg, imported.end()) << "segments[" << i << "]";
+    const auto list = s.find("blocks");
+    ASSERT_EQ(list.size(), seg->blocks.size()) << "segments[" << i << "]";
+    for (std::size_t j = 0; j < list.size(); ++j) {
+      const auto b = list.at(j);
+      const auto& got = seg->blocks[j];
+      const auto where = fmt::format("segments[{}].blocks[{}]", i, j);
+      EXPECT_EQ(got.address, static_cast<std::uint64_t>(*b.find("address").as_int())) << where;
+      EXPECT_EQ(got.size, static_cast<std::uint64_t>(*b.find("size").as_int())) << where;
+      EXPECT_EQ(got.requested_size, static_cast<std::uint64_t>(*b.find("requested_size").as_int()))
+          << where;
+      const auto state = *b.find("state").as_string();
+      EXPECT_EQ(got.state, state == "inactive"           ? block_state::inactive
+                           : state == "active_allocated" ? block_state::active_allocated
+                                                         : block_state::active_pending_free)
+          << where << " " << state;
+      const auto frames = b.find("frames").size();
+      EXPECT_EQ(t.stacks.stack(got.stack).size(), frames) << where;
+      ++blocks;
+      inactive += state == "inactive" ? 1 : 0;
+      with_frames += frames > 0 ? 1 : 0;
+    }
+  }
+  // Both kinds, many of each: inactive blocks with an empty list of their own, live ones with
+  // a traceback.
+  EXPECT_GT(inactive, 100u);
+  EXPECT_GT(with_frames, 100u);
+  EXPECT_GT(blocks, 500u);
+  std::filesystem::remove(path);
 }
 
 } // namespace

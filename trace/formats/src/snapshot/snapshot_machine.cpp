@@ -330,17 +330,24 @@ bool snap_machine::flat_block(std::uint64_t ints, std::size_t n) {
   const auto block = s.compact_block(std::span(items.data(), scratch.count), op_offset);
   if (block == 0)
     return false;
-  // As flat_containers counts and memoizes them: the ints, the dict, then the list.
+  put_block(block, ints, scratch.memo, scratch.list.memo, n);
+  return true;
+}
+
+void snap_machine::put_block(std::uint64_t block, std::uint64_t ints, std::uint64_t memo,
+                             std::optional<std::uint64_t> list_memo, std::size_t n) {
+  // As flat_containers counts and memoizes them: the ints, the dict, then its list.
   created += ints;
   count();
   push(block);
-  memo_put(scratch.memo);
-  count();
-  push(empty);
-  memo_put(scratch.list.memo);
-  stack.pop_back();
+  memo_put(memo);
+  if (list_memo) {
+    count();
+    push(make(t_empty, 0));
+    memo_put(*list_memo);
+    stack.pop_back();
+  }
   s.pos_ += n;
-  return true;
 }
 
 bool snap_machine::scanned_block() {
@@ -356,18 +363,8 @@ bool snap_machine::scanned_block() {
   const auto block = s.compact_block(std::span(b.handles.data(), b.count), op_offset);
   if (block == 0)
     return false;
-  // As flat_dict and flat_block count and memoize them: the ints, the dict, then its list.
-  created += ints;
-  count();
-  push(block);
-  memo_put(b.memo);
-  if (b.own_empty_list) {
-    count();
-    push(make(t_empty, 0));
-    memo_put(b.list_memo);
-    stack.pop_back();
-  }
-  s.pos_ += n;
+  put_block(block, ints, b.memo,
+            b.own_empty_list ? std::optional<std::uint64_t>(b.list_memo) : std::nullopt, n);
   return true;
 }
 

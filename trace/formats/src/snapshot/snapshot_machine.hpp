@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -228,6 +229,10 @@ struct snap_machine {
   /// A block dict about to go into a list, read by snap_stream::scan_block: its record, as
   /// flat_dict would make it after scan_flat_dict. False (nothing consumed) otherwise.
   bool scanned_block();
+  /// A block record on the stack and in the memo where the dict went (and a t_empty where its
+  /// own empty frames list went, at `list_memo`), its `n` bytes consumed.
+  void put_block(std::uint64_t block, std::uint64_t ints, std::uint64_t memo,
+                 std::optional<std::uint64_t> list_memo, std::size_t n);
   block_items block_scratch;
   [[nodiscard]] bool block_next() const noexcept;
   // A value pushed now is appended to a list next, in order: the open MARK sits on a list and

@@ -190,6 +190,17 @@ namespace {
   return true;
 }
 
+// Key `k` of a dict as `keys` learnt it, matched by its bytes at `p` (moved past it).
+[[gnu::always_inline]] inline bool
+snap_stream::known_key(const key_cache& keys, const std::uint8_t*& p, std::size_t k) noexcept {
+  std::uint64_t word; // the callers leave at least 32 bytes after `p`
+  std::memcpy(&word, p, sizeof word);
+  if (k >= keys.count || (word & keys.mask[k]) != keys.code[k])
+    return false;
+  p += keys.length[k];
+  return true;
+}
+
 // The keys learnt stand while no PUT has replaced a stored slot.
 [[gnu::always_inline]] inline void snap_stream::check_keys(key_cache& keys) const {
   if (keys.overwrites != memo_overwrites_) [[unlikely]] {
@@ -276,13 +287,16 @@ snap_stream::fast_value(const std::uint8_t*& p, std::uint64_t& out, std::uint64_
 // MARK; the byte after them, or null. At least 1 KiB of the window must be left: every item is
 // then read with 32 bytes after it (a memo put, key or value is at most 10). An index the
 // opcode would refuse, or one that replaces a stored value (which the dict's own items might
-// fetch), is left to the opcodes.
+// fetch), is left to the opcodes. `stop`: the last byte an item may start at. The keys of
+// entries and blocks learnt before are checked to still stand.
 [[gnu::always_inline]] inline const std::uint8_t*
-snap_stream::open_flat_dict(std::uint64_t& memo) const {
+snap_stream::open_flat_dict(std::uint64_t& memo, const std::uint8_t*& stop) const {
   const auto* p = data_ + pos_;
   if (end_ - pos_ < 1024 || !fast_put(p, memo_.size(), memo) || *p != '(' || memo < memo_.size() ||
       memo > memo_.size() + 4096 || memo >= limits_.max_values)
     return nullptr;
+  stop = data_ + end_ - 32;
+  check_keys(entry_keys_);
   return p + 1;
 }
 
@@ -292,15 +306,14 @@ snap_stream::open_flat_dict(std::uint64_t& memo) const {
 // the dict's items in `items`; 0 (nothing consumed) for anything else, which the opcodes then
 // read one by one.
 std::size_t snap_stream::scan_flat_dict(flat_items& items, std::uint64_t& ints) const {
-  const auto* p = open_flat_dict(items.memo);
+  const std::uint8_t* stop = nullptr;
+  const auto* p = open_flat_dict(items.memo, stop);
   if (p == nullptr)
     return 0;
-  const auto* const stop = data_ + end_ - 32; // see open_flat_dict
   items.count = 0;
   items.containers = 0;
   items.action = false;
   items.list.present = false;
-  check_keys(entry_keys_);
   for (;;) {
     if (p > stop || !skip_frames(p))
       return 0;
@@ -329,11 +342,10 @@ std::size_t snap_stream::scan_flat_dict(flat_items& items, std::uint64_t& ints) 
 // the last, as in Python), read in one go. Returns the bytes it spans; 0 (nothing consumed) for
 // anything else, which scan_flat_dict then reads.
 std::size_t snap_stream::scan_slots(entry_slots& e, std::uint64_t& ints) const {
-  const auto* p = open_flat_dict(e.memo);
+  const std::uint8_t* stop = nullptr;
+  const auto* p = open_flat_dict(e.memo, stop);
   if (p == nullptr)
     return 0;
-  const auto* const stop = data_ + end_ - 32; // see open_flat_dict
-  check_keys(entry_keys_);
   const auto& keys = entry_keys_;
   e.present = 0;
   bool action = false;
@@ -342,11 +354,8 @@ std::size_t snap_stream::scan_slots(entry_slots& e, std::uint64_t& ints) const {
       return 0;
     if (*p == 'u')
       break;
-    std::uint64_t word;
-    std::memcpy(&word, p, sizeof word);
-    if (k >= keys.count || (word & keys.mask[k]) != keys.code[k])
+    if (!known_key(keys, p, k))
       return 0;
-    p += keys.length[k];
     action |= keys.action[k];
     std::uint64_t v = 0;
     if (!skip_frames(p) || !fast_value(p, v, ints) || tag_of(v) == t_container ||
@@ -368,11 +377,10 @@ std::size_t snap_stream::scan_slots(entry_slots& e, std::uint64_t& ints) const {
 // compact_block makes. Returns the bytes it spans; 0 (nothing consumed) for anything else, which
 // scan_flat_dict then reads.
 std::size_t snap_stream::scan_block(block_items& b, std::uint64_t& ints) const {
-  const auto* p = open_flat_dict(b.memo);
+  const std::uint8_t* stop = nullptr;
+  const auto* p = open_flat_dict(b.memo, stop);
   if (p == nullptr)
     return 0;
-  const auto* const stop = data_ + end_ - 32; // see open_flat_dict
-  check_keys(entry_keys_);
   const auto& keys = entry_keys_;
   b.count = 0;
   b.own_empty_list = false;
@@ -383,12 +391,8 @@ std::size_t snap_stream::scan_block(block_items& b, std::uint64_t& ints) const {
       b.count = 2 * k;
       break;
     }
-    std::uint64_t word;
-    std::memcpy(&word, p, sizeof word);
-    if (k >= block_layout::max_keys || k >= keys.count || (word & keys.mask[k]) != keys.code[k] ||
-        keys.action[k])
+    if (k >= block_layout::max_keys || keys.action[k] || !known_key(keys, p, k))
       return 0;
-    p += keys.length[k];
     b.handles[2 * k] = keys.handle[k];
     auto& v = b.handles[2 * k + 1];
     if (!skip_frames(p))

@@ -380,9 +380,10 @@ private:
   bool fetch_key(key_cache& keys, const std::uint8_t*& p, std::size_t k, std::uint64_t& out,
                  bool& action) const;
   void check_keys(key_cache& keys) const;
+  static bool known_key(const key_cache& keys, const std::uint8_t*& p, std::size_t k) noexcept;
   mutable key_cache entry_keys_; ///< the keys of entries and blocks
   mutable key_cache frame_keys_; ///< the keys of frames in an inline list
-  const std::uint8_t* open_flat_dict(std::uint64_t& memo) const;
+  const std::uint8_t* open_flat_dict(std::uint64_t& memo, const std::uint8_t*& stop) const;
   std::size_t scan_flat_dict(flat_items& items, std::uint64_t& ints) const;
   std::size_t scan_slots(entry_slots& e, std::uint64_t& ints) const;
   std::size_t scan_block(block_items& b, std::uint64_t& ints) const;
