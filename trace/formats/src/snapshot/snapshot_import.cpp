@@ -277,13 +277,13 @@ private:
     const auto device_free = m.detail == 0 ? 0 : t_.detail_of(m).device_free;
     if (in_range(m.address, m.size, max_size) && device_free < max_snapshot_end) [[likely]]
       return;
-    refuse_event(m, events, d, i);
+    refuse_event(m, events, d, i, max_size, device_free);
   }
 
   [[gnu::cold, gnu::noinline]] void refuse_event(const memory_event& m, snap_value events,
-                                                 std::size_t d, std::size_t i) const {
-    const auto max_size = m.action == memory_action::oom ? max_snapshot_end : max_snapshot_size;
-    const auto device_free = m.detail == 0 ? 0 : t_.detail_of(m).device_free;
+                                                 std::size_t d, std::size_t i,
+                                                 std::uint64_t max_size,
+                                                 std::uint64_t device_free) const {
     const auto entry = fmt::format("device_traces[{}][{}]", d, i);
     if (device_free >= max_snapshot_end)
       fail(events.at(i), codes::snapshot_out_of_range,

@@ -201,11 +201,10 @@ bool snap_machine::flat_dict() {
   if (const auto have = s.end_ - s.pos_; have < flat_window && left() > have)
     refill(static_cast<std::size_t>(std::min<std::uint64_t>(flat_window, left())));
   // Nearly every trace entry: keys met before, with flat values, into its row by slots.
-  if (s.sink_ != nullptr && (slot_misses < slot_give_up || ++slot_skipped % slot_retry == 0) &&
-      next_in_batch()) {
+  if (s.sink_ != nullptr && by_slots.worth_trying() && next_in_batch()) {
     std::uint32_t row = 0;
     if (const auto n = s.scan_slots(slots, ints); n != 0 && s.sink_->slot_entry(slots, row)) {
-      slot_misses = 0;
+      by_slots.read();
       created += ints;
       count();
       push(make(t_row, row));
@@ -213,11 +212,16 @@ bool snap_machine::flat_dict() {
       s.pos_ += n;
       return true;
     }
-    slot_misses += slot_misses < slot_give_up ? 1 : 0;
+    by_slots.missed();
     ints = 0;
   }
-  if (scanned_block())
-    return true;
+  if (by_block.worth_trying() && block_next()) {
+    if (scanned_block()) {
+      by_block.read();
+      return true;
+    }
+    by_block.missed();
+  }
   const auto n = s.scan_flat_dict(scratch, ints);
   if (n == 0)
     return false;
@@ -351,8 +355,6 @@ void snap_machine::put_block(std::uint64_t block, std::uint64_t ints, std::uint6
 }
 
 bool snap_machine::scanned_block() {
-  if (!block_next())
-    return false;
   auto& b = block_scratch;
   std::uint64_t ints = 0;
   const auto n = s.scan_block(b, ints);

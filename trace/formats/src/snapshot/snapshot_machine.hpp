@@ -45,10 +45,19 @@ struct snap_machine {
       std::make_unique<snap_stream::flat_items>();
   snap_stream::flat_items& scratch = *scratch_owner;
   entry_slots slots; ///< a trace entry read by slots (flat_dict)
-  /// Entries in a row that slots could not read (new tracebacks, say), up to slot_give_up: then
-  /// only every slot_retry-th entry tries them, until one is read.
-  static constexpr std::uint32_t slot_give_up = 8, slot_retry = 16;
-  std::uint32_t slot_misses = 0, slot_skipped = 0;
+  /// A read in one go (by slots, or a block's) that failed on `give_up` dicts in a row (new
+  /// tracebacks, say, or dicts that are no blocks) is tried on only every `retry`-th dict after,
+  /// until one is read: a failed try reads the dict twice.
+  struct one_go {
+    static constexpr std::uint32_t give_up = 8, retry = 16;
+    std::uint32_t misses = 0, skipped = 0;
+    [[nodiscard]] bool worth_trying() noexcept {
+      return misses < give_up || ++skipped % retry == 0;
+    }
+    void read() noexcept { misses = 0; }
+    void missed() noexcept { misses += misses < give_up ? 1 : 0; }
+  };
+  one_go by_slots, by_block;
   /// What the machine holds is held against the memory budget every so many values.
   static constexpr std::uint64_t footprint_interval = std::uint64_t{1} << 18;
   std::uint64_t next_footprint_check = footprint_interval;
@@ -226,8 +235,8 @@ struct snap_machine {
   bool flat_dict();
   void flat_containers(std::uint64_t ints);
   bool flat_block(std::uint64_t ints, std::size_t n);
-  /// A block dict about to go into a list, read by snap_stream::scan_block: its record, as
-  /// flat_dict would make it after scan_flat_dict. False (nothing consumed) otherwise.
+  /// A dict about to go into a list (block_next) read by snap_stream::scan_block: its block
+  /// record, as flat_dict would make it after scan_flat_dict. False (nothing consumed) otherwise.
   bool scanned_block();
   /// A block record on the stack and in the memo where the dict went (and a t_empty where its
   /// own empty frames list went, at `list_memo`), its `n` bytes consumed.

@@ -235,27 +235,25 @@ std::uint32_t snapshot_rows::finish(memory_event& m, const staged& st, snap_valu
     origin_us_ = std::min(origin_us_, st.time_us);
   m.time = st.time_us;
   m.reserved0 = st.has_time ? 0 : row_has_no_time;
-  // Most entries: a known action other than oom and no user metadata, so no detail.
-  if (st.action < action_unknown && static_cast<memory_action>(st.action) != memory_action::oom &&
-      st.user_metadata == no_string) [[likely]] {
+  const bool known = st.action < action_unknown;
+  if (known)
     m.action = static_cast<memory_action>(st.action);
+  // Most entries: a known action other than oom and no user metadata, so no detail.
+  if (known && m.action != memory_action::oom && st.user_metadata == no_string) [[likely]] {
     m.detail = 0;
     return static_cast<std::uint32_t>(rows_.size() - 1);
   }
   memory_detail d;
   d.user_metadata = st.user_metadata;
-  if (st.action >= action_unknown) {
+  if (!known) {
     // Unknown (or no) action: a marker named after it.
     m.reserved0 |= row_is_marker;
     d.user_metadata = t_.strings.intern(st.action == action_absent ? std::string_view{}
                                         : dict.valid()             ? str(dict, "action")
                                                                    : s_->box_text(st.action_value));
-  } else {
-    m.action = static_cast<memory_action>(st.action);
-    if (m.action == memory_action::oom) {
-      m.address = 0;
-      d.device_free = st.device_free;
-    }
+  } else if (m.action == memory_action::oom) {
+    m.address = 0;
+    d.device_free = st.device_free;
   }
   m.detail = detail_for(d);
   return static_cast<std::uint32_t>(rows_.size() - 1);

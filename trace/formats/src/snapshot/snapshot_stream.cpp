@@ -337,91 +337,87 @@ std::size_t snap_stream::scan_flat_dict(flat_items& items, std::uint64_t& ints) 
   return static_cast<std::size_t>(p + 1 - (data_ + pos_));
 }
 
-// A trace entry whose keys are those the entries before it fetched (entry_keys_), with flat
-// values (no container, no frames list): its values by the sink's slots (a key given twice:
-// the last, as in Python), read in one go. Returns the bytes it spans; 0 (nothing consumed) for
+// A flat dict at the read position whose keys are those the dicts before it fetched
+// (entry_keys_), in order: `value(k, p)` reads key k's value at `p` (false: not this shape).
+// Returns the bytes the dict spans, with its number of keys in `count`; 0 (nothing consumed) for
 // anything else, which scan_flat_dict then reads.
-std::size_t snap_stream::scan_slots(entry_slots& e, std::uint64_t& ints) const {
+template <typename Value>
+[[gnu::always_inline]] inline std::size_t
+snap_stream::scan_known_keys(std::uint64_t& memo, std::size_t& count, Value&& value) const {
   const std::uint8_t* stop = nullptr;
-  const auto* p = open_flat_dict(e.memo, stop);
+  const auto* p = open_flat_dict(memo, stop);
   if (p == nullptr)
     return 0;
-  const auto& keys = entry_keys_;
-  e.present = 0;
-  bool action = false;
-  for (std::size_t k = 0;; ++k) {
-    if (p > stop || !skip_frames(p))
-      return 0;
-    if (*p == 'u')
-      break;
-    if (!known_key(keys, p, k))
-      return 0;
-    action |= keys.action[k];
-    std::uint64_t v = 0;
-    if (!skip_frames(p) || !fast_value(p, v, ints) || tag_of(v) == t_container ||
-        tag_of(v) == t_block)
-      return 0;
-    const auto slot = keys.slot[k];
-    if (slot == entry_slots::ignored)
-      continue;
-    e.present |= std::uint32_t{1} << slot;
-    e.values[slot] = v;
-  }
-  return action ? static_cast<std::size_t>(p + 1 - (data_ + pos_)) : 0;
-}
-
-// A segment's block dict whose keys are those the dicts before it fetched (entry_keys_), none of
-// them "action", with small ints, None, strs or settled tracebacks as values, and at most one
-// empty frames list of its own (EMPTY_LIST and the memo put after the dict's, then the next key
-// or SETITEMS), read in one go: what scan_flat_dict would read of it, for the block record that
-// compact_block makes. Returns the bytes it spans; 0 (nothing consumed) for anything else, which
-// scan_flat_dict then reads.
-std::size_t snap_stream::scan_block(block_items& b, std::uint64_t& ints) const {
-  const std::uint8_t* stop = nullptr;
-  const auto* p = open_flat_dict(b.memo, stop);
-  if (p == nullptr)
-    return 0;
-  const auto& keys = entry_keys_;
-  b.count = 0;
-  b.own_empty_list = false;
   for (std::size_t k = 0;; ++k) {
     if (p > stop || !skip_frames(p))
       return 0;
     if (*p == 'u') {
-      b.count = 2 * k;
-      break;
+      count = k;
+      return static_cast<std::size_t>(p + 1 - (data_ + pos_));
     }
-    if (k >= block_layout::max_keys || keys.action[k] || !known_key(keys, p, k))
+    if (!known_key(entry_keys_, p, k) || !skip_frames(p) || !value(k, p))
       return 0;
+  }
+}
+
+// A trace entry (a key is "action") with flat values (no container, no frames list): its values
+// by the sink's slots (a key given twice: the last, as in Python), read in one go.
+std::size_t snap_stream::scan_slots(entry_slots& e, std::uint64_t& ints) const {
+  const auto& keys = entry_keys_;
+  e.present = 0;
+  bool action = false;
+  std::size_t count = 0;
+  const auto n = scan_known_keys(e.memo, count, [&](std::size_t k, const std::uint8_t*& p) {
+    action |= keys.action[k];
+    std::uint64_t v = 0;
+    if (!fast_value(p, v, ints) || tag_of(v) == t_container || tag_of(v) == t_block)
+      return false;
+    if (const auto slot = keys.slot[k]; slot != entry_slots::ignored) {
+      e.present |= std::uint32_t{1} << slot;
+      e.values[slot] = v;
+    }
+    return true;
+  });
+  return action ? n : 0;
+}
+
+// A segment's block dict (no key is "action") with small ints, None, strs or settled tracebacks
+// as values, and at most one empty frames list of its own (EMPTY_LIST and the memo put after the
+// dict's, then the next key or SETITEMS), read in one go: what scan_flat_dict would read of it,
+// for the block record that compact_block makes.
+std::size_t snap_stream::scan_block(block_items& b, std::uint64_t& ints) const {
+  const auto& keys = entry_keys_;
+  b.own_empty_list = false;
+  std::size_t count = 0;
+  const auto n = scan_known_keys(b.memo, count, [&](std::size_t k, const std::uint8_t*& p) {
+    if (k >= block_layout::max_keys || keys.action[k])
+      return false;
     b.handles[2 * k] = keys.handle[k];
     auto& v = b.handles[2 * k + 1];
-    if (!skip_frames(p))
-      return 0;
-    if (*p == ']') {
-      // As scan_inline_list reads an empty list: not a batch, and no frame after it (a fetch
-      // followed by APPEND, or a new dict).
-      std::uint64_t index = 0;
-      ++p;
-      if (b.own_empty_list || !fast_put(p, b.memo + 1, index) || index != b.memo + 1 ||
-          index >= limits_.max_values || *p == '(' || !skip_frames(p) || *p == '}')
-        return 0;
-      if (*p == 'h' || *p == 'j') {
-        const auto* q = p;
-        std::uint64_t next = 0;
-        if (!fast_get(q, next) || !skip_frames(q) || *q == 'a')
-          return 0;
-      }
-      b.own_empty_list = true;
-      b.list_memo = index;
-      v = make(t_empty, 0);
-    } else if (!fast_value(p, v, ints)) {
-      return 0;
-    } else if (const auto t = tag_of(v);
-               t != t_int && t != t_none && t != t_box && t != t_stack && t != t_empty) {
-      return 0;
+    if (*p != ']') {
+      const auto t = fast_value(p, v, ints) ? tag_of(v) : t_container;
+      return t == t_int || t == t_none || t == t_box || t == t_stack || t == t_empty;
     }
-  }
-  return static_cast<std::size_t>(p + 1 - (data_ + pos_));
+    // As scan_inline_list reads an empty list: not a batch, and no frame after it (a fetch
+    // followed by APPEND, or a new dict).
+    std::uint64_t index = 0;
+    ++p;
+    if (b.own_empty_list || !fast_put(p, b.memo + 1, index) || index != b.memo + 1 ||
+        index >= limits_.max_values || *p == '(' || !skip_frames(p) || *p == '}')
+      return false;
+    if (*p == 'h' || *p == 'j') {
+      const auto* q = p;
+      std::uint64_t next = 0;
+      if (!fast_get(q, next) || !skip_frames(q) || *q == 'a')
+        return false;
+    }
+    b.own_empty_list = true;
+    b.list_memo = index;
+    v = make(t_empty, 0);
+    return true;
+  });
+  b.count = 2 * count;
+  return n;
 }
 
 // A frames list (inline_list) at `p`, as pickle writes it: EMPTY_LIST, a memo put, then MARK,

@@ -385,6 +385,8 @@ private:
   mutable key_cache frame_keys_; ///< the keys of frames in an inline list
   const std::uint8_t* open_flat_dict(std::uint64_t& memo, const std::uint8_t*& stop) const;
   std::size_t scan_flat_dict(flat_items& items, std::uint64_t& ints) const;
+  template <typename Value>
+  std::size_t scan_known_keys(std::uint64_t& memo, std::size_t& count, Value&& value) const;
   std::size_t scan_slots(entry_slots& e, std::uint64_t& ints) const;
   std::size_t scan_block(block_items& b, std::uint64_t& ints) const;
   bool scan_inline_list(const std::uint8_t*& p, const std::uint8_t* stop, flat_items& items,
