@@ -16,6 +16,7 @@
 #include <numeric>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -107,7 +108,7 @@ diagnostic memory_diagnostic(const summary_result& s, const memory_peak& m) {
 
 } // namespace
 
-memory_peak memory_peak_of(const trace& t, lane_id lane) {
+memory_peak memory_peak_of(const trace& t, lane_id lane, unsigned threads) {
   memory_peak p;
   p.lane = lane;
   p.device = static_cast<std::int32_t>(t.lanes.at(lane).group);
@@ -132,14 +133,15 @@ memory_peak memory_peak_of(const trace& t, lane_id lane) {
   // a replay without a dump (a window that starts mid-run frees blocks it never saw made) is
   // not held to them.
   std::size_t mismatched = 0;
-  p.reported = for_each_memory_sample(t, lane, fold, &mismatched);
+  p.reported = for_each_memory_sample(t, lane, fold, &mismatched, threads);
   if (p.reported || t.final_allocator_state)
     p.mismatched_events = mismatched;
   return p;
 }
 
 // Every device's memory peaks, in lane order. Each lane is replayed on its own (derived back to
-// its start, then forward), so lanes of several devices are replayed on several threads.
+// its start, then forward), so lanes of several devices are replayed on several threads, and
+// the threads lanes leave idle split a lane's replay (for_each_memory_sample).
 std::vector<memory_peak> memory_peaks(const trace& t) {
   std::vector<lane_id> lanes;
   std::size_t events = 0;
@@ -151,8 +153,12 @@ std::vector<memory_peak> memory_peaks(const trace& t) {
   std::vector<memory_peak> out(lanes.size());
   // Threads only where there is work enough to pay for them (0: as many as help).
   const unsigned threads = events < 100'000 ? 1u : 0u;
+  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned per_lane = threads == 1 || lanes.empty()
+                                ? 1u
+                                : std::max(1u, static_cast<unsigned>(hardware / lanes.size()));
   detail::parallel_for(lanes.size(), threads,
-                       [&](std::size_t i) { out[i] = memory_peak_of(t, lanes[i]); });
+                       [&](std::size_t i) { out[i] = memory_peak_of(t, lanes[i], per_lane); });
   return out;
 }
 

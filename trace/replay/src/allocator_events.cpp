@@ -35,16 +35,7 @@ std::vector<segment>::iterator segment_at(allocator_state& s, std::int32_t devic
 
 // Inserts a segment of [e.address, e.address + e.size) in (device, address) order; returns it.
 segment& insert_segment(allocator_state& s, const memory_event& e) {
-  segment seg;
-  seg.device = e.device;
-  seg.address = e.address;
-  seg.total_size = e.size;
-  seg.stream = e.stream;
-  seg.pool = 0; // a driver allocation (cudaMalloc) is no pool's: pools hand out blocks
-  seg.stack = e.stack;
-  // The caching allocator's small pool uses 2 MiB segments (kSmallBuffer); large-pool segments
-  // are 20 MiB or more, or other multiples of 2 MiB.
-  seg.type = e.size == (std::uint64_t{2} << 20) ? segment_type::small : segment_type::large;
+  segment seg = detail::made_segment(e);
   seg.blocks.push_back({e.address, e.size, 0, block_state::inactive, no_stack});
   auto it = std::lower_bound(
       s.segments.begin(), s.segments.end(), seg, [](const segment& a, const segment& b) {
@@ -435,6 +426,20 @@ bool apply_to_part(allocator_state& part, const memory_event& e, bool real_segme
 bool undo_on_part(allocator_state& part, const memory_event& e, bool two_step_frees,
                   bool real_segments) {
   return undo_event(part, e, two_step_frees, real_segments);
+}
+
+segment made_segment(const memory_event& e) {
+  segment seg;
+  seg.device = e.device;
+  seg.address = e.address;
+  seg.total_size = e.size;
+  seg.stream = e.stream;
+  seg.pool = 0; // a driver allocation (cudaMalloc) is no pool's: pools hand out blocks
+  seg.stack = e.stack;
+  // The caching allocator's small pool uses 2 MiB segments (kSmallBuffer); large-pool segments
+  // are 20 MiB or more, or other multiples of 2 MiB.
+  seg.type = e.size == (std::uint64_t{2} << 20) ? segment_type::small : segment_type::large;
+  return seg;
 }
 
 bool step_in_segment(segment& seg, const memory_event& e, bool backward, bool two_step_frees) {

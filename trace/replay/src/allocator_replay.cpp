@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <span>
 
+#include "replay_split.hpp"
 #include "replay_state.hpp"
 
 namespace tdiag::trace {
@@ -75,18 +76,24 @@ bool has_two_step_frees(std::span<const memory_event> events) {
 }
 
 // The state before `events` (one device's lane): the final state with every event undone,
-// newest first, or an empty one.
+// newest first, or an empty one. `at_cut` (where given) receives the state before event
+// cuts[k] as the pass reaches it (cuts ascending: the last first).
 allocator_state derive_start(const trace& t, std::span<const memory_event> events,
                              std::int32_t device, bool two_step, std::size_t& mismatches,
-                             std::size_t& final_bytes) {
+                             std::size_t& final_bytes, std::span<const std::size_t> cuts = {},
+                             const detail::cut_visitor* at_cut = nullptr) {
   allocator_state start;
   if (t.final_allocator_state) {
     start.segments = device_segments(t, device);
     start.sort();
     final_bytes = state_bytes(start);
     detail::replay_state r(std::move(start), device);
-    for (std::size_t i = events.size(); i-- > 0;)
+    auto next = cuts.size();
+    for (std::size_t i = events.size(); i-- > 0;) {
       mismatches += r.step(events[i], true, two_step) ? 0 : 1;
+      if (next > 0 && cuts[next - 1] == i)
+        (*at_cut)(--next, r.state());
+    }
     start = std::move(r).take();
   }
   start.time = events.empty() ? (t.final_allocator_state ? t.final_allocator_state->time : 0)
@@ -129,6 +136,19 @@ allocator_state initial_allocator_state(const trace& t, lane_id lane, std::size_
     *mismatches = missed;
   return start;
 }
+
+namespace detail {
+
+allocator_state derive_start_cut(const trace& t, lane_id lane, std::span<const std::size_t> cuts,
+                                 const cut_visitor& at_cut) {
+  const auto events = t.memory.lane(lane);
+  const auto device = lane < t.lanes.size() ? static_cast<std::int32_t>(t.lanes.at(lane).group) : 0;
+  std::size_t missed = 0, final_bytes = 0;
+  return derive_start(t, events, device, has_two_step_frees(events), missed, final_bytes, cuts,
+                      &at_cut);
+}
+
+} // namespace detail
 
 allocator_state allocator_state_after(const trace& t, lane_id lane, std::size_t index,
                                       std::size_t* mismatches) {

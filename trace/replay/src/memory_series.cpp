@@ -7,13 +7,14 @@
 #include <algorithm>
 #include <functional>
 
+#include "replay_split.hpp"
 #include "replay_state.hpp"
 
 namespace tdiag::trace {
 
 bool for_each_memory_sample(const trace& t, lane_id lane,
                             const std::function<void(const memory_sample&)>& visit,
-                            std::size_t* mismatches) {
+                            std::size_t* mismatches, unsigned threads) {
   const auto events = t.memory.lane(lane);
   if (events.empty()) {
     // A dump without history: its totals, once, at its time.
@@ -72,24 +73,7 @@ bool for_each_memory_sample(const trace& t, lane_id lane,
       *mismatches = disagree;
     return true;
   }
-  // One pass forward from the derived initial state: no keyframes, which only a viewer's
-  // scrubbing needs.
-  const auto device = lane < t.lanes.size() ? static_cast<std::int32_t>(t.lanes.at(lane).group) : 0;
-  allocator_state start = initial_allocator_state(t, lane);
-  auto now = detail::totals_of(start, device);
-  visit({events.front().time, now.allocated, now.requested, now.reserved});
-  detail::replay_state r(std::move(start), device);
-  detail::replay_totals change;
-  std::size_t missed = 0;
-  for (const auto& e : events) {
-    missed += r.step(e, false, false, &change) ? 0 : 1;
-    // The running totals saturate: sizes near 2^63 from a file must not overflow (found by the
-    // fuzzers).
-    now.allocated = detail::sat_add(now.allocated, change.allocated);
-    now.requested = detail::sat_add(now.requested, change.requested);
-    now.reserved = detail::sat_add(now.reserved, change.reserved);
-    visit({e.time, now.allocated, now.requested, now.reserved});
-  }
+  const auto missed = detail::replay_samples(t, lane, threads, visit);
   if (mismatches != nullptr)
     *mismatches = missed;
   return false;

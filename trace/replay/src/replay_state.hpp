@@ -123,6 +123,10 @@ bool undo_on_part(allocator_state& part, const memory_event& e, bool two_step_fr
 /// source reported that holds its address: what they do once they have found it.
 bool step_in_segment(segment& seg, const memory_event& e, bool backward, bool two_step_frees);
 
+/// The segment (with no blocks yet) that a segment_alloc event `e` makes, its fields as the
+/// event gives them.
+[[nodiscard]] segment made_segment(const memory_event& e);
+
 /// The totals of `device` in `s`.
 [[nodiscard]] replay_totals totals_of(const allocator_state& s, std::int32_t device);
 

@@ -69,7 +69,8 @@ struct summary_result {
 
 /// Peak allocated/reserved bytes of one memory lane, from memory_series_of(): the totals the
 /// events carry (Kineto) or the replayed allocator state (snapshots).
-[[nodiscard]] memory_peak memory_peak_of(const trace& t, lane_id lane);
+/// `threads`: how many threads its replay may take (for_each_memory_sample).
+[[nodiscard]] memory_peak memory_peak_of(const trace& t, lane_id lane, unsigned threads = 1);
 /// memory_peak_of() of every device memory lane that has events, in lane order (lanes on threads).
 [[nodiscard]] std::vector<memory_peak> memory_peaks(const trace& t);
 /// Kernels grouped by name, longest total first (then by name): the one grouping that the CLI,

@@ -45,8 +45,10 @@ struct memory_series {
 /// memory_series::reported. `mismatches`, when given, receives the events the forward replay
 /// found not to match its state (apply_memory_event returned false); for reported totals, the
 /// allocations and frees whose allocated total did not move by their bytes from the one before.
+/// `threads`: how many threads a replay from a dump may take (the same samples, in order, on
+/// the caller's thread).
 bool for_each_memory_sample(const trace& t, lane_id lane,
                             const std::function<void(const memory_sample&)>& visit,
-                            std::size_t* mismatches = nullptr);
+                            std::size_t* mismatches = nullptr, unsigned threads = 1);
 
 } // namespace tdiag::trace
