@@ -404,4 +404,38 @@ TEST(ReplayState, WhatTheMapCannotHoldIsLeftOut) {
   EXPECT_EQ(got, expected);
 }
 
+// A dump's segment whose blocks leave its end uncovered (a damaged snapshot): an allocation
+// there finds no block, matches nothing and changes no total, as block_at finds none (the
+// block before it, allocated, is not its block).
+TEST(ReplayState, AnEventPastTheLastBlockChangesNothing) {
+  constexpr std::uint64_t base = 0x7f0000000000;
+  trace t;
+  const auto lane = t.lanes.memory(0);
+  memory_event e;
+  e.time = 1000;
+  e.lane = lane;
+  e.action = memory_action::alloc;
+  e.address = base + 0x2000;
+  e.size = 512;
+  t.memory.push_back(e);
+  allocator_state dump;
+  segment seg;
+  seg.address = base;
+  seg.total_size = 0x4000;
+  seg.type = segment_type::large;
+  seg.blocks = {{base, 0x1000, 0x1000, block_state::active_allocated, no_stack}};
+  dump.segments = {seg};
+  t.final_allocator_state = dump;
+  t.finalize();
+  std::size_t mismatches = 0;
+  std::vector<memory_sample> samples;
+  for_each_memory_sample(
+      t, lane, [&](const memory_sample& s) { samples.push_back(s); }, &mismatches);
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].allocated, 0x1000);
+  EXPECT_EQ(samples[1].allocated, 0x1000);
+  EXPECT_EQ(samples[1].requested, 0x1000);
+  EXPECT_EQ(mismatches, 1u);
+}
+
 } // namespace

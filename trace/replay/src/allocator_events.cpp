@@ -44,17 +44,12 @@ segment& insert_segment(allocator_state& s, const memory_event& e) {
   return *s.segments.insert(it, std::move(seg));
 }
 
-// Index of the block containing `address`, or blocks.size().
-std::size_t block_index(const segment& seg, std::uint64_t address) {
-  const auto* b = detail::block_at(seg, address);
-  return b == nullptr ? seg.blocks.size() : static_cast<std::size_t>(b - seg.blocks.data());
-}
-
 // Marks the block of a request of `size` bytes at `address` with `state`; the request must lie
 // inside one inactive block.
+// (`at`: the index block_index gives, where the caller has it.)
 bool carve(segment& seg, std::uint64_t address, std::uint64_t size, block_state state,
-           stack_id stack) {
-  const auto i = block_index(seg, address);
+           stack_id stack, std::size_t at = detail::no_index) {
+  const auto i = at != detail::no_index ? at : detail::block_index(seg, address);
   if (i == seg.blocks.size())
     return false;
   const block b = seg.blocks[i];
@@ -119,8 +114,8 @@ void drop_if_idle_implicit(allocator_state& s, const segment* seg) {
 // The block of `seg` that starts at e.address set from `from` to `to` (released where `to` is
 // inactive): whether it was in `from`, or nullopt where no block starts there (no change).
 std::optional<bool> transition_in(segment& seg, const memory_event& e, block_state from,
-                                  block_state to) {
-  const auto i = block_index(seg, e.address);
+                                  block_state to, std::size_t at = detail::no_index) {
+  const auto i = at != detail::no_index ? at : detail::block_index(seg, e.address);
   if (i == seg.blocks.size() || seg.blocks[i].address != e.address)
     return std::nullopt;
   const bool matched = seg.blocks[i].state == from;
@@ -146,8 +141,8 @@ bool transition(allocator_state& s, const memory_event& e, block_state from, blo
 
 // A free completed on `seg` (a plain free, with no free_requested first, is fine too): the block
 // that starts at e.address released, where one that is not inactive does; whether it was.
-bool complete_free(segment& seg, const memory_event& e) {
-  const auto i = block_index(seg, e.address);
+bool complete_free(segment& seg, const memory_event& e, std::size_t at = detail::no_index) {
+  const auto i = at != detail::no_index ? at : detail::block_index(seg, e.address);
   if (i == seg.blocks.size() || seg.blocks[i].address != e.address ||
       seg.blocks[i].state == block_state::inactive)
     return false;
@@ -283,7 +278,7 @@ bool unmap_pages(allocator_state& s, const memory_event& e) {
   if (seg->address == e.address && seg->total_size <= e.size)
     return remove_segment(s, e);
   const auto seg_end = detail::end_of(*seg);
-  const auto i = block_index(*seg, e.address);
+  const auto i = detail::block_index(*seg, e.address);
   if (*end > seg_end || i == seg->blocks.size())
     return false;
   const block b = seg->blocks[i];
@@ -442,22 +437,24 @@ segment made_segment(const memory_event& e) {
   return seg;
 }
 
-bool step_in_segment(segment& seg, const memory_event& e, bool backward, bool two_step_frees) {
+bool step_in_segment(segment& seg, const memory_event& e, bool backward, bool two_step_frees,
+                     std::size_t at) {
   // As apply_event / undo_event do it once they have found `seg` (a real segment is never
   // dropped, and holds the address, so no block is put outside it).
   constexpr auto allocated = block_state::active_allocated,
                  pending = block_state::active_pending_free, inactive = block_state::inactive;
   switch (e.action) {
   case memory_action::alloc:
-    return backward ? transition_in(seg, e, allocated, inactive).value_or(false)
-                    : carve(seg, e.address, e.size, allocated, e.stack);
+    return backward ? transition_in(seg, e, allocated, inactive, at).value_or(false)
+                    : carve(seg, e.address, e.size, allocated, e.stack, at);
   case memory_action::free_requested:
-    return (backward ? transition_in(seg, e, pending, allocated)
-                     : transition_in(seg, e, allocated, pending))
+    return (backward ? transition_in(seg, e, pending, allocated, at)
+                     : transition_in(seg, e, allocated, pending, at))
         .value_or(false);
   case memory_action::free_completed:
-    return backward ? carve(seg, e.address, e.size, two_step_frees ? pending : allocated, no_stack)
-                    : complete_free(seg, e);
+    return backward
+               ? carve(seg, e.address, e.size, two_step_frees ? pending : allocated, no_stack, at)
+               : complete_free(seg, e, at);
   default:
     assert(false && "step_in_segment: not a block event");
     return false;

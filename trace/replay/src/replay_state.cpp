@@ -13,13 +13,13 @@
 namespace tdiag::trace::detail {
 namespace {
 
-// The allocated and requested bytes of the block of `seg` that holds `address`, where it is an
-// allocated one.
-replay_totals allocated_at(const segment& seg, std::uint64_t address) {
-  const auto* b = block_at(seg, address);
-  if (b == nullptr || b->state != block_state::active_allocated)
+// The allocated and requested bytes of block `i` of `seg` (none: the block count), where it is
+// an allocated one.
+replay_totals allocated_at(const segment& seg, std::size_t i) {
+  if (i >= seg.blocks.size() || seg.blocks[i].state != block_state::active_allocated)
     return {};
-  return {signed_size(b->size), signed_size(b->requested_size), 0};
+  const auto& b = seg.blocks[i];
+  return {signed_size(b.size), signed_size(b.requested_size), 0};
 }
 
 // Totals of `device` within [lo, hi]: the reserved bytes of the segments that intersect it and
@@ -409,10 +409,12 @@ bool replay_state::step_in_place(segment_map::iterator it, const memory_event& e
   // Of the blocks a block event touches only the one at its address can be allocated before or
   // after it (a carve splits off and a release merges inactive blocks), and the segment's
   // reserved bytes stay: its effect is that block's change.
-  const auto before = effect != nullptr ? allocated_at(seg, e.address) : replay_totals{};
-  const bool matched = step_in_segment(seg, e, backward, two_step_frees);
+  // One search: the block before the event; after it, that block or one beside it.
+  const auto at = block_index(seg, e.address);
+  const auto before = effect != nullptr ? allocated_at(seg, at) : replay_totals{};
+  const bool matched = step_in_segment(seg, e, backward, two_step_frees, at);
   if (effect != nullptr) {
-    const auto after = allocated_at(seg, e.address);
+    const auto after = allocated_at(seg, block_index_near(seg, e.address, at));
     *effect = {after.allocated - before.allocated, after.requested - before.requested, 0};
   }
   note_touched(it->first);

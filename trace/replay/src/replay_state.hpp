@@ -102,6 +102,27 @@ inline const block* block_at(const segment& seg, std::uint64_t address) noexcept
   return address - found.address < found.size ? &found : nullptr;
 }
 
+/// The index of the block of `seg` that holds `address` (block_at's), or the block count.
+inline std::size_t block_index(const segment& seg, std::uint64_t address) noexcept {
+  const auto* found = block_at(seg, address);
+  return found == nullptr ? seg.blocks.size() : static_cast<std::size_t>(found - seg.blocks.data());
+}
+
+/// Where a caller has no block index (step_in_segment).
+inline constexpr std::size_t no_index = ~std::size_t{0};
+
+/// block_index(seg, address), looked for at `hint` and beside it first (a block event's block
+/// after the event is at most one away from where it was before), else searched.
+inline std::size_t block_index_near(const segment& seg, std::uint64_t address,
+                                    std::size_t hint) noexcept {
+  const auto& blocks = seg.blocks;
+  const auto n = blocks.size();
+  for (auto i = hint > 0 ? hint - 1 : 0; i < n && i <= hint + 1; ++i)
+    if (blocks[i].address <= address && (i + 1 == n || blocks[i + 1].address > address))
+      return address - blocks[i].address < blocks[i].size ? i : n;
+  return block_index(seg, address);
+}
+
 /// Where `seg` ends: 2^64 - 1 for one that would end past it (damaged input).
 inline std::uint64_t end_of(const segment& seg) noexcept {
   return seg.total_size > ~seg.address ? ~std::uint64_t{0} : seg.address + seg.total_size;
@@ -120,8 +141,10 @@ bool undo_on_part(allocator_state& part, const memory_event& e, bool two_step_fr
                   bool real_segments);
 
 /// The same for a block event (alloc, free_requested, free_completed) on `seg`, a segment the
-/// source reported that holds its address: what they do once they have found it.
-bool step_in_segment(segment& seg, const memory_event& e, bool backward, bool two_step_frees);
+/// source reported that holds its address: what they do once they have found it. `at`: the
+/// index of the block that holds it, where the caller has it (block_index_near).
+bool step_in_segment(segment& seg, const memory_event& e, bool backward, bool two_step_frees,
+                     std::size_t at = no_index);
 
 /// The segment (with no blocks yet) that a segment_alloc event `e` makes, its fields as the
 /// event gives them.
