@@ -45,11 +45,9 @@ segment& insert_segment(allocator_state& s, const memory_event& e) {
 }
 
 // Marks the block of a request of `size` bytes at `address` with `state`; the request must lie
-// inside one inactive block.
-// (`at`: the index block_index gives, where the caller has it.)
-bool carve(segment& seg, std::uint64_t address, std::uint64_t size, block_state state,
-           stack_id stack, std::size_t at = detail::no_index) {
-  const auto i = at != detail::no_index ? at : detail::block_index(seg, address);
+// inside one inactive block. `i`: detail::block_index(seg, address).
+bool carve(segment& seg, std::size_t i, std::uint64_t address, std::uint64_t size,
+           block_state state, stack_id stack) {
   if (i == seg.blocks.size())
     return false;
   const block b = seg.blocks[i];
@@ -112,10 +110,10 @@ void drop_if_idle_implicit(allocator_state& s, const segment* seg) {
 }
 
 // The block of `seg` that starts at e.address set from `from` to `to` (released where `to` is
-// inactive): whether it was in `from`, or nullopt where no block starts there (no change).
-std::optional<bool> transition_in(segment& seg, const memory_event& e, block_state from,
-                                  block_state to, std::size_t at = detail::no_index) {
-  const auto i = at != detail::no_index ? at : detail::block_index(seg, e.address);
+// inactive): whether it was in `from`, or nullopt where no block starts there (no change). `i`:
+// detail::block_index(seg, e.address).
+std::optional<bool> transition_in(segment& seg, std::size_t i, const memory_event& e,
+                                  block_state from, block_state to) {
   if (i == seg.blocks.size() || seg.blocks[i].address != e.address)
     return std::nullopt;
   const bool matched = seg.blocks[i].state == from;
@@ -131,7 +129,7 @@ bool transition(allocator_state& s, const memory_event& e, block_state from, blo
   auto* seg = find_segment(s, e.device, e.address);
   if (seg == nullptr)
     return false;
-  const auto matched = transition_in(*seg, e, from, to);
+  const auto matched = transition_in(*seg, detail::block_index(*seg, e.address), e, from, to);
   if (!matched)
     return false;
   if (to == block_state::inactive)
@@ -140,9 +138,9 @@ bool transition(allocator_state& s, const memory_event& e, block_state from, blo
 }
 
 // A free completed on `seg` (a plain free, with no free_requested first, is fine too): the block
-// that starts at e.address released, where one that is not inactive does; whether it was.
-bool complete_free(segment& seg, const memory_event& e, std::size_t at = detail::no_index) {
-  const auto i = at != detail::no_index ? at : detail::block_index(seg, e.address);
+// that starts at e.address released, where one that is not inactive does; whether it was. `i`:
+// detail::block_index(seg, e.address).
+bool complete_free(segment& seg, std::size_t i, const memory_event& e) {
   if (i == seg.blocks.size() || seg.blocks[i].address != e.address ||
       seg.blocks[i].state == block_state::inactive)
     return false;
@@ -167,7 +165,7 @@ bool has_real_segment(const allocator_state& s, std::int32_t device) {
 bool add_block(allocator_state& s, const memory_event& e, block_state state, stack_id stack,
                std::optional<bool> real_segments) {
   if (auto* seg = find_segment(s, e.device, e.address))
-    return carve(*seg, e.address, e.size, state, stack);
+    return carve(*seg, detail::block_index(*seg, e.address), e.address, e.size, state, stack);
   // Outside every segment: a source without segment events (Kineto, CUPTI) is consistent; in a
   // snapshot it is a mismatch. Either way the block is kept, in a segment of its own size.
   const bool consistent = !real_segments.value_or(has_real_segment(s, e.device));
@@ -336,7 +334,7 @@ bool apply_event(allocator_state& s, const memory_event& e, std::optional<bool> 
     return transition(s, e, block_state::active_allocated, block_state::active_pending_free);
   case memory_action::free_completed: {
     auto* seg = find_segment(s, e.device, e.address);
-    if (seg == nullptr || !complete_free(*seg, e))
+    if (seg == nullptr || !complete_free(*seg, detail::block_index(*seg, e.address), e))
       return false;
     drop_if_idle_implicit(s, seg);
     return true;
@@ -437,24 +435,24 @@ segment made_segment(const memory_event& e) {
   return seg;
 }
 
-bool step_in_segment(segment& seg, const memory_event& e, bool backward, bool two_step_frees,
-                     std::size_t at) {
+bool step_in_segment(segment& seg, std::size_t at, const memory_event& e, bool backward,
+                     bool two_step_frees) {
   // As apply_event / undo_event do it once they have found `seg` (a real segment is never
   // dropped, and holds the address, so no block is put outside it).
   constexpr auto allocated = block_state::active_allocated,
                  pending = block_state::active_pending_free, inactive = block_state::inactive;
   switch (e.action) {
   case memory_action::alloc:
-    return backward ? transition_in(seg, e, allocated, inactive, at).value_or(false)
-                    : carve(seg, e.address, e.size, allocated, e.stack, at);
+    return backward ? transition_in(seg, at, e, allocated, inactive).value_or(false)
+                    : carve(seg, at, e.address, e.size, allocated, e.stack);
   case memory_action::free_requested:
-    return (backward ? transition_in(seg, e, pending, allocated, at)
-                     : transition_in(seg, e, allocated, pending, at))
+    return (backward ? transition_in(seg, at, e, pending, allocated)
+                     : transition_in(seg, at, e, allocated, pending))
         .value_or(false);
   case memory_action::free_completed:
     return backward
-               ? carve(seg, e.address, e.size, two_step_frees ? pending : allocated, no_stack, at)
-               : complete_free(seg, e, at);
+               ? carve(seg, at, e.address, e.size, two_step_frees ? pending : allocated, no_stack)
+               : complete_free(seg, at, e);
   default:
     assert(false && "step_in_segment: not a block event");
     return false;

@@ -128,24 +128,21 @@ lane_id memory_lane_of(const trace& t, std::int32_t device) noexcept {
 }
 
 allocator_state initial_allocator_state(const trace& t, lane_id lane, std::size_t* mismatches) {
-  const auto events = t.memory.lane(lane);
-  const auto device = lane < t.lanes.size() ? static_cast<std::int32_t>(t.lanes.at(lane).group) : 0;
-  std::size_t missed = 0, final_bytes = 0;
-  auto start = derive_start(t, events, device, has_two_step_frees(events), missed, final_bytes);
-  if (mismatches != nullptr)
-    *mismatches = missed;
-  return start;
+  return detail::derive_start_cut(t, lane, {}, {}, mismatches);
 }
 
 namespace detail {
 
 allocator_state derive_start_cut(const trace& t, lane_id lane, std::span<const std::size_t> cuts,
-                                 const cut_visitor& at_cut) {
+                                 const cut_visitor& at_cut, std::size_t* mismatches) {
   const auto events = t.memory.lane(lane);
   const auto device = lane < t.lanes.size() ? static_cast<std::int32_t>(t.lanes.at(lane).group) : 0;
   std::size_t missed = 0, final_bytes = 0;
-  return derive_start(t, events, device, has_two_step_frees(events), missed, final_bytes, cuts,
-                      &at_cut);
+  auto start = derive_start(t, events, device, has_two_step_frees(events), missed, final_bytes,
+                            cuts, &at_cut);
+  if (mismatches != nullptr)
+    *mismatches = missed;
+  return start;
 }
 
 } // namespace detail

@@ -63,14 +63,23 @@ struct totals_walk {
   }
 };
 
-std::size_t forward(replay_state& r, std::span<const memory_event> events, totals_walk& walk) {
+// Replays `events` forward on `r`, handing each one's index and effect to `effect`; returns
+// the events that did not match.
+template <typename Effect>
+std::size_t forward(replay_state& r, std::span<const memory_event> events, Effect&& effect) {
   std::size_t missed = 0;
   replay_totals change;
-  for (const auto& e : events) {
-    missed += r.step(e, false, false, &change) ? 0 : 1;
-    walk.step(e.time, change);
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    missed += r.step(events[i], false, false, &change) ? 0 : 1;
+    effect(i, change);
   }
   return missed;
+}
+
+// forward(), the samples to `walk`.
+std::size_t forward(replay_state& r, std::span<const memory_event> events, totals_walk& walk) {
+  return forward(r, events,
+                 [&](std::size_t i, const replay_totals& c) { walk.step(events[i].time, c); });
 }
 
 // For each cut, the segment_alloc events whose segments the forward pass will hold there. A
@@ -175,8 +184,8 @@ std::size_t replay_parts(const trace& t, lane_id lane, std::int32_t device, std:
         replay_state r(p->start, device);
         const auto mine = events.subspan(p->begin, p->end - p->begin);
         p->changes.resize(mine.size());
-        for (std::size_t i = 0; i < mine.size(); ++i)
-          p->missed += r.step(mine[i], false, false, &p->changes[i]) ? 0 : 1;
+        p->missed =
+            forward(r, mine, [&](std::size_t i, const replay_totals& c) { p->changes[i] = c; });
         if (p->end < n)
           p->last = std::move(r).take();
       } catch (...) {

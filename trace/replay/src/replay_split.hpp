@@ -22,11 +22,11 @@ inline std::atomic<std::size_t> replay_split_min_events{32768};
 /// Receives the `k`th state a backward pass leaves at a cut (derive_start_cut).
 using cut_visitor = std::function<void(std::size_t k, allocator_state state)>;
 
-/// initial_allocator_state(t, lane), with `at_cut(k, state)` called as the backward pass from
-/// the dump reaches cuts[k] (ascending, each below the lane's event count): the state before
-/// event cuts[k]. The last cut comes first. (allocator_replay.cpp)
+/// initial_allocator_state(t, lane, mismatches), with `at_cut(k, state)` called as the backward
+/// pass from the dump reaches cuts[k] (ascending, each below the lane's event count): the state
+/// before event cuts[k]. The last cut comes first. (allocator_replay.cpp)
 allocator_state derive_start_cut(const trace& t, lane_id lane, std::span<const std::size_t> cuts,
-                                 const cut_visitor& at_cut);
+                                 const cut_visitor& at_cut, std::size_t* mismatches = nullptr);
 
 /// What a split replay did (for the tests): the parts it made, and those whose replay on
 /// another thread was taken.

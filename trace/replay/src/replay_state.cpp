@@ -412,7 +412,7 @@ bool replay_state::step_in_place(segment_map::iterator it, const memory_event& e
   // One search: the block before the event; after it, that block or one beside it.
   const auto at = block_index(seg, e.address);
   const auto before = effect != nullptr ? allocated_at(seg, at) : replay_totals{};
-  const bool matched = step_in_segment(seg, e, backward, two_step_frees, at);
+  const bool matched = step_in_segment(seg, at, e, backward, two_step_frees);
   if (effect != nullptr) {
     const auto after = allocated_at(seg, block_index_near(seg, e.address, at));
     *effect = {after.allocated - before.allocated, after.requested - before.requested, 0};

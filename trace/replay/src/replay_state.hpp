@@ -108,9 +108,6 @@ inline std::size_t block_index(const segment& seg, std::uint64_t address) noexce
   return found == nullptr ? seg.blocks.size() : static_cast<std::size_t>(found - seg.blocks.data());
 }
 
-/// Where a caller has no block index (step_in_segment).
-inline constexpr std::size_t no_index = ~std::size_t{0};
-
 /// block_index(seg, address), looked for at `hint` and beside it first (a block event's block
 /// after the event is at most one away from where it was before), else searched.
 inline std::size_t block_index_near(const segment& seg, std::uint64_t address,
@@ -141,10 +138,10 @@ bool undo_on_part(allocator_state& part, const memory_event& e, bool two_step_fr
                   bool real_segments);
 
 /// The same for a block event (alloc, free_requested, free_completed) on `seg`, a segment the
-/// source reported that holds its address: what they do once they have found it. `at`: the
-/// index of the block that holds it, where the caller has it (block_index_near).
-bool step_in_segment(segment& seg, const memory_event& e, bool backward, bool two_step_frees,
-                     std::size_t at = no_index);
+/// source reported that holds its address: what they do once they have found it. `at`:
+/// block_index(seg, e.address).
+bool step_in_segment(segment& seg, std::size_t at, const memory_event& e, bool backward,
+                     bool two_step_frees);
 
 /// The segment (with no blocks yet) that a segment_alloc event `e` makes, its fields as the
 /// event gives them.
