@@ -123,7 +123,18 @@ void snap_machine::append_items(std::size_t mark, kind k) {
     fail(codes::malformed_pickle, "malformed pickle", fmt::format("{} without a target", opname()));
   const auto target = stack[mark - 1];
   grow(container_of(target, k), n);
-  for (std::size_t i = mark; i < stack.size(); ++i) {
+  auto i = mark;
+  // A batch of rows that goes on with the list's run (a device's trace entries): counted at
+  // once, as append_to would count them one by one.
+  if (auto& list = s.containers_[payload_of(target)]; k == kind::list && list.items.empty())
+    for (; i < stack.size() && tag_of(stack[i]) == t_row && list.run_count < none32 &&
+           (list.run_count == 0 || stack[i] == list.run_first + list.run_count);
+         ++i) {
+      if (list.run_count == 0)
+        list.run_first = stack[i];
+      ++list.run_count;
+    }
+  for (; i < stack.size(); ++i) {
     const auto item = k == kind::list ? list_item(stack[i]) : stored(stack[i]);
     append_to(s.containers_[payload_of(target)], item);
   }
@@ -189,6 +200,34 @@ void snap_machine::build_tuple(std::size_t n) {
   build_from_mark(kind::tuple, stack.size() - n);
 }
 
+// Nearly every trace entry (next_in_batch): keys met before, with flat values, into its row by
+// slots; then the entries after it in the batch, while they read alike, without going back to
+// run() (a row pushed leaves next_in_batch true). False where the entry at hand (the first, or
+// a later one whose EMPTY_DICT it took) is not one: the rest of flat_dict() reads it.
+bool snap_machine::rows_by_slots() {
+  for (;;) {
+    std::uint64_t ints = 0;
+    std::uint32_t row = 0;
+    const auto n = s.scan_slots(slots, ints);
+    if (n == 0 || !s.sink_->slot_entry(slots, row)) {
+      by_slots.missed();
+      return false;
+    }
+    by_slots.read();
+    created += ints;
+    count();
+    push(make(t_row, row));
+    memo_put(slots.memo);
+    s.pos_ += n;
+    // What run() and the start of flat_dict() check before the next entry.
+    const auto have = s.end_ - s.pos_;
+    if (have == 0 || s.data_[s.pos_] != '}' || (have < flat_window && left() > have))
+      return true;
+    op_offset = s.position();
+    ++s.pos_;
+  }
+}
+
 // The shape of nearly every trace entry, read in one go: EMPTY_DICT, a memo put, MARK, then keys
 // fetched from the memo with small ints, None or memo fetches as values, then SETITEMS. A
 // trace entry about to be appended becomes its row at once, with no dict made; anything else
@@ -200,21 +239,8 @@ bool snap_machine::flat_dict() {
   // entries: next_in_batch): the window slides on first.
   if (const auto have = s.end_ - s.pos_; have < flat_window && left() > have)
     refill(static_cast<std::size_t>(std::min<std::uint64_t>(flat_window, left())));
-  // Nearly every trace entry: keys met before, with flat values, into its row by slots.
-  if (s.sink_ != nullptr && by_slots.worth_trying() && next_in_batch()) {
-    std::uint32_t row = 0;
-    if (const auto n = s.scan_slots(slots, ints); n != 0 && s.sink_->slot_entry(slots, row)) {
-      by_slots.read();
-      created += ints;
-      count();
-      push(make(t_row, row));
-      memo_put(slots.memo);
-      s.pos_ += n;
-      return true;
-    }
-    by_slots.missed();
-    ints = 0;
-  }
+  if (s.sink_ != nullptr && by_slots.worth_trying() && next_in_batch() && rows_by_slots())
+    return true;
   if (by_block.worth_trying() && block_next()) {
     if (scanned_block()) {
       by_block.read();

@@ -235,6 +235,8 @@ struct snap_machine {
   bool flat_dict();
   void flat_containers(std::uint64_t ints);
   bool flat_block(std::uint64_t ints, std::size_t n);
+  /// Trace entries of a batch read by slots, the first at hand (see snapshot_machine.cpp).
+  bool rows_by_slots();
   /// A dict about to go into a list (block_next) read by snap_stream::scan_block: its block
   /// record, as flat_dict would make it after scan_flat_dict. False (nothing consumed) otherwise.
   bool scanned_block();

@@ -340,7 +340,8 @@ std::size_t snap_stream::scan_flat_dict(flat_items& items, std::uint64_t& ints) 
 // A flat dict at the read position whose keys are those the dicts before it fetched
 // (entry_keys_), in order: `value(k, p)` reads key k's value at `p` (false: not this shape).
 // Returns the bytes the dict spans, with its number of keys in `count`; 0 (nothing consumed) for
-// anything else, which scan_flat_dict then reads.
+// anything else, which scan_flat_dict then reads. A FRAME opcode inside the dict (one in a
+// thousand entries) is left to scan_flat_dict too: a key or value that is one is no match.
 template <typename Value>
 [[gnu::always_inline]] inline std::size_t
 snap_stream::scan_known_keys(std::uint64_t& memo, std::size_t& count, Value&& value) const {
@@ -349,13 +350,13 @@ snap_stream::scan_known_keys(std::uint64_t& memo, std::size_t& count, Value&& va
   if (p == nullptr)
     return 0;
   for (std::size_t k = 0;; ++k) {
-    if (p > stop || !skip_frames(p))
+    if (p > stop)
       return 0;
     if (*p == 'u') {
       count = k;
       return static_cast<std::size_t>(p + 1 - (data_ + pos_));
     }
-    if (!known_key(entry_keys_, p, k) || !skip_frames(p) || !value(k, p))
+    if (!known_key(entry_keys_, p, k) || !value(k, p))
       return 0;
   }
 }
