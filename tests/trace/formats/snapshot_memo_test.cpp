@@ -13,7 +13,7 @@
 #include <random>
 #include <vector>
 
-#include "formats/src/snapshot/snapshot_stream.hpp"
+#include "formats/src/snapshot/snapshot_memo.hpp"
 
 namespace {
 

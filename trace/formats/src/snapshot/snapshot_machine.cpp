@@ -228,6 +228,28 @@ bool snap_machine::rows_by_slots() {
   }
 }
 
+// A segment's block about to go into its list (block_next) read by scan_block, then the blocks
+// after it in the batch, while they read alike, without going back to run() (a block pushed
+// leaves block_next true, and next_in_batch false). False where the dict at hand (the first, or
+// a later one whose EMPTY_DICT it took) is not one: the rest of flat_dict() reads it.
+bool snap_machine::blocks_by_scan() {
+  for (;;) {
+    if (!scanned_block()) {
+      by_block.missed();
+      return false;
+    }
+    by_block.read();
+    const auto have = s.end_ - s.pos_;
+    if (have == 0 || s.data_[s.pos_] != '}' || (have < flat_window && left() > have))
+      return true;
+    op_offset = s.position();
+    ++s.pos_;
+    // flat_dict() would count a try of the read by slots (next_in_batch is false above a block).
+    if (s.sink_ != nullptr)
+      (void)by_slots.worth_trying();
+  }
+}
+
 // The shape of nearly every trace entry, read in one go: EMPTY_DICT, a memo put, MARK, then keys
 // fetched from the memo with small ints, None or memo fetches as values, then SETITEMS. A
 // trace entry about to be appended becomes its row at once, with no dict made; anything else
@@ -241,13 +263,8 @@ bool snap_machine::flat_dict() {
     refill(static_cast<std::size_t>(std::min<std::uint64_t>(flat_window, left())));
   if (s.sink_ != nullptr && by_slots.worth_trying() && next_in_batch() && rows_by_slots())
     return true;
-  if (by_block.worth_trying() && block_next()) {
-    if (scanned_block()) {
-      by_block.read();
-      return true;
-    }
-    by_block.missed();
-  }
+  if (by_block.worth_trying() && block_next() && blocks_by_scan())
+    return true;
   const auto n = s.scan_flat_dict(scratch, ints);
   if (n == 0)
     return false;

@@ -116,10 +116,26 @@ struct snap_machine {
     }
   }
 
+  // The refusals of the steps below, out of line: each step is then small enough to inline.
+  [[noreturn, gnu::cold, gnu::noinline]] void too_many_values() const {
+    fail(codes::pickle_limit, "pickle over limit",
+         fmt::format("more than {} values", limits.max_values));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void stack_too_deep() const {
+    fail(codes::pickle_limit, "pickle over limit",
+         fmt::format("stack deeper than {}", limits.max_stack));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void empty_stack() const {
+    fail(codes::malformed_pickle, "malformed pickle",
+         fmt::format("{} on an empty stack", opname()));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void memo_out_of_range(std::uint64_t index) const {
+    fail(codes::bad_memo, "malformed pickle", fmt::format("memo index {} out of range", index));
+  }
+
   void count() {
     if (++created > limits.max_values)
-      fail(codes::pickle_limit, "pickle over limit",
-           fmt::format("more than {} values", limits.max_values));
+      too_many_values();
     if (created >= next_footprint_check) [[unlikely]] {
       next_footprint_check = created + footprint_interval;
       check_footprint();
@@ -155,10 +171,9 @@ struct snap_machine {
     c.offset = op_offset;
     return make(t_container, index);
   }
-  void push(std::uint64_t v) {
+  [[gnu::always_inline]] void push(std::uint64_t v) {
     if (stack.size() >= limits.max_stack)
-      fail(codes::pickle_limit, "pickle over limit",
-           fmt::format("stack deeper than {}", limits.max_stack));
+      stack_too_deep();
     // Memo fetches make no value (count() does not look) yet grow the stack.
     if (stack.size() >= next_stack_check) [[unlikely]] {
       next_stack_check = stack.size() + footprint_interval;
@@ -169,16 +184,14 @@ struct snap_machine {
   [[nodiscard]] std::size_t floor() const { return marks.empty() ? 0 : marks.back(); }
   std::uint64_t pop() {
     if (stack.size() <= floor())
-      fail(codes::malformed_pickle, "malformed pickle",
-           fmt::format("{} on an empty stack", opname()));
+      empty_stack();
     const auto v = stack.back();
     stack.pop_back();
     return v;
   }
   [[nodiscard]] std::uint64_t top() const {
     if (stack.size() <= floor())
-      fail(codes::malformed_pickle, "malformed pickle",
-           fmt::format("{} on an empty stack", opname()));
+      empty_stack();
     return stack.back();
   }
   std::size_t pop_mark() {
@@ -237,6 +250,8 @@ struct snap_machine {
   bool flat_block(std::uint64_t ints, std::size_t n);
   /// Trace entries of a batch read by slots, the first at hand (see snapshot_machine.cpp).
   bool rows_by_slots();
+  /// Blocks of a batch read by scanned_block, the first at hand (see snapshot_machine.cpp).
+  bool blocks_by_scan();
   /// A dict about to go into a list (block_next) read by snap_stream::scan_block: its block
   /// record, as flat_dict would make it after scan_flat_dict. False (nothing consumed) otherwise.
   bool scanned_block();
@@ -259,11 +274,11 @@ struct snap_machine {
   }
   void push_string(kind k, std::uint64_t len);
   void push_long(std::uint64_t n);
-  void memo_put(std::uint64_t index) {
+  [[gnu::always_inline]] void memo_put(std::uint64_t index) {
     // Python numbers the memo densely; refuse far-off indices rather than allocating for them.
     auto& memo = s.memo_;
     if (index > memo.size() + 4096 || index >= limits.max_values)
-      fail(codes::bad_memo, "malformed pickle", fmt::format("memo index {} out of range", index));
+      memo_out_of_range(index);
     const auto v = top();
     if (index < memo.size())
       ++s.memo_overwrites_; // a key fetched from this slot may fetch something else now

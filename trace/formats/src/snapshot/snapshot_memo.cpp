@@ -1,7 +1,7 @@
 // SPDX-FileCopyrightText: 2026 tensordiag contributors
 // SPDX-License-Identifier: Apache-2.0
 //
-// snap_memo's packed pages (snapshot_stream.hpp). A packed page is a byte string, one
+// snap_memo's packed pages (snapshot_memo.hpp). A packed page is a byte string, one
 // instruction per run of slots, read in order (N and V are LEB128 varints):
 //   0 N    N t_row slots, each the next row after the last row seen in the page;
 //   1 V    a t_stack slot (stack V), then one t_frame slot per frame of that stack, in order:
@@ -11,10 +11,10 @@
 //   4 N    N pairs: the next block, then an empty list (t_empty), as an inactive block and its
 //          own empty frames list leave them.
 // A page is packed only when that takes less than a quarter of its 16 KiB.
+#include "snapshot_memo.hpp"
+
 #include <algorithm>
 #include <cstring>
-
-#include "snapshot_stream.hpp"
 
 namespace tdiag::trace::detail {
 namespace {
@@ -44,7 +44,7 @@ std::uint32_t get_varint(const std::uint8_t*& p) {
 
 } // namespace
 
-bool snap_memo::set(std::uint64_t i, std::uint64_t v) {
+bool snap_memo::set_any(std::uint64_t i, std::uint64_t v) {
   std::uint32_t packed;
   if (snap::tag_of(v) < wide && snap::payload_of(v) < mask) {
     packed = packed_of(snap::tag_of(v), static_cast<std::uint32_t>(snap::payload_of(v)));

@@ -25,14 +25,6 @@ void snapshot_rows::attach(const snap_stream& s) {
     (void)prefaulter_.start(rows_.data(), row_bytes);
 }
 
-memory_event& snapshot_rows::new_row() {
-  if ((rows_.size() & 0xffff) == 0xffff)
-    check_progress();
-  if (rows_.size() == populated_)
-    populate();
-  return rows_.emplace_back();
-}
-
 // Makes the next rows' pages resident in one call: one page fault per 4 KiB of rows cost more
 // than the rows' own writing. The rows no longer ask for huge pages: on a virtual machine whose
 // memory another process had just left fragmented (the benchmark's pickle.load peer), making

@@ -228,8 +228,10 @@ bool snapshot_rows::read_fields(std::span<const std::uint64_t> items, snap_value
   return true;
 }
 
-// Completes the row `m` (`dict`, when there is one, names the entry in errors).
-std::uint32_t snapshot_rows::finish(memory_event& m, const staged& st, snap_value dict) {
+// Completes the row `m` (`dict`, when there is one, names the entry in errors). Inlined in its
+// three callers: the rest of the rows, which need a detail, go on in finish_detail.
+[[gnu::always_inline]] inline std::uint32_t snapshot_rows::finish(memory_event& m, const staged& st,
+                                                                  snap_value dict) {
   // The entry's time (a key given twice: the last), not one it replaced.
   if (st.has_time)
     origin_us_ = std::min(origin_us_, st.time_us);
@@ -243,6 +245,12 @@ std::uint32_t snapshot_rows::finish(memory_event& m, const staged& st, snap_valu
     m.detail = 0;
     return static_cast<std::uint32_t>(rows_.size() - 1);
   }
+  return finish_detail(m, st, dict);
+}
+
+// finish() for a row with a detail: a marker (an unknown action), an oom, user metadata.
+std::uint32_t snapshot_rows::finish_detail(memory_event& m, const staged& st, snap_value dict) {
+  const bool known = st.action < action_unknown;
   memory_detail d;
   d.user_metadata = st.user_metadata;
   if (!known) {

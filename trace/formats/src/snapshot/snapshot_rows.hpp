@@ -102,13 +102,21 @@ private:
   bool read_fields(std::span<const std::uint64_t> items, snap_value dict, std::uint64_t offset,
                    bool exclusive, memory_event& m, staged& st);
   std::uint32_t finish(memory_event& m, const staged& st, snap_value dict);
+  [[gnu::noinline]] std::uint32_t finish_detail(memory_event& m, const staged& st, snap_value dict);
   std::uint32_t detail_for(const memory_detail& d);
   struct frame_parts {
     std::uint64_t name, file, line;
   };
   bool plain_frame(std::span<const std::uint64_t> items, frame_parts& f);
   bool readable_frames(snap_value v);
-  memory_event& new_row();
+  /// The next row, its pages made resident ahead and the budget checked every 64 Ki rows.
+  memory_event& new_row() {
+    if ((rows_.size() & 0xffff) == 0xffff) [[unlikely]]
+      check_progress();
+    if (rows_.size() == populated_) [[unlikely]]
+      populate();
+    return rows_.emplace_back();
+  }
   void populate();
   void check_progress() const;
   box_facts& facts(std::uint64_t box) {
