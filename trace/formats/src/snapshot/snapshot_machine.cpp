@@ -107,13 +107,8 @@ std::uint64_t snap_machine::list_item(std::uint64_t v) {
 // Rows appended one after another (a device's trace entries) and block records likewise (a
 // segment's blocks) are kept as a run: a handle and a count, no item each.
 void snap_machine::append_to(snap_stream::container& list, std::uint64_t item) {
-  if ((tag_of(item) == t_row || tag_of(item) == t_block) && list.items.empty() &&
-      list.run_count < none32 && (list.run_count == 0 || item == list.run_first + list.run_count)) {
-    if (list.run_count == 0)
-      list.run_first = item;
-    ++list.run_count;
+  if ((tag_of(item) == t_row || tag_of(item) == t_block) && list.extend_run(item))
     return;
-  }
   list.items.push_back(item);
 }
 
@@ -124,16 +119,11 @@ void snap_machine::append_items(std::size_t mark, kind k) {
   const auto target = stack[mark - 1];
   grow(container_of(target, k), n);
   auto i = mark;
-  // A batch of rows that goes on with the list's run (a device's trace entries): counted at
-  // once, as append_to would count them one by one.
-  if (auto& list = s.containers_[payload_of(target)]; k == kind::list && list.items.empty())
-    for (; i < stack.size() && tag_of(stack[i]) == t_row && list.run_count < none32 &&
-           (list.run_count == 0 || stack[i] == list.run_first + list.run_count);
-         ++i) {
-      if (list.run_count == 0)
-        list.run_first = stack[i];
-      ++list.run_count;
-    }
+  // A batch of rows that goes on with the list's run (a device's trace entries): counted in a
+  // tight loop (a row is its own list item, so list_item has nothing to do).
+  if (auto& list = s.containers_[payload_of(target)]; k == kind::list)
+    while (i < stack.size() && tag_of(stack[i]) == t_row && list.extend_run(stack[i]))
+      ++i;
   for (; i < stack.size(); ++i) {
     const auto item = k == kind::list ? list_item(stack[i]) : stored(stack[i]);
     append_to(s.containers_[payload_of(target)], item);
@@ -219,12 +209,8 @@ bool snap_machine::rows_by_slots() {
     push(make(t_row, row));
     memo_put(slots.memo);
     s.pos_ += n;
-    // What run() and the start of flat_dict() check before the next entry.
-    const auto have = s.end_ - s.pos_;
-    if (have == 0 || s.data_[s.pos_] != '}' || (have < flat_window && left() > have))
+    if (!next_dict())
       return true;
-    op_offset = s.position();
-    ++s.pos_;
   }
 }
 
@@ -239,11 +225,8 @@ bool snap_machine::blocks_by_scan() {
       return false;
     }
     by_block.read();
-    const auto have = s.end_ - s.pos_;
-    if (have == 0 || s.data_[s.pos_] != '}' || (have < flat_window && left() > have))
+    if (!next_dict())
       return true;
-    op_offset = s.position();
-    ++s.pos_;
     // flat_dict() would count a try of the read by slots (next_in_batch is false above a block).
     if (s.sink_ != nullptr)
       (void)by_slots.worth_trying();
@@ -259,7 +242,7 @@ bool snap_machine::flat_dict() {
   std::uint64_t ints = 0;
   // Near the end of the window the read would give up (and with it, the rest of a batch of
   // entries: next_in_batch): the window slides on first.
-  if (const auto have = s.end_ - s.pos_; have < flat_window && left() > have)
+  if (window_short())
     refill(static_cast<std::size_t>(std::min<std::uint64_t>(flat_window, left())));
   if (s.sink_ != nullptr && by_slots.worth_trying() && next_in_batch() && rows_by_slots())
     return true;

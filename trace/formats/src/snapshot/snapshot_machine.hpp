@@ -248,6 +248,20 @@ struct snap_machine {
   bool flat_dict();
   void flat_containers(std::uint64_t ints);
   bool flat_block(std::uint64_t ints, std::size_t n);
+  /// Less input left in the window than a flat dict's read wants, with more in the file.
+  [[nodiscard]] bool window_short() const noexcept {
+    const auto have = s.end_ - s.pos_;
+    return have < flat_window && left() > have;
+  }
+  /// The EMPTY_DICT of the next dict taken, as run() takes it, where one is next and the window
+  /// holds it as flat_dict() wants; false, having taken nothing, otherwise.
+  bool next_dict() noexcept {
+    if (s.pos_ == s.end_ || s.data_[s.pos_] != '}' || window_short())
+      return false;
+    op_offset = s.position();
+    ++s.pos_;
+    return true;
+  }
   /// Trace entries of a batch read by slots, the first at hand (see snapshot_machine.cpp).
   bool rows_by_slots();
   /// Blocks of a batch read by scanned_block, the first at hand (see snapshot_machine.cpp).

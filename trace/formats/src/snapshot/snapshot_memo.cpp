@@ -20,9 +20,6 @@ namespace tdiag::trace::detail {
 namespace {
 
 constexpr std::uint8_t op_rows = 0, op_stack = 1, op_slot = 2, op_blocks = 3, op_block_pairs = 4;
-constexpr std::uint32_t packed_of(snap::tag t, std::uint32_t payload) noexcept {
-  return static_cast<std::uint32_t>(t) << 28 | payload;
-}
 
 void put_varint(std::vector<std::uint8_t>& out, std::uint32_t v) {
   for (;; v >>= 7) {

@@ -59,8 +59,7 @@ public:
     if (i == size_ && (i & (page_slots - 1)) != 0 && snap::tag_of(v) < wide &&
         snap::payload_of(v) < mask) {
       pages_.back().raw[static_cast<std::size_t>(i) & (page_slots - 1)] =
-          static_cast<std::uint32_t>(snap::tag_of(v)) << 28 |
-          static_cast<std::uint32_t>(snap::payload_of(v));
+          packed_of(snap::tag_of(v), static_cast<std::uint32_t>(snap::payload_of(v)));
       size_ = static_cast<std::size_t>(i) + 1;
       return true;
     }
@@ -81,6 +80,10 @@ private:
     std::vector<std::uint8_t> packed; ///< see snapshot_memo.cpp
     std::vector<std::pair<std::uint16_t, std::uint32_t>> seen; ///< packed: (slot, value)
   };
+  /// A slot holding a handle of tag `t` whose payload is below mask.
+  static constexpr std::uint32_t packed_of(snap::tag t, std::uint32_t payload) noexcept {
+    return static_cast<std::uint32_t>(t) << 28 | payload;
+  }
   [[nodiscard]] std::uint64_t decode(std::uint32_t v) const {
     return (v >> 28) == wide ? wide_[v & mask]
                              : snap::make(static_cast<snap::tag>(v >> 28), v & mask);

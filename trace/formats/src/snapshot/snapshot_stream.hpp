@@ -226,6 +226,17 @@ public:
     std::uint32_t cached = 0xffffffffu;
     pickle_kind kind = pickle_kind::none;
     bool converted = false; ///< cached is the row this entry dict became
+    /// Counts `item` (a row or block handle) in the run where it is the next one of it, as the
+    /// list's next item; false, having changed nothing, where it is not.
+    bool extend_run(std::uint64_t item) noexcept {
+      if (!items.empty() || run_count == snap::none32 ||
+          (run_count != 0 && item != run_first + run_count))
+        return false;
+      if (run_count == 0)
+        run_first = item;
+      ++run_count;
+      return true;
+    }
   };
 
 private:
